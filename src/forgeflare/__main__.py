@@ -1,0 +1,3 @@
+from forgeflare.cli import main
+
+main()

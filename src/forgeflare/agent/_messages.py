@@ -1,0 +1,140 @@
+"""Typed content blocks and messages of the Anthropic Messages API.
+
+These are the plain data models every part shares: the API client builds them from a stream,
+the turn loop keeps a conversation of them, the session writer serialises them.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "AssistantResponse",
+    "ContentBlock",
+    "Message",
+    "MessagesRequest",
+    "RedactedThinkingBlock",
+    "StopReason",
+    "TextBlock",
+    "ThinkingBlock",
+    "ToolResultBlock",
+    "ToolUseBlock",
+    "Usage",
+]
+
+
+class _Block(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class TextBlock(_Block):
+    """Plain text from the model or the user."""
+
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ToolUseBlock(_Block):
+    """A tool call. ``input`` is ``None`` when max_tokens cut the JSON short."""
+
+    type: Literal["tool_use"] = "tool_use"
+    id: str
+    name: str
+    input: dict[str, Any] | None
+
+
+class ThinkingBlock(_Block):
+    """Extended thinking; the signature must be sent back unchanged."""
+
+    type: Literal["thinking"] = "thinking"
+    thinking: str
+    signature: str = ""
+
+
+class RedactedThinkingBlock(_Block):
+    """Thinking the API returns encrypted; sent back unchanged."""
+
+    type: Literal["redacted_thinking"] = "redacted_thinking"
+    data: str
+
+
+class ToolResultBlock(_Block):
+    """The result of one tool call, sent back in a user message."""
+
+    type: Literal["tool_result"] = "tool_result"
+    tool_use_id: str
+    content: str
+    is_error: bool = False
+
+
+ContentBlock = Annotated[
+    TextBlock | ToolUseBlock | ThinkingBlock | RedactedThinkingBlock | ToolResultBlock,
+    Field(discriminator="type"),
+]
+
+
+class Message(BaseModel):
+    """One conversation turn. User text is kept as a list of blocks too."""
+
+    role: Literal["user", "assistant"]
+    content: list[ContentBlock]
+
+    @classmethod
+    def user_text(cls, text: str) -> Message:
+        """A user message holding one text block."""
+        return cls(role="user", content=[TextBlock(text=text)])
+
+
+class StopReason(StrEnum):
+    """Why the API stopped generating (``stop_reason`` in the response)."""
+
+    END_TURN = "end_turn"
+    MAX_TOKENS = "max_tokens"
+    TOOL_USE = "tool_use"
+    STOP_SEQUENCE = "stop_sequence"
+    PAUSE_TURN = "pause_turn"
+    REFUSAL = "refusal"
+
+
+class Usage(BaseModel):
+    """Token counts of one response (output tokens are cumulative in the stream)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+
+
+class AssistantResponse(BaseModel):
+    """A complete assistant message: only ever built from a stream that reached message_stop."""
+
+    id: str = ""
+    model: str = ""
+    content: list[ContentBlock]
+    stop_reason: StopReason
+    usage: Usage = Field(default_factory=Usage)
+
+    def to_message(self) -> Message:
+        """The response as a conversation message."""
+        return Message(role="assistant", content=list(self.content))
+
+
+class MessagesRequest(BaseModel):
+    """The body of ``POST /v1/messages`` (``stream`` is set by the client)."""
+
+    model: str
+    max_tokens: int
+    messages: list[Message]
+    system: str | None = None
+    tools: list[dict[str, Any]] = Field(default_factory=list)
+
+    def to_body(self, *, stream: bool) -> dict[str, Any]:
+        """The JSON body the API expects."""
+        body = self.model_dump(mode="json", exclude_none=True)
+        if not self.tools:
+            body.pop("tools", None)
+        body["stream"] = stream
+        return body

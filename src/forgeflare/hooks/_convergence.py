@@ -1,0 +1,122 @@
+"""``.forgeflare/convergence.json``: what the agent tells the loop supervisor (hook spec R8).
+
+The agent owns the file: it deletes it at start-up, appends PostToolUse signals to
+``observations`` and always writes ``final`` when a turn ends. Every write is an atomic
+same-directory rename, so a supervisor never reads half a file.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import BaseModel, Field, ValidationError
+
+from forgeflare._errors import ForgeflareError
+from forgeflare._fsutil import atomic_write_text
+
+__all__ = [
+    "CONVERGENCE_RELPATH",
+    "ConvergenceError",
+    "ConvergenceState",
+    "Final",
+    "Observation",
+    "append_observations",
+    "clear_convergence",
+    "convergence_path",
+    "read_convergence",
+    "utc_timestamp",
+    "write_final",
+]
+
+CONVERGENCE_RELPATH = Path(".forgeflare") / "convergence.json"
+
+
+class ConvergenceError(ForgeflareError):
+    """convergence.json exists but is not valid JSON of the expected shape."""
+
+
+class Observation(BaseModel):
+    """One PostToolUse signal."""
+
+    signal: str
+    reason: str = ""
+    tool_iterations: int = 0
+
+
+class Final(BaseModel):
+    """How the agent's turn ended; written once per turn."""
+
+    reason: str
+    tool_iterations: int = 0
+    total_tokens: int = 0
+    timestamp: str = ""
+
+
+class ConvergenceState(BaseModel):
+    """The whole file."""
+
+    observations: list[Observation] = Field(default_factory=list)
+    final: Final | None = None
+
+
+def convergence_path(project_dir: Path) -> Path:
+    """Where the file lives in a project."""
+    return project_dir / CONVERGENCE_RELPATH
+
+
+def utc_timestamp() -> str:
+    """Now, as ``2026-02-13T19:30:00Z``."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def read_convergence(path: Path) -> ConvergenceState | None:
+    """The state in ``path``, or ``None`` when there is no file.
+
+    Raises :class:`ConvergenceError` when the file cannot be read or parsed.
+    """
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConvergenceError(f"{path}: cannot read: {exc.strerror}") from exc
+    try:
+        return ConvergenceState.model_validate(json.loads(raw))
+    except (ValueError, ValidationError) as exc:
+        raise ConvergenceError(f"{path}: not a valid convergence state: {exc}") from exc
+
+
+def clear_convergence(path: Path) -> str | None:
+    """Delete a stale file. Returns a warning to log instead of raising (it is not fatal)."""
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"could not delete stale {path}: {exc.strerror}"
+    return None
+
+
+def _load_for_update(path: Path) -> ConvergenceState:
+    try:
+        return read_convergence(path) or ConvergenceState()
+    except ConvergenceError:
+        # A corrupt file is replaced: the agent owns it, and losing old entries beats
+        # losing every new one.
+        return ConvergenceState()
+
+
+def append_observations(path: Path, observations: list[Observation]) -> None:
+    """One read-modify-write that appends ``observations``. Raises ``OSError`` on failure."""
+    state = _load_for_update(path)
+    state.observations.extend(observations)
+    atomic_write_text(path, state.model_dump_json(indent=2) + "\n")
+
+
+def write_final(path: Path, final: Final) -> None:
+    """Set the ``final`` key, keeping observations. Raises ``OSError`` on failure."""
+    state = _load_for_update(path)
+    state.final = final
+    atomic_write_text(path, state.model_dump_json(indent=2) + "\n")

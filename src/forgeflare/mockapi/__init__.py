@@ -1,0 +1,1 @@
+"""``forgeflare mock-api``: a scripted, protocol-accurate Anthropic Messages API server."""

@@ -1,0 +1,1 @@
+"""The loop supervisor (``forgeflare loop``) and the stop-hook state machine."""

@@ -1,0 +1,1 @@
+"""``forgeflare stop-hook``: the stop-hook state machine for loops inside one agent session."""

@@ -1,0 +1,1 @@
+"""``forgeflare init`` and ``forgeflare demo``: project templates and the offline demo."""
