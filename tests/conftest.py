@@ -1,1 +1,34 @@
 """Fixtures shared by every test folder."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from mockapi_support import MockServer, start_mock_server
+
+__all__ = ["MockServer"]
+
+
+@pytest.fixture
+def mock_api(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Callable[[dict[str, Any]], MockServer]]:
+    """Start ``forgeflare mock-api`` subprocesses: ``server = mock_api({"responses": [...]})``.
+
+    Each call writes the script into a fresh temporary directory, starts the server with
+    ``--record`` and ``--port-file`` and returns a ``MockServer`` (``url``, ``script_path``,
+    ``record_path``, ``requests()``, ``stop()``). Every server started is stopped at teardown.
+    """
+    servers: list[MockServer] = []
+
+    def start(script: dict[str, Any]) -> MockServer:
+        server = start_mock_server(script, directory=tmp_path_factory.mktemp("mockapi"))
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
