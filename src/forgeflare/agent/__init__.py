@@ -1,5 +1,16 @@
 """The coding agent behind ``forgeflare run``: API client, tools, turn loop, session capture."""
 
+from forgeflare.agent._client import MessagesClient, resolve_base_url
+from forgeflare.agent._errors import (
+    APIConnectionError,
+    APIError,
+    APIRequestError,
+    APIStatusError,
+    APITimeoutError,
+    StreamParseError,
+    StreamTransientError,
+    is_transient,
+)
 from forgeflare.agent._messages import (
     AssistantResponse,
     ContentBlock,
@@ -13,17 +24,31 @@ from forgeflare.agent._messages import (
     ToolUseBlock,
     Usage,
 )
+from forgeflare.agent._retry import DEFAULT_BACKOFF, RetryingClient, retry_delay
 
 __all__ = [
+    "DEFAULT_BACKOFF",
+    "APIConnectionError",
+    "APIError",
+    "APIRequestError",
+    "APIStatusError",
+    "APITimeoutError",
     "AssistantResponse",
     "ContentBlock",
     "Message",
+    "MessagesClient",
     "MessagesRequest",
     "RedactedThinkingBlock",
+    "RetryingClient",
     "StopReason",
+    "StreamParseError",
+    "StreamTransientError",
     "TextBlock",
     "ThinkingBlock",
     "ToolResultBlock",
     "ToolUseBlock",
     "Usage",
+    "is_transient",
+    "resolve_base_url",
+    "retry_delay",
 ]

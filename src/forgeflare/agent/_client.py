@@ -1,0 +1,252 @@
+"""The streaming Messages API client: one attempt per call, errors classified at the boundary.
+
+httpx does the HTTP (under trio through anyio); :mod:`forgeflare.agent._sse` does the parsing.
+Every httpx error is translated here into the most specific :class:`APIError`, so nothing
+above this module sees a foreign exception. Retrying is :mod:`forgeflare.agent._retry`'s job.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import math
+import time
+from collections.abc import Callable, Mapping
+from types import TracebackType
+from typing import Any
+
+import httpx
+import trio
+
+from forgeflare.agent._errors import (
+    APIConnectionError,
+    APIError,
+    APIRequestError,
+    APIStatusError,
+    APITimeoutError,
+    StreamParseError,
+    StreamTransientError,
+)
+from forgeflare.agent._messages import AssistantResponse, MessagesRequest
+from forgeflare.agent._sse import MessageAccumulator, SSEDecoder
+
+__all__ = [
+    "ANTHROPIC_VERSION",
+    "DEFAULT_BASE_URL",
+    "MessagesClient",
+    "parse_retry_after",
+    "resolve_base_url",
+    "status_error",
+]
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+ANTHROPIC_VERSION = "2023-06-01"
+# An error body is kept for the error object, but only this much of it goes in the message.
+_MESSAGE_BODY_CHARS = 200
+_MAX_ERROR_BODY = 64 * 1024
+
+
+def resolve_base_url(flag: str | None, env: Mapping[str, str]) -> str:
+    """The API base URL: ``--api-url``, ``ANTHROPIC_API_URL``, ``ANTHROPIC_BASE_URL``, default.
+
+    Empty values count as unset; a trailing ``/`` is stripped so paths join cleanly.
+    """
+    for candidate in (flag, env.get("ANTHROPIC_API_URL"), env.get("ANTHROPIC_BASE_URL")):
+        if candidate and candidate.strip():
+            return candidate.strip().rstrip("/")
+    return DEFAULT_BASE_URL
+
+
+def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date).
+
+    ``None`` when absent or unreadable; never negative.
+    """
+    millis = headers.get("retry-after-ms")
+    if millis is not None:
+        try:
+            value = float(millis) / 1000.0
+        except ValueError:
+            value = math.nan
+        if math.isfinite(value):
+            return max(value, 0.0)
+    raw = headers.get("retry-after")
+    if raw is None:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(raw)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:
+            return None
+        value = when.timestamp() - (time.time() if now is None else now)
+    return max(value, 0.0) if math.isfinite(value) else None
+
+
+def _should_retry(headers: Mapping[str, str]) -> bool | None:
+    value = headers.get("x-should-retry", "").strip().lower()
+    return {"true": True, "false": False}.get(value)
+
+
+def status_error(status: int, headers: Mapping[str, str], body: str) -> APIStatusError:
+    """The :class:`APIStatusError` for an HTTP error response, with a one-line message.
+
+    The message is ``API returned 400 invalid_request_error: <message>`` when the body is the
+    API's JSON error object, else ``API returned 502: <start of the body>``.
+    """
+    error_type: str | None = None
+    detail = " ".join(body.split())[:_MESSAGE_BODY_CHARS] or "(empty body)"
+    try:
+        parsed: Any = json.loads(body)
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, dict) and isinstance(parsed.get("error"), dict):
+        error = parsed["error"]
+        if isinstance(error.get("type"), str):
+            error_type = error["type"]
+        if isinstance(error.get("message"), str) and error["message"].strip():
+            detail = " ".join(error["message"].split())
+    prefix = f"API returned {status} {error_type}" if error_type else f"API returned {status}"
+    return APIStatusError(
+        f"{prefix}: {detail}",
+        status=status,
+        body=body,
+        retry_after=parse_retry_after(headers),
+        should_retry=_should_retry(headers),
+        error_type=error_type,
+    )
+
+
+def _translate(exc: httpx.HTTPError, *, url: str, streaming: bool) -> APIError:
+    """The most specific :class:`APIError` for an httpx failure."""
+    if isinstance(exc, httpx.ConnectTimeout):
+        return APITimeoutError(f"connecting to {url} timed out")
+    if isinstance(exc, httpx.ReadTimeout):
+        what = "API stream stalled" if streaming else "API did not answer"
+        return APITimeoutError(f"{what}: no data from {url} within the read timeout")
+    if isinstance(exc, httpx.TimeoutException):
+        return APITimeoutError(f"request to {url} timed out ({type(exc).__name__})")
+    if isinstance(exc, httpx.UnsupportedProtocol | httpx.LocalProtocolError):
+        return APIRequestError(f"cannot send a request to {url}: {exc}")
+    if isinstance(exc, httpx.TransportError):
+        if streaming:
+            return StreamTransientError(f"API stream from {url} broke off: {exc or type(exc)}")
+        return APIConnectionError(f"cannot connect to {url}: {exc or type(exc).__name__}")
+    return APIRequestError(f"request to {url} failed: {exc or type(exc).__name__}")
+
+
+class MessagesClient:
+    """Streams ``POST {base_url}/v1/messages``; one call of :meth:`stream` is one attempt.
+
+    Timeouts: ``connect_timeout`` to connect, ``read_timeout`` between two chunks of the
+    response (so a stalled stream cannot hang), ``total_timeout`` for the whole attempt.
+    ``transport`` replaces the network (e.g. ``httpx.MockTransport`` in tests).
+    Use as an async context manager, or call :meth:`aclose`.
+    """
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        api_key: str | None,
+        connect_timeout: float = 30.0,
+        total_timeout: float = 300.0,
+        read_timeout: float = 120.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.url = f"{self.base_url}/v1/messages"
+        self.total_timeout = total_timeout
+        headers = {
+            "anthropic-version": ANTHROPIC_VERSION,
+            "content-type": "application/json",
+            "accept": "text/event-stream",
+        }
+        if api_key:
+            headers["x-api-key"] = api_key
+        timeout = httpx.Timeout(
+            connect=connect_timeout, read=read_timeout, write=read_timeout, pool=connect_timeout
+        )
+        self._http = httpx.AsyncClient(
+            headers=headers, timeout=timeout, transport=transport, follow_redirects=False
+        )
+
+    async def __aenter__(self) -> MessagesClient:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        await self._http.aclose()
+
+    async def stream(
+        self, request: MessagesRequest, *, on_text: Callable[[str], None] | None = None
+    ) -> AssistantResponse:
+        """Send ``request`` once and return the complete streamed response.
+
+        ``on_text`` receives text deltas as they arrive. Raises an :class:`APIError`
+        (classified: see ``.transient``) on any failure, including a stream cut short.
+        """
+        body = json.dumps(request.to_body(stream=True), ensure_ascii=False).encode("utf-8")
+        try:
+            with trio.fail_after(self.total_timeout):
+                return await self._attempt(body, on_text)
+        except trio.TooSlowError as exc:
+            raise APITimeoutError(
+                f"API response from {self.url} not complete within {self.total_timeout:g}s"
+            ) from exc
+
+    async def _attempt(
+        self, body: bytes, on_text: Callable[[str], None] | None
+    ) -> AssistantResponse:
+        streaming = False
+        try:
+            async with self._http.stream("POST", self.url, content=body) as response:
+                if response.status_code != 200:
+                    raw = await self._read_capped(response)
+                    raise status_error(
+                        response.status_code,
+                        response.headers,
+                        raw.decode("utf-8", errors="replace"),
+                    )
+                content_type = response.headers.get("content-type", "")
+                if "text/event-stream" not in content_type:
+                    raise StreamParseError(
+                        f"API at {self.url} answered {content_type or 'no content-type'}, "
+                        "not an event stream"
+                    )
+                streaming = True
+                decoder = SSEDecoder()
+                accumulator = MessageAccumulator(on_text=on_text)
+                async for chunk in response.aiter_bytes():
+                    for event, data in decoder.feed(chunk):
+                        if accumulator.feed(event, data):
+                            # Complete: leave at once rather than wait for the server to close.
+                            return accumulator.result()
+                for event, data in decoder.close():
+                    if accumulator.feed(event, data):
+                        break
+                return accumulator.result()
+        except httpx.HTTPError as exc:
+            raise _translate(exc, url=self.url, streaming=streaming) from exc
+
+    @staticmethod
+    async def _read_capped(response: httpx.Response) -> bytes:
+        parts: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            parts.append(chunk)
+            size += len(chunk)
+            if size >= _MAX_ERROR_BODY:
+                break
+        return b"".join(parts)[:_MAX_ERROR_BODY]

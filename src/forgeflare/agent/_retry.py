@@ -1,0 +1,102 @@
+"""Retry of Messages API calls (plan item 3b): a pure delay rule and the loop that applies it.
+
+:func:`retry_delay` decides; :class:`RetryingClient` sleeps, logs and calls again. The sleep
+and the schedule are injectable so tests never wait for real.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+
+import trio
+
+from forgeflare.agent._client import MessagesClient
+from forgeflare.agent._errors import APIError, APIStatusError, StreamTransientError, is_transient
+from forgeflare.agent._messages import AssistantResponse, MessagesRequest
+
+__all__ = ["DEFAULT_BACKOFF", "MAX_RETRY_AFTER", "RetryingClient", "retry_delay"]
+
+DEFAULT_BACKOFF: tuple[float, ...] = (2, 4, 8, 16)
+"""Seconds to wait before retry 1, 2, 3, 4; its length is the number of retries."""
+
+MAX_RETRY_AFTER = 60.0
+"""A server's ``retry-after`` is obeyed up to this many seconds (a bad header cannot stall us)."""
+
+
+def retry_delay(attempt: int, error: APIError, schedule: Sequence[float]) -> float | None:
+    """Seconds to wait before retry number ``attempt`` (1-based) after ``error``.
+
+    ``None`` means give up: the error is permanent, or ``attempt`` is outside
+    ``1..len(schedule)``. A status error's ``retry-after`` overrides the schedule, capped at
+    :data:`MAX_RETRY_AFTER` (0 means retry at once).
+    """
+    if attempt < 1 or attempt > len(schedule) or not is_transient(error):
+        return None
+    if isinstance(error, APIStatusError) and error.retry_after is not None:
+        after = error.retry_after
+        if math.isfinite(after):
+            return min(max(after, 0.0), MAX_RETRY_AFTER)
+    return max(float(schedule[attempt - 1]), 0.0)
+
+
+def _log_stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _seconds(delay: float) -> str:
+    return f"{delay:g}"
+
+
+class RetryingClient:
+    """A :class:`MessagesClient` with retries: what the turn loop holds (its ``send``).
+
+    Transient errors are retried after :func:`retry_delay`; permanent errors are raised at
+    once, and after the last retry the last error is raised. Each retry logs
+    ``[retry] Attempt {n}/{max}: {error} — waiting {delay}s``; when the failed attempt had
+    started streaming (text may already be on screen), it also logs
+    ``[retry] Retrying from beginning of response...``.
+    """
+
+    def __init__(
+        self,
+        client: MessagesClient,
+        *,
+        schedule: Sequence[float] = DEFAULT_BACKOFF,
+        sleep: Callable[[float], Awaitable[None]] = trio.sleep,
+        log: Callable[[str], None] = _log_stderr,
+    ) -> None:
+        self.client = client
+        self.schedule = tuple(schedule)
+        self._sleep = sleep
+        self._log = log
+
+    async def send(
+        self, request: MessagesRequest, *, on_text: Callable[[str], None] | None = None
+    ) -> AssistantResponse:
+        """Send ``request``, retrying transient failures; return the complete response."""
+        retries = len(self.schedule)
+        attempt = 0
+        while True:
+            streamed = False
+
+            def relay(text: str) -> None:
+                nonlocal streamed
+                streamed = True
+                if on_text is not None:
+                    on_text(text)
+
+            try:
+                return await self.client.stream(request, on_text=relay)
+            except APIError as error:
+                attempt += 1
+                delay = retry_delay(attempt, error, self.schedule)
+                if delay is None:
+                    raise
+                self._log(
+                    f"[retry] Attempt {attempt}/{retries}: {error} — waiting {_seconds(delay)}s"
+                )
+                if streamed or isinstance(error, StreamTransientError):
+                    self._log("[retry] Retrying from beginning of response...")
+                await self._sleep(delay)
