@@ -1,0 +1,110 @@
+"""What the agent shows a person: assistant text on stdout, one tagged line per event on stderr.
+
+The tagged lines (``[tool] Bash: pytest -q``, ``[usage] in=… out=… total=…``) are also what the
+loop supervisor parses for its status line, so their shape is a contract. Colour only on a
+terminal and never with ``NO_COLOR`` (rich handles both).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from typing import Any, TextIO
+
+from rich.console import Console
+from rich.markup import escape
+
+__all__ = ["Display", "summarize_input"]
+
+_PREVIEW = 200
+
+
+def summarize_input(input: dict[str, Any] | None) -> str:
+    """The first argument's value on one line, as in the session's key-actions list."""
+    if not input:
+        return ""
+    first = str(next(iter(input.values())))
+    first = " ".join(first.split())
+    return first if len(first) <= _PREVIEW else first[: _PREVIEW - 1] + "…"
+
+
+def _size(text: str) -> str:
+    n = len(text.encode())
+    return f"{n} B" if n < 1024 else f"{n / 1024:.1f} KB"
+
+
+class Display:
+    """Terminal and log output of one agent process. Safe to call from worker threads."""
+
+    def __init__(
+        self, *, verbose: bool = False, out: TextIO | None = None, err: TextIO | None = None
+    ) -> None:
+        self.verbose = verbose
+        self._out = out if out is not None else sys.stdout
+        self._err = Console(file=err if err is not None else sys.stderr, highlight=False)
+        self._lock = threading.Lock()
+        self._mid_line = False
+
+    def _line(self, tag: str, text: str, style: str = "dim") -> None:
+        with self._lock:
+            if self._mid_line:
+                self._out.write("\n")
+                self._out.flush()
+                self._mid_line = False
+            self._err.print(f"[{style}]\\[{tag}][/{style}] {escape(text)}", soft_wrap=True)
+
+    def text(self, chunk: str) -> None:
+        """A streamed piece of assistant text."""
+        with self._lock:
+            self._out.write(chunk)
+            self._out.flush()
+            self._mid_line = not chunk.endswith("\n")
+
+    def end_message(self) -> None:
+        """Finish the current line of assistant text, if any."""
+        with self._lock:
+            if self._mid_line:
+                self._out.write("\n")
+                self._out.flush()
+                self._mid_line = False
+
+    def info(self, text: str) -> None:
+        self._line("info", text)
+
+    def verbose_info(self, text: str) -> None:
+        if self.verbose:
+            self._line("info", text)
+
+    def warn(self, text: str) -> None:
+        self._line("warn", text, "yellow")
+
+    def error(self, text: str) -> None:
+        self._line("error", text, "bold red")
+
+    def retry(self, text: str) -> None:
+        """Retry log lines arrive already tagged (``[retry] …``) from the client."""
+        with self._lock:
+            self._err.print(escape(text), soft_wrap=True, style="yellow")
+
+    def tool_call(self, name: str, input: dict[str, Any] | None) -> None:
+        self._line("tool", f"{name}: {summarize_input(input)}", "cyan")
+
+    def tool_output(self, chunk: str) -> None:
+        """Live output of a running Bash command (verbose only; the size is shown after)."""
+        if self.verbose:
+            with self._lock:
+                self._err.file.write(chunk)
+                self._err.file.flush()
+
+    def tool_result(self, name: str, content: str, *, is_error: bool) -> None:
+        if is_error:
+            preview = " ".join(content.split())[:_PREVIEW]
+            self._line("result", f"{name}: error: {preview}", "red")
+        else:
+            self._line("result", f"{name}: {_size(content)}")
+
+    def blocked(self, name: str, message: str) -> None:
+        self._line("blocked", f"{name}: {message}", "magenta")
+
+    def usage(self, *, input_tokens: int, output_tokens: int, total: int) -> None:
+        self._line("usage", f"in={input_tokens} out={output_tokens} total={total}")
