@@ -1,1 +1,88 @@
-"""``forgeflare mock-api``: a scripted, protocol-accurate Anthropic Messages API server."""
+"""``forgeflare mock-api``: a scripted, protocol-accurate Anthropic Messages API server.
+
+The server answers ``POST /v1/messages`` (streamed or plain JSON) and
+``POST /v1/messages/count_tokens`` from a script of responses consumed in order. The pure
+parts are public so that benchmarks and tests can produce the exact bytes it streams::
+
+    from forgeflare.mockapi import encode_sse, render_events
+    data = encode_sse(render_events({"content": [{"type": "text", "text": "hi"}]}, model="m"))
+
+Errors (a branch of ``ForgeflareError``)::
+
+    MockAPIError              the server could not do what it was asked
+    ├── MockScriptError       the script is missing, unreadable or invalid (a ConfigError)
+    └── MockListenError       the listening socket could not be bound
+"""
+
+from forgeflare.mockapi._decide import (
+    COUNT_TOKENS_PATH,
+    MESSAGES_PATH,
+    Decision,
+    JSONReply,
+    Reply,
+    StreamReply,
+    decide,
+    record_entry,
+)
+from forgeflare.mockapi._errors import MockAPIError, MockListenError, MockScriptError
+from forgeflare.mockapi._render import (
+    Event,
+    count_tokens,
+    encode_event,
+    encode_sse,
+    error_body,
+    make_id,
+    render_events,
+    render_message,
+)
+from forgeflare.mockapi._script import (
+    HTTPErrorSpec,
+    RedactedThinkingSpec,
+    Script,
+    ScriptResponse,
+    StallSpec,
+    StreamErrorSpec,
+    TextSpec,
+    ThinkingSpec,
+    ToolUseSpec,
+    UsageSpec,
+    load_script,
+    parse_script,
+)
+from forgeflare.mockapi._server import run_server, serve
+
+__all__ = [
+    "COUNT_TOKENS_PATH",
+    "MESSAGES_PATH",
+    "Decision",
+    "Event",
+    "HTTPErrorSpec",
+    "JSONReply",
+    "MockAPIError",
+    "MockListenError",
+    "MockScriptError",
+    "RedactedThinkingSpec",
+    "Reply",
+    "Script",
+    "ScriptResponse",
+    "StallSpec",
+    "StreamErrorSpec",
+    "StreamReply",
+    "TextSpec",
+    "ThinkingSpec",
+    "ToolUseSpec",
+    "UsageSpec",
+    "count_tokens",
+    "decide",
+    "encode_event",
+    "encode_sse",
+    "error_body",
+    "load_script",
+    "make_id",
+    "parse_script",
+    "record_entry",
+    "render_events",
+    "render_message",
+    "run_server",
+    "serve",
+]

@@ -2,10 +2,88 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
 
 __all__ = ["register"]
 
+_HELP = """Serve a scripted, protocol-accurate Anthropic Messages API on loopback.
+
+POST /v1/messages answers with the script's next response (a server-sent-event stream when
+the request has "stream": true, a JSON message otherwise), across connections and client
+processes; POST /v1/messages/count_tokens answers a plausible count. The script is JSON
+(or TOML for *.toml files):
+
+  {"responses": [
+     {"content": [{"type": "text", "text": "Running the tests."},
+                  {"type": "tool_use", "name": "Bash", "input": {"command": "pytest -q"}}],
+      "stop_reason": "tool_use", "usage": {"input_tokens": 1200, "output_tokens": 40}},
+     {"error": {"status": 529, "type": "overloaded_error", "headers": {"retry-after": "0"}}},
+     {"stream_error": {"type": "overloaded_error", "after_events": 3}},
+     {"truncate_after_events": 4, "content": [{"type": "text", "text": "cut"}]},
+     {"content": [{"type": "thinking", "thinking": "...", "signature": "sig"}],
+      "delay_ms": 20, "stall": {"after_events": 2, "ms": 5000}}],
+   "when_exhausted": "error"}
+
+Blocks: text, tool_use (id generated when absent), thinking, redacted_thinking. Other
+response keys: stop_sequence, model, event_delay_ms, chunk_chars, truncate_mode
+("eof" or "drop"). Once the script is used up the server answers a 500 api_error
+("when_exhausted": "end_turn" answers a plain end_turn text instead).
+
+Prints "listening on http://HOST:PORT" when ready; stops cleanly on SIGINT or SIGTERM.
+A malformed script is reported in one line (exit status 2) before anything listens.
+"""
+
+
+def _mock_api(
+    script: Annotated[
+        Path,
+        typer.Option(
+            "--script", metavar="FILE", help="Script of responses (JSON, or TOML if *.toml)."
+        ),
+    ],
+    host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[
+        int,
+        typer.Option("--port", min=0, max=65535, help="Port to listen on; 0 takes a free port."),
+    ] = 0,
+    record: Annotated[
+        Path | None,
+        typer.Option(
+            "--record",
+            metavar="FILE",
+            help="Append one JSON line per request (method, path, headers, body), "
+            "flushed before the response is sent.",
+        ),
+    ] = None,
+    port_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--port-file",
+            metavar="FILE",
+            help="Write the bound port here (atomically) once the socket listens.",
+        ),
+    ] = None,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Log one line per request on stderr.")
+    ] = False,
+) -> None:
+    # Imported here so that `forgeflare --help` does not pay for trio and h11.
+    from forgeflare.mockapi._script import load_script
+    from forgeflare.mockapi._server import run_server
+
+    loaded = load_script(script)
+    run_server(
+        loaded, host=host, port=port, record_path=record, port_file=port_file, verbose=verbose
+    )
+
 
 def register(app: typer.Typer) -> None:
     """Add this part's commands to ``app``."""
+    app.command(
+        "mock-api",
+        help=_HELP,
+        short_help="Serve a scripted, protocol-accurate Messages API (offline).",
+    )(_mock_api)

@@ -1,0 +1,234 @@
+"""The pure core of the server: what to answer to one request, given the script's position.
+
+``decide`` looks at a request (method, path, headers, body bytes) and the number of scripted
+responses used so far, and returns the reply to send plus whether it used up a response. The
+server (``_server``) only reads requests, calls this, and writes the reply.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from forgeflare.mockapi._render import (
+    Event,
+    count_tokens,
+    error_body,
+    make_id,
+    render_events,
+    render_message,
+)
+from forgeflare.mockapi._script import (
+    ERROR_STATUS,
+    Script,
+    ScriptResponse,
+    StallSpec,
+    TextSpec,
+)
+
+__all__ = [
+    "COUNT_TOKENS_PATH",
+    "MESSAGES_PATH",
+    "Decision",
+    "JSONReply",
+    "Reply",
+    "StreamReply",
+    "decide",
+    "record_entry",
+]
+
+MESSAGES_PATH = "/v1/messages"
+COUNT_TOKENS_PATH = "/v1/messages/count_tokens"
+
+
+@dataclass(frozen=True)
+class JSONReply:
+    """A complete JSON response (a message, an error, a token count)."""
+
+    status: int
+    body: dict[str, Any]
+    headers: tuple[tuple[str, str], ...] = ()
+    delay_ms: int = 0
+
+
+@dataclass(frozen=True)
+class StreamReply:
+    """A ``text/event-stream`` response: the events to send and how to pace and end them."""
+
+    events: list[Event]
+    headers: tuple[tuple[str, str], ...] = ()
+    delay_ms: int = 0
+    event_delay_ms: int = 0
+    stall: StallSpec | None = None
+    truncated: bool = False
+    """The stream stops early: end the body and close the connection."""
+    drop: bool = False
+    """Drop the connection after the events without ending the HTTP body."""
+
+
+Reply = JSONReply | StreamReply
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The reply; whether it used up a place in the script; which scripted response it was.
+
+    ``response_index`` is ``None`` for requests that use no scripted response (errors of the
+    request itself, ``count_tokens``) and for answers given after the script is exhausted.
+    """
+
+    reply: Reply
+    consumed: bool = False
+    response_index: int | None = None
+
+
+def _error(status: int, error_type: str, message: str, request_id: str) -> JSONReply:
+    return JSONReply(status, error_body(error_type, message), (("request-id", request_id),))
+
+
+def _has_auth(headers: Mapping[str, str]) -> bool:
+    if headers.get("x-api-key"):
+        return True
+    auth = headers.get("authorization", "")
+    return auth.lower().startswith("bearer ") and bool(auth[7:].strip())
+
+
+def _validate_messages_body(body: Mapping[str, Any], *, count_only: bool) -> str | None:
+    """The first problem with a request body, worded like the real API, or ``None``."""
+    if not isinstance(body.get("model"), str):
+        return "model: Field required"
+    if not isinstance(body.get("messages"), list):
+        return "messages: Field required"
+    if count_only:
+        return None
+    max_tokens = body.get("max_tokens")
+    if not isinstance(max_tokens, int) or isinstance(max_tokens, bool):
+        return "max_tokens: Field required"
+    stream = body.get("stream", False)
+    if not isinstance(stream, bool):
+        return "stream: Input should be a valid boolean"
+    return None
+
+
+def _exhausted_response(script: Script) -> ScriptResponse:
+    return ScriptResponse(content=[TextSpec(type="text", text=script.exhausted_text)])
+
+
+def decide(
+    script: Script,
+    *,
+    used: int,
+    request_number: int,
+    method: str,
+    path: str,
+    headers: Mapping[str, str],
+    body: bytes,
+) -> Decision:
+    """Decide the reply to one request.
+
+    ``used`` is how many scripted responses earlier requests consumed; ``request_number``
+    (0-based, every request counts) seeds the ``request-id`` header. ``headers`` has
+    lower-case names. Only a well-formed ``POST /v1/messages`` consumes a response.
+    """
+    rid = make_id("req", request_number)
+    if path not in (MESSAGES_PATH, COUNT_TOKENS_PATH):
+        return Decision(_error(404, "not_found_error", f"Not found: {method} {path}", rid))
+    if method != "POST":
+        return Decision(
+            _error(405, "invalid_request_error", f"Method {method} not allowed on {path}", rid)
+        )
+    if script.require_auth and not _has_auth(headers):
+        return Decision(_error(401, "authentication_error", "x-api-key header is required", rid))
+    try:
+        parsed = json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        parsed = None
+    if not isinstance(parsed, dict):
+        return Decision(
+            _error(400, "invalid_request_error", "The request body is not a JSON object", rid)
+        )
+    count_only = path == COUNT_TOKENS_PATH
+    problem = _validate_messages_body(parsed, count_only=count_only)
+    if problem is not None:
+        return Decision(_error(400, "invalid_request_error", problem, rid))
+    if count_only:
+        return Decision(
+            JSONReply(200, {"input_tokens": count_tokens(parsed)}, (("request-id", rid),))
+        )
+
+    index = used
+    exhausted = index >= len(script.responses)
+    if exhausted and script.when_exhausted == "error":
+        n = len(script.responses)
+        return Decision(
+            _error(500, "api_error", f"mock script exhausted after {n} responses", rid),
+            consumed=True,
+        )
+    response = _exhausted_response(script) if exhausted else script.responses[index]
+    used_index = None if exhausted else index
+    headers_out: tuple[tuple[str, str], ...] = (("request-id", rid),)
+    if response.error is not None:
+        err = response.error
+        reply: Reply = JSONReply(
+            err.error_status,
+            error_body(err.error_type, err.error_message),
+            headers_out + tuple((k.lower(), v) for k, v in err.headers.items()),
+            response.delay_ms,
+        )
+        return Decision(reply, True, used_index)
+    model = str(parsed["model"])
+    input_tokens = count_tokens(parsed)
+    if parsed.get("stream", False):
+        events = render_events(
+            response, model=model, index=index, default_input_tokens=input_tokens
+        )
+        truncated = response.truncate_after_events is not None
+        reply = StreamReply(
+            events,
+            headers_out,
+            response.delay_ms,
+            response.event_delay_ms,
+            response.stall,
+            truncated=truncated,
+            drop=truncated and response.truncate_mode == "drop",
+        )
+        return Decision(reply, True, used_index)
+    if response.stream_error is not None:
+        # Without a stream the same failure can only be an HTTP error.
+        err_s = response.stream_error
+        reply = JSONReply(
+            ERROR_STATUS.get(err_s.type, 500),
+            error_body(err_s.type, err_s.error_message),
+            headers_out,
+            response.delay_ms,
+        )
+        return Decision(reply, True, used_index)
+    message = render_message(response, model=model, index=index, default_input_tokens=input_tokens)
+    return Decision(JSONReply(200, message, headers_out, response.delay_ms), True, used_index)
+
+
+def record_entry(
+    *,
+    method: str,
+    path: str,
+    query: str,
+    headers: Mapping[str, str],
+    body: bytes,
+    response_index: int | None,
+) -> dict[str, Any]:
+    """One line of the ``--record`` file: the request, its body parsed as JSON when it is."""
+    entry: dict[str, Any] = {
+        "method": method,
+        "path": path,
+        "query": query,
+        "headers": dict(headers),
+    }
+    try:
+        entry["body"] = json.loads(body) if body else None
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        entry["body"] = None
+        entry["body_text"] = body.decode("utf-8", errors="replace")
+    entry["response_index"] = response_index
+    return entry
