@@ -1,0 +1,379 @@
+"""The in-process Python hook API: events, outcomes, the ``@hook`` marker and registries.
+
+A hook is a plain function, sync or async, that takes keyword arguments only and names the
+ones it wants (like pluggy)::
+
+    from forgeflare.hooks import HookOutcome, hook
+
+    @hook("PreToolUse", match="Bash")
+    def no_force_push(input):
+        if "push --force" in input.get("command", ""):
+            return HookOutcome("deny", reason="no force pushes")
+        return None  # no opinion
+
+Arguments by event: ExecutionStart ``prompt``; StepStart ``step``; StepEnd ``step,
+stop_reason``; PreToolUse ``tool, input, tool_iterations``; PostToolUse ``tool, input, result,
+is_error, tool_iterations``; Stop ``reason, tool_iterations, total_tokens``; AgentFailed
+``error``. Everything is checked when the hook is made, so a typo fails at start-up with an
+error naming the hook, not in the middle of a night's loop.
+
+Hooks are collected from code (:class:`HookRegistry` or ``@hook``), from a module given on the
+command line (:func:`load_hooks_module`) and from installed distributions' entry points in the
+group ``forgeflare.hooks`` (:func:`load_entry_point_hooks`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import inspect
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from types import ModuleType
+from typing import Any, Literal, TypeVar
+
+from forgeflare._errors import ConfigError
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "EVENT_ARGUMENTS",
+    "Decision",
+    "Hook",
+    "HookEvent",
+    "HookOutcome",
+    "HookRegistrationError",
+    "HookRegistry",
+    "Matcher",
+    "collect_hooks",
+    "hook",
+    "load_entry_point_hooks",
+    "load_hooks_module",
+    "make_hook",
+]
+
+ENTRY_POINT_GROUP = "forgeflare.hooks"
+_MARK = "__forgeflare_hooks__"
+
+
+class HookEvent(StrEnum):
+    """Points in the agent's run where Python hooks are called."""
+
+    EXECUTION_START = "ExecutionStart"
+    STEP_START = "StepStart"
+    STEP_END = "StepEnd"
+    PRE_TOOL_USE = "PreToolUse"
+    POST_TOOL_USE = "PostToolUse"
+    STOP = "Stop"
+    AGENT_FAILED = "AgentFailed"
+
+
+EVENT_ARGUMENTS: dict[HookEvent, tuple[str, ...]] = {
+    HookEvent.EXECUTION_START: ("prompt",),
+    HookEvent.STEP_START: ("step",),
+    HookEvent.STEP_END: ("step", "stop_reason"),
+    HookEvent.PRE_TOOL_USE: ("tool", "input", "tool_iterations"),
+    HookEvent.POST_TOOL_USE: ("tool", "input", "result", "is_error", "tool_iterations"),
+    HookEvent.STOP: ("reason", "tool_iterations", "total_tokens"),
+    HookEvent.AGENT_FAILED: ("error",),
+}
+"""The keyword arguments each event passes; a hook takes any subset of them."""
+
+_TOOL_EVENTS = (HookEvent.PRE_TOOL_USE, HookEvent.POST_TOOL_USE)
+
+Decision = Literal["allow", "deny", "stop", "continue"]
+_DECISIONS: tuple[str, ...] = ("allow", "deny", "stop", "continue")
+
+Matcher = str | Sequence[str] | re.Pattern[str] | None
+"""Which tools a PreToolUse/PostToolUse hook sees: an exact name, a list of names, or a
+compiled regex that must match the whole name. ``None``: every tool."""
+
+
+class HookRegistrationError(ConfigError):
+    """A Python hook cannot be registered (bad event, argument, matcher), or a hooks module
+    or entry point cannot be loaded. The message names the hook or the module."""
+
+
+@dataclass(frozen=True, slots=True)
+class HookOutcome:
+    """A hook's answer; a hook returning ``None`` has no opinion.
+
+    - PreToolUse: ``deny`` (or ``stop``) blocks the tool with ``reason``; ``allow`` with
+      ``updated_input`` replaces the tool's input for the next hooks and the tool.
+    - PostToolUse: ``stop`` is a convergence signal named ``reason`` (or the hook's name).
+    - Stop: ``continue`` keeps the agent going with ``reason`` as the next user message;
+      ``stop`` lets it stop (and ends the search for a ``continue``).
+    - Other events: ignored.
+    """
+
+    decision: Decision
+    updated_input: dict[str, Any] | None = None
+    reason: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.decision not in _DECISIONS:
+            raise ValueError(
+                f"unknown decision {self.decision!r}; expected allow, deny, stop or continue"
+            )
+        if self.updated_input is not None:
+            if self.decision != "allow":
+                raise ValueError("updated_input goes with decision 'allow' only")
+            if not isinstance(self.updated_input, dict):
+                raise ValueError("updated_input must be a dict")
+
+
+@dataclass(frozen=True, slots=True)
+class Hook:
+    """A validated Python hook; build one with :func:`make_hook`, ``@hook`` or a registry."""
+
+    event: HookEvent
+    func: Callable[..., Any]
+    name: str
+    names: frozenset[str] | None
+    pattern: re.Pattern[str] | None
+    arguments: tuple[str, ...]
+
+    def matches(self, tool: str | None) -> bool:
+        """Whether this hook wants a call for ``tool`` (always, for non-tool events)."""
+        if tool is None or (self.names is None and self.pattern is None):
+            return True
+        if self.names is not None:
+            return tool in self.names
+        assert self.pattern is not None
+        return self.pattern.fullmatch(tool) is not None
+
+    async def call(self, **kwargs: Any) -> Any:
+        """Call with the arguments it asked for; await it if it is async. Returns what it did."""
+        result = self.func(**{k: kwargs[k] for k in self.arguments})
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+
+def _event(value: HookEvent | str, name: str) -> HookEvent:
+    try:
+        return HookEvent(value)
+    except ValueError:
+        known = ", ".join(e.value for e in HookEvent)
+        raise HookRegistrationError(
+            f"hook {name!r}: unknown event {value!r}; expected one of {known}"
+        ) from None
+
+
+def _matcher(
+    match: Matcher, event: HookEvent, name: str
+) -> tuple[frozenset[str] | None, re.Pattern[str] | None]:
+    if match is None:
+        return None, None
+    if event not in _TOOL_EVENTS:
+        raise HookRegistrationError(
+            f"hook {name!r} ({event}): a tool matcher needs PreToolUse or PostToolUse"
+        )
+    if isinstance(match, re.Pattern):
+        return None, match
+    if isinstance(match, str):
+        match = [match]
+    names = list(match)
+    if not names or not all(isinstance(n, str) and n for n in names):
+        raise HookRegistrationError(
+            f"hook {name!r} ({event}): match must be a tool name, a list of names or a "
+            "compiled regex"
+        )
+    return frozenset(names), None
+
+
+def _arguments(func: Callable[..., Any], event: HookEvent, name: str) -> tuple[str, ...]:
+    try:
+        params = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError) as exc:
+        raise HookRegistrationError(f"hook {name!r}: not a callable with a signature") from exc
+    offered = EVENT_ARGUMENTS[event]
+    wanted: list[str] = []
+    for p in params:
+        if p.kind is p.VAR_KEYWORD:
+            return offered
+        if p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL):
+            raise HookRegistrationError(
+                f"hook {name!r} ({event}): argument {p.name!r} must be passable by keyword"
+            )
+        if p.name not in offered:
+            if p.default is not p.empty:
+                continue  # an optional argument the event never passes is harmless
+            raise HookRegistrationError(
+                f"hook {name!r} ({event}): unknown argument {p.name!r}; {event} hooks get "
+                + ", ".join(offered)
+            )
+        wanted.append(p.name)
+    return tuple(wanted)
+
+
+def make_hook(
+    func: Callable[..., Any],
+    event: HookEvent | str,
+    *,
+    match: Matcher = None,
+    name: str | None = None,
+) -> Hook:
+    """Validate ``func`` as a hook for ``event``. Raises :class:`HookRegistrationError`."""
+    if not callable(func):
+        raise HookRegistrationError(f"hook {name or func!r}: not callable")
+    label = name or f"{getattr(func, '__module__', '?')}.{getattr(func, '__qualname__', func)}"
+    ev = _event(event, label)
+    names, pattern = _matcher(match, ev, label)
+    return Hook(
+        event=ev,
+        func=func,
+        name=label,
+        names=names,
+        pattern=pattern,
+        arguments=_arguments(func, ev, label),
+    )
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def hook(
+    event: HookEvent | str, *, match: Matcher = None, name: str | None = None
+) -> Callable[[_F], _F]:
+    """Mark a function as a hook; :func:`load_hooks_module` and entry points find it.
+
+    The function is returned unchanged (still callable in tests); it may carry several marks.
+    """
+
+    def mark(func: _F) -> _F:
+        made = make_hook(func, event, match=match, name=name)
+        marks: list[Hook] = list(getattr(func, _MARK, ()))
+        marks.append(made)
+        setattr(func, _MARK, marks)
+        return func
+
+    return mark
+
+
+class HookRegistry:
+    """An ordered collection of hooks, e.g. one per plugin module or library user."""
+
+    def __init__(self, hooks: Iterable[Hook] = ()) -> None:
+        self._hooks: list[Hook] = list(hooks)
+
+    def hook(
+        self, event: HookEvent | str, *, match: Matcher = None, name: str | None = None
+    ) -> Callable[[_F], _F]:
+        """Decorator: validate and register ``func`` here (returned unchanged)."""
+
+        def register(func: _F) -> _F:
+            self._hooks.append(make_hook(func, event, match=match, name=name))
+            return func
+
+        return register
+
+    def add(
+        self,
+        func: Callable[..., Any] | Hook,
+        event: HookEvent | str | None = None,
+        *,
+        match: Matcher = None,
+        name: str | None = None,
+    ) -> Hook:
+        """Register a made :class:`Hook`, or make one from ``func`` and ``event``."""
+        if isinstance(func, Hook):
+            made = func
+        elif event is None:
+            raise HookRegistrationError(f"hook {name or func!r}: no event given")
+        else:
+            made = make_hook(func, event, match=match, name=name)
+        self._hooks.append(made)
+        return made
+
+    @property
+    def hooks(self) -> tuple[Hook, ...]:
+        """All hooks, in registration order."""
+        return tuple(self._hooks)
+
+    def for_event(self, event: HookEvent | str) -> list[Hook]:
+        """The hooks of one event, in registration order."""
+        ev = HookEvent(event)
+        return [h for h in self._hooks if h.event is ev]
+
+    def __len__(self) -> int:
+        return len(self._hooks)
+
+
+def collect_hooks(obj: object) -> list[Hook]:
+    """The hooks an object provides: a Hook, a registry, a marked function, a module (all
+    of those among its attributes, in definition order) or a list of any of these."""
+    found: list[Hook] = []
+    seen: set[int] = set()
+
+    def add(items: Iterable[Hook]) -> None:
+        for h in items:
+            if id(h) not in seen:
+                seen.add(id(h))
+                found.append(h)
+
+    def visit(item: object, top: bool) -> None:
+        if isinstance(item, Hook):
+            add([item])
+        elif isinstance(item, HookRegistry):
+            add(item.hooks)
+        elif isinstance(item, ModuleType):
+            if top:
+                for value in list(vars(item).values()):
+                    visit(value, top=False)
+        elif isinstance(item, list | tuple):
+            if top:
+                for value in item:
+                    visit(value, top=True)
+        elif callable(item):
+            add(getattr(item, _MARK, ()))
+
+    visit(obj, top=True)
+    return found
+
+
+def load_hooks_module(name: str) -> list[Hook]:
+    """Import module ``name`` (``--hooks-module``) and return the hooks it defines.
+
+    Raises :class:`HookRegistrationError` when the import fails or it defines no hook.
+    """
+    try:
+        module = importlib.import_module(name)
+    except HookRegistrationError as exc:
+        raise HookRegistrationError(f"hooks module {name!r}: {exc}") from exc
+    except Exception as exc:
+        raise HookRegistrationError(
+            f"hooks module {name!r}: cannot import: {type(exc).__name__}: {exc}"
+        ) from exc
+    hooks = collect_hooks(module)
+    if not hooks:
+        raise HookRegistrationError(
+            f"hooks module {name!r}: defines no hooks (use @forgeflare.hooks.hook or a "
+            "HookRegistry)"
+        )
+    return hooks
+
+
+def load_entry_point_hooks() -> list[Hook]:
+    """Hooks from installed distributions: entry points in the group ``forgeflare.hooks``.
+
+    Each entry point names a module, a registry, a hook, a marked function or a list.
+    Raises :class:`HookRegistrationError` naming the entry point when one cannot be loaded.
+    """
+    hooks: list[Hook] = []
+    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        where = f"entry point {ep.name!r} ({ep.value}) in group {ENTRY_POINT_GROUP}"
+        try:
+            obj = ep.load()
+        except HookRegistrationError as exc:
+            raise HookRegistrationError(f"{where}: {exc}") from exc
+        except Exception as exc:
+            raise HookRegistrationError(
+                f"{where}: cannot load: {type(exc).__name__}: {exc}"
+            ) from exc
+        found = collect_hooks(obj)
+        if not found:
+            raise HookRegistrationError(f"{where}: provides no hooks")
+        hooks.extend(found)
+    return hooks

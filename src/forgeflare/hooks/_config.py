@@ -1,0 +1,180 @@
+"""``.forgeflare/hooks.toml``: the shell hook configuration (hook spec R2).
+
+The file is read once, at start-up. Every problem a user can make in it becomes one
+:class:`HookConfigError` whose message names the file, the entry and the problem, e.g.
+``hooks.toml: hooks[2] (event 'PreTool'): unknown event; expected PreToolUse, PostToolUse or Stop``.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from forgeflare._errors import ConfigError
+
+__all__ = [
+    "DEFAULT_STOP_TIMEOUT_MS",
+    "DEFAULT_TIMEOUT_MS",
+    "HOOKS_RELPATH",
+    "HookConfig",
+    "HookConfigError",
+    "HooksFile",
+    "load_hooks_file",
+    "parse_hooks_text",
+]
+
+HOOKS_RELPATH = Path(".forgeflare") / "hooks.toml"
+DEFAULT_TIMEOUT_MS = 5000
+DEFAULT_STOP_TIMEOUT_MS = 3000
+
+ShellEvent = Literal["PreToolUse", "PostToolUse", "Stop"]
+_EVENTS: tuple[str, ...] = ("PreToolUse", "PostToolUse", "Stop")
+_PHASES: tuple[str, ...] = ("guard", "observe")
+
+
+class HookConfigError(ConfigError):
+    """hooks.toml is malformed: TOML syntax, unknown event/phase/key, bad timeout or command.
+
+    Distinct from a hook that *fails* while running, which is never an exception (guards
+    block, observers log).
+    """
+
+
+class HookConfig(BaseModel):
+    """One ``[[hooks]]`` entry: a shell command run for one event."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    event: ShellEvent
+    """When the hook runs: before a tool (PreToolUse), after it (PostToolUse), or when the
+    agent's turn ends (Stop)."""
+
+    command: str = Field(min_length=1)
+    """Run as ``bash -c COMMAND`` in the project directory; JSON on stdin, JSON on stdout."""
+
+    match_tool: str | None = None
+    """Only for this tool name (exact match, no prefix). Omitted: every tool. Ignored for Stop."""
+
+    phase: Literal["guard", "observe"] | None = None
+    """PreToolUse only: ``guard`` (the default) can block and fails closed; ``observe`` always
+    runs, sees the guard outcome, and cannot block. Ignored for other events."""
+
+    timeout_ms: int | None = Field(default=None, gt=0)
+    """Kill the hook's whole process group after this many milliseconds (spawn, write and read
+    included). Default 5000, 3000 for Stop hooks."""
+
+    @property
+    def effective_timeout_ms(self) -> int:
+        """``timeout_ms``, or the event's default."""
+        if self.timeout_ms is not None:
+            return self.timeout_ms
+        return DEFAULT_STOP_TIMEOUT_MS if self.event == "Stop" else DEFAULT_TIMEOUT_MS
+
+    @property
+    def effective_phase(self) -> Literal["guard", "observe"] | None:
+        """``guard`` or ``observe`` for PreToolUse (``None`` means guard), ``None`` otherwise."""
+        if self.event != "PreToolUse":
+            return None
+        return self.phase or "guard"
+
+    def matches(self, tool: str) -> bool:
+        """Exact tool-name match; no ``match_tool`` matches every tool."""
+        return self.match_tool is None or self.match_tool == tool
+
+
+class HooksFile(BaseModel):
+    """The whole ``.forgeflare/hooks.toml``: a list of ``[[hooks]]`` tables."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    hooks: list[HookConfig] = Field(default_factory=list)
+    """Hooks in declaration order: guards, observers and signals run in this order."""
+
+
+def _entry_error(path: Path, index: int, entry: dict[str, Any], problem: str) -> HookConfigError:
+    event = entry.get("event")
+    where = f"hooks[{index}]"
+    if isinstance(event, str):
+        where += f" (event {event!r})"
+    return HookConfigError(f"{path}: {where}: {problem}")
+
+
+def _check_entry(path: Path, index: int, entry: object) -> HookConfig:
+    """Validate one entry with a message per kind of mistake, then build the model."""
+    if not isinstance(entry, dict):
+        raise HookConfigError(f"{path}: hooks[{index}]: expected a table ([[hooks]])")
+    unknown = sorted(set(entry) - set(HookConfig.model_fields))
+    if unknown:
+        known = ", ".join(HookConfig.model_fields)
+        raise _entry_error(path, index, entry, f"unknown key {unknown[0]!r}; expected {known}")
+    event = entry.get("event")
+    if event is None:
+        raise _entry_error(path, index, entry, "missing 'event'")
+    if event not in _EVENTS:
+        raise _entry_error(
+            path, index, entry, "unknown event; expected PreToolUse, PostToolUse or Stop"
+        )
+    phase = entry.get("phase")
+    if phase is not None and phase not in _PHASES:
+        raise _entry_error(
+            path, index, entry, f"unknown phase {phase!r}; expected guard or observe"
+        )
+    command = entry.get("command")
+    if command is None:
+        raise _entry_error(path, index, entry, "missing 'command'")
+    if not isinstance(command, str) or not command.strip():
+        raise _entry_error(path, index, entry, "'command' must be a non-empty string")
+    timeout = entry.get("timeout_ms")
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, int) or timeout <= 0
+    ):
+        raise _entry_error(
+            path, index, entry, f"timeout_ms must be a positive integer, got {timeout!r}"
+        )
+    match_tool = entry.get("match_tool")
+    if match_tool is not None and (not isinstance(match_tool, str) or not match_tool):
+        raise _entry_error(path, index, entry, "'match_tool' must be a non-empty string")
+    try:
+        return HookConfig.model_validate(entry)
+    except ValidationError as exc:  # a case the checks above missed: still one line
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"])
+        raise _entry_error(path, index, entry, f"{loc}: {first['msg']}") from exc
+
+
+def parse_hooks_text(text: str, path: Path) -> HooksFile:
+    """Parse hooks.toml content; ``path`` only names the file in messages."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        # tomllib's message ends with "(at line L, column C)".
+        raise HookConfigError(f"{path}: invalid TOML: {exc}") from exc
+    unknown = sorted(set(data) - {"hooks"})
+    if unknown:
+        raise HookConfigError(f"{path}: unknown top-level key {unknown[0]!r}; expected [[hooks]]")
+    entries = data.get("hooks", [])
+    if not isinstance(entries, list):
+        raise HookConfigError(f"{path}: 'hooks' must be an array of tables ([[hooks]])")
+    return HooksFile(hooks=[_check_entry(path, i, e) for i, e in enumerate(entries)])
+
+
+def load_hooks_file(path: Path) -> HooksFile | None:
+    """Read and validate a hooks file. ``None`` when it does not exist (no hooks at all).
+
+    Raises :class:`HookConfigError` for anything else that is wrong, including a file that
+    exists but cannot be read.
+    """
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise HookConfigError(f"{path}: cannot read: {exc.strerror}") from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise HookConfigError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
+    return parse_hooks_text(text, path)
