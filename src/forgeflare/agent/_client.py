@@ -49,11 +49,12 @@ _MAX_ERROR_BODY = 64 * 1024
 def resolve_base_url(flag: str | None, env: Mapping[str, str]) -> str:
     """The API base URL: ``--api-url``, ``ANTHROPIC_API_URL``, ``ANTHROPIC_BASE_URL``, default.
 
-    Empty values count as unset; a trailing ``/`` is stripped so paths join cleanly.
+    Trailing ``/`` are stripped so paths join cleanly; values left empty count as unset.
     """
     for candidate in (flag, env.get("ANTHROPIC_API_URL"), env.get("ANTHROPIC_BASE_URL")):
-        if candidate and candidate.strip():
-            return candidate.strip().rstrip("/")
+        url = (candidate or "").strip().rstrip("/")
+        if url:
+            return url
     return DEFAULT_BASE_URL
 
 
