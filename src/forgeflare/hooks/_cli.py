@@ -1,11 +1,178 @@
-"""Command-line commands of this part (registered on the root app by ``forgeflare.cli``)."""
+"""``forgeflare hooks validate|test|schema``: operator tools for hooks.toml."""
 
 from __future__ import annotations
 
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import trio
 import typer
 
+from forgeflare._errors import ConfigError
+from forgeflare.hooks._api import Hook, load_hooks_module
+from forgeflare.hooks._config import HOOKS_RELPATH, HooksFile, load_hooks_file
+from forgeflare.hooks._pipeline import HookDispatcher
+from forgeflare.hooks._types import ExitReason, PostToolResult, PreToolResult
+
 __all__ = ["register"]
+
+hooks_app = typer.Typer(
+    name="hooks",
+    help="Check, try out and describe the agent's hooks (.forgeflare/hooks.toml).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+_EVENTS = ("PreToolUse", "PostToolUse", "Stop")
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"forgeflare: error: {message}", err=True)
+    return typer.Exit(1)
+
+
+@hooks_app.command("validate")
+def validate(
+    path: Annotated[Path, typer.Argument(help="The hooks file to check.")] = HOOKS_RELPATH,
+) -> None:
+    """Check a hooks file with the same rules as start-up: exit 0 with "OK: N hooks", or 1."""
+    try:
+        loaded = load_hooks_file(path)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    if loaded is None:
+        raise _fail(f"{path}: no such file")
+    n = len(loaded.hooks)
+    typer.echo(f"OK: {n} hook{'' if n == 1 else 's'}")
+
+
+@hooks_app.command("schema")
+def schema() -> None:
+    """Print the JSON schema of hooks.toml (for editors and linters)."""
+    typer.echo(json.dumps(HooksFile.model_json_schema(), indent=2))
+
+
+def _row(record: dict[str, Any]) -> tuple[str, str, str, str, str]:
+    detail = record.get("reason", "")
+    if record.get("signal"):
+        detail = f"signal {record['signal']}" + (f": {detail}" if detail else "")
+    if record.get("note"):
+        detail = f"{detail}; {record['note']}" if detail else record["note"]
+    if record.get("prompt"):
+        detail = f"next prompt: {record['prompt']}"
+    phase = record.get("phase") or "-"
+    return (
+        f"{record['event']}/{phase}" if phase != "-" else record["event"],
+        str(record["hook"]),
+        str(record["outcome"]),
+        f"{record['duration_ms']:.1f} ms",
+        str(detail),
+    )
+
+
+def _show(rows: list[tuple[str, str, str, str, str]], verdict: str) -> None:
+    if sys.stdout.isatty():
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table("event", "hook", "decision", "duration", "detail / failure")
+        for row in rows:
+            table.add_row(*row)
+        console = Console()
+        console.print(table)
+        console.print(verdict, markup=False)
+        return
+    for row in rows:
+        typer.echo("\t".join(row))
+    typer.echo(verdict)
+
+
+def _verdict(result: PreToolResult | PostToolResult | str | None) -> str:
+    # Dataclass reprs name the pipeline's answer exactly as the turn loop gets it.
+    return f"result: {result!r}"
+
+
+@hooks_app.command("test")
+def run_test(
+    event: Annotated[str, typer.Argument(help="PreToolUse, PostToolUse or Stop.")],
+    tool: Annotated[str, typer.Option(help="Tool name for PreToolUse/PostToolUse.")] = "Bash",
+    input_json: Annotated[str, typer.Option("--input", help="Tool input as a JSON object.")] = "{}",
+    result: Annotated[str, typer.Option(help="Tool result text (PostToolUse).")] = "",
+    is_error: Annotated[bool, typer.Option(help="The tool result is an error.")] = False,
+    reason: Annotated[str, typer.Option(help="Stop reason (Stop).")] = "end_turn",
+    tool_iterations: Annotated[int, typer.Option(help="tool_iterations sent.")] = 1,
+    hooks: Annotated[
+        Path | None, typer.Option(help="Hooks file (default: .forgeflare/hooks.toml here).")
+    ] = None,
+    hooks_module: Annotated[
+        list[str] | None,
+        typer.Option(help="Also load Python hooks from this module (repeatable)."),
+    ] = None,
+) -> None:
+    """Run the configured hooks for one synthetic event; show each decision, time, failure.
+
+    Nothing is recorded in convergence.json; hooks run for real (in this directory).
+    """
+    if event not in _EVENTS:
+        raise _fail(f"unknown event {event!r}; expected PreToolUse, PostToolUse or Stop")
+    try:
+        tool_input = json.loads(input_json)
+    except ValueError as exc:
+        raise _fail(f"--input: not valid JSON: {exc}") from None
+    if not isinstance(tool_input, dict):
+        raise _fail("--input: must be a JSON object")
+    try:
+        stop_reason = ExitReason(reason)
+    except ValueError:
+        known = ", ".join(r.value for r in ExitReason)
+        raise _fail(f"--reason: unknown stop reason {reason!r}; expected one of {known}") from None
+    path = hooks if hooks is not None else Path.cwd() / HOOKS_RELPATH
+    try:
+        loaded = load_hooks_file(path)
+        python_hooks: list[Hook] = []
+        for name in hooks_module or ():
+            python_hooks.extend(load_hooks_module(name))
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    if loaded is None and not python_hooks:
+        raise _fail(f"{path}: no such file")
+    records: list[dict[str, Any]] = []
+    logs: list[str] = []
+    pipeline = HookDispatcher(
+        project_dir=Path.cwd(),
+        shell_hooks=loaded.hooks if loaded is not None else (),
+        python_hooks=python_hooks,
+        log=logs.append,
+        audit=records.append,
+        convergence_file=None,
+    )
+
+    async def run() -> PreToolResult | PostToolResult | str | None:
+        if event == "PreToolUse":
+            return await pipeline.pre_tool_use(
+                tool=tool, input=tool_input, tool_iterations=tool_iterations
+            )
+        if event == "PostToolUse":
+            return await pipeline.post_tool_use(
+                tool=tool,
+                input=tool_input,
+                result=result,
+                is_error=is_error,
+                tool_iterations=tool_iterations,
+            )
+        return await pipeline.stop(
+            reason=stop_reason, tool_iterations=tool_iterations, total_tokens=0
+        )
+
+    answer = trio.run(run)
+    if not records:
+        typer.echo(f"no hook matches {event}" + (f" for tool {tool}" if event != "Stop" else ""))
+    _show([_row(r) for r in records], _verdict(answer))
 
 
 def register(app: typer.Typer) -> None:
     """Add this part's commands to ``app``."""
+    app.add_typer(hooks_app, name="hooks")
