@@ -25,6 +25,7 @@ from forgeflare.agent._messages import (
     Usage,
 )
 from forgeflare.agent._retry import DEFAULT_BACKOFF, RetryingClient, retry_delay
+from forgeflare.agent._session import SessionWriteError, SessionWriter, new_session_id
 
 __all__ = [
     "DEFAULT_BACKOFF",
@@ -40,6 +41,8 @@ __all__ = [
     "MessagesRequest",
     "RedactedThinkingBlock",
     "RetryingClient",
+    "SessionWriteError",
+    "SessionWriter",
     "StopReason",
     "StreamParseError",
     "StreamTransientError",
@@ -49,6 +52,7 @@ __all__ = [
     "ToolUseBlock",
     "Usage",
     "is_transient",
+    "new_session_id",
     "resolve_base_url",
     "retry_delay",
 ]
