@@ -1,0 +1,101 @@
+"""The hook itself: Claude Code's Stop JSON in, an exit status with stdout/stderr out.
+
+Everything here is the thin shell around :func:`transition`: escape hatches, the stdin
+payload, the last assistant text, the locked state. Every failure fails open (exit 0 and one
+note on stderr): a broken hook must never trap a user in a session. ``stop_hook_active`` is
+deliberately not honoured: blocking repeatedly is the point of a loop, and every frame has
+its iteration cap and the 2-hour staleness limit.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from forgeflare.supervisor.stophook._errors import StopHookError
+from forgeflare.supervisor.stophook._machine import Decision, Phase, transition
+from forgeflare.supervisor.stophook._statefile import any_state, open_state
+from forgeflare.supervisor.stophook._transcript import last_assistant_text
+
+__all__ = ["DISABLE_ENV", "DISABLE_FILE", "HookOutcome", "run_hook"]
+
+DISABLE_ENV = "IDLE_LOOP_DISABLE"
+DISABLE_FILE = ".idle-disabled"
+_PREFIX = "forgeflare stop-hook: "
+
+
+@dataclass(frozen=True, slots=True)
+class HookOutcome:
+    """What the hook process prints and how it exits."""
+
+    exit_code: int = 0
+    stdout: str = ""
+    stderr: str = ""
+
+
+def _allow(note: str = "") -> HookOutcome:
+    return HookOutcome(0, "", f"{_PREFIX}{note}\n" if note else "")
+
+
+def _outcome(decision: Decision) -> HookOutcome:
+    if decision.block:
+        payload = json.dumps({"decision": "block", "reason": decision.reason})
+        return HookOutcome(2, payload + "\n", decision.reason + "\n")
+    return _allow(decision.note)
+
+
+def _project_dir(payload: Mapping[str, object], cwd: Path) -> Path:
+    claimed = payload.get("cwd")
+    if isinstance(claimed, str) and claimed and Path(claimed).is_dir():
+        return Path(claimed)
+    return cwd
+
+
+def _last_text(payload: Mapping[str, object]) -> tuple[str | None, str]:
+    """The last assistant text (``None`` if unknown) and a note explaining a ``None``."""
+    message = payload.get("last_assistant_message")
+    if isinstance(message, str) and message.strip():
+        return message, ""
+    transcript = payload.get("transcript_path")
+    if not isinstance(transcript, str) or not transcript:
+        return None, "no last_assistant_message and no transcript_path in the Stop input"
+    try:
+        return last_assistant_text(Path(transcript)), ""
+    except StopHookError as exc:
+        return None, str(exc)
+
+
+def run_hook(
+    stdin_text: str, *, environ: Mapping[str, str], cwd: Path, now: datetime
+) -> HookOutcome:
+    """Handle one Stop event. Never raises for bad input or state: it fails open."""
+    if environ.get(DISABLE_ENV) == "1":
+        return HookOutcome()
+    try:
+        payload = json.loads(stdin_text) if stdin_text.strip() else {}
+    except ValueError as exc:
+        return _allow(f"stdin is not valid JSON ({exc}); stop allowed")
+    if not isinstance(payload, dict):
+        return _allow("stdin is not a JSON object; stop allowed")
+    event = payload.get("hook_event_name", "Stop")
+    if event != "Stop":
+        return _allow(f"ignoring hook event {event!r} (only Stop drives loops)")
+    project = _project_dir(payload, cwd)
+    if (project / DISABLE_FILE).exists() or not any_state(project):
+        return HookOutcome()
+    # Read the transcript before taking the lock: it can be the slowest step.
+    text, text_note = _last_text(payload)
+    try:
+        with open_state(project) as session:
+            if session is None:
+                return HookOutcome()
+            new_state, decision = transition(session.state, text, now)
+            session.commit(new_state)
+    except (StopHookError, OSError, ValueError) as exc:
+        return _allow(f"{exc}; stop allowed")
+    if text is None and decision.phase is Phase.ACTIVE:
+        return _allow(f"cannot read the last assistant message: {text_note}; stop allowed")
+    return _outcome(decision)

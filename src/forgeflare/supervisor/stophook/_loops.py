@@ -1,0 +1,123 @@
+"""Managing loops from the command line: start (push a frame), status, cancel."""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+from datetime import datetime
+from pathlib import Path
+
+from forgeflare._fsutil import atomic_write_text
+from forgeflare.supervisor.stophook._errors import LoopStateError
+from forgeflare.supervisor.stophook._machine import (
+    STALE_AFTER,
+    Corrupt,
+    Frame,
+    LoopRecord,
+    StoredState,
+    push_frame,
+)
+from forgeflare.supervisor.stophook._signals import SIGNALS, Mode
+from forgeflare.supervisor.stophook._statefile import (
+    format_timestamp,
+    open_json_state,
+    open_state,
+    render_json_state,
+    state_paths,
+)
+
+__all__ = ["cancel_loops", "describe_state", "loop_status", "start_loop"]
+
+
+def start_loop(
+    project_dir: Path, *, mode: Mode, max_iterations: int, prompt: str, now: datetime
+) -> LoopRecord:
+    """Push a new frame (iteration 1) onto the project's JSON loop state and return the state.
+
+    Raises :class:`LoopStateError` when the JSON state is corrupted (``cancel`` clears it) or
+    when a markdown-fallback loop is active (its frames cannot be nested under JSON ones).
+    """
+    if max_iterations < 1:
+        raise LoopStateError(f"--max-iterations must be at least 1, got {max_iterations}")
+    _, md_path = state_paths(project_dir)
+    with open_json_state(project_dir) as (path, session):
+        state: StoredState = None if session is None else session.state
+        if isinstance(state, Corrupt):
+            raise LoopStateError(
+                f"{path}: corrupted loop state ({state.why}); "
+                "run 'forgeflare stop-hook cancel' to remove it"
+            )
+        if state is None and md_path.exists():
+            raise LoopStateError(
+                f"{md_path}: a markdown loop is running here; "
+                "cancel it first ('forgeflare stop-hook cancel')"
+            )
+        frame = Frame(mode=mode, iter=1, max=max_iterations, prompt=prompt)
+        record = push_frame(state, frame, now, uuid.uuid4().hex[:12])
+        atomic_write_text(path, render_json_state(record))
+        return record
+
+
+def loop_status(project_dir: Path) -> tuple[Path | None, StoredState]:
+    """The state file in use (``None`` if there is none) and what it holds."""
+    with open_state(project_dir) as session:
+        if session is None:
+            return None, None
+        return session.path, session.state
+
+
+def cancel_loops(project_dir: Path) -> list[tuple[Path, StoredState]]:
+    """Remove every loop state of the project (JSON and markdown); return what was removed."""
+    removed: list[tuple[Path, StoredState]] = []
+    for path in state_paths(project_dir):
+        if not path.exists():
+            continue
+        with open_state(project_dir) as session:
+            if session is None:
+                break
+            with contextlib.suppress(FileNotFoundError):
+                session.path.unlink()
+            removed.append((session.path, session.state))
+    return removed
+
+
+def _ago(seconds: float) -> str:
+    seconds = int(seconds)
+    if seconds < 120:
+        return f"{seconds} s ago"
+    if seconds < 7200:
+        return f"{seconds // 60} min ago"
+    return f"{seconds // 3600} h ago"
+
+
+def _first_line(text: str, width: int = 60) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def describe_state(path: Path | None, state: StoredState, now: datetime) -> str:
+    """A readable account of the loop stack, outermost frame first (pure)."""
+    if path is None or state is None:
+        return "no loop in this project"
+    if isinstance(state, Corrupt):
+        return (
+            f"{path}: corrupted loop state ({state.why}); the next stop removes it, "
+            "or run 'forgeflare stop-hook cancel'"
+        )
+    age = (now - state.updated_at).total_seconds()
+    stale = " (STALE: the next stop ends it)" if age > STALE_AFTER.total_seconds() else ""
+    run = f"run {state.run_id}" if state.run_id else "markdown loop"
+    lines = [
+        f"{path}",
+        f"{run} · {state.event} · updated {format_timestamp(state.updated_at)} "
+        f"({_ago(max(age, 0))}){stale}",
+    ]
+    if not state.stack:
+        lines.append("  (stack empty)")
+    for depth, frame in enumerate(state.stack, start=1):
+        top = "  ← running" if depth == len(state.stack) else ""
+        lines.append(f"  {depth}. {frame.mode:<5} iteration {frame.iter}/{frame.max}{top}")
+        if frame.prompt.strip():
+            lines.append(f"     prompt: {_first_line(frame.prompt)}")
+        lines.append(f"     done when alone on a line: {SIGNALS[frame.mode][0]}")
+    return "\n".join(lines)

@@ -1,0 +1,199 @@
+"""The stop-hook state machine: a pure function from (stored state, last text, now) to a decision.
+
+States (:class:`Phase`) and the spec's transition table::
+
+    IDLE       -> ACTIVE      loop start (``push_frame``)         stack not empty
+    ACTIVE     -> ACTIVE      iteration                           no completion signal: iter + 1
+    ACTIVE     -> COMPLETING  completion                          signal of the top frame's mode
+    ACTIVE     -> STUCK       max_iter                            iter >= max
+    ACTIVE     -> STUCK       staleness                           updated_at older than 7200 s
+    ACTIVE     -> ABORTED     corruption / abort event            invalid state, event ABORT
+    COMPLETING -> IDLE        pop frame                           stack empty after the pop
+    COMPLETING -> ACTIVE      pop frame                           an outer frame remains
+
+Only ACTIVE -> ACTIVE blocks the stop (exit 2); everything else allows it (exit 0). A loop
+that ends (stack empty, stuck, aborted) has its state removed: ``transition`` returns ``None``
+as the new state. The checks run in this order: abort, staleness, signal, max iterations, so
+a signal given on the last allowed iteration still completes its frame instead of ending the
+whole stack as stuck.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+from forgeflare.supervisor.stophook._signals import Mode, find_signal
+
+__all__ = [
+    "BLOCK_MESSAGE",
+    "STALE_AFTER",
+    "Corrupt",
+    "Decision",
+    "Event",
+    "Frame",
+    "LoopRecord",
+    "Phase",
+    "StoredState",
+    "block_reason",
+    "push_frame",
+    "transition",
+]
+
+STALE_AFTER = timedelta(seconds=7200)
+"""State older than this is a zombie (a crashed or forgotten session): never resumed."""
+
+BLOCK_MESSAGE = (
+    "[ITERATION {n}/{max}] Continue working on the task. "
+    "Check your progress and either complete the task or keep iterating."
+)
+
+
+class Phase(StrEnum):
+    """The machine state one hook invocation reaches."""
+
+    IDLE = "IDLE"
+    ACTIVE = "ACTIVE"
+    COMPLETING = "COMPLETING"
+    STUCK = "STUCK"
+    ABORTED = "ABORTED"
+
+
+class Event(StrEnum):
+    """The ``event`` field of the stored state (the spec's ``loop:current`` messages)."""
+
+    STATE = "STATE"
+    DONE = "DONE"
+    ABORT = "ABORT"
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One loop on the stack: its mode, the iteration it is in, its cap and its prompt."""
+
+    mode: Mode
+    iter: int
+    max: int
+    prompt: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class LoopRecord:
+    """A valid stored state; the last frame of ``stack`` is the innermost (running) loop."""
+
+    event: Event
+    run_id: str
+    updated_at: datetime
+    stack: tuple[Frame, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Corrupt:
+    """Stored state that could not be understood; ``why`` says what was wrong."""
+
+    why: str
+
+
+StoredState = LoopRecord | Corrupt | None
+"""What a project holds: a record, something unreadable, or nothing at all (``None``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What the hook does: block with ``reason`` (exit 2), or allow with an optional note."""
+
+    phase: Phase
+    block: bool = False
+    reason: str = ""
+    note: str = ""
+
+    @property
+    def exit_code(self) -> int:
+        """2 blocks the stop (Claude Code feeds stderr back to the model); 0 allows it."""
+        return 2 if self.block else 0
+
+
+def block_reason(frame: Frame) -> str:
+    """The spec's continuation line for ``frame``, then its original prompt when it has one."""
+    line = BLOCK_MESSAGE.format(n=frame.iter, max=frame.max)
+    prompt = frame.prompt.strip()
+    return f"{line}\n\n{prompt}" if prompt else line
+
+
+def transition(
+    state: StoredState, last_assistant_text: str | None, now: datetime
+) -> tuple[StoredState, Decision]:
+    """Decide one stop attempt. Pure: no I/O, total over its inputs.
+
+    ``last_assistant_text`` is ``None`` when it could not be read; the hook then never blocks
+    (it fails open) but still applies staleness, abort and max-iteration clean-up.
+    ``now`` must be timezone-aware. The returned state is ``state`` itself when nothing
+    changed, ``None`` when the loop ended and its state is to be removed.
+    """
+    if state is None:
+        return None, Decision(Phase.IDLE)
+    if isinstance(state, Corrupt):
+        return None, Decision(
+            Phase.ABORTED, note=f"corrupted loop state ({state.why}); removed it, stop allowed"
+        )
+    if state.event is Event.DONE or not state.stack:
+        return state, Decision(Phase.IDLE)
+    if state.event is Event.ABORT:
+        return None, Decision(Phase.ABORTED, note="loop aborted; state removed, stop allowed")
+    age = now - state.updated_at
+    if age > STALE_AFTER:
+        return None, Decision(
+            Phase.STUCK,
+            note=(
+                f"loop state is stale (updated {int(age.total_seconds())} s ago, "
+                f"limit {int(STALE_AFTER.total_seconds())} s); ended it, stop allowed"
+            ),
+        )
+    top = state.stack[-1]
+    signal = None if last_assistant_text is None else find_signal(last_assistant_text, top.mode)
+    if signal is not None:
+        rest = state.stack[:-1]
+        if not rest:
+            return None, Decision(
+                Phase.COMPLETING, note=f"loop complete: {signal} ({top.mode} mode)"
+            )
+        outer = rest[-1]
+        return replace(state, event=Event.STATE, updated_at=now, stack=rest), Decision(
+            Phase.COMPLETING,
+            note=(
+                f"inner loop complete: {signal} ({top.mode} mode); outer {outer.mode} loop resumes "
+                f"at iteration {outer.iter}/{outer.max}"
+            ),
+        )
+    if top.iter >= top.max:
+        return None, Decision(
+            Phase.STUCK,
+            note=(
+                f"{top.mode} loop reached its cap ({top.iter}/{top.max}, MAX_ITERATIONS); ended it"
+            ),
+        )
+    if last_assistant_text is None:
+        return state, Decision(
+            Phase.ACTIVE, note="cannot read the last assistant message; stop allowed"
+        )
+    advanced = replace(top, iter=top.iter + 1)
+    new_state = replace(state, updated_at=now, stack=(*state.stack[:-1], advanced))
+    return new_state, Decision(Phase.ACTIVE, block=True, reason=block_reason(advanced))
+
+
+def push_frame(state: StoredState, frame: Frame, now: datetime, run_id: str) -> LoopRecord:
+    """IDLE -> ACTIVE (or nest): ``frame`` on top of a live stack, else a new run ``run_id``.
+
+    A stale, finished, aborted or corrupted state is replaced rather than extended, so
+    starting a loop never revives a zombie outer loop.
+    """
+    live = (
+        isinstance(state, LoopRecord)
+        and state.event is Event.STATE
+        and bool(state.stack)
+        and now - state.updated_at <= STALE_AFTER
+    )
+    if live and isinstance(state, LoopRecord):
+        return replace(state, updated_at=now, stack=(*state.stack, frame))
+    return LoopRecord(event=Event.STATE, run_id=run_id, updated_at=now, stack=(frame,))

@@ -1,0 +1,129 @@
+"""The last assistant text of a Claude Code transcript, read backwards from the end.
+
+A transcript is JSONL that only grows; the answer is near its end. The file is read in
+blocks seeking back from EOF, lines are parsed from the last one backwards, and reading stops
+at the last assistant message that has text: tool-only assistant messages and tool results
+after it are skipped, so a signal followed by a few tool calls is still seen. Cost is
+proportional to what follows that message, not to the file (a 100 MB transcript takes
+milliseconds). Claude Code writes one line per content block of a message, sharing the
+message ``id``; the text blocks of that message are joined.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from forgeflare.supervisor.stophook._errors import TranscriptError
+
+__all__ = ["assistant_text_of", "last_assistant_text"]
+
+BLOCK_SIZE = 1 << 16
+MAX_LINE_BYTES = 64 << 20
+"""Longer lines (giant tool results) are skipped unparsed; no assistant text is that long."""
+
+
+def _lines_backwards(
+    fh: BinaryIO, *, block_size: int = BLOCK_SIZE, max_line: int = MAX_LINE_BYTES
+) -> Iterator[bytes]:
+    """The file's non-empty lines, last first, without reading more than needed."""
+    pos = fh.seek(0, os.SEEK_END)
+    tail: list[bytes] = []  # pieces of the line being assembled, rightmost first
+    tail_len = 0
+    skipping = False  # the line being assembled is over ``max_line``: drop it
+    while pos > 0:
+        size = min(block_size, pos)
+        pos -= size
+        fh.seek(pos)
+        chunk = fh.read(size)
+        newline = chunk.rfind(b"\n")
+        if newline < 0:
+            if not skipping:
+                tail.append(chunk)
+                tail_len += len(chunk)
+                if tail_len > max_line:
+                    tail, tail_len, skipping = [], 0, True
+            continue
+        if not skipping:
+            line = chunk[newline + 1 :] + b"".join(reversed(tail))
+            if line.strip():
+                yield line
+        skipping = False
+        parts = chunk[:newline].split(b"\n")
+        for part in reversed(parts[1:]):
+            if part.strip():
+                yield part
+        tail, tail_len = [parts[0]], len(parts[0])
+    if not skipping:
+        line = b"".join(reversed(tail))
+        if line.strip():
+            yield line
+
+
+def assistant_text_of(entry: object) -> tuple[str | None, str] | None:
+    """``(message id, text)`` of an assistant transcript entry; ``None`` if it is not one.
+
+    Accepts Claude Code entries (``{"type": "assistant", "message": {...}}``) and plain
+    messages (``{"role": "assistant", "content": ...}``). Text is ``""`` for tool-only ones.
+    """
+    if not isinstance(entry, dict) or entry.get("isSidechain") is True:
+        return None
+    message: Any = entry.get("message")
+    if not isinstance(message, dict):
+        message = entry
+    role = message.get("role") or entry.get("type")
+    if role != "assistant":
+        return None
+    content = message.get("content")
+    texts: list[str] = []
+    if isinstance(content, str):
+        texts.append(content)
+    elif isinstance(content, list):
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "text":
+                text = block.get("text")
+                if isinstance(text, str):
+                    texts.append(text)
+    message_id = message.get("id")
+    return (message_id if isinstance(message_id, str) else None), "\n".join(texts)
+
+
+def _entries_backwards(fh: BinaryIO) -> Iterator[tuple[str | None, str] | None]:
+    for line in _lines_backwards(fh):
+        if b"assistant" not in line:  # cheap filter: most lines are tool results
+            yield None
+            continue
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            yield None  # a torn or foreign line: skip it, keep looking
+            continue
+        yield assistant_text_of(entry)
+
+
+def last_assistant_text(path: Path) -> str:
+    """The text of the last assistant message that has text, ``""`` when there is none.
+
+    Raises :class:`TranscriptError` when the file cannot be opened or read.
+    """
+    try:
+        with open(path, "rb") as fh:
+            found: list[str] = []
+            found_id: str | None = None
+            for item in _entries_backwards(fh):
+                if found:
+                    # Earlier blocks of the same message (same id) belong to its text.
+                    if item is None or found_id is None or item[0] != found_id:
+                        break
+                    if item[1].strip():
+                        found.append(item[1])
+                    continue
+                if item is not None and item[1].strip():
+                    found.append(item[1])
+                    found_id = item[0]
+            return "\n".join(reversed(found))
+    except OSError as exc:
+        raise TranscriptError(f"{path}: cannot read transcript: {exc.strerror or exc}") from exc
