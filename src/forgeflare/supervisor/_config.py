@@ -1,0 +1,379 @@
+"""Supervisor settings: ``.fresher/config.toml``, ``FRESHER_*`` variables and flags.
+
+Precedence, per key: command-line flag > ``FRESHER_*`` environment variable > config.toml >
+default. Each key is validated on its own so that a bad value is one line naming the key and
+where it came from, e.g. ``FRESHER_MAX_ITERATIONS=abc (environment): not an integer``.
+Unknown sections are ignored (fresher projects carry others); unknown keys in the sections
+below are reported as warnings.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import tomli_w
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
+
+from forgeflare._errors import ConfigError
+
+__all__ = [
+    "CONFIG_RELPATH",
+    "AgentSection",
+    "FresherSection",
+    "HooksSection",
+    "LimitsSection",
+    "LoadedConfig",
+    "LoopConfig",
+    "PathsSection",
+    "default_config_toml",
+    "default_prompt",
+    "format_duration",
+    "load_config",
+    "parse_duration",
+]
+
+CONFIG_RELPATH = Path(".fresher") / "config.toml"
+
+_DURATION_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$")
+_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
+
+
+def parse_duration(value: object) -> float:
+    """Seconds from ``90s``, ``15m``, ``2h``, ``500ms``, ``1d`` or plain (float) seconds."""
+    if isinstance(value, bool):
+        # ValueError, not TypeError: pydantic turns only ValueError into a validation error.
+        raise ValueError("not a duration (like 90s, 15m, 2h or seconds)")  # noqa: TRY004
+    if isinstance(value, int | float):
+        if value < 0:
+            raise ValueError("not a duration: must not be negative")
+        return float(value)
+    if isinstance(value, str):
+        match = _DURATION_RE.match(value)
+        if match:
+            return float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
+    raise ValueError("not a duration (like 90s, 15m, 2h or seconds)")
+
+
+def format_duration(seconds: float) -> str | int:
+    """The shortest spelling of ``seconds`` that :func:`parse_duration` reads back exactly."""
+    if seconds == 0:
+        return 0
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds % size == 0:
+            return f"{int(seconds // size)}{unit}"
+    if float(seconds).is_integer():
+        return f"{int(seconds)}s"
+    return f"{seconds}s"
+
+
+Duration = Annotated[float, BeforeValidator(parse_duration)]
+"""Seconds; written in files and variables as ``90s``, ``15m``, ``2h`` or plain seconds."""
+
+
+def _parse_bool(value: object) -> object:
+    if isinstance(value, str):
+        low = value.strip().lower()
+        if low in {"1", "true", "yes", "on"}:
+            return True
+        if low in {"0", "false", "no", "off"}:
+            return False
+        raise ValueError("not a boolean (true or false)")
+    return value
+
+
+Bool = Annotated[bool, BeforeValidator(_parse_bool)]
+NonNegInt = Annotated[int, Field(ge=0)]
+PositiveInt = Annotated[int, Field(ge=1)]
+
+
+class _Section(BaseModel):
+    # Field docstrings become descriptions: they feed default_config_toml and --help.
+    model_config = ConfigDict(use_attribute_docstrings=True, extra="ignore")
+
+
+class FresherSection(_Section):
+    """``[fresher]``: what the loop does."""
+
+    mode: Literal["planning", "building"] = "building"
+    """Loop mode: planning writes IMPLEMENTATION_PLAN.md, building works through it."""
+    max_iterations: NonNegInt = 0
+    """Stop after this many iterations (0 = unlimited)."""
+    smart_termination: Bool = True
+    """Stop with no_changes when an iteration makes no commit and no work-tree change (git)."""
+    model: str = ""
+    """Model passed to the default agent as --model (empty = the agent's default)."""
+
+
+class PathsSection(_Section):
+    """``[paths]``: where things are, relative to the project directory."""
+
+    log_dir: str = ".fresher/runs"
+    """Run records go in <log_dir>/<run-id>/ (that folder is FRESHER_LOG_DIR in hooks)."""
+    spec_dir: str = "specs"
+    """Directory of specifications."""
+    plan_file: str = "IMPLEMENTATION_PLAN.md"
+    """The plan; in building mode no unchecked '- [ ]' left means complete."""
+    hooks_dir: str = ".fresher/hooks"
+    """Lifecycle hooks started, next_iteration, finished (custom/ is never run by itself)."""
+
+
+class HooksSection(_Section):
+    """``[hooks]``: lifecycle hooks."""
+
+    enabled: Bool = True
+    """Run lifecycle hooks at all."""
+    timeout: Duration = 30.0
+    """Kill a hook's process group after this long; counts as exit 124."""
+    fail_behavior: Literal["continue", "abort"] = "continue"
+    """On a hook error (exit 3+ or timeout): continue, or abort the loop as hook_abort."""
+    started_enabled: Bool = True
+    """Run the started hook."""
+    next_iteration_enabled: Bool = True
+    """Run the next_iteration hook."""
+    finished_enabled: Bool = True
+    """Run the finished hook."""
+
+
+class AgentSection(_Section):
+    """``[agent]``: the agent started each iteration."""
+
+    command: str = ""
+    """Agent command line, prompt on stdin (empty = python -m forgeflare run)."""
+    final_required: Literal["auto", "yes", "no"] = "auto"
+    """Does the agent always write convergence.json final? auto: yes for the default agent."""
+    kill_grace: Duration = 10.0
+    """After TERM, wait this long before KILL (timeouts and Ctrl+C)."""
+
+
+class LimitsSection(_Section):
+    """``[limits]``: when the loop gives up."""
+
+    max_runtime: Duration = 0.0
+    """Wall-clock limit of the whole loop, finish type timeout (0 = unlimited)."""
+    iteration_timeout: Duration = 3600.0
+    """Kill an iteration's agent after this long; an error iteration (0 = no limit)."""
+    max_consecutive_errors: PositiveInt = 3
+    """Finish with error after this many error iterations in a row."""
+    error_pause: Duration = 30.0
+    """Pause after an error iteration before the next one."""
+    stuck_after: PositiveInt = 3
+    """Finish with stuck after this many block_limit iterations in a row."""
+    max_skips: PositiveInt = 3
+    """Finish with skips after next_iteration skipped this many iterations in a row."""
+
+
+class LoopConfig(BaseModel):
+    """The whole of ``.fresher/config.toml``."""
+
+    fresher: FresherSection = Field(default_factory=FresherSection)
+    paths: PathsSection = Field(default_factory=PathsSection)
+    hooks: HooksSection = Field(default_factory=HooksSection)
+    agent: AgentSection = Field(default_factory=AgentSection)
+    limits: LimitsSection = Field(default_factory=LimitsSection)
+
+    def agent_argv(self, python: str) -> list[str]:
+        """The agent command as argv (``python`` runs the default agent)."""
+        if self.agent.command.strip():
+            return shlex.split(self.agent.command)
+        argv = [python, "-m", "forgeflare", "run"]
+        if self.fresher.model:
+            argv += ["--model", self.fresher.model]
+        return argv
+
+    @property
+    def final_expected(self) -> bool:
+        """Whether a missing ``final`` means the agent crashed."""
+        if self.agent.final_required == "auto":
+            return not self.agent.command.strip()
+        return self.agent.final_required == "yes"
+
+
+_SECTIONS: dict[str, type[BaseModel]] = {
+    "fresher": FresherSection,
+    "paths": PathsSection,
+    "hooks": HooksSection,
+    "agent": AgentSection,
+    "limits": LimitsSection,
+}
+
+_ENV_OVERRIDES: dict[tuple[str, str], str] = {
+    ("hooks", "enabled"): "FRESHER_HOOKS_ENABLED",
+    ("hooks", "timeout"): "FRESHER_HOOK_TIMEOUT",
+    ("hooks", "fail_behavior"): "FRESHER_HOOK_FAIL_BEHAVIOR",
+    ("hooks", "started_enabled"): "FRESHER_HOOK_STARTED_ENABLED",
+    ("hooks", "next_iteration_enabled"): "FRESHER_HOOK_NEXT_ITERATION_ENABLED",
+    ("hooks", "finished_enabled"): "FRESHER_HOOK_FINISHED_ENABLED",
+    ("agent", "command"): "FRESHER_AGENT_COMMAND",
+}
+
+
+def env_name(section: str, key: str) -> str:
+    """The ``FRESHER_*`` variable that overrides ``[section] key``."""
+    if (section, key) in _ENV_OVERRIDES:
+        return _ENV_OVERRIDES[(section, key)]
+    if section in {"fresher", "paths", "limits"}:
+        return f"FRESHER_{key.upper()}"
+    return f"FRESHER_{section.upper()}_{key.upper()}"
+
+
+def _message(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    kind = err["type"]
+    if kind in {"int_parsing", "int_type", "int_from_float"}:
+        return "not an integer"
+    if kind in {"bool_parsing", "bool_type"}:
+        return "not a boolean (true or false)"
+    if kind in {"string_type"}:
+        return "not a string"
+    if kind == "value_error":
+        return str(err["msg"]).removeprefix("Value error, ")
+    return str(err["msg"]).lower()
+
+
+@dataclass
+class LoadedConfig:
+    """A validated config, where each value came from, and warnings to show once."""
+
+    config: LoopConfig
+    sources: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+def load_config(
+    project_dir: Path,
+    *,
+    env: Mapping[str, str],
+    cli: Mapping[str, object] | None = None,
+) -> LoadedConfig:
+    """Merge defaults, ``.fresher/config.toml``, ``FRESHER_*`` and ``cli`` (keys ``section.key``).
+
+    Raises :class:`ConfigError` naming the key and its source on the first bad value.
+    """
+    path = project_dir / CONFIG_RELPATH
+    rel = CONFIG_RELPATH.as_posix()
+    file_data: dict[str, Any] = {}
+    warnings: list[str] = []
+    if path.is_file():
+        try:
+            file_data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{rel}: invalid TOML: {exc}") from exc
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{rel}: cannot read: {exc}") from exc
+    cli = dict(cli or {})
+    sources: dict[str, str] = {}
+    sections: dict[str, BaseModel] = {}
+    for name, model in _SECTIONS.items():
+        table = file_data.get(name, {})
+        if not isinstance(table, dict):
+            raise ConfigError(f"[{name}] in {rel}: not a table")
+        for key in table:
+            if key not in model.model_fields:
+                warnings.append(f"{rel}: unknown key [{name}] {key} (ignored)")
+        values: dict[str, Any] = {}
+        for key, info in model.model_fields.items():
+            dotted = f"{name}.{key}"
+            var = env_name(name, key)
+            if dotted in cli and cli[dotted] is not None:
+                raw, where = cli[dotted], f"--{key.replace('_', '-')}={cli[dotted]} (command line)"
+                source = "command line"
+            elif var in env:
+                raw, where, source = env[var], f"{var}={env[var]} (environment)", "environment"
+            elif key in table:
+                raw = table[key]
+                where, source = f"[{name}] {key} = {raw!r} ({rel})", rel
+            else:
+                continue
+            adapter = _adapter(info.annotation, tuple(info.metadata))
+            try:
+                values[key] = adapter.validate_python(raw)
+            except ValidationError as exc:
+                raise ConfigError(f"{where}: {_message(exc)}") from exc
+            sources[dotted] = source
+        sections[name] = model.model_validate(values)
+    config = LoopConfig.model_validate({k: v.model_dump() for k, v in sections.items()})
+    return LoadedConfig(config=config, sources=sources, warnings=warnings)
+
+
+def _adapter(annotation: Any, metadata: tuple[Any, ...]) -> TypeAdapter[Any]:
+    if metadata:
+        return TypeAdapter(Annotated.__class_getitem__((annotation, *metadata)))  # type: ignore[attr-defined]
+    return TypeAdapter(annotation)
+
+
+def _field_doc(model: type[BaseModel], key: str) -> str:
+    desc = model.model_fields[key].description
+    return desc or ""
+
+
+def default_config_toml() -> str:
+    """``.fresher/config.toml`` with every setting at its default, one comment per key."""
+    out = [
+        "# forgeflare loop settings (fresher compatible).",
+        "# Precedence: command-line flag > FRESHER_* environment variable > this file > default.",
+        "# Durations: 90s, 15m, 2h, or plain seconds.",
+    ]
+    defaults = LoopConfig()
+    for name, model in _SECTIONS.items():
+        out.append("")
+        out.append(f"[{name}]")
+        section = getattr(defaults, name)
+        for key in model.model_fields:
+            value = getattr(section, key)
+            if key in _DURATION_KEYS:
+                value = format_duration(value)
+            doc = _field_doc(model, key)
+            out.append(f"# {doc} [env {env_name(name, key)}]")
+            out.append(tomli_w.dumps({key: value}).strip())
+    return "\n".join(out) + "\n"
+
+
+_DURATION_KEYS = frozenset(
+    {"timeout", "kill_grace", "max_runtime", "iteration_timeout", "error_pause"}
+)
+
+
+_PROMPTS: dict[str, str] = {
+    "planning": """\
+You are in PLANNING mode of a Ralph loop: a fresh agent runs this prompt again and again.
+
+0a. Study the specifications in `specs/` to learn what is to be built.
+0b. Study `.fresher/AGENTS.md` (if present) for how to build and test this project.
+0c. Study `IMPLEMENTATION_PLAN.md` (if present) and the existing source code.
+
+1. Compare the specifications with the code. Write or update `IMPLEMENTATION_PLAN.md`: a
+   prioritised list of tasks as Markdown checkboxes (`- [ ] task`), the most important first,
+   each small enough for one iteration. Mark nothing as done that is not done.
+2. Do not implement anything in planning mode. Do not assume something is missing: search the
+   code first.
+3. When the plan is complete and accurate, stop.
+""",
+    "building": """\
+You are in BUILDING mode of a Ralph loop: a fresh agent runs this prompt again and again.
+
+0a. Study the specifications in `specs/`.
+0b. Study `.fresher/AGENTS.md` (if present) for how to build and test this project.
+0c. Study `IMPLEMENTATION_PLAN.md`.
+
+1. Pick the single most important unchecked task (`- [ ]`) from `IMPLEMENTATION_PLAN.md`.
+   Search the code before assuming it is not implemented.
+2. Implement it completely, with tests. Run the tests and fix what fails.
+3. Check the task off (`- [x]`) in `IMPLEMENTATION_PLAN.md`, and note anything you learned
+   that the next iteration needs. Commit your work with a message that says what changed.
+4. Do one task per iteration, then stop.
+""",
+}
+
+
+def default_prompt(mode: str) -> str:
+    """The built-in prompt of ``mode`` (used when ``.fresher/PROMPT.<mode>.md`` is absent)."""
+    try:
+        return _PROMPTS[mode]
+    except KeyError:
+        raise ConfigError(f"unknown mode {mode!r}: expected planning or building") from None

@@ -1,0 +1,184 @@
+"""What the supervisor shows: a live status line on a terminal, plain lines otherwise.
+
+On a terminal (and ``rich`` can colour or not: it honours ``NO_COLOR``), one status line shows
+iteration N/MAX, elapsed time, the agent's last tool and its token count, below the agent's own
+output. Elsewhere (pipes, CI, tests) every supervisor message is a plain timestamped line on
+stderr and the agent's output goes through unchanged on stdout. The refresh is driven by the
+loop's trio task, never by a thread.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from dataclasses import dataclass, replace
+from typing import TextIO
+
+from rich.console import Console
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+
+from forgeflare.supervisor._records import RunRecord
+
+__all__ = ["AgentStatus", "Display", "parse_agent_line"]
+
+_TOOL_RE = re.compile(r"^\s*\[tool\]\s+([\w.-]+)")
+_USAGE_RE = re.compile(r"^\s*\[usage\].*?\btotal=(\d+)")
+# Claude Code's stream-json and other agents: look leniently for a tool name and usage.
+_JSON_TOOL_RE = re.compile(r'"type"\s*:\s*"tool_use"[^{}]*?"name"\s*:\s*"([\w.-]+)"')
+
+
+@dataclass(frozen=True, slots=True)
+class AgentStatus:
+    """What the status line knows about the running agent."""
+
+    last_tool: str = ""
+    tokens: int = 0
+
+
+def parse_agent_line(line: str, status: AgentStatus) -> AgentStatus:
+    """Update ``status`` from one line of agent output (unknown lines change nothing)."""
+    if match := _TOOL_RE.match(line):
+        return replace(status, last_tool=match.group(1))
+    if match := _USAGE_RE.match(line):
+        return replace(status, tokens=int(match.group(1)))
+    if match := _JSON_TOOL_RE.search(line):
+        return replace(status, last_tool=match.group(1))
+    return status
+
+
+def _clock() -> str:
+    return time.strftime("%H:%M:%S")
+
+
+def _elapsed(seconds: float) -> str:
+    seconds = int(seconds)
+    return f"{seconds // 3600:d}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+
+
+class Display:
+    """The supervisor's output. ``live=None`` means: live status line when stderr is a TTY."""
+
+    def __init__(
+        self,
+        *,
+        out: TextIO | None = None,
+        err: TextIO | None = None,
+        live: bool | None = None,
+    ) -> None:
+        self._out = out or sys.stdout
+        self._err = err or sys.stderr
+        self.live = self._err.isatty() if live is None else live
+        self._console = Console(file=self._err, highlight=False, soft_wrap=True)
+        self._live: Live | None = None
+        self.status = AgentStatus()
+        self.iteration = 0
+        self.max_iterations = 0
+        self._started = time.monotonic()
+
+    # -- messages -------------------------------------------------------------------------
+    def _line(self, level: str, message: str, style: str) -> None:
+        if self.live:
+            self._console.print(Text(f"{_clock()} {level}{message}", style=style))
+        else:
+            self._err.write(f"{_clock()} [loop] {level}{message}\n")
+            self._err.flush()
+
+    def info(self, message: str) -> None:
+        """A normal message."""
+        self._line("", message, "cyan")
+
+    def warn(self, message: str) -> None:
+        """A warning."""
+        self._line("warning: ", message, "yellow")
+
+    def error(self, message: str) -> None:
+        """An error the loop survives."""
+        self._line("error: ", message, "bold red")
+
+    def output(self, line: bytes, *, prefix: str = "") -> None:
+        """Echo one line of a child's output and update the status from it."""
+        text = line.decode("utf-8", errors="replace")
+        if not prefix:
+            self.status = parse_agent_line(text, self.status)
+        if self.live:
+            self._console.print(Text(prefix + text.rstrip("\n")), markup=False)
+            self.refresh()
+        else:
+            self._out.write(prefix + text if text.endswith("\n") else prefix + text + "\n")
+            self._out.flush()
+
+    # -- live status line -----------------------------------------------------------------
+    def start_iteration(self, iteration: int, max_iterations: int) -> None:
+        """A new agent run begins."""
+        self.iteration, self.max_iterations = iteration, max_iterations
+        self.status = AgentStatus()
+        self._started = time.monotonic()
+        if self.live and self._live is None:
+            self._live = Live(
+                self._render(), console=self._console, auto_refresh=False, transient=True
+            )
+            self._live.start()
+
+    def _render(self) -> Text:
+        most = str(self.max_iterations) if self.max_iterations else "∞"
+        tool = self.status.last_tool or "-"
+        return Text(
+            f"iteration {self.iteration}/{most}  {_elapsed(time.monotonic() - self._started)}"
+            f"  last tool: {tool}  tokens: {self.status.tokens}",
+            style="bold",
+        )
+
+    def refresh(self) -> None:
+        """Redraw the status line (called by the loop's ticker and on agent output)."""
+        if self._live is not None:
+            self._live.update(self._render(), refresh=True)
+
+    def end_iteration(self) -> None:
+        """The agent run is over: remove the status line."""
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+    # -- summary ----------------------------------------------------------------------------
+    def summary(self, record: RunRecord) -> None:
+        """The end-of-run table."""
+        self.end_iteration()
+        if not self.live:
+            t = record.totals
+            self._line(
+                "",
+                f"finished: {record.finish_type} (exit {record.exit_code}); "
+                f"iterations {t.iterations}, commits {t.commits}, tokens {t.tokens}, "
+                f"{_elapsed(t.active_seconds)}",
+                "",
+            )
+            for it in record.iterations:
+                self._line(
+                    "",
+                    f"  #{it.number}: {'skipped' if it.skipped else f'exit {it.exit_code}'}"
+                    f" final={it.final_reason} {it.duration:.1f}s commits={it.commits}"
+                    f" -> {it.decision}",
+                    "",
+                )
+            return
+        table = Table(title=f"run {record.run_id}: {record.finish_type}")
+        for col in ("#", "exit", "final", "time", "tokens", "commits", "decision"):
+            table.add_column(col)
+        for it in record.iterations:
+            table.add_row(
+                str(it.number),
+                "skipped" if it.skipped else str(it.exit_code),
+                it.final_reason or "-",
+                f"{it.duration:.1f}s",
+                str(it.tokens),
+                str(it.commits),
+                it.decision,
+            )
+        t = record.totals
+        table.add_row(
+            "total", "", "", _elapsed(t.active_seconds), str(t.tokens), str(t.commits), ""
+        )
+        self._console.print(table)

@@ -1,0 +1,100 @@
+"""Git facts for the finish decision: commits made and whether the work tree changed.
+
+Everything goes through ``git`` subprocesses (``trio.run_process``). The supervisor's own
+records, the agent's ``convergence.json`` and session transcripts change every iteration and
+are excluded, or no iteration would ever look idle. A content change to a file that is already
+modified is seen through ``git diff``; untracked files are compared by size and mtime.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import trio
+
+__all__ = ["GitSnapshot", "commits_between", "git_snapshot"]
+
+_ALWAYS_EXCLUDED = (".forgeflare/convergence.json", ".forgeflare/convergence.json.tmp", ".entire")
+
+
+@dataclass(frozen=True, slots=True)
+class GitSnapshot:
+    """HEAD (``None`` before the first commit) and a digest of the work tree's changes."""
+
+    head: str | None
+    tree_digest: str
+
+
+async def _git(cwd: Path, *args: str) -> tuple[int, bytes]:
+    try:
+        done = await trio.run_process(
+            ["git", *args],
+            cwd=str(cwd),
+            capture_stdout=True,
+            capture_stderr=True,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    except OSError:
+        return 127, b""  # no git installed: treated as "not a repository"
+    return done.returncode, done.stdout
+
+
+def _pathspec(project_dir: Path, excluded: tuple[Path, ...]) -> list[str]:
+    spec = ["--", "."]
+    for rel in _ALWAYS_EXCLUDED:
+        spec.append(f":(exclude){rel}")
+    for path in excluded:
+        try:
+            rel_path = path.resolve().relative_to(project_dir.resolve())
+        except ValueError:
+            continue  # outside the project: git does not see it anyway
+        spec.append(f":(exclude){rel_path.as_posix()}")
+    return spec
+
+
+async def git_snapshot(project_dir: Path, *, excluded: tuple[Path, ...] = ()) -> GitSnapshot | None:
+    """The state of ``project_dir``'s repository, or ``None`` when it is not in one."""
+    code, out = await _git(project_dir, "rev-parse", "--is-inside-work-tree")
+    if code != 0 or out.strip() != b"true":
+        return None
+    code, out = await _git(project_dir, "rev-parse", "--verify", "--quiet", "HEAD")
+    head = out.strip().decode() if code == 0 and out.strip() else None
+    spec = _pathspec(project_dir, excluded)
+    digest = hashlib.sha256()
+    for args in (
+        ("status", "--porcelain=v1", "-z", "--untracked-files=all", *spec),
+        ("diff", "--binary", "--no-color", *spec),
+        ("diff", "--cached", "--binary", "--no-color", *spec),
+    ):
+        _code, out = await _git(project_dir, *args)
+        digest.update(out)
+        digest.update(b"\0\0")
+    _code, out = await _git(project_dir, "ls-files", "-o", "--exclude-standard", "-z", *spec)
+    for name in out.split(b"\0"):
+        if not name:
+            continue
+        try:
+            st = os.stat(project_dir / os.fsdecode(name))
+        except OSError:
+            continue
+        digest.update(name + f":{st.st_size}:{st.st_mtime_ns}\0".encode())
+    return GitSnapshot(head=head, tree_digest=digest.hexdigest())
+
+
+async def commits_between(project_dir: Path, before: str | None, after: str | None) -> int:
+    """How many commits ``after`` has that ``before`` has not (0 when unknown)."""
+    if after is None or after == before:
+        return 0
+    rng = after if before is None else f"{before}..{after}"
+    code, out = await _git(project_dir, "rev-list", "--count", rng)
+    if code != 0:
+        return 1  # history rewritten (reset/rebase): HEAD moved, count it as one
+    try:
+        return int(out.strip())
+    except ValueError:
+        return 0

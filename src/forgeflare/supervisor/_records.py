@@ -1,0 +1,209 @@
+"""Run records: ``.fresher/runs/<run-id>/`` with run.json, events.jsonl and iteration logs.
+
+``run.json`` is rewritten atomically after every iteration and hook, so a supervisor killed
+with ``kill -9`` leaves a readable record; ``finished_at`` stays ``null`` and ``--resume``
+picks that run up. ``events.jsonl`` gets one JSON object per line, one per lifecycle hook run
+and one per iteration (plus ``run_started``, ``run_resumed`` and ``run_finished``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from forgeflare._errors import ForgeflareError
+from forgeflare._fsutil import atomic_write_text
+
+__all__ = [
+    "HookRecord",
+    "InProgress",
+    "IterationRecord",
+    "RecordError",
+    "RunRecord",
+    "RunStore",
+    "Totals",
+    "find_resumable",
+    "new_run_id",
+    "orphan_group",
+    "utc_now",
+]
+
+
+class RecordError(ForgeflareError):
+    """A run record cannot be written or read (e.g. ``--resume`` with no unfinished run)."""
+
+
+def utc_now() -> str:
+    """Now, ISO 8601 in UTC with a ``Z``."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def new_run_id() -> str:
+    """A run id that sorts by start time: ``20260213-193000-1a2b``."""
+    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(2)
+
+
+class HookRecord(BaseModel):
+    """One lifecycle hook run."""
+
+    name: str
+    status: str
+    exit_code: int | None = None
+    duration: float = 0.0
+    iteration: int = 0
+
+
+class IterationRecord(BaseModel):
+    """One iteration."""
+
+    number: int
+    started_at: str
+    duration: float = 0.0
+    skipped: bool = False
+    exit_code: int | None = None
+    """The agent's exit status in shell convention (124 timeout, 128+N signal N)."""
+    timed_out: bool = False
+    final_reason: str | None = None
+    observations: list[dict[str, Any]] = Field(default_factory=list)
+    tokens: int = 0
+    commits: int = 0
+    changed: bool | None = None
+    plan_unchecked: int | None = None
+    next_iteration_hook: HookRecord | None = None
+    decision: str = "continue"
+
+
+class Totals(BaseModel):
+    """Sums over the run."""
+
+    iterations: int = 0
+    """Iterations in which the agent ran (skipped ones are not counted)."""
+    commits: int = 0
+    tokens: int = 0
+    active_seconds: float = 0.0
+    """Wall-clock time the supervisor ran this loop (across resumes)."""
+
+
+class InProgress(BaseModel):
+    """The iteration running now (so that a resumed supervisor can clean up after it)."""
+
+    number: int
+    agent_pid: int | None = None
+    started_at: str = ""
+
+
+class RunRecord(BaseModel):
+    """``run.json``."""
+
+    run_id: str
+    mode: str
+    project_dir: str
+    started_at: str
+    max_iterations: int = 0
+    finished_at: str | None = None
+    finish_type: str | None = None
+    exit_code: int | None = None
+    resumes: int = 0
+    iterations: list[IterationRecord] = Field(default_factory=list)
+    hooks: list[HookRecord] = Field(default_factory=list)
+    """started and finished hook runs (next_iteration runs are in their iteration)."""
+    totals: Totals = Field(default_factory=Totals)
+    current: InProgress | None = None
+    streaks: dict[str, int] = Field(default_factory=dict)
+    """The finish decision's streaks (errors, blocked, skips), so that a resume keeps them."""
+
+    @property
+    def iterations_done(self) -> int:
+        """The number of the last finished iteration, skipped or not."""
+        return self.iterations[-1].number if self.iterations else 0
+
+
+class RunStore:
+    """The folder of one run."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.dir = run_dir
+
+    @property
+    def run_json(self) -> Path:
+        """Path of run.json."""
+        return self.dir / "run.json"
+
+    def iteration_log(self, number: int) -> Path:
+        """Path of an iteration's log (agent stdout and stderr)."""
+        return self.dir / f"iteration-{number:03d}.log"
+
+    def create(self) -> None:
+        """Make the folder."""
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise RecordError(f"{self.dir}: cannot create run folder: {exc.strerror}") from exc
+
+    def save(self, record: RunRecord) -> None:
+        """Rewrite run.json atomically."""
+        try:
+            atomic_write_text(self.run_json, record.model_dump_json(indent=2) + "\n")
+        except OSError as exc:
+            raise RecordError(f"{self.run_json}: cannot write: {exc.strerror}") from exc
+
+    def event(self, kind: str, **fields: Any) -> None:
+        """Append one line to events.jsonl."""
+        line = json.dumps({"ts": utc_now(), "event": kind, **fields}, default=str)
+        try:
+            with open(self.dir / "events.jsonl", "a", encoding="utf-8") as fh:
+                fh.write(line + "\n")
+        except OSError as exc:
+            raise RecordError(f"{self.dir / 'events.jsonl'}: cannot write: {exc.strerror}") from exc
+
+    def load(self) -> RunRecord:
+        """Read run.json."""
+        try:
+            return RunRecord.model_validate_json(self.run_json.read_text(encoding="utf-8"))
+        except (OSError, ValidationError, ValueError) as exc:
+            raise RecordError(f"{self.run_json}: not a readable run record: {exc}") from exc
+
+
+def find_resumable(log_root: Path) -> RunStore | None:
+    """The newest run under ``log_root`` that has no ``finished_at``."""
+    if not log_root.is_dir():
+        return None
+    for entry in sorted(log_root.iterdir(), key=lambda p: p.name, reverse=True):
+        store = RunStore(entry)
+        if not store.run_json.is_file():
+            continue
+        try:
+            record = store.load()
+        except RecordError:
+            continue
+        if record.finished_at is None:
+            return store
+    return None
+
+
+def orphan_group(record: RunRecord) -> int | None:
+    """The process group of an agent a killed supervisor left running, if it is still ours.
+
+    The group is only trusted when its leader still runs with this run's ``FRESHER_RUN_ID`` in
+    its environment: a recycled pid must never be signalled.
+    """
+    if record.current is None or record.current.agent_pid is None:
+        return None
+    pid = record.current.agent_pid
+    try:
+        environ = Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return None
+    marker = f"FRESHER_RUN_ID={record.run_id}".encode()
+    if marker not in environ.split(b"\0"):
+        return None
+    try:
+        return os.getpgid(pid)
+    except OSError:
+        return None
