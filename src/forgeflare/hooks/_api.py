@@ -174,7 +174,7 @@ def _matcher(
         return None, match
     if isinstance(match, str):
         match = [match]
-    names = list(match)
+    names = list(match) if isinstance(match, list | tuple | set | frozenset) else []
     if not names or not all(isinstance(n, str) and n for n in names):
         raise HookRegistrationError(
             f"hook {name!r} ({event}): match must be a tool name, a list of names or a "
