@@ -81,11 +81,15 @@ def test_matchers() -> None:
         return None
 
     exact = make_hook(noop, "PreToolUse", match="Bash")
-    assert exact.matches("Bash") and not exact.matches("BashScript")
+    assert exact.matches("Bash")
+    assert not exact.matches("BashScript")
     several = make_hook(noop, "PostToolUse", match=["Read", "Grep"])
-    assert several.matches("Grep") and not several.matches("Bash")
+    assert several.matches("Grep")
+    assert not several.matches("Bash")
     regex = make_hook(noop, "PreToolUse", match=re.compile("Re.*|Edit"))
-    assert regex.matches("Read") and regex.matches("Edit") and not regex.matches("XRead")
+    assert regex.matches("Read")
+    assert regex.matches("Edit")
+    assert not regex.matches("XRead")
     anything = make_hook(noop, "PreToolUse")
     assert anything.matches("Whatever")
 
@@ -230,5 +234,5 @@ def test_entry_point_hooks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
 
 def test_entry_point_that_cannot_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _fake_distribution(tmp_path, monkeypatch, "missing_attribute")
-    with pytest.raises(HookRegistrationError, match="entry point 'fake'.*cannot load"):
+    with pytest.raises(HookRegistrationError, match=r"entry point 'fake'.*cannot load"):
         load_entry_point_hooks()

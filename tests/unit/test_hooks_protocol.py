@@ -86,7 +86,8 @@ def test_truncation_properties(text: str) -> None:
         return
     head, total, tail = _split(out)
     assert int(total) == len(data)
-    assert data.startswith(head) and data.endswith(tail)
+    assert data.startswith(head)
+    assert data.endswith(tail)
     assert 2557 <= len(head) <= 2560
     assert 2560 <= len(tail) <= 2563
     # Both parts decode: no character was split.
@@ -206,7 +207,8 @@ def test_post_outputs() -> None:
 def test_stop_unrecognised_action_is_continue_with_note() -> None:
     r = interpret_stop(_ok({"action": "signal"}))
     assert r.outcome == "continue"
-    assert r.note is not None and "'signal'" in r.note
+    assert r.note is not None
+    assert "'signal'" in r.note
     assert interpret_stop(_ok({"action": "continue"})).note is None
     assert interpret_stop(_ok(b"{")).outcome == "invalid_json"
 
