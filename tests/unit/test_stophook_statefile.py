@@ -1,0 +1,204 @@
+"""Parsing and rendering of the two state formats, timestamps, and the lock."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from forgeflare.supervisor.stophook import (
+    Corrupt,
+    Event,
+    Frame,
+    LoopRecord,
+    Mode,
+    StateLockTimeout,
+    parse_json_state,
+    parse_markdown_state,
+    render_json_state,
+)
+from forgeflare.supervisor.stophook._statefile import (
+    parse_timestamp,
+    render_markdown_state,
+    state_lock,
+)
+
+T0 = datetime(2026, 1, 1, 10, 0, 0, tzinfo=UTC)
+
+
+def doc(**overrides: object) -> str:
+    base: dict[str, object] = {
+        "schema": 1,
+        "event": "STATE",
+        "run_id": "abc",
+        "updated_at": "2026-01-01T10:00:00Z",
+        "stack": [{"mode": "loop", "iter": 2, "max": 5, "prompt": "p"}],
+    }
+    base.update(overrides)
+    return json.dumps({k: v for k, v in base.items() if v is not ...})
+
+
+def test_json_round_trip() -> None:
+    parsed = parse_json_state(doc())
+    assert parsed == LoopRecord(Event.STATE, "abc", T0, (Frame(Mode.LOOP, 2, 5, "p"),))
+    assert parse_json_state(render_json_state(parsed)) == parsed
+
+
+@pytest.mark.parametrize(
+    "value", ["2026-01-01T10:00:00Z", "2026-01-01T10:00:00+00:00", "2026-01-01T11:00:00+01:00"]
+)
+def test_timestamps_in_both_utc_spellings(value: str) -> None:
+    assert parse_timestamp(value) == T0
+
+
+def test_naive_timestamp_is_utc_and_garbage_is_none() -> None:
+    assert parse_timestamp("2026-01-01T10:00:00") == T0
+    assert parse_timestamp("yesterday") is None
+    assert parse_timestamp(12) is None
+
+
+def test_numeric_strings_are_accepted_like_jq_did() -> None:
+    parsed = parse_json_state(doc(stack=[{"mode": "issue", "iter": "3", "max": "7"}]))
+    assert isinstance(parsed, LoopRecord)
+    assert parsed.stack == (Frame(Mode.ISSUE, 3, 7, ""),)
+
+
+def test_missing_run_id_and_null_prompt_use_safe_defaults() -> None:
+    parsed = parse_json_state(
+        doc(run_id=..., stack=[{"mode": "loop", "iter": 1, "max": 2, "prompt": None}])
+    )
+    assert isinstance(parsed, LoopRecord)
+    assert (parsed.run_id, parsed.stack[0].prompt) == ("", "")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{not json",
+        "[]",
+        doc(schema=...),
+        doc(schema=2),
+        doc(event="PAUSE"),
+        doc(updated_at=...),
+        doc(updated_at="soon"),
+        doc(stack=...),
+        doc(stack="x"),
+        doc(stack=[3]),
+        doc(stack=[{"mode": "loop", "iter": "three", "max": 5}]),
+        doc(stack=[{"mode": "loop", "iter": 1, "max": "lots"}]),
+        doc(stack=[{"mode": "loop", "iter": -1, "max": 5}]),
+        doc(stack=[{"mode": "loop", "iter": 1, "max": 0}]),
+        doc(stack=[{"mode": "loop", "iter": True, "max": 5}]),
+        doc(stack=[{"mode": "loop", "max": 5}]),
+        doc(stack=[{"mode": "spin", "iter": 1, "max": 5}]),
+        doc(stack=[{"mode": "loop", "iter": 1, "max": 5, "prompt": 7}]),
+        doc(run_id=5),
+    ],
+)
+def test_corrupted_json(text: str) -> None:
+    assert isinstance(parse_json_state(text), Corrupt)
+
+
+MD = """---
+active: true
+mode: issue
+iteration: 3
+max_iterations: 10
+completion_promise: "DONE"  # kept as is
+---
+
+Fix issue 12, then stop.
+"""
+
+
+def test_markdown_parse_and_in_place_update() -> None:
+    parsed = parse_markdown_state(MD, T0)
+    assert parsed == LoopRecord(
+        Event.STATE, "", T0, (Frame(Mode.ISSUE, 3, 10, "Fix issue 12, then stop."),)
+    )
+    assert isinstance(parsed, LoopRecord)
+    later = LoopRecord(Event.STATE, "", T0, (Frame(Mode.ISSUE, 4, 10, "ignored"),))
+    assert render_markdown_state(MD, later) == MD.replace("iteration: 3", "iteration: 4")
+
+
+def test_markdown_updated_at_and_quotes() -> None:
+    text = (
+        "---\nactive: \"true\"\niteration: '1'\nmax_iterations: 2\n"
+        "updated_at: 2026-01-01T10:00:00+00:00\n---\nbody"
+    )
+    parsed = parse_markdown_state(text, T0 + timedelta(days=9))
+    assert isinstance(parsed, LoopRecord)
+    assert parsed.updated_at == T0  # the front matter wins over the mtime
+    assert parsed.stack[0].mode is Mode.LOOP  # mode defaults to loop
+    later = LoopRecord(Event.STATE, "", T0 + timedelta(hours=1), (Frame(Mode.LOOP, 2, 2),))
+    out = render_markdown_state(text, later)
+    assert "iteration: 2\n" in out
+    assert "updated_at: 2026-01-01T11:00:00Z\n" in out
+    assert out.endswith("---\nbody")
+
+
+def test_markdown_inactive_is_done() -> None:
+    parsed = parse_markdown_state(MD.replace("active: true", "active: false"), T0)
+    assert isinstance(parsed, LoopRecord)
+    assert parsed.event is Event.DONE
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "no front matter",
+        "---\nactive: true\niteration: 1\n",
+        "---\nactive: maybe\niteration: 1\nmax_iterations: 3\n---\n",
+        "---\niteration: x\nmax_iterations: 3\n---\n",
+        "---\niteration: 1\n---\n",
+        "---\niteration: 1\nmax_iterations: 3\nupdated_at: later\n---\n",
+        "---\njust words\n---\n",
+    ],
+)
+def test_corrupted_markdown(text: str) -> None:
+    assert isinstance(parse_markdown_state(text, T0), Corrupt)
+
+
+frames = st.builds(
+    Frame,
+    mode=st.sampled_from(list(Mode)),
+    iter=st.integers(0, 10**6),
+    max=st.integers(1, 10**6),
+    prompt=st.text(max_size=40),
+)
+
+
+@given(
+    st.sampled_from(list(Event)),
+    st.text(max_size=12),
+    st.datetimes(min_value=datetime(2000, 1, 1), timezones=st.just(UTC)),
+    st.lists(frames, max_size=3),
+)
+def test_json_render_parse_round_trip(
+    event: Event, run_id: str, moment: datetime, stack: list[Frame]
+) -> None:
+    moment = moment.replace(microsecond=0)
+    rec = LoopRecord(event, run_id, moment, tuple(stack))
+    assert parse_json_state(render_json_state(rec)) == rec
+
+
+@given(st.text(max_size=200))
+def test_parsers_never_raise(text: str) -> None:
+    assert parse_json_state(text) is not None
+    assert parse_markdown_state(text, T0) is not None
+
+
+def test_lock_times_out_instead_of_hanging(tmp_path: Path) -> None:
+    lock = tmp_path / "s.lock"
+    # flock locks belong to the open file description: a second open conflicts.
+    with (
+        state_lock(lock),
+        pytest.raises(StateLockTimeout, match="lock still held"),
+        state_lock(lock, timeout=0.05),
+    ):
+        pass
