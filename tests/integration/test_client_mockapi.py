@@ -235,3 +235,20 @@ async def test_slow_headers_hit_the_read_timeout(mock_api: MockAPI) -> None:
     async with MessagesClient(base_url=server.url, api_key=None, read_timeout=0.3) as client:
         with trio.fail_after(15), pytest.raises(APITimeoutError, match="did not answer"):
             await client.stream(REQUEST)
+
+
+async def test_overall_timeout_ends_a_slow_but_live_stream(mock_api: MockAPI) -> None:
+    # Events keep arriving (so the read timeout never fires) but too slowly to finish in time.
+    slow = {
+        "content": [{"type": "text", "text": "x" * 400}],
+        "chunk_chars": 1,
+        "event_delay_ms": 50,
+    }
+    server = mock_api({"responses": [slow]})
+    async with MessagesClient(
+        base_url=server.url, api_key=None, read_timeout=5, total_timeout=0.5
+    ) as client:
+        seen: list[str] = []
+        with trio.fail_after(15), pytest.raises(APITimeoutError, match=r"within 0\.5s"):
+            await client.stream(REQUEST, on_text=seen.append)
+    assert seen  # it had been streaming

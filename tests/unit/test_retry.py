@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import httpx
@@ -247,6 +247,26 @@ async def test_mid_stream_error_retries_from_the_beginning() -> None:
     assert h.text == ["partial", "Done."]
     assert h.log == [
         "[retry] Attempt 1/4: API stream error overloaded_error: Over — waiting 2s",
+        "[retry] Retrying from beginning of response...",
+    ]
+
+
+async def _stall_then_timeout(prefix: bytes) -> AsyncIterator[bytes]:
+    yield prefix
+    raise httpx.ReadTimeout("stalled")
+
+
+async def test_timeout_after_text_was_shown_retries_from_the_beginning() -> None:
+    def stalled(request: httpx.Request) -> httpx.Response:
+        head = good_stream("partial").split(b"event: content_block_stop")[0]
+        return httpx.Response(200, headers=SSE_HEADERS, content=_stall_then_timeout(head))
+
+    h = Harness([stalled, respond(body=good_stream())])
+    await h.send()
+    assert h.text == ["partial", "Done."]
+    assert h.log == [
+        "[retry] Attempt 1/4: API stream stalled: no data from http://api.test/v1/messages "
+        "for 120s — waiting 2s",
         "[retry] Retrying from beginning of response...",
     ]
 

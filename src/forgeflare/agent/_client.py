@@ -121,13 +121,15 @@ def status_error(status: int, headers: Mapping[str, str], body: str) -> APIStatu
     )
 
 
-def _translate(exc: httpx.HTTPError, *, url: str, streaming: bool) -> APIError:
+def _translate(
+    exc: httpx.HTTPError, *, url: str, streaming: bool, timeout: httpx.Timeout
+) -> APIError:
     """The most specific :class:`APIError` for an httpx failure."""
     if isinstance(exc, httpx.ConnectTimeout):
-        return APITimeoutError(f"connecting to {url} timed out")
+        return APITimeoutError(f"connecting to {url} timed out after {timeout.connect:g}s")
     if isinstance(exc, httpx.ReadTimeout):
         what = "API stream stalled" if streaming else "API did not answer"
-        return APITimeoutError(f"{what}: no data from {url} within the read timeout")
+        return APITimeoutError(f"{what}: no data from {url} for {timeout.read:g}s")
     if isinstance(exc, httpx.TimeoutException):
         return APITimeoutError(f"request to {url} timed out ({type(exc).__name__})")
     if isinstance(exc, httpx.UnsupportedProtocol | httpx.LocalProtocolError):
@@ -168,11 +170,11 @@ class MessagesClient:
         }
         if api_key:
             headers["x-api-key"] = api_key
-        timeout = httpx.Timeout(
+        self._timeout = httpx.Timeout(
             connect=connect_timeout, read=read_timeout, write=read_timeout, pool=connect_timeout
         )
         self._http = httpx.AsyncClient(
-            headers=headers, timeout=timeout, transport=transport, follow_redirects=False
+            headers=headers, timeout=self._timeout, transport=transport, follow_redirects=False
         )
 
     async def __aenter__(self) -> MessagesClient:
@@ -239,7 +241,7 @@ class MessagesClient:
                         break
                 return accumulator.result()
         except httpx.HTTPError as exc:
-            raise _translate(exc, url=self.url, streaming=streaming) from exc
+            raise _translate(exc, url=self.url, streaming=streaming, timeout=self._timeout) from exc
 
     @staticmethod
     async def _read_capped(response: httpx.Response) -> bytes:
