@@ -151,7 +151,9 @@ def _rg_lines(
         case[case_sensitive],
     ]
     if file_type:
-        args += ["--type", file_type]
+        # A --type filter lets hidden files back in (ripgrep whitelists what it selects);
+        # skipping them keeps -t consistent with plain searches.
+        args += ["--type", file_type, "--glob", "!.*"]
     # -e and --: a pattern or path starting with '-' is never taken for an option.
     args += ["-e", pattern, "--"]
     if path is not None:
