@@ -253,6 +253,8 @@ async def test_connection_dropped_mid_stream_is_stream_transient() -> None:
     ("exc", "expected"),
     [
         (httpx.ConnectError("refused"), APIConnectionError),
+        (httpx.ConnectError(""), APIConnectionError),
+        (httpx.ConnectError("two\nlines"), APIConnectionError),
         (httpx.ConnectTimeout("slow"), APITimeoutError),
         (httpx.ReadTimeout("slow"), APITimeoutError),
         (httpx.PoolTimeout("slow"), APITimeoutError),
@@ -272,6 +274,8 @@ async def test_transport_errors_are_translated(
         with pytest.raises(expected) as info:
             await client.stream(REQUEST)
     assert info.value.__cause__ is exc
+    assert "\n" not in str(info.value)
+    assert not str(info.value).endswith(": ")
 
 
 async def test_unsupported_scheme_is_a_permanent_request_error() -> None:

@@ -306,6 +306,13 @@ def test_error_event_is_classified(error_type: str, transient: bool) -> None:
     assert info.value.transient is transient
 
 
+def test_error_event_message_is_one_line() -> None:
+    stream = start() + ev("error", error={"type": "api_error", "message": "line one\n  line two"})
+    with pytest.raises(StreamTransientError) as info:
+        parse_sse_bytes([stream])
+    assert str(info.value) == "API stream error api_error: line one line two"
+
+
 def test_error_event_without_error_object_is_permanent() -> None:
     with pytest.raises(StreamParseError, match="without an error object"):
         parse_sse_bytes([start() + ev("error", message="?")])

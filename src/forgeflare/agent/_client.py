@@ -121,10 +121,14 @@ def status_error(status: int, headers: Mapping[str, str], body: str) -> APIStatu
     )
 
 
+def _describe(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
 def _translate(
     exc: httpx.HTTPError, *, url: str, streaming: bool, timeout: httpx.Timeout
 ) -> APIError:
-    """The most specific :class:`APIError` for an httpx failure."""
+    """The most specific :class:`APIError` for an httpx failure (its message on one line)."""
     if isinstance(exc, httpx.ConnectTimeout):
         return APITimeoutError(f"connecting to {url} timed out after {timeout.connect:g}s")
     if isinstance(exc, httpx.ReadTimeout):
@@ -133,12 +137,12 @@ def _translate(
     if isinstance(exc, httpx.TimeoutException):
         return APITimeoutError(f"request to {url} timed out ({type(exc).__name__})")
     if isinstance(exc, httpx.UnsupportedProtocol | httpx.LocalProtocolError):
-        return APIRequestError(f"cannot send a request to {url}: {exc}")
+        return APIRequestError(f"cannot send a request to {url}: {_describe(exc)}")
     if isinstance(exc, httpx.TransportError):
         if streaming:
-            return StreamTransientError(f"API stream from {url} broke off: {exc or type(exc)}")
-        return APIConnectionError(f"cannot connect to {url}: {exc or type(exc).__name__}")
-    return APIRequestError(f"request to {url} failed: {exc or type(exc).__name__}")
+            return StreamTransientError(f"API stream from {url} broke off: {_describe(exc)}")
+        return APIConnectionError(f"cannot connect to {url}: {_describe(exc)}")
+    return APIRequestError(f"request to {url} failed: {_describe(exc)}")
 
 
 class MessagesClient:

@@ -118,7 +118,7 @@ def stream_error_from_event(payload: dict[str, Any]) -> APIError:
     if not isinstance(error, dict):
         return StreamParseError(f"API stream error event without an error object: {payload}")
     error_type = str(error.get("type", "unknown_error"))
-    message = str(error.get("message", "")).strip() or "(no message)"
+    message = " ".join(str(error.get("message", "")).split()) or "(no message)"
     text = f"API stream error {error_type}: {message}"
     if error_type in _TRANSIENT_EVENT_ERRORS:
         return StreamTransientError(text)
