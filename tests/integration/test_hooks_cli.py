@@ -1,0 +1,86 @@
+"""``forgeflare hooks validate|test|schema`` as a user runs them (real subprocesses)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import tomli_w
+
+SCRIPTS = Path(__file__).resolve().parents[1] / "hook_scripts"
+
+
+def forgeflare(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "forgeflare", "hooks", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def write_hooks(root: Path, *entries: dict[str, object]) -> Path:
+    path = root / ".forgeflare" / "hooks.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(tomli_w.dumps({"hooks": list(entries)}))
+    return path
+
+
+def test_validate_ok_and_errors(tmp_path: Path) -> None:
+    write_hooks(
+        tmp_path,
+        {"event": "PreToolUse", "command": "a.sh"},
+        {"event": "Stop", "command": "b.sh"},
+    )
+    ok = forgeflare(tmp_path, "validate")
+    assert (ok.returncode, ok.stdout.strip()) == (0, "OK: 2 hooks")
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[hooks]]\nevent = "PreTool"\ncommand = "x"\n')
+    out = forgeflare(tmp_path, "validate", str(bad))
+    assert out.returncode == 1
+    assert out.stderr.strip().splitlines() == [
+        f"forgeflare: error: {bad}: hooks[0] (event 'PreTool'): unknown event; "
+        "expected PreToolUse, PostToolUse or Stop"
+    ]
+    missing = forgeflare(tmp_path, "validate", "nope.toml")
+    assert missing.returncode == 1
+    assert "nope.toml: no such file" in missing.stderr
+
+
+def test_test_command_shows_each_hook(tmp_path: Path) -> None:
+    write_hooks(
+        tmp_path,
+        {"event": "PreToolUse", "match_tool": "Bash", "command": f"{SCRIPTS}/ralph-guard.sh"},
+        {"event": "PreToolUse", "phase": "observe", "command": "exit 5"},
+    )
+    out = forgeflare(tmp_path, "test", "PreToolUse", "--tool", "Bash", "--input",
+                     '{"command": "rm -rf /"}')  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()  # a pipe: plain lines, no table
+    guard = lines[0].split("\t")
+    assert guard[0] == "PreToolUse/guard"
+    assert guard[2] == "block"
+    assert guard[3].endswith(" ms")
+    assert guard[4] == "destructive command detected"
+    observe = lines[1].split("\t")
+    assert observe[:3] == ["PreToolUse/observe", "exit 5", "crash"]
+    assert "exit code 5" in observe[4]
+    assert lines[-1].startswith("result: Block(")
+    assert not (tmp_path / ".forgeflare" / "convergence.json").exists()
+
+    bad = forgeflare(tmp_path, "test", "PreToolUse", "--input", "[1]")
+    assert bad.returncode == 1
+    assert "--input: must be a JSON object" in bad.stderr
+
+
+def test_schema_is_json_with_descriptions(tmp_path: Path) -> None:
+    out = forgeflare(tmp_path, "schema")
+    assert out.returncode == 0
+    schema = json.loads(out.stdout)
+    props = schema["$defs"]["HookConfig"]["properties"]
+    assert "exact match" in props["match_tool"]["description"]
+    assert schema["additionalProperties"] is False
