@@ -285,6 +285,13 @@ async def test_unsupported_scheme_is_a_permanent_request_error() -> None:
     assert not info.value.transient
 
 
+async def test_invalid_url_is_a_permanent_request_error() -> None:
+    async with MessagesClient(base_url="http://a\x00b", api_key=None) as client:
+        with pytest.raises(APIRequestError, match="non-printable") as info:
+            await client.stream(REQUEST)
+    assert not info.value.transient
+
+
 async def test_refused_connection_over_real_loopback() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

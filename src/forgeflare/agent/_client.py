@@ -126,7 +126,7 @@ def _describe(exc: BaseException) -> str:
 
 
 def _translate(
-    exc: httpx.HTTPError, *, url: str, streaming: bool, timeout: httpx.Timeout
+    exc: httpx.HTTPError | httpx.InvalidURL, *, url: str, streaming: bool, timeout: httpx.Timeout
 ) -> APIError:
     """The most specific :class:`APIError` for an httpx failure (its message on one line)."""
     if isinstance(exc, httpx.ConnectTimeout):
@@ -244,7 +244,7 @@ class MessagesClient:
                     if accumulator.feed(event, data):
                         break
                 return accumulator.result()
-        except httpx.HTTPError as exc:
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:  # InvalidURL is no HTTPError
             raise _translate(exc, url=self.url, streaming=streaming, timeout=self._timeout) from exc
 
     @staticmethod
