@@ -17,7 +17,7 @@ from pathlib import Path
 
 from forgeflare.supervisor.stophook._errors import StopHookError
 from forgeflare.supervisor.stophook._machine import Decision, Phase, transition
-from forgeflare.supervisor.stophook._statefile import any_state, open_state
+from forgeflare.supervisor.stophook._statefile import LOCK_TIMEOUT_S, any_state, open_state
 from forgeflare.supervisor.stophook._transcript import last_assistant_text
 
 __all__ = ["DISABLE_ENV", "DISABLE_FILE", "HookOutcome", "run_hook"]
@@ -69,9 +69,18 @@ def _last_text(payload: Mapping[str, object]) -> tuple[str | None, str]:
 
 
 def run_hook(
-    stdin_text: str, *, environ: Mapping[str, str], cwd: Path, now: datetime
+    stdin_text: str,
+    *,
+    environ: Mapping[str, str],
+    cwd: Path,
+    now: datetime,
+    lock_timeout: float = LOCK_TIMEOUT_S,
 ) -> HookOutcome:
-    """Handle one Stop event. Never raises for bad input or state: it fails open."""
+    """Handle one Stop event. Never raises for bad input or state: it fails open.
+
+    ``cwd`` is the project when the Stop input names no existing ``cwd``; ``now`` must be
+    timezone-aware.
+    """
     if environ.get(DISABLE_ENV) == "1":
         return HookOutcome()
     try:
@@ -89,7 +98,7 @@ def run_hook(
     # Read the transcript before taking the lock: it can be the slowest step.
     text, text_note = _last_text(payload)
     try:
-        with open_state(project) as session:
+        with open_state(project, timeout=lock_timeout) as session:
             if session is None:
                 return HookOutcome()
             new_state, decision = transition(session.state, text, now)

@@ -41,6 +41,7 @@ from forgeflare.supervisor.stophook._signals import Mode
 
 __all__ = [
     "JSON_STATE_RELPATH",
+    "LOCK_TIMEOUT_S",
     "MARKDOWN_STATE_RELPATH",
     "SCHEMA_VERSION",
     "MarkdownLoop",

@@ -1,0 +1,252 @@
+"""``forgeflare stop-hook`` as Claude Code runs it: a real process, Stop JSON on stdin."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SPEC_LINE = (
+    "[ITERATION {n}/{max}] Continue working on the task. Check your progress and either "
+    "complete the task or keep iterating."
+)
+SIG = "<loop-done>COMPLETE</loop-done>"
+
+
+def now_iso(delta_s: float = 0, *, suffix: str = "Z") -> str:
+    moment = datetime.now(UTC) - timedelta(seconds=delta_s)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S") + ("Z" if suffix == "Z" else "+00:00")
+
+
+def state_path(project: Path) -> Path:
+    return project / ".forgeflare" / "loop-state.json"
+
+
+def write_state(project: Path, *frames: dict[str, Any], updated_at: str | None = None) -> Path:
+    path = state_path(project)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc = {
+        "schema": 1,
+        "event": "STATE",
+        "run_id": "run1",
+        "updated_at": updated_at or now_iso(),
+        "stack": list(frames),
+    }
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def read_state(project: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(state_path(project).read_text(encoding="utf-8"))
+    return data
+
+
+def stop_input(project: Path, message: str | None, transcript: Path | None = None) -> str:
+    payload: dict[str, Any] = {
+        "session_id": "3f1c2a7e-0000-4000-8000-000000000001",
+        "transcript_path": str(transcript or project / "absent-transcript.jsonl"),
+        "cwd": str(project),
+        "hook_event_name": "Stop",
+        "stop_hook_active": False,
+    }
+    if message is not None:
+        payload["last_assistant_message"] = message
+    return json.dumps(payload)
+
+
+def hook_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "IDLE_LOOP_DISABLE"}
+    env.update(extra)
+    return env
+
+
+HOOK = [sys.executable, "-m", "forgeflare", "stop-hook"]
+
+
+def run_hook(
+    project: Path,
+    message: str | None = "Still working on it.",
+    *,
+    transcript: Path | None = None,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        HOOK,
+        input=stop_input(project, message, transcript),
+        capture_output=True,
+        text=True,
+        env=env or hook_env(),
+        cwd=project,
+        timeout=60,
+        check=False,
+    )
+
+
+def assert_blocked(out: subprocess.CompletedProcess[str], n: int, cap: int, prompt: str) -> None:
+    reason = SPEC_LINE.format(n=n, max=cap) + (f"\n\n{prompt}" if prompt else "")
+    assert out.returncode == 2, out.stderr
+    assert out.stdout == json.dumps({"decision": "block", "reason": reason}) + "\n"
+    assert out.stderr == reason + "\n"
+
+
+def assert_allowed(out: subprocess.CompletedProcess[str], note: str) -> None:
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == ""
+    assert out.stderr.count("\n") == 1
+    assert note in out.stderr
+
+
+def test_block_has_exactly_the_spec_json_then_the_prompt(tmp_path: Path) -> None:
+    write_state(tmp_path, {"mode": "loop", "iter": 1, "max": 3, "prompt": ""})
+    out = run_hook(tmp_path)
+    assert out.returncode == 2
+    assert out.stdout == (
+        '{"decision": "block", "reason": "[ITERATION 2/3] Continue working on the task. '
+        'Check your progress and either complete the task or keep iterating."}\n'
+    )
+    assert read_state(tmp_path)["stack"][0]["iter"] == 2
+
+
+def test_signal_in_code_fence_or_indented_is_ignored_own_line_completes(tmp_path: Path) -> None:
+    write_state(tmp_path, {"mode": "loop", "iter": 1, "max": 5, "prompt": "Fix the build"})
+
+    fenced = f"To finish I will print:\n```\n{SIG}\n```\nnot yet though."
+    assert_blocked(run_hook(tmp_path, fenced), 2, 5, "Fix the build")
+    assert read_state(tmp_path)["stack"][0]["iter"] == 2
+
+    indented = f"The signal looks like this:\n\n    {SIG}\n\nStill going."
+    assert_blocked(run_hook(tmp_path, indented), 3, 5, "Fix the build")
+    assert read_state(tmp_path)["stack"][0]["iter"] == 3
+
+    own_line = f"All green.\n\n{SIG}\n\nSummary: fixed the build."
+    assert_allowed(run_hook(tmp_path, own_line), "loop complete")
+    assert not state_path(tmp_path).exists()
+
+
+def test_long_transcript_signal_before_tool_only_messages(tmp_path: Path) -> None:
+    """A 100 MB transcript: a huge first line (a sparse hole), then the real tail."""
+    transcript = tmp_path / "transcript.jsonl"
+    tail_entries = [
+        {"type": "assistant", "message": {"id": "m1", "role": "assistant", "content": [
+            {"type": "text", "text": f"Everything passes.\n{SIG}"}]}},
+        {"type": "assistant", "message": {"id": "m2", "role": "assistant", "content": [
+            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "git status"}}]}},
+        {"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "clean"}]}},
+    ]  # fmt: skip
+    with open(transcript, "wb") as fh:
+        fh.write(b'{"type": "user", "message": {"role": "user", "content": "')
+        fh.seek(100 * 1024 * 1024)  # the padding is a hole: written once, instantly
+        fh.write(b'"}}\n')
+        for entry in tail_entries:
+            fh.write(json.dumps(entry).encode() + b"\n")
+    assert transcript.stat().st_size > 100 * 1024 * 1024
+    write_state(tmp_path, {"mode": "loop", "iter": 2, "max": 5, "prompt": ""})
+
+    out = run_hook(tmp_path, None, transcript=transcript)
+
+    assert_allowed(out, "loop complete")
+    assert not state_path(tmp_path).exists()
+
+
+def test_max_iterations_allows_the_stop_and_ends_the_loop(tmp_path: Path) -> None:
+    write_state(tmp_path, {"mode": "issue", "iter": 4, "max": 4, "prompt": "p"})
+    assert_allowed(run_hook(tmp_path), "MAX_ITERATIONS")
+    assert not state_path(tmp_path).exists()
+
+
+@pytest.mark.parametrize("suffix", ["Z", "+00:00"])
+def test_stale_state_is_stuck(tmp_path: Path, suffix: str) -> None:
+    write_state(
+        tmp_path,
+        {"mode": "loop", "iter": 1, "max": 9, "prompt": ""},
+        updated_at=now_iso(7200 + 120, suffix=suffix),
+    )
+    assert_allowed(run_hook(tmp_path), "stale")
+    assert not state_path(tmp_path).exists()
+
+
+def test_corrupted_state_is_aborted_and_cleaned_up(tmp_path: Path) -> None:
+    write_state(tmp_path, {"mode": "loop", "iter": "three", "max": 9, "prompt": ""})
+    assert_allowed(run_hook(tmp_path), "corrupted loop state")
+    assert not state_path(tmp_path).exists()
+
+
+def test_nested_frames_inner_completes_outer_resumes(tmp_path: Path) -> None:
+    for args in (
+        ["--mode", "grind", "--max-iterations", "10", "--prompt", "Work the backlog"],
+        ["--mode", "issue", "--max-iterations", "3", "--prompt", "Fix issue 7"],
+    ):
+        started = subprocess.run(
+            [*HOOK, "start", *args], capture_output=True, text=True, cwd=tmp_path, check=True
+        )
+        assert "started" in started.stdout
+    assert [f["mode"] for f in read_state(tmp_path)["stack"]] == ["grind", "issue"]
+
+    done = run_hook(tmp_path, "Fixed.\n<issue-complete>DONE</issue-complete>")
+
+    assert_allowed(done, "outer grind loop resumes")
+    stack = read_state(tmp_path)["stack"]
+    assert stack == [{"mode": "grind", "iter": 1, "max": 10, "prompt": "Work the backlog"}]
+
+    assert_blocked(run_hook(tmp_path, "Next issue."), 2, 10, "Work the backlog")
+    assert read_state(tmp_path)["stack"][0]["iter"] == 2
+
+
+def test_concurrent_invocations_lose_no_iteration(tmp_path: Path) -> None:
+    write_state(tmp_path, {"mode": "loop", "iter": 1, "max": 100, "prompt": ""})
+    payload = stop_input(tmp_path, "working")
+    procs = [
+        subprocess.Popen(
+            HOOK,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=hook_env(),
+            cwd=tmp_path,
+        )
+        for _ in range(8)
+    ]
+    results = [p.communicate(payload, timeout=60) for p in procs]
+    assert [p.returncode for p in procs] == [2] * 8
+    seen = sorted(json.loads(out)["reason"].split("]")[0] for out, _ in results)
+    assert seen == sorted(f"[ITERATION {n}/100" for n in range(2, 10))
+    assert read_state(tmp_path)["stack"][0]["iter"] == 9
+
+
+@pytest.mark.parametrize("switch", ["env", "file"])
+def test_disable_switches(tmp_path: Path, switch: str) -> None:
+    path = write_state(tmp_path, {"mode": "loop", "iter": 1, "max": 3, "prompt": ""})
+    before = path.read_text(encoding="utf-8")
+    env = hook_env()
+    if switch == "env":
+        env["IDLE_LOOP_DISABLE"] = "1"
+    else:
+        (tmp_path / ".idle-disabled").touch()
+    out = run_hook(tmp_path, env=env)
+    assert (out.returncode, out.stdout, out.stderr) == (0, "", "")
+    assert path.read_text(encoding="utf-8") == before
+
+
+def test_markdown_fallback_advanced_in_place_then_removed(tmp_path: Path) -> None:
+    md = tmp_path / ".claude" / "idle-loop.local.md"
+    md.parent.mkdir()
+    original = (
+        "---\nactive: true\nmode: loop\niteration: 1\nmax_iterations: 2\n---\n\n"
+        "Port the parser to Python.\n"
+    )
+    md.write_text(original, encoding="utf-8")
+
+    assert_blocked(run_hook(tmp_path), 2, 2, "Port the parser to Python.")
+    assert md.read_text(encoding="utf-8") == original.replace("iteration: 1", "iteration: 2")
+    assert not state_path(tmp_path).exists()  # the fallback stays the only state
+
+    assert_allowed(run_hook(tmp_path), "MAX_ITERATIONS")
+    assert not md.exists()

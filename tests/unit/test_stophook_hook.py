@@ -1,0 +1,166 @@
+"""The hook's shell in-process: every odd input and failure fails open with one note."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from forgeflare.supervisor.stophook import LoopStateError, Mode, run_hook, start_loop
+from forgeflare.supervisor.stophook._statefile import state_lock
+
+NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+
+
+def state(project: Path, *, event: str = "STATE", iter: int = 1) -> Path:
+    path = project / ".forgeflare" / "loop-state.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc = {
+        "schema": 1,
+        "event": event,
+        "run_id": "r",
+        "updated_at": "2026-01-01T11:59:00Z",
+        "stack": [{"mode": "loop", "iter": iter, "max": 5, "prompt": ""}],
+    }
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def call(project: Path, payload: Any, **kw: Any) -> tuple[int, str, str]:
+    text = payload if isinstance(payload, str) else json.dumps(payload)
+    out = run_hook(text, environ={}, cwd=kw.pop("cwd", project), now=NOW, **kw)
+    return out.exit_code, out.stdout, out.stderr
+
+
+def one_note(stderr: str, needle: str) -> None:
+    assert stderr.startswith("forgeflare stop-hook: ")
+    assert stderr.count("\n") == 1
+    assert needle in stderr
+
+
+def test_no_state_is_silent_and_creates_nothing(tmp_path: Path) -> None:
+    assert call(tmp_path, {"last_assistant_message": "hi"}) == (0, "", "")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("payload", "needle"),
+    [
+        ("{oops", "stdin is not valid JSON"),
+        ("[1, 2]", "not a JSON object"),
+        ({"hook_event_name": "SubagentStop"}, "ignoring hook event 'SubagentStop'"),
+    ],
+)
+def test_bad_input_fails_open(tmp_path: Path, payload: Any, needle: str) -> None:
+    path = state(tmp_path)
+    code, out, err = call(tmp_path, payload)
+    assert (code, out) == (0, "")
+    one_note(err, needle)
+    assert json.loads(path.read_text())["stack"][0]["iter"] == 1
+
+
+@pytest.mark.parametrize(
+    ("payload", "needle"),
+    [
+        ({}, "no last_assistant_message and no transcript_path"),
+        ({"transcript_path": "/nonexistent/t.jsonl"}, "cannot read transcript"),
+    ],
+)
+def test_unknown_last_message_fails_open(tmp_path: Path, payload: Any, needle: str) -> None:
+    path = state(tmp_path)
+    code, out, err = call(tmp_path, payload)
+    assert (code, out) == (0, "")
+    one_note(err, needle)
+    assert json.loads(path.read_text())["stack"][0]["iter"] == 1
+
+
+def test_empty_stdin_and_process_cwd(tmp_path: Path) -> None:
+    state(tmp_path, iter=5)  # at its cap: ends without needing the text
+    code, _, err = call(tmp_path, "", cwd=tmp_path)
+    assert code == 0
+    one_note(err, "MAX_ITERATIONS")
+
+
+def test_cwd_from_stdin_wins_over_process_cwd(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    state(project)
+    payload = {"cwd": str(project), "last_assistant_message": "working"}
+    code, out, _ = call(tmp_path, payload, cwd=tmp_path / "elsewhere")
+    assert code == 2
+    assert json.loads(out)["reason"].startswith("[ITERATION 2/5]")
+
+
+def test_abort_event_is_cleaned_up(tmp_path: Path) -> None:
+    path = state(tmp_path, event="ABORT")
+    code, _, err = call(tmp_path, {"last_assistant_message": "x"})
+    assert code == 0
+    one_note(err, "aborted")
+    assert not path.exists()
+
+
+def test_unreadable_state_is_corrupt(tmp_path: Path) -> None:
+    path = state(tmp_path)
+    path.write_bytes(b"\xff\xfe")
+    code, _, err = call(tmp_path, {"last_assistant_message": "x"})
+    assert code == 0
+    one_note(err, "not UTF-8")
+    assert not path.exists()
+
+
+def test_corrupted_markdown_is_removed(tmp_path: Path) -> None:
+    md = tmp_path / ".claude" / "idle-loop.local.md"
+    md.parent.mkdir()
+    md.write_text("---\nactive: true\niteration: lots\nmax_iterations: 3\n---\nx", "utf-8")
+    code, _, err = call(tmp_path, {"last_assistant_message": "x"})
+    assert code == 0
+    one_note(err, "corrupted")
+    assert not md.exists()
+
+
+def test_json_state_shadows_the_markdown_fallback(tmp_path: Path) -> None:
+    md = tmp_path / ".claude" / "idle-loop.local.md"
+    md.parent.mkdir()
+    text = "---\nactive: true\niteration: 1\nmax_iterations: 3\n---\nx"
+    md.write_text(text, "utf-8")
+    state(tmp_path)
+    assert call(tmp_path, {"last_assistant_message": "x"})[0] == 2
+    assert md.read_text("utf-8") == text
+
+
+def test_stale_markdown_uses_the_file_time(tmp_path: Path) -> None:
+    md = tmp_path / ".claude" / "idle-loop.local.md"
+    md.parent.mkdir()
+    md.write_text("---\nactive: true\niteration: 1\nmax_iterations: 3\n---\nx", "utf-8")
+    old = (NOW - timedelta(hours=3)).timestamp()
+    os.utime(md, (old, old))
+    code, _, err = call(tmp_path, {"last_assistant_message": "x"})
+    assert code == 0
+    one_note(err, "stale")
+    assert not md.exists()
+
+
+def test_lock_held_too_long_fails_open(tmp_path: Path) -> None:
+    path = state(tmp_path)
+    with state_lock(path.with_name("loop-state.lock")):
+        code, _, err = call(tmp_path, {"last_assistant_message": "x"}, lock_timeout=0.05)
+    assert code == 0
+    one_note(err, "lock still held")
+    assert json.loads(path.read_text())["stack"][0]["iter"] == 1
+
+
+def test_start_refuses_corrupt_state_and_markdown_loops(tmp_path: Path) -> None:
+    path = state(tmp_path)
+    path.write_text("{", "utf-8")
+    with pytest.raises(LoopStateError, match="corrupted loop state"):
+        start_loop(tmp_path, mode=Mode.LOOP, max_iterations=3, prompt="", now=NOW)
+    path.unlink()
+    md = tmp_path / ".claude" / "idle-loop.local.md"
+    md.parent.mkdir()
+    md.write_text("---\niteration: 1\nmax_iterations: 3\n---\n", "utf-8")
+    with pytest.raises(LoopStateError, match="markdown loop is running"):
+        start_loop(tmp_path, mode=Mode.LOOP, max_iterations=3, prompt="", now=NOW)
