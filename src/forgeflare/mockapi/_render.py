@@ -239,7 +239,9 @@ def _text_size(value: Any) -> int:
     if isinstance(value, str):
         return len(value)
     if isinstance(value, Mapping):
-        return sum(_text_size(v) for k, v in value.items() if k not in ("type", "role", "signature"))
+        return sum(
+            _text_size(v) for k, v in value.items() if k not in ("type", "role", "signature")
+        )
     if isinstance(value, list):
         return sum(_text_size(v) for v in value)
     return 0

@@ -301,6 +301,13 @@ async def _main(
     return None
 
 
+def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
+    out: list[BaseException] = []
+    for exc in group.exceptions:
+        out.extend(_leaves(exc) if isinstance(exc, BaseExceptionGroup) else [exc])
+    return out
+
+
 def run_server(
     script: Script,
     *,
@@ -318,6 +325,14 @@ def run_server(
         "port_file": port_file,
         "verbose": verbose,
     }
-    signum = trio.run(partial(_main, script, **kwargs))
+    try:
+        signum = trio.run(partial(_main, script, **kwargs))
+    except BaseExceptionGroup as group:
+        # The nursery wraps a start-up failure (port in use, bad record path) in a group;
+        # hand the CLI the one error inside so it prints one line.
+        leaves = _leaves(group)
+        if len(leaves) == 1 and isinstance(leaves[0], MockAPIError):
+            raise leaves[0] from None
+        raise
     if signum is not None:
         print(f"mock-api: stopped by {signal.Signals(signum).name}", file=sys.stderr, flush=True)

@@ -1,0 +1,116 @@
+"""``forgeflare mock-api`` as a command: start-up, errors, signals."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+CMD = [sys.executable, "-m", "forgeflare", "mock-api"]
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*CMD, *args], capture_output=True, text=True, timeout=60, check=False)
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "fragment"),
+    [
+        ('{"responses": [{"content": [{"type": "tool_use"}]}]}', "s.json", "content[0].name"),
+        ("{not json", "s.json", "invalid JSON"),
+        ("responses = 1", "s.toml", "responses: Input should be a valid list"),
+    ],
+)
+def test_malformed_script_is_one_line_and_exit_2(
+    tmp_path: Path, text: str, name: str, fragment: str
+) -> None:
+    script = tmp_path / name
+    script.write_text(text)
+    port_file = tmp_path / "port"
+    out = run("--script", str(script), "--port-file", str(port_file))
+    assert out.returncode == 2
+    assert out.stdout == ""
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith(f"forgeflare: error: mock script {script}: ")
+    assert fragment in lines[0]
+    assert not port_file.exists()  # it failed before listening
+
+
+def test_missing_script(tmp_path: Path) -> None:
+    out = run("--script", str(tmp_path / "nope.json"))
+    assert out.returncode == 2
+    assert (
+        out.stderr.strip()
+        == f"forgeflare: error: mock script {tmp_path / 'nope.json'}: file not found"
+    )
+
+
+def test_help() -> None:
+    out = run("--help")
+    assert out.returncode == 0
+    for word in ("--script", "--host", "--port", "--record", "--port-file", "when_exhausted"):
+        assert word in out.stdout
+    root = subprocess.run(
+        [sys.executable, "-m", "forgeflare", "--help"], capture_output=True, text=True, check=True
+    )
+    assert "mock-api" in root.stdout
+
+
+def test_port_zero_announce_toml_and_sigint(tmp_path: Path) -> None:
+    script = tmp_path / "s.toml"
+    script.write_text('[[responses]]\ncontent = [{type = "text", text = "from toml"}]\n')
+    port_file = tmp_path / "run" / "port"
+    proc = subprocess.Popen(
+        [*CMD, "--script", str(script), "--port", "0", "--port-file", str(port_file)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()  # blocks until the server announces itself
+        port = int(port_file.read_text())
+        assert port > 0
+        assert line == f"listening on http://127.0.0.1:{port}\n"
+        resp = httpx.post(
+            f"http://127.0.0.1:{port}/v1/messages",
+            json={"model": "m", "max_tokens": 5, "messages": []},
+            timeout=10,
+        )
+        assert resp.json()["content"] == [{"type": "text", "text": "from toml"}]
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0
+    assert "stopped by SIGINT" in err
+
+
+def test_port_in_use(tmp_path: Path) -> None:
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"responses": []}))
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        port = sock.getsockname()[1]
+        out = run("--script", str(script), "--port", str(port))
+    assert out.returncode == 1
+    assert out.stderr.startswith(f"forgeflare: error: cannot listen on 127.0.0.1:{port}: ")
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_unwritable_record_file(tmp_path: Path) -> None:
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"responses": []}))
+    out = run("--script", str(script), "--record", str(tmp_path))  # a directory
+    assert out.returncode == 1
+    assert out.stderr.startswith(f"forgeflare: error: cannot open record file {tmp_path}: ")
