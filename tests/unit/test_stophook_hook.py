@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from forgeflare.supervisor.stophook import LoopStateError, Mode, run_hook, start_loop
 from forgeflare.supervisor.stophook._statefile import state_lock
@@ -164,3 +166,27 @@ def test_start_refuses_corrupt_state_and_markdown_loops(tmp_path: Path) -> None:
     md.write_text("---\niteration: 1\nmax_iterations: 3\n---\n", "utf-8")
     with pytest.raises(LoopStateError, match="markdown loop is running"):
         start_loop(tmp_path, mode=Mode.LOOP, max_iterations=3, prompt="", now=NOW)
+
+
+payloads = st.one_of(
+    st.text(max_size=50),
+    st.dictionaries(
+        st.sampled_from(
+            ["hook_event_name", "cwd", "transcript_path", "last_assistant_message", "x"]
+        ),
+        st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=30)),
+    ).map(json.dumps),
+)
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(payloads, st.integers(0, 6))
+def test_hook_never_raises(tmp_path: Path, payload: str, iteration: int) -> None:
+    state(tmp_path, iter=iteration)
+    out = run_hook(payload, environ={}, cwd=tmp_path, now=NOW)
+    assert out.exit_code in (0, 2)
+    if out.exit_code == 2:
+        assert json.loads(out.stdout)["decision"] == "block"
+    else:
+        assert out.stdout == ""
+        assert out.stderr.count("\n") <= 1

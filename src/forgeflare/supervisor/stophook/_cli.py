@@ -34,7 +34,9 @@ def run_hook_process() -> int:
     Whatever goes wrong (even an unexpected bug) ends in exit 0: the hook fails open.
     """
     try:
-        stdin_text = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+        # Bytes decoded as UTF-8 whatever the locale: Claude Code always sends UTF-8 JSON.
+        raw = b"" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.buffer.read()
+        stdin_text = raw.decode("utf-8", errors="replace")
         outcome = run_hook(stdin_text, environ=os.environ, cwd=Path.cwd(), now=datetime.now(UTC))
     except Exception as exc:
         note = f"forgeflare stop-hook: internal error ({exc!r}); stop allowed\n"

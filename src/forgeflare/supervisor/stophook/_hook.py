@@ -49,8 +49,11 @@ def _outcome(decision: Decision) -> HookOutcome:
 
 def _project_dir(payload: Mapping[str, object], cwd: Path) -> Path:
     claimed = payload.get("cwd")
-    if isinstance(claimed, str) and claimed and Path(claimed).is_dir():
-        return Path(claimed)
+    if isinstance(claimed, str) and claimed and "\0" not in claimed:
+        # A relative cwd is relative to the hook's own working directory.
+        candidate = cwd / claimed
+        if candidate.is_dir():
+            return candidate
     return cwd
 
 
