@@ -92,6 +92,15 @@ def transcript_line(
     }
 
 
+# Characters str.splitlines() breaks on that JSON leaves raw (it escapes only C0 controls).
+_LINE_BREAKERS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def _json_line(record: dict[str, Any]) -> str:
+    """Compact JSON on one physical line for every reader, ``splitlines()`` included."""
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":")).translate(_LINE_BREAKERS)
+
+
 def key_actions(messages: Sequence[Message]) -> list[str]:
     """``- **{tool}**: {first argument}`` for every tool call, in order."""
     actions = []
@@ -182,7 +191,7 @@ class SessionWriter:
                 version=__version__,
                 usage=usage,
             )
-            data = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+            data = (_json_line(record) + "\n").encode()
             self._append_bytes(data)
             self._parent = line_uuid
 
