@@ -274,6 +274,8 @@ def _has_exited(proc: subprocess.Popen[bytes]) -> bool:
     """Whether the leader has exited, without reaping it (see the module docstring)."""
     if proc.returncode is not None:
         return True
+    if not hasattr(os, "waitid"):  # pragma: no cover - every supported Unix has it
+        return proc.poll() is not None
     try:
         info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
     except ChildProcessError:
