@@ -1,11 +1,75 @@
-"""Command-line commands of this part (registered on the root app by ``forgeflare.cli``)."""
+"""``forgeflare run``: the agent on one task (or interactively)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import trio
 import typer
+
+from forgeflare.agent._run import (
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_MODEL,
+    RunOptions,
+    prompt_source,
+    run_agent,
+)
 
 __all__ = ["register"]
 
+_HELP = """\
+Run the coding agent on a task.
+
+The prompt comes from the argument, else from piped stdin (one prompt, then exit), else from an
+interactive prompt (exit with Ctrl+D or `exit`). The model's text goes to stdout; one tagged
+line per tool call, result, block and API response goes to stderr.
+
+Hooks come from .forgeflare/hooks.toml (or --hooks), Python hooks from --hooks-module and from
+installed packages (entry point group `forgeflare.hooks`). The turn's end is always recorded in
+.forgeflare/convergence.json (`final`), the transcript in .entire/metadata/<session-id>/.
+
+Exit status: 0 end_turn or convergence_signal; 1 internal error; 2 bad usage or configuration
+(unknown option, bad hooks.toml, missing API key); 3 api_error; 4 iteration_limit (50 tool iterations); 5 continuation_cap;
+6 block_limit_consecutive / block_limit_total; 130 interrupted (SIGINT), 143 terminated (SIGTERM).
+"""
+
+
+def run(
+    prompt: str | None = typer.Argument(None, help="The task. Omit to read stdin."),
+    model: str = typer.Option(DEFAULT_MODEL, "--model", help="Model name sent to the API."),
+    max_tokens: int = typer.Option(
+        DEFAULT_MAX_TOKENS, "--max-tokens", min=1, help="max_tokens of each API request."
+    ),
+    api_url: str | None = typer.Option(
+        None,
+        "--api-url",
+        help="API base URL. Default: ANTHROPIC_API_URL, then ANTHROPIC_BASE_URL, "
+        "then https://api.anthropic.com.",
+    ),
+    cwd: Path = typer.Option(Path("."), "--cwd", help="Project directory the tools work in."),
+    hooks: Path | None = typer.Option(
+        None, "--hooks", help="hooks.toml to use instead of .forgeflare/hooks.toml."
+    ),
+    hooks_module: list[str] = typer.Option(
+        [], "--hooks-module", help="Import a Python module that registers hooks (repeatable)."
+    ),
+    verbose: bool = typer.Option(
+        False, "--verbose", "-v", help="Show the API URL and live Bash output."
+    ),
+) -> None:
+    options = RunOptions(
+        cwd=cwd,
+        model=model,
+        max_tokens=max_tokens,
+        api_url=api_url,
+        verbose=verbose,
+        hooks_file=hooks,
+        hooks_modules=tuple(hooks_module),
+    )
+    code = trio.run(run_agent, options, prompt_source(prompt))
+    raise typer.Exit(code)
+
 
 def register(app: typer.Typer) -> None:
-    """Add this part's commands to ``app``."""
+    """Add ``run``."""
+    app.command("run", help=_HELP)(run)

@@ -48,7 +48,7 @@ EXIT_CODES: dict[ExitReason, int] = {
 }
 """Exit status of ``forgeflare run`` by the reason its (last) turn ended.
 
-1 is a start-up error (bad config, missing API key), 2 a usage error, 130 an interrupt.
+2 is bad usage or configuration (bad hooks.toml, missing API key), 130 SIGINT, 143 SIGTERM.
 """
 
 

@@ -1,0 +1,197 @@
+"""The shell around the turn loop: ``forgeflare run`` as a process.
+
+Start-up checks (hooks config, API key) happen before the first API call; the stale
+convergence file is deleted; every turn's end writes ``final`` (also with no hooks: the
+supervisor depends on it); the transcript is flushed line by line and ``context.md`` is
+written on the way out, however the process ends short of SIGKILL.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import trio
+
+from forgeflare._errors import ConfigError
+from forgeflare.agent._client import MessagesClient, resolve_base_url
+from forgeflare.agent._display import Display
+from forgeflare.agent._messages import Message
+from forgeflare.agent._prompt import build_system_prompt
+from forgeflare.agent._retry import RetryingClient
+from forgeflare.agent._session import SessionWriter
+from forgeflare.agent._turn import TurnLoop, TurnResult
+from forgeflare.agent.tools import terminate_running_commands, tool_schemas
+from forgeflare.hooks import (
+    EXIT_CODES,
+    Final,
+    Hook,
+    build_pipeline,
+    clear_convergence,
+    convergence_path,
+    load_entry_point_hooks,
+    load_hooks_module,
+    write_final,
+)
+from forgeflare.hooks._convergence import utc_timestamp
+
+__all__ = ["DEFAULT_MAX_TOKENS", "DEFAULT_MODEL", "RunOptions", "run_agent"]
+
+DEFAULT_MODEL = "claude-opus-4-6"
+DEFAULT_MAX_TOKENS = 16384
+_REAL_API = "https://api.anthropic.com"
+
+EXIT_INTERRUPTED = {signal.SIGINT: 130, signal.SIGTERM: 143}
+
+
+@dataclass
+class RunOptions:
+    """Everything ``forgeflare run`` takes from its command line."""
+
+    cwd: Path
+    model: str = DEFAULT_MODEL
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    api_url: str | None = None
+    verbose: bool = False
+    hooks_file: Path | None = None
+    hooks_modules: Sequence[str] = ()
+    python_hooks: Sequence[Hook] = ()
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+
+
+def _api_key(options: RunOptions, base_url: str) -> str | None:
+    key = options.env.get("ANTHROPIC_API_KEY") or None
+    if key is None and base_url.rstrip("/") == _REAL_API:
+        raise ConfigError(
+            "ANTHROPIC_API_KEY is not set: export it, or point --api-url / ANTHROPIC_API_URL "
+            "at another endpoint (e.g. `forgeflare mock-api`)"
+        )
+    return key
+
+
+async def _interactive_prompts() -> AsyncIterator[str]:
+    while True:
+        try:
+            line = await trio.to_thread.run_sync(input, "> ", abandon_on_cancel=True)
+        except EOFError:
+            return
+        if line.strip() == "exit":
+            return
+        if line.strip():
+            yield line
+
+
+async def _one(prompt: str) -> AsyncIterator[str]:
+    yield prompt
+
+
+def prompt_source(prompt: str | None) -> AsyncIterator[str]:
+    """The argument, else piped stdin (one prompt), else an interactive prompt."""
+    if prompt is not None:
+        return _one(prompt)
+    if not sys.stdin.isatty():
+        text = sys.stdin.read()
+        if not text.strip():
+            raise ConfigError("no prompt: give one as an argument or on stdin")
+        return _one(text)
+    return _interactive_prompts()
+
+
+async def run_agent(
+    options: RunOptions, prompts: AsyncIterator[str], *, display: Display | None = None
+) -> int:
+    """Run turns for each prompt; returns the process exit status."""
+    display = display or Display(verbose=options.verbose)
+    project_dir = options.cwd.resolve()
+    if not project_dir.is_dir():
+        raise ConfigError(f"--cwd {options.cwd}: not a directory")
+    base_url = resolve_base_url(options.api_url, options.env)
+    api_key = _api_key(options, base_url)
+    display.verbose_info(f"API URL: {base_url}")
+
+    python_hooks: list[Hook] = [*options.python_hooks, *load_entry_point_hooks()]
+    for module in options.hooks_modules:
+        python_hooks.extend(load_hooks_module(module))
+    session = SessionWriter(project_dir)
+    hooks = build_pipeline(
+        project_dir=project_dir,
+        hooks_file=options.hooks_file,
+        python_hooks=python_hooks,
+        audit_path=session.directory / "hooks.jsonl",
+        log=display.warn,
+    )
+    warning = clear_convergence(convergence_path(project_dir))
+    if warning:
+        display.warn(warning)
+
+    client = MessagesClient(base_url=base_url, api_key=api_key)
+    loop = TurnLoop(
+        model_client=RetryingClient(client, log=display.retry),
+        model=options.model,
+        max_tokens=options.max_tokens,
+        system=build_system_prompt(project_dir),
+        tools=tool_schemas(),
+        cwd=project_dir,
+        hooks=hooks,
+        display=display,
+        transcript=session,
+    )
+    last: TurnResult | None = None
+    received: list[signal.Signals] = []
+    try:
+        async with client, trio.open_nursery() as nursery:
+            nursery.start_soon(_watch_signals, nursery.cancel_scope, received)
+            first = True
+            async for prompt in prompts:
+                if first:
+                    session.write_prompt(prompt)
+                    first = False
+                last = await loop.run_turn(prompt)
+                _write_final(project_dir, last, display)
+            nursery.cancel_scope.cancel()
+    finally:
+        terminate_running_commands()
+        session.write_context(
+            model=options.model,
+            exit_reason=last.reason.value if last else None,
+            messages=_messages(loop.conversation),
+        )
+    if received:
+        display.warn(f"interrupted by {received[0].name}")
+        return EXIT_INTERRUPTED[received[0]]
+    if last is None:
+        return 0
+    display.verbose_info(f"turn ended: {last.reason.value}")
+    return EXIT_CODES[last.reason]
+
+
+def _messages(conversation: list[Message]) -> list[Message]:
+    return list(conversation)
+
+
+def _write_final(project_dir: Path, result: TurnResult, display: Display) -> None:
+    final = Final(
+        reason=result.reason.value,
+        tool_iterations=result.tool_iterations,
+        total_tokens=result.total_tokens,
+        timestamp=utc_timestamp(),
+    )
+    try:
+        write_final(convergence_path(project_dir), final)
+    except OSError as exc:
+        display.warn(f"could not write {convergence_path(project_dir)}: {exc.strerror}")
+
+
+async def _watch_signals(scope: trio.CancelScope, received: list[signal.Signals]) -> None:
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for signum in signals:
+            received.append(signal.Signals(signum))
+            # Bash commands run in their own process groups: end them, or the worker thread
+            # (and so this process) would wait for them.
+            terminate_running_commands()
+            scope.cancel()
+            return

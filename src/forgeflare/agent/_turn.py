@@ -1,0 +1,341 @@
+"""The turn loop: call the model, dispatch tools through the hooks, repeat until an exit.
+
+One readable unit (STYLE.md, mini-swe-agent): :meth:`TurnLoop.run_turn` runs the inner loop for
+one user prompt and returns why it ended, as one of the seven :class:`ExitReason` values.
+Tool dispatch follows R9 of the hook spec: guards run before each tool, block counters can
+abandon a batch (``conversation.pop()``), a PostToolUse signal ends the loop after the batch.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import trio
+
+from forgeflare.agent._conversation import (
+    CONTINUE_PROMPT,
+    MaxTokensAction,
+    add_user_text,
+    classify_max_tokens,
+    drop_null_input_tool_uses,
+    recover_conversation,
+    should_trim,
+    trim_conversation,
+)
+from forgeflare.agent._display import Display
+from forgeflare.agent._errors import APIError
+from forgeflare.agent._messages import (
+    AssistantResponse,
+    ContentBlock,
+    Message,
+    MessagesRequest,
+    StopReason,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+from forgeflare.agent.tools import ToolEffect, ToolOutput, dispatch_tool, tool_effect
+from forgeflare.hooks._types import Block, ExitReason, HookPipeline, NoHooks, Signal
+
+__all__ = [
+    "MAX_CONSECUTIVE_BLOCKS",
+    "MAX_STOP_CONTINUATIONS",
+    "MAX_TOOL_ITERATIONS",
+    "MAX_TOTAL_BLOCKS",
+    "Dispatch",
+    "ModelClient",
+    "TranscriptSink",
+    "TurnLoop",
+    "TurnResult",
+    "block_limit",
+]
+
+MAX_TOOL_ITERATIONS = 50
+MAX_CONSECUTIVE_BLOCKS = 3
+MAX_TOTAL_BLOCKS = 10
+MAX_STOP_CONTINUATIONS = 3
+"""How many times in a row a Python Stop hook may keep a turn going: every stop-blocking
+loop needs a cap, or one buggy hook traps the agent forever."""
+
+
+class ModelClient(Protocol):
+    """Sends one request (retrying as it sees fit) and returns the complete response."""
+
+    async def send(
+        self, request: MessagesRequest, *, on_text: Callable[[str], None] | None = None
+    ) -> AssistantResponse: ...
+
+
+class TranscriptSink(Protocol):
+    """Where every message of the conversation is recorded as it is added."""
+
+    def append(self, message: Message) -> None: ...
+
+
+Dispatch = Callable[..., ToolOutput]
+
+
+def block_limit(consecutive: int, total: int) -> ExitReason | None:
+    """The block counter that tripped, consecutive first when both did (R6)."""
+    if consecutive >= MAX_CONSECUTIVE_BLOCKS:
+        return ExitReason.BLOCK_LIMIT_CONSECUTIVE
+    if total >= MAX_TOTAL_BLOCKS:
+        return ExitReason.BLOCK_LIMIT_TOTAL
+    return None
+
+
+@dataclass
+class TurnResult:
+    """How one turn ended."""
+
+    reason: ExitReason
+    tool_iterations: int
+    total_tokens: int
+    error: str | None = None
+
+
+@dataclass
+class _Counters:
+    tool_iterations: int = 0
+    continuations: int = 0
+    consecutive_blocks: int = 0
+    total_blocks: int = 0
+    total_tokens: int = 0
+    last_input_tokens: int = 0
+    step: int = 0
+
+
+@dataclass
+class TurnLoop:
+    """A conversation with the model, one :meth:`run_turn` per user prompt."""
+
+    model_client: ModelClient
+    model: str
+    max_tokens: int
+    system: str
+    tools: list[dict[str, Any]]
+    cwd: Path
+    hooks: HookPipeline = field(default_factory=NoHooks)
+    display: Display = field(default_factory=Display)
+    transcript: TranscriptSink | None = None
+    dispatch: Dispatch = dispatch_tool
+    effect: Callable[[str], ToolEffect] = tool_effect
+    conversation: list[Message] = field(default_factory=list)
+
+    def _record(self, message: Message) -> None:
+        if self.transcript is not None:
+            self.transcript.append(message)
+
+    def _push(self, message: Message) -> None:
+        self.conversation.append(message)
+        self._record(message)
+
+    def _push_user_text(self, text: str) -> None:
+        add_user_text(self.conversation, text)
+        self._record(Message.user_text(text))
+
+    async def run_turn(self, prompt: str) -> TurnResult:
+        """Run the inner loop for ``prompt``; block counters and limits reset per turn."""
+        self._push_user_text(prompt)
+        c = _Counters()
+        await self.hooks.execution_start(prompt=prompt)
+        stop_continuations = 0
+        try:
+            while True:
+                reason, error = await self._inner(c)
+                more = await self.hooks.stop(
+                    reason=reason, tool_iterations=c.tool_iterations, total_tokens=c.total_tokens
+                )
+                if more is None:
+                    return TurnResult(reason, c.tool_iterations, c.total_tokens, error)
+                last_is_assistant = bool(self.conversation) and (
+                    self.conversation[-1].role == "assistant"
+                )
+                if stop_continuations >= MAX_STOP_CONTINUATIONS or not last_is_assistant:
+                    self.display.warn(
+                        f"a Stop hook asked to continue; not continuing ({reason} stands)"
+                    )
+                    return TurnResult(reason, c.tool_iterations, c.total_tokens, error)
+                stop_continuations += 1
+                self.display.info(f"Stop hook: continuing ({stop_continuations}): {more}")
+                self._push_user_text(more)
+        except BaseException as exc:
+            if not isinstance(exc, trio.Cancelled | KeyboardInterrupt):
+                await self.hooks.agent_failed(error=exc)
+            raise
+
+    async def _inner(self, c: _Counters) -> tuple[ExitReason, str | None]:
+        while True:
+            if c.tool_iterations >= MAX_TOOL_ITERATIONS:
+                self.display.warn(f"stopping: {MAX_TOOL_ITERATIONS} tool iterations reached")
+                return ExitReason.ITERATION_LIMIT, None
+            if should_trim(c.last_input_tokens):
+                removed = trim_conversation(self.conversation)
+                if removed:
+                    self.display.info(f"trimmed {removed} old messages to fit the context")
+            c.step += 1
+            await self.hooks.step_start(step=c.step)
+            request = MessagesRequest(
+                model=self.model,
+                max_tokens=self.max_tokens,
+                system=self.system,
+                messages=self.conversation,
+                tools=self.tools,
+            )
+            try:
+                response = await self.model_client.send(request, on_text=self.display.text)
+            except APIError as exc:
+                self.display.end_message()
+                self.display.error(str(exc))
+                recover_conversation(self.conversation)
+                return ExitReason.API_ERROR, str(exc)
+            self.display.end_message()
+            usage = response.usage
+            c.total_tokens += usage.input_tokens + usage.output_tokens
+            c.last_input_tokens = usage.input_tokens
+            self.display.usage(
+                input_tokens=usage.input_tokens,
+                output_tokens=usage.output_tokens,
+                total=c.total_tokens,
+            )
+            content = drop_null_input_tool_uses(response.content)
+            self._push(Message(role="assistant", content=content))
+            await self.hooks.step_end(step=c.step, stop_reason=response.stop_reason.value)
+            tool_uses = [b for b in content if isinstance(b, ToolUseBlock)]
+
+            if response.stop_reason is StopReason.MAX_TOKENS:
+                has_text = any(isinstance(b, TextBlock) and b.text for b in response.content)
+                action = classify_max_tokens(
+                    has_tool_use=bool(tool_uses),
+                    has_text=has_text,
+                    continuation_count=c.continuations,
+                )
+                if action is MaxTokensAction.CONTINUE:
+                    c.continuations += 1
+                    self.display.info(f"max_tokens: continuing ({c.continuations})")
+                    self._push_user_text(CONTINUE_PROMPT)
+                    continue
+                if action is not MaxTokensAction.DISPATCH_TOOLS:
+                    return ExitReason.CONTINUATION_CAP, None
+            elif response.stop_reason is StopReason.PAUSE_TURN and not tool_uses:
+                # The API paused a long turn: sending the conversation back resumes it.
+                c.continuations += 1
+                if c.continuations > 3:
+                    return ExitReason.CONTINUATION_CAP, None
+                continue
+            if not tool_uses:
+                return ExitReason.END_TURN, None
+
+            outcome = await self._dispatch_batch(tool_uses, c)
+            if outcome is not None and outcome is not ExitReason.CONVERGENCE_SIGNAL:
+                return outcome, None
+            c.tool_iterations += 1
+            if outcome is ExitReason.CONVERGENCE_SIGNAL:
+                return outcome, None
+
+    async def _guard(self, block: ToolUseBlock, c: _Counters) -> tuple[dict[str, Any] | None, str]:
+        """Run PreToolUse; returns (input to run with, or None if blocked; block message)."""
+        input = block.input or {}
+        self.display.tool_call(block.name, input)
+        pre = await self.hooks.pre_tool_use(
+            tool=block.name, input=input, tool_iterations=c.tool_iterations
+        )
+        if isinstance(pre, Block):
+            c.consecutive_blocks += 1
+            c.total_blocks += 1
+            self.display.blocked(block.name, pre.message)
+            return None, pre.message
+        c.consecutive_blocks = 0
+        return pre.input, ""
+
+    def _run_tool(self, name: str, input: dict[str, Any], *, stream: bool) -> ToolOutput:
+        try:
+            on_output = self.display.tool_output if stream else None
+            return self.dispatch(name, input, cwd=self.cwd, on_output=on_output)
+        except Exception as exc:  # a tool bug must not cancel its siblings or kill the turn
+            return ToolOutput(content=f"tool {name} failed: {exc!r}", is_error=True)
+
+    async def _dispatch_batch(
+        self, tool_uses: Sequence[ToolUseBlock], c: _Counters
+    ) -> ExitReason | None:
+        """Run one batch (R9). Returns a block-limit reason, CONVERGENCE_SIGNAL, or None."""
+        n = len(tool_uses)
+        slots: list[ToolOutput | None] = [None] * n
+        inputs: list[dict[str, Any]] = [b.input or {} for b in tool_uses]
+        blocked = [False] * n
+        tripped: ExitReason | None = None
+        parallel = n > 1 and all(self.effect(b.name) is ToolEffect.PURE for b in tool_uses)
+        signal = False
+
+        async def post(i: int) -> None:
+            nonlocal signal
+            out = slots[i]
+            assert out is not None
+            self.display.tool_result(tool_uses[i].name, out.content, is_error=out.is_error)
+            result = await self.hooks.post_tool_use(
+                tool=tool_uses[i].name,
+                input=inputs[i],
+                result=out.content,
+                is_error=out.is_error,
+                tool_iterations=c.tool_iterations,
+            )
+            if isinstance(result, Signal):
+                self.display.info(f"convergence signal: {result.signal}: {result.reason}")
+                signal = True
+
+        if parallel:
+
+            async def run_one(i: int) -> None:
+                slots[i] = await trio.to_thread.run_sync(
+                    functools.partial(self._run_tool, tool_uses[i].name, inputs[i], stream=False)
+                )
+
+            async with trio.open_nursery() as nursery:
+                for i, block in enumerate(tool_uses):
+                    allowed, message = await self._guard(block, c)
+                    if allowed is None:
+                        slots[i] = ToolOutput(content=message, is_error=True)
+                        blocked[i] = True
+                        tripped = block_limit(c.consecutive_blocks, c.total_blocks)
+                        if tripped:
+                            break
+                        continue
+                    inputs[i] = allowed
+                    nursery.start_soon(run_one, i)
+            if tripped is None:
+                for i in range(n):
+                    if not blocked[i]:
+                        await post(i)
+        else:
+            for i, block in enumerate(tool_uses):
+                allowed, message = await self._guard(block, c)
+                if allowed is None:
+                    slots[i] = ToolOutput(content=message, is_error=True)
+                    blocked[i] = True
+                    tripped = block_limit(c.consecutive_blocks, c.total_blocks)
+                    if tripped:
+                        break
+                    continue
+                inputs[i] = allowed
+                slots[i] = await trio.to_thread.run_sync(
+                    functools.partial(self._run_tool, block.name, allowed, stream=True)
+                )
+                await post(i)
+
+        if tripped is not None:
+            # No tool_results for an abandoned batch: drop the assistant message that asked.
+            self.display.warn(f"stopping: {tripped.value.replace('_', ' ')} reached")
+            self.conversation.pop()
+            return tripped
+        results: list[ContentBlock] = []
+        for block, out in zip(tool_uses, slots, strict=True):
+            assert out is not None, "every slot is filled in a batch that was not abandoned"
+            results.append(
+                ToolResultBlock(tool_use_id=block.id, content=out.content, is_error=out.is_error)
+            )
+        self._push(Message(role="user", content=results))
+        return ExitReason.CONVERGENCE_SIGNAL if signal else None

@@ -1,0 +1,188 @@
+"""``forgeflare run`` as a real process against ``forgeflare mock-api`` over loopback."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agent_support import read_json, run_agent, text_response, tool_response, tool_results
+from mockapi_support import MockServer
+
+MockAPI = Callable[[dict[str, Any]], MockServer]
+
+
+def test_all_five_tools_end_to_end(tmp_path: Path, mock_api: MockAPI) -> None:
+    server = mock_api(
+        {
+            "responses": [
+                tool_response(
+                    (
+                        "Edit",
+                        {
+                            "file_path": "notes/hello.txt",
+                            "old_str": "",
+                            "new_str": "hello forgeflare\n",
+                        },
+                    ),
+                    text="Creating the file.",
+                ),
+                tool_response(
+                    ("Read", {"file_path": "notes/hello.txt"}),
+                    ("Glob", {"pattern": "**/*.txt"}),
+                    ("Grep", {"pattern": "forgeflare"}),
+                ),
+                tool_response(("Bash", {"command": "cat notes/hello.txt"})),
+                tool_response(("Read", {"file_path": "missing.txt"})),
+                text_response("All done."),
+            ]
+        }
+    )
+    proc = run_agent(tmp_path, server.url, "create a note")
+    assert proc.returncode == 0, proc.stderr
+    assert "All done." in proc.stdout
+    assert (tmp_path / "notes" / "hello.txt").read_text() == "hello forgeflare\n"
+
+    requests = server.requests()
+    assert len(requests) == 5
+    first = requests[0]
+    assert first["headers"]["x-api-key"] == "test-key"
+    assert first["headers"]["anthropic-version"] == "2023-06-01"
+    assert first["body"]["stream"] is True
+    assert [t["name"] for t in first["body"]["tools"]] == ["Read", "Glob", "Bash", "Edit", "Grep"]
+
+    edit = tool_results(requests[1])
+    assert [r["tool_use_id"] for r in edit] == ["toolu_0"]
+    assert not edit[0].get("is_error", False)
+
+    read, glob, grep = tool_results(requests[2])
+    assert [r["tool_use_id"] for r in (read, glob, grep)] == ["toolu_0", "toolu_1", "toolu_2"]
+    assert "hello forgeflare" in read["content"]
+    assert "notes/hello.txt" in glob["content"]
+    assert "hello.txt" in grep["content"]
+    assert "forgeflare" in grep["content"]
+    assert not any(r.get("is_error", False) for r in (read, glob, grep))
+
+    (bash,) = tool_results(requests[3])
+    assert "hello forgeflare" in bash["content"]
+    assert not bash.get("is_error", False)
+
+    (missing,) = tool_results(requests[4])
+    assert missing["is_error"] is True
+
+    final = read_json(tmp_path / ".forgeflare" / "convergence.json")["final"]
+    assert final["reason"] == "end_turn"
+    assert final["tool_iterations"] == 4
+    assert final["total_tokens"] == 5 * 100 + 4 * 20 + 10
+
+    [session] = list((tmp_path / ".entire" / "metadata").iterdir())
+    lines = (
+        (session / "transcript.jsonl").read_text().splitlines()
+        if (session / "transcript.jsonl").exists()
+        else next(session.glob("*.jsonl")).read_text().splitlines()
+    )
+    records = [json.loads(line) for line in lines]
+    assert [r["type"] for r in records][:2] == ["user", "assistant"]
+    assert (session / "prompt.txt").read_text() == "create a note"
+    assert "**Edit**" in (session / "context.md").read_text()
+    assert "[tool] Edit: notes/hello.txt" in proc.stderr
+
+
+def test_prompt_as_argument_and_exit_status_of_api_error(tmp_path: Path, mock_api: MockAPI) -> None:
+    server = mock_api(
+        {
+            "responses": [
+                {"error": {"status": 400, "type": "invalid_request_error", "message": "bad field"}}
+            ]
+        }
+    )
+    proc = run_agent(tmp_path, server.url, "", "the prompt")
+    assert proc.returncode == 3
+    assert "bad field" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert len(server.requests()) == 1  # permanent: not retried
+    final = read_json(tmp_path / ".forgeflare" / "convergence.json")["final"]
+    assert final["reason"] == "api_error"
+
+
+def test_stale_convergence_is_replaced(tmp_path: Path, mock_api: MockAPI) -> None:
+    state = tmp_path / ".forgeflare" / "convergence.json"
+    state.parent.mkdir()
+    state.write_text(
+        json.dumps({"observations": [{"signal": "old", "reason": "", "tool_iterations": 1}]})
+    )
+    server = mock_api({"responses": [text_response("hi")]})
+    proc = run_agent(tmp_path, server.url)
+    assert proc.returncode == 0, proc.stderr
+    data = read_json(state)
+    assert data["observations"] == []
+    assert data["final"]["reason"] == "end_turn"
+
+
+def test_missing_api_key_for_real_endpoint_is_one_line(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "forgeflare", "run", "hello"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert "ANTHROPIC_API_KEY" in lines[0]
+
+
+def test_killed_agent_leaves_parseable_transcript(tmp_path: Path, mock_api: MockAPI) -> None:
+    marker = tmp_path / "started"
+    server = mock_api(
+        {
+            "responses": [
+                tool_response(("Edit", {"file_path": "a.txt", "old_str": "", "new_str": "x\n"})),
+                tool_response(
+                    ("Bash", {"command": f"echo $$ > bash.pid && touch {marker} && sleep 600"})
+                ),
+            ]
+        }
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update({"ANTHROPIC_API_URL": server.url, "ANTHROPIC_API_KEY": "k"})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "forgeflare", "run", "go"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not marker.exists():
+            assert proc.poll() is None, "agent exited early"
+            assert time.monotonic() < deadline
+            time.sleep(0.02)  # bounded polling for the marker file
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        # SIGKILL gives the agent no chance to end the Bash command's own process group.
+        pid_file = tmp_path / "bash.pid"
+        if pid_file.exists():
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(int(pid_file.read_text()), signal.SIGKILL)
+    [session] = list((tmp_path / ".entire" / "metadata").iterdir())
+    [transcript] = list(session.glob("*.jsonl"))
+    records = [json.loads(line) for line in transcript.read_text().splitlines()]
+    assert [r["type"] for r in records] == ["user", "assistant", "user", "assistant"]
+    for prev, cur in itertools.pairwise(records):
+        assert cur["parentUuid"] == prev["uuid"]
