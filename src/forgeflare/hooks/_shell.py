@@ -49,17 +49,29 @@ def _drain(fd: int, out: bytearray) -> bool:
             return False
 
 
+def _write_now(fd: int, payload: bytes) -> int:
+    """Write what the pipe takes without waiting; how many bytes are done."""
+    try:
+        return os.write(fd, payload)
+    except BlockingIOError:
+        return 0
+    except OSError:  # EPIPE: the hook exited without reading its input, which is allowed
+        return len(payload)
+
+
 async def _exchange(proc: trio.Process, payload: bytes) -> tuple[bytes, bool]:
     """Write ``payload``, read stdout until the hook exits; returns (stdout, too_large)."""
     stdin, stdout = proc.stdin, proc.stdout
-    assert stdin is not None
+    assert isinstance(stdin, trio.lowlevel.FdStream)
     assert isinstance(stdout, trio.lowlevel.FdStream)
     out = bytearray()
     too_large = False
+    # Most payloads fit the pipe buffer: write them at once, no task needed.
+    rest = payload[_write_now(stdin.fileno(), payload) :] if payload else b""
 
     async def write() -> None:
         try:
-            await stdin.send_all(payload)
+            await stdin.send_all(rest)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             pass  # the hook exited without reading its input: allowed
         finally:
@@ -78,7 +90,10 @@ async def _exchange(proc: trio.Process, payload: bytes) -> tuple[bytes, bool]:
                 return
 
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(write)
+        if rest:
+            nursery.start_soon(write)
+        else:
+            await stdin.aclose()
         nursery.start_soon(read)
         await proc.wait()
         # The hook has exited; everything it wrote is in the pipe already. Kill what it
@@ -127,7 +142,7 @@ async def run_hook_process(
             with trio.CancelScope(shield=True):
                 if proc.returncode is None:  # timed out or cancelled: the hook is still there
                     kill_group(proc.pid)
-                await proc.wait()
+                    await proc.wait()
                 for stream in (proc.stdin, proc.stdout):
                     if stream is not None:
                         await stream.aclose()

@@ -1,0 +1,105 @@
+"""Hook call cost: the pipeline's ``pre_tool_use`` with one guard against a bare spawn.
+
+Both sides run the same command under trio, ``bash -c`` with a guard that reads its stdin and
+answers ``{"action": "allow"}``:
+
+- **bare**: ``trio.lowlevel.open_process``, write the JSON payload, close stdin, read stdout to
+  EOF, wait, ``json.loads``: the floor any hook runner pays.
+- **pipeline**: ``HookDispatcher.pre_tool_use`` with that one guard (config lookup, matching,
+  payload building, process-group handling, output interpretation; no audit file).
+
+Rounds alternate the two so that machine load hits both alike; the figure is the median of
+the per-round ratios pipeline/bare (target <= 1.25), with medians and minimums beside it. Run::
+
+    .venv/bin/python bench/bench_hooks.py [--rounds N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from forgeflare.hooks import Allow, HookConfig, HookDispatcher
+
+COMMAND = """read -r -d '' _; echo '{"action":"allow"}'"""
+INPUT: dict[str, Any] = {"command": "cargo test --release", "timeout": 120}
+
+
+async def bare_call(cwd: Path) -> None:
+    payload = json.dumps(
+        {
+            "event": "PreToolUse",
+            "phase": "guard",
+            "tool": "Bash",
+            "input": INPUT,
+            "tool_iterations": 3,
+            "cwd": str(cwd),
+        }
+    ).encode()
+    proc = await trio.lowlevel.open_process(
+        ["bash", "-c", COMMAND], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=cwd
+    )
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    await proc.stdin.send_all(payload)
+    await proc.stdin.aclose()
+    chunks = []
+    while chunk := await proc.stdout.receive_some(65536):
+        chunks.append(chunk)
+    await proc.wait()
+    await proc.stdout.aclose()
+    assert json.loads(b"".join(chunks))["action"] == "allow"
+
+
+async def main(rounds: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        cwd = Path(tmp)
+        pipeline = HookDispatcher(
+            project_dir=cwd,
+            shell_hooks=[HookConfig(event="PreToolUse", match_tool="Bash", command=COMMAND)],
+            log=print,
+        )
+
+        async def pipeline_call() -> None:
+            result = await pipeline.pre_tool_use(tool="Bash", input=INPUT, tool_iterations=3)
+            assert isinstance(result, Allow)
+
+        for _ in range(20):  # warm up both paths
+            await bare_call(cwd)
+            await pipeline_call()
+        bare: list[float] = []
+        ours: list[float] = []
+        for i in range(rounds):
+            order = (bare_call, pipeline_call) if i % 2 == 0 else (pipeline_call, bare_call)
+            for fn in order:
+                start = time.perf_counter()
+                await fn(cwd) if fn is bare_call else await fn()  # type: ignore[call-arg]
+                took = time.perf_counter() - start
+                (bare if fn is bare_call else ours).append(took)
+    b, o = statistics.median(bare), statistics.median(ours)
+    # Each round's two calls ran back to back under the same load: their ratio is the
+    # figure least disturbed by other work on the machine.
+    paired = statistics.median(x / y for x, y in zip(ours, bare, strict=True))
+    print(f"rounds: {rounds}")
+    print(
+        f"bare bash -c + JSON round trip: median {b * 1000:.2f} ms, min {min(bare) * 1000:.2f} ms"
+    )
+    print(
+        f"pipeline pre_tool_use, 1 guard:  median {o * 1000:.2f} ms, min {min(ours) * 1000:.2f} ms"
+    )
+    print(f"ratio of medians: {o / b:.3f}; of minimums: {min(ours) / min(bare):.3f}")
+    print(f"ratio pipeline/bare (median of paired rounds): {paired:.3f} (target <= 1.25)")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=300)
+    trio.run(main, parser.parse_args().rounds)
