@@ -1,0 +1,150 @@
+"""The pipeline's aggregation rules, as properties over sequences of Python hook outcomes.
+
+Python hooks start no process, so any sequence of answers can be tried quickly against a
+small model of the rules: first deny wins, allow-with-update chains, every signal recorded
+and the first returned, the first deciding Stop hook wins.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import trio
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from forgeflare.hooks import (
+    Allow,
+    Block,
+    Continue,
+    ExitReason,
+    HookDispatcher,
+    HookOutcome,
+    Signal,
+    make_hook,
+    read_convergence,
+)
+
+# An answer: None, an outcome, or "raise".
+answers = st.one_of(
+    st.none(),
+    st.just("raise"),
+    st.builds(
+        HookOutcome,
+        st.sampled_from(["deny", "stop", "continue"]),
+        reason=st.one_of(st.none(), st.text(max_size=5)),
+    ),
+    st.builds(
+        HookOutcome,
+        st.just("allow"),
+        updated_input=st.one_of(
+            st.none(), st.dictionaries(st.text(max_size=3), st.integers(), max_size=2)
+        ),
+    ),
+)
+
+
+def _hooks(event: str, plan: list[Any], calls: list[int]) -> list[Any]:
+    made = []
+    for i, answer in enumerate(plan):
+
+        def fn(_i: int = i, _answer: Any = answer, **kwargs: Any) -> Any:
+            calls.append(_i)
+            if _answer == "raise":
+                raise RuntimeError(f"hook {_i} broke")
+            return _answer
+
+        made.append(make_hook(fn, event, name=f"h{i}"))
+    return made
+
+
+def _dispatcher(root: Path, hooks: list[Any], logs: list[str]) -> HookDispatcher:
+    return HookDispatcher(
+        project_dir=root,
+        python_hooks=hooks,
+        log=logs.append,
+        convergence_file=root / "convergence.json",
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(answers, max_size=6))
+def test_pre_tool_use_first_deny_wins_and_updates_chain(plan: list[Any]) -> None:
+    calls: list[int] = []
+    original = {"command": "ls"}
+    result = trio.run(
+        lambda: _dispatcher(Path("."), _hooks("PreToolUse", plan, calls), []).pre_tool_use(
+            tool="Bash", input=original, tool_iterations=0
+        )
+    )
+    current: dict[str, Any] = original
+    for i, answer in enumerate(plan):
+        if answer == "raise" or (
+            isinstance(answer, HookOutcome) and answer.decision in ("deny", "stop")
+        ):
+            assert isinstance(result, Block)
+            assert result.blocked_by == f"h{i}"
+            assert calls == list(range(i + 1))  # later hooks are not asked
+            if answer == "raise":
+                assert result.message.endswith("(tool blocked by default)")
+            else:
+                assert result.message == f"blocked by h{i}: {answer.reason or 'denied'}"
+            return
+        if isinstance(answer, HookOutcome) and answer.updated_input is not None:
+            current = answer.updated_input
+    assert result == Allow(current)
+    assert calls == list(range(len(plan)))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(answers, max_size=5))
+def test_post_tool_use_records_every_signal_returns_first(plan: list[Any]) -> None:
+    calls: list[int] = []
+    logs: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        result = trio.run(
+            lambda: _dispatcher(root, _hooks("PostToolUse", plan, calls), logs).post_tool_use(
+                tool="Bash", input={}, result="ok", is_error=False, tool_iterations=5
+            )
+        )
+        state = read_convergence(root / "convergence.json")
+    expected = [
+        (a.reason or f"h{i}", a.reason or "")
+        for i, a in enumerate(plan)
+        if isinstance(a, HookOutcome) and a.decision == "stop"
+    ]
+    assert calls == list(range(len(plan)))  # all hooks run, failures included
+    if not expected:
+        assert result == Continue()
+        assert state is None  # no signal, no write
+    else:
+        assert result == Signal(signal=expected[0][0], reason=expected[0][1])
+        assert state is not None
+        assert [(o.signal, o.reason) for o in state.observations] == expected
+        assert {o.tool_iterations for o in state.observations} == {5}
+    assert sum("raised RuntimeError" in line for line in logs) == plan.count("raise")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(answers, max_size=6))
+def test_stop_first_deciding_hook_wins(plan: list[Any]) -> None:
+    calls: list[int] = []
+    prompt = trio.run(
+        lambda: _dispatcher(Path("."), _hooks("Stop", plan, calls), []).stop(
+            reason=ExitReason.END_TURN, tool_iterations=0, total_tokens=0
+        )
+    )
+    for i, answer in enumerate(plan):
+        if isinstance(answer, HookOutcome) and answer.decision == "continue":
+            assert prompt == (answer.reason or "Continue.")
+            assert calls == list(range(i + 1))
+            return
+        if isinstance(answer, HookOutcome) and answer.decision == "stop":
+            assert prompt is None
+            assert calls == list(range(i + 1))
+            return
+    assert prompt is None
+    assert calls == list(range(len(plan)))
