@@ -1,0 +1,331 @@
+"""The hook layer inside the real agent process: real hook scripts, real mock API."""
+
+from __future__ import annotations
+
+import json
+import stat
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_support import read_json, run_agent, text_response, tool_response, tool_results
+from mockapi_support import MockServer
+
+MockAPI = Callable[[dict[str, Any]], MockServer]
+
+GUARD = """#!/usr/bin/env bash
+input=$(cat)
+case "$input" in
+  *'rm -rf'*) echo '{"action": "block", "reason": "destructive command detected"}' ;;
+  *) echo '{"action": "allow"}' ;;
+esac
+"""
+OBSERVE = """#!/usr/bin/env bash
+cat >> observed.jsonl
+echo >> observed.jsonl
+"""
+SIGNAL_ON_TESTS = """#!/usr/bin/env bash
+input=$(cat)
+case "$input" in
+  *'run-tests'*) echo '{"action": "signal", "signal": "tests_pass", "reason": "clean run"}' ;;
+  *) echo '{"action": "continue"}' ;;
+esac
+"""
+POST_LOG = """#!/usr/bin/env bash
+cat >> post.jsonl
+echo >> post.jsonl
+echo '{"action": "continue"}'
+"""
+
+
+def project(tmp_path: Path, hooks_toml: str, scripts: dict[str, str]) -> Path:
+    hooks_dir = tmp_path / "hooks"
+    hooks_dir.mkdir()
+    for name, body in scripts.items():
+        path = hooks_dir / name
+        path.write_text(body)
+        path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    (tmp_path / ".forgeflare").mkdir()
+    (tmp_path / ".forgeflare" / "hooks.toml").write_text(hooks_toml)
+    return tmp_path
+
+
+def observed(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def final_of(tmp_path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = read_json(tmp_path / ".forgeflare" / "convergence.json")
+    return data
+
+
+def test_guard_blocks_rm_rf_and_observe_sees_both_outcomes(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    project(
+        tmp_path,
+        """
+[[hooks]]
+event = "PreToolUse"
+match_tool = "Bash"
+command = "hooks/guard.sh"
+
+[[hooks]]
+event = "PreToolUse"
+phase = "observe"
+command = "hooks/observe.sh"
+""",
+        {"guard.sh": GUARD, "observe.sh": OBSERVE},
+    )
+    server = mock_api(
+        {
+            "responses": [
+                tool_response(("Bash", {"command": "rm -rf build"})),
+                tool_response(("Bash", {"command": "echo safe"})),
+                text_response("adapted"),
+            ]
+        }
+    )
+    proc = run_agent(tmp_path, server.url)
+    assert proc.returncode == 0, proc.stderr
+    requests = server.requests()
+    (blocked,) = tool_results(requests[1])
+    assert blocked["is_error"] is True
+    assert blocked["content"] == "blocked by hooks/guard.sh: destructive command detected"
+    (allowed,) = tool_results(requests[2])
+    assert "safe" in allowed["content"]
+    first, second = observed(tmp_path / "observed.jsonl")
+    assert first["phase"] == "observe"
+    assert first["blocked"] is True
+    assert first["blocked_by"] == "hooks/guard.sh"
+    assert first["block_reason"] == "destructive command detected"
+    assert first["tool"] == "Bash"
+    assert first["input"] == {"command": "rm -rf build"}
+    assert first["tool_iterations"] == 0
+    assert second["blocked"] is False
+    assert "blocked_by" not in second
+    assert "block_reason" not in second
+    assert second["tool_iterations"] == 1
+    # every invocation is in the session's audit log
+    [session] = list((tmp_path / ".entire" / "metadata").iterdir())
+    audit = observed(session / "hooks.jsonl")
+    assert [a["outcome"] for a in audit if a.get("phase") == "guard"] == ["block", "allow"]
+
+
+@pytest.mark.parametrize(
+    ("script", "timeout_ms", "expected"),
+    [
+        (
+            "#!/usr/bin/env bash\nsleep 30\n",
+            300,
+            "hook failed: hooks/g.sh timed out after 300ms (tool blocked by default)",
+        ),
+        (
+            "#!/usr/bin/env bash\nexit 7\n",
+            5000,
+            "hook failed: hooks/g.sh exited with code 7 (tool blocked by default)",
+        ),
+        (
+            "#!/usr/bin/env bash\necho not json\n",
+            5000,
+            "hook failed: hooks/g.sh returned invalid JSON (tool blocked by default)",
+        ),
+    ],
+    ids=["timeout", "crash", "invalid-json"],
+)
+def test_failing_guards_block_with_distinct_messages(
+    tmp_path: Path, mock_api: MockAPI, script: str, timeout_ms: int, expected: str
+) -> None:
+    project(
+        tmp_path,
+        f"""
+[[hooks]]
+event = "PreToolUse"
+command = "hooks/g.sh"
+timeout_ms = {timeout_ms}
+""",
+        {"g.sh": script},
+    )
+    server = mock_api(
+        {"responses": [tool_response(("Bash", {"command": "ls"})), text_response("ok")]}
+    )
+    proc = run_agent(tmp_path, server.url)
+    assert proc.returncode == 0, proc.stderr
+    (result,) = tool_results(server.requests()[1])
+    assert result["is_error"] is True
+    assert result["content"] == expected
+
+
+def test_post_tool_use_signal_ends_after_batch(tmp_path: Path, mock_api: MockAPI) -> None:
+    project(
+        tmp_path,
+        """
+[[hooks]]
+event = "PostToolUse"
+command = "hooks/signal.sh"
+""",
+        {"signal.sh": SIGNAL_ON_TESTS},
+    )
+    server = mock_api(
+        {
+            "responses": [
+                tool_response(
+                    ("Bash", {"command": "echo run-tests"}), ("Bash", {"command": "echo after"})
+                ),
+                text_response("never requested"),
+            ]
+        }
+    )
+    proc = run_agent(tmp_path, server.url)
+    assert proc.returncode == 0, proc.stderr
+    assert len(server.requests()) == 1  # no request after the signal
+    state = final_of(tmp_path)
+    assert state["final"]["reason"] == "convergence_signal"
+    assert state["final"]["tool_iterations"] == 1
+    assert state["observations"] == [
+        {"signal": "tests_pass", "reason": "clean run", "tool_iterations": 0}
+    ]
+
+
+def test_three_blocks_in_a_batch_end_with_consecutive_limit(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    project(
+        tmp_path,
+        """
+[[hooks]]
+event = "PreToolUse"
+command = "hooks/guard.sh"
+""",
+        {"guard.sh": GUARD},
+    )
+    server = mock_api(
+        {
+            "responses": [
+                tool_response(*[("Bash", {"command": f"rm -rf /tmp/x{i}"}) for i in range(4)]),
+                text_response("never"),
+            ]
+        }
+    )
+    proc = run_agent(tmp_path, server.url)
+    assert proc.returncode == 6
+    assert len(server.requests()) == 1  # no tool_results were sent
+    final = final_of(tmp_path)["final"]
+    assert final["reason"] == "block_limit_consecutive"
+    assert final["tool_iterations"] == 0
+
+
+def test_ten_alternating_blocks_end_with_total_limit(tmp_path: Path, mock_api: MockAPI) -> None:
+    project(
+        tmp_path,
+        """
+[[hooks]]
+event = "PreToolUse"
+match_tool = "Bash"
+command = "hooks/guard.sh"
+""",
+        {"guard.sh": GUARD},
+    )
+    batch = tool_response(("Bash", {"command": "rm -rf /tmp/nope"}), ("Bash", {"command": "true"}))
+    server = mock_api({"responses": [batch] * 10 + [text_response("never")]})
+    proc = run_agent(tmp_path, server.url)
+    assert proc.returncode == 6, proc.stderr
+    assert len(server.requests()) == 10
+    final = final_of(tmp_path)["final"]
+    assert final["reason"] == "block_limit_total"
+    assert final["tool_iterations"] == 9
+
+
+def test_parallel_batch_slots_and_no_post_for_blocked(tmp_path: Path, mock_api: MockAPI) -> None:
+    (tmp_path / "a.txt").write_text("alpha\n")
+    (tmp_path / "b.txt").write_text("beta\n")
+    project(
+        tmp_path,
+        """
+[[hooks]]
+event = "PreToolUse"
+match_tool = "Read"
+command = "hooks/guard_secret.sh"
+
+[[hooks]]
+event = "PostToolUse"
+command = "hooks/post.sh"
+""",
+        {
+            "guard_secret.sh": GUARD.replace("rm -rf", "secret"),
+            "post.sh": POST_LOG,
+        },
+    )
+    server = mock_api(
+        {
+            "responses": [
+                tool_response(
+                    ("Read", {"file_path": "a.txt"}),
+                    ("Read", {"file_path": "secret.txt"}),
+                    ("Read", {"file_path": "b.txt"}),
+                ),
+                text_response("ok"),
+            ]
+        }
+    )
+    proc = run_agent(tmp_path, server.url)
+    assert proc.returncode == 0, proc.stderr
+    a, secret, b = tool_results(server.requests()[1])
+    assert [r["tool_use_id"] for r in (a, secret, b)] == ["toolu_0", "toolu_1", "toolu_2"]
+    assert "alpha" in a["content"]
+    assert secret["is_error"] is True
+    assert secret["content"].startswith("blocked by hooks/guard_secret.sh")
+    assert "beta" in b["content"]
+    posted = observed(tmp_path / "post.jsonl")
+    assert sorted(p["input"]["file_path"] for p in posted) == ["a.txt", "b.txt"]
+    assert all(p["event"] == "PostToolUse" and p["is_error"] is False for p in posted)
+
+
+def test_malformed_hooks_toml_stops_before_first_api_call(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    project(tmp_path, '[[hooks]]\nevent = "PreTool"\ncommand = "x"\n', {})
+    server = mock_api({"responses": [text_response("never")]})
+    proc = run_agent(tmp_path, server.url)
+    assert proc.returncode != 0
+    assert server.requests() == []
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert "hooks.toml" in lines[0]
+    assert "PreTool" in lines[0]
+
+
+def test_no_hooks_toml_no_audit_and_final_written(tmp_path: Path, mock_api: MockAPI) -> None:
+    server = mock_api(
+        {"responses": [tool_response(("Bash", {"command": "true"})), text_response("ok")]}
+    )
+    proc = run_agent(tmp_path, server.url)
+    assert proc.returncode == 0, proc.stderr
+    [session] = list((tmp_path / ".entire" / "metadata").iterdir())
+    assert not (session / "hooks.jsonl").exists()
+    assert final_of(tmp_path)["final"]["reason"] == "end_turn"
+
+
+def test_stop_hook_receives_reason_and_totals(tmp_path: Path, mock_api: MockAPI) -> None:
+    project(
+        tmp_path,
+        """
+[[hooks]]
+event = "Stop"
+command = "hooks/stop.sh"
+""",
+        {"stop.sh": '#!/usr/bin/env bash\ncat > stop.json\necho \'{"action": "signal"}\'\n'},
+    )
+    server = mock_api(
+        {"responses": [tool_response(("Bash", {"command": "true"})), text_response("ok")]}
+    )
+    proc = run_agent(tmp_path, server.url)
+    assert proc.returncode == 0, proc.stderr
+    stop = read_json(tmp_path / "stop.json")
+    assert stop["event"] == "Stop"
+    assert stop["reason"] == "end_turn"
+    assert stop["tool_iterations"] == 1
+    assert stop["total_tokens"] == 2 * 100 + 20 + 10
+    assert stop["cwd"] == str(tmp_path.resolve())
