@@ -19,7 +19,12 @@ from hypothesis import strategies as st
 import forgeflare
 from forgeflare.agent import Message, SessionWriter, new_session_id
 from forgeflare.agent._messages import TextBlock, ToolResultBlock, ToolUseBlock, Usage
-from forgeflare.agent._session import key_actions, render_context, utc_timestamp
+from forgeflare.agent._session import (
+    key_actions,
+    read_transcript,
+    render_context,
+    utc_timestamp,
+)
 
 SESSION_ID = re.compile(r"\d{4}-\d{2}-\d{2}-[0-9a-f-]{36}")
 TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z")
@@ -283,10 +288,26 @@ def test_transcript_of_a_killed_process_parses(tmp_path: Path) -> None:
         child.wait()
     assert child.returncode == -signal.SIGKILL
     raw = transcript.read_bytes()
-    assert raw.endswith(b"\n")
-    records = [json.loads(line) for line in raw.decode().splitlines()]
+    complete, _, torn = raw.rpartition(b"\n")
+    # Every complete line parses on its own, and the chain is unbroken up to the kill.
+    records = [json.loads(line) for line in complete.decode().split("\n")]
     assert len(records) >= 10
     assert records[0]["parentUuid"] is None
     assert [r["parentUuid"] for r in records[1:]] == [r["uuid"] for r in records[:-1]]
     for record in records:
         Message.model_validate(record["message"])
+    # At most the line being written when the kill landed is cut short (see _session's
+    # docstring); read_transcript gives exactly the complete records.
+    assert read_transcript(transcript) == records
+    if torn:
+        assert torn.startswith(b'{"type":')
+
+
+def test_read_transcript_drops_only_a_torn_tail(tmp_path: Path) -> None:
+    path = tmp_path / "full.jsonl"
+    path.write_text('{"a":1}\n{"b":2}\n{"c":')
+    assert read_transcript(path) == [{"a": 1}, {"b": 2}]
+    path.write_text('{"a":1}\n')
+    assert read_transcript(path) == [{"a": 1}]
+    path.write_text("")
+    assert read_transcript(path) == []

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from forgeflare.agent.tools import ToolOutput, dispatch_tool, terminate_running_commands
@@ -223,6 +223,7 @@ def test_cap_output_short_text_unchanged(limit: int) -> None:
     assert cap_output("x" * limit, limit) == "x" * limit
 
 
+@settings(max_examples=40)
 @given(text=st.text(max_size=300), limit=st.integers(min_value=2, max_value=120))
 def test_cap_output_keeps_head_and_tail(text: str, limit: int) -> None:
     capped = cap_output(text, limit)
@@ -236,6 +237,7 @@ def test_cap_output_keeps_head_and_tail(text: str, limit: int) -> None:
     assert f"[... {omitted:,} characters of output omitted ...]" in capped
 
 
+@settings(max_examples=40)
 @given(chunks=st.lists(st.text(max_size=40), max_size=30), limit=st.integers(2, 100))
 def test_cap_output_is_chunking_independent(chunks: list[str], limit: int) -> None:
     from forgeflare.agent.tools._bash import _HeadTail

@@ -163,7 +163,7 @@ def test_bad_input(tmp_path: Path, data: dict[str, Any], expected: str) -> None:
 _TEXT = st.text(alphabet="ab\n ", max_size=40)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(content=_TEXT, old=st.text(alphabet="ab\n ", min_size=1, max_size=3), new=_TEXT)
 def test_replace_all_matches_str_replace(content: str, old: str, new: str) -> None:
     assume(old in content and old != new)

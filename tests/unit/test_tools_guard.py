@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from forgeflare.agent.tools import denied_reason
@@ -120,6 +120,7 @@ _GAPS = st.lists(st.text(alphabet=" \t\n", min_size=1, max_size=4), min_size=1, 
 _CAPS = st.lists(st.booleans(), min_size=1, max_size=12)
 
 
+@settings(max_examples=40)
 @given(command=st.sampled_from(DENIED), gaps=_GAPS, caps=_CAPS, pad=st.text(" \t\n"))
 def test_whitespace_and_case_never_undeny(
     command: str, gaps: list[str], caps: list[bool], pad: str
@@ -167,11 +168,13 @@ _SAFE_WORDS = [
 ]
 
 
+@settings(max_examples=40)
 @given(st.lists(st.sampled_from(_SAFE_WORDS), max_size=12))
 def test_ordinary_commands_pass(words: list[str]) -> None:
     assert denied_reason(" ".join(words)) is None
 
 
+@settings(max_examples=40)
 @given(st.text(max_size=200))
 def test_never_raises(command: str) -> None:
     result = denied_reason(command)

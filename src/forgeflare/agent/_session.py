@@ -3,7 +3,11 @@
 Files, under ``.entire/metadata/{session_id}/`` in the project directory:
 
 - ``full.jsonl``: one line per conversation turn, appended (open, write, close) as the turn
-  happens, so an agent killed at any moment leaves a valid transcript up to its last turn;
+  happens, so an agent killed at any moment leaves a valid transcript up to its last turn.
+  One caveat no append-only file can avoid: a SIGKILL that lands *inside* the write of a
+  large line (the kernel copies page by page and gives up between pages on a fatal signal)
+  leaves that last line cut short, without its newline. Every earlier line is intact;
+  :func:`read_transcript` returns the complete lines and drops such a tail;
 - ``prompt.txt``: the session's first prompt;
 - ``context.md``: a metadata header and the key actions, one per tool call, written at exit.
 
@@ -38,6 +42,7 @@ __all__ = [
     "SessionWriter",
     "key_actions",
     "new_session_id",
+    "read_transcript",
     "render_context",
     "transcript_line",
     "utc_timestamp",
@@ -158,6 +163,16 @@ def render_context(
         "",
     ]
     return "\n".join(lines)
+
+
+def read_transcript(path: Path) -> list[dict[str, Any]]:
+    """The records of a transcript, in order; a torn last line (no newline) is left out.
+
+    Raises ``json.JSONDecodeError`` for a damaged *complete* line: that is not a kill's doing.
+    """
+    text = path.read_text(encoding="utf-8", errors="replace")
+    complete = text[: text.rfind("\n") + 1]
+    return [json.loads(line) for line in complete.split("\n") if line]
 
 
 class SessionWriter:
