@@ -190,3 +190,15 @@ def test_hook_never_raises(tmp_path: Path, payload: str, iteration: int) -> None
     else:
         assert out.stdout == ""
         assert out.stderr.count("\n") <= 1
+
+
+def test_start_pushes_frames_and_nests(tmp_path: Path) -> None:
+    first = start_loop(tmp_path, mode=Mode.GRIND, max_iterations=9, prompt="backlog", now=NOW)
+    second = start_loop(tmp_path, mode=Mode.ISSUE, max_iterations=3, prompt="issue 7", now=NOW)
+    assert second.run_id == first.run_id
+    assert [(f.mode, f.iter, f.max) for f in second.stack] == [
+        (Mode.GRIND, 1, 9),
+        (Mode.ISSUE, 1, 3),
+    ]
+    on_disk = json.loads((tmp_path / ".forgeflare" / "loop-state.json").read_text("utf-8"))
+    assert [f["prompt"] for f in on_disk["stack"]] == ["backlog", "issue 7"]

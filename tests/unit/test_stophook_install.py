@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from forgeflare.supervisor.stophook import SettingsFileError, install_hook, merge_stop_hook
@@ -70,6 +70,7 @@ json_values = st.recursive(
 )
 
 
+@settings(max_examples=50)
 @given(st.dictionaries(st.text(max_size=8).filter(lambda k: k != "hooks"), json_values, max_size=4))
 def test_merge_keeps_other_keys_and_is_idempotent(settings: dict[str, object]) -> None:
     merged, _ = merge_stop_hook(settings, CMD)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from forgeflare.supervisor.stophook import (
@@ -207,6 +207,7 @@ texts = st.one_of(
 )
 
 
+@settings(max_examples=50)
 @given(states, texts)
 def test_no_exception_and_blocks_only_from_active(
     state: LoopRecord | Corrupt | None, text: str | None
@@ -223,6 +224,7 @@ def test_no_exception_and_blocks_only_from_active(
         assert decision.reason == ""
 
 
+@settings(max_examples=50)
 @given(states, texts)
 def test_iteration_never_exceeds_max(state: LoopRecord | Corrupt | None, text: str | None) -> None:
     new, decision = transition(state, text, NOW)
@@ -236,6 +238,7 @@ def test_iteration_never_exceeds_max(state: LoopRecord | Corrupt | None, text: s
             assert top.iter == state.stack[-1].iter + 1
 
 
+@settings(max_examples=50)
 @given(records, st.text(max_size=100))
 def test_blocking_changes_only_the_top_counter(state: LoopRecord, text: str) -> None:
     new, decision = transition(state, text, NOW)
@@ -246,6 +249,7 @@ def test_blocking_changes_only_the_top_counter(state: LoopRecord, text: str) -> 
         assert (new.event, new.run_id) == (state.event, state.run_id)
 
 
+@settings(max_examples=50)
 @given(records, texts)
 def test_a_stopped_loop_shrinks_or_disappears(state: LoopRecord, text: str | None) -> None:
     new, decision = transition(state, text, NOW)

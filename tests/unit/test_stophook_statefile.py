@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from forgeflare.supervisor.stophook import (
@@ -173,6 +173,7 @@ frames = st.builds(
 )
 
 
+@settings(max_examples=50)
 @given(
     st.sampled_from(list(Event)),
     st.text(max_size=12),

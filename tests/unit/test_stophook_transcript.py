@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from forgeflare.supervisor.stophook import TranscriptError, last_assistant_text
@@ -106,6 +106,7 @@ def test_huge_line_after_the_answer_is_skipped(
     assert last_assistant_text(path) == "answer"
 
 
+@settings(max_examples=50)
 @given(
     st.lists(st.binary(max_size=30).map(lambda b: b.replace(b"\n", b"")), max_size=30),
     st.integers(1, 40),
@@ -120,6 +121,7 @@ def test_backwards_lines_match_forward_split(
     assert got == expected
 
 
+@settings(max_examples=50)
 @given(
     st.lists(st.binary(max_size=30).map(lambda b: b.replace(b"\n", b"")), max_size=20),
     st.integers(1, 16),
