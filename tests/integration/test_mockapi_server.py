@@ -37,16 +37,15 @@ def parse_sse(data: bytes) -> Events:
     return events
 
 
-def post_stream(url: str, **extra: Any) -> tuple[httpx.Response, Events]:
-    with (
-        httpx.Client(timeout=10) as client,
-        client.stream(
-            "POST",
-            f"{url}/v1/messages",
-            json={**REQUEST, "stream": True, **extra},
-            headers=HEADERS,
-        ) as resp,
-    ):
+def post_stream(
+    url: str, *, client: httpx.Client | None = None, **extra: Any
+) -> tuple[httpx.Response, Events]:
+    if client is None:
+        with httpx.Client(timeout=10) as own:
+            return post_stream(url, client=own, **extra)
+    with client.stream(
+        "POST", f"{url}/v1/messages", json={**REQUEST, "stream": True, **extra}, headers=HEADERS
+    ) as resp:
         data = resp.read()
     return resp, parse_sse(data) if resp.status_code == 200 else []
 
@@ -90,8 +89,8 @@ RICH = {
 }
 
 
-def test_stream_text_tool_thinking(mock_api: MockAPI) -> None:
-    server = mock_api({"responses": [RICH]})
+def test_stream_then_json(mock_api: MockAPI) -> None:
+    server = mock_api({"responses": [RICH, RICH]})
     resp, events = post_stream(server.url)
     assert resp.status_code == 200
     assert resp.headers["content-type"].startswith("text/event-stream")
@@ -115,20 +114,19 @@ def test_stream_text_tool_thinking(mock_api: MockAPI) -> None:
     assert tool["id"].startswith("toolu_")
     assert (tool["name"], tool["input"]) == ("Bash", {"command": "pytest -q", "timeout": 60})
 
-
-def test_non_streaming_json(mock_api: MockAPI) -> None:
-    server = mock_api({"responses": [RICH]})
-    resp = httpx.post(f"{server.url}/v1/messages", json=REQUEST, headers=HEADERS, timeout=10)
-    assert resp.status_code == 200
-    body = resp.json()
+    # The same response without "stream": one JSON message.
+    resp2 = httpx.post(f"{server.url}/v1/messages", json=REQUEST, headers=HEADERS, timeout=10)
+    assert resp2.status_code == 200
+    body = resp2.json()
     assert body["type"] == "message"
     assert body["content"][0] == RICH["content"][0]
     assert body["content"][2]["input"] == {"command": "pytest -q", "timeout": 60}
     assert body["stop_reason"] == "tool_use"
     assert body["usage"]["output_tokens"] == 40
+    assert body["id"] != msg["id"]
 
 
-def test_http_error_with_headers(mock_api: MockAPI) -> None:
+def test_http_errors_then_exhausted(mock_api: MockAPI) -> None:
     server = mock_api(
         {
             "responses": [
@@ -158,53 +156,61 @@ def test_http_error_with_headers(mock_api: MockAPI) -> None:
         "type": "invalid_request_error",
         "message": "max_tokens: too large",
     }
+    resp, _ = post_stream(server.url)
+    assert resp.status_code == 500
+    assert json.loads(resp.content) == {
+        "type": "error",
+        "error": {"type": "api_error", "message": "mock script exhausted after 2 responses"},
+    }
 
 
-def test_stream_error_event(mock_api: MockAPI) -> None:
-    server = mock_api(
-        {"responses": [{"stream_error": {"type": "overloaded_error", "after_events": 3}}, {}]}
-    )
-    resp, events = post_stream(server.url)
-    assert resp.status_code == 200
-    assert len(events) == 4
-    assert events[-1] == (
-        "error",
-        {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
-    )
-    # The connection stays usable: the next request gets the next response.
-    _, events = post_stream(server.url)
-    assert events[-1][0] == "message_stop"
-
-
-def test_truncated_stream_ends_cleanly_without_message_stop(mock_api: MockAPI) -> None:
+def test_broken_streams_then_end_turn(mock_api: MockAPI) -> None:
     server = mock_api(
         {
             "responses": [
+                {"stream_error": {"type": "overloaded_error", "after_events": 3}},
                 {
                     "truncate_after_events": 4,
                     "content": [{"type": "text", "text": "cut short, this"}],
                 },
                 {"content": [{"type": "text", "text": "whole"}]},
-            ]
+                {"truncate_after_events": 2, "truncate_mode": "drop"},
+            ],
+            "when_exhausted": "end_turn",
         }
     )
-    resp, events = post_stream(server.url)  # a clean EOF: no exception from the HTTP layer
-    assert resp.status_code == 200
-    assert resp.headers["connection"] == "close"
-    assert [n for n, _ in events] == [
-        "message_start",
-        "content_block_start",
-        "ping",
-        "content_block_delta",
-    ]
-    _, events = post_stream(server.url)
-    assert assembled(events)["content"] == [{"type": "text", "text": "whole"}]
-
-
-def test_dropped_stream_is_an_incomplete_body(mock_api: MockAPI) -> None:
-    server = mock_api({"responses": [{"truncate_after_events": 2, "truncate_mode": "drop"}]})
-    with pytest.raises(httpx.RemoteProtocolError):
-        post_stream(server.url)
+    with httpx.Client(timeout=10) as client:
+        # A mid-stream error event after exactly three events, then the body ends cleanly.
+        resp, events = post_stream(server.url, client=client)
+        assert resp.status_code == 200
+        assert len(events) == 4
+        assert events[-1] == (
+            "error",
+            {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
+        )
+        # Truncated: a clean end of the body (no exception from the HTTP layer), no message_stop.
+        resp, events = post_stream(server.url, client=client)
+        assert resp.status_code == 200
+        assert resp.headers["connection"] == "close"
+        assert [n for n, _ in events] == [
+            "message_start",
+            "content_block_start",
+            "ping",
+            "content_block_delta",
+        ]
+        # The same client goes on with a fresh connection and the next response.
+        _, events = post_stream(server.url, client=client)
+        assert assembled(events)["content"] == [{"type": "text", "text": "whole"}]
+        # "drop": the connection closes mid-body, an incomplete chunked body for the client.
+        with pytest.raises(httpx.RemoteProtocolError):
+            post_stream(server.url, client=client)
+    # Exhausted with when_exhausted = end_turn: a plain end_turn text, every time.
+    for _ in range(2):
+        _, events = post_stream(server.url)
+        msg = assembled(events)
+        assert msg["stop_reason"] == "end_turn"
+        assert msg["content"] == [{"type": "text", "text": "Done."}]
+    assert [r["response_index"] for r in server.requests()] == [0, 1, 2, 3, None, None]
 
 
 def test_delay_and_stall_hold_the_reply(mock_api: MockAPI) -> None:
@@ -243,54 +249,11 @@ def test_delay_and_stall_hold_the_reply(mock_api: MockAPI) -> None:
     assert assembled(events)["content"] == [{"type": "text", "text": "after"}]
 
 
-def test_record_file(mock_api: MockAPI) -> None:
+def test_record_file_count_tokens_and_unknown_paths(mock_api: MockAPI) -> None:
     server = mock_api({"responses": [{}, {}]})
     post_stream(server.url)
-    with httpx.Client(timeout=10) as client:
-        client.post(
-            f"{server.url}/v1/messages?beta=true",
-            json=REQUEST,
-            headers={"authorization": "Bearer tok"},
-        )
-        client.post(f"{server.url}/v1/messages/count_tokens", json=REQUEST)
-    lines = server.requests()
-    assert len(lines) == 3
-    first, second, third = lines
-    assert first["method"] == "POST"
-    assert first["path"] == "/v1/messages"
-    assert first["headers"]["x-api-key"] == "test-key"
-    assert first["headers"]["anthropic-version"] == "2023-06-01"
-    assert first["body"] == {**REQUEST, "stream": True}
-    assert first["response_index"] == 0
-    assert (second["query"], second["headers"]["authorization"]) == ("beta=true", "Bearer tok")
-    assert second["response_index"] == 1
-    assert third["path"] == "/v1/messages/count_tokens"
-    assert third["response_index"] is None
-
-
-def test_exhausted_script(mock_api: MockAPI) -> None:
-    server = mock_api({"responses": [{}]})
-    post_stream(server.url)
-    resp, _ = post_stream(server.url)
-    assert resp.status_code == 500
-    assert json.loads(resp.content) == {
-        "type": "error",
-        "error": {"type": "api_error", "message": "mock script exhausted after 1 responses"},
-    }
-
-
-def test_exhausted_end_turn(mock_api: MockAPI) -> None:
-    server = mock_api({"responses": [], "when_exhausted": "end_turn"})
-    for _ in range(2):
-        _, events = post_stream(server.url)
-        msg = assembled(events)
-        assert msg["stop_reason"] == "end_turn"
-        assert msg["content"] == [{"type": "text", "text": "Done."}]
-
-
-def test_count_tokens_and_unknown_paths(mock_api: MockAPI) -> None:
-    server = mock_api({"responses": []})
     with httpx.Client(base_url=server.url, timeout=10) as client:
+        client.post("/v1/messages?beta=true", json=REQUEST, headers={"authorization": "Bearer tok"})
         resp = client.post("/v1/messages/count_tokens", json=REQUEST)
         assert resp.status_code == 200
         assert resp.json()["input_tokens"] > 0
@@ -299,7 +262,21 @@ def test_count_tokens_and_unknown_paths(mock_api: MockAPI) -> None:
         assert resp.json()["error"]["type"] == "not_found_error"
         resp = client.post("/v1/messages", content=b"{broken")
         assert resp.status_code == 400
-    assert len(server.requests()) == 3
+        assert resp.json()["error"]["type"] == "invalid_request_error"
+    lines = server.requests()
+    assert len(lines) == 5
+    first, second, third, fourth, fifth = lines
+    assert first["method"] == "POST"
+    assert first["path"] == "/v1/messages"
+    assert first["headers"]["x-api-key"] == "test-key"
+    assert first["headers"]["anthropic-version"] == "2023-06-01"
+    assert first["body"] == {**REQUEST, "stream": True}
+    assert first["response_index"] == 0
+    assert (second["query"], second["headers"]["authorization"]) == ("beta=true", "Bearer tok")
+    assert second["response_index"] == 1
+    assert (third["path"], third["response_index"]) == ("/v1/messages/count_tokens", None)
+    assert fourth["path"] == "/v1/complete"
+    assert (fifth["body"], fifth["body_text"]) == (None, "{broken")
 
 
 _CLIENT = textwrap.dedent(

@@ -107,7 +107,7 @@ responses = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(responses, st.integers(0, 1000))
 def test_stream_accumulates_to_the_json_message(spec: dict[str, Any], index: int) -> None:
     events = render_events(spec, model=MODEL, index=index, default_input_tokens=77)
@@ -116,14 +116,14 @@ def test_stream_accumulates_to_the_json_message(spec: dict[str, Any], index: int
     )
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(responses)
 def test_encoded_bytes_parse_back_to_the_events(spec: dict[str, Any]) -> None:
     events = render_events(spec, model=MODEL)
     assert parse_sse(encode_sse(events)) == events
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(responses, st.integers(0, 60))
 def test_truncation_keeps_a_prefix_without_message_stop(spec: dict[str, Any], n: int) -> None:
     full = render_events(spec, model=MODEL)
@@ -133,7 +133,7 @@ def test_truncation_keeps_a_prefix_without_message_stop(spec: dict[str, Any], n:
         assert ("message_stop", {"type": "message_stop"}) not in cut
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(responses, st.integers(0, 60))
 def test_stream_error_follows_exactly_n_events(spec: dict[str, Any], n: int) -> None:
     full = render_events(spec, model=MODEL)
