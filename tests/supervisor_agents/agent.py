@@ -44,11 +44,12 @@ def main() -> int:
     final: str | None = None
     code = 0
     for arg in sys.argv[1:]:
-        name, _, rest = arg.removeprefix("--").partition("=")
-        if name in {"crash", "hang", "check", "commit", "touch"}:
-            rest = arg.partition("@")[2]
-            rest = f"x@{rest}" if rest else "x"
-            name = name.partition("@")[0]
+        body = arg.removeprefix("--")
+        if "=" in body:
+            name, rest = body.split("=", 1)
+        else:
+            name, _, when = body.partition("@")
+            rest = f"x@{when}" if when else "x"
         ok, value = applies(rest, iteration)
         if not ok:
             continue

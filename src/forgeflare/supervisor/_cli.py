@@ -82,12 +82,18 @@ def _run(
     async def main() -> LoopResult:
         display = Display()
         stop = StopControl()
+        failure: Exception | None = None
         async with trio.open_nursery() as nursery:
             await nursery.start(watch_signals, stop, display)
             try:
                 return await run_loop(opts, display=display, stop=stop)
+            except Exception as exc:
+                # Re-raised outside the nursery so that the CLI sees the error, not a group.
+                failure = exc
             finally:
                 nursery.cancel_scope.cancel()
+        assert failure is not None
+        raise failure
 
     result = trio.run(main)
     raise typer.Exit(result.exit_code)

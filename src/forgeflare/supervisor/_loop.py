@@ -537,19 +537,26 @@ async def run_loop(
     display = display or Display()
     stop = stop or StopControl()
     loop = _Loop(opts, display, stop)
+    if not display.live:
+        return await loop.run()
+    failure: Exception | None = None
     async with trio.open_nursery() as nursery:
-        if display.live:
 
-            async def tick() -> None:
-                while True:
-                    display.refresh()
-                    await trio.sleep(0.5)
+        async def tick() -> None:
+            while True:
+                display.refresh()
+                await trio.sleep(0.5)
 
-            nursery.start_soon(tick)
+        nursery.start_soon(tick)
         try:
             return await loop.run()
+        except Exception as exc:
+            # Raised after the nursery, so callers see the error itself, not a group.
+            failure = exc
         finally:
             nursery.cancel_scope.cancel()
+    assert failure is not None
+    raise failure
 
 
 async def watch_signals(

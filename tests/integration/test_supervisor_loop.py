@@ -1,0 +1,415 @@
+"""``forgeflare loop`` as a real process, with stand-in agents and real hook scripts."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from supervisor_agents.project import Project, agent_cmd, alive, base_env, wait_for
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    return Project(tmp_path)
+
+
+PLAN = "# Plan\n- [ ] first\n- [ ] second\n"
+
+
+async def test_plan_completion_and_hook_environment(project: Project) -> None:
+    project.write("IMPLEMENTATION_PLAN.md", PLAN)
+    project.dump_env_hooks()
+    done = await project.arun("--agent-cmd", agent_cmd("--final=end_turn", "--check"))
+    assert done.code == 0, done.stderr
+    rec = project.record()
+    assert rec["finish_type"] == "complete"
+    assert [it["decision"] for it in rec["iterations"]] == ["continue", "complete"]
+    assert rec["totals"]["iterations"] == 2
+    assert [e["hook"] for e in project.events() if e["event"] == "hook"] == [
+        "started",
+        "next_iteration",
+        "next_iteration",
+        "finished",
+    ]
+    started = project.hook_env("started")
+    for var in (
+        "MODE",
+        "MAX_ITERATIONS",
+        "PROJECT_DIR",
+        "LOG_DIR",
+        "STARTED_AT",
+        "PLAN_FILE",
+        "SPEC_DIR",
+    ):
+        assert f"FRESHER_{var}" in started, var
+    assert started["FRESHER_MODE"] == "building"
+    assert Path(started["FRESHER_LOG_DIR"]) == project.run_dirs()[0]
+    nxt = project.hook_env("next_iteration", 2)
+    assert nxt["FRESHER_ITERATION"] == "2"
+    assert nxt["FRESHER_LAST_EXIT_CODE"] == "0"
+    assert "FRESHER_LAST_DURATION" in nxt
+    assert nxt["FRESHER_COMMITS_MADE"] == "0"
+    fin = project.hook_env("finished", 2)
+    assert fin["FRESHER_FINISH_TYPE"] == "complete"
+    assert fin["FRESHER_TOTAL_ITERATIONS"] == "2"
+    assert fin["FRESHER_TOTAL_COMMITS"] == "0"
+    assert "FRESHER_DURATION" in fin
+    # logs: agent output is in the iteration log and on the terminal
+    log = (project.run_dirs()[0] / "iteration-001.log").read_text()
+    assert "agent iteration 1" in log
+    assert "[usage]" in log
+    assert "agent iteration 2" in done.stdout
+    assert "not a git repository" in done.stderr
+
+
+async def test_crash_is_an_error_iteration_then_error(project: Project) -> None:
+    env = base_env(FRESHER_MAX_CONSECUTIVE_ERRORS="2")
+    done = await project.arun("--agent-cmd", agent_cmd("--crash"), env=env)
+    assert done.code == 12, done.stderr
+    rec = project.record()
+    assert rec["finish_type"] == "error"
+    assert [it["exit_code"] for it in rec["iterations"]] == [137, 137]
+
+
+async def test_consecutive_errors(project: Project) -> None:
+    done = await project.arun("--agent-cmd", agent_cmd("--exit=1"))
+    assert done.code == 12
+    rec = project.record()
+    assert len(rec["iterations"]) == 3
+    assert rec["streaks"]["errors"] == 3
+
+
+async def test_errors_reset_by_a_good_iteration(project: Project) -> None:
+    done = await project.arun(
+        "--agent-cmd", agent_cmd("--exit=3@1,2,4", "--final=end_turn@3,5"), "--max-iterations", "5"
+    )
+    assert done.code == 10, done.stderr
+    assert project.record()["finish_type"] == "max_iterations"
+
+
+async def test_hang_past_iteration_timeout_leaves_nothing(project: Project) -> None:
+    pidfile = project.dir / "pids"
+    env = base_env(AGENT_PIDFILE=str(pidfile), FRESHER_AGENT_KILL_GRACE="0.5")
+    done = await project.arun(
+        "--agent-cmd",
+        agent_cmd("--hang"),
+        "--iteration-timeout",
+        "1s",
+        "--max-iterations",
+        "1",
+        env=env,
+    )
+    assert done.code == 10, done.stderr
+    it = project.record()["iterations"][0]
+    assert it["timed_out"]
+    assert it["exit_code"] == 124
+    pids = [int(p) for p in pidfile.read_text().split()]
+    wait_for(lambda: not any(alive(p) for p in pids), timeout=5)
+    assert "iteration timeout" in done.stderr
+
+
+async def test_max_runtime(project: Project) -> None:
+    done = await project.arun(
+        "--agent-cmd",
+        agent_cmd("--hang"),
+        "--max-runtime",
+        "1",
+        "--iteration-timeout",
+        "0",
+        env=base_env(FRESHER_AGENT_KILL_GRACE="0.5"),
+    )
+    assert done.code == 14, done.stderr
+    rec = project.record()
+    assert rec["finish_type"] == "timeout"
+    assert project.hook_events("finished") == []  # no hook files: none recorded
+
+
+async def test_max_iterations(project: Project) -> None:
+    project.dump_env_hooks()
+    done = await project.arun("--agent-cmd", agent_cmd("--final=end_turn"), "--max-iterations", "2")
+    assert done.code == 10
+    assert project.hook_env("finished", 2)["FRESHER_FINISH_TYPE"] == "max_iterations"
+
+
+async def test_started_abort_starts_no_agent(project: Project) -> None:
+    project.hook("started", "exit 2")
+    project.hook("finished", 'echo "$FRESHER_FINISH_TYPE" > "$FRESHER_PROJECT_DIR/finish"')
+    done = await project.arun("--agent-cmd", agent_cmd("--env=" + str(project.dir / "agent-env")))
+    assert done.code == 13, done.stderr
+    assert (project.dir / "finish").read_text().strip() == "hook_abort"
+    assert not list(project.dir.glob("agent-env*"))
+    assert not list(project.run_dirs()[0].glob("iteration-*.log"))
+    assert project.record()["finish_type"] == "hook_abort"
+
+
+async def test_next_iteration_skip(project: Project) -> None:
+    project.hook("next_iteration", '[ "$FRESHER_ITERATION" = 1 ] && exit 1; exit 0')
+    done = await project.arun("--agent-cmd", agent_cmd("--final=end_turn"), "--max-iterations", "2")
+    assert done.code == 10
+    its = project.record()["iterations"]
+    assert [it["skipped"] for it in its] == [True, False]
+    assert project.record()["totals"]["iterations"] == 1
+    assert "skipped by next_iteration" in done.stderr
+
+
+async def test_skips_in_a_row_end_the_loop(project: Project) -> None:
+    project.hook("next_iteration", "exit 1")
+    done = await project.arun("--agent-cmd", agent_cmd("--final=end_turn"))
+    assert done.code == 16
+    assert len(project.record()["iterations"]) == 3
+
+
+async def test_next_iteration_abort(project: Project) -> None:
+    project.hook("next_iteration", '[ "$FRESHER_ITERATION" = 2 ] && exit 2; exit 0')
+    project.hook("finished", 'echo "$FRESHER_FINISH_TYPE" > "$FRESHER_PROJECT_DIR/finish"')
+    done = await project.arun("--agent-cmd", agent_cmd("--final=end_turn"))
+    assert done.code == 13
+    assert len(project.record()["iterations"]) == 1
+    assert (project.dir / "finish").read_text().strip() == "hook_abort"
+
+
+async def test_hook_timeout_is_124_and_the_loop_goes_on(project: Project) -> None:
+    project.hook("next_iteration", '[ "$FRESHER_ITERATION" = 1 ] && exec sleep 60; exit 0')
+    env = base_env(FRESHER_HOOK_TIMEOUT="0.5")
+    done = await project.arun(
+        "--agent-cmd", agent_cmd("--final=end_turn"), "--max-iterations", "2", env=env
+    )
+    assert done.code == 10, done.stderr
+    first = project.hook_events("next_iteration")[0]
+    assert first["status"] == "timeout"
+    assert first["exit_code"] == 124
+    assert "timed out after 0.5s" in done.stderr
+    assert project.record()["totals"]["iterations"] == 2
+
+
+async def test_hook_error_logged_and_fail_behavior_abort(project: Project) -> None:
+    project.hook("started", "exit 5")
+    done = await project.arun("--agent-cmd", agent_cmd("--final=end_turn"), "--max-iterations", "1")
+    assert done.code == 10
+    assert "Hook started failed with exit code 5" in done.stderr
+    env = base_env(FRESHER_HOOK_FAIL_BEHAVIOR="abort")
+    done = await project.arun("--agent-cmd", agent_cmd("--final=end_turn"), env=env)
+    assert done.code == 13
+
+
+async def test_non_executable_hook_warned_and_custom_never_run(project: Project) -> None:
+    project.hook("started", "touch started-ran", executable=False)
+    project.hook("custom/notify", 'touch "$FRESHER_PROJECT_DIR/custom-ran"')
+    project.hook("finished", ".fresher/hooks/custom/notify")
+    done = await project.arun("--agent-cmd", agent_cmd("--final=end_turn"), "--max-iterations", "1")
+    assert done.code == 10
+    assert "Hook started exists but is not executable" in done.stderr
+    assert not (project.dir / "started-ran").exists()
+    # custom/ ran once: called by finished, not by the supervisor itself
+    assert (project.dir / "custom-ran").exists()
+    # a missing hook (next_iteration) leaves no event; a non-executable one does
+    assert [e["hook"] for e in project.events() if e["event"] == "hook"] == [
+        "started",
+        "finished",
+    ]
+    assert project.hook_events("started")[0]["status"] == "not_executable"
+
+
+async def test_hooks_disabled(project: Project) -> None:
+    project.hook("started", "exit 2")
+    done = await project.arun(
+        "--agent-cmd",
+        agent_cmd("--final=end_turn"),
+        "--max-iterations",
+        "1",
+        env=base_env(FRESHER_HOOKS_ENABLED="false"),
+    )
+    assert done.code == 10
+
+
+async def test_no_changes_in_git_repo(project: Project) -> None:
+    project.git_init()
+    done = await project.arun(
+        "--agent-cmd", agent_cmd("--final=end_turn", "--commit@1", "--touch@2")
+    )
+    assert done.code == 11, done.stderr
+    rec = project.record()
+    assert [it["commits"] for it in rec["iterations"]] == [1, 0, 0]
+    assert [it["changed"] for it in rec["iterations"]] == [True, True, False]
+    assert rec["totals"]["commits"] == 1
+    assert rec["finish_type"] == "no_changes"
+
+
+async def test_stale_convergence_never_counts(project: Project) -> None:
+    # An agent that never writes convergence.json (like Claude Code), with a stale file there.
+    project.write(
+        ".forgeflare/convergence.json",
+        json.dumps({"observations": [], "final": {"reason": "convergence_signal"}}),
+    )
+    done = await project.arun("--agent-cmd", agent_cmd(), "--max-iterations", "2")
+    assert done.code == 10, done.stderr
+    assert [it["final_reason"] for it in project.record()["iterations"]] == [None, None]
+
+
+async def test_convergence_signal_completes(project: Project) -> None:
+    done = await project.arun(
+        "--agent-cmd", agent_cmd("--final=end_turn@1", "--final=convergence_signal@2")
+    )
+    assert done.code == 0
+    assert [it["final_reason"] for it in project.record()["iterations"]] == [
+        "end_turn",
+        "convergence_signal",
+    ]
+
+
+async def test_stuck_after_block_limits(project: Project) -> None:
+    done = await project.arun("--agent-cmd", agent_cmd("--final=block_limit_total", "--exit=6"))
+    assert done.code == 15
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_signal_during_iteration(project: Project, sig: signal.Signals) -> None:
+    pidfile = project.dir / "pids"
+    project.hook("finished", 'echo "$FRESHER_FINISH_TYPE" > "$FRESHER_PROJECT_DIR/finish"')
+    proc = project.popen(
+        "--agent-cmd", agent_cmd("--hang"), env=base_env(AGENT_PIDFILE=str(pidfile))
+    )
+    try:
+        wait_for(lambda: pidfile.exists() and len(pidfile.read_text().split()) == 2)
+        proc.send_signal(sig)
+        _out, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert (project.dir / "finish").read_text().strip() == "manual"
+    assert project.record()["finish_type"] == "manual"
+    pids = [int(p) for p in pidfile.read_text().split()]
+    wait_for(lambda: not any(alive(p) for p in pids), timeout=5)
+    assert f"stopped by {sig.name}" in err
+
+
+def test_second_ctrl_c_kills_at_once(project: Project) -> None:
+    # The agent survives TERM (noting it); the grace period is long: only a second SIGINT
+    # ends it quickly. Signals sent back to back coalesce, so wait for the first to land.
+    script = project.write(
+        "stubborn.py",
+        "import signal, sys, time\n"
+        "signal.signal(signal.SIGTERM, lambda *a: open('got-term', 'w').close())\n"
+        "sys.stdin.read()\nopen('ready', 'w').close()\n"
+        "while True:\n    time.sleep(1)\n",
+    )
+    proc = project.popen(
+        "--agent-cmd", f"{sys.executable} {script}", env=base_env(FRESHER_AGENT_KILL_GRACE="60")
+    )
+    try:
+        wait_for(lambda: (project.dir / "ready").exists())
+        proc.send_signal(signal.SIGINT)
+        wait_for(lambda: (project.dir / "got-term").exists())
+        proc.send_signal(signal.SIGINT)
+        _out, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "again: killing at once" in err
+    assert project.record()["iterations"][0]["exit_code"] == 137
+
+
+async def test_resume_after_kill_9(project: Project) -> None:
+    pidfile = project.dir / "pids"
+    env = base_env(AGENT_PIDFILE=str(pidfile))
+    proc = project.popen(
+        "--agent-cmd",
+        agent_cmd("--final=end_turn", "--hang@2"),
+        "--max-iterations",
+        "3",
+        env=env,
+    )
+    try:
+        wait_for(lambda: pidfile.exists() and len(pidfile.read_text().split()) == 2)
+        proc.kill()
+        proc.wait()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    orphans = [int(p) for p in pidfile.read_text().split()]
+    rec = project.record()
+    assert rec["finished_at"] is None
+    assert len(rec["iterations"]) == 1
+    assert rec["current"]["number"] == 2
+    done = await project.arun(
+        "--resume", "--agent-cmd", agent_cmd("--final=end_turn"), "--max-iterations", "3", env=env
+    )
+    assert done.code == 10, done.stderr
+    wait_for(lambda: not any(alive(p) for p in orphans), timeout=5)
+    rec = project.record()
+    assert rec["resumes"] == 1
+    assert [it["number"] for it in rec["iterations"]] == [1, 2, 3]
+    assert rec["totals"]["iterations"] == 3
+    assert rec["finish_type"] == "max_iterations"
+    kinds = [e["event"] for e in project.events()]
+    assert kinds.count("run_started") == 1
+    assert kinds.count("run_resumed") == 1
+    # resuming a finished run: nothing to resume
+    done = await project.arun("--resume", "--agent-cmd", agent_cmd(), env=env)
+    assert done.code == 1
+    assert "no unfinished run" in done.stderr
+
+
+def test_bad_setting_is_one_line(project: Project) -> None:
+    done = project.run(env=base_env(FRESHER_MAX_ITERATIONS="abc"))
+    assert done.code == 2
+    assert done.stderr.strip() == (
+        "forgeflare: error: FRESHER_MAX_ITERATIONS=abc (environment): not an integer"
+    )
+
+
+async def test_agent_that_cannot_start(project: Project) -> None:
+    done = await project.arun("--agent-cmd", "/nonexistent/agent", "--max-iterations", "5")
+    assert done.code == 12
+    assert "cannot start the agent" in done.stderr
+
+
+async def test_agent_env_and_prompt(project: Project) -> None:
+    project.write(".fresher/PROMPT.planning.md", "plan please\n")
+    done = await project.arun(
+        "--mode",
+        "planning",
+        "--agent-cmd",
+        agent_cmd("--final=end_turn", f"--env={project.dir / 'agent-env'}"),
+        "--max-iterations",
+        "1",
+    )
+    assert done.code == 10
+    env = json.loads((project.dir / "agent-env-1").read_text())
+    assert env["FRESHER_MODE"] == "planning"
+    assert env["FRESHER_ITERATION"] == "1"
+    assert "prompt of 12 chars" in done.stdout
+    assert os.environ.get("HOME", "") == env.get("HOME", "")
+
+
+def test_plan_and_build_shortcuts(project: Project) -> None:
+    for cmd, mode in (("plan", "planning"),):
+        out = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "forgeflare",
+                cmd,
+                "--dir",
+                str(project.dir),
+                "--agent-cmd",
+                agent_cmd("--final=convergence_signal"),
+            ],
+            env=base_env(),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert out.returncode == 0, out.stderr
+        assert f"({mode} mode)" in out.stderr

@@ -1,0 +1,1 @@
+"""Stand-in agents and helpers for the supervisor's tests."""
