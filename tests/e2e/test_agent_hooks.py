@@ -329,3 +329,67 @@ command = "hooks/stop.sh"
     assert stop["tool_iterations"] == 1
     assert stop["total_tokens"] == 2 * 100 + 20 + 10
     assert stop["cwd"] == str(tmp_path.resolve())
+
+
+PY_HOOKS = """
+from forgeflare.hooks import HookOutcome, hook
+
+stops = 0
+
+
+@hook("PreToolUse", match="Bash")
+def no_push(input):
+    if "git push" in input.get("command", ""):
+        return HookOutcome("deny", reason="pushing is for humans")
+    if input.get("command") == "make":
+        return HookOutcome("allow", updated_input={"command": "echo made"})
+    return None
+
+
+@hook("Stop")
+def one_more_round(reason):
+    global stops
+    stops += 1
+    if stops == 1:
+        return HookOutcome("continue", reason="check the tests once more")
+    return None
+"""
+
+
+def test_python_hooks_module_deny_update_and_stop_continue(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    (tmp_path / "loophooks.py").write_text(PY_HOOKS)
+    server = mock_api(
+        {
+            "responses": [
+                tool_response(("Bash", {"command": "git push origin main"})),
+                tool_response(("Bash", {"command": "make"})),
+                text_response("done"),
+                text_response("checked again"),
+            ]
+        }
+    )
+    proc = run_agent(tmp_path, server.url, "task", "--hooks-module", "loophooks")
+    assert proc.returncode == 0, proc.stderr
+    requests = server.requests()
+    assert len(requests) == 4
+    (denied,) = tool_results(requests[1])
+    assert denied["is_error"] is True
+    assert "pushing is for humans" in denied["content"]
+    (made,) = tool_results(requests[2])
+    assert "made" in made["content"]
+    last_user = requests[3]["body"]["messages"][-1]
+    assert last_user["role"] == "user"
+    assert "check the tests once more" in json.dumps(last_user["content"])
+    assert final_of(tmp_path)["final"]["reason"] == "end_turn"
+
+
+def test_unknown_hooks_module_is_one_line(tmp_path: Path, mock_api: MockAPI) -> None:
+    server = mock_api({"responses": [text_response("never")]})
+    proc = run_agent(tmp_path, server.url, "task", "--hooks-module", "no_such_module_here")
+    assert proc.returncode == 2
+    assert server.requests() == []
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert "no_such_module_here" in lines[0]

@@ -28,9 +28,10 @@ Hooks come from .forgeflare/hooks.toml (or --hooks), Python hooks from --hooks-m
 installed packages (entry point group `forgeflare.hooks`). The turn's end is always recorded in
 .forgeflare/convergence.json (`final`), the transcript in .entire/metadata/<session-id>/.
 
-Exit status: 0 end_turn or convergence_signal; 1 internal error; 2 bad usage or configuration
-(unknown option, bad hooks.toml, missing API key); 3 api_error; 4 iteration_limit (50 tool iterations); 5 continuation_cap;
-6 block_limit_consecutive / block_limit_total; 130 interrupted (SIGINT), 143 terminated (SIGTERM).
+Exit status: 0 end_turn or convergence_signal; 1 internal error; 2 bad usage or
+configuration (unknown option, bad hooks.toml, missing API key); 3 api_error;
+4 iteration_limit (50 tool iterations); 5 continuation_cap; 6 block_limit_consecutive or
+block_limit_total; 130 interrupted (SIGINT); 143 terminated (SIGTERM).
 """
 
 

@@ -114,6 +114,10 @@ async def run_agent(
     display.verbose_info(f"API URL: {base_url}")
 
     python_hooks: list[Hook] = [*options.python_hooks, *load_entry_point_hooks()]
+    if options.hooks_modules and str(project_dir) not in sys.path:
+        # A hooks module usually lives in the project; the console script does not put the
+        # working directory on sys.path the way `python -m` does.
+        sys.path.insert(0, str(project_dir))
     for module in options.hooks_modules:
         python_hooks.extend(load_hooks_module(module))
     session = SessionWriter(project_dir)
