@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """PostToolUse hook: signals $1 when the tool result contains "0 failed"."""
+
 import json
 import sys
 

@@ -7,7 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import tomli_w
+from typer.testing import CliRunner
+
+from forgeflare.hooks._cli import hooks_app
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "hook_scripts"
 
@@ -46,9 +50,31 @@ def test_validate_ok_and_errors(tmp_path: Path) -> None:
         f"forgeflare: error: {bad}: hooks[0] (event 'PreTool'): unknown event; "
         "expected PreToolUse, PostToolUse or Stop"
     ]
-    missing = forgeflare(tmp_path, "validate", "nope.toml")
-    assert missing.returncode == 1
+
+
+def test_usage_errors_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The same commands in this process (typer's runner): cheaper than a subprocess each.
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    missing = runner.invoke(hooks_app, ["validate", "nope.toml"])
+    assert missing.exit_code == 1
     assert "nope.toml: no such file" in missing.stderr
+    write_hooks(tmp_path, {"event": "Stop", "command": "true"})
+    bad = runner.invoke(hooks_app, ["test", "PreToolUse", "--input", "[1]"])
+    assert bad.exit_code == 1
+    assert "--input: must be a JSON object" in bad.stderr
+    unknown = runner.invoke(hooks_app, ["test", "PreTool"])
+    assert unknown.exit_code == 1
+    assert "unknown event 'PreTool'" in unknown.stderr
+    nothing = runner.invoke(hooks_app, ["test", "PreToolUse"])
+    assert nothing.exit_code == 0
+    assert nothing.stdout.splitlines() == [
+        "no hook matches PreToolUse for tool Bash",
+        "result: Allow(input={})",
+    ]
+    stop = runner.invoke(hooks_app, ["test", "Stop", "--reason", "api_error"])
+    assert stop.exit_code == 0
+    assert stop.stdout.splitlines()[0].split("\t")[:3] == ["Stop", "true", "invalid_json"]
 
 
 def test_test_command_shows_each_hook(tmp_path: Path) -> None:
@@ -71,10 +97,6 @@ def test_test_command_shows_each_hook(tmp_path: Path) -> None:
     assert "exit code 5" in observe[4]
     assert lines[-1].startswith("result: Block(")
     assert not (tmp_path / ".forgeflare" / "convergence.json").exists()
-
-    bad = forgeflare(tmp_path, "test", "PreToolUse", "--input", "[1]")
-    assert bad.returncode == 1
-    assert "--input: must be a JSON object" in bad.stderr
 
 
 def test_schema_is_json_with_descriptions(tmp_path: Path) -> None:

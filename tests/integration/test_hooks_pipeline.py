@@ -320,30 +320,10 @@ async def test_stop_hooks_observe_only(tmp_path: Path) -> None:
     assert "exit 2 exited with code 2" in text
 
 
-def test_hook_stderr_is_forwarded(tmp_path: Path) -> None:
-    # stderr is inherited: run the pipeline in a child and look at the child's stderr.
-    (tmp_path / ".forgeflare").mkdir()
-    (tmp_path / ".forgeflare" / "hooks.toml").write_text(
-        hooks({"event": "Stop", "command": "echo diagnostics-from-hook >&2; echo {}"})
-    )
-    code = textwrap.dedent(
-        f"""
-        import trio
-        from pathlib import Path
-        from forgeflare.hooks import build_pipeline, ExitReason
-        p = build_pipeline(project_dir=Path({str(tmp_path)!r}), log=print)
-        trio.run(lambda: p.stop(reason=ExitReason.END_TURN, tool_iterations=0, total_tokens=0))
-        """
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
-    )
-    assert "diagnostics-from-hook" in out.stderr
-
-
-def test_no_hooks_file_means_no_hook_work(tmp_path: Path) -> None:
+def test_no_hooks_file_means_no_hook_work_and_stderr_is_forwarded(tmp_path: Path) -> None:
     # Count process creations with an audit hook in a fresh interpreter (audit hooks cannot
-    # be removed, so not in this one). With a hooks file the same script does spawn.
+    # be removed, so not in this one): none without hooks.toml, some with one. The child's
+    # stderr also shows that a hook's stderr is inherited (forwarded).
     code = textwrap.dedent(
         """
         import sys, trio
@@ -354,8 +334,7 @@ def test_no_hooks_file_means_no_hook_work(tmp_path: Path) -> None:
             if ev in ("subprocess.Popen", "os.posix_spawn", "os.fork", "os.exec") else None
         )
         from forgeflare.hooks import build_pipeline, ExitReason, NoHooks
-        p = build_pipeline(project_dir=Path(sys.argv[1]), log=print)
-        async def main():
+        async def main(p):
             await p.execution_start(prompt="hi")
             await p.step_start(step=1)
             await p.pre_tool_use(tool="Bash", input={"command": "ls"}, tool_iterations=0)
@@ -363,28 +342,34 @@ def test_no_hooks_file_means_no_hook_work(tmp_path: Path) -> None:
                                   tool_iterations=0)
             await p.step_end(step=1, stop_reason="end_turn")
             await p.stop(reason=ExitReason.END_TURN, tool_iterations=0, total_tokens=0)
-        trio.run(main)
-        print(type(p).__name__, len(spawns))
+        for project in sys.argv[1:]:
+            del spawns[:]
+            p = build_pipeline(project_dir=Path(project), log=lambda m: print(m, file=sys.stderr))
+            trio.run(main, p)
+            print(type(p).__name__, len(spawns))
         """
     )
-
-    def run(project: Path) -> str:
-        return subprocess.run(
-            [sys.executable, "-c", code, str(project)],
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=60,
-        ).stdout.strip()
-
-    assert run(tmp_path) == "NoHooks 0"
-    assert not (tmp_path / ".forgeflare").exists()  # no file either
     configured = tmp_path / "configured"
     (configured / ".forgeflare").mkdir(parents=True)
-    (configured / ".forgeflare" / "hooks.toml").write_text(hooks(GUARD))
-    name, count = run(configured).split()
+    (configured / ".forgeflare" / "hooks.toml").write_text(
+        hooks(GUARD, {"event": "Stop", "command": "echo diagnostics-from-hook >&2; echo {}"})
+    )
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(bare), str(configured)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    first, second = out.stdout.splitlines()
+    assert first == "NoHooks 0"
+    assert list(bare.iterdir()) == []  # no file either
+    name, count = second.split()
     assert name == "HookDispatcher"
-    assert int(count) >= 1
+    assert int(count) == 2  # the guard and the Stop hook
+    assert "diagnostics-from-hook" in out.stderr
 
 
 def test_build_pipeline_no_hooks(tmp_path: Path) -> None:

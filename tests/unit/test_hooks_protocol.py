@@ -95,10 +95,17 @@ def test_truncation_properties(text: str) -> None:
     tail.decode("utf-8", errors="surrogatepass")
 
 
-@given(st.text(alphabet=st.characters(blacklist_categories=["Cs"]), min_size=1700, max_size=3000))
-def test_truncation_of_wide_text_keeps_whole_chars(text: str) -> None:
-    out = truncate_result(text * 3)
-    assert out.encode("utf-8")  # would raise on a split surrogate
+@given(
+    st.text(alphabet=st.sampled_from(["a", "é", "€", "🦀"]), min_size=1, max_size=12),
+    st.text(alphabet=st.sampled_from(["a", "é", "€", "🦀"]), max_size=4),
+)
+def test_truncation_of_wide_text_keeps_whole_chars(pattern: str, prefix: str) -> None:
+    text = prefix + pattern * (6000 // len(pattern.encode()) + 1)  # always over the cap
+    head, total, tail = _split(truncate_result(text))
+    assert int(total) == len(text.encode())
+    assert text.startswith(head.decode())
+    assert text.endswith(tail.decode())
+    assert 2557 <= len(head) <= 2560
 
 
 # -- payloads -----------------------------------------------------------------------------
