@@ -27,6 +27,9 @@ SIG = "<loop-done>COMPLETE</loop-done>"
         f"# Heading with ` tick\n{SIG}\n` x",  # heading ends the paragraph: no span across
         f"\\`escaped\n{SIG}\n`",  # escaped backtick opens nothing... the later one is alone
         f"Done.\r\n{SIG}\r\n",
+        f"- ```\n  code\n  ```\n{SIG}",  # the list item's fence closes at its indent
+        f"1. ```\n   code\n      ```\n{SIG}",  # closing fence up to content column + 3
+        f"- a list item\n\n{SIG}",
     ],
 )
 def test_found(text: str) -> None:
@@ -52,6 +55,8 @@ def test_found(text: str) -> None:
         f"Paragraph\n    {SIG}",  # lazy continuation: indented, so not alone on its line
         f"A span opens ` here\n{SIG}\nand closes ` here",  # multi-line code span
         f"`` span with ` inside\n{SIG}\n``",
+        f"- ```\n  {SIG}\n  ```",  # a fence opened on a list item's line
+        f"10. ~~~\n    {SIG}\n",
         f"> {SIG}",  # quoted, not alone
         "<loop-done>COMPLETE</loop-done> and more",
         "<loop-done>complete</loop-done>",

@@ -41,6 +41,9 @@ SIGNALS: dict[Mode, tuple[str, ...]] = {
 """The exact tags that complete a frame of each mode (the spec's table)."""
 
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+# A fence opened on a list item's own line ("- ```", "1. ~~~"): its closing fence may be
+# indented up to the item's content column plus three.
+_LIST_FENCE_OPEN = re.compile(r"^((?:[ \t]*(?:[-+*]|\d{1,9}[.)])[ \t]+)+)(`{3,}|~{3,})(.*)$")
 _ATX_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 _THEMATIC_BREAK = re.compile(r"^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
@@ -70,8 +73,8 @@ def _indent(line: str) -> int:
     return col
 
 
-def _closes(line: str, char: str, length: int) -> bool:
-    if _indent(line) > 3:
+def _closes(line: str, char: str, length: int, base: int) -> bool:
+    if _indent(line) > base + 3:
         return False
     body = line.strip()
     return len(body) >= length and body == char * len(body)
@@ -79,7 +82,7 @@ def _closes(line: str, char: str, length: int) -> bool:
 
 def _prose_lines(text: str) -> Iterator[str]:
     """Lines that could carry a signal: outside code blocks and code spans, indent <= 3."""
-    fence: tuple[str, int] | None = None
+    fence: tuple[str, int, int] | None = None  # (char, length, container indent)
     paragraph: list[str] = []
     for line in text.splitlines():
         if fence is not None:
@@ -96,11 +99,10 @@ def _prose_lines(text: str) -> Iterator[str]:
             if paragraph:
                 paragraph.append(line)
             continue
-        match = _FENCE_OPEN.match(line)
-        if match and (match.group(1)[0] == "~" or "`" not in match.group(2)):
+        fence = _fence_opened(line)
+        if fence is not None:
             yield from _paragraph_prose(paragraph)
             paragraph = []
-            fence = (match.group(1)[0], len(match.group(1)))
             continue
         if _ATX_HEADING.match(line) or _THEMATIC_BREAK.match(line):
             yield from _paragraph_prose(paragraph)
@@ -108,6 +110,23 @@ def _prose_lines(text: str) -> Iterator[str]:
             continue
         paragraph.append(line)
     yield from _paragraph_prose(paragraph)
+
+
+def _fence_opened(line: str) -> tuple[str, int, int] | None:
+    """``(char, length, container indent)`` when ``line`` opens a fenced code block."""
+    match = _FENCE_OPEN.match(line)
+    base = 0
+    if match is None:
+        match = _LIST_FENCE_OPEN.match(line)
+        if match is None:
+            return None
+        base = len(match.group(1).expandtabs(4))
+        fence, info = match.group(2), match.group(3)
+    else:
+        fence, info = match.group(1), match.group(2)
+    if fence[0] == "`" and "`" in info:  # a backtick fence's info string has no backticks
+        return None
+    return fence[0], len(fence), base
 
 
 def _paragraph_prose(lines: list[str]) -> Iterator[str]:
