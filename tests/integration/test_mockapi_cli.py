@@ -7,16 +7,41 @@ import signal
 import socket
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 import pytest
 
+from forgeflare.cli import main
+
 CMD = [sys.executable, "-m", "forgeflare", "mock-api"]
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CMD, *args], capture_output=True, text=True, timeout=60, check=False)
+class Result:
+    def __init__(self, returncode: int, stdout: str, stderr: str) -> None:
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+Run = Callable[..., Result]
+
+
+@pytest.fixture
+def run(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Run:
+    """Run the real console entry point in this process (a child costs a second of imports)."""
+
+    def invoke(*args: str) -> Result:
+        monkeypatch.setattr(sys, "argv", ["forgeflare", "mock-api", *args])
+        code: int | str | None = 0
+        try:
+            main()
+        except SystemExit as exc:
+            code = exc.code
+        out = capsys.readouterr()
+        assert isinstance(code, int)
+        return Result(code, out.out, out.err)
+
+    return invoke
 
 
 @pytest.mark.parametrize(
@@ -27,7 +52,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     ],
 )
 def test_malformed_script_is_one_line_and_exit_2(
-    tmp_path: Path, text: str, name: str, fragment: str
+    run: Run, tmp_path: Path, text: str, name: str, fragment: str
 ) -> None:
     script = tmp_path / name
     script.write_text(text)
@@ -42,7 +67,7 @@ def test_malformed_script_is_one_line_and_exit_2(
     assert not port_file.exists()  # it failed before listening
 
 
-def test_missing_script(tmp_path: Path) -> None:
+def test_missing_script(run: Run, tmp_path: Path) -> None:
     out = run("--script", str(tmp_path / "nope.json"))
     assert out.returncode == 2
     assert (
@@ -51,7 +76,7 @@ def test_missing_script(tmp_path: Path) -> None:
     )
 
 
-def test_help() -> None:
+def test_help(run: Run) -> None:
     out = run("--help")
     assert out.returncode == 0
     for word in ("--script", "--host", "--port", "--record", "--port-file", "when_exhausted"):
@@ -94,7 +119,7 @@ def test_port_zero_announce_toml_and_sigint(tmp_path: Path) -> None:
     assert "stopped by SIGINT" in err
 
 
-def test_port_in_use(tmp_path: Path) -> None:
+def test_port_in_use(run: Run, tmp_path: Path) -> None:
     script = tmp_path / "s.json"
     script.write_text(json.dumps({"responses": []}))
     with socket.socket() as sock:
@@ -107,7 +132,7 @@ def test_port_in_use(tmp_path: Path) -> None:
     assert len(out.stderr.strip().splitlines()) == 1
 
 
-def test_unwritable_record_file(tmp_path: Path) -> None:
+def test_unwritable_record_file(run: Run, tmp_path: Path) -> None:
     script = tmp_path / "s.json"
     script.write_text(json.dumps({"responses": []}))
     out = run("--script", str(script), "--record", str(tmp_path))  # a directory
