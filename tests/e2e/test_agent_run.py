@@ -84,11 +84,7 @@ def test_all_five_tools_end_to_end(tmp_path: Path, mock_api: MockAPI) -> None:
     assert final["total_tokens"] == 5 * 100 + 4 * 20 + 10
 
     [session] = list((tmp_path / ".entire" / "metadata").iterdir())
-    lines = (
-        (session / "transcript.jsonl").read_text().splitlines()
-        if (session / "transcript.jsonl").exists()
-        else next(session.glob("*.jsonl")).read_text().splitlines()
-    )
+    lines = (session / "full.jsonl").read_text().splitlines()
     records = [json.loads(line) for line in lines]
     assert [r["type"] for r in records][:2] == ["user", "assistant"]
     assert (session / "prompt.txt").read_text() == "create a note"
@@ -181,7 +177,7 @@ def test_killed_agent_leaves_parseable_transcript(tmp_path: Path, mock_api: Mock
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(int(pid_file.read_text()), signal.SIGKILL)
     [session] = list((tmp_path / ".entire" / "metadata").iterdir())
-    [transcript] = list(session.glob("*.jsonl"))
+    transcript = session / "full.jsonl"
     records = [json.loads(line) for line in transcript.read_text().splitlines()]
     assert [r["type"] for r in records] == ["user", "assistant", "user", "assistant"]
     for prev, cur in itertools.pairwise(records):

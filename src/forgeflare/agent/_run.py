@@ -196,6 +196,6 @@ async def _watch_signals(scope: trio.CancelScope, received: list[signal.Signals]
             received.append(signal.Signals(signum))
             # Bash commands run in their own process groups: end them, or the worker thread
             # (and so this process) would wait for them.
-            terminate_running_commands()
+            await trio.to_thread.run_sync(terminate_running_commands)
             scope.cancel()
             return
