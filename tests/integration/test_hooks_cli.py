@@ -70,7 +70,7 @@ def test_usage_errors_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert nothing.exit_code == 0
     assert nothing.stdout.splitlines() == [
         "no hook matches PreToolUse for tool Bash",
-        "result: Allow(input={})",
+        "result: allow, tool input {}",
     ]
     stop = runner.invoke(hooks_app, ["test", "Stop", "--reason", "api_error"])
     assert stop.exit_code == 0
@@ -95,7 +95,10 @@ def test_test_command_shows_each_hook(tmp_path: Path) -> None:
     observe = lines[1].split("\t")
     assert observe[:3] == ["PreToolUse/observe", "exit 5", "crash"]
     assert "exit code 5" in observe[4]
-    assert lines[-1].startswith("result: Block(")
+    assert lines[-1] == (
+        "result: block, the model sees: blocked by "
+        f"{SCRIPTS}/ralph-guard.sh: destructive command detected"
+    )
     assert not (tmp_path / ".forgeflare" / "convergence.json").exists()
 
 

@@ -17,6 +17,10 @@ is_error, tool_iterations``; Stop ``reason, tool_iterations, total_tokens``; Age
 ``error``. Everything is checked when the hook is made, so a typo fails at start-up with an
 error naming the hook, not in the middle of a night's loop.
 
+Python hooks run in the agent's process and have no timeout: a sync hook runs on the event
+loop, so keep it quick (or make it async). A hook that raises is a failure like a shell hook's:
+a PreToolUse hook's exception blocks the tool (fail-closed), any other is logged.
+
 Hooks are collected from code (:class:`HookRegistry` or ``@hook``), from a module given on the
 command line (:func:`load_hooks_module`) and from installed distributions' entry points in the
 group ``forgeflare.hooks`` (:func:`load_entry_point_hooks`).

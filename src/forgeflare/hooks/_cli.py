@@ -14,7 +14,15 @@ from forgeflare._errors import ConfigError
 from forgeflare.hooks._api import Hook, load_hooks_module
 from forgeflare.hooks._config import HOOKS_RELPATH, HooksFile, load_hooks_file
 from forgeflare.hooks._pipeline import HookDispatcher
-from forgeflare.hooks._types import ExitReason, PostToolResult, PreToolResult
+from forgeflare.hooks._types import (
+    Allow,
+    Block,
+    Continue,
+    ExitReason,
+    PostToolResult,
+    PreToolResult,
+    Signal,
+)
 
 __all__ = ["register"]
 
@@ -83,7 +91,7 @@ def _show(rows: list[tuple[str, str, str, str, str]], verdict: str) -> None:
             table.add_row(*row)
         console = Console()
         console.print(table)
-        console.print(verdict, markup=False)
+        console.print(verdict, markup=False, highlight=False)
         return
     for row in rows:
         typer.echo("\t".join(row))
@@ -91,8 +99,20 @@ def _show(rows: list[tuple[str, str, str, str, str]], verdict: str) -> None:
 
 
 def _verdict(result: PreToolResult | PostToolResult | str | None) -> str:
-    # Dataclass reprs name the pipeline's answer exactly as the turn loop gets it.
-    return f"result: {result!r}"
+    """What the turn loop would get, in words."""
+    if isinstance(result, Allow):
+        return f"result: allow, tool input {json.dumps(result.input)}"
+    if isinstance(result, Block):
+        return f"result: block, the model sees: {result.message}"
+    if isinstance(result, Signal):
+        return f"result: signal {result.signal!r}" + (
+            f" ({result.reason})" if result.reason else ""
+        )
+    if isinstance(result, Continue):
+        return "result: continue"
+    if isinstance(result, str):
+        return f"result: the agent goes on with the prompt: {result}"
+    return "result: the agent stops"
 
 
 @hooks_app.command("test")

@@ -73,6 +73,11 @@ def _encode(payload: dict[str, Any]) -> bytes:
     return json.dumps(payload, ensure_ascii=False).encode("utf-8", errors="surrogatepass")
 
 
+def _detail(result: HookResult) -> str:
+    """What a failure's message does not already say (why the JSON was invalid)."""
+    return f": {result.reason}" if result.outcome == "invalid_json" and result.reason else ""
+
+
 def _python_result(event: HookEvent, hook: Hook, value: object) -> HookResult:
     """Translate what a Python hook returned into the pipeline's one result shape."""
     if value is None:
@@ -225,7 +230,7 @@ class HookDispatcher:
 
     def _log_ignored(self, where: str, name: str, result: HookResult, timeout: int | None) -> None:
         if result.failed:
-            self._log(f"{where}: {failure_text(name, result, timeout)} ({result.reason}; ignored)")
+            self._log(f"{where}: {failure_text(name, result, timeout)}{_detail(result)} (ignored)")
         elif result.note:
             self._log(f"{where}: {name}: {result.note}")
 
@@ -304,7 +309,7 @@ class HookDispatcher:
     def _block(self, name: str, result: HookResult, timeout_ms: int | None) -> Block:
         message = block_message(name, result, timeout_ms)
         if result.failed:
-            self._log(f"PreToolUse guard: {message} ({result.reason})")
+            self._log(f"PreToolUse guard: {message}{_detail(result)}")
         return Block(
             message=message,
             blocked_by=name,
