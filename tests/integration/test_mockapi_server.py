@@ -7,12 +7,14 @@ import subprocess
 import sys
 import textwrap
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import httpx
 import pytest
 import trio
 
+from forgeflare.mockapi import parse_script, serve
 from mockapi_support import MockServer
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
@@ -337,3 +339,49 @@ async def test_many_concurrent_streams(mock_api: MockAPI) -> None:
             for _ in range(n):
                 nursery.start_soon(one)
     assert sorted(texts) == sorted(f"answer {i} " * 20 for i in range(n))
+
+
+async def _raw_exchange(port: int, data: bytes, *, until: bytes, count: int) -> bytes:
+    """Send raw bytes, read until ``until`` has been seen ``count`` times."""
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    async with stream:
+        await stream.send_all(data)
+        received = b""
+        with trio.fail_after(10):
+            while received.count(until) < count:
+                chunk = await stream.receive_some(65536)
+                assert chunk, received
+                received += chunk
+    return received
+
+
+async def test_in_process_pipelining_and_expect_continue() -> None:
+    script = parse_script(
+        {"responses": [{"content": [{"type": "text", "text": f"n{i}"}]} for i in range(3)]}
+    )
+    body = json.dumps(REQUEST).encode()
+    head = (
+        b"POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+        b"content-length: %d\r\n" % len(body)
+    )
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(partial(serve, script))
+        # Two requests in one write: both answered, in order, on the same connection.
+        raw = await _raw_exchange(
+            port, (head + b"\r\n" + body) * 2, until=b'"stop_reason"', count=2
+        )
+        assert raw.count(b"HTTP/1.1 200 OK") == 2
+        assert raw.index(b'"n0"') < raw.index(b'"n1"')
+        # A client that waits for "100 Continue" before sending its body gets it.
+        stream = await trio.open_tcp_stream("127.0.0.1", port)
+        async with stream:
+            await stream.send_all(head + b"expect: 100-continue\r\n\r\n")
+            with trio.fail_after(10):
+                interim = await stream.receive_some(65536)
+                assert interim.startswith(b"HTTP/1.1 100 ")
+                await stream.send_all(body)
+                reply = b""
+                while b'"stop_reason"' not in reply:
+                    reply += await stream.receive_some(65536)
+        assert b'"n2"' in reply
+        nursery.cancel_scope.cancel()

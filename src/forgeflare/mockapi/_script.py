@@ -188,7 +188,12 @@ class StallSpec(_Spec):
 
 
 class ScriptResponse(_Spec):
-    """One scripted answer to ``POST /v1/messages``."""
+    """One scripted answer to ``POST /v1/messages``.
+
+    ``delay_ms`` and ``error`` apply to every request; ``stall``, ``event_delay_ms`` and
+    truncation only to streams; a ``stream_error`` becomes an HTTP error of its type when the
+    request does not stream.
+    """
 
     content: list[ScriptBlock] = Field(default_factory=list)
     stop_reason: Literal[
