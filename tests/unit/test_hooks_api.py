@@ -236,3 +236,25 @@ def test_entry_point_that_cannot_load(tmp_path: Path, monkeypatch: pytest.Monkey
     _fake_distribution(tmp_path, monkeypatch, "missing_attribute")
     with pytest.raises(HookRegistrationError, match=r"entry point 'fake'.*cannot load"):
         load_entry_point_hooks()
+
+
+def test_public_interface_is_exported() -> None:
+    import forgeflare.hooks as hooks_pkg
+
+    for name in hooks_pkg.__all__:
+        assert hasattr(hooks_pkg, name), name
+    for name in (
+        "HookConfigError",
+        "load_hooks_file",
+        "build_pipeline",
+        "load_hooks_module",
+        "load_entry_point_hooks",
+        "HookEvent",
+        "Hook",
+        "HookOutcome",
+        "HookRegistry",
+        "hook",
+        "HookPipeline",
+        "NoHooks",
+    ):
+        assert name in hooks_pkg.__all__, name

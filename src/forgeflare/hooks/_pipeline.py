@@ -70,7 +70,10 @@ _Interpret = Callable[[ProcessOutcome], HookResult]
 
 
 def _encode(payload: dict[str, Any]) -> bytes:
-    return json.dumps(payload, ensure_ascii=False).encode("utf-8", errors="surrogatepass")
+    # default=str: a Python hook may put a non-JSON value in updated_input; never crash on it.
+    return json.dumps(payload, ensure_ascii=False, default=str).encode(
+        "utf-8", errors="surrogatepass"
+    )
 
 
 def _detail(result: HookResult) -> str:
