@@ -6,8 +6,6 @@ IMPLEMENTATION_PLAN.md with the Edit tool and ends its turn; after the second, n
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -38,7 +36,7 @@ def check(box: str) -> dict[str, Any]:
     )
 
 
-def test_loop_converges_in_second_iteration(tmp_path: Path, mock_api: MockAPI) -> None:
+async def test_loop_converges_in_second_iteration(tmp_path: Path, mock_api: MockAPI) -> None:
     project = Project(tmp_path)
     project.write("IMPLEMENTATION_PLAN.md", "# Plan\n- [ ] first\n- [ ] second\n")
     project.write("specs/README.md", "Spec.\n")
@@ -56,26 +54,16 @@ def test_loop_converges_in_second_iteration(tmp_path: Path, mock_api: MockAPI) -
     )
     env = base_env(ANTHROPIC_API_URL=server.url, ANTHROPIC_API_KEY="test")
     env.pop("ANTHROPIC_BASE_URL", None)
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "forgeflare",
-            "loop",
-            "--dir",
-            str(tmp_path),
-            "--max-iterations",
-            "5",
-            "--iteration-timeout",
-            "60s",
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
+    # The supervisor runs in this process (its CLI and signals are tested elsewhere); each
+    # iteration's agent is a real `python -m forgeflare run` talking to the mock over loopback.
+    done = await project.arun("--max-iterations", "5", "--iteration-timeout", "60s", env=env)
+    assert done.code == 0, done.stderr
+    check_run(project, server)
     assert "Second task done." in done.stdout
+
+
+def check_run(project: Project, server: MockServer) -> None:
+    tmp_path = project.dir
 
     rec = project.record()
     assert rec["finish_type"] == "complete"

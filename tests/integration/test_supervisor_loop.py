@@ -5,13 +5,17 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import trio
+from typer.testing import CliRunner
 
-from supervisor_agents.project import Project, agent_cmd, alive, base_env, wait_for
+from forgeflare import cli
+from forgeflare._errors import ConfigError
+from forgeflare.supervisor import StopControl
+from supervisor_agents.project import Done, Project, agent_cmd, alive, base_env, wait_for
 
 
 @pytest.fixture
@@ -291,9 +295,9 @@ def test_signal_during_iteration(project: Project, sig: signal.Signals) -> None:
     assert f"stopped by {sig.name}" in err
 
 
-def test_second_ctrl_c_kills_at_once(project: Project) -> None:
-    # The agent survives TERM (noting it); the grace period is long: only a second SIGINT
-    # ends it quickly. Signals sent back to back coalesce, so wait for the first to land.
+async def test_second_stop_request_kills_at_once(project: Project) -> None:
+    # The agent survives TERM (noting it) and the grace period is long: only a second request
+    # (a second Ctrl+C; watch_signals turns each signal into one) ends it quickly.
     script = project.write(
         "stubborn.py",
         "import signal, sys, time\n"
@@ -301,22 +305,30 @@ def test_second_ctrl_c_kills_at_once(project: Project) -> None:
         "sys.stdin.read()\nopen('ready', 'w').close()\n"
         "while True:\n    time.sleep(1)\n",
     )
-    proc = project.popen(
-        "--agent-cmd", f"{sys.executable} {script}", env=base_env(FRESHER_AGENT_KILL_GRACE="60")
-    )
-    try:
-        wait_for(lambda: (project.dir / "ready").exists())
-        proc.send_signal(signal.SIGINT)
-        wait_for(lambda: (project.dir / "got-term").exists())
-        proc.send_signal(signal.SIGINT)
-        _out, err = proc.communicate(timeout=20)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 130, err
-    assert "again: killing at once" in err
+    stop = StopControl()
+    result: list[Done] = []
+
+    async def loop() -> None:
+        env = base_env(FRESHER_AGENT_KILL_GRACE="60")
+        cmd = f"{sys.executable} {script}"
+        result.append(await project.arun("--agent-cmd", cmd, env=env, stop=stop))
+
+    async def poll(path: Path) -> None:
+        with trio.fail_after(20):
+            while not await trio.Path(path).exists():
+                await trio.sleep(0.02)
+
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(loop)
+            await poll(project.dir / "ready")
+            stop.request("SIGINT")
+            await poll(project.dir / "got-term")
+            stop.request("SIGINT")
+    (done,) = result
+    assert done.code == 130, done.stderr
     assert project.record()["iterations"][0]["exit_code"] == 137
+    assert project.record()["finish_type"] == "manual"
 
 
 async def test_resume_after_kill_9(project: Project) -> None:
@@ -362,11 +374,12 @@ async def test_resume_after_kill_9(project: Project) -> None:
 
 
 def test_bad_setting_is_one_line(project: Project) -> None:
-    done = project.run(env=base_env(FRESHER_MAX_ITERATIONS="abc"))
-    assert done.code == 2
-    assert done.stderr.strip() == (
-        "forgeflare: error: FRESHER_MAX_ITERATIONS=abc (environment): not an integer"
+    result = CliRunner().invoke(
+        cli.app, ["loop", "--dir", str(project.dir)], env={"FRESHER_MAX_ITERATIONS": "abc"}
     )
+    assert isinstance(result.exception, ConfigError)
+    assert str(result.exception) == "FRESHER_MAX_ITERATIONS=abc (environment): not an integer"
+    assert result.exception.exit_code == 2
 
 
 async def test_agent_that_cannot_start(project: Project) -> None:
@@ -393,23 +406,10 @@ async def test_agent_env_and_prompt(project: Project) -> None:
     assert os.environ.get("HOME", "") == env.get("HOME", "")
 
 
-def test_plan_and_build_shortcuts(project: Project) -> None:
-    for cmd, mode in (("plan", "planning"),):
-        out = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "forgeflare",
-                cmd,
-                "--dir",
-                str(project.dir),
-                "--agent-cmd",
-                agent_cmd("--final=convergence_signal"),
-            ],
-            env=base_env(),
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        assert out.returncode == 0, out.stderr
-        assert f"({mode} mode)" in out.stderr
+@pytest.mark.parametrize(("cmd", "mode"), [("plan", "planning"), ("build", "building")])
+def test_plan_and_build_shortcuts(project: Project, cmd: str, mode: str) -> None:
+    args = [cmd, "--dir", str(project.dir), "--agent-cmd", agent_cmd("--final=convergence_signal")]
+    result = CliRunner().invoke(cli.app, args, env=base_env())
+    assert result.exit_code == 0, result.output
+    assert f"({mode} mode)" in result.output
+    assert project.record()["mode"] == mode

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from forgeflare._errors import ForgeflareError
-from forgeflare.supervisor import Display, LoopOptions, load_config, run_loop
+from forgeflare.supervisor import Display, LoopOptions, StopControl, load_config, run_loop
 
 _FLAGS = {
     "--agent-cmd": "agent.command",
@@ -118,7 +118,9 @@ class Project:
         )
         return Done(out.returncode, out.stdout, out.stderr)
 
-    async def arun(self, *args: str, env: dict[str, str] | None = None) -> Done:
+    async def arun(
+        self, *args: str, env: dict[str, str] | None = None, stop: StopControl | None = None
+    ) -> Done:
         """Like :meth:`run`, but the loop runs in this process (agents and hooks are still
         real processes): the same code below the thin CLI, without its start-up cost."""
         env = env or base_env()
@@ -141,7 +143,8 @@ class Project:
                 env=env,
                 warnings=loaded.warnings,
             )
-            result = await run_loop(opts, display=Display(out=out, err=err, live=False))
+            display = Display(out=out, err=err, live=False)
+            result = await run_loop(opts, display=display, stop=stop)
         except ForgeflareError as exc:
             err.write(f"forgeflare: error: {exc}\n")
             return Done(exc.exit_code, out.getvalue(), err.getvalue())
