@@ -1,0 +1,74 @@
+"""Run records: atomic run.json, events.jsonl, the run --resume picks, orphan detection."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+import forgeflare.supervisor as supervisor
+from forgeflare.supervisor._records import (
+    InProgress,
+    RecordError,
+    RunRecord,
+    RunStore,
+    find_resumable,
+    orphan_group,
+)
+
+
+def make(root: Path, run_id: str, *, finished: bool) -> RunStore:
+    store = RunStore(root / run_id)
+    store.create()
+    record = RunRecord(run_id=run_id, mode="building", project_dir="/p", started_at="t")
+    if finished:
+        record.finished_at = "t2"
+    store.save(record)
+    return store
+
+
+def test_save_load_and_events(tmp_path: Path) -> None:
+    store = make(tmp_path, "20260101-000000-aaaa", finished=False)
+    assert store.load().run_id == "20260101-000000-aaaa"
+    store.event("hook", hook="started", exit_code=0)
+    store.event("iteration", number=1)
+    lines = (store.dir / "events.jsonl").read_text().splitlines()
+    assert [json.loads(line)["event"] for line in lines] == ["hook", "iteration"]
+    assert not list(store.dir.glob("*.tmp"))
+    assert store.iteration_log(7).name == "iteration-007.log"
+
+
+def test_find_resumable_takes_newest_unfinished(tmp_path: Path) -> None:
+    assert find_resumable(tmp_path / "none") is None
+    make(tmp_path, "20260101-000000-aaaa", finished=False)
+    newest = make(tmp_path, "20260102-000000-bbbb", finished=False)
+    make(tmp_path, "20260103-000000-cccc", finished=True)
+    (tmp_path / "20260104-000000-dddd").mkdir()  # no run.json
+    broken = tmp_path / "20260105-000000-eeee"
+    broken.mkdir()
+    (broken / "run.json").write_text("{not json")
+    found = find_resumable(tmp_path)
+    assert found is not None
+    assert found.dir == newest.dir
+
+
+def test_unreadable_record(tmp_path: Path) -> None:
+    with pytest.raises(RecordError, match="not a readable run record"):
+        RunStore(tmp_path).load()
+
+
+def test_orphan_group_only_trusts_our_own_agent(tmp_path: Path) -> None:
+    record = RunRecord(run_id="r1", mode="building", project_dir="/p", started_at="t")
+    assert orphan_group(record) is None
+    # This very process is alive but has no FRESHER_RUN_ID=r1: never signalled.
+    record.current = InProgress(number=1, agent_pid=os.getpid())
+    assert orphan_group(record) is None
+    record.current = InProgress(number=1, agent_pid=2**22 + 12345)  # no such process
+    assert orphan_group(record) is None
+
+
+def test_public_exports_exist() -> None:
+    for name in supervisor.__all__:
+        assert hasattr(supervisor, name), name
