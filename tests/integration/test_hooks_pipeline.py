@@ -555,3 +555,18 @@ async def test_audit_trail(tmp_path: Path) -> None:
     assert records[0]["tool"] == "Bash"
     assert records[3]["tool"] is None
     assert records[3]["exit_code"] == 1
+
+
+async def test_first_signal_creates_the_forgeflare_directory(tmp_path: Path) -> None:
+    project = tmp_path / "fresh"
+    project.mkdir()
+    done = make_hook(lambda: HookOutcome("stop", reason="done"), "PostToolUse", name="done")
+    pipeline = build_pipeline(project_dir=project, python_hooks=[done], log=print)
+    assert not (project / ".forgeflare").exists()
+    res = await pipeline.post_tool_use(
+        tool="Read", input={}, result="", is_error=False, tool_iterations=1
+    )
+    assert res == Signal(signal="done", reason="done")
+    state = read_convergence(project / ".forgeflare" / "convergence.json")
+    assert state is not None
+    assert [o.signal for o in state.observations] == ["done"]
