@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 
 import pytest
 
+import forgeflare.mockapi as pkg
 from forgeflare._errors import ConfigError
 from forgeflare.mockapi import (
     MockScriptError,
@@ -163,3 +165,12 @@ def test_defaults() -> None:
     assert script.responses == []
     assert script.when_exhausted == "error"
     assert not script.require_auth
+
+
+def test_public_exports_are_complete() -> None:
+    for name in ("_decide", "_errors", "_render", "_script", "_server"):
+        module = importlib.import_module(f"forgeflare.mockapi.{name}")
+        missing = set(module.__all__) - set(pkg.__all__)
+        assert not missing, f"{name} exports {missing} but the package does not"
+    for name in pkg.__all__:
+        assert hasattr(pkg, name)

@@ -36,9 +36,12 @@ from forgeflare.mockapi._render import (
     render_message,
 )
 from forgeflare.mockapi._script import (
+    DEFAULT_ERROR_MESSAGES,
+    ERROR_STATUS,
     HTTPErrorSpec,
     RedactedThinkingSpec,
     Script,
+    ScriptBlock,
     ScriptResponse,
     StallSpec,
     StreamErrorSpec,
@@ -53,6 +56,8 @@ from forgeflare.mockapi._server import run_server, serve
 
 __all__ = [
     "COUNT_TOKENS_PATH",
+    "DEFAULT_ERROR_MESSAGES",
+    "ERROR_STATUS",
     "MESSAGES_PATH",
     "Decision",
     "Event",
@@ -64,6 +69,7 @@ __all__ = [
     "RedactedThinkingSpec",
     "Reply",
     "Script",
+    "ScriptBlock",
     "ScriptResponse",
     "StallSpec",
     "StreamErrorSpec",
