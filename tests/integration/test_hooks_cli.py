@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -75,6 +76,20 @@ def test_usage_errors_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     stop = runner.invoke(hooks_app, ["test", "Stop", "--reason", "api_error"])
     assert stop.exit_code == 0
     assert stop.stdout.splitlines()[0].split("\t")[:3] == ["Stop", "true", "invalid_json"]
+    module = f"cli_hooks_{uuid.uuid4().hex}"
+    (tmp_path / f"{module}.py").write_text(
+        "from forgeflare.hooks import HookOutcome, hook\n"
+        "@hook('Stop')\n"
+        "def again(reason):\n"
+        "    return HookOutcome('continue', reason='keep going')\n"
+    )
+    try:
+        py = runner.invoke(hooks_app, ["test", "Stop", "--hooks-module", module])
+    finally:
+        if str(tmp_path) in sys.path:
+            sys.path.remove(str(tmp_path))
+    assert py.exit_code == 0, py.stderr
+    assert py.stdout.splitlines()[-1] == "result: the agent goes on with the prompt: keep going"
 
 
 def test_test_command_shows_each_hook(tmp_path: Path) -> None:

@@ -153,6 +153,9 @@ def run_test(
     try:
         loaded = load_hooks_file(path)
         python_hooks: list[Hook] = []
+        if hooks_module and str(Path.cwd()) not in sys.path:
+            # As `forgeflare run` does: project modules import the way `python -m` finds them.
+            sys.path.insert(0, str(Path.cwd()))
         for name in hooks_module or ():
             python_hooks.extend(load_hooks_module(name))
     except ConfigError as exc:
