@@ -35,6 +35,7 @@ from forgeflare.mockapi._script import Script
 __all__ = ["run_server", "serve"]
 
 _READ_SIZE = 65536
+_WRITE_SIZE = 32768
 
 
 class _State:
@@ -147,6 +148,13 @@ async def _send_json(conn: _Conn, reply: JSONReply) -> bool:
     return True
 
 
+async def _flush(conn: _Conn, pending: list[bytes]) -> None:
+    if pending:
+        data = b"".join(pending)
+        pending.clear()
+        await conn.stream.send_all(data)
+
+
 async def _send_stream(conn: _Conn, reply: StreamReply) -> bool:
     if reply.delay_ms:
         await trio.sleep(reply.delay_ms / 1000)
@@ -159,13 +167,28 @@ async def _send_stream(conn: _Conn, reply: StreamReply) -> bool:
         headers.append(("connection", "close"))
     await conn.send(h11.Response(status_code=200, headers=headers, reason=b"OK"))
     stall = reply.stall
+    pending: list[bytes] = []
+    size = 0
     for n, (name, data) in enumerate(reply.events):
+        pause = 0
         if stall is not None and n == stall.after_events:
-            await trio.sleep(stall.ms / 1000)
+            pause = stall.ms
         elif n and reply.event_delay_ms:
-            await trio.sleep(reply.event_delay_ms / 1000)
-        # One chunk per event, sent at once (trio sets TCP_NODELAY): clients see it in real time.
-        await conn.send(h11.Data(data=encode_event(name, data)))
+            pause = reply.event_delay_ms
+        if pause:
+            # Everything before a pause is on the wire before it: clients see it in real time.
+            await _flush(conn, pending)
+            size = 0
+            await trio.sleep(pause / 1000)
+        # One HTTP chunk per event. Events with no pause between them share a write (they
+        # would arrive within microseconds anyway); that keeps large streams fast.
+        chunk = conn.h11.send(h11.Data(data=encode_event(name, data))) or b""
+        pending.append(chunk)
+        size += len(chunk)
+        if size >= _WRITE_SIZE:
+            await _flush(conn, pending)
+            size = 0
+    await _flush(conn, pending)
     if stall is not None and stall.after_events >= len(reply.events):
         await trio.sleep(stall.ms / 1000)
     if reply.drop:
