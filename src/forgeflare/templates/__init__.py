@@ -1,1 +1,95 @@
-"""``forgeflare init`` and ``forgeflare demo``: project templates and the offline demo."""
+"""``forgeflare init`` and ``forgeflare demo``: project templates and the offline demo.
+
+Errors of this part: :class:`TemplateError` (a ``ForgeflareError``): the target directory is
+unusable, a file cannot be written, or the demo's mock server or loop did not run.
+
+Names are imported on first use (PEP 562): the CLI imports this package on every command,
+and ``init``'s dependencies (pydantic models of the supervisor) are not light.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from forgeflare.templates._demo import (
+        DemoSummary,
+        demo_story_text,
+        run_demo,
+        seed_files,
+        summarize,
+    )
+    from forgeflare.templates._init import (
+        CLAUDE_AGENT_COMMAND,
+        GITIGNORE_LINES,
+        Action,
+        InitAction,
+        InitReport,
+        TemplateError,
+        TemplateFile,
+        claude_config_toml,
+        init_project,
+        merge_gitignore,
+        plan_init,
+        template_files,
+    )
+
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "forgeflare.templates._demo": (
+        "DemoSummary",
+        "demo_story_text",
+        "run_demo",
+        "seed_files",
+        "summarize",
+    ),
+    "forgeflare.templates._init": (
+        "CLAUDE_AGENT_COMMAND",
+        "GITIGNORE_LINES",
+        "Action",
+        "InitAction",
+        "InitReport",
+        "TemplateError",
+        "TemplateFile",
+        "claude_config_toml",
+        "init_project",
+        "merge_gitignore",
+        "plan_init",
+        "template_files",
+    ),
+}
+_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(_WHERE) | set(globals()))
+
+
+__all__ = [
+    "CLAUDE_AGENT_COMMAND",
+    "GITIGNORE_LINES",
+    "Action",
+    "DemoSummary",
+    "InitAction",
+    "InitReport",
+    "TemplateError",
+    "TemplateFile",
+    "claude_config_toml",
+    "demo_story_text",
+    "init_project",
+    "merge_gitignore",
+    "plan_init",
+    "run_demo",
+    "seed_files",
+    "summarize",
+    "template_files",
+]

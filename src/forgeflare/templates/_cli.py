@@ -1,11 +1,80 @@
-"""Command-line commands of this part (registered on the root app by ``forgeflare.cli``)."""
+"""Command-line commands of this part (registered on the root app by ``forgeflare.cli``).
+
+``forgeflare init [DIR]`` and ``forgeflare demo [--dir DIR]``. The work is imported when a
+command runs, so that registering costs other commands nothing.
+"""
 
 from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Annotated
 
 import typer
 
 __all__ = ["register"]
 
+_INIT_HELP = """Scaffold a project for a Ralph loop (files listed below; DIR defaults to .).
+
+Writes .fresher/ (lifecycle hooks started, next_iteration, finished and custom/notify;
+config.toml with every setting at its default; PROMPT.planning.md, PROMPT.building.md;
+AGENTS.md), .forgeflare/hooks.toml with its hook scripts (a Bash guard against destructive
+commands, an audit log, a convergence check, a session log), IMPLEMENTATION_PLAN.md and
+specs/README.md, and adds what the loop writes (.forgeflare/convergence.json,
+.forgeflare/*.log, .fresher/runs/, .entire/) to .gitignore.
+
+A file that exists is kept ("exists, kept") unless --force. --claude makes Claude Code the
+agent ([agent] command) and installs `forgeflare stop-hook` in .claude/settings.json."""
+
+_DEMO_HELP = """Run a whole Ralph loop offline: no network, no API key, exit 0 when complete.
+
+In a fresh temporary directory (or --dir, which must be empty or missing): a small project,
+`forgeflare init`, `forgeflare mock-api` with a scripted story, and `forgeflare loop --mode
+building` against it. Two iterations: the agent uses all five tools on real files, the guard
+blocks a destructive command, hooks log and signal convergence, the loop finishes complete.
+Ends with a summary read from the run's records."""
+
 
 def register(app: typer.Typer) -> None:
     """Add this part's commands to ``app``."""
+
+    @app.command("init", help=_INIT_HELP)
+    def init_cmd(
+        directory: Annotated[
+            Path, typer.Argument(help="Project directory (created if missing).")
+        ] = Path("."),
+        force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
+        dry_run: Annotated[
+            bool, typer.Option("--dry-run", help="List what would be written; write nothing.")
+        ] = False,
+        claude: Annotated[
+            bool, typer.Option("--claude", help="Use Claude Code as the agent (and stop-hook).")
+        ] = False,
+    ) -> None:
+        # Imported here: every forgeflare command imports this module to register.
+        from forgeflare.templates._init import init_project
+
+        report = init_project(directory, force=force, dry_run=dry_run, claude=claude)
+        title = "would write" if dry_run else "initialised"
+        typer.echo(f"forgeflare init: {title} {directory}")
+        for line in report.lines():
+            typer.echo(line)
+        if dry_run:
+            typer.echo("dry run: nothing written")
+            return
+        where = "" if directory == Path(".") else f" --dir {shlex.quote(str(directory))}"
+        typer.echo("")
+        typer.echo("Next: describe what to build in specs/, then")
+        typer.echo(f"  forgeflare loop --mode planning{where}   # writes IMPLEMENTATION_PLAN.md")
+        typer.echo(f"  forgeflare loop --mode building{where}   # works through it")
+
+    @app.command("demo", help=_DEMO_HELP)
+    def demo_cmd(
+        directory: Annotated[
+            Path | None,
+            typer.Option("--dir", help="Run in this directory (empty or missing)."),
+        ] = None,
+    ) -> None:
+        from forgeflare.templates._demo import run_demo
+
+        raise typer.Exit(run_demo(directory))

@@ -1,0 +1,333 @@
+"""``forgeflare demo``: a whole Ralph loop offline, on ``forgeflare mock-api``.
+
+In a fresh project (a new temporary directory, or ``--dir``): the demo's seed files (a spec,
+a two-task plan, a stale ``build/``), then ``init`` in-process, then ``forgeflare mock-api``
+as a subprocess with the scripted story (``templates/demo/story.json``; its responses are
+consumed in order across the agent processes of every iteration), then ``forgeflare loop
+--mode building`` as a subprocess against it, then the mock is stopped.
+
+The summary at the end is read from the records (run.json, events.jsonl, the audit and
+session logs, convergence.json), never from what the story is expected to do:
+:func:`summarize` is pure over those texts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from forgeflare.templates._init import TemplateError, init_project
+
+__all__ = [
+    "DemoSummary",
+    "demo_story_text",
+    "run_demo",
+    "seed_files",
+    "summarize",
+]
+
+_PORT_TIMEOUT_S = 30.0
+_STOP_TIMEOUT_S = 10.0
+_LOOP_TIMEOUT_S = 300.0
+_MAX_ITERATIONS = 4
+"""A safety net: the story needs 2 iterations."""
+
+
+def _forgeflare(python: str, *args: str) -> list[str]:
+    return [python, "-m", "forgeflare", *args]
+
+
+def demo_story_text() -> str:
+    """The mock-api script of the demo (JSON)."""
+    return (resources.files("forgeflare.templates") / "demo" / "story.json").read_text("utf-8")
+
+
+def seed_files() -> dict[str, str]:
+    """The demo project's own files, written before ``init`` (which then keeps them)."""
+    root = resources.files("forgeflare.templates") / "demo" / "project"
+    files = {
+        "IMPLEMENTATION_PLAN.md": (root / "IMPLEMENTATION_PLAN.md").read_text("utf-8"),
+        "specs/calculator.md": (root / "specs" / "calculator.md").read_text("utf-8"),
+        # Written here, not shipped: "build/" is ignored by most .gitignore files.
+        "build/stale-output.txt": "Stale output of an old build script.\n",
+    }
+    return files
+
+
+@dataclass
+class DemoSummary:
+    """What the records say about the loop the demo ran."""
+
+    finish_type: str | None = None
+    exit_code: int | None = None
+    iterations: int = 0
+    tool_calls: int = 0
+    tools: dict[str, int] = field(default_factory=dict)
+    blocked: list[str] = field(default_factory=list)
+    signals: list[str] = field(default_factory=list)
+    hooks: list[str] = field(default_factory=list)
+    sessions: list[str] = field(default_factory=list)
+    last_final: str | None = None
+    """``final.reason`` in convergence.json (it holds the last iteration's state)."""
+
+    @property
+    def complete(self) -> bool:
+        """Whether the loop finished ``complete``."""
+        return self.finish_type == "complete"
+
+
+def _jsonl(text: str) -> list[dict[str, Any]]:
+    out = []
+    for line in text.splitlines():
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            out.append(value)
+    return out
+
+
+def summarize(
+    *,
+    run_json: str,
+    events_jsonl: str = "",
+    audit_log: str = "",
+    sessions_log: str = "",
+    convergence_json: str = "",
+) -> DemoSummary:
+    """Read the figures of a run from its record texts (pure)."""
+    summary = DemoSummary()
+    try:
+        run: dict[str, Any] = json.loads(run_json)
+    except ValueError:
+        run = {}
+    try:
+        conv = json.loads(convergence_json) if convergence_json.strip() else {}
+    except ValueError:
+        conv = {}
+    if isinstance(conv, dict) and isinstance(conv.get("final"), dict):
+        summary.last_final = conv["final"].get("reason")
+    summary.finish_type = run.get("finish_type")
+    summary.exit_code = run.get("exit_code")
+    summary.iterations = int((run.get("totals") or {}).get("iterations", 0))
+    for it in run.get("iterations") or []:
+        for obs in it.get("observations") or []:
+            reason = f": {obs['reason']}" if obs.get("reason") else ""
+            summary.signals.append(f"{obs.get('signal')} (iteration {it.get('number')}){reason}")
+    for event in _jsonl(events_jsonl):
+        if event.get("event") == "hook":
+            summary.hooks.append(f"{event.get('hook')} {event.get('status')}")
+    tools: Counter[str] = Counter()
+    for line in audit_log.splitlines():
+        fields = line.split("\t")
+        if len(fields) < 4:
+            continue
+        tools[fields[1]] += 1
+        if fields[2] == "BLOCKED":
+            reason = fields[4] if len(fields) > 4 else ""
+            summary.blocked.append(f"{fields[1]} {fields[3]}" + (f" ({reason})" if reason else ""))
+    summary.tools = dict(sorted(tools.items()))
+    summary.tool_calls = sum(tools.values())
+    for line in sessions_log.splitlines():
+        pairs = dict(f.split("=", 1) for f in line.split("\t")[1:] if "=" in f)
+        if "reason" in pairs:
+            summary.sessions.append(pairs["reason"])
+    return summary
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _hook_counts(hooks: list[str]) -> str:
+    counts = Counter(hooks)
+    return ", ".join(f"{h} ×{n}" if n > 1 else h for h, n in counts.items()) or "none"
+
+
+def _render(summary: DemoSummary, *, project: Path, run_dir: Path | None) -> list[str]:
+    tools = ", ".join(f"{name} {n}" for name, n in summary.tools.items())
+    lines = [
+        "",
+        "── forgeflare demo: summary ──────────────────────────────────────────────",
+        f"finish type      {summary.finish_type or 'unknown'} (exit {summary.exit_code})",
+        f"iterations       {summary.iterations}",
+        f"tool calls       {summary.tool_calls}" + (f" ({tools})" if tools else ""),
+        f"blocked          {len(summary.blocked)}",
+        *(f"                   {b}" for b in summary.blocked),
+        f"signals          {len(summary.signals)}",
+        *(f"                   {s}" for s in summary.signals),
+        f"lifecycle hooks  {_hook_counts(summary.hooks)}",
+        f"agent sessions   {len(summary.sessions)}"
+        + (f" (ended: {', '.join(summary.sessions)})" if summary.sessions else ""),
+        "records",
+    ]
+    rel_run = run_dir.relative_to(project).as_posix() if run_dir else ".fresher/runs/"
+    records = [
+        ("run", f"{rel_run}/ (run.json, events.jsonl, iteration-NNN.log)"),
+        ("audit log", ".forgeflare/audit.log"),
+        ("sessions", ".forgeflare/sessions.log"),
+        (
+            "convergence",
+            ".forgeflare/convergence.json (last iteration: final "
+            f"{summary.last_final or 'missing'})",
+        ),
+        ("transcripts", ".entire/metadata/<session-id>/"),
+    ]
+    lines += [f"  {name:<15}{where}" for name, where in records]
+    lines.append(f"project          {project}")
+    return lines
+
+
+def _child_env(base: Mapping[str, str], api_url: str, python: str) -> dict[str, str]:
+    env = {k: v for k, v in base.items() if not k.startswith("FRESHER_")}
+    env.pop("ANTHROPIC_BASE_URL", None)
+    env["ANTHROPIC_API_URL"] = api_url
+    # A dummy key: the mock accepts any; a real key is never needed (or sent anywhere else).
+    env["ANTHROPIC_API_KEY"] = "demo-key-offline"
+    env["FRESHER_ERROR_PAUSE"] = "0"
+    env["PYTHONUNBUFFERED"] = "1"
+    # The hooks are `#!/usr/bin/env python3` and the story runs `python3 -m unittest`: the
+    # interpreter running forgeflare comes first, so they work in a bare virtual environment.
+    bindir = str(Path(python).parent)
+    env["PATH"] = bindir + os.pathsep + env.get("PATH", os.defpath)
+    return env
+
+
+def _wait_port(port_file: Path, proc: subprocess.Popen[bytes], err: Path) -> int:
+    """Bounded polling for the port file the mock writes once it listens."""
+    deadline = time.monotonic() + _PORT_TIMEOUT_S
+    while True:
+        text = _read(port_file).strip()
+        if text.isdigit():
+            return int(text)
+        if proc.poll() is not None:
+            raise TemplateError(
+                f"forgeflare mock-api exited with {proc.returncode}: {_read(err).strip()}"
+            )
+        if time.monotonic() > deadline:
+            raise TemplateError(f"forgeflare mock-api did not start in {_PORT_TIMEOUT_S:g}s")
+        time.sleep(0.02)
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=_STOP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _prepare(project: Path) -> None:
+    if project.exists():
+        if not project.is_dir():
+            raise TemplateError(f"--dir {project}: not a directory")
+        if any(project.iterdir()):
+            raise TemplateError(f"--dir {project}: not empty; the demo needs a fresh directory")
+    try:
+        for rel, text in seed_files().items():
+            path = project / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise TemplateError(f"{project}: cannot write the demo project: {exc}") from exc
+
+
+def run_demo(
+    project_dir: Path | None = None,
+    *,
+    python: str = sys.executable,
+    env: Mapping[str, str] | None = None,
+    echo: Callable[[str], None] = print,
+) -> int:
+    """Run the demo; 0 when the loop finished ``complete``, else non-zero.
+
+    The children (mock server, loop) write to this process's stdout and stderr directly.
+    """
+    project = (
+        Path(tempfile.mkdtemp(prefix="forgeflare-demo-")) if project_dir is None else project_dir
+    )
+    project = project.resolve()
+    _prepare(project)
+    echo(f"forgeflare demo: a Ralph loop, offline, in {project}")
+    echo("")
+    echo("$ forgeflare init")
+    for line in init_project(project).lines():
+        echo(line)
+    with tempfile.TemporaryDirectory(prefix="forgeflare-demo-mock-") as tmp:
+        scratch = Path(tmp)
+        story = scratch / "story.json"
+        story.write_text(demo_story_text(), encoding="utf-8")
+        port_file, err = scratch / "port", scratch / "mock-api.err"
+        echo("")
+        echo("$ forgeflare mock-api --script story.json   (a scripted model: no network, no key)")
+        sys.stdout.flush()
+        with open(err, "wb") as err_fh:
+            mock = subprocess.Popen(
+                [
+                    *_forgeflare(python),
+                    "mock-api",
+                    "--script",
+                    str(story),
+                    "--port-file",
+                    str(port_file),
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=err_fh,
+                start_new_session=True,
+            )
+        try:
+            port = _wait_port(port_file, mock, err)
+            url = f"http://127.0.0.1:{port}"
+            echo(f"listening on {url}")
+            argv = _forgeflare(python, "loop", "--mode", "building")
+            argv += ["--dir", str(project), "--max-iterations", str(_MAX_ITERATIONS)]
+            argv += ["--iteration-timeout", "60s"]
+            echo("")
+            echo(f"$ forgeflare loop --mode building --max-iterations {_MAX_ITERATIONS}")
+            sys.stdout.flush()
+            loop = subprocess.run(
+                argv,
+                cwd=project,
+                env=_child_env(os.environ if env is None else env, url, python),
+                stdin=subprocess.DEVNULL,
+                timeout=_LOOP_TIMEOUT_S,
+                check=False,
+            )
+        except subprocess.TimeoutExpired as exc:
+            raise TemplateError(f"the demo loop did not finish in {_LOOP_TIMEOUT_S:g}s") from exc
+        finally:
+            _stop(mock)
+    runs = sorted(p for p in (project / ".fresher" / "runs").glob("*") if p.is_dir())
+    run_dir = runs[-1] if runs else None
+    summary = summarize(
+        run_json=_read(run_dir / "run.json") if run_dir else "",
+        events_jsonl=_read(run_dir / "events.jsonl") if run_dir else "",
+        audit_log=_read(project / ".forgeflare" / "audit.log"),
+        sessions_log=_read(project / ".forgeflare" / "sessions.log"),
+        convergence_json=_read(project / ".forgeflare" / "convergence.json"),
+    )
+    for line in _render(summary, project=project, run_dir=run_dir):
+        echo(line)
+    if loop.returncode == 0 and summary.complete:
+        echo("The loop finished complete.")
+        return 0
+    echo(f"forgeflare demo: the loop did not finish complete (exit {loop.returncode})")
+    return loop.returncode or 1

@@ -1,0 +1,304 @@
+"""``forgeflare init``: scaffold a project for a Ralph loop from the shipped templates.
+
+The decision is pure: :func:`template_files` lists what a project gets (the files under
+``templates/files/`` plus the generated ``config.toml`` and prompts), :func:`plan_init`
+compares them with what exists and says, per file, create / keep / overwrite / merge, and
+:func:`merge_gitignore` adds the loop's output paths to a ``.gitignore`` without duplicates.
+:func:`init_project` is the shell: it reads the existing files, asks :func:`plan_init`, and
+writes (unless ``dry_run``).
+
+Dot-directories are stored as ``dot-<name>`` in the package (``dot-fresher/`` is written as
+``.fresher/``) so that no packaging step drops them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+
+from forgeflare._errors import ForgeflareError
+from forgeflare._fsutil import atomic_write_text
+from forgeflare.supervisor._config import default_config_toml, default_prompt
+from forgeflare.supervisor.stophook._install import install_hook
+
+__all__ = [
+    "CLAUDE_AGENT_COMMAND",
+    "GITIGNORE_LINES",
+    "Action",
+    "InitAction",
+    "InitReport",
+    "TemplateError",
+    "TemplateFile",
+    "claude_config_toml",
+    "init_project",
+    "merge_gitignore",
+    "plan_init",
+    "template_files",
+]
+
+CLAUDE_AGENT_COMMAND = (
+    "claude -p --output-format stream-json --verbose --dangerously-skip-permissions"
+)
+"""``[agent] command`` written by ``init --claude``: Claude Code headless, prompt on stdin."""
+
+GITIGNORE_LINES: tuple[str, ...] = (
+    ".forgeflare/convergence.json",
+    ".forgeflare/*.log",
+    ".fresher/runs/",
+    ".entire/",
+)
+"""What the loop writes and nobody should commit."""
+
+_GITIGNORE_HEADER = "# forgeflare: what the loop writes"
+
+
+class TemplateError(ForgeflareError):
+    """``init`` or ``demo`` cannot do its work: the directory is unusable or a write failed."""
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateFile:
+    """One file ``init`` writes: its path relative to the project, text and mode."""
+
+    relpath: str
+    content: str
+    executable: bool = False
+
+
+class Action(StrEnum):
+    """What :func:`plan_init` decided for one file."""
+
+    CREATE = "create"
+    KEEP = "keep"
+    OVERWRITE = "overwrite"
+    MERGE = "merge"
+    UNCHANGED = "unchanged"
+
+
+@dataclass(frozen=True, slots=True)
+class InitAction:
+    """One file's decision and, when it is written, its new content."""
+
+    relpath: str
+    action: Action
+    content: str | None = None
+    executable: bool = False
+    note: str = ""
+
+    @property
+    def writes(self) -> bool:
+        """Whether carrying out this action writes the file."""
+        return self.action in (Action.CREATE, Action.OVERWRITE, Action.MERGE)
+
+    def label(self, *, dry_run: bool) -> str:
+        """How the action reads in ``init``'s listing."""
+        done = {
+            Action.CREATE: "created",
+            Action.OVERWRITE: "overwritten",
+            Action.MERGE: "merged",
+            Action.KEEP: "exists, kept",
+            Action.UNCHANGED: "unchanged",
+        }
+        would = {
+            Action.CREATE: "would create",
+            Action.OVERWRITE: "would overwrite",
+            Action.MERGE: "would merge",
+        }
+        return would.get(self.action, done[self.action]) if dry_run else done[self.action]
+
+
+@dataclass
+class InitReport:
+    """What :func:`init_project` did (or would do, with ``dry_run``)."""
+
+    project_dir: Path
+    actions: list[InitAction]
+    dry_run: bool
+    claude: bool = False
+    settings_path: Path | None = None
+    settings_changed: bool = False
+
+    def lines(self) -> list[str]:
+        """The listing ``init`` prints, one line per file."""
+        out = []
+        for act in self.actions:
+            note = f" ({act.note})" if act.note else ""
+            out.append(f"  {act.label(dry_run=self.dry_run):<16}{act.relpath}{note}")
+        if self.claude and self.dry_run:
+            out.append(f"  {'would merge':<16}.claude/settings.json (Stop hook)")
+        if self.settings_path is not None:
+            what = "Stop hook added" if self.settings_changed else "Stop hook already there"
+            rel = _rel(self.settings_path, self.project_dir)
+            out.append(f"  {'merged' if self.settings_changed else 'unchanged':<16}{rel} ({what})")
+        return out
+
+
+def _rel(path: Path, base: Path) -> str:
+    try:
+        return path.relative_to(base).as_posix()
+    except ValueError:
+        return str(path)
+
+
+# -- the templates ----------------------------------------------------------------------------
+
+_EXECUTABLE_DIRS = ("hooks",)
+
+
+def _target(parts: Sequence[str]) -> str:
+    return "/".join("." + p[4:] if p.startswith("dot-") else p for p in parts)
+
+
+def _walk(node: Traversable, parts: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], str]]:
+    for child in sorted(node.iterdir(), key=lambda c: c.name):
+        if child.name == "__pycache__":
+            continue
+        if child.is_dir():
+            yield from _walk(child, (*parts, child.name))
+        else:
+            yield (*parts, child.name), child.read_text(encoding="utf-8")
+
+
+def _is_executable(parts: Sequence[str]) -> bool:
+    # Scripts live in hooks directories; hooks.toml beside them is data.
+    return any(p in _EXECUTABLE_DIRS for p in parts[:-1]) and not parts[-1].endswith(".toml")
+
+
+def claude_config_toml() -> str:
+    """The default ``config.toml`` with ``[agent] command`` set to Claude Code headless."""
+    text = default_config_toml()
+    head, sep, tail = text.partition("\n[agent]\n")
+    old = 'command = ""'
+    if not sep or old not in tail:
+        raise TemplateError("the default config.toml has no [agent] command to set")
+    return head + sep + tail.replace(old, f'command = "{CLAUDE_AGENT_COMMAND}"', 1)
+
+
+def template_files(*, claude: bool = False) -> list[TemplateFile]:
+    """Every file ``init`` writes except ``.gitignore`` (merged, see :func:`merge_gitignore`)."""
+    root = resources.files("forgeflare.templates") / "files"
+    files = [
+        TemplateFile(_target(parts), text, _is_executable(parts)) for parts, text in _walk(root, ())
+    ]
+    files.append(
+        TemplateFile(
+            ".fresher/config.toml", claude_config_toml() if claude else default_config_toml()
+        )
+    )
+    for mode in ("planning", "building"):
+        files.append(TemplateFile(f".fresher/PROMPT.{mode}.md", default_prompt(mode)))
+    return sorted(files, key=lambda f: f.relpath)
+
+
+# -- the pure decision ------------------------------------------------------------------------
+
+
+def merge_gitignore(existing: str | None, lines: Sequence[str] = GITIGNORE_LINES) -> str | None:
+    """``existing`` with the ``lines`` it lacks appended, or ``None`` when none is missing."""
+    have = {line.strip() for line in (existing or "").splitlines()}
+    missing = [line for line in lines if line.strip() not in have]
+    if not missing:
+        return None
+    text = existing or ""
+    if text and not text.endswith("\n"):
+        text += "\n"
+    if text.strip():
+        text += "\n"
+    block = [] if _GITIGNORE_HEADER in have else [_GITIGNORE_HEADER]
+    return text + "\n".join([*block, *missing]) + "\n"
+
+
+def plan_init(
+    files: Sequence[TemplateFile],
+    existing: Mapping[str, str | None],
+    *,
+    force: bool = False,
+) -> list[InitAction]:
+    """Decide each file's fate. ``existing`` maps a relpath to its text (``None``: missing).
+
+    A file that exists is kept unless ``force``; with ``force`` it is overwritten when it
+    differs. ``.gitignore`` is always merged, never overwritten.
+    """
+    actions: list[InitAction] = []
+    for f in files:
+        old = existing.get(f.relpath)
+        if old is None:
+            actions.append(InitAction(f.relpath, Action.CREATE, f.content, f.executable))
+        elif not force:
+            actions.append(InitAction(f.relpath, Action.KEEP, executable=f.executable))
+        elif old == f.content:
+            actions.append(InitAction(f.relpath, Action.UNCHANGED, f.content, f.executable))
+        else:
+            actions.append(InitAction(f.relpath, Action.OVERWRITE, f.content, f.executable))
+    old_ignore = existing.get(".gitignore")
+    merged = merge_gitignore(old_ignore)
+    if merged is None:
+        actions.append(InitAction(".gitignore", Action.UNCHANGED))
+    elif old_ignore is None:
+        actions.append(InitAction(".gitignore", Action.CREATE, merged))
+    else:
+        added = len(merged.splitlines()) - len(old_ignore.splitlines())
+        actions.append(InitAction(".gitignore", Action.MERGE, merged, note=f"+{added} lines"))
+    return actions
+
+
+# -- the shell --------------------------------------------------------------------------------
+
+
+def _read_existing(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError as exc:
+        raise TemplateError(f"{path}: is a directory, expected a file") from exc
+    except OSError as exc:
+        raise TemplateError(f"{path}: cannot read: {exc.strerror}") from exc
+
+
+def init_project(
+    project_dir: Path,
+    *,
+    force: bool = False,
+    dry_run: bool = False,
+    claude: bool = False,
+) -> InitReport:
+    """Scaffold ``project_dir`` (created if missing); nothing is written with ``dry_run``.
+
+    ``claude`` sets the agent command to Claude Code and installs ``forgeflare stop-hook`` as
+    its Stop hook in ``.claude/settings.json``. Raises :class:`TemplateError` (or a
+    ``SettingsFileError`` for a broken settings file) naming the path on failure.
+    """
+    if project_dir.exists() and not project_dir.is_dir():
+        raise TemplateError(f"{project_dir}: not a directory")
+    files = template_files(claude=claude)
+    relpaths = [f.relpath for f in files] + [".gitignore"]
+    existing = {rel: _read_existing(project_dir / rel) for rel in relpaths}
+    actions = plan_init(files, existing, force=force)
+    if claude:
+        actions = [
+            InitAction(a.relpath, a.action, a.content, a.executable, "set [agent] command yourself")
+            if a.relpath == ".fresher/config.toml" and a.action is Action.KEEP
+            else a
+            for a in actions
+        ]
+    report = InitReport(project_dir=project_dir, actions=actions, dry_run=dry_run, claude=claude)
+    if dry_run:
+        return report
+    for act in actions:
+        if not act.writes or act.content is None:
+            continue
+        path = project_dir / act.relpath
+        try:
+            atomic_write_text(path, act.content)
+            os.chmod(path, 0o755 if act.executable else 0o644)
+        except OSError as exc:
+            raise TemplateError(f"{path}: cannot write: {exc.strerror or exc}") from exc
+    if claude:
+        report.settings_path, report.settings_changed = install_hook(project_dir)
+    return report
