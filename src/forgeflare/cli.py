@@ -1,24 +1,59 @@
-"""The ``forgeflare`` command: a thin typer app. Each part registers its own commands."""
+"""The ``forgeflare`` command: a thin typer app.
+
+Each part registers its own commands (``register(app)`` in its ``_cli`` module). The root group
+imports a part only when one of its commands runs, so ``forgeflare stop-hook`` (called on every
+stop of a Claude Code session) does not pay for the agent's HTTP stack.
+"""
 
 from __future__ import annotations
 
+import importlib
 import sys
+from typing import Any
 
 import typer
+from typer.core import TyperGroup
 
 from forgeflare import __version__
 from forgeflare._errors import ForgeflareError
-from forgeflare.agent import _cli as agent_cli
-from forgeflare.hooks import _cli as hooks_cli
-from forgeflare.mockapi import _cli as mockapi_cli
-from forgeflare.supervisor import _cli as supervisor_cli
-from forgeflare.supervisor.stophook import _cli as stophook_cli
-from forgeflare.templates import _cli as templates_cli
 
 __all__ = ["app", "main"]
 
+# command -> the module whose register(app) defines it
+_COMMANDS: dict[str, str] = {
+    "run": "forgeflare.agent._cli",
+    "loop": "forgeflare.supervisor._cli",
+    "plan": "forgeflare.supervisor._cli",
+    "build": "forgeflare.supervisor._cli",
+    "init": "forgeflare.templates._cli",
+    "demo": "forgeflare.templates._cli",
+    "hooks": "forgeflare.hooks._cli",
+    "stop-hook": "forgeflare.supervisor.stophook._cli",
+    "mock-api": "forgeflare.mockapi._cli",
+}
+
+
+class _LazyGroup(TyperGroup):
+    """Lists every command up front; imports a part's module only to run or describe it."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(_COMMANDS)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        module = _COMMANDS.get(cmd_name)
+        if module is None:
+            return None
+        part = typer.Typer()
+        importlib.import_module(module).register(part)
+        command = typer.main.get_command(part)
+        if command.name == cmd_name or not hasattr(command, "get_command"):
+            return command
+        return command.get_command(ctx, cmd_name)
+
+
 app = typer.Typer(
     name="forgeflare",
+    cls=_LazyGroup,
     help="Ralph loops: a small coding agent, in-process hooks, and a loop supervisor.",
     no_args_is_help=True,
     add_completion=False,
@@ -40,10 +75,6 @@ def _root(
     ),
 ) -> None:
     """Ralph loops: a small coding agent, in-process hooks, and a loop supervisor."""
-
-
-for _part in (agent_cli, hooks_cli, supervisor_cli, stophook_cli, templates_cli, mockapi_cli):
-    _part.register(app)
 
 
 def main() -> None:
