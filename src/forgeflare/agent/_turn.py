@@ -9,7 +9,7 @@ abandon a batch (``conversation.pop()``), a PostToolUse signal ends the loop aft
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -267,7 +267,6 @@ class TurnLoop:
         slots: list[ToolOutput | None] = [None] * n
         inputs: list[dict[str, Any]] = [b.input or {} for b in tool_uses]
         blocked = [False] * n
-        tripped: ExitReason | None = None
         parallel = n > 1 and all(self.effect(b.name) is ToolEffect.PURE for b in tool_uses)
         signal = False
 
@@ -287,44 +286,46 @@ class TurnLoop:
                 self.display.info(f"convergence signal: {result.signal}: {result.reason}")
                 signal = True
 
-        if parallel:
-
-            async def run_one(i: int) -> None:
-                slots[i] = await trio.to_thread.run_sync(
-                    functools.partial(self._run_tool, tool_uses[i].name, inputs[i], stream=False)
-                )
-
-            async with trio.open_nursery() as nursery:
-                for i, block in enumerate(tool_uses):
-                    allowed, message = await self._guard(block, c)
-                    if allowed is None:
-                        slots[i] = ToolOutput(content=message, is_error=True)
-                        blocked[i] = True
-                        tripped = block_limit(c.consecutive_blocks, c.total_blocks)
-                        if tripped:
-                            break
-                        continue
-                    inputs[i] = allowed
-                    nursery.start_soon(run_one, i)
-            if tripped is None:
-                for i in range(n):
-                    if not blocked[i]:
-                        await post(i)
-        else:
+        async def guard_each(on_allowed: Callable[[int], Awaitable[None]]) -> ExitReason | None:
+            """Guards in tool_use order (R9); stops at the block that trips a limit."""
             for i, block in enumerate(tool_uses):
                 allowed, message = await self._guard(block, c)
                 if allowed is None:
                     slots[i] = ToolOutput(content=message, is_error=True)
                     blocked[i] = True
-                    tripped = block_limit(c.consecutive_blocks, c.total_blocks)
-                    if tripped:
-                        break
+                    limit = block_limit(c.consecutive_blocks, c.total_blocks)
+                    if limit is not None:
+                        return limit
                     continue
                 inputs[i] = allowed
-                slots[i] = await trio.to_thread.run_sync(
-                    functools.partial(self._run_tool, block.name, allowed, stream=True)
-                )
+                await on_allowed(i)
+            return None
+
+        async def run(i: int, *, stream: bool) -> None:
+            slots[i] = await trio.to_thread.run_sync(
+                functools.partial(self._run_tool, tool_uses[i].name, inputs[i], stream=stream)
+            )
+
+        if parallel:
+            # Each tool starts as soon as its guards allow it; the nursery joins them all,
+            # also when a later block abandons the batch (nothing is left detached).
+            async with trio.open_nursery() as nursery:
+
+                async def start(i: int) -> None:
+                    nursery.start_soon(functools.partial(run, i, stream=False))
+
+                tripped = await guard_each(start)
+            if tripped is None:
+                for i in range(n):
+                    if not blocked[i]:
+                        await post(i)
+        else:
+
+            async def run_and_post(i: int) -> None:
+                await run(i, stream=True)
                 await post(i)
+
+            tripped = await guard_each(run_and_post)
 
         if tripped is not None:
             # No tool_results for an abandoned batch: drop the assistant message that asked.
