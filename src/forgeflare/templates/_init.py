@@ -242,8 +242,10 @@ def plan_init(
     elif old_ignore is None:
         actions.append(InitAction(".gitignore", Action.CREATE, merged))
     else:
-        added = len(merged.splitlines()) - len(old_ignore.splitlines())
-        actions.append(InitAction(".gitignore", Action.MERGE, merged, note=f"+{added} lines"))
+        have = {line.strip() for line in old_ignore.splitlines()}
+        added = sum(line not in have for line in GITIGNORE_LINES)
+        note = f"+{added} line{'' if added == 1 else 's'}"
+        actions.append(InitAction(".gitignore", Action.MERGE, merged, note=note))
     return actions
 
 
