@@ -174,3 +174,34 @@ def test_merge_gitignore_properties(existing: str | None) -> None:
     assert merged.endswith("\n")
     # Idempotent.
     assert merge_gitignore(merged) is None
+
+
+_relpaths = st.sampled_from(["a", "b/c", ".d/e", "f.md"])
+
+
+@given(
+    files=st.dictionaries(_relpaths, st.text(max_size=5), max_size=4),
+    existing=st.dictionaries(_relpaths, st.one_of(st.none(), st.text(max_size=5)), max_size=4),
+    force=st.booleans(),
+)
+def test_plan_init_properties(
+    files: dict[str, str], existing: dict[str, str | None], force: bool
+) -> None:
+    templates_ = [TemplateFile(rel, text) for rel, text in files.items()]
+    actions = plan_init(templates_, existing, force=force)
+    # One decision per file, in order, then .gitignore last.
+    assert [a.relpath for a in actions] == [*files, ".gitignore"]
+    for act in actions[:-1]:
+        old = existing.get(act.relpath)
+        if old is None:
+            assert act.action is Action.CREATE
+        elif not force:
+            # Never overwrite without --force, and carry no content that could be written.
+            assert act.action is Action.KEEP
+            assert not act.writes
+        else:
+            assert act.action is (
+                Action.UNCHANGED if old == files[act.relpath] else Action.OVERWRITE
+            )
+        if act.writes:
+            assert act.content == files[act.relpath]
