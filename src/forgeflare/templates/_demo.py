@@ -254,7 +254,7 @@ def run_demo(
     *,
     python: str = sys.executable,
     env: Mapping[str, str] | None = None,
-    echo: Callable[[str], None] = print,
+    echo: Callable[[str], None] = lambda line: print(line, flush=True),
 ) -> int:
     """Run the demo; 0 when the loop finished ``complete``, else non-zero.
 
@@ -279,15 +279,9 @@ def run_demo(
         echo("$ forgeflare mock-api --script story.json   (a scripted model: no network, no key)")
         sys.stdout.flush()
         with open(err, "wb") as err_fh:
+            mock_argv = _forgeflare(python, "mock-api", "--script", str(story))
             mock = subprocess.Popen(
-                [
-                    *_forgeflare(python),
-                    "mock-api",
-                    "--script",
-                    str(story),
-                    "--port-file",
-                    str(port_file),
-                ],
+                [*mock_argv, "--port-file", str(port_file)],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=err_fh,
@@ -315,6 +309,7 @@ def run_demo(
             raise TemplateError(f"the demo loop did not finish in {_LOOP_TIMEOUT_S:g}s") from exc
         finally:
             _stop(mock)
+            mock_errors = _read(err).strip()
     runs = sorted(p for p in (project / ".fresher" / "runs").glob("*") if p.is_dir())
     run_dir = runs[-1] if runs else None
     summary = summarize(
@@ -329,5 +324,7 @@ def run_demo(
     if loop.returncode == 0 and summary.complete:
         echo("The loop finished complete.")
         return 0
+    if mock_errors:
+        echo(f"forgeflare mock-api said: {mock_errors}")
     echo(f"forgeflare demo: the loop did not finish complete (exit {loop.returncode})")
     return loop.returncode or 1
