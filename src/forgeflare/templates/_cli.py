@@ -14,25 +14,33 @@ import typer
 
 __all__ = ["register"]
 
-_INIT_HELP = """Scaffold a project for a Ralph loop (files listed below; DIR defaults to .).
+_INIT_HELP = "\n\n".join(
+    [
+        "Scaffold a project for a Ralph loop (DIR defaults to .).",
+        "Writes .fresher/ (lifecycle hooks started, next_iteration, finished and "
+        "custom/notify; config.toml with every setting at its default; PROMPT.planning.md, "
+        "PROMPT.building.md; AGENTS.md), .forgeflare/hooks.toml with its hook scripts (a Bash "
+        "guard against destructive commands, an audit log, a convergence check, a session "
+        "log), IMPLEMENTATION_PLAN.md and specs/README.md, and adds what the loop writes "
+        "(.forgeflare/convergence.json, .forgeflare/*.log, .fresher/runs/, .entire/) to "
+        ".gitignore.",
+        'A file that exists is kept ("exists, kept") unless --force. --claude makes Claude '
+        "Code the agent (\\[agent] command in config.toml) and installs `forgeflare stop-hook` "
+        "as its Stop hook in .claude/settings.json.",
+    ]
+)
 
-Writes .fresher/ (lifecycle hooks started, next_iteration, finished and custom/notify;
-config.toml with every setting at its default; PROMPT.planning.md, PROMPT.building.md;
-AGENTS.md), .forgeflare/hooks.toml with its hook scripts (a Bash guard against destructive
-commands, an audit log, a convergence check, a session log), IMPLEMENTATION_PLAN.md and
-specs/README.md, and adds what the loop writes (.forgeflare/convergence.json,
-.forgeflare/*.log, .fresher/runs/, .entire/) to .gitignore.
-
-A file that exists is kept ("exists, kept") unless --force. --claude makes Claude Code the
-agent ([agent] command) and installs `forgeflare stop-hook` in .claude/settings.json."""
-
-_DEMO_HELP = """Run a whole Ralph loop offline: no network, no API key, exit 0 when complete.
-
-In a fresh temporary directory (or --dir, which must be empty or missing): a small project,
-`forgeflare init`, `forgeflare mock-api` with a scripted story, and `forgeflare loop --mode
-building` against it. Two iterations: the agent uses all five tools on real files, the guard
-blocks a destructive command, hooks log and signal convergence, the loop finishes complete.
-Ends with a summary read from the run's records."""
+_DEMO_HELP = "\n\n".join(
+    [
+        "Run a whole Ralph loop offline: no network, no API key, exit 0 when complete.",
+        "In a fresh temporary directory (or --dir, which must be empty or missing): a small "
+        "project, `forgeflare init`, `forgeflare mock-api` with a scripted story, and "
+        "`forgeflare loop --mode building` against it. Two iterations: the agent uses all "
+        "five tools on real files, the guard blocks a destructive command, hooks log and "
+        "signal convergence, the loop finishes complete. Ends with a summary read from the "
+        "run's records; the project is kept for a look.",
+    ]
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -41,7 +49,7 @@ def register(app: typer.Typer) -> None:
     @app.command("init", help=_INIT_HELP)
     def init_cmd(
         directory: Annotated[
-            Path, typer.Argument(help="Project directory (created if missing).")
+            Path, typer.Argument(metavar="[DIR]", help="Project directory (created if missing).")
         ] = Path("."),
         force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
         dry_run: Annotated[
