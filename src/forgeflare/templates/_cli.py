@@ -49,7 +49,7 @@ def register(app: typer.Typer) -> None:
     @app.command("init", help=_INIT_HELP)
     def init_cmd(
         directory: Annotated[
-            Path, typer.Argument(metavar="[DIR]", help="Project directory (created if missing).")
+            Path, typer.Argument(metavar="DIR", help="Project directory (created if missing).")
         ] = Path("."),
         force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
         dry_run: Annotated[
