@@ -82,6 +82,11 @@ def test_no_match(grep: Search, tree: Path) -> None:
     assert grep("zebra", tree) == ToolOutput("No matches for 'zebra' in .")
 
 
+def test_file_type_with_no_such_files_is_no_match(grep: Search, tree: Path) -> None:
+    # ripgrep exits 2 ("No files were searched") when a known type selects nothing.
+    assert grep("main", tree, file_type="go") == ToolOutput("No matches for 'main' in .")
+
+
 def test_pattern_starting_with_dash(grep: Search, tmp_path: Path) -> None:
     (tmp_path / "f.txt").write_text("a --flag here\n")
     assert grep("--flag", tmp_path).content == "f.txt:1:a --flag here"

@@ -189,8 +189,11 @@ def _rg_lines(
             proc.kill()
     if timer.fired:
         raise ToolError(f"Grep: search took longer than {GREP_TIMEOUT:g} s and was stopped")
-    if proc.returncode == 2 and not lines:
-        detail = " ".join(line.strip() for line in stderr.splitlines()) or "ripgrep failed"
+    if proc.returncode == 2 and not lines and stderr:
+        # With --no-messages, an exit 2 with nothing on stderr means only that no file was
+        # searched (e.g. a --type with no such files) or unreadable files were skipped: that is
+        # "no matches", not a failure. Real errors (a bad regex) still print.
+        detail = " ".join(line.strip() for line in stderr.splitlines())
         raise ToolError(f"Grep: {detail.removeprefix('rg: ')[:500]}")
     return lines, total
 
