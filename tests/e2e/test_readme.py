@@ -1,0 +1,398 @@
+"""Every command the README shows is run, so the README cannot drift from the product.
+
+Rules for README code blocks (the README's "Development" section says the same):
+
+- ``sh``, ``bash`` and ``console`` blocks hold commands, one per line. Blank lines and lines
+  that are only a ``# comment`` are skipped; in ``console`` blocks only ``$ `` lines count.
+  A line ending in ``\\`` continues on the next; a heredoc (``<<'EOF'``) runs to its end line.
+- A command exits 0 unless its trailing comment says ``exit N``, e.g.
+  ``forgeflare loop --max-iterations 2   # here: stops at the limit, exit 10``.
+- A block of any language whose first line is ``# file: PATH`` is not run: its other lines are
+  written to PATH (relative to the walkthrough's current directory) at that point.
+- ``make TARGET`` lines are checked with ``make -n -C <repository> TARGET`` (running
+  ``make test`` from a test would recurse).
+
+All commands run in README order in one bash process, like a reader following along in one
+terminal: in a fresh temporary directory, with ``forgeflare`` resolving to this venv's console
+script and ``ANTHROPIC_API_URL`` pointing at a ``forgeflare mock-api`` that answers every
+request with a plain ``end_turn`` text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from forgeflare.cli import app
+from forgeflare.hooks import EXIT_CODES
+from forgeflare.hooks._config import parse_hooks_text
+from forgeflare.supervisor._config import LoopConfig, default_config_toml, env_name
+from forgeflare.supervisor._finish import FINISH_EXIT_CODES
+from mockapi_support import MockServer
+
+REPO = Path(__file__).resolve().parents[2]
+README = REPO / "README.md"
+
+SKIPPED: dict[str, str] = {
+    "forgeflare run": "interactive: with no argument and nothing piped it reads tasks from a "
+    "terminal, which a test does not have",
+}
+"""Commands shown in the README that are not run, each with the reason."""
+
+_RUN_LANGS = frozenset({"sh", "bash", "console"})
+_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)\s*$")
+_FILE_MARK = re.compile(r"^#\s*file:\s*(\S+)\s*$")
+_HEREDOC = re.compile(r"<<-?\s*(['\"]?)(\w+)\1")
+_EXIT = re.compile(r"\bexit (\d+)\b")
+
+
+@dataclass(frozen=True)
+class Block:
+    """One fenced code block: its language, first content line number and lines."""
+
+    lang: str
+    line: int
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One thing the walkthrough does: run a command, or write a file."""
+
+    kind: str  # "run" | "write"
+    line: int
+    text: str
+    expected: int = 0
+    path: str = ""
+
+
+def code_blocks(markdown: str) -> list[Block]:
+    """Fenced blocks in order, with the fence's indentation removed from their lines."""
+    blocks: list[Block] = []
+    lines = markdown.splitlines()
+    i = 0
+    while i < len(lines):
+        opening = _FENCE.match(lines[i])
+        if not opening:
+            i += 1
+            continue
+        indent, fence, lang = opening.group(1), opening.group(2), opening.group(3)
+        body: list[str] = []
+        j = i + 1
+        while j < len(lines) and lines[j].strip() != fence:
+            text = lines[j]
+            body.append(text[len(indent) :] if text.startswith(indent) else text.lstrip())
+            j += 1
+        blocks.append(Block(lang=lang, line=i + 2, lines=tuple(body)))
+        i = j + 1
+    return blocks
+
+
+def split_comment(line: str) -> tuple[str, str]:
+    """``(command, comment)``: the comment starts at an unquoted ``#`` after a space."""
+    quote = ""
+    for k, ch in enumerate(line):
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (k == 0 or line[k - 1] in " \t"):
+            return line[:k].rstrip(), line[k + 1 :].strip()
+    return line.rstrip(), ""
+
+
+def block_steps(block: Block) -> list[Step]:
+    """The steps of one block (see the module docstring for the rules)."""
+    if block.lines and (mark := _FILE_MARK.match(block.lines[0])):
+        content = "\n".join(block.lines[1:]) + "\n"
+        return [Step("write", block.line, content, path=mark.group(1))]
+    if block.lang not in _RUN_LANGS:
+        return []
+    steps: list[Step] = []
+    lines = list(block.lines)
+    i = 0
+    while i < len(lines):
+        number = block.line + i
+        raw = lines[i]
+        i += 1
+        if block.lang == "console":
+            if not raw.startswith("$ "):
+                continue
+            raw = raw[2:]
+        if not raw.strip() or raw.lstrip().startswith("#"):
+            continue
+        command, comment = split_comment(raw)
+        parts = [raw]
+        while parts[-1].rstrip().endswith("\\") and i < len(lines):
+            parts.append(lines[i])
+            i += 1
+        heredoc = _HEREDOC.search(command)
+        if heredoc:
+            end = heredoc.group(2)
+            while i < len(lines):
+                parts.append(lines[i])
+                i += 1
+                if parts[-1].strip() == end:
+                    break
+        found = _EXIT.search(comment)
+        steps.append(
+            Step("run", number, "\n".join(parts), expected=int(found.group(1)) if found else 0)
+        )
+    return steps
+
+
+def readme_steps() -> list[Step]:
+    """Every step of the README, in order."""
+    return [s for b in code_blocks(README.read_text(encoding="utf-8")) for s in block_steps(b)]
+
+
+def _first_command(step: Step) -> str:
+    return split_comment(step.text.splitlines()[0])[0].strip()
+
+
+def walkthrough_script(steps: list[Step]) -> str:
+    """One bash script that runs (or writes) every step and checks each exit status."""
+    out = ["set -u", 'cd "$README_WORK"']
+    for n, step in enumerate(steps, 1):
+        where = f"README line {step.line}"
+        if step.kind == "write":
+            out.append(f"# step {n}: write {step.path} ({where})")
+            out.append(f'mkdir -p "$(dirname {shlex.quote(step.path)})"')
+            out.append(f"printf '%s' {shlex.quote(step.text)} > {shlex.quote(step.path)}")
+            continue
+        command = _first_command(step)
+        if command in SKIPPED:
+            out.append(f"# step {n}: skipped ({where}): {SKIPPED[command]}")
+            continue
+        text = step.text
+        if command.startswith("make "):
+            text = 'make -n -C "$README_REPO"' + command[len("make") :] + " >/dev/null"
+        label = shlex.quote(f"{where}: {command}")
+        out.append(f"# step {n} ({where})")
+        out.append(f"echo {shlex.quote('+ ' + command)} >&2")
+        out.append(text)
+        out.append(
+            f"__rc=$?; if [ $__rc -ne {step.expected} ]; then "
+            f'echo "README FAILURE (exit $__rc, expected {step.expected})" {label} >&2; '
+            "exit 97; fi"
+        )
+    out.append("echo README-WALKTHROUGH-DONE")
+    return "\n".join(out) + "\n"
+
+
+# -- the parser's own rules ---------------------------------------------------------------
+
+
+def test_parser_rules() -> None:
+    """Comments, continuations, heredocs, ``console`` prompts and ``# file:`` blocks."""
+    markdown = "\n".join(
+        [
+            "```sh",
+            "# a comment line",
+            "",
+            "echo '# not a comment' # exit 3",
+            "ls \\",
+            "  -l",
+            "cat > x <<'EOF'",
+            "a # b",
+            "EOF",
+            "```",
+            "```console",
+            "$ echo hi",
+            "hi",
+            "```",
+            "```python",
+            "# file: pkg/mod.py",
+            "print(1)",
+            "```",
+            "```toml",
+            "a = 1",
+            "```",
+        ]
+    )
+    steps = [s for b in code_blocks(markdown) for s in block_steps(b)]
+    assert [(s.kind, s.text, s.expected) for s in steps] == [
+        ("run", "echo '# not a comment' # exit 3", 3),
+        ("run", "ls \\\n  -l", 0),
+        ("run", "cat > x <<'EOF'\na # b\nEOF", 0),
+        ("run", "echo hi", 0),
+        ("write", "print(1)\n", 0),
+    ]
+    assert steps[-1].path == "pkg/mod.py"
+    assert split_comment('x "a # b" # c') == ('x "a # b"', "c")
+
+
+# -- the README's content -----------------------------------------------------------------
+
+
+def help_commands(*args: str) -> list[str]:
+    """The names in the Commands box of ``forgeflare ARGS --help``."""
+    result = CliRunner().invoke(app, [*args, "--help"], env={"COLUMNS": "200", "NO_COLOR": "1"})
+    assert result.exit_code == 0, result.output
+    names: list[str] = []
+    inside = False
+    for line in result.output.splitlines():
+        if "─ Commands ─" in line:
+            inside = True
+        elif inside and line.startswith("╰"):
+            break
+        elif inside and (m := re.match(r"^│ (\S+)", line)):
+            names.append(m.group(1))
+    return names
+
+
+def test_every_subcommand_is_in_the_readme() -> None:
+    text = README.read_text(encoding="utf-8")
+    names = help_commands()
+    assert {"run", "loop", "init", "demo", "mock-api", "hooks", "stop-hook"} <= set(names)
+    missing = [f"forgeflare {n}" for n in names if f"forgeflare {n}" not in text]
+    for group in ("hooks", "stop-hook"):
+        children = help_commands(group)
+        assert children, group
+        missing += [
+            f"forgeflare {group} {c}" for c in children if f"forgeflare {group} {c}" not in text
+        ]
+    assert missing == []
+
+
+def _config_rows(text: str) -> dict[str, tuple[str, str]]:
+    """``{"section.key": (variable, default)}`` from the README's configuration table."""
+    rows: dict[str, tuple[str, str]] = {}
+    pattern = re.compile(r"^\| `\[(\w+)\] (\w+)` \| `(\w+)` \| `([^`]*)` \|", re.MULTILINE)
+    for m in pattern.finditer(text):
+        rows[f"{m.group(1)}.{m.group(2)}"] = (m.group(3), m.group(4))
+    return rows
+
+
+def test_config_reference_lists_every_key() -> None:
+    """Key, variable and default of every config key, exactly as the model renders them."""
+    defaults = tomllib.loads(default_config_toml())
+    expected: dict[str, tuple[str, str]] = {}
+    for section, fields in LoopConfig.model_fields.items():
+        model: Any = fields.annotation
+        for key in model.model_fields:
+            value = defaults[section][key]
+            rendered = json.dumps(value) if isinstance(value, str) else str(value).lower()
+            expected[f"{section}.{key}"] = (env_name(section, key), rendered)
+    assert _config_rows(README.read_text(encoding="utf-8")) == expected
+
+
+def test_exit_code_tables_match_the_code() -> None:
+    text = README.read_text(encoding="utf-8")
+    for finish, code in FINISH_EXIT_CODES.items():
+        assert f"| {code} | `{finish.value}` |" in text, finish
+    for reason, code in EXIT_CODES.items():
+        row = next(line for line in text.splitlines() if line.startswith(f"| {code} |"))
+        assert f"`{reason.value}`" in row, reason
+
+
+def test_data_blocks_parse() -> None:
+    """JSON blocks are JSON, TOML blocks are TOML, and hooks.toml examples validate."""
+    checked = 0
+    for block in code_blocks(README.read_text(encoding="utf-8")):
+        lines = list(block.lines)
+        if lines and _FILE_MARK.match(lines[0]):
+            lines = lines[1:]
+        body = "\n".join(lines)
+        if block.lang == "json":
+            json.loads(body)
+            checked += 1
+        elif block.lang == "toml":
+            data = tomllib.loads(body)
+            if "hooks" in data:
+                assert parse_hooks_text(body, Path("README.md")).hooks
+            checked += 1
+    assert checked >= 8
+
+
+def test_skipped_commands_are_still_in_the_readme() -> None:
+    shown = {_first_command(s) for s in readme_steps() if s.kind == "run"}
+    assert set(SKIPPED) <= shown
+
+
+# -- the walkthrough ----------------------------------------------------------------------
+
+
+def _env(tmp_path: Path, server: MockServer) -> dict[str, str]:
+    drop = ("FRESHER_", "ANTHROPIC_", "IDLE_LOOP_")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
+    home = tmp_path / "home"
+    home.mkdir()
+    env.update(
+        PATH=os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")]),
+        ANTHROPIC_API_URL=server.url,
+        ANTHROPIC_API_KEY="test-key",
+        HOME=str(home),
+        NO_COLOR="1",
+        COLUMNS="100",
+        # The temporary directory must not count as part of an enclosing git repository.
+        GIT_CEILING_DIRECTORIES=str(tmp_path),
+        README_REPO=str(REPO),
+        README_WORK=str(tmp_path / "work"),
+    )
+    return env
+
+
+def test_readme_walkthrough(
+    tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+) -> None:
+    steps = readme_steps()
+    commands = [_first_command(s) for s in steps if s.kind == "run"]
+    # The walkthrough covers the README's main paths, not just a few lines.
+    for wanted in (
+        "make demo",
+        "make test",
+        "forgeflare init myproject",
+        "forgeflare loop --mode planning --max-iterations 2",
+        "forgeflare stop-hook install",
+        "forgeflare hooks validate",
+        'forgeflare run --hooks-module myhooks "Run the tests"',
+    ):
+        assert wanted in commands, wanted
+    server = mock_api({"responses": [], "when_exhausted": "end_turn"})
+    (tmp_path / "work").mkdir()
+    script = tmp_path / "walkthrough.sh"
+    script.write_text(walkthrough_script(steps), encoding="utf-8")
+    proc = subprocess.Popen(
+        ["bash", str(script)],
+        cwd=tmp_path / "work",
+        env=_env(tmp_path, server),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=100)
+    finally:
+        # Background jobs a README block started (the mock server) go with the group.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    stderr = err.decode(errors="replace")
+    failure = [line for line in stderr.splitlines() if line.startswith("README FAILURE")]
+    assert not failure, (
+        failure[0] + "\n--- stderr (last 60 lines) ---\n" + "\n".join(stderr.splitlines()[-60:])
+    )
+    assert proc.returncode == 0, stderr[-4000:]
+    assert out.decode(errors="replace").rstrip().endswith("README-WALKTHROUGH-DONE")
+    project = tmp_path / "work" / "myproject"
+    runs = sorted((project / ".fresher" / "runs").iterdir())
+    assert len(runs) == 2
+    finished = [json.loads((r / "run.json").read_text())["finish_type"] for r in runs]
+    assert finished == ["max_iterations", "max_iterations"]
+    assert server.requests(), "the agent never reached the mock API"
