@@ -77,6 +77,23 @@ def _root(
     """Ralph loops: a small coding agent, in-process hooks, and a loop supervisor."""
 
 
+def _only_forgeflare_error(group: BaseExceptionGroup[BaseException]) -> ForgeflareError | None:
+    """The one ForgeflareError a trio nursery wrapped, if that is all the group holds."""
+    leaves: list[BaseException] = []
+
+    def walk(exc: BaseException) -> None:
+        if isinstance(exc, BaseExceptionGroup):
+            for inner in exc.exceptions:
+                walk(inner)
+        else:
+            leaves.append(exc)
+
+    walk(group)
+    if len(leaves) == 1 and isinstance(leaves[0], ForgeflareError):
+        return leaves[0]
+    return None
+
+
 def main() -> None:
     """Console-script entry point: library errors become one line and an exit status."""
     try:
@@ -84,6 +101,12 @@ def main() -> None:
     except ForgeflareError as exc:
         print(f"forgeflare: error: {exc}", file=sys.stderr)
         sys.exit(exc.exit_code)
+    except BaseExceptionGroup as group:
+        error = _only_forgeflare_error(group)
+        if error is None:
+            raise
+        print(f"forgeflare: error: {error}", file=sys.stderr)
+        sys.exit(error.exit_code)
     except KeyboardInterrupt:
         print("forgeflare: interrupted", file=sys.stderr)
         sys.exit(130)

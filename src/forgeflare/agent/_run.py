@@ -20,7 +20,6 @@ import trio
 from forgeflare._errors import ConfigError
 from forgeflare.agent._client import MessagesClient, resolve_base_url
 from forgeflare.agent._display import Display
-from forgeflare.agent._messages import Message
 from forgeflare.agent._prompt import build_system_prompt
 from forgeflare.agent._retry import RetryingClient
 from forgeflare.agent._session import SessionWriter
@@ -162,7 +161,7 @@ async def run_agent(
         session.write_context(
             model=options.model,
             exit_reason=last.reason.value if last else None,
-            messages=_messages(loop.conversation),
+            messages=loop.conversation,
         )
     if received:
         display.warn(f"interrupted by {received[0].name}")
@@ -171,10 +170,6 @@ async def run_agent(
         return 0
     display.verbose_info(f"turn ended: {last.reason.value}")
     return EXIT_CODES[last.reason]
-
-
-def _messages(conversation: list[Message]) -> list[Message]:
-    return list(conversation)
 
 
 def _write_final(project_dir: Path, result: TurnResult, display: Display) -> None:
