@@ -357,7 +357,7 @@ def test_readme_walkthrough(
         "make demo",
         "make test",
         "forgeflare init myproject",
-        "forgeflare loop --mode planning --max-iterations 2",
+        "forgeflare loop --mode planning --max-iterations 1",
         "forgeflare stop-hook install",
         "forgeflare hooks validate",
         'forgeflare run --hooks-module myhooks "Run the tests"',
