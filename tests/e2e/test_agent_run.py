@@ -182,3 +182,53 @@ def test_killed_agent_leaves_parseable_transcript(tmp_path: Path, mock_api: Mock
     assert [r["type"] for r in records] == ["user", "assistant", "user", "assistant"]
     for prev, cur in itertools.pairwise(records):
         assert cur["parentUuid"] == prev["uuid"]
+
+
+def test_sigterm_ends_bash_and_flushes_records(tmp_path: Path, mock_api: MockAPI) -> None:
+    marker = tmp_path / "started"
+    server = mock_api(
+        {
+            "responses": [
+                tool_response(
+                    ("Bash", {"command": f"echo $$ > bash.pid && touch {marker} && sleep 600"})
+                ),
+            ]
+        }
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update({"ANTHROPIC_API_URL": server.url, "ANTHROPIC_API_KEY": "k"})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "forgeflare", "run", "go"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not marker.exists():
+        assert proc.poll() is None, "agent exited early"
+        assert time.monotonic() < deadline
+        time.sleep(0.02)  # bounded polling for the marker file
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 143, stderr
+    assert "interrupted by SIGTERM" in stderr
+    bash_group = int((tmp_path / "bash.pid").read_text())
+    with contextlib.suppress(ProcessLookupError):
+        # Gone, or at most a zombie waiting for init: never a live `sleep 600`.
+        os.killpg(bash_group, 0)
+        alive = [p for p in Path("/proc").iterdir() if p.name.isdigit() and _live_in(p, bash_group)]
+        assert alive == []
+    [session] = list((tmp_path / ".entire" / "metadata").iterdir())
+    assert (session / "context.md").exists()
+    assert not (tmp_path / ".forgeflare" / "convergence.json").exists()  # no final: interrupted
+
+
+def _live_in(proc_dir: Path, pgid: int) -> bool:
+    """Whether /proc/PID is a live (not zombie) process of process group ``pgid``."""
+    try:
+        fields = (proc_dir / "stat").read_text().split(")")[-1].split()
+        return int(fields[2]) == pgid and fields[0] != "Z"
+    except (OSError, ValueError, IndexError):
+        return False
