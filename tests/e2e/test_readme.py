@@ -319,6 +319,26 @@ def test_data_blocks_parse() -> None:
     assert checked >= 8
 
 
+def _slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def test_links_to_sections_resolve() -> None:
+    text = README.read_text(encoding="utf-8")
+    anchors: set[str] = set()
+    fence = ""
+    for line in text.splitlines():
+        if m := _FENCE.match(line):
+            fence = "" if fence == m.group(2) else fence or m.group(2)
+        elif not fence and (m := re.match(r"^#{1,6} (.+)$", line)):
+            anchors.add(_slug(m.group(1)))
+    links = set(re.findall(r"\]\(#([^)]+)\)", text))
+    assert links
+    assert links - anchors == set()
+
+
 def test_skipped_commands_are_still_in_the_readme() -> None:
     shown = {_first_command(s) for s in readme_steps() if s.kind == "run"}
     assert set(SKIPPED) <= shown
