@@ -37,8 +37,17 @@ from typing import Any
 from typer.testing import CliRunner
 
 from forgeflare.cli import app
-from forgeflare.hooks import EXIT_CODES
+from forgeflare.hooks import EXIT_CODES, ConvergenceState, ExitReason
 from forgeflare.hooks._config import parse_hooks_text
+from forgeflare.hooks._protocol import (
+    ProcessOutcome,
+    interpret_guard,
+    interpret_post,
+    post_tool_payload,
+    pre_tool_payload,
+    stop_payload,
+)
+from forgeflare.mockapi import parse_script
 from forgeflare.supervisor._config import LoopConfig, default_config_toml, env_name
 from forgeflare.supervisor._finish import FINISH_EXIT_CODES
 from mockapi_support import MockServer
@@ -300,23 +309,77 @@ def test_exit_code_tables_match_the_code() -> None:
         assert f"`{reason.value}`" in row, reason
 
 
+def _check_json_example(data: dict[str, Any]) -> str:
+    """Check one JSON example against the code that makes or reads that shape; its kind."""
+    if "event" in data:  # a hook's stdin: exactly what the agent sends
+        common = {"tool_iterations": data["tool_iterations"], "cwd": data["cwd"]}
+        if data["event"] == "PreToolUse":
+            made = pre_tool_payload(
+                phase=data["phase"],
+                tool=data["tool"],
+                input=data["input"],
+                blocked=data.get("blocked", False),
+                blocked_by=data.get("blocked_by"),
+                block_reason=data.get("block_reason"),
+                **common,
+            )
+        elif data["event"] == "PostToolUse":
+            made = post_tool_payload(
+                tool=data["tool"],
+                input=data["input"],
+                result=data["result"],
+                is_error=data["is_error"],
+                **common,
+            )
+        else:
+            made = stop_payload(reason=data["reason"], total_tokens=data["total_tokens"], **common)
+            assert data["reason"] in {r.value for r in ExitReason}
+        assert made == data
+        return f"stdin {data['event']}"
+    if "action" in data:  # a hook's answer: read the way the agent reads it
+        stdout = json.dumps(data).encode()
+        interpret = interpret_post if data["action"] == "signal" else interpret_guard
+        result = interpret(ProcessOutcome("exited", returncode=0, stdout=stdout))
+        assert result.outcome == data["action"], result
+        return f"answer {data['action']}"
+    if "final" in data:
+        ConvergenceState.model_validate(data)
+        return "convergence.json"
+    assert "responses" in data
+    parse_script(data)
+    return "mock script"
+
+
 def test_data_blocks_parse() -> None:
-    """JSON blocks are JSON, TOML blocks are TOML, and hooks.toml examples validate."""
-    checked = 0
+    """JSON and TOML examples are valid, and each means what the code makes of it."""
+    kinds: list[str] = []
     for block in code_blocks(README.read_text(encoding="utf-8")):
         lines = list(block.lines)
         if lines and _FILE_MARK.match(lines[0]):
             lines = lines[1:]
         body = "\n".join(lines)
         if block.lang == "json":
-            json.loads(body)
-            checked += 1
+            kinds.append(_check_json_example(json.loads(body)))
         elif block.lang == "toml":
             data = tomllib.loads(body)
             if "hooks" in data:
                 assert parse_hooks_text(body, Path("README.md")).hooks
-            checked += 1
-    assert checked >= 8
+                kinds.append("hooks.toml")
+            elif set(data) <= set(LoopConfig.model_fields):
+                LoopConfig.model_validate(data)
+                kinds.append("config.toml")
+    for kind in (
+        "stdin PreToolUse",
+        "stdin PostToolUse",
+        "stdin Stop",
+        "answer block",
+        "answer signal",
+        "convergence.json",
+        "mock script",
+        "hooks.toml",
+        "config.toml",
+    ):
+        assert kind in kinds, kind
 
 
 def _slug(heading: str) -> str:
