@@ -43,7 +43,7 @@ class _LazyGroup(TyperGroup):
         module = _COMMANDS.get(cmd_name)
         if module is None:
             return None
-        part = typer.Typer()
+        part = typer.Typer(add_completion=False)
         importlib.import_module(module).register(part)
         command = typer.main.get_command(part)
         if command.name == cmd_name or not hasattr(command, "get_command"):

@@ -49,6 +49,7 @@ CLAUDE_AGENT_COMMAND = (
 GITIGNORE_LINES: tuple[str, ...] = (
     ".forgeflare/convergence.json",
     ".forgeflare/*.log",
+    ".forgeflare/loop-state.*",
     ".fresher/runs/",
     ".entire/",
 )
