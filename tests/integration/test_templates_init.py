@@ -111,7 +111,7 @@ def test_existing_files_are_kept(tmp_path: Path) -> None:
     assert "max_iterations = 7" in (tmp_path / ".fresher" / "config.toml").read_text()
     assert "exists, kept    IMPLEMENTATION_PLAN.md" in out
     assert "exists, kept    .fresher/config.toml" in out
-    assert "merged          .gitignore (+3 lines)" in out
+    assert f"merged          .gitignore (+{len(GITIGNORE_LINES) - 1} lines)" in out
     ignore = (tmp_path / ".gitignore").read_text()
     assert ignore.startswith("node_modules/\n.entire/\n")
     assert ignore.count(".entire/") == 1
