@@ -140,61 +140,14 @@ def test_missing_api_key_for_real_endpoint_is_one_line(tmp_path: Path) -> None:
     assert "ANTHROPIC_API_KEY" in lines[0]
 
 
-def test_killed_agent_leaves_parseable_transcript(tmp_path: Path, mock_api: MockAPI) -> None:
-    marker = tmp_path / "started"
-    server = mock_api(
-        {
-            "responses": [
-                tool_response(("Edit", {"file_path": "a.txt", "old_str": "", "new_str": "x\n"})),
-                tool_response(
-                    ("Bash", {"command": f"echo $$ > bash.pid && touch {marker} && sleep 600"})
-                ),
-            ]
-        }
-    )
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env.update({"ANTHROPIC_API_URL": server.url, "ANTHROPIC_API_KEY": "k"})
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "forgeflare", "run", "go"],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while not marker.exists():
-            assert proc.poll() is None, "agent exited early"
-            assert time.monotonic() < deadline
-            time.sleep(0.02)  # bounded polling for the marker file
-    finally:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-        # SIGKILL gives the agent no chance to end the Bash command's own process group.
-        pid_file = tmp_path / "bash.pid"
-        if pid_file.exists():
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(int(pid_file.read_text()), signal.SIGKILL)
-    [session] = list((tmp_path / ".entire" / "metadata").iterdir())
-    transcript = session / "full.jsonl"
-    records = [json.loads(line) for line in transcript.read_text().splitlines()]
-    assert [r["type"] for r in records] == ["user", "assistant", "user", "assistant"]
-    for prev, cur in itertools.pairwise(records):
-        assert cur["parentUuid"] == prev["uuid"]
+LONG_BASH = ("Bash", {"command": "echo $$ > bash.pid && touch started && sleep 600"})
 
 
-def test_sigterm_ends_bash_and_flushes_records(tmp_path: Path, mock_api: MockAPI) -> None:
-    marker = tmp_path / "started"
-    server = mock_api(
-        {
-            "responses": [
-                tool_response(
-                    ("Bash", {"command": f"echo $$ > bash.pid && touch {marker} && sleep 600"})
-                ),
-            ]
-        }
-    )
+def _agent_in_long_bash(
+    tmp_path: Path, mock_api: MockAPI, responses: list[dict[str, Any]]
+) -> subprocess.Popen[str]:
+    """Start ``forgeflare run`` and return once its scripted Bash command is sleeping."""
+    server = mock_api({"responses": responses})
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env.update({"ANTHROPIC_API_URL": server.url, "ANTHROPIC_API_KEY": "k"})
     proc = subprocess.Popen(
@@ -204,12 +157,35 @@ def test_sigterm_ends_bash_and_flushes_records(tmp_path: Path, mock_api: MockAPI
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=True,
     )
     deadline = time.monotonic() + 60
-    while not marker.exists():
-        assert proc.poll() is None, "agent exited early"
-        assert time.monotonic() < deadline
+    while not (tmp_path / "started").exists():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            os.killpg(proc.pid, signal.SIGKILL)
+            raise AssertionError(f"agent did not reach its Bash command: {proc.communicate()}")
         time.sleep(0.02)  # bounded polling for the marker file
+    return proc
+
+
+def test_killed_agent_leaves_parseable_transcript(tmp_path: Path, mock_api: MockAPI) -> None:
+    edit = tool_response(("Edit", {"file_path": "a.txt", "old_str": "", "new_str": "x\n"}))
+    proc = _agent_in_long_bash(tmp_path, mock_api, [edit, tool_response(LONG_BASH)])
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.communicate()
+    # SIGKILL gives the agent no chance to end the Bash command's own process group.
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(int((tmp_path / "bash.pid").read_text()), signal.SIGKILL)
+    [session] = list((tmp_path / ".entire" / "metadata").iterdir())
+    transcript = session / "full.jsonl"
+    records = [json.loads(line) for line in transcript.read_text().splitlines()]
+    assert [r["type"] for r in records] == ["user", "assistant", "user", "assistant"]
+    for prev, cur in itertools.pairwise(records):
+        assert cur["parentUuid"] == prev["uuid"]
+
+
+def test_sigterm_ends_bash_and_flushes_records(tmp_path: Path, mock_api: MockAPI) -> None:
+    proc = _agent_in_long_bash(tmp_path, mock_api, [tool_response(LONG_BASH)])
     proc.send_signal(signal.SIGTERM)
     _, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 143, stderr
