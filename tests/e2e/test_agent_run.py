@@ -208,3 +208,22 @@ def _live_in(proc_dir: Path, pgid: int) -> bool:
         return int(fields[2]) == pgid and fields[0] != "Z"
     except (OSError, ValueError, IndexError):
         return False
+
+
+def test_bash_output_streams_to_stderr_between_tagged_lines(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    server = mock_api(
+        {
+            "responses": [
+                tool_response(("Bash", {"command": "printf 'partial line'"})),
+                text_response("ok"),
+            ]
+        }
+    )
+    proc = run_agent(tmp_path, server.url)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.splitlines()
+    i = lines.index("[tool] Bash: printf 'partial line'")
+    assert lines[i + 1] == "partial line"  # the command's own output, then a fresh line
+    assert lines[i + 2].startswith("[result] Bash: ")

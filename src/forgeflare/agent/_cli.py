@@ -22,7 +22,8 @@ Run the coding agent on a task.
 
 The prompt comes from the argument, else from piped stdin (one prompt, then exit), else from an
 interactive prompt (exit with Ctrl+D or `exit`). The model's text goes to stdout; one tagged
-line per tool call, result, block and API response goes to stderr.
+line per tool call, result, block and API response goes to stderr, with the output of Bash
+commands as they run.
 
 Hooks come from .forgeflare/hooks.toml (or --hooks), Python hooks from --hooks-module and from
 installed packages (entry point group `forgeflare.hooks`). The turn's end is always recorded in
@@ -55,7 +56,7 @@ def run(
         [], "--hooks-module", help="Import a Python module that registers hooks (repeatable)."
     ),
     verbose: bool = typer.Option(
-        False, "--verbose", "-v", help="Show the API URL and live Bash output."
+        False, "--verbose", "-v", help="Also show the resolved API URL and how each turn ended."
     ),
 ) -> None:
     options = RunOptions(

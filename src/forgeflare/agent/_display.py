@@ -44,6 +44,7 @@ class Display:
         self._err = Console(file=err if err is not None else sys.stderr, highlight=False)
         self._lock = threading.Lock()
         self._mid_line = False
+        self._err_mid_line = False
 
     def _line(self, tag: str, text: str, style: str = "dim") -> None:
         with self._lock:
@@ -51,6 +52,9 @@ class Display:
                 self._out.write("\n")
                 self._out.flush()
                 self._mid_line = False
+            if self._err_mid_line:
+                self._err.file.write("\n")
+                self._err_mid_line = False
             self._err.print(f"[{style}]\\[{tag}][/{style}] {escape(text)}", soft_wrap=True)
 
     def text(self, chunk: str) -> None:
@@ -90,11 +94,17 @@ class Display:
         self._line("tool", f"{name}: {summarize_input(input)}", "cyan")
 
     def tool_output(self, chunk: str) -> None:
-        """Live output of a running Bash command (verbose only; the size is shown after)."""
-        if self.verbose:
-            with self._lock:
-                self._err.file.write(chunk)
-                self._err.file.flush()
+        """Live output of a running Bash command, on stderr as it arrives.
+
+        A person watching (or reading the loop's iteration log in the morning) sees what the
+        command printed; the model gets the same text in the tool_result.
+        """
+        if not chunk:
+            return
+        with self._lock:
+            self._err.file.write(chunk)
+            self._err.file.flush()
+            self._err_mid_line = not chunk.endswith("\n")
 
     def tool_result(self, name: str, content: str, *, is_error: bool) -> None:
         if is_error:
