@@ -8,11 +8,11 @@ same-directory rename, so a supervisor never reads half a file.
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
+from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ForgeflareError
 from forgeflare._fsutil import atomic_write_text
 
@@ -64,11 +64,6 @@ class ConvergenceState(BaseModel):
 def convergence_path(project_dir: Path) -> Path:
     """Where the file lives in a project."""
     return project_dir / CONVERGENCE_RELPATH
-
-
-def utc_timestamp() -> str:
-    """Now, as ``2026-02-13T19:30:00Z``."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def read_convergence(path: Path) -> ConvergenceState | None:

@@ -9,28 +9,21 @@ grandchild holding stdout open (``sleep 600 &``) does not keep the agent waiting
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import subprocess
 from pathlib import Path
 
 import trio
 
+from forgeflare._process import kill_group
 from forgeflare.hooks._protocol import ProcessOutcome
 
-__all__ = ["MAX_STDOUT_BYTES", "kill_group", "run_hook_process"]
+__all__ = ["MAX_STDOUT_BYTES", "run_hook_process"]
 
 MAX_STDOUT_BYTES = 1 << 20
 """A hook printing more than 1 MiB is broken; its output is not buffered beyond this."""
 
 _CHUNK = 65536
-
-
-def kill_group(pgid: int) -> None:
-    """SIGKILL a process group; it being gone already is fine."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)
 
 
 def _drain(fd: int, out: bytearray) -> bool:

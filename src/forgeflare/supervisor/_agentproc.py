@@ -12,7 +12,6 @@ is left of its group is killed: an iteration leaves no process behind.
 from __future__ import annotations
 
 import math
-import os
 import signal
 import subprocess
 import time
@@ -22,7 +21,9 @@ from pathlib import Path
 
 import trio
 
-__all__ = ["ChildResult", "StopControl", "exit_status", "kill_group", "supervise"]
+from forgeflare._process import kill_group
+
+__all__ = ["ChildResult", "StopControl", "exit_status", "supervise"]
 
 # After the child is gone, how long its output may keep flowing from descendants that left
 # its group (setsid) before we stop reading: they can hold the pipe open forever.
@@ -80,17 +81,6 @@ def exit_status(result: ChildResult) -> int:
     if result.returncode < 0:
         return 128 - result.returncode
     return result.returncode
-
-
-def kill_group(pgid: int, sig: int = signal.SIGKILL) -> bool:
-    """Send ``sig`` to process group ``pgid``; ``False`` when the group no longer exists."""
-    try:
-        os.killpg(pgid, sig)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return False
-    return True
 
 
 async def _feed(proc: trio.Process, data: bytes) -> None:

@@ -27,7 +27,9 @@ from pathlib import Path
 
 import trio
 
+from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError
+from forgeflare._process import kill_group
 from forgeflare.hooks._convergence import (
     ConvergenceError,
     ConvergenceState,
@@ -39,7 +41,6 @@ from forgeflare.supervisor._agentproc import (
     ChildResult,
     StopControl,
     exit_status,
-    kill_group,
     supervise,
 )
 from forgeflare.supervisor._config import LoopConfig, default_prompt
@@ -74,7 +75,6 @@ from forgeflare.supervisor._records import (
     find_resumable,
     new_run_id,
     orphan_group,
-    utc_now,
 )
 
 __all__ = ["FileStamp", "LoopOptions", "LoopResult", "is_fresh", "run_loop", "watch_signals"]
@@ -211,7 +211,7 @@ class _Loop:
             run_id=run_id,
             mode=self.cfg.fresher.mode,
             project_dir=str(self.project),
-            started_at=utc_now(),
+            started_at=utc_timestamp(),
             max_iterations=self.cfg.fresher.max_iterations,
         )
         self.save()
@@ -310,7 +310,7 @@ class _Loop:
         if self.limits.max_runtime > 0:
             runtime_left = max(0.0, self.limits.max_runtime - self.elapsed())
         budget = min(timeout, runtime_left)
-        it = IterationRecord(number=number, started_at=utc_now())
+        it = IterationRecord(number=number, started_at=utc_timestamp())
         self.record.current = InProgress(number=number, started_at=it.started_at)
         self.save()
 
@@ -433,7 +433,7 @@ class _Loop:
         runtime_hit = False
         if hook.status is HookStatus.WARNING:
             self.display.warn(f"iteration {number} skipped by next_iteration")
-            it = IterationRecord(number=number, started_at=utc_now(), skipped=True)
+            it = IterationRecord(number=number, started_at=utc_timestamp(), skipped=True)
             it.plan_unchecked = self.plan_unchecked()
             outcome = IterationOutcome(
                 mode="planning" if rec.mode == "planning" else "building",
@@ -501,7 +501,7 @@ class _Loop:
             "finished", self.context(finish_type=finish.value, iteration=rec.iterations_done)
         )
         rec.hooks.append(_hook_record(finished, rec.iterations_done))
-        rec.finished_at = utc_now()
+        rec.finished_at = utc_timestamp()
         rec.finish_type = finish.value
         rec.exit_code = finish.exit_code
         self.save()

@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
+from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ForgeflareError
 from forgeflare._fsutil import atomic_write_text
 
@@ -31,17 +32,11 @@ __all__ = [
     "find_resumable",
     "new_run_id",
     "orphan_group",
-    "utc_now",
 ]
 
 
 class RecordError(ForgeflareError):
     """A run record cannot be written or read (e.g. ``--resume`` with no unfinished run)."""
-
-
-def utc_now() -> str:
-    """Now, ISO 8601 in UTC with a ``Z``."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def new_run_id() -> str:
@@ -155,7 +150,7 @@ class RunStore:
 
     def event(self, kind: str, **fields: Any) -> None:
         """Append one line to events.jsonl."""
-        line = json.dumps({"ts": utc_now(), "event": kind, **fields}, default=str)
+        line = json.dumps({"ts": utc_timestamp(), "event": kind, **fields}, default=str)
         try:
             with open(self.dir / "events.jsonl", "a", encoding="utf-8") as fh:
                 fh.write(line + "\n")

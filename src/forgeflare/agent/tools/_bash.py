@@ -15,7 +15,6 @@ cannot be reused, so a signal can never reach an unrelated process group.
 from __future__ import annotations
 
 import codecs
-import contextlib
 import os
 import select
 import signal
@@ -27,6 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from forgeflare._process import kill_group
 from forgeflare.agent.tools._guard import denied_reason
 from forgeflare.agent.tools._types import ToolError, ToolOutput, require_str
 
@@ -291,8 +291,7 @@ def _signal(run: _Running, sig: signal.Signals) -> None:
 def _signal_locked(run: _Running, sig: signal.Signals) -> None:
     if run not in _running:
         return
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(run.pgid, sig)
+    kill_group(run.pgid, sig)
 
 
 def _command_env() -> dict[str, str]:

@@ -7,6 +7,7 @@ import uuid
 from datetime import datetime
 from pathlib import Path
 
+from forgeflare._clock import utc_timestamp
 from forgeflare._fsutil import atomic_write_text
 from forgeflare.supervisor.stophook._errors import LoopStateError
 from forgeflare.supervisor.stophook._machine import (
@@ -19,7 +20,6 @@ from forgeflare.supervisor.stophook._machine import (
 )
 from forgeflare.supervisor.stophook._signals import SIGNALS, Mode
 from forgeflare.supervisor.stophook._statefile import (
-    format_timestamp,
     open_json_state,
     open_state,
     render_json_state,
@@ -109,7 +109,7 @@ def describe_state(path: Path | None, state: StoredState, now: datetime) -> str:
     run = f"run {state.run_id}" if state.run_id else "markdown loop"
     lines = [
         f"{path}",
-        f"{run} · {state.event} · updated {format_timestamp(state.updated_at)} "
+        f"{run} · {state.event} · updated {utc_timestamp(state.updated_at)} "
         f"({_ago(max(age, 0))}){stale}",
     ]
     if not state.stack:

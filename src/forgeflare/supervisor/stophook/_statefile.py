@@ -28,6 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from forgeflare._clock import utc_timestamp
 from forgeflare._fsutil import atomic_write_text
 from forgeflare.supervisor.stophook._errors import StateLockTimeout
 from forgeflare.supervisor.stophook._machine import (
@@ -47,7 +48,6 @@ __all__ = [
     "MarkdownLoop",
     "StateSession",
     "any_state",
-    "format_timestamp",
     "open_json_state",
     "open_state",
     "parse_json_state",
@@ -86,11 +86,6 @@ def parse_timestamp(value: object) -> datetime | None:
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
     return parsed
-
-
-def format_timestamp(moment: datetime) -> str:
-    """``2026-01-01T10:00:00Z``: the spec's format, whole seconds, UTC."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _count(value: object) -> int | None:
@@ -169,7 +164,7 @@ def render_json_state(record: LoopRecord) -> str:
         "schema": SCHEMA_VERSION,
         "event": str(record.event),
         "run_id": record.run_id,
-        "updated_at": format_timestamp(record.updated_at),
+        "updated_at": utc_timestamp(record.updated_at),
         "stack": [
             {"mode": str(f.mode), "iter": f.iter, "max": f.max, "prompt": f.prompt}
             for f in record.stack
@@ -255,7 +250,7 @@ def render_markdown_state(text: str, record: LoopRecord) -> str:
         raise ValueError("render_markdown_state needs a parseable file and a one-frame record")
     new_values = {
         "iteration": str(record.stack[0].iter),
-        "updated_at": format_timestamp(record.updated_at),
+        "updated_at": utc_timestamp(record.updated_at),
     }
     out: list[str] = []
     for line in doc.lines:
