@@ -9,8 +9,9 @@ and ``init``'s dependencies (pydantic models of the supervisor) are not light.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from forgeflare._lazy import attach
 
 if TYPE_CHECKING:
     from forgeflare.templates._demo import (
@@ -35,44 +36,32 @@ if TYPE_CHECKING:
         template_files,
     )
 
-_EXPORTS: dict[str, tuple[str, ...]] = {
-    "forgeflare.templates._demo": (
-        "DemoSummary",
-        "demo_story_text",
-        "run_demo",
-        "seed_files",
-        "summarize",
-    ),
-    "forgeflare.templates._init": (
-        "CLAUDE_AGENT_COMMAND",
-        "GITIGNORE_LINES",
-        "Action",
-        "InitAction",
-        "InitReport",
-        "TemplateError",
-        "TemplateFile",
-        "claude_config_toml",
-        "init_project",
-        "merge_gitignore",
-        "plan_init",
-        "template_files",
-    ),
-}
-_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
-
-
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(_WHERE) | set(globals()))
-
+__getattr__, __dir__ = attach(
+    __name__,
+    {
+        "forgeflare.templates._demo": (
+            "DemoSummary",
+            "demo_story_text",
+            "run_demo",
+            "seed_files",
+            "summarize",
+        ),
+        "forgeflare.templates._init": (
+            "CLAUDE_AGENT_COMMAND",
+            "GITIGNORE_LINES",
+            "Action",
+            "InitAction",
+            "InitReport",
+            "TemplateError",
+            "TemplateFile",
+            "claude_config_toml",
+            "init_project",
+            "merge_gitignore",
+            "plan_init",
+            "template_files",
+        ),
+    },
+)
 
 __all__ = [
     "CLAUDE_AGENT_COMMAND",
