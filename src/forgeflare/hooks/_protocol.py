@@ -175,26 +175,27 @@ def _failure(proc: ProcessOutcome) -> HookResult | None:
     return None
 
 
-def _json_object(stdout: bytes) -> dict[str, Any] | None:
-    try:
-        value = json.loads(stdout)
-    except (ValueError, UnicodeDecodeError):
-        return None
-    return value if isinstance(value, dict) else None
-
-
 def _invalid(detail: str) -> HookResult:
     return HookResult("invalid_json", reason=detail)
 
 
-def interpret_guard(proc: ProcessOutcome) -> HookResult:
-    """A guard's verdict: ``allow``, ``block``, or a failure (which blocks: fail-closed)."""
+def _output(proc: ProcessOutcome) -> dict[str, Any] | HookResult:
+    """The JSON object a hook printed, or the failure it came to (every event's first step)."""
     failed = _failure(proc)
     if failed is not None:
         return failed
-    out = _json_object(proc.stdout)
-    if out is None:
-        return _invalid("stdout is not a JSON object")
+    try:
+        value = json.loads(proc.stdout)
+    except (ValueError, UnicodeDecodeError):
+        value = None
+    return value if isinstance(value, dict) else _invalid("stdout is not a JSON object")
+
+
+def interpret_guard(proc: ProcessOutcome) -> HookResult:
+    """A guard's verdict: ``allow``, ``block``, or a failure (which blocks: fail-closed)."""
+    out = _output(proc)
+    if isinstance(out, HookResult):
+        return out
     action = out.get("action")
     if action == "allow":
         return HookResult("allow")
@@ -206,22 +207,15 @@ def interpret_guard(proc: ProcessOutcome) -> HookResult:
 
 def interpret_observe(proc: ProcessOutcome) -> HookResult:
     """An observer's output is discarded; only a failure is worth recording."""
-    failed = _failure(proc)
-    if failed is not None:
-        return failed
-    if _json_object(proc.stdout) is None:
-        return _invalid("stdout is not a JSON object")
-    return HookResult("continue")
+    out = _output(proc)
+    return out if isinstance(out, HookResult) else HookResult("continue")
 
 
 def interpret_post(proc: ProcessOutcome) -> HookResult:
     """PostToolUse: ``continue``, ``signal`` (with its name), or a failure (fail-open)."""
-    failed = _failure(proc)
-    if failed is not None:
-        return failed
-    out = _json_object(proc.stdout)
-    if out is None:
-        return _invalid("stdout is not a JSON object")
+    out = _output(proc)
+    if isinstance(out, HookResult):
+        return out
     action = out.get("action")
     if action == "continue":
         return HookResult("continue")
@@ -236,12 +230,9 @@ def interpret_post(proc: ProcessOutcome) -> HookResult:
 
 def interpret_stop(proc: ProcessOutcome) -> HookResult:
     """Stop output is validated for the log only; an unrecognised action counts as continue."""
-    failed = _failure(proc)
-    if failed is not None:
-        return failed
-    out = _json_object(proc.stdout)
-    if out is None:
-        return _invalid("stdout is not a JSON object")
+    out = _output(proc)
+    if isinstance(out, HookResult):
+        return out
     action = out.get("action")
     if action == "continue":
         return HookResult("continue")
