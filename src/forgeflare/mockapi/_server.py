@@ -15,7 +15,7 @@ from collections.abc import Callable
 from functools import partial
 from http import HTTPStatus
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 import h11
 import trio
@@ -327,13 +327,6 @@ async def _main(
     return None
 
 
-def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
-    out: list[BaseException] = []
-    for exc in group.exceptions:
-        out.extend(_leaves(exc) if isinstance(exc, BaseExceptionGroup) else [exc])
-    return out
-
-
 def run_server(
     script: Script,
     *,
@@ -344,21 +337,18 @@ def run_server(
     verbose: bool = False,
 ) -> None:
     """Run the server in this process until SIGINT or SIGTERM (the CLI's entry point)."""
-    kwargs: dict[str, Any] = {
-        "host": host,
-        "port": port,
-        "record_path": record_path,
-        "port_file": port_file,
-        "verbose": verbose,
-    }
-    try:
-        signum = trio.run(partial(_main, script, **kwargs))
-    except BaseExceptionGroup as group:
-        # The nursery wraps a start-up failure (port in use, bad record path) in a group;
-        # hand the CLI the one error inside so it prints one line.
-        leaves = _leaves(group)
-        if len(leaves) == 1 and isinstance(leaves[0], MockAPIError):
-            raise leaves[0] from None
-        raise
+    # A start-up failure (port in use, bad record path) leaves trio.run wrapped in the
+    # nursery's group; forgeflare.cli.main prints the one ForgeflareError inside as one line.
+    signum = trio.run(
+        partial(
+            _main,
+            script,
+            host=host,
+            port=port,
+            record_path=record_path,
+            port_file=port_file,
+            verbose=verbose,
+        )
+    )
     if signum is not None:
         print(f"mock-api: stopped by {signal.Signals(signum).name}", file=sys.stderr, flush=True)
