@@ -26,14 +26,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from forgeflare._clock import utc_timestamp
 from forgeflare.hooks._api import Hook, HookEvent, HookOutcome
 from forgeflare.hooks._config import HOOKS_RELPATH, HookConfig, load_hooks_file
-from forgeflare.hooks._convergence import (
-    Observation,
-    append_observations,
-    convergence_path,
-    utc_timestamp,
-)
+from forgeflare.hooks._convergence import Observation, append_observations, convergence_path
 from forgeflare.hooks._protocol import (
     HookResult,
     ProcessOutcome,
