@@ -423,13 +423,6 @@ class _Loop:
             return FinishType.MANUAL
         if hook.status is HookStatus.ABORT:
             return FinishType.HOOK_ABORT
-        hook_rec = HookRecord(
-            name=hook.name,
-            status=hook.status.value,
-            exit_code=hook.exit_code,
-            duration=round(hook.duration, 3),
-            iteration=number,
-        )
         runtime_hit = False
         if hook.status is HookStatus.WARNING:
             self.display.warn(f"iteration {number} skipped by next_iteration")
@@ -442,7 +435,7 @@ class _Loop:
             )
         else:
             it, outcome, runtime_hit = await self.run_agent(number)
-        it.next_iteration_hook = hook_rec
+        it.next_iteration_hook = _hook_record(hook, number)
         if self.stop.stop.is_set():
             self.finish_iteration(it, FinishType.MANUAL.value)
             return FinishType.MANUAL
