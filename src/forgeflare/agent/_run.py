@@ -17,8 +17,9 @@ from pathlib import Path
 
 import trio
 
+from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError
-from forgeflare.agent._client import MessagesClient, resolve_base_url
+from forgeflare.agent._client import DEFAULT_BASE_URL, MessagesClient, resolve_base_url
 from forgeflare.agent._display import Display
 from forgeflare.agent._prompt import build_system_prompt
 from forgeflare.agent._retry import RetryingClient
@@ -36,13 +37,11 @@ from forgeflare.hooks import (
     load_hooks_module,
     write_final,
 )
-from forgeflare.hooks._convergence import utc_timestamp
 
 __all__ = ["DEFAULT_MAX_TOKENS", "DEFAULT_MODEL", "RunOptions", "run_agent"]
 
 DEFAULT_MODEL = "claude-opus-4-6"
 DEFAULT_MAX_TOKENS = 16384
-_REAL_API = "https://api.anthropic.com"
 
 EXIT_INTERRUPTED = {signal.SIGINT: 130, signal.SIGTERM: 143}
 
@@ -64,7 +63,7 @@ class RunOptions:
 
 def _api_key(options: RunOptions, base_url: str) -> str | None:
     key = options.env.get("ANTHROPIC_API_KEY") or None
-    if key is None and base_url.rstrip("/") == _REAL_API:
+    if key is None and base_url == DEFAULT_BASE_URL:
         raise ConfigError(
             "ANTHROPIC_API_KEY is not set: export it, or point --api-url / ANTHROPIC_API_URL "
             "at another endpoint (e.g. `forgeflare mock-api`)"
@@ -148,11 +147,8 @@ async def run_agent(
     try:
         async with client, trio.open_nursery() as nursery:
             nursery.start_soon(_watch_signals, nursery.cancel_scope, received)
-            first = True
             async for prompt in prompts:
-                if first:
-                    session.write_prompt(prompt)
-                    first = False
+                session.write_prompt(prompt)  # only the first prompt is written
                 last = await loop.run_turn(prompt)
                 _write_final(project_dir, last, display)
             nursery.cancel_scope.cancel()
