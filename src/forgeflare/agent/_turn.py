@@ -18,6 +18,7 @@ import trio
 
 from forgeflare.agent._conversation import (
     CONTINUE_PROMPT,
+    MAX_CONTINUATIONS,
     MaxTokensAction,
     add_user_text,
     classify_max_tokens,
@@ -224,7 +225,7 @@ class TurnLoop:
             elif response.stop_reason is StopReason.PAUSE_TURN and not tool_uses:
                 # The API paused a long turn: sending the conversation back resumes it.
                 c.continuations += 1
-                if c.continuations > 3:
+                if c.continuations > MAX_CONTINUATIONS:
                     return ExitReason.CONTINUATION_CAP, None
                 continue
             if not tool_uses:
