@@ -77,7 +77,7 @@ def _detail(result: HookResult) -> str:
     return f": {result.reason}" if result.outcome == "invalid_json" and result.reason else ""
 
 
-def _python_result(event: HookEvent, hook: Hook, value: object) -> HookResult:
+def _python_result(hook: Hook, value: object) -> HookResult:
     """Translate what a Python hook returned into the pipeline's one result shape."""
     if value is None:
         return HookResult("continue")
@@ -85,7 +85,7 @@ def _python_result(event: HookEvent, hook: Hook, value: object) -> HookResult:
         return HookResult(
             "crash", reason=f"returned {type(value).__name__}, expected HookOutcome or None"
         )
-    decision, reason = value.decision, value.reason
+    decision, reason, event = value.decision, value.reason, hook.event
     if event is HookEvent.PRE_TOOL_USE:
         if decision in ("deny", "stop"):
             return HookResult("block", reason=reason or "denied")
@@ -211,7 +211,7 @@ class HookDispatcher:
         except Exception as exc:  # a broken hook is a failure to report, not a crash
             result = HookResult("crash", reason=f"raised {type(exc).__name__}: {exc}")
         else:
-            result = _python_result(hook.event, hook, value)
+            result = _python_result(hook, value)
         extra = None
         if result.updated_input is not None:
             extra = {"input": kwargs.get("input"), "updated_input": result.updated_input}
