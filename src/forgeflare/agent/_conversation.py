@@ -16,7 +16,6 @@ from forgeflare.agent._messages import ContentBlock, Message, TextBlock, ToolUse
 __all__ = [
     "CONTINUE_PROMPT",
     "MAX_CONTINUATIONS",
-    "MODEL_CONTEXT_TOKENS",
     "TRIM_BUDGET_BYTES",
     "TRIM_THRESHOLD_TOKENS",
     "TRUNCATED_PLACEHOLDER",
@@ -34,8 +33,7 @@ MAX_CONTINUATIONS = 3
 CONTINUE_PROMPT = "Continue from where you left off."
 TRUNCATED_PLACEHOLDER = "[response truncated by max_tokens before any complete content]"
 
-MODEL_CONTEXT_TOKENS = 200_000
-TRIM_THRESHOLD_TOKENS = 120_000
+TRIM_THRESHOLD_TOKENS = 120_000  # of the model's 200,000-token context
 TRIM_BUDGET_BYTES = 720_000
 
 
