@@ -22,7 +22,7 @@ import signal
 import sys
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import trio
@@ -448,11 +448,7 @@ class _Loop:
         )
         if runtime_hit and decision != FinishType.COMPLETE:
             decision = FinishType.TIMEOUT
-        rec.streaks = {
-            "errors": new_streaks.errors,
-            "blocked": new_streaks.blocked,
-            "skips": new_streaks.skips,
-        }
+        rec.streaks = asdict(new_streaks)
         self.finish_iteration(it, "continue" if isinstance(decision, Continue) else decision.value)
         if not isinstance(decision, Continue):
             return decision
