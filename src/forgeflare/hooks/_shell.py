@@ -31,9 +31,7 @@ def _drain(fd: int, out: bytearray) -> bool:
     while True:
         try:
             chunk = os.read(fd, _CHUNK)
-        except (BlockingIOError, InterruptedError):
-            return True
-        except OSError:
+        except OSError:  # BlockingIOError: the pipe is empty for now
             return True
         if not chunk:
             return True
