@@ -21,7 +21,6 @@ from typing import Literal
 from forgeflare.supervisor._agentproc import StopControl, exit_status, supervise
 
 __all__ = [
-    "HOOK_NAMES",
     "HookContext",
     "HookName",
     "HookResult",
@@ -32,7 +31,6 @@ __all__ = [
 ]
 
 HookName = Literal["started", "next_iteration", "finished"]
-HOOK_NAMES: tuple[HookName, ...] = ("started", "next_iteration", "finished")
 
 
 class HookStatus(StrEnum):
@@ -124,11 +122,6 @@ class HookResult:
     status: HookStatus
     exit_code: int | None = None
     duration: float = 0.0
-
-    @property
-    def ran(self) -> bool:
-        """Whether a process was started."""
-        return self.exit_code is not None
 
 
 async def run_hook(
