@@ -138,14 +138,13 @@ class Hook:
     pattern: re.Pattern[str] | None
     arguments: tuple[str, ...]
 
-    def matches(self, tool: str | None) -> bool:
-        """Whether this hook wants a call for ``tool`` (always, for non-tool events)."""
-        if tool is None or (self.names is None and self.pattern is None):
-            return True
+    def matches(self, tool: str) -> bool:
+        """Whether this hook wants a call for ``tool`` (every tool when it has no matcher)."""
         if self.names is not None:
             return tool in self.names
-        assert self.pattern is not None
-        return self.pattern.fullmatch(tool) is not None
+        if self.pattern is not None:
+            return self.pattern.fullmatch(tool) is not None
+        return True
 
     async def call(self, **kwargs: Any) -> Any:
         """Call with the arguments it asked for; await it if it is async. Returns what it did."""
