@@ -18,24 +18,14 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
-import sys
-import time
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-__all__ = ["MockServer", "MockServerError", "start_mock_server"]
+from forgeflare.mockapi import start_mock_api, stop_mock_api
 
-# The server starts in well under a second; the bound is generous because tests run on
-# 2 busy cores beside other workers.
-_START_TIMEOUT_S = 30.0
-_STOP_TIMEOUT_S = 10.0
-
-
-class MockServerError(RuntimeError):
-    """The mock server did not start (its stderr is in the message)."""
+__all__ = ["MockServer", "start_mock_server"]
 
 
 class MockServer:
@@ -79,14 +69,7 @@ class MockServer:
 
     def stop(self) -> None:
         """Stop the server (SIGTERM, then SIGKILL after a grace period). Idempotent."""
-        proc = self.process
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=_STOP_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        stop_mock_api(self.process)
 
     @property
     def running(self) -> bool:
@@ -118,8 +101,8 @@ def start_mock_server(
 ) -> MockServer:
     """Write ``script`` (unless it is already a file) into ``directory`` and start a server.
 
-    Waits for ``--port-file`` by bounded polling; raises ``MockServerError`` with the child's
-    stderr if it exits or does not bind in time.
+    ``forgeflare.mockapi.start_mock_api`` waits for its ``--port-file`` and raises
+    ``MockAPIError`` with the child's stderr if it exits or does not bind in time.
     """
     directory.mkdir(parents=True, exist_ok=True)
     if isinstance(script, Path):
@@ -128,56 +111,18 @@ def start_mock_server(
         script_path = directory / "script.json"
         script_path.write_text(json.dumps(script, indent=2), encoding="utf-8")
     record_path = directory / "requests.jsonl"
-    port_path = directory / "port"
     stdout_path = directory / "stdout.log"
     stderr_path = directory / "stderr.log"
-    port_path.unlink(missing_ok=True)
-    cmd = [
-        sys.executable,
-        "-m",
-        "forgeflare",
-        "mock-api",
-        "--script",
-        str(script_path),
-        "--host",
-        host,
-        "--port",
-        "0",
-        "--record",
-        str(record_path),
-        "--port-file",
-        str(port_path),
-        *(extra_args or []),
-    ]
-    child_env = dict(os.environ)
-    if env:
-        child_env.update(env)
-    with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
-        proc = subprocess.Popen(
-            cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=child_env
+    args = ["--host", host, "--port", "0", "--record", str(record_path), *(extra_args or [])]
+    with open(stdout_path, "wb") as out:
+        proc, port = start_mock_api(
+            script_path,
+            port_file=directory / "port",
+            stderr_path=stderr_path,
+            args=args,
+            stdout=out,
+            env={**os.environ, **(env or {})},
         )
-    deadline = time.monotonic() + _START_TIMEOUT_S
-    delay = 0.005
-    while True:
-        if port_path.exists():
-            text = port_path.read_text(encoding="utf-8").strip()
-            if text:
-                port = int(text)
-                break
-        if proc.poll() is not None:
-            raise MockServerError(
-                f"mock-api exited with status {proc.returncode}: "
-                + stderr_path.read_text(encoding="utf-8", errors="replace").strip()
-            )
-        if time.monotonic() > deadline:
-            proc.kill()
-            proc.wait()
-            raise MockServerError(
-                f"mock-api did not write its port file within {_START_TIMEOUT_S:.0f} s: "
-                + stderr_path.read_text(encoding="utf-8", errors="replace").strip()
-            )
-        time.sleep(delay)  # bounded polling for the port file, not synchronisation by sleep
-        delay = min(delay * 2, 0.05)
     return MockServer(
         process=proc,
         port=port,

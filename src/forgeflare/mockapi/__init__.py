@@ -7,6 +7,9 @@ parts are public so that benchmarks and tests can produce the exact bytes it str
     from forgeflare.mockapi import encode_sse, render_events
     data = encode_sse(render_events({"content": [{"type": "text", "text": "hi"}]}, model="m"))
 
+``start_mock_api`` / ``stop_mock_api`` run the server as a child process (the demo and the
+tests do), without importing trio in the parent.
+
 Errors (a branch of ``ForgeflareError``)::
 
     MockAPIError              the server could not do what it was asked
@@ -58,6 +61,7 @@ if TYPE_CHECKING:
         parse_script,
     )
     from forgeflare.mockapi._server import run_server, serve
+    from forgeflare.mockapi._spawn import start_mock_api, stop_mock_api
 
 __getattr__, __dir__ = attach(
     __name__,
@@ -101,6 +105,7 @@ __getattr__, __dir__ = attach(
             "parse_script",
         ),
         "forgeflare.mockapi._server": ("run_server", "serve"),
+        "forgeflare.mockapi._spawn": ("start_mock_api", "stop_mock_api"),
     },
 )
 
@@ -141,4 +146,6 @@ __all__ = [
     "render_message",
     "run_server",
     "serve",
+    "start_mock_api",
+    "stop_mock_api",
 ]

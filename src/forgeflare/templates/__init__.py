@@ -1,7 +1,8 @@
 """``forgeflare init`` and ``forgeflare demo``: project templates and the offline demo.
 
 Errors of this part: :class:`TemplateError` (a ``ForgeflareError``): the target directory is
-unusable, a file cannot be written, or the demo's mock server or loop did not run.
+unusable, a file cannot be written, or the demo's loop did not finish in time. A demo mock
+server that does not start is the mock API's own ``MockAPIError``.
 
 Names are imported on first use (PEP 562): the CLI imports this package on every command,
 and ``init``'s dependencies (pydantic models of the supervisor) are not light.

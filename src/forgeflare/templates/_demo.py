@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
-import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -27,6 +25,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from forgeflare.mockapi import start_mock_api, stop_mock_api
 from forgeflare.templates._init import TemplateError, init_project
 
 __all__ = [
@@ -37,8 +36,6 @@ __all__ = [
     "summarize",
 ]
 
-_PORT_TIMEOUT_S = 30.0
-_STOP_TIMEOUT_S = 10.0
 _LOOP_TIMEOUT_S = 300.0
 _MAX_ITERATIONS = 4
 """A safety net: the story needs 2 iterations."""
@@ -208,32 +205,6 @@ def _child_env(base: Mapping[str, str], api_url: str, python: str) -> dict[str, 
     return env
 
 
-def _wait_port(port_file: Path, proc: subprocess.Popen[bytes], err: Path) -> int:
-    """Bounded polling for the port file the mock writes once it listens."""
-    deadline = time.monotonic() + _PORT_TIMEOUT_S
-    while True:
-        text = _read(port_file).strip()
-        if text.isdigit():
-            return int(text)
-        if proc.poll() is not None:
-            raise TemplateError(
-                f"forgeflare mock-api exited with {proc.returncode}: {_read(err).strip()}"
-            )
-        if time.monotonic() > deadline:
-            raise TemplateError(f"forgeflare mock-api did not start in {_PORT_TIMEOUT_S:g}s")
-        time.sleep(0.02)
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=_STOP_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
 def _prepare(project: Path) -> None:
     if project.exists():
         if not project.is_dir():
@@ -274,21 +245,18 @@ def run_demo(
         scratch = Path(tmp)
         story = scratch / "story.json"
         story.write_text(demo_story_text(), encoding="utf-8")
-        port_file, err = scratch / "port", scratch / "mock-api.err"
+        err = scratch / "mock-api.err"
         echo("")
         echo("$ forgeflare mock-api --script story.json   (a scripted model: no network, no key)")
         sys.stdout.flush()
-        with open(err, "wb") as err_fh:
-            mock_argv = _forgeflare(python, "mock-api", "--script", str(story))
-            mock = subprocess.Popen(
-                [*mock_argv, "--port-file", str(port_file)],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=err_fh,
-                start_new_session=True,
-            )
+        mock, port = start_mock_api(
+            story,
+            port_file=scratch / "port",
+            stderr_path=err,
+            python=python,
+            start_new_session=True,
+        )
         try:
-            port = _wait_port(port_file, mock, err)
             url = f"http://127.0.0.1:{port}"
             echo(f"listening on {url}")
             argv = _forgeflare(python, "loop", "--mode", "building")
@@ -308,7 +276,7 @@ def run_demo(
         except subprocess.TimeoutExpired as exc:
             raise TemplateError(f"the demo loop did not finish in {_LOOP_TIMEOUT_S:g}s") from exc
         finally:
-            _stop(mock)
+            stop_mock_api(mock)
             mock_errors = _read(err).strip()
     runs = sorted(p for p in (project / ".fresher" / "runs").glob("*") if p.is_dir())
     run_dir = runs[-1] if runs else None
