@@ -16,9 +16,13 @@ from pathlib import Path
 
 import trio
 
+from forgeflare.hooks._convergence import CONVERGENCE_RELPATH
+
 __all__ = ["GitSnapshot", "commits_between", "git_snapshot"]
 
-_ALWAYS_EXCLUDED = (".forgeflare/convergence.json", ".forgeflare/convergence.json.tmp", ".entire")
+_CONVERGENCE = CONVERGENCE_RELPATH.as_posix()
+# convergence.json and the temporary file atomic_write_text writes it through.
+_ALWAYS_EXCLUDED = (_CONVERGENCE, f"{_CONVERGENCE}.tmp", ".entire")
 
 
 @dataclass(frozen=True, slots=True)
