@@ -12,7 +12,7 @@ import typer
 
 from forgeflare._errors import ConfigError
 from forgeflare.hooks._api import Hook, load_hooks_module
-from forgeflare.hooks._config import HOOKS_RELPATH, HooksFile, load_hooks_file
+from forgeflare.hooks._config import HOOKS_RELPATH, SHELL_EVENTS, HooksFile, load_hooks_file
 from forgeflare.hooks._pipeline import HookDispatcher
 from forgeflare.hooks._types import (
     Allow,
@@ -33,8 +33,6 @@ hooks_app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-
-_EVENTS = ("PreToolUse", "PostToolUse", "Stop")
 
 
 def _fail(message: str) -> typer.Exit:
@@ -136,7 +134,7 @@ def run_test(
 
     Nothing is recorded in convergence.json; hooks run for real (in this directory).
     """
-    if event not in _EVENTS:
+    if event not in SHELL_EVENTS:
         raise _fail(f"unknown event {event!r}; expected PreToolUse, PostToolUse or Stop")
     try:
         tool_input = json.loads(input_json)

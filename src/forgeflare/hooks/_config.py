@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -19,6 +19,7 @@ __all__ = [
     "DEFAULT_STOP_TIMEOUT_MS",
     "DEFAULT_TIMEOUT_MS",
     "HOOKS_RELPATH",
+    "SHELL_EVENTS",
     "HookConfig",
     "HookConfigError",
     "HooksFile",
@@ -31,7 +32,8 @@ DEFAULT_TIMEOUT_MS = 5000
 DEFAULT_STOP_TIMEOUT_MS = 3000
 
 ShellEvent = Literal["PreToolUse", "PostToolUse", "Stop"]
-_EVENTS: tuple[str, ...] = ("PreToolUse", "PostToolUse", "Stop")
+SHELL_EVENTS: tuple[str, ...] = get_args(ShellEvent)
+"""The events a shell hook can be declared for (hooks.toml and ``forgeflare hooks test``)."""
 _PHASES: tuple[str, ...] = ("guard", "observe")
 
 
@@ -113,7 +115,7 @@ def _check_entry(path: Path, index: int, entry: object) -> HookConfig:
     event = entry.get("event")
     if event is None:
         raise _entry_error(path, index, entry, "missing 'event'")
-    if event not in _EVENTS:
+    if event not in SHELL_EVENTS:
         raise _entry_error(
             path, index, entry, "unknown event; expected PreToolUse, PostToolUse or Stop"
         )
