@@ -22,6 +22,8 @@ import statistics
 import subprocess
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -77,13 +79,15 @@ async def main(rounds: int) -> None:
             await pipeline_call()
         bare: list[float] = []
         ours: list[float] = []
+        sides: list[tuple[Callable[[], Awaitable[None]], list[float]]] = [
+            (partial(bare_call, cwd), bare),
+            (pipeline_call, ours),
+        ]
         for i in range(rounds):
-            order = (bare_call, pipeline_call) if i % 2 == 0 else (pipeline_call, bare_call)
-            for fn in order:
+            for call, times in sides if i % 2 == 0 else sides[::-1]:
                 start = time.perf_counter()
-                await fn(cwd) if fn is bare_call else await fn()  # type: ignore[call-arg]
-                took = time.perf_counter() - start
-                (bare if fn is bare_call else ours).append(took)
+                await call()
+                times.append(time.perf_counter() - start)
     b, o = statistics.median(bare), statistics.median(ours)
     # Each round's two calls ran back to back under the same load: their ratio is the
     # figure least disturbed by other work on the machine.
