@@ -28,7 +28,7 @@ from forgeflare.agent._errors import (
     StreamTransientError,
 )
 from forgeflare.agent._messages import AssistantResponse, MessagesRequest
-from forgeflare.agent._sse import MessageAccumulator, SSEDecoder
+from forgeflare.agent._sse import StreamParser
 
 __all__ = [
     "ANTHROPIC_VERSION",
@@ -233,17 +233,11 @@ class MessagesClient:
                         "not an event stream"
                     )
                 streaming = True
-                decoder = SSEDecoder()
-                accumulator = MessageAccumulator(on_text=on_text)
+                parser = StreamParser(on_text=on_text)
                 async for chunk in response.aiter_bytes():
-                    for event, data in decoder.feed(chunk):
-                        if accumulator.feed(event, data):
-                            # Complete: leave at once rather than wait for the server to close.
-                            return accumulator.result()
-                for event, data in decoder.close():
-                    if accumulator.feed(event, data):
-                        break
-                return accumulator.result()
+                    if parser.feed(chunk):
+                        break  # complete: leave at once rather than wait for the server to close
+                return parser.result()
         except (httpx.HTTPError, httpx.InvalidURL) as exc:  # InvalidURL is no HTTPError
             raise _translate(exc, url=self.url, streaming=streaming, timeout=self._timeout) from exc
 

@@ -7,6 +7,9 @@ them the same way:
   ``(event, data)`` pairs.
 - :class:`MessageAccumulator` turns those pairs into content blocks, usage and a stop reason.
 
+:class:`StreamParser` chains the two; the client feeds it from the network, and
+:func:`parse_sse_bytes` from a list of chunks.
+
 Both are linear in the stream's size: pieces are collected in lists and joined once when a
 line or block is complete (never ``+=`` per delta), and each event costs one ``json.loads``;
 pydantic models are built once per content block, not per event.
@@ -33,6 +36,7 @@ from forgeflare.agent._messages import (
 __all__ = [
     "MessageAccumulator",
     "SSEDecoder",
+    "StreamParser",
     "parse_sse_bytes",
     "stream_error_from_event",
 ]
@@ -320,17 +324,40 @@ class MessageAccumulator:
         )
 
 
+class StreamParser:
+    """An :class:`SSEDecoder` feeding a :class:`MessageAccumulator`: chunks in, a response out."""
+
+    __slots__ = ("_accumulator", "_decoder")
+
+    def __init__(self, *, on_text: Callable[[str], None] | None = None) -> None:
+        self._decoder = SSEDecoder()
+        self._accumulator = MessageAccumulator(on_text=on_text)
+
+    def feed(self, chunk: bytes) -> bool:
+        """Take one chunk; return ``True`` once ``message_stop`` has arrived."""
+        accumulator = self._accumulator
+        return any(accumulator.feed(event, data) for event, data in self._decoder.feed(chunk))
+
+    def result(self) -> AssistantResponse:
+        """The complete response, once ``feed`` said so or the stream has ended.
+
+        Before ``message_stop``, the decoder's last bytes are decoded first (see
+        :meth:`SSEDecoder.close`); like :meth:`MessageAccumulator.result`, raises when the
+        stream did not finish properly.
+        """
+        if not self._accumulator.done:
+            for event, data in self._decoder.close():
+                if self._accumulator.feed(event, data):
+                    break
+        return self._accumulator.result()
+
+
 def parse_sse_bytes(
     chunks: Iterable[bytes], *, on_text: Callable[[str], None] | None = None
 ) -> AssistantResponse:
     """Parse a whole stream given as byte chunks (for tests, benchmarks and recorded streams)."""
-    decoder = SSEDecoder()
-    accumulator = MessageAccumulator(on_text=on_text)
+    parser = StreamParser(on_text=on_text)
     for chunk in chunks:
-        for event, data in decoder.feed(chunk):
-            if accumulator.feed(event, data):
-                return accumulator.result()
-    for event, data in decoder.close():
-        if accumulator.feed(event, data):
+        if parser.feed(chunk):
             break
-    return accumulator.result()
+    return parser.result()
