@@ -131,7 +131,7 @@ class _Conn:
                 return None
 
 
-async def _send_json(conn: _Conn, reply: JSONReply) -> bool:
+async def _send_json(conn: _Conn, reply: JSONReply) -> None:
     if reply.delay_ms:
         await trio.sleep(reply.delay_ms / 1000)
     data = json.dumps(reply.body, ensure_ascii=False).encode()
@@ -145,7 +145,6 @@ async def _send_json(conn: _Conn, reply: JSONReply) -> bool:
     )
     await conn.send(h11.Data(data=data))
     await conn.send(h11.EndOfMessage())
-    return True
 
 
 async def _flush(conn: _Conn, pending: list[bytes]) -> None:
@@ -156,6 +155,7 @@ async def _flush(conn: _Conn, pending: list[bytes]) -> None:
 
 
 async def _send_stream(conn: _Conn, reply: StreamReply) -> bool:
+    """Send the stream; ``False`` when the connection must close (truncated or dropped)."""
     if reply.delay_ms:
         await trio.sleep(reply.delay_ms / 1000)
     headers = [
@@ -214,12 +214,11 @@ async def _serve_connection(state: _State, stream: trio.SocketStream) -> None:
             )
             reply = decision.reply
             if isinstance(reply, StreamReply):
-                keep = await _send_stream(conn, reply)
+                if not await _send_stream(conn, reply):
+                    break
             else:
-                keep = await _send_json(conn, reply)
-            if not keep or conn.h11.our_state is not h11.DONE:
-                break
-            if conn.h11.their_state is not h11.DONE:
+                await _send_json(conn, reply)
+            if conn.h11.our_state is not h11.DONE or conn.h11.their_state is not h11.DONE:
                 break
             conn.h11.start_next_cycle()
     except (trio.BrokenResourceError, trio.ClosedResourceError, h11.ProtocolError):
