@@ -45,10 +45,6 @@ def _log_stderr(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def _seconds(delay: float) -> str:
-    return f"{delay:g}"
-
-
 class RetryingClient:
     """A :class:`MessagesClient` with retries: what the turn loop holds (its ``send``).
 
@@ -94,9 +90,7 @@ class RetryingClient:
                 delay = retry_delay(attempt, error, self.schedule)
                 if delay is None:
                     raise
-                self._log(
-                    f"[retry] Attempt {attempt}/{retries}: {error} — waiting {_seconds(delay)}s"
-                )
+                self._log(f"[retry] Attempt {attempt}/{retries}: {error} — waiting {delay:g}s")
                 if streamed or isinstance(error, StreamTransientError):
                     self._log("[retry] Retrying from beginning of response...")
                 await self._sleep(delay)
