@@ -12,7 +12,6 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
-from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ForgeflareError
 from forgeflare._fsutil import atomic_write_text
 
@@ -26,7 +25,6 @@ __all__ = [
     "clear_convergence",
     "convergence_path",
     "read_convergence",
-    "utc_timestamp",
     "write_final",
 ]
 
