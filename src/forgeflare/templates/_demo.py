@@ -229,7 +229,8 @@ def run_demo(
 ) -> int:
     """Run the demo; 0 when the loop finished ``complete``, else non-zero.
 
-    The children (mock server, loop) write to this process's stdout and stderr directly.
+    The loop writes to this process's stdout and stderr directly; the mock server's stderr
+    is kept aside and shown only when the loop does not finish complete.
     """
     project = (
         Path(tempfile.mkdtemp(prefix="forgeflare-demo-")) if project_dir is None else project_dir
