@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from pathlib import Path
@@ -14,11 +15,9 @@ import trio
 import typer
 
 from forgeflare._errors import ConfigError
-from forgeflare.supervisor._agentproc import StopControl
 from forgeflare.supervisor._config import load_config
-from forgeflare.supervisor._display import Display
 from forgeflare.supervisor._finish import FINISH_EXIT_CODES
-from forgeflare.supervisor._loop import LoopOptions, LoopResult, run_loop, watch_signals
+from forgeflare.supervisor._loop import LoopOptions, run_loop
 
 __all__ = ["register"]
 
@@ -79,23 +78,7 @@ def _run(
         warnings=loaded.warnings,
     )
 
-    async def main() -> LoopResult:
-        display = Display()
-        stop = StopControl()
-        failure: Exception | None = None
-        async with trio.open_nursery() as nursery:
-            await nursery.start(watch_signals, stop, display)
-            try:
-                return await run_loop(opts, display=display, stop=stop)
-            except Exception as exc:
-                # Re-raised outside the nursery so that the CLI sees the error, not a group.
-                failure = exc
-            finally:
-                nursery.cancel_scope.cancel()
-        assert failure is not None
-        raise failure
-
-    result = trio.run(main)
+    result = trio.run(functools.partial(run_loop, opts, signals=True))
     raise typer.Exit(result.exit_code)
 
 

@@ -516,27 +516,29 @@ def _hook_record(result: HookResult, iteration: int) -> HookRecord:
 
 
 async def run_loop(
-    opts: LoopOptions, *, display: Display | None = None, stop: StopControl | None = None
+    opts: LoopOptions,
+    *,
+    display: Display | None = None,
+    stop: StopControl | None = None,
+    signals: bool = False,
 ) -> LoopResult:
     """Run the loop to its finish and return how it ended (records are in ``run_dir``).
 
-    ``stop`` lets a caller request a stop (the CLI feeds it from signals: :func:`watch_signals`).
+    ``stop`` lets a caller request a stop; ``signals=True`` (the CLI) also turns SIGINT /
+    SIGTERM into stop requests (:func:`watch_signals`).
     Raises ``ConfigError`` / ``RecordError`` for a problem the user must fix.
     """
     display = display or Display()
     stop = stop or StopControl()
     loop = _Loop(opts, display, stop)
-    if not display.live:
+    if not display.live and not signals:
         return await loop.run()
     failure: Exception | None = None
     async with trio.open_nursery() as nursery:
-
-        async def tick() -> None:
-            while True:
-                display.refresh()
-                await trio.sleep(0.5)
-
-        nursery.start_soon(tick)
+        if signals:
+            await nursery.start(watch_signals, stop, display)
+        if display.live:
+            nursery.start_soon(_tick, display)
         try:
             return await loop.run()
         except Exception as exc:
@@ -546,6 +548,12 @@ async def run_loop(
             nursery.cancel_scope.cancel()
     assert failure is not None
     raise failure
+
+
+async def _tick(display: Display) -> None:
+    while True:
+        display.refresh()
+        await trio.sleep(0.5)
 
 
 async def watch_signals(
