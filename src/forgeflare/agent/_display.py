@@ -46,12 +46,16 @@ class Display:
         self._mid_line = False
         self._err_mid_line = False
 
+    def _end_out_line(self) -> None:
+        """End a line of assistant text left open on stdout (the caller holds the lock)."""
+        if self._mid_line:
+            self._out.write("\n")
+            self._out.flush()
+            self._mid_line = False
+
     def _line(self, tag: str, text: str, style: str = "dim") -> None:
         with self._lock:
-            if self._mid_line:
-                self._out.write("\n")
-                self._out.flush()
-                self._mid_line = False
+            self._end_out_line()
             if self._err_mid_line:
                 self._err.file.write("\n")
                 self._err_mid_line = False
@@ -67,10 +71,7 @@ class Display:
     def end_message(self) -> None:
         """Finish the current line of assistant text, if any."""
         with self._lock:
-            if self._mid_line:
-                self._out.write("\n")
-                self._out.flush()
-                self._mid_line = False
+            self._end_out_line()
 
     def info(self, text: str) -> None:
         self._line("info", text)
