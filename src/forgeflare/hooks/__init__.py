@@ -4,12 +4,14 @@ The turn loop calls a :class:`HookPipeline`; :func:`build_pipeline` makes one fr
 ``.forgeflare/hooks.toml`` and Python hooks (:class:`NoHooks` when there are none). Shell hooks
 run in declaration order, Python hooks after them.
 
-Errors (below ``forgeflare.ConfigError``)::
+Errors (below ``forgeflare.ForgeflareError``)::
 
-    ConfigError
-    ├── HookConfigError          hooks.toml is malformed (syntax, event, phase, key, timeout,
-    │                            command); the message names file, entry and problem
-    └── HookRegistrationError    a Python hook, hooks module or entry point is invalid
+    ForgeflareError
+    ├── ConfigError
+    │   ├── HookConfigError          hooks.toml is malformed (syntax, event, phase, key,
+    │   │                            timeout, command); the message names file, entry, problem
+    │   └── HookRegistrationError    a Python hook, hooks module or entry point is invalid
+    └── ConvergenceError             convergence.json exists but cannot be read or parsed
 
 A hook that fails while running never raises: guards block (fail-closed), observers log.
 """
