@@ -43,7 +43,7 @@ def _allow(note: str = "") -> HookOutcome:
 def _outcome(decision: Decision) -> HookOutcome:
     if decision.block:
         payload = json.dumps({"decision": "block", "reason": decision.reason})
-        return HookOutcome(2, payload + "\n", decision.reason + "\n")
+        return HookOutcome(decision.exit_code, payload + "\n", decision.reason + "\n")
     return _allow(decision.note)
 
 
