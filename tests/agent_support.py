@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["last_results", "run_agent", "text_response", "tool_response", "tool_results"]
+__all__ = ["read_json", "run_agent", "text_response", "tool_response", "tool_results"]
 
 
 def tool_response(*calls: tuple[str, dict[str, Any]], text: str = "") -> dict[str, Any]:
@@ -65,10 +65,6 @@ def tool_results(request: dict[str, Any]) -> list[dict[str, Any]]:
     if isinstance(content, str):
         return []
     return [b for b in content if b.get("type") == "tool_result"]
-
-
-def last_results(requests: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    return [tool_results(r) for r in requests]
 
 
 def read_json(path: Path) -> Any:
