@@ -133,10 +133,7 @@ def run_bash(
     eof = False
     try:
         deadline = time.monotonic() + timeout
-        while not _has_exited(proc):
-            if run.stop.is_set():
-                outcome = "terminated"
-                break
+        while not _has_exited(proc) and not run.stop.is_set():
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 outcome = "timeout"
@@ -145,7 +142,7 @@ def run_bash(
                 run.stop.wait(min(_POLL, remaining))
             else:
                 eof = _read_some(fd, feed, min(_POLL, remaining))
-        if run.stop.is_set():
+        if run.stop.is_set():  # also when the command exited as it was being stopped
             outcome = "terminated"
         # Stop the group: leftover background jobs when bash exited, everything otherwise.
         _signal(run, signal.SIGTERM)
