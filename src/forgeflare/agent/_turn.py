@@ -40,7 +40,7 @@ from forgeflare.agent._messages import (
     ToolUseBlock,
 )
 from forgeflare.agent.tools import ToolEffect, ToolOutput, dispatch_tool, tool_effect
-from forgeflare.hooks._types import Block, ExitReason, HookPipeline, NoHooks, Signal
+from forgeflare.hooks import Block, ExitReason, HookPipeline, NoHooks, Signal
 
 __all__ = [
     "MAX_CONSECUTIVE_BLOCKS",
