@@ -23,7 +23,7 @@ from forgeflare.agent._session import (
     key_actions,
     read_transcript,
     render_context,
-    utc_timestamp,
+    transcript_timestamp,
 )
 
 SESSION_ID = re.compile(r"\d{4}-\d{2}-\d{2}-[0-9a-f-]{36}")
@@ -57,10 +57,10 @@ def test_session_id_format() -> None:
 
 
 def test_timestamp_format() -> None:
-    assert utc_timestamp(datetime(2026, 2, 10, 23, 31, 0, 123456, tzinfo=UTC)) == (
+    assert transcript_timestamp(datetime(2026, 2, 10, 23, 31, 0, 123456, tzinfo=UTC)) == (
         "2026-02-10T23:31:00.123Z"
     )
-    assert TIMESTAMP.fullmatch(utc_timestamp())
+    assert TIMESTAMP.fullmatch(transcript_timestamp())
 
 
 def test_directory_and_lazy_creation(tmp_path: Path) -> None:

@@ -34,7 +34,7 @@ from typing import Any
 
 from forgeflare import __version__
 from forgeflare._errors import ForgeflareError
-from forgeflare._fsutil import atomic_write_text
+from forgeflare._fsutil import append_line, atomic_write_text
 from forgeflare.agent._messages import Message, ToolUseBlock, Usage
 
 __all__ = [
@@ -45,7 +45,7 @@ __all__ = [
     "read_transcript",
     "render_context",
     "transcript_line",
-    "utc_timestamp",
+    "transcript_timestamp",
 ]
 
 TRANSCRIPT_NAME = "full.jsonl"
@@ -64,7 +64,7 @@ def new_session_id(now: datetime | None = None) -> str:
     return f"{moment:%Y-%m-%d}-{uuid.uuid4()}"
 
 
-def utc_timestamp(now: datetime | None = None) -> str:
+def transcript_timestamp(now: datetime | None = None) -> str:
     """``now`` (default: the current time) as UTC ISO 8601 with milliseconds and ``Z``."""
     moment = (now or datetime.now(UTC)).astimezone(UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
@@ -187,7 +187,7 @@ class SessionWriter:
         self.directory: Path = project_dir / ".entire" / "metadata" / self.session_id
         self.transcript: Path = self.directory / TRANSCRIPT_NAME
         self._cwd = os.path.abspath(project_dir)
-        self._started = utc_timestamp()
+        self._started = transcript_timestamp()
         self._parent: str | None = None
         self._prompt_written = False
         self._lock = threading.Lock()
@@ -201,13 +201,12 @@ class SessionWriter:
                 session_id=self.session_id,
                 line_uuid=line_uuid,
                 parent_uuid=self._parent,
-                timestamp=utc_timestamp(),
+                timestamp=transcript_timestamp(),
                 cwd=self._cwd,
                 version=__version__,
                 usage=usage,
             )
-            data = (_json_line(record) + "\n").encode()
-            self._append_bytes(data)
+            self._append_line(_json_line(record) + "\n")
             self._parent = line_uuid
 
     def write_prompt(self, text: str) -> None:
@@ -226,7 +225,7 @@ class SessionWriter:
             session_id=self.session_id,
             model=model,
             started=self._started,
-            ended=utc_timestamp(),
+            ended=transcript_timestamp(),
             exit_reason=exit_reason,
             cwd=self._cwd,
             version=__version__,
@@ -235,18 +234,9 @@ class SessionWriter:
         with self._lock:
             self._write_file("context.md", text)
 
-    def _append_bytes(self, data: bytes) -> None:
-        # A fresh O_APPEND descriptor per line, and one write() for the whole line: a kill
-        # between lines never leaves half a line, and there is no handle to leak or flush.
+    def _append_line(self, line: str) -> None:
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.transcript, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
-            finally:
-                os.close(fd)
+            append_line(self.transcript, line)
         except OSError as exc:
             raise SessionWriteError(
                 f"cannot append to session transcript {self.transcript}: {exc.strerror or exc}"

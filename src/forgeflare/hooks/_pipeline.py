@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from forgeflare._clock import utc_timestamp
+from forgeflare._fsutil import append_line
 from forgeflare.hooks._api import Hook, HookEvent, HookOutcome
 from forgeflare.hooks._config import HOOKS_RELPATH, HookConfig, load_hooks_file
 from forgeflare.hooks._convergence import Observation, append_observations, convergence_path
@@ -411,9 +412,7 @@ def _jsonl_writer(path: Path, log: Callable[[str], None]) -> AuditSink:
         nonlocal warned
         line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with open(path, "a", encoding="utf-8") as fh:
-                fh.write(line)
+            append_line(path, line)
         except OSError as exc:
             if not warned:
                 warned = True

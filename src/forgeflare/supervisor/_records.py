@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ForgeflareError
-from forgeflare._fsutil import atomic_write_text
+from forgeflare._fsutil import append_line, atomic_write_text
 
 __all__ = [
     "HookRecord",
@@ -152,8 +152,7 @@ class RunStore:
         """Append one line to events.jsonl."""
         line = json.dumps({"ts": utc_timestamp(), "event": kind, **fields}, default=str)
         try:
-            with open(self.dir / "events.jsonl", "a", encoding="utf-8") as fh:
-                fh.write(line + "\n")
+            append_line(self.dir / "events.jsonl", line + "\n")
         except OSError as exc:
             raise RecordError(f"{self.dir / 'events.jsonl'}: cannot write: {exc.strerror}") from exc
 
