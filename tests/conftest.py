@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -10,6 +12,11 @@ import pytest
 from mockapi_support import MockServer, start_mock_server
 
 __all__ = ["MockServer"]
+
+# The projects tests make are their own: trust them all, and keep trust records (and any other
+# user configuration) out of the real config directory. Trust tests drop FORGEFLARE_TRUST.
+os.environ["FORGEFLARE_TRUST"] = "1"
+os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="forgeflare-test-config-")
 
 
 @pytest.fixture

@@ -30,6 +30,7 @@ _COMMANDS: dict[str, str] = {
     "hooks": "forgeflare.hooks._cli",
     "stop-hook": "forgeflare.supervisor.stophook._cli",
     "mock-api": "forgeflare.mockapi._cli",
+    "trust": "forgeflare.supervisor._trustcli",
 }
 
 

@@ -411,7 +411,7 @@ def test_skipped_commands_are_still_in_the_readme() -> None:
 
 
 def _env(tmp_path: Path, server: MockServer) -> dict[str, str]:
-    drop = ("FRESHER_", "ANTHROPIC_", "IDLE_LOOP_")
+    drop = ("FRESHER_", "ANTHROPIC_", "IDLE_LOOP_", "FORGEFLARE_", "XDG_CONFIG_HOME")
     env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
     home = tmp_path / "home"
     home.mkdir()

@@ -30,7 +30,8 @@ installed packages (entry point group `forgeflare.hooks`). The turn's end is alw
 .forgeflare/convergence.json (`final`), the transcript in .entire/metadata/<session-id>/.
 
 Exit status: 0 end_turn or convergence_signal; 1 internal error; 2 bad usage or
-configuration (unknown option, bad hooks.toml, missing API key); 3 api_error;
+configuration (unknown option, bad hooks.toml, missing API key, untrusted project hooks:
+see `forgeflare trust`); 3 api_error;
 4 iteration_limit (50 tool iterations); 5 continuation_cap; 6 block_limit_consecutive or
 block_limit_total; 130 interrupted (SIGINT); 143 terminated (SIGTERM).
 """
@@ -58,6 +59,12 @@ def run(
     verbose: bool = typer.Option(
         False, "--verbose", "-v", help="Also show the resolved API URL and how each turn ended."
     ),
+    trust_project: bool = typer.Option(
+        False,
+        "--trust-project",
+        help="Run the project's hooks without a recorded trust (containers, CI); "
+        "also FORGEFLARE_TRUST=1. See `forgeflare trust`.",
+    ),
 ) -> None:
     options = RunOptions(
         cwd=cwd,
@@ -67,6 +74,7 @@ def run(
         verbose=verbose,
         hooks_file=hooks,
         hooks_modules=tuple(hooks_module),
+        trust_project=trust_project,
     )
     code = trio.run(run_agent, options, prompt_source(prompt))
     raise typer.Exit(code)

@@ -37,6 +37,7 @@ from forgeflare.hooks import (
     load_hooks_module,
     write_final,
 )
+from forgeflare.hooks._trust import agent_trust_items, require_trust
 
 __all__ = ["DEFAULT_MAX_TOKENS", "DEFAULT_MODEL", "RunOptions", "run_agent"]
 
@@ -59,6 +60,7 @@ class RunOptions:
     hooks_modules: Sequence[str] = ()
     python_hooks: Sequence[Hook] = ()
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    trust_project: bool = False
 
 
 def _api_key(options: RunOptions, base_url: str) -> str | None:
@@ -110,6 +112,14 @@ async def run_agent(
     base_url = resolve_base_url(options.api_url, options.env)
     api_key = _api_key(options, base_url)
     display.verbose_info(f"API URL: {base_url}")
+    # Before any project hook module is imported or hook configured: nothing from the project
+    # runs unless the user trusted exactly this content.
+    trust = require_trust(
+        project_dir,
+        agent_trust_items(project_dir, options.hooks_file, options.hooks_modules),
+        options.env,
+        flag=options.trust_project,
+    )
 
     python_hooks: list[Hook] = [*options.python_hooks, *load_entry_point_hooks()]
     if options.hooks_modules and str(project_dir) not in sys.path:
@@ -126,6 +136,8 @@ async def run_agent(
         audit_path=session.directory / "hooks.jsonl",
         log=display.warn,
     )
+    if trust.reason == "override":
+        display.warn("project hooks trusted without review (--trust-project / FORGEFLARE_TRUST)")
     warning = clear_convergence(convergence_path(project_dir))
     if warning:
         display.warn(warning)

@@ -21,9 +21,12 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from forgeflare._errors import ForgeflareError
+from forgeflare._clock import utc_timestamp
+from forgeflare._errors import ConfigError, ForgeflareError
 from forgeflare._fsutil import atomic_write_text
-from forgeflare.supervisor._config import default_config_toml, default_prompt
+from forgeflare.hooks._trust import TrustItem, TrustStore, default_trust_file
+from forgeflare.supervisor._config import default_config_toml, default_prompt, load_config
+from forgeflare.supervisor._trust import loop_trust_items
 from forgeflare.supervisor.stophook._install import install_hook
 
 __all__ = [
@@ -123,6 +126,8 @@ class InitReport:
     claude: bool = False
     settings_path: Path | None = None
     settings_changed: bool = False
+    trusted: int = 0
+    """How many of the written hooks and commands ``init`` trusted (``forgeflare trust``)."""
 
     def lines(self) -> list[str]:
         """The listing ``init`` prints, one line per file."""
@@ -136,6 +141,8 @@ class InitReport:
             what = "Stop hook added" if self.settings_changed else "Stop hook already there"
             rel = _rel(self.settings_path, self.project_dir)
             out.append(f"  {'merged' if self.settings_changed else 'unchanged':<16}{rel} ({what})")
+        if self.trusted:
+            out.append(f"  {'trusted':<16}{self.trusted} hook(s) and command(s) written here")
         return out
 
 
@@ -304,4 +311,31 @@ def init_project(
             raise TemplateError(f"{path}: cannot write: {exc.strerror or exc}") from exc
     if claude:
         report.settings_path, report.settings_changed = install_hook(project_dir)
+    report.trusted = trust_written(project_dir, {a.relpath for a in actions if a.writes})
     return report
+
+
+def _written_by_init(item: TrustItem, written: set[str]) -> bool:
+    if item.key.startswith(".claude/settings.json"):
+        return "stop-hook" in item.definition and set(item.files) <= written
+    if item.key.startswith("hooks.toml"):
+        return ".forgeflare/hooks.toml" in written and set(item.files) <= written
+    if item.key == "[agent] command":
+        return ".fresher/config.toml" in written and set(item.files) <= written
+    return item.key in written and set(item.files) <= written
+
+
+def trust_written(project_dir: Path, written: set[str]) -> int:
+    """Trust what ``init`` itself wrote (and nothing it kept); returns how many items.
+
+    Kept files (a cloned project's own hooks) stay untrusted until ``forgeflare trust``.
+    """
+    try:
+        config = load_config(project_dir, env=os.environ).config
+        store = TrustStore(default_trust_file())
+        items = [i for i in loop_trust_items(project_dir, config) if _written_by_init(i, written)]
+        if items:
+            store.trust(str(project_dir.resolve()), items, utc_timestamp())
+    except (ConfigError, OSError):
+        return 0
+    return len(items)

@@ -1,0 +1,60 @@
+"""What a loop would run from a project, for trust; and ``forgeflare trust``.
+
+The loop runs more than the agent does: lifecycle hooks, the agent command and, when that
+agent is Claude Code, the project's Claude Code hooks and MCP servers. All of it is gathered
+here (the hook layer knows only its own part) and checked once before anything starts.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from forgeflare.hooks._trust import (
+    TrustItem,
+    agent_trust_items,
+    claude_items,
+    command_item,
+    directory_items,
+)
+from forgeflare.supervisor._config import LoopConfig
+
+__all__ = ["describe_items", "loop_trust_items", "uses_claude_code"]
+
+
+def uses_claude_code(config: LoopConfig) -> bool:
+    """Is the loop's agent Claude Code (whose project hooks then run too)?"""
+    backend = getattr(config.agent, "backend", "")
+    words = config.agent.command.split()
+    return backend == "claude" or (bool(words) and os.path.basename(words[0]) == "claude")
+
+
+def loop_trust_items(project: Path, config: LoopConfig) -> list[TrustItem]:
+    """Every project-supplied thing ``forgeflare loop`` with ``config`` would run."""
+    items = agent_trust_items(project)
+    if config.hooks.enabled:
+        items += directory_items(project / config.paths.hooks_dir, project)
+    if config.agent.command:
+        items.append(command_item("[agent] command", config.agent.command, project))
+    notify = getattr(getattr(config, "notify", None), "command", "")
+    if notify:
+        items.append(command_item("[notify] command", notify, project))
+    if uses_claude_code(config):
+        items += claude_items(project)
+    return items
+
+
+def describe_items(items: list[TrustItem], project: Path, lines: int = 3) -> list[str]:
+    """Human lines for ``forgeflare trust``: each item, its files' hashes and first lines."""
+    out: list[str] = []
+    for item in items:
+        out.append(f"• {item.key}: {item.definition}")
+        for rel, digest in sorted(item.files.items()):
+            out.append(f"    {rel}  sha256 {digest[:16]}")
+            try:
+                with (project / rel).open(encoding="utf-8", errors="replace") as fh:
+                    head = [fh.readline().rstrip("\n") for _ in range(lines)]
+            except OSError:
+                head = []
+            out.extend(f"      | {line}" for line in head if line)
+    return out

@@ -1,0 +1,136 @@
+"""Trust end to end: a cloned repository's hooks run only after ``forgeflare trust``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_support import run_agent, text_response, tool_response
+from conftest import MockServer
+
+HOOK = """#!/usr/bin/env python3
+import json, pathlib, sys
+json.load(sys.stdin)
+pathlib.Path("hook-ran").write_text("yes")
+print(json.dumps({"action": "allow"}))
+"""
+
+HOOKS_TOML = """[[hooks]]
+event = "PreToolUse"
+match_tool = "Read"
+command = ".forgeflare/hooks/guard.py"
+"""
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+@pytest.fixture
+def cloned(tmp_path: Path) -> Path:
+    """A repository with an agent hook and a lifecycle hook, cloned as a user would."""
+    origin = tmp_path / "origin"
+    (origin / ".forgeflare" / "hooks").mkdir(parents=True)
+    guard = origin / ".forgeflare" / "hooks" / "guard.py"
+    guard.write_text(HOOK)
+    guard.chmod(0o755)
+    (origin / ".forgeflare" / "hooks.toml").write_text(HOOKS_TOML)
+    started = origin / ".fresher" / "hooks" / "started"
+    started.parent.mkdir(parents=True)
+    started.write_text("#!/bin/sh\necho ran > started-ran\n")
+    started.chmod(0o755)
+    (origin / "README.md").write_text("hello\n")
+    _git(origin, "init", "-q", "-b", "main")
+    _git(origin, "add", "-A")
+    _git(origin, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init")
+    clone = tmp_path / "clone"
+    _git(tmp_path, "clone", "-q", str(origin), str(clone))
+    return clone
+
+
+def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "FORGEFLARE_TRUST"}
+    env["FORGEFLARE_TRUST"] = "0"  # run_agent starts from os.environ, where tests trust all
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
+    env.update(extra)
+    return env
+
+
+def _forgeflare(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "forgeflare", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def _script() -> dict[str, Any]:
+    return {
+        "responses": [tool_response(("Read", {"file_path": "README.md"})), text_response("ok")],
+        "when_exhausted": "end_turn",
+    }
+
+
+def test_run_refuses_until_trusted_and_again_after_an_edit(
+    cloned: Path, tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+) -> None:
+    server = mock_api(_script())
+    env = _env(tmp_path)
+
+    refused = run_agent(cloned, server.url, env=env)
+    assert refused.returncode == 2
+    assert "not trusted" in refused.stderr
+    assert "hooks.toml[0] PreToolUse" in refused.stderr
+    assert "forgeflare trust" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+    assert not (cloned / "hook-ran").exists()
+    assert server.requests() == []
+
+    shown = _forgeflare(cloned, env, "trust", "--show")
+    assert shown.returncode == 1
+    assert ".forgeflare/hooks/guard.py" in shown.stdout
+    assert "pathlib.Path" in shown.stdout or "import json" in shown.stdout
+
+    trusted = _forgeflare(cloned, env, "trust")
+    assert trusted.returncode == 0, trusted.stderr
+    ran = run_agent(cloned, server.url, env=env)
+    assert ran.returncode == 0, ran.stderr
+    assert (cloned / "hook-ran").read_text() == "yes"
+
+    (cloned / "hook-ran").unlink()
+    guard = cloned / ".forgeflare" / "hooks" / "guard.py"
+    guard.write_text(HOOK + "# changed\n")
+    again = run_agent(cloned, server.url, env=env)
+    assert again.returncode == 2
+    assert "changed: hooks.toml[0] PreToolUse" in again.stderr
+    assert not (cloned / "hook-ran").exists()
+
+
+def test_override_runs_and_says_so(
+    cloned: Path, tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+) -> None:
+    server = mock_api(_script())
+    ran = run_agent(cloned, server.url, env=_env(tmp_path, FORGEFLARE_TRUST="1"))
+    assert ran.returncode == 0, ran.stderr
+    assert "trusted without review" in ran.stderr
+    assert (cloned / "hook-ran").exists()
+
+
+def test_list_and_revoke(cloned: Path, tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    assert _forgeflare(cloned, env, "trust").returncode == 0
+    listed = _forgeflare(cloned, env, "trust", "--list")
+    assert str(cloned.resolve()) in listed.stdout
+    revoked = _forgeflare(cloned, env, "trust", "--revoke")
+    assert "revoked" in revoked.stdout
+    assert "no trusted projects" in _forgeflare(cloned, env, "trust", "--list").stdout

@@ -1,0 +1,166 @@
+"""Trust: the pure decision (table + properties), the gatherers and the store."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from forgeflare.hooks._trust import (
+    TrustItem,
+    TrustRecord,
+    TrustStore,
+    check_trust,
+    command_item,
+    default_trust_file,
+    directory_items,
+    fingerprint,
+    hooks_file_items,
+    python_module_items,
+    trust_override,
+)
+
+A = TrustItem("a", "cmd a", {"a.sh": "1"})
+B = TrustItem("b", "cmd b")
+A2 = TrustItem("a", "cmd a", {"a.sh": "2"})
+
+
+def rec(*items: TrustItem) -> TrustRecord:
+    return TrustRecord(fingerprint(items), {i.key: i.digest for i in items})
+
+
+def test_table() -> None:
+    p, q = "/p", "/q"
+    rows = [
+        # items, records, override -> trusted, new, changed, removed
+        ((), {}, False, True, (), (), ()),
+        ((A,), {}, False, False, ("a",), (), ()),
+        ((A,), {}, True, True, (), (), ()),
+        ((A,), {p: rec(A)}, False, True, (), (), ()),
+        ((A2,), {p: rec(A)}, False, False, (), ("a",), ()),
+        ((A, B), {p: rec(A)}, False, False, ("b",), (), ()),
+        ((A,), {p: rec(A, B)}, False, True, (), (), ()),  # a subset of what was trusted
+        ((A2,), {p: rec(A, B)}, False, False, (), ("a",), ("b",)),
+        ((A,), {q: rec(A)}, False, True, (), (), ()),  # a clone with the same content
+        ((A2,), {q: rec(A)}, False, False, ("a",), (), ()),
+    ]
+    for items, records, override, trusted, new, changed, removed in rows:
+        check = check_trust(items, records, p, override=override)
+        assert (check.trusted, check.new, check.changed, check.removed) == (
+            trusted,
+            new,
+            changed,
+            removed,
+        ), (items, records)
+
+
+keys = st.text("abc", min_size=1, max_size=3)
+item_sets = st.dictionaries(keys, st.text("xy", max_size=3), max_size=4).map(
+    lambda d: [TrustItem(k, v) for k, v in d.items()]
+)
+
+
+@given(item_sets)
+def test_trusting_then_checking_is_trusted(items: list[TrustItem]) -> None:
+    assert check_trust(items, {"/p": rec(*items)}, "/p").trusted
+
+
+@given(item_sets, item_sets)
+def test_untrusted_exactly_when_something_is_new_or_changed(
+    before: list[TrustItem], now: list[TrustItem]
+) -> None:
+    check = check_trust(now, {"/p": rec(*before)}, "/p")
+    known = {i.key: i.digest for i in before}
+    differs = any(known.get(i.key) != i.digest for i in now)
+    assert check.trusted is not differs
+    assert bool(check.new or check.changed) is differs
+
+
+@given(item_sets)
+def test_fingerprint_ignores_order(items: list[TrustItem]) -> None:
+    assert fingerprint(items) == fingerprint(list(reversed(items)))
+
+
+def test_override_values() -> None:
+    assert trust_override({"FORGEFLARE_TRUST": "1"})
+    assert trust_override({"FORGEFLARE_TRUST": "yes"})
+    assert not trust_override({"FORGEFLARE_TRUST": "0"})
+    assert not trust_override({})
+    assert trust_override({}, flag=True)
+
+
+def test_hooks_file_items_cover_definition_and_scripts(tmp_path: Path) -> None:
+    (tmp_path / ".forgeflare" / "hooks").mkdir(parents=True)
+    script = tmp_path / ".forgeflare" / "hooks" / "guard.py"
+    script.write_text("print('{}')\n")
+    hooks = tmp_path / ".forgeflare" / "hooks.toml"
+    hooks.write_text(
+        '[[hooks]]\nevent = "PreToolUse"\nmatch_tool = "Bash"\n'
+        'command = "python3 .forgeflare/hooks/guard.py --strict"\n'
+        '[[hooks]]\nevent = "Stop"\ncommand = "echo {} /etc/passwd"\n'
+    )
+    items = hooks_file_items(hooks, tmp_path)
+    assert [i.key for i in items] == ["hooks.toml[0] PreToolUse", "hooks.toml[1] Stop"]
+    assert list(items[0].files) == [".forgeflare/hooks/guard.py"]
+    assert items[1].files == {}  # outside the project: not the project's to vouch for
+    before = items[0].digest
+    script.write_text('print(\'{"decision": "allow"}\')\n')
+    assert hooks_file_items(hooks, tmp_path)[0].digest != before
+    hooks.write_text(hooks.read_text().replace('"Bash"', '"Edit"'))
+    assert hooks_file_items(hooks, tmp_path)[0].key == "hooks.toml[0] PreToolUse"
+    assert hooks_file_items(hooks, tmp_path)[0].definition != items[0].definition
+
+
+def test_broken_hooks_toml_is_still_an_item(tmp_path: Path) -> None:
+    hooks = tmp_path / "hooks.toml"
+    hooks.write_text("[[hooks]\n")
+    assert [i.key for i in hooks_file_items(hooks, tmp_path)] == ["hooks.toml"]
+    assert hooks_file_items(tmp_path / "missing.toml", tmp_path) == []
+
+
+def test_project_dir_variables_and_symlinks(tmp_path: Path) -> None:
+    (tmp_path / "h.sh").write_text("echo hi\n")
+    item = command_item("c", '"$FRESHER_PROJECT_DIR/h.sh" arg', tmp_path)
+    assert list(item.files) == ["h.sh"]
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.sh"
+    outside.write_text("echo out\n")
+    (tmp_path / "link.sh").symlink_to(outside)
+    assert command_item("c", "./link.sh", tmp_path).files == {}
+    outside.unlink()
+
+
+def test_directory_and_module_items(tmp_path: Path) -> None:
+    hooks = tmp_path / ".fresher" / "hooks"
+    (hooks / "custom").mkdir(parents=True)
+    (hooks / "started").write_text("#!/bin/sh\n")
+    os.chmod(hooks / "started", 0o755)
+    (hooks / "custom" / "notify").write_text("#!/bin/sh\n")
+    keys = [i.key for i in directory_items(hooks, tmp_path)]
+    assert keys == [".fresher/hooks/custom/notify", ".fresher/hooks/started"]
+    (tmp_path / "myhooks.py").write_text("x = 1\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    items = python_module_items(["myhooks", "pkg", "installed_elsewhere"], tmp_path)
+    assert [i.key for i in items] == ["hooks module myhooks", "hooks module pkg"]
+
+
+def test_store_round_trip_and_revoke(tmp_path: Path) -> None:
+    store = TrustStore(tmp_path / "cfg" / "trust.json")
+    assert store.load() == {}
+    store.trust("/p", [A, B], "2026-01-01T00:00:00Z")
+    records = store.load()
+    assert records["/p"].fingerprint == fingerprint([A, B])
+    assert check_trust([A, B], records, "/p").trusted
+    assert oct(store.path.stat().st_mode & 0o777) == "0o600"
+    store.trust("/p", [A2], "later")  # merged: b stays trusted
+    assert check_trust([B], store.load(), "/p").trusted
+    assert not check_trust([A], store.load(), "/p").trusted
+    assert store.revoke("/p")
+    assert not store.revoke("/p")
+
+
+def test_default_trust_file_honours_xdg(tmp_path: Path) -> None:
+    path = default_trust_file({"XDG_CONFIG_HOME": str(tmp_path)})
+    assert path == tmp_path / "forgeflare" / "trust.json"
