@@ -1,0 +1,177 @@
+"""Notifications: a message when a loop ends (and, if asked, on waits, outages, error streaks).
+
+Two channels, either or both: a command from ``[notify] command`` that gets the run summary as
+JSON on stdin, and notification URLs for apprise (Slack, Telegram, email, ntfy, desktop …).
+URLs carry tokens, so they never come from the project's config: they come from
+``FORGEFLARE_NOTIFY_URLS`` (whitespace or comma separated) or from ``notify.toml`` (``urls =
+[...]``) in the user's config directory. apprise is an optional extra (``forgeflare[notify]``):
+without it, URLs are reported as not sent, once. A notification that fails is logged and never
+ends or fails the loop.
+
+What to send (:func:`should_notify`) and what it says (:func:`render_message`) are pure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tomllib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "NOTIFY_EVENTS",
+    "NOTIFY_URLS_ENV",
+    "Notifier",
+    "notify_urls",
+    "render_message",
+    "should_notify",
+]
+
+NOTIFY_EVENTS: tuple[str, ...] = ("finish", "limit_wait", "outage", "error_streak")
+"""What a notification can be about; ``[notify] on`` picks (default: finish only)."""
+
+NOTIFY_URLS_ENV = "FORGEFLARE_NOTIFY_URLS"
+
+
+def should_notify(event: str, on: Iterable[str]) -> bool:
+    """Is ``event`` one the user asked for? ``finish`` unless ``on`` says otherwise."""
+    return event in set(on)
+
+
+def _duration(seconds: object) -> str:
+    if not isinstance(seconds, int | float) or isinstance(seconds, bool):
+        return "?"
+    s = int(seconds)
+    h, rem = divmod(s, 3600)
+    m, sec = divmod(rem, 60)
+    return f"{h}h {m:02d}m" if h else f"{m}m {sec:02d}s"
+
+
+def render_message(event: str, summary: Mapping[str, Any]) -> tuple[str, str]:
+    """``(title, body)`` for one notification about ``summary`` (the run summary JSON)."""
+    project = Path(str(summary.get("project_dir", "."))).name or "project"
+    run_id = summary.get("run_id", "?")
+    if event == "finish":
+        finish = summary.get("finish_type", "?")
+        why = summary.get("finish_reason")
+        title = f"forgeflare: {project} finished {finish}"
+        lines = [f"run {run_id}: {finish}" + (f" ({why})" if why else "")]
+    elif event == "limit_wait":
+        title = f"forgeflare: {project} waits for the usage window"
+        lines = [f"run {run_id}: waiting until {summary.get('until', '?')}"]
+    elif event == "outage":
+        title = f"forgeflare: {project} waits out an API outage"
+        lines = [f"run {run_id}: {summary.get('detail', 'transient API failures')}"]
+    else:
+        title = f"forgeflare: {project} has an error streak"
+        lines = [f"run {run_id}: {summary.get('detail', 'error iterations in a row')}"]
+    totals = summary.get("totals")
+    if isinstance(totals, Mapping):
+        cost = totals.get("cost_usd")
+        spent = f"${cost:.2f}" if isinstance(cost, int | float) else "cost unknown"
+        lines.append(
+            f"iterations {totals.get('iterations', '?')} · commits {totals.get('commits', '?')}"
+            f" · {spent} · {_duration(totals.get('duration', summary.get('duration')))}"
+        )
+    return title, "\n".join(lines)
+
+
+def notify_urls(env: Mapping[str, str], config_dir: Path | None) -> list[str]:
+    """URLs from ``FORGEFLARE_NOTIFY_URLS``, else ``<config dir>/notify.toml``'s ``urls``."""
+    raw = env.get(NOTIFY_URLS_ENV, "")
+    if raw.strip():
+        return [u for u in raw.replace(",", " ").split() if u]
+    if config_dir is None:
+        return []
+    path = config_dir / "notify.toml"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return []
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return []
+    urls = data.get("urls", [])
+    return [str(u) for u in urls] if isinstance(urls, list) else []
+
+
+def _send_urls(urls: Sequence[str], title: str, body: str, timeout: float) -> str | None:
+    try:
+        import apprise
+    except ImportError:
+        return "notification URLs set but apprise is not installed (pip install forgeflare[notify])"
+    sender = apprise.Apprise()
+    bad = [u for u in urls if not sender.add(u)]
+    if bad:
+        return f"{len(bad)} notification URL(s) not understood by apprise"
+    if not sender.notify(body=body, title=title, timeout=timeout):
+        return "apprise could not deliver the notification"
+    return None
+
+
+def _run_command(
+    command: str, summary: Mapping[str, Any], cwd: Path, env: Mapping[str, str], timeout: float
+) -> str | None:
+    try:
+        proc = subprocess.run(
+            ["bash", "-c", command],
+            input=json.dumps(summary),
+            text=True,
+            capture_output=True,
+            cwd=cwd,
+            env=dict(env),
+            timeout=timeout,
+            check=False,
+            process_group=0,
+        )
+    except subprocess.TimeoutExpired:
+        return f"notify command timed out after {timeout:g}s"
+    except OSError as exc:
+        return f"notify command could not start: {exc}"
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or [""])[-1]
+        return f"notify command exited {proc.returncode}" + (f": {last}" if last else "")
+    return None
+
+
+@dataclass
+class Notifier:
+    """Sends notifications for one run; every failure goes to ``log``, never raises."""
+
+    command: str = ""
+    urls: Sequence[str] = ()
+    on: Sequence[str] = ("finish",)
+    cwd: Path = Path(".")
+    env: Mapping[str, str] | None = None
+    timeout: float = 30.0
+    log: Callable[[str], None] = print
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.command or self.urls)
+
+    def send(self, event: str, summary: Mapping[str, Any]) -> list[str]:
+        """Notify about ``event`` if asked; returns the failures (also logged)."""
+        if not self.enabled or not should_notify(event, self.on):
+            return []
+        payload = {"event": event, **summary}
+        errors: list[str] = []
+        if self.command:
+            env = dict(os.environ if self.env is None else self.env)
+            error = _run_command(self.command, payload, self.cwd, env, self.timeout)
+            if error:
+                errors.append(error)
+        if self.urls:
+            title, body = render_message(event, summary)
+            try:
+                error = _send_urls(self.urls, title, body, self.timeout)
+            except Exception as exc:  # a notifier library must never end the loop
+                error = f"notification failed: {exc}"
+            if error:
+                errors.append(error)
+        for error in errors:
+            self.log(f"notify: {error}")
+        return errors
