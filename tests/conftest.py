@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -17,6 +19,7 @@ __all__ = ["MockServer"]
 # user configuration) out of the real config directory. Trust tests drop FORGEFLARE_TRUST.
 os.environ["FORGEFLARE_TRUST"] = "1"
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="forgeflare-test-config-")
+atexit.register(shutil.rmtree, os.environ["XDG_CONFIG_HOME"], True)
 
 
 @pytest.fixture

@@ -31,6 +31,8 @@ _COMMANDS: dict[str, str] = {
     "stop-hook": "forgeflare.supervisor.stophook._cli",
     "mock-api": "forgeflare.mockapi._cli",
     "trust": "forgeflare.supervisor._trustcli",
+    "runs": "forgeflare.report._cli",
+    "report": "forgeflare.report._cli",
 }
 
 

@@ -1,0 +1,80 @@
+"""``forgeflare runs`` and ``forgeflare report``: the morning after, from the run records."""
+
+from __future__ import annotations
+
+import json
+import os
+import webbrowser
+from pathlib import Path
+
+import typer
+
+from forgeflare._errors import ConfigError
+
+__all__ = ["register"]
+
+_RUNS_HELP = """List a project's loop runs, newest first.
+
+One line per run: id, start, duration, finish type, iterations, commits, plan tasks checked
+off, tokens and cost; below it why the run ended, in words. --json prints the same as a list.
+"""
+
+_REPORT_HELP = """Show one run (default: the newest) as a report.
+
+In the terminal: why it ended, the commits with their diffstat, plan tasks checked off and
+still open, spend, waits, the slowest iterations, hook failures and convergence signals.
+--html FILE writes the same as one self-contained HTML page (no network needed to open it)
+with a timeline plot and a table of iterations linking to their logs; --open opens it (with
+no --html, the page is written as report.html in the run folder).
+"""
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``runs`` and ``report``."""
+
+    @app.command("runs", help=_RUNS_HELP)
+    def runs_cmd(
+        directory: Path = typer.Argument(Path("."), help="Project directory."),
+        as_json: bool = typer.Option(False, "--json", help="Print JSON instead of lines."),
+    ) -> None:
+        from forgeflare.report._collect import list_runs, runs_root
+        from forgeflare.report._digest import summarize
+        from forgeflare.report._text import render_runs
+
+        if not directory.is_dir():
+            raise ConfigError(f"{directory}: not a directory")
+        summaries = [summarize(run) for _, run in list_runs(runs_root(directory, os.environ))]
+        if as_json:
+            typer.echo(json.dumps([s.as_json() for s in summaries], indent=2))
+        else:
+            typer.echo(render_runs(summaries))
+
+    @app.command("report", help=_REPORT_HELP)
+    def report_cmd(
+        run: str = typer.Argument(None, help="Run id or run folder (default: the newest run)."),
+        directory: Path = typer.Option(Path("."), "--dir", help="Project directory."),
+        html_out: Path = typer.Option(None, "--html", metavar="FILE", help="Write HTML here."),
+        open_it: bool = typer.Option(False, "--open", help="Open the HTML page in a browser."),
+    ) -> None:
+        from forgeflare.report._collect import collect_digest, find_run
+        from forgeflare.report._html import render_html
+        from forgeflare.report._text import render_text
+
+        if not directory.is_dir():
+            raise ConfigError(f"--dir {directory}: not a directory")
+        run_dir = find_run(directory, run, os.environ)
+        digest = collect_digest(directory, run_dir)
+        if html_out is None and open_it:
+            html_out = run_dir / "report.html"
+        if html_out is None:
+            typer.echo(render_text(digest), nl=False)
+            return
+        page = render_html(digest, run_dir=run_dir.resolve(), out=html_out.resolve())
+        try:
+            html_out.parent.mkdir(parents=True, exist_ok=True)
+            html_out.write_text(page, encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"--html {html_out}: cannot write: {exc.strerror}") from exc
+        typer.echo(f"report: {html_out}")
+        if open_it:
+            webbrowser.open(html_out.resolve().as_uri())

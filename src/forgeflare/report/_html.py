@@ -1,0 +1,249 @@
+"""The digest as one self-contained HTML file: text, a timeline plot, the iteration table.
+
+The plot is plotly's, with its JavaScript inlined (``include_plotlyjs=True``): the file opens
+offline, loads nothing from the network, and can be mailed or attached to a CI run. plotly is a
+well-kept library that writes exactly that kind of file; it is the optional extra
+``forgeflare[report]`` because it is large. Without it the page still has everything but the
+plot, and says so.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from forgeflare.report._digest import Digest, IterationRow
+from forgeflare.report._text import format_cost, format_duration
+
+__all__ = ["OUTCOME_COLOURS", "render_html"]
+
+OUTCOME_COLOURS: dict[str, str] = {
+    "ok": "#2e7d32",
+    "agent_error": "#c62828",
+    "api_error": "#ef6c00",
+    "rate_limited": "#6a1b9a",
+    "refused": "#ad1457",
+    "killed": "#4e342e",
+    "interrupted": "#546e7a",
+    "timed_out": "#d84315",
+    "budget": "#1565c0",
+    "skipped": "#9e9e9e",
+}
+
+_CSS = """
+body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1100px;
+       color: #212121; padding: 0 1em; }
+h1 { font-size: 1.4em; margin-bottom: .2em; } h2 { font-size: 1.1em; margin-top: 1.6em; }
+.reason { font-size: 1.1em; } .muted { color: #757575; }
+table { border-collapse: collapse; width: 100%; } td, th { padding: .25em .6em;
+  border-bottom: 1px solid #e0e0e0; text-align: left; } th { background: #fafafa; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.outcome { display: inline-block; padding: 0 .5em; border-radius: 3px; color: white; }
+ul { margin: .3em 0; } code { background: #f5f5f5; padding: 0 .2em; }
+"""
+
+
+def _starts(rows: list[IterationRow], origin: datetime) -> list[datetime]:
+    """Each iteration's start; missing ones follow the previous iteration."""
+    out, at = [], origin
+    for row in rows:
+        start = row.started_at or at
+        out.append(start)
+        at = start + timedelta(seconds=row.duration)
+    return out
+
+
+def _figure(d: Digest, origin: datetime) -> str | None:
+    try:
+        import plotly.graph_objects as go  # type: ignore[import-untyped]
+        from plotly.subplots import make_subplots  # type: ignore[import-untyped]
+    except ImportError:
+        return None
+    rows = d.rows
+    starts = _starts(rows, origin)
+    fig = make_subplots(
+        rows=2, cols=1, shared_xaxes=True, row_heights=[0.55, 0.45], vertical_spacing=0.08
+    )
+    for outcome in sorted({r.outcome for r in rows}):
+        picked = [(s, r) for s, r in zip(starts, rows, strict=True) if r.outcome == outcome]
+        fig.add_trace(
+            go.Bar(
+                name=outcome,
+                orientation="h",
+                y=["iterations"] * len(picked),
+                base=[s.isoformat() for s, _ in picked],
+                x=[max(r.duration, 0.5) * 1000 for _, r in picked],
+                marker_color=OUTCOME_COLOURS.get(outcome, "#607d8b"),
+                text=[f"#{r.number}" for _, r in picked],
+                hovertext=[
+                    f"#{r.number} {r.outcome} {format_duration(r.duration)} "
+                    f"{r.total_tokens} tokens {format_cost(r.cost_usd)}"
+                    for _, r in picked
+                ],
+                hoverinfo="text",
+            ),
+            row=1,
+            col=1,
+        )
+    ends = [s + timedelta(seconds=r.duration) for s, r in zip(starts, rows, strict=True)]
+    commit_at = [(e, r) for e, r in zip(ends, rows, strict=True) if r.commits]
+    if commit_at:
+        fig.add_trace(
+            go.Scatter(
+                name="commits",
+                mode="markers",
+                x=[e.isoformat() for e, _ in commit_at],
+                y=["commits"] * len(commit_at),
+                marker={"symbol": "diamond", "size": 11, "color": "#37474f"},
+                hovertext=[f"#{r.number}: {r.commits} commit(s)" for _, r in commit_at],
+                hoverinfo="text",
+            ),
+            row=1,
+            col=1,
+        )
+    signal_at = [(e, r) for e, r in zip(ends, rows, strict=True) if r.signals]
+    if signal_at:
+        fig.add_trace(
+            go.Scatter(
+                name="signals",
+                mode="markers",
+                x=[e.isoformat() for e, _ in signal_at],
+                y=["signals"] * len(signal_at),
+                marker={"symbol": "star", "size": 13, "color": "#f9a825"},
+                hovertext=[", ".join(r.signals) for _, r in signal_at],
+                hoverinfo="text",
+            ),
+            row=1,
+            col=1,
+        )
+    cumulative_tokens, cumulative_cost, tokens, cost = [], [], 0, 0.0
+    for r in rows:
+        tokens += r.total_tokens
+        cost += r.cost_usd or 0.0
+        cumulative_tokens.append(tokens)
+        cumulative_cost.append(round(cost, 6))
+    x_ends = [e.isoformat() for e in ends]
+    fig.add_trace(
+        go.Scatter(name="tokens (cumulative)", x=x_ends, y=cumulative_tokens, mode="lines+markers"),
+        row=2,
+        col=1,
+    )
+    if any(r.cost_usd is not None for r in rows):
+        fig.add_trace(
+            go.Scatter(
+                name="cost USD (cumulative)",
+                x=x_ends,
+                y=cumulative_cost,
+                mode="lines+markers",
+                line={"dash": "dot"},
+            ),
+            row=2,
+            col=1,
+        )
+    for wait in d.waits:
+        if wait.started_at is None:
+            continue
+        fig.add_vrect(
+            x0=wait.started_at.isoformat(),
+            x1=(wait.started_at + timedelta(seconds=wait.duration)).isoformat(),
+            fillcolor="#9575cd" if wait.kind.startswith("limit") else "#ffb74d",
+            opacity=0.25,
+            line_width=0,
+            annotation_text=wait.kind,
+        )
+    fig.update_layout(
+        barmode="overlay",
+        height=460,
+        margin={"l": 70, "r": 20, "t": 20, "b": 40},
+        legend={"orientation": "h"},
+    )
+    fig.update_xaxes(type="date")
+    result: str = fig.to_html(include_plotlyjs=True, full_html=False, div_id="timeline")
+    return result
+
+
+def _e(value: object) -> str:
+    return html.escape(str(value))
+
+
+def render_html(d: Digest, *, run_dir: Path | None = None, out: Path | None = None) -> str:
+    """The whole page. Log links are relative from ``out`` to ``run_dir``."""
+    s = d.summary
+    origin = next((r.started_at for r in d.rows if r.started_at), None)
+    if origin is None:
+        from forgeflare.report._digest import parse_time
+
+        origin = parse_time(s.started_at) or datetime.fromtimestamp(0).astimezone()
+    figure = _figure(d, origin) if d.rows else None
+
+    def log_link(row: IterationRow) -> str:
+        name = row.log or f"iteration-{row.number:03d}.log"
+        if run_dir is None:
+            return _e(name)
+        target = run_dir / name
+        href = os.path.relpath(target, out.parent) if out is not None else str(target)
+        return f'<a href="{_e(href)}">{_e(name)}</a>'
+
+    parts: list[str] = [
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+        f"<title>forgeflare run {_e(s.run_id)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>forgeflare run {_e(s.run_id)}</h1>",
+        f"<p class='reason'>{_e(s.reason)}</p>",
+        f"<p class='muted'>started {_e(s.started_at)} · {format_duration(s.duration)} · "
+        f"{s.iterations} iterations · {s.commits} commits · {s.tokens} tokens · "
+        f"{format_cost(s.cost_usd)}</p>",
+        "<h2>Timeline</h2>",
+        figure
+        if figure is not None
+        else "<p class='muted'>(no plot: install forgeflare[report] for the timeline)</p>",
+        "<h2>Commits</h2><ul>",
+    ]
+    parts += [
+        f"<li><code>{_e(c.sha[:8])}</code> {_e(c.subject)} <span class='muted'>{_e(c.stat)}"
+        "</span></li>"
+        for c in d.commits
+    ] or ["<li class='muted'>none</li>"]
+    parts.append("</ul><h2>Plan</h2><ul>")
+    parts += [f"<li>☑ {_e(t)}</li>" for t in d.tasks_done]
+    parts += [f"<li>☐ {_e(t)}</li>" for t in d.tasks_open]
+    if not d.tasks_done and not d.tasks_open:
+        parts.append("<li class='muted'>no plan tasks</li>")
+    t: dict[str, Any] = d.spend.get("tokens", {})
+    parts.append(
+        "</ul><h2>Spend</h2><p>"
+        + " · ".join(f"{k.replace('_', ' ')} {v}" for k, v in t.items())
+        + f" · {format_cost(d.spend.get('cost_usd'))}</p>"
+    )
+    parts.append("<h2>Waits</h2><ul>")
+    parts += [
+        f"<li>{_e(w.kind)} {format_duration(w.duration)}"
+        + (f" until {_e(w.until)}" if w.until else "")
+        + "</li>"
+        for w in d.waits
+    ] or ["<li class='muted'>none</li>"]
+    parts.append("</ul><h2>Hook failures</h2><ul>")
+    parts += [f"<li>{_e(h)}</li>" for h in d.hook_failures] or ["<li class='muted'>none</li>"]
+    parts.append("</ul><h2>Convergence signals</h2><ul>")
+    parts += [f"<li>#{n} {_e(name)}</li>" for n, name in d.signals] or [
+        "<li class='muted'>none</li>"
+    ]
+    parts.append(
+        "</ul><h2>Iterations</h2><table><tr><th>#</th><th>outcome</th><th>stop reason</th>"
+        "<th>duration</th><th>tokens</th><th>cost</th><th>commits</th><th>log</th></tr>"
+    )
+    for r in d.rows:
+        colour = OUTCOME_COLOURS.get(r.outcome, "#607d8b")
+        parts.append(
+            f"<tr><td class='num'>{r.number}</td>"
+            f"<td><span class='outcome' style='background:{colour}'>{_e(r.outcome)}</span></td>"
+            f"<td>{_e(r.stop_reason or '')}</td>"
+            f"<td class='num'>{format_duration(r.duration)}</td>"
+            f"<td class='num'>{r.total_tokens}</td>"
+            f"<td class='num'>{format_cost(r.cost_usd) if r.cost_usd is not None else ''}</td>"
+            f"<td class='num'>{r.commits}</td><td>{log_link(r)}</td></tr>"
+        )
+    parts.append("</table></body></html>\n")
+    return "\n".join(parts)

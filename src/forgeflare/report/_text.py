@@ -1,0 +1,105 @@
+"""The digest as plain text: for a terminal and for a log file alike (pure)."""
+
+from __future__ import annotations
+
+from forgeflare.report._digest import Digest, RunSummary
+
+__all__ = ["format_cost", "format_duration", "render_runs", "render_text"]
+
+
+def format_duration(seconds: float) -> str:
+    """``42s``, ``3m 05s``, ``2h 04m``."""
+    s = round(seconds)
+    if s < 60:
+        return f"{s}s"
+    m, sec = divmod(s, 60)
+    if m < 60:
+        return f"{m}m {sec:02d}s"
+    h, m = divmod(m, 60)
+    return f"{h}h {m:02d}m"
+
+
+def format_cost(cost: float | None) -> str:
+    """``$1.23``, or ``cost unknown``."""
+    return "cost unknown" if cost is None else f"${cost:.2f}"
+
+
+def _tokens(n: int) -> str:
+    if n < 1000:
+        return str(n)
+    if n < 1_000_000:
+        return f"{n / 1000:.1f}k"
+    return f"{n / 1_000_000:.2f}M"
+
+
+def render_runs(summaries: list[RunSummary]) -> str:
+    """``forgeflare runs``: one line per run, newest first."""
+    if not summaries:
+        return "no runs yet"
+    lines = []
+    for s in summaries:
+        finish = "running" if s.running else (s.finish_type or "?")
+        tasks = f"{s.tasks_done} tasks" if s.tasks_done is not None else "- tasks"
+        lines.append(
+            f"{s.run_id}  {s.started_at:<20}  {format_duration(s.duration):>7}  {finish:<14} "
+            f"{s.iterations:>3} it  {s.commits:>3} commits  {tasks:>8}  "
+            f"{_tokens(s.tokens):>7} tok  {format_cost(s.cost_usd)}"
+        )
+        lines.append(f"    {s.reason}")
+    return "\n".join(lines)
+
+
+def render_text(d: Digest) -> str:
+    """``forgeflare report``: the night in one page of text."""
+    s = d.summary
+    out = [
+        f"run {s.run_id}  started {s.started_at}  {format_duration(s.duration)}",
+        f"{s.reason}",
+        f"{s.iterations} iterations · {s.commits} commits · {_tokens(s.tokens)} tokens · "
+        f"{format_cost(s.cost_usd)}",
+        "",
+        "Commits",
+    ]
+    out += [f"  {c.sha[:8]} {c.subject}" + (f"  ({c.stat})" if c.stat else "") for c in d.commits]
+    if not d.commits:
+        out.append("  none")
+    out += ["", "Plan"]
+    out += [f"  [x] {t}" for t in d.tasks_done]
+    out += [f"  [ ] {t}" for t in d.tasks_open]
+    if not d.tasks_done and not d.tasks_open:
+        out.append("  no plan tasks")
+    t = d.spend.get("tokens", {})
+    out += [
+        "",
+        "Spend",
+        f"  input {_tokens(t.get('input', 0))} · output {_tokens(t.get('output', 0))} · "
+        f"cache read {_tokens(t.get('cache_read', 0))} · cache write "
+        f"{_tokens(t.get('cache_write', 0))} · {format_cost(d.spend.get('cost_usd'))}",
+    ]
+    unknown = d.spend.get("cost_unknown_in") or []
+    if unknown:
+        out.append(f"  cost unknown for iteration(s) {', '.join(map(str, unknown))}")
+    out += ["", "Waits"]
+    out += [
+        f"  {w.kind} {format_duration(w.duration)}" + (f" until {w.until}" if w.until else "")
+        for w in d.waits
+    ] or ["  none"]
+    out += ["", "Slowest iterations"]
+    out += [
+        f"  #{r.number} {format_duration(r.duration)} {r.outcome}"
+        + (f" ({r.stop_reason})" if r.stop_reason else "")
+        for r in d.slowest()
+    ] or ["  none"]
+    out += ["", "Hook failures"]
+    out += [f"  {h}" for h in d.hook_failures] or ["  none"]
+    out += ["", "Convergence signals"]
+    out += [f"  #{n} {name}" for n, name in d.signals] or ["  none"]
+    out += ["", "Iterations"]
+    for r in d.rows:
+        cost = "" if r.cost_usd is None else f" {format_cost(r.cost_usd)}"
+        out.append(
+            f"  #{r.number:<3} {r.outcome:<12} {format_duration(r.duration):>7} "
+            f"{_tokens(r.total_tokens):>7} tok{cost} {r.commits} commits"
+            + (f"  {r.stop_reason}" if r.stop_reason else "")
+        )
+    return "\n".join(out) + "\n"

@@ -1,0 +1,137 @@
+"""``forgeflare runs`` and ``forgeflare report`` on records written by real loops."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from supervisor_agents.project import Project, agent_cmd, base_env
+
+
+def forgeflare(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "forgeflare", *args],
+        cwd=project,
+        env=base_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def night(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    """A project with three finished runs: complete, error, max_iterations."""
+    project = Project(tmp_path_factory.mktemp("night"))
+    project.write("IMPLEMENTATION_PLAN.md", "# Plan\n\n- [ ] one\n- [ ] two\n- [ ] three\n")
+    project.git_init()
+    complete = project.run("--agent-cmd", agent_cmd("--check", "--commit"), "--max-iterations", "5")
+    assert complete.code == 0, complete.stderr
+    # planning mode: the plan, now done, does not complete these runs
+    error = project.run(
+        "--agent-cmd", agent_cmd("--exit=1"), "--max-iterations", "9", "--mode", "planning"
+    )
+    assert error.code == 12, error.stderr
+    limit = project.run(
+        "--agent-cmd", agent_cmd("--touch"), "--max-iterations", "1", "--mode", "planning"
+    )
+    assert limit.code == 10, limit.stderr
+    return project
+
+
+def test_runs_lists_newest_first_with_reasons(night: Project) -> None:
+    done = forgeflare(night.dir, "runs")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    finishes = [line.split()[3] for line in lines[::2]]
+    assert finishes == ["max_iterations", "error", "complete"]
+    assert "3 error iterations in a row, the last one `agent_error`" in done.stdout
+    as_json = json.loads(forgeflare(night.dir, "runs", "--json").stdout)
+    assert [r["finish_type"] for r in as_json] == ["max_iterations", "error", "complete"]
+    complete = as_json[-1]
+    assert complete["iterations"] == 3
+    assert complete["commits"] == 3
+
+
+def test_report_text_of_a_complete_run(night: Project) -> None:
+    complete_id = json.loads(forgeflare(night.dir, "runs", "--json").stdout)[-1]["run_id"]
+    done = forgeflare(night.dir, "report", complete_id)
+    assert done.returncode == 0, done.stderr
+    text = done.stdout
+    assert "complete: no open task left in the plan" in text
+    assert text.count("file changed") + text.count("files changed") >= 3
+    assert "[x] three" in text
+    assert "Slowest iterations" in text
+
+
+def test_report_html_and_errors(night: Project, tmp_path: Path) -> None:
+    pytest.importorskip("plotly", reason="plotly is the optional report extra")
+    out = tmp_path / "out" / "night.html"
+    done = forgeflare(night.dir, "report", "--html", str(out))
+    assert done.returncode == 0, done.stderr
+    page = out.read_text()
+    assert 'id="timeline"' in page
+    assert "iteration-001.log" in page
+    missing = forgeflare(night.dir, "report", "nosuchrun")
+    assert missing.returncode == 2
+    assert "no run 'nosuchrun'" in missing.stderr
+
+
+def test_no_runs_yet(tmp_path: Path) -> None:
+    assert forgeflare(tmp_path, "runs").stdout.strip() == "no runs yet"
+    done = forgeflare(tmp_path, "report")
+    assert done.returncode == 2
+    assert "no runs in" in done.stderr
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (installed by .ci/run)")
+def test_report_renders_in_headless_chromium(night: Project, tmp_path: Path) -> None:
+    pytest.importorskip("plotly", reason="plotly is the optional report extra")
+    assert CHROMIUM is not None
+    out = tmp_path / "night.html"
+    assert forgeflare(night.dir, "report", "--html", str(out)).returncode == 0
+    flags = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        "--virtual-time-budget=5000",
+        "--enable-logging=stderr",
+        "--v=0",
+    ]
+    dom = subprocess.run(
+        [CHROMIUM, *flags, "--dump-dom", out.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+    )
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    # plotly drew the plot: its SVG layers exist only once its inlined script ran
+    assert "main-svg" in dom.stdout
+    console = [line for line in dom.stderr.splitlines() if "CONSOLE" in line]
+    assert not [line for line in console if "Uncaught" in line or "Error" in line], console
+    shot = tmp_path / "shot.png"
+    subprocess.run(
+        [CHROMIUM, *flags, "--window-size=1200,1400", f"--screenshot={shot}", out.as_uri()],
+        capture_output=True,
+        timeout=90,
+        check=False,
+    )
+    data = shot.read_bytes()
+    assert data.startswith(b"\x89PNG")
+    assert len(set(data[100:20000])) > 50  # not one flat colour
