@@ -33,6 +33,7 @@ _COMMANDS: dict[str, str] = {
     "trust": "forgeflare.supervisor._trustcli",
     "runs": "forgeflare.report._cli",
     "report": "forgeflare.report._cli",
+    "watch": "forgeflare.report._cli",
 }
 
 

@@ -29,8 +29,30 @@ no --html, the page is written as report.html in the run folder).
 """
 
 
+_WATCH_HELP = """Watch a running loop from another terminal, until it ends.
+
+Shows the iteration (N/MAX), how long it and the whole run have been going, the current tool,
+tokens, cost, commits, open plan tasks, and whether the loop waits for a usage window or an
+outage. Everything is read from the run's records. On a terminal one status block is redrawn;
+piped or redirected, one timestamped line is printed per change. A finished run is shown once.
+"""
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``runs`` and ``report``."""
+    """Add ``runs``, ``report`` and ``watch``."""
+
+    @app.command("watch", help=_WATCH_HELP)
+    def watch_cmd(
+        directory: Path = typer.Argument(Path("."), help="Project directory."),
+        run: str = typer.Option(None, "--run", help="Run id or folder (default: the newest)."),
+        interval: float = typer.Option(0.5, "--interval", min=0.05, help="Seconds per poll."),
+    ) -> None:
+        from forgeflare.report._collect import find_run
+        from forgeflare.report._watch import watch
+
+        if not directory.is_dir():
+            raise ConfigError(f"{directory}: not a directory")
+        watch(find_run(directory, run, os.environ), interval=interval)
 
     @app.command("runs", help=_RUNS_HELP)
     def runs_cmd(

@@ -1,0 +1,251 @@
+"""``forgeflare watch``: a live view of a running loop, from another terminal.
+
+Everything comes from the run's records: ``run.json`` (settings, finished iterations, totals),
+``events.jsonl`` (iteration starts, waits, the finish) and the newest iteration log (the current
+tool). The view is a pure function of a :class:`WatchState` folded from those; the shell polls
+the files, redraws one status block on a terminal, and prints a plain line per change when its
+output is a pipe or a file. It ends when the run does.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+from forgeflare.report._digest import iteration_rows, parse_time
+from forgeflare.report._text import format_cost, format_duration
+
+__all__ = [
+    "WatchState",
+    "current_tool",
+    "fold_events",
+    "render_line",
+    "render_status",
+    "state_from_run",
+    "watch",
+]
+
+_TOOL_LINE = re.compile(r"^(?:\S+ )?(?:\[tool\] (\w+): ?(.*)|▸ (\S+)\s+(.*))$")
+
+
+@dataclass(frozen=True)
+class WatchState:
+    """What the view shows."""
+
+    run_id: str = "?"
+    mode: str = "?"
+    started_at: datetime | None = None
+    max_iterations: int = 0
+    iteration: int = 0
+    iteration_started_at: datetime | None = None
+    iterations_done: int = 0
+    tokens: int = 0
+    cost_usd: float | None = None
+    commits: int = 0
+    open_tasks: int | None = None
+    waiting_until: str | None = None
+    waiting_kind: str | None = None
+    tool: str | None = None
+    finished: str | None = None
+    last_outcome: str | None = None
+    outcomes: tuple[str, ...] = field(default_factory=tuple)
+
+
+def state_from_run(run: Mapping[str, Any]) -> WatchState:
+    """The state ``run.json`` gives (finished iterations and settings)."""
+    rows = iteration_rows(run)
+    costs = [r.cost_usd for r in rows if r.cost_usd is not None]
+    unchecked = [
+        r["plan_unchecked"]
+        for r in run.get("iterations") or []
+        if isinstance(r, Mapping) and isinstance(r.get("plan_unchecked"), int)
+    ]
+    current = run.get("current") if isinstance(run.get("current"), Mapping) else None
+    return WatchState(
+        run_id=str(run.get("run_id", "?")),
+        mode=str(run.get("mode", "?")),
+        started_at=parse_time(run.get("started_at")),
+        max_iterations=int(run.get("max_iterations") or 0),
+        iteration=int(current.get("number", 0)) if current else (rows[-1].number if rows else 0),
+        iteration_started_at=parse_time(current.get("started_at")) if current else None,
+        iterations_done=len(rows),
+        tokens=sum(r.total_tokens for r in rows),
+        cost_usd=sum(costs) if costs else None,
+        commits=sum(r.commits for r in rows),
+        open_tasks=unchecked[-1] if unchecked else None,
+        finished=run.get("finish_type") if run.get("finished_at") else None,
+        last_outcome=rows[-1].outcome if rows else None,
+        outcomes=tuple(r.outcome for r in rows),
+    )
+
+
+def fold_events(state: WatchState, events: Iterable[Mapping[str, Any]]) -> WatchState:
+    """Apply ``events.jsonl`` rows newer than what ``run.json`` said."""
+    for event in events:
+        kind = event.get("event")
+        if kind == "iteration_started":
+            number = int(event.get("number") or 0)
+            if number >= state.iteration:
+                state = replace(
+                    state,
+                    iteration=number,
+                    iteration_started_at=parse_time(event.get("ts")),
+                    tool=None,
+                    waiting_until=None,
+                    waiting_kind=None,
+                )
+        elif kind in ("wait_started", "wait"):
+            state = replace(
+                state,
+                waiting_until=event.get("until"),
+                waiting_kind=str(event.get("kind", "wait")),
+            )
+        elif kind == "wait_ended":
+            state = replace(state, waiting_until=None, waiting_kind=None)
+        elif kind == "run_finished":
+            state = replace(state, finished=str(event.get("finish_type", "finished")))
+    return state
+
+
+def current_tool(log_tail: str) -> str | None:
+    """The last tool call shown in an iteration log (``[tool] Bash: …`` or ``▸ Bash  …``)."""
+    for line in reversed(log_tail.splitlines()):
+        m = _TOOL_LINE.match(line.strip())
+        if m:
+            name = m.group(1) or m.group(3)
+            arg = (m.group(2) or m.group(4) or "").strip()
+            return f"{name} {arg}".strip()[:80]
+    return None
+
+
+def render_status(state: WatchState, now: datetime) -> str:
+    """The status block (several short lines), for a terminal or a log."""
+    limit = f"/{state.max_iterations}" if state.max_iterations else ""
+    total = format_duration((now - state.started_at).total_seconds()) if state.started_at else "?"
+    head = f"run {state.run_id} ({state.mode})  iteration {state.iteration}{limit}  total {total}"
+    if state.finished:
+        status = f"finished: {state.finished}"
+    elif state.waiting_kind:
+        until = f" until {state.waiting_until}" if state.waiting_until else ""
+        status = f"waiting ({state.waiting_kind}){until}"
+    elif state.iteration_started_at is not None:
+        elapsed = format_duration((now - state.iteration_started_at).total_seconds())
+        status = f"iteration running {elapsed}" + (f" · {state.tool}" if state.tool else "")
+    else:
+        status = "starting"
+    tasks = f" · open tasks {state.open_tasks}" if state.open_tasks is not None else ""
+    figures = (
+        f"tokens {state.tokens} · {format_cost(state.cost_usd)} · commits {state.commits}{tasks}"
+    )
+    return "\n".join([head, status, figures])
+
+
+def render_line(state: WatchState) -> str:
+    """One plain line for a pipe or a log: no clock-driven parts, so it changes only on news."""
+    limit = f"/{state.max_iterations}" if state.max_iterations else ""
+    if state.finished:
+        status = f"finished: {state.finished}"
+    elif state.waiting_kind:
+        status = f"waiting ({state.waiting_kind})" + (
+            f" until {state.waiting_until}" if state.waiting_until else ""
+        )
+    else:
+        status = "running" + (f" · {state.tool}" if state.tool else "")
+    tasks = f" · open tasks {state.open_tasks}" if state.open_tasks is not None else ""
+    return (
+        f"iteration {state.iteration}{limit} · {status} · tokens {state.tokens} · "
+        f"{format_cost(state.cost_usd)} · commits {state.commits}{tasks}"
+    )
+
+
+def _read_events(path: Path, offset: int) -> tuple[list[dict[str, Any]], int]:
+    try:
+        with path.open("rb") as fh:
+            fh.seek(offset)
+            data = fh.read()
+    except OSError:
+        return [], offset
+    end = data.rfind(b"\n") + 1  # only whole lines
+    events = []
+    for line in data[:end].splitlines():
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            events.append(value)
+    return events, offset + end
+
+
+def _log_tail(run_dir: Path, size: int = 8192) -> str:
+    logs = sorted(run_dir.glob("iteration-*.log"), key=lambda p: p.stat().st_mtime_ns)
+    if not logs:
+        return ""
+    try:
+        with logs[-1].open("rb") as fh:
+            fh.seek(max(0, logs[-1].stat().st_size - size))
+            return fh.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def snapshot(run_dir: Path, events: list[dict[str, Any]]) -> WatchState:
+    """The state now: run.json, then the events, then the newest log's tool."""
+    try:
+        run = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        run = {}
+    state = fold_events(state_from_run(run), events)
+    if not state.finished:
+        state = replace(state, tool=current_tool(_log_tail(run_dir)))
+    return state
+
+
+def watch(
+    run_dir: Path,
+    *,
+    out: TextIO | None = None,
+    live: bool | None = None,
+    interval: float = 0.5,
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+) -> WatchState:
+    """Show ``run_dir`` until its run finishes; returns the last state."""
+    out = out or sys.stdout
+    live = out.isatty() if live is None else live
+    events: list[dict[str, Any]] = []
+    offset = 0
+    last_plain = ""
+    if live:
+        from rich.console import Console
+        from rich.live import Live
+        from rich.text import Text
+
+        console = Console(file=out)
+        with Live(console=console, refresh_per_second=4, transient=False) as view:
+            while True:
+                new, offset = _read_events(run_dir / "events.jsonl", offset)
+                events += new
+                state = snapshot(run_dir, events)
+                view.update(Text(render_status(state, clock())))
+                if state.finished:
+                    return state
+                time.sleep(interval)
+    while True:
+        new, offset = _read_events(run_dir / "events.jsonl", offset)
+        events += new
+        state = snapshot(run_dir, events)
+        line = render_line(state)
+        if line != last_plain:
+            stamp = clock().strftime("%Y-%m-%dT%H:%M:%SZ")
+            print(f"{stamp} {line}", file=out, flush=True)
+            last_plain = line
+        if state.finished:
+            return state
+        time.sleep(interval)

@@ -1,0 +1,91 @@
+"""``forgeflare watch`` against a live loop: piped (plain lines) and in a pseudo-terminal."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from supervisor_agents.project import Project, base_env, wait_for
+
+# Waits for the test's go-ahead file: the loop is live, mid-iteration, while the test watches.
+AGENT = (
+    'sh -c \'echo "[tool] Bash: waiting for go"; '
+    'while [ ! -e "$FRESHER_PROJECT_DIR/go" ]; do sleep 0.02; done\''
+)
+
+
+def start_loop(project: Project) -> subprocess.Popen[str]:
+    proc = project.popen("--agent-cmd", AGENT, "--max-iterations", "2", "--mode", "planning")
+    wait_for(lambda: any((d / "run.json").exists() for d in project.run_dirs()))
+    return proc
+
+
+def watch_argv(project: Project) -> list[str]:
+    return [sys.executable, "-m", "forgeflare", "watch", str(project.dir), "--interval", "0.05"]
+
+
+def test_watch_piped_follows_a_live_loop(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    loop = start_loop(project)
+    watcher = subprocess.Popen(
+        watch_argv(project), stdout=subprocess.PIPE, text=True, env=base_env()
+    )
+    assert watcher.stdout is not None
+    lines = []
+    for line in watcher.stdout:
+        lines.append(line)
+        if "running · Bash waiting for go" in line:
+            break
+    assert lines[-1].split(" ", 1)[1].startswith("iteration 1/2 · running · Bash waiting for go")
+    (project.dir / "go").touch()
+    rest = watcher.stdout.read()
+    assert watcher.wait(timeout=30) == 0
+    assert loop.wait(timeout=30) == 10
+    assert (
+        rest.strip()
+        .splitlines()[-1]
+        .endswith("finished: max_iterations · tokens 0 · cost unknown · commits 0")
+    )
+    # one timestamped line per change, no terminal control codes
+    assert all(line[:4].isdigit() for line in (lines + rest.splitlines()) if line.strip())
+    assert "\x1b[" not in rest
+
+
+def test_watch_in_a_terminal_redraws_until_the_end(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    loop = start_loop(project)
+    leader, follower = pty.openpty()
+    watcher = subprocess.Popen(
+        watch_argv(project), stdout=follower, stderr=follower, env={**base_env(), "TERM": "xterm"}
+    )
+    os.close(follower)
+    seen = b""
+    deadline = time.monotonic() + 30
+    went = False
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([leader], [], [], 0.1)
+        if ready:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+        if not went and b"waiting for go" in seen:
+            (project.dir / "go").touch()
+            went = True
+        if watcher.poll() is not None and not ready:
+            break
+    os.close(leader)
+    assert watcher.wait(timeout=30) == 0
+    assert loop.wait(timeout=30) == 10
+    text = seen.decode("utf-8", "replace")
+    assert went
+    assert "iteration 1/2" in text
+    assert "finished: max_iterations" in text
