@@ -34,6 +34,7 @@ _COMMANDS: dict[str, str] = {
     "runs": "forgeflare.report._cli",
     "report": "forgeflare.report._cli",
     "watch": "forgeflare.report._cli",
+    "fleet": "forgeflare.fleet._cli",
 }
 
 

@@ -1,0 +1,185 @@
+"""``FLEET.toml``: many loops, validated like every config (one line per error).
+
+A fleet file has one ``[fleet]`` table (name, how many loops at once, one budget, the landing
+gate) and a ``[[loop]]`` table per loop (name, repository, base branch, mode, task, limits,
+backend). Every mistake is one :class:`FleetConfigError` naming the file, the loop and the key.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from forgeflare._errors import ConfigError
+
+__all__ = ["FleetConfigError", "FleetFile", "FleetLoop", "FleetSettings", "load_fleet_file"]
+
+_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$")
+_UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, None: 1}
+
+
+class FleetConfigError(ConfigError):
+    """The fleet file is malformed: TOML syntax, a missing or unknown key, a bad value."""
+
+
+def duration_seconds(value: str | float) -> float:
+    """``90s``, ``15m``, ``2h``, ``1d`` or plain seconds."""
+    if isinstance(value, int | float):
+        return float(value)
+    m = _DURATION.match(value.strip())
+    if m is None:
+        raise ValueError(f"{value!r} is not a duration (90s, 15m, 2h, 1d)")
+    return float(m.group(1)) * _UNITS[m.group(2)]
+
+
+class _Table(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+
+class FleetSettings(_Table):
+    """``[fleet]``: settings for all loops together."""
+
+    name: str
+    """The fleet's name: branches are ``forgeflare/<fleet>/<loop>``. Lower case, digits, -."""
+    parallel: int = Field(default=1, ge=1, le=64)
+    """How many loops run at once."""
+    max_cost: float | None = Field(default=None, ge=0)
+    """USD for all loops together; when spent, the remaining loops stop (finish budget)."""
+    gate: str = ""
+    """A command that must pass in a loop's worktree before it lands (e.g. ``make test``)."""
+    land: Literal["merge", "pr", "none"] = "merge"
+    """``merge``: rebase and fast-forward the base branch; ``pr``: push and open a pull request
+    with ``gh``; ``none``: leave each loop's branch."""
+    image: str = "ghcr.io/your-org/forgeflare:latest"
+    """Container image for ``fleet k8s`` (built from the generated Containerfile)."""
+    secret: str = ""
+    """Kubernetes Secret with the API key and git credentials (default ``forgeflare-<name>``)."""
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not _NAME.match(value):
+            raise ValueError("lower-case letters, digits and '-', at most 40, e.g. 'night'")
+        return value
+
+
+class FleetLoop(_Table):
+    """One ``[[loop]]``: a ``forgeflare loop`` in its own worktree and branch."""
+
+    name: str
+    """The loop's name (unique in the fleet): lower-case letters, digits and '-'."""
+    repo: str = "."
+    """A local path (relative to the fleet file) or a git URL, which is cloned."""
+    base: str = "main"
+    """The branch the loop starts from and lands into."""
+    mode: Literal["planning", "building"] = "building"
+    """Loop mode."""
+    prompt: str = Field(min_length=1)
+    """The task: put first in the agent's first message of every iteration."""
+    plan: str = ""
+    """This loop's plan file (building mode completes when its boxes are checked). Empty:
+    completion by convergence signal (``<loop-done>COMPLETE</loop-done>``)."""
+    max_iterations: int = Field(default=10, ge=0)
+    """Iteration limit of this loop (0 = unlimited)."""
+    max_runtime: str = "4h"
+    """Wall-clock limit of this loop (``90s``, ``15m``, ``2h``)."""
+    max_cost: float | None = Field(default=None, ge=0)
+    """USD for this loop alone."""
+    backend: Literal["forgeflare", "claude", "codex", "command"] = "forgeflare"
+    """The agent backend."""
+    model: str = ""
+    """Model for the agent (empty: the backend's default)."""
+    agent_command: str = ""
+    """The command for backend ``command``."""
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not _NAME.match(value):
+            raise ValueError("lower-case letters, digits and '-', at most 40, e.g. 'parser'")
+        return value
+
+    @field_validator("max_runtime")
+    @classmethod
+    def _runtime(cls, value: str) -> str:
+        duration_seconds(value)
+        return value
+
+    @property
+    def runtime_seconds(self) -> float:
+        return duration_seconds(self.max_runtime)
+
+
+class FleetFile(_Table):
+    """The whole fleet file."""
+
+    fleet: FleetSettings
+    loop: list[FleetLoop] = Field(min_length=1)
+
+    def branch(self, loop: FleetLoop) -> str:
+        """The loop's branch: ``forgeflare/<fleet>/<loop>``."""
+        return f"forgeflare/{self.fleet.name}/{loop.name}"
+
+    @property
+    def secret_name(self) -> str:
+        return self.fleet.secret or f"forgeflare-{self.fleet.name}"
+
+
+def _where(path: Path, data: dict[str, Any], loc: tuple[int | str, ...]) -> str:
+    if loc and loc[0] == "loop" and len(loc) > 1 and isinstance(loc[1], int):
+        loops = data.get("loop") or []
+        name = loops[loc[1]].get("name") if loc[1] < len(loops) else None
+        where = f"loop[{loc[1]}]" + (f" ({name})" if isinstance(name, str) else "")
+        rest = ".".join(str(p) for p in loc[2:])
+        return f"{path}: {where}" + (f": {rest}" if rest else "")
+    return f"{path}: " + ".".join(str(p) for p in loc)
+
+
+def _problem(err: Any) -> str:
+    kind = err["type"]
+    if kind == "missing":
+        return "missing"
+    if kind == "extra_forbidden":
+        return "unknown key"
+    if kind == "value_error":
+        return str(err["msg"]).removeprefix("Value error, ")
+    return str(err["msg"]).lower()
+
+
+def parse_fleet_text(text: str, path: Path) -> FleetFile:
+    """Parse and validate a fleet file's text; ``path`` names it in errors."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise FleetConfigError(f"{path}: not valid TOML: {exc}") from exc
+    try:
+        fleet = FleetFile.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise FleetConfigError(f"{_where(path, data, err['loc'])}: {_problem(err)}") from exc
+    names = [loop.name for loop in fleet.loop]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise FleetConfigError(f"{path}: loop name {dupes[0]!r} is used twice")
+    for index, loop in enumerate(fleet.loop):
+        if loop.backend == "command" and not loop.agent_command:
+            raise FleetConfigError(
+                f"{path}: loop[{index}] ({loop.name}): backend 'command' needs agent_command"
+            )
+    return fleet
+
+
+def load_fleet_file(path: Path) -> FleetFile:
+    """Read and validate ``path``."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise FleetConfigError(f"{path}: no such fleet file") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise FleetConfigError(f"{path}: cannot read: {exc}") from exc
+    return parse_fleet_text(text, path)

@@ -1,0 +1,123 @@
+"""Fleet files (one-line errors) and the Kubernetes manifests they become."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from forgeflare.fleet import FleetConfigError, k8s_documents, parse_fleet_text, pod_failure_policy
+from forgeflare.supervisor._finish import FINISH_EXIT_CODES, FinishType
+
+FLEET = """
+[fleet]
+name = "night"
+parallel = 2
+max_cost = 50
+gate = "make test"
+
+[[loop]]
+name = "parser"
+repo = "https://example.invalid/org/repo.git"
+base = "main"
+prompt = "Implement specs/parser.md; check off its tasks in IMPLEMENTATION_PLAN.md."
+max_iterations = 10
+max_runtime = "2h"
+
+[[loop]]
+name = "docs"
+prompt = "Write the docs."
+max_runtime = "30m"
+backend = "claude"
+"""
+
+CODES = {str(k): v for k, v in FINISH_EXIT_CODES.items()}
+
+
+def test_valid_fleet() -> None:
+    fleet = parse_fleet_text(FLEET, Path("FLEET.toml"))
+    assert fleet.fleet.parallel == 2
+    assert [loop.name for loop in fleet.loop] == ["parser", "docs"]
+    assert fleet.branch(fleet.loop[0]) == "forgeflare/night/parser"
+    assert fleet.loop[1].runtime_seconds == 1800
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (("max_iterations = 10", "max_iterations = -1"), "loop[0] (parser): max_iterations:"),
+        (("max_iterations = 10", "maxiterations = 10"), "loop[0] (parser): maxiterations: unknown"),
+        (('name = "docs"', 'name = "parser"'), "loop name 'parser' is used twice"),
+        (('max_runtime = "30m"', 'max_runtime = "soon"'), "'soon' is not a duration"),
+        (('name = "night"', 'name = "Night Shift"'), "fleet.name: lower-case letters"),
+        (('prompt = "Write the docs."', ""), "loop[1] (docs): prompt: missing"),
+        (("[fleet]", "[fleet"), "not valid TOML"),
+    ],
+)
+def test_one_line_errors(edit: tuple[str, str], message: str) -> None:
+    with pytest.raises(FleetConfigError) as info:
+        parse_fleet_text(FLEET.replace(*edit), Path("FLEET.toml"))
+    text = str(info.value)
+    assert message in text
+    assert text.startswith("FLEET.toml")
+    assert "\n" not in text
+
+
+def test_exit_code_mapping_follows_the_finish_table() -> None:
+    rules = pod_failure_policy(CODES)["rules"]
+    assert rules[0] == {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}
+    fail_now = set(rules[1]["onExitCodes"]["values"])
+    assert 2 in fail_now  # bad configuration
+    assert FINISH_EXIT_CODES[FinishType.HOOK_ABORT] in fail_now
+    assert FINISH_EXIT_CODES[FinishType.COMPLETE] not in fail_now
+    assert FINISH_EXIT_CODES[FinishType.ERROR] not in fail_now  # retried (outages, crashes)
+    assert 1 not in fail_now
+    for finish, code in FINISH_EXIT_CODES.items():
+        if finish not in (FinishType.COMPLETE, FinishType.ERROR):
+            assert code in fail_now, finish
+
+
+def test_manifests_pass_the_kubernetes_schemas() -> None:
+    kv = pytest.importorskip("kubernetes_validate", reason="kubernetes-validate is a dev extra")
+    fleet = parse_fleet_text(FLEET, Path("FLEET.toml"))
+    docs = k8s_documents(fleet, CODES)
+    for doc in docs.values():
+        kv.validate(doc, kv.latest_version(), strict=True)
+    job = docs["job.yaml"]["spec"]
+    assert job["completionMode"] == "Indexed"
+    assert (job["completions"], job["parallelism"]) == (2, 2)
+    assert job["template"]["spec"]["activeDeadlineSeconds"] == 7200 + 900
+    container = job["template"]["spec"]["containers"][0]
+    assert container["envFrom"] == [{"secretRef": {"name": "forgeflare-night"}}]
+    assert not any("API_KEY" in str(env) for env in container.get("env", []))
+    assert "BRANCH=forgeflare/night/docs" in docs["configmap.yaml"]["data"]["loop-1.env"]
+
+
+def test_cli_writes_and_lists_the_files(tmp_path: Path) -> None:
+    (tmp_path / "FLEET.toml").write_text(FLEET)
+    done = subprocess.run(
+        [sys.executable, "-m", "forgeflare", "fleet", "k8s", "FLEET.toml", "--out", "out"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert sorted(done.stdout.split()) == sorted(
+        ["wrote"] * 4
+        + [f"out/{n}" for n in ("configmap.yaml", "job.yaml", "Containerfile", "README.md")]
+    )
+    job = yaml.safe_load((tmp_path / "out" / "job.yaml").read_text())
+    assert job["kind"] == "Job"
+    bad = subprocess.run(
+        [sys.executable, "-m", "forgeflare", "fleet", "k8s", "missing.toml"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert bad.returncode == 2
+    assert "missing.toml: no such fleet file" in bad.stderr
