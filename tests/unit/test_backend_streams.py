@@ -1,0 +1,218 @@
+"""Claude Code and Codex output read into display lines and iteration reports (pure)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from forgeflare.supervisor.backends._claude import ClaudeStreamReader, tool_line
+from forgeflare.supervisor.backends._codex import CodexStreamReader
+
+
+def j(obj: dict[str, Any]) -> str:
+    return json.dumps(obj)
+
+
+INIT = j({"type": "system", "subtype": "init", "session_id": "s-1", "model": "claude-sonnet-4-5"})
+TEXT = j(
+    {
+        "type": "assistant",
+        "message": {"id": "m1", "content": [{"type": "text", "text": "Running the tests."}]},
+    }
+)
+TOOL = j(
+    {
+        "type": "assistant",
+        "message": {
+            "id": "m1",
+            "content": [{"type": "tool_use", "name": "Bash", "input": {"command": "pytest -q"}}],
+        },
+    }
+)
+RESULT = j(
+    {
+        "type": "result",
+        "subtype": "success",
+        "is_error": False,
+        "num_turns": 3,
+        "result": "All green.",
+        "session_id": "s-1",
+        "total_cost_usd": 0.0123,
+        "usage": {
+            "input_tokens": 1200,
+            "output_tokens": 340,
+            "cache_read_input_tokens": 20000,
+            "cache_creation_input_tokens": 1000,
+        },
+    }
+)
+
+
+def read(lines: list[str]) -> tuple[ClaudeStreamReader, list[str]]:
+    reader = ClaudeStreamReader()
+    shown: list[str] = []
+    for line in lines:
+        shown += reader.feed(line)
+    return reader, shown
+
+
+def test_claude_success() -> None:
+    reader, shown = read([INIT, TEXT, TOOL, RESULT])
+    report = reader.report()
+    assert report["outcome"] == "ok"
+    assert report["tokens"] == {
+        "input": 1200,
+        "output": 340,
+        "cache_read": 20000,
+        "cache_write": 1000,
+    }
+    assert report["cost_usd"] == 0.0123
+    assert report["turns"] == 3
+    assert report["session_id"] == "s-1"
+    assert report["model"] == "claude-sonnet-4-5"
+    assert report["final_text"] == "All green."
+    assert "▸ Bash  pytest -q" in shown
+    assert "Running the tests." in shown
+    assert not any(line.lstrip().startswith("{") for line in shown)
+    assert shown[-1].startswith("■ ok · 3 turns")
+    assert "$0.0123" in shown[-1]
+
+
+def test_claude_usage_limit() -> None:
+    limit = j(
+        {
+            "type": "rate_limit_event",
+            "rate_limit_info": {
+                "status": "rejected",
+                "resetsAt": 1764000000,
+                "rateLimitType": "five_hour",
+            },
+        }
+    )
+    synthetic = j(
+        {
+            "type": "assistant",
+            "error": "rate_limit",
+            "message": {
+                "id": "x",
+                "model": "<synthetic>",
+                "content": [{"type": "text", "text": "Claude AI usage limit reached"}],
+            },
+        }
+    )
+    result = j(
+        {
+            "type": "result",
+            "subtype": "success",
+            "is_error": True,
+            "api_error_status": 429,
+            "num_turns": 1,
+            "result": "Claude AI usage limit reached",
+        }
+    )
+    reader, _ = read([INIT, limit, synthetic, result])
+    report = reader.report()
+    assert report["outcome"] == "rate_limited"
+    assert report["resets_at"] == "2025-11-24T16:00:00Z"
+
+
+def test_claude_allowed_rate_limit_state_is_not_a_limit() -> None:
+    allowed = j({"type": "rate_limit_event", "rate_limit_info": {"status": "allowed_warning"}})
+    reader, _ = read([INIT, allowed, RESULT])
+    assert reader.report()["outcome"] == "ok"
+    assert reader.report()["resets_at"] is None
+
+
+def test_claude_api_errors_and_missing_result() -> None:
+    def result(status: int) -> str:
+        return j(
+            {"type": "result", "subtype": "success", "is_error": True, "api_error_status": status}
+        )
+
+    assert read([INIT, result(529)])[0].outcome() == ("api_error", True)
+    assert read([INIT, result(401)])[0].outcome() == ("api_error", False)
+    assert read([INIT, TEXT])[0].outcome() == ("agent_error", False)
+    failed = j({"type": "result", "subtype": "error_during_execution", "is_error": True})
+    assert read([INIT, failed])[0].outcome() == ("agent_error", False)
+
+
+def test_claude_broken_and_unknown_lines_are_not_fatal() -> None:
+    broken = '{"type":"assistant","message":{"content":[{"type":"text","text":"a{"type":"user"'
+    reader, shown = read([INIT, broken, j({"type": "new_kind"}), "[1, 2]", RESULT])
+    assert broken in shown
+    assert reader.not_json_lines == 2
+    assert reader.unknown_lines == 1
+    assert reader.report()["outcome"] == "ok"
+
+
+@given(st.lists(st.text(max_size=40), max_size=20))
+def test_claude_reader_never_raises(lines: list[str]) -> None:
+    reader, _ = read(lines)
+    assert reader.report()["outcome"] in {"ok", "agent_error", "api_error", "rate_limited"}
+
+
+def test_tool_line_shortens() -> None:
+    assert tool_line("Read", {"file_path": "a.py"}) == "▸ Read  a.py"
+    assert tool_line("Bash", {"command": "x" * 200}, width=10) == "▸ Bash  xxxxxxxxx…"
+    assert tool_line("Todo", {"items": [1]}) == '▸ Todo  {"items": [1]}'
+
+
+CODEX = [
+    j({"type": "thread.started", "thread_id": "t-9"}),
+    j({"type": "turn.started"}),
+    j({"type": "item.completed", "item": {"id": "i0", "type": "reasoning", "text": "thinking"}}),
+    j(
+        {
+            "type": "item.started",
+            "item": {"id": "i1", "type": "command_execution", "command": "bash -lc ls"},
+        }
+    ),
+    j(
+        {
+            "type": "item.completed",
+            "item": {"id": "i1", "type": "command_execution", "exit_code": 0},
+        }
+    ),
+    j({"type": "item.completed", "item": {"id": "i2", "type": "agent_message", "text": "Done."}}),
+    j(
+        {
+            "type": "turn.completed",
+            "usage": {"input_tokens": 24763, "cached_input_tokens": 24448, "output_tokens": 122},
+        }
+    ),
+]
+
+
+def test_codex_tokens_subtract_cached_input() -> None:
+    reader = CodexStreamReader()
+    shown = [line for raw in CODEX for line in reader.feed(raw)]
+    report = reader.report()
+    assert report["outcome"] == "ok"
+    assert report["tokens"] == {"input": 315, "output": 122, "cache_read": 24448, "cache_write": 0}
+    assert report["session_id"] == "t-9"
+    assert report["final_text"] == "Done."
+    assert "▸ Bash  bash -lc ls" in shown
+
+
+def test_codex_failures() -> None:
+    def outcome(*lines: str) -> tuple[str, bool]:
+        reader = CodexStreamReader()
+        for line in lines:
+            reader.feed(line)
+        return reader.outcome()
+
+    start = CODEX[0]
+    failed = j(
+        {"type": "turn.failed", "error": {"message": "exceeded retry limit, last status: 429"}}
+    )
+    assert outcome(start, failed) == ("rate_limited", False)
+    overloaded = j({"type": "turn.failed", "error": {"message": "stream disconnected: 503"}})
+    assert outcome(start, overloaded) == ("api_error", True)
+    assert outcome(start) == ("agent_error", False)
+    assert outcome(start, "not json", j({"type": "error", "message": "boom"})) == (
+        "agent_error",
+        False,
+    )
