@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -51,4 +52,111 @@ def register(app: typer.Typer) -> None:
         for name in files:
             typer.echo(f"wrote {out / name}")
 
+    @fleet.command("run", help=_RUN_HELP)
+    def run_cmd(
+        fleet_file: Path = typer.Argument(..., help="The fleet file."),
+        resume: bool = typer.Option(
+            False, "--resume", help="Continue a fleet whose supervisor died (ends what it left)."
+        ),
+    ) -> None:
+        import functools
+
+        import trio
+
+        from forgeflare.fleet._config import load_fleet_file
+        from forgeflare.fleet._run import FleetOptions, run_fleet
+
+        spec = load_fleet_file(fleet_file)
+        opts = FleetOptions(fleet_file=fleet_file, fleet=spec, resume=resume, log=_log)
+        record = trio.run(functools.partial(run_fleet, opts))
+        for line in _status_lines(record):
+            typer.echo(line)
+        bad = [loop for loop in record.loops if loop.status not in ("landed", "not_landed")]
+        raise typer.Exit(1 if bad else 0)
+
+    @fleet.command("status", help="Show each loop of a fleet: status, runs, spend, landing.")
+    def status_cmd(fleet_file: Path = typer.Argument(..., help="The fleet file.")) -> None:
+        record = _record(fleet_file)
+        for line in _status_lines(record):
+            typer.echo(line)
+
+    @fleet.command("stop", help="Stop a running fleet: each loop ends after its iteration.")
+    def stop_cmd(fleet_file: Path = typer.Argument(..., help="The fleet file.")) -> None:
+        from forgeflare.supervisor._stop import request_stop
+
+        record = _record(fleet_file)
+        asked = 0
+        for loop in record.loops:
+            if loop.status == "running" and loop.worktree:
+                request_stop(Path(loop.worktree))
+                asked += 1
+        (Path(record.fleet_file).parent / ".forgeflare-fleet" / record.name / "stop").touch()
+        typer.echo(f"asked {asked} running loop(s) to stop after their iteration")
+
+    @fleet.command("report", help="One digest of every loop of the fleet, and what landed.")
+    def report_cmd(fleet_file: Path = typer.Argument(..., help="The fleet file.")) -> None:
+        from forgeflare.report._collect import collect_digest, find_run
+        from forgeflare.report._text import render_text
+
+        record = _record(fleet_file)
+        for line in _status_lines(record):
+            typer.echo(line)
+        for loop in record.loops:
+            typer.echo(f"\n== {loop.name} ({loop.branch}) ==")
+            tree = Path(loop.worktree)
+            try:
+                run_dir = find_run(tree, None, {})
+            except ConfigError as exc:
+                typer.echo(f"no run: {exc}")
+                continue
+            typer.echo(render_text(collect_digest(tree, run_dir)), nl=False)
+
     app.add_typer(fleet, name="fleet")
+
+
+_RUN_HELP = """Run every loop of a fleet file, `parallel` at a time, each in its own worktree.
+
+Each loop is a normal `forgeflare loop` in a git worktree on the branch
+forgeflare/<fleet>/<loop>, with its own records. The fleet's max_cost is shared by all loops;
+a usage limit one loop reports makes the others wait too. A loop that finishes complete with
+commits is landed: rebased onto its base branch, the gate run, then fast-forwarded (never a
+force, never a loop that did not complete or made no commit). State is in
+.forgeflare-fleet/<name>/fleet.json beside the fleet file; after a crash, --resume ends what
+was left running and goes on. Exit 0 when every loop finished and landed (or land = none).
+"""
+
+
+def _log(line: str) -> None:
+    import sys
+    from datetime import UTC, datetime
+
+    stamp = datetime.now(UTC).strftime("%H:%M:%S")
+    print(f"{stamp} [fleet] {line}", file=sys.stderr, flush=True)
+
+
+def _record(fleet_file: Path) -> Any:
+    from forgeflare.fleet._config import load_fleet_file
+    from forgeflare.fleet._state import load_record, state_dir
+
+    spec = load_fleet_file(fleet_file)
+    record = load_record(state_dir(fleet_file, spec.fleet.name) / "fleet.json")
+    if record is None:
+        raise ConfigError(f"fleet {spec.fleet.name} has not run yet: forgeflare fleet run")
+    return record
+
+
+def _status_lines(record: Any) -> list[str]:
+    lines = [
+        f"fleet {record.name}: "
+        + ("running" if record.finished_at is None else f"finished {record.finished_at}")
+        + f" · spent ${record.spent_usd:.2f}"
+        + (" · budget spent" if record.budget_hit else "")
+    ]
+    for loop in record.loops:
+        cost = "cost unknown" if loop.cost_usd is None else f"${loop.cost_usd:.2f}"
+        lines.append(
+            f"  {loop.name:<16} {loop.status:<12} {loop.finish_type or '-':<14} "
+            f"{loop.commits} commits · {cost} · {len(loop.runs)} run(s)"
+            + (f" · {loop.reason}" if loop.reason else "")
+        )
+    return lines

@@ -1,0 +1,431 @@
+"""``forgeflare fleet run``: many ``forgeflare loop`` processes, each in its own worktree.
+
+The fleet supervisor is trio: a capacity limiter runs ``parallel`` loops at once; each loop is
+an ordinary ``forgeflare loop`` subprocess in a git worktree on its own branch, with its own
+records; a watcher task sums the spend of every loop against the fleet's ``max_cost`` and
+shares a usage limit one loop reports with all the others (``FORGEFLARE_WINDOW_FILE``). A loop
+that finishes ``complete`` with commits is landed (see ``_land``). Everything the fleet knows is
+in ``fleet.json``, replaced atomically on every change, so ``--resume`` after a ``kill -9``
+ends what the dead fleet left running and goes on where it stopped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from forgeflare._clock import utc_timestamp
+from forgeflare._errors import ConfigError
+from forgeflare.fleet._config import FleetFile, FleetLoop
+from forgeflare.fleet._land import land
+from forgeflare.fleet._state import FleetRecord, LoopRecord, load_record, save_record, state_dir
+
+__all__ = ["FleetOptions", "end_leftovers", "run_fleet"]
+
+WINDOW_ENV = "FORGEFLARE_WINDOW_FILE"
+
+
+def _process_started(pid: int) -> float | None:
+    """The start time of ``pid`` (psutil), or ``None`` when it does not run."""
+    import psutil
+
+    try:
+        proc = psutil.Process(pid)
+        if proc.status() == psutil.STATUS_ZOMBIE:
+            return None
+        return float(proc.create_time())
+    except (psutil.NoSuchProcess, psutil.AccessDenied):
+        return None
+
+
+def _alive(pid: int | None, started: float | None) -> bool:
+    if pid is None:
+        return False
+    now = _process_started(pid)
+    return now is not None and (started is None or abs(now - started) < 1.0)
+
+
+def end_leftovers(record: FleetRecord, grace: float) -> list[int]:
+    """End the loop processes a dead fleet supervisor left running (TERM, grace, KILL).
+
+    A loop ends its own agent and hooks on TERM and writes its records; KILL is the last resort.
+    Only processes whose start time matches the record are signalled (pids are reused).
+    """
+    import psutil
+
+    ended: list[int] = []
+    procs = []
+    for loop in record.loops:
+        if _alive(loop.pid, loop.pid_started):
+            assert loop.pid is not None
+            try:
+                proc = psutil.Process(loop.pid)
+                proc.send_signal(signal.SIGTERM)
+                procs.append(proc)
+            except psutil.NoSuchProcess:
+                continue
+    _, survivors = psutil.wait_procs(procs, timeout=grace)
+    for proc in survivors:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            proc.kill()
+    psutil.wait_procs(survivors, timeout=grace)
+    ended = [p.pid for p in procs]
+    return ended
+
+
+@dataclass
+class FleetOptions:
+    """How to run a fleet."""
+
+    fleet_file: Path
+    fleet: FleetFile
+    resume: bool = False
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    python: str = sys.executable
+    log: Callable[[str], None] = print
+    poll: float = 0.5
+    grace: float = 10.0
+    gate_timeout: float = 3600.0
+
+
+def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=300, check=False
+    )
+
+
+def _is_url(repo: str) -> bool:
+    return "://" in repo or repo.startswith("git@")
+
+
+def _repo_path(opts: FleetOptions, sdir: Path, loop: FleetLoop) -> Path:
+    """The loop's repository on this machine (a URL is cloned once into the state folder)."""
+    if not _is_url(loop.repo):
+        path = Path(loop.repo)
+        return (path if path.is_absolute() else opts.fleet_file.resolve().parent / path).resolve()
+    clone = sdir / "clones" / hashlib.sha256(loop.repo.encode()).hexdigest()[:12]
+    if not clone.is_dir():
+        done = _git(sdir, "clone", "--quiet", loop.repo, str(clone))
+        if done.returncode != 0:
+            raise ConfigError(f"loop {loop.name}: cannot clone {loop.repo}: {done.stderr.strip()}")
+    return clone
+
+
+def _prepare_worktree(repo: Path, tree: Path, branch: str, base: str) -> None:
+    if tree.is_dir() and (tree / ".git").exists():
+        return
+    if _git(repo, "rev-parse", "--verify", "--quiet", f"refs/heads/{base}").returncode != 0:
+        raise ConfigError(f"{repo}: no branch {base!r} to start from")
+    exists = _git(repo, "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}").returncode == 0
+    args = ["worktree", "add", "--quiet", str(tree)]
+    args += [branch] if exists else ["-b", branch, base]
+    done = _git(repo, *args)
+    if done.returncode != 0:
+        raise ConfigError(f"{repo}: cannot add a worktree for {branch}: {done.stderr.strip()}")
+
+
+def _newest_run(tree: Path) -> dict[str, Any] | None:
+    root = tree / ".fresher" / "runs"
+    if not root.is_dir():
+        return None
+    best: tuple[str, int, dict[str, Any]] | None = None
+    for entry in root.iterdir():
+        path = entry / "run.json"
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            key = (str(data.get("started_at", "")), path.stat().st_mtime_ns, data)
+        except (OSError, ValueError):
+            continue
+        if best is None or key[:2] > best[:2]:
+            best = key
+    return best[2] if best else None
+
+
+def _run_cost(run: Mapping[str, Any]) -> tuple[float | None, int, int]:
+    """(cost, tokens, commits) of one run record, old or new row format."""
+    totals = run.get("totals") if isinstance(run.get("totals"), Mapping) else {}
+    assert isinstance(totals, Mapping)
+    cost = totals.get("cost_usd")
+    costs = [r.get("cost_usd") for r in run.get("iterations") or [] if isinstance(r, Mapping)]
+    known = [c for c in costs if isinstance(c, int | float)]
+    if not isinstance(cost, int | float):
+        cost = sum(known) if known else None
+    tokens = 0
+    for row in run.get("iterations") or []:
+        t = row.get("tokens") if isinstance(row, Mapping) else None
+        tokens += (
+            sum(v for v in t.values() if isinstance(v, int))
+            if isinstance(t, Mapping)
+            else (t if isinstance(t, int) else 0)
+        )
+    commits = totals.get("commits") if isinstance(totals.get("commits"), int) else 0
+    assert isinstance(commits, int)
+    return (float(cost) if cost is not None else None), tokens, commits
+
+
+class _Fleet:
+    def __init__(self, opts: FleetOptions, record: FleetRecord, sdir: Path) -> None:
+        self.opts = opts
+        self.record = record
+        self.sdir = sdir
+        self.path = sdir / "fleet.json"
+        self.limiter = trio.CapacityLimiter(opts.fleet.fleet.parallel)
+        self.running: dict[str, trio.Process] = {}
+
+    def save(self) -> None:
+        save_record(self.path, self.record)
+
+    def spend(self) -> float:
+        total = 0.0
+        for loop in self.record.loops:
+            total += loop.cost_usd or 0.0
+        return total
+
+    def _refresh(self, loop: LoopRecord) -> None:
+        if not loop.worktree:
+            return
+        run = _newest_run(Path(loop.worktree))
+        if run is None:
+            return
+        run_id = str(run.get("run_id", ""))
+        if run_id and run_id not in loop.runs:
+            loop.runs.append(run_id)
+        cost, tokens, commits = _run_cost(run)
+        loop.cost_usd, loop.tokens, loop.commits = cost, tokens, commits
+        loop.finish_type = run.get("finish_type")
+
+    def _window(self) -> str | None:
+        """The latest usage-window reset a loop reported, if it lies ahead."""
+        now = datetime.now(UTC)
+        until: str | None = None
+        for loop in self.record.loops:
+            events = Path(loop.worktree) / ".fresher" / "runs" if loop.worktree else None
+            if events is None or not events.is_dir():
+                continue
+            for run_dir in events.iterdir():
+                try:
+                    lines = (run_dir / "events.jsonl").read_text(encoding="utf-8").splitlines()
+                except OSError:
+                    continue
+                for line in lines[-50:]:
+                    try:
+                        event = json.loads(line)
+                    except ValueError:
+                        continue
+                    if (
+                        event.get("event") in ("wait_started", "wait")
+                        and event.get("kind") == "limit_wait"
+                    ):
+                        value = event.get("until")
+                        if isinstance(value, str) and value > now.strftime("%Y-%m-%dT%H:%M:%SZ"):
+                            until = max(until or value, value)
+        return until
+
+    async def watch(self, done: trio.Event) -> None:
+        """Spend across loops against the budget; one loop's usage limit shared with all."""
+        max_cost = self.opts.fleet.fleet.max_cost
+        while not done.is_set():
+            for loop in self.record.loops:
+                if loop.status == "running":
+                    self._refresh(loop)
+            self.record.spent_usd = round(self.spend(), 6)
+            if max_cost and self.record.spent_usd >= max_cost and not self.record.budget_hit:
+                self.record.budget_hit = True
+                self.opts.log(f"fleet budget ${max_cost:g} spent: stopping the loops")
+                for proc in self.running.values():
+                    proc.send_signal(signal.SIGTERM)
+            window = self._window()
+            if window != self.record.window_until:
+                self.record.window_until = window
+                if window:
+                    (self.sdir / "window.json").write_text(json.dumps({"until": window}) + "\n")
+                    self.opts.log(f"usage limit reported: every loop waits until {window}")
+            self.save()
+            with trio.move_on_after(self.opts.poll):
+                await done.wait()
+
+    async def run_loop(self, spec: FleetLoop) -> None:
+        loop = self.record.loop(spec.name)
+        async with self.limiter:
+            if self.record.budget_hit:
+                loop.status, loop.reason = "stopped", "the fleet budget was spent first"
+                self.save()
+                return
+            await self._start_and_wait(spec, loop)
+        if loop.status == "finished":
+            await trio.to_thread.run_sync(self._land, spec, loop)
+        self.save()
+
+    def _argv(self, spec: FleetLoop, loop: LoopRecord, task: Path) -> list[str]:
+        argv = [self.opts.python, "-m", "forgeflare", "loop", "--dir", loop.worktree]
+        argv += ["--mode", spec.mode, "--max-iterations", str(spec.max_iterations)]
+        argv += ["--max-runtime", spec.max_runtime, "--task-file", str(task)]
+        max_cost = spec.max_cost
+        fleet_cost = self.opts.fleet.fleet.max_cost
+        if fleet_cost:
+            left = max(0.0, fleet_cost - self.spend())
+            max_cost = left if max_cost is None else min(max_cost, left)
+        if max_cost is not None:
+            argv += ["--max-cost", f"{max_cost:.6f}"]
+        if spec.backend != "forgeflare":
+            argv += ["--backend", spec.backend]
+        if spec.model:
+            argv += ["--model", spec.model]
+        if spec.agent_command:
+            argv += ["--agent-cmd", spec.agent_command]
+        return argv
+
+    async def _start_and_wait(self, spec: FleetLoop, loop: LoopRecord) -> None:
+        task = self.sdir / "tasks" / f"{spec.name}.md"
+        task.parent.mkdir(parents=True, exist_ok=True)
+        task.write_text(spec.prompt + "\n", encoding="utf-8")
+        env = dict(self.opts.env)
+        env[WINDOW_ENV] = str(self.sdir / "window.json")
+        for key in ("FRESHER_LOG_DIR", "FRESHER_PLAN_FILE", "FRESHER_MODE"):
+            env.pop(key, None)
+        if spec.plan:
+            env["FRESHER_PLAN_FILE"] = spec.plan
+        log_path = self.sdir / "logs" / f"{spec.name}.log"
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        self.opts.log(f"{spec.name}: starting in {loop.worktree}")
+        with log_path.open("ab") as log:
+            proc = await trio.lowlevel.open_process(
+                self._argv(spec, loop, task),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=env,
+                process_group=0,
+            )
+            self.running[spec.name] = proc
+            loop.status, loop.pid = "running", proc.pid
+            loop.pid_started = _process_started(proc.pid)
+            self.save()
+            try:
+                await proc.wait()
+            finally:
+                with trio.CancelScope(shield=True):
+                    if proc.returncode is None:
+                        proc.send_signal(signal.SIGTERM)
+                        with trio.move_on_after(self.opts.grace):
+                            await proc.wait()
+                        if proc.returncode is None:
+                            proc.kill()
+                            await proc.wait()
+                    self.running.pop(spec.name, None)
+        loop.exit_code = proc.returncode
+        loop.pid = loop.pid_started = None
+        self._refresh(loop)
+        if loop.finish_type is None:
+            loop.status, loop.reason = "failed", f"forgeflare loop exited {proc.returncode}"
+        else:
+            loop.status = "finished"
+        self.opts.log(f"{spec.name}: finished {loop.finish_type} (exit {proc.returncode})")
+
+    def _land(self, spec: FleetLoop, loop: LoopRecord) -> None:
+        fleet = self.opts.fleet
+        if fleet.fleet.land == "none" or loop.finish_type != "complete":
+            loop.status = "not_landed"
+            loop.reason = (
+                "land = none" if fleet.fleet.land == "none" else f"finished {loop.finish_type}"
+            )
+            return
+        repo = Path(loop.repo)
+        result = land(
+            repo=repo,
+            worktree=Path(loop.worktree),
+            branch=loop.branch,
+            base=spec.base,
+            gate=fleet.fleet.gate,
+            finish_type=loop.finish_type,
+            gate_timeout=self.opts.gate_timeout,
+        )
+        loop.land_status, loop.reason = result.status, result.reason
+        loop.status = {
+            "landed": "landed",
+            "conflict": "conflict",
+            "gate_failed": "gate_failed",
+            "base_dirty": "base_dirty",
+        }.get(result.status, "not_landed")  # type: ignore[assignment]
+        self.opts.log(f"{spec.name}: {result.status}: {result.reason}")
+
+
+def _new_record(opts: FleetOptions, sdir: Path) -> FleetRecord:
+    fleet = opts.fleet
+    loops = []
+    for spec in fleet.loop:
+        repo = _repo_path(opts, sdir, spec)
+        loops.append(
+            LoopRecord(
+                name=spec.name,
+                branch=fleet.branch(spec),
+                worktree=str(sdir / "worktrees" / spec.name),
+                repo=str(repo),
+            )
+        )
+    return FleetRecord(
+        name=fleet.fleet.name,
+        fleet_file=str(opts.fleet_file.resolve()),
+        started_at=utc_timestamp(),
+        loops=loops,
+    )
+
+
+async def run_fleet(opts: FleetOptions) -> FleetRecord:
+    """Run (or resume) the fleet until every loop has finished and landed or not."""
+    sdir = state_dir(opts.fleet_file, opts.fleet.fleet.name)
+    sdir.mkdir(parents=True, exist_ok=True)
+    path = sdir / "fleet.json"
+    old = load_record(path)
+    if old is not None and old.finished_at is None:
+        if _alive(old.pid, old.pid_started):
+            raise ConfigError(f"fleet {old.name} is still running, pid {old.pid}")
+        if not opts.resume:
+            raise ConfigError(
+                f"fleet {old.name} has an unfinished run (its supervisor died): "
+                "continue it with `forgeflare fleet run --resume`"
+            )
+        ended = end_leftovers(old, opts.grace)
+        if ended:
+            opts.log(f"ended {len(ended)} loop process(es) the dead fleet left running")
+        record = old
+        for loop in record.loops:
+            if loop.status == "running":
+                loop.status, loop.pid, loop.pid_started = "pending", None, None
+    else:
+        record = _new_record(opts, sdir)
+    record.pid = os.getpid()
+    record.pid_started = _process_started(os.getpid())
+    record.finished_at = None
+    fleet = _Fleet(opts, record, sdir)
+    for spec in opts.fleet.loop:
+        loop = record.loop(spec.name)
+        if loop.status == "pending":
+            await trio.to_thread.run_sync(
+                _prepare_worktree, Path(loop.repo), Path(loop.worktree), loop.branch, spec.base
+            )
+    fleet.save()
+    done = trio.Event()
+    async with trio.open_nursery() as outer:
+        outer.start_soon(fleet.watch, done)
+        async with trio.open_nursery() as nursery:
+            for spec in opts.fleet.loop:
+                if record.loop(spec.name).status == "pending":
+                    nursery.start_soon(fleet.run_loop, spec)
+        done.set()
+    record.spent_usd = round(fleet.spend(), 6)
+    record.finished_at = utc_timestamp()
+    fleet.save()
+    return record

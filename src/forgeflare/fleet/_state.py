@@ -1,0 +1,96 @@
+"""The fleet's own record: one JSON file per fleet, replaced atomically on every change.
+
+It lives beside the fleet file in ``.forgeflare-fleet/<name>/fleet.json`` with the fleet's
+worktrees and clones, and says for each loop where it runs, which runs it made, how it ended and
+whether it landed. The fleet supervisor's pid and start time make ``--resume`` refuse a live
+fleet and end what a killed one left running.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from forgeflare._errors import ConfigError
+from forgeflare._fsutil import atomic_write_text
+
+__all__ = ["FleetRecord", "LoopRecord", "LoopStatus", "load_record", "save_record", "state_dir"]
+
+LoopStatus = Literal[
+    "pending",
+    "running",
+    "finished",
+    "landed",
+    "conflict",
+    "gate_failed",
+    "base_dirty",
+    "not_landed",
+    "failed",
+    "stopped",
+]
+
+
+class LoopRecord(BaseModel):
+    """One loop of the fleet."""
+
+    name: str
+    status: LoopStatus = "pending"
+    branch: str = ""
+    worktree: str = ""
+    repo: str = ""
+    runs: list[str] = Field(default_factory=list)
+    """Run ids of this loop's ``forgeflare loop`` runs, oldest first."""
+    pid: int | None = None
+    pid_started: float | None = None
+    finish_type: str | None = None
+    exit_code: int | None = None
+    commits: int = 0
+    cost_usd: float | None = None
+    tokens: int = 0
+    land_status: str | None = None
+    reason: str = ""
+
+
+class FleetRecord(BaseModel):
+    """``fleet.json``."""
+
+    name: str
+    fleet_file: str
+    started_at: str
+    finished_at: str | None = None
+    pid: int | None = None
+    pid_started: float | None = None
+    loops: list[LoopRecord] = Field(default_factory=list)
+    spent_usd: float = 0.0
+    budget_hit: bool = False
+    window_until: str | None = None
+
+    def loop(self, name: str) -> LoopRecord:
+        return next(loop for loop in self.loops if loop.name == name)
+
+
+def state_dir(fleet_file: Path, name: str) -> Path:
+    """``.forgeflare-fleet/<name>/`` beside the fleet file."""
+    return fleet_file.resolve().parent / ".forgeflare-fleet" / name
+
+
+def load_record(path: Path) -> FleetRecord | None:
+    """The fleet record, or ``None`` when there is none yet."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the fleet record: {exc.strerror}") from exc
+    try:
+        return FleetRecord.model_validate(json.loads(text))
+    except (ValueError, ValidationError) as exc:
+        raise ConfigError(f"{path}: not a readable fleet record: {exc}") from exc
+
+
+def save_record(path: Path, record: FleetRecord) -> None:
+    """Replace ``fleet.json`` atomically."""
+    atomic_write_text(path, record.model_dump_json(indent=2) + "\n")

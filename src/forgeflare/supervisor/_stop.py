@@ -1,0 +1,36 @@
+"""``forgeflare stop``: ask a running loop to finish after its current iteration.
+
+A request is a small file, ``.fresher/stop-request``, written by ``forgeflare stop`` (or
+``forgeflare fleet stop``) from any terminal. The loop looks for it before each iteration and
+after each wait; it then runs ``finished`` and ends with finish type ``stopped`` (exit 18).
+A loop deletes a request left from earlier when it starts.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from forgeflare._clock import utc_timestamp
+from forgeflare._fsutil import atomic_write_text
+
+__all__ = ["STOP_RELPATH", "clear_stop", "request_stop", "stop_requested"]
+
+STOP_RELPATH = Path(".fresher") / "stop-request"
+
+
+def request_stop(project: Path) -> Path:
+    """Write the stop request into ``project``; returns its path."""
+    path = project / STOP_RELPATH
+    atomic_write_text(path, json.dumps({"requested_at": utc_timestamp()}) + "\n")
+    return path
+
+
+def stop_requested(project: Path) -> bool:
+    """Has someone asked this project's loop to stop?"""
+    return (project / STOP_RELPATH).exists()
+
+
+def clear_stop(project: Path) -> None:
+    """Forget a request (at the start of a loop, and once honoured)."""
+    (project / STOP_RELPATH).unlink(missing_ok=True)
