@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Callable, Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -27,6 +28,9 @@ from forgeflare.agent import (
     TextBlock,
     retry_delay,
 )
+from forgeflare.agent._client import parse_ratelimit_reset
+from forgeflare.agent._errors import UsageLimitError
+from forgeflare.agent._retry import usage_limit_wait
 
 # ---------------------------------------------------------------- retry_delay: the table
 
@@ -234,10 +238,40 @@ async def test_429_retry_after_zero_retries_immediately() -> None:
 
 
 async def test_retry_after_is_capped_at_60() -> None:
-    limited = respond(429, error_body("rate_limit_error", "x"), retry_after="600")
-    h = Harness([limited, respond(body=good_stream())])
+    busy = respond(503, error_body("overloaded_error", "x"), retry_after="600")
+    h = Harness([busy, respond(body=good_stream())])
     await h.send()
     assert h.delays == [60]
+
+
+async def test_a_long_429_is_a_usage_limit_not_retried() -> None:
+    limited = respond(429, error_body("rate_limit_error", "x"), retry_after="600")
+    h = Harness([limited, respond(body=good_stream())])
+    before = datetime.now(UTC)
+    with pytest.raises(UsageLimitError) as info:
+        await h.send()
+    assert h.delays == []
+    assert info.value.resets_at is not None
+    assert 590 <= (info.value.resets_at - before).total_seconds() <= 610
+    assert "limit resets at" in str(info.value)
+
+
+def test_usage_limit_wait_from_headers() -> None:
+    def err(status: int, **kw: float | None) -> APIStatusError:
+        return APIStatusError("x", status=status, **kw)  # type: ignore[arg-type]
+
+    assert usage_limit_wait(err(429, retry_after=70)) == 70
+    assert usage_limit_wait(err(429, reset_in=3600)) == 3600
+    assert usage_limit_wait(err(429, retry_after=30)) is None
+    assert usage_limit_wait(err(529, retry_after=600)) is None
+    assert parse_ratelimit_reset({"anthropic-ratelimit-unified-reset": "1100"}, now=1000) == 100
+    assert (
+        parse_ratelimit_reset(
+            {"anthropic-ratelimit-requests-reset": "1970-01-01T00:20:00Z"}, now=1000
+        )
+        == 200
+    )
+    assert parse_ratelimit_reset({"anthropic-ratelimit-unified-reset": "soon"}) is None
 
 
 async def test_mid_stream_error_retries_from_the_beginning() -> None:

@@ -33,7 +33,9 @@ Exit status: 0 end_turn or convergence_signal; 1 internal error; 2 bad usage or
 configuration (unknown option, bad hooks.toml, missing API key, untrusted project hooks:
 see `forgeflare trust`); 3 api_error;
 4 iteration_limit (50 tool iterations); 5 continuation_cap; 6 block_limit_consecutive or
-block_limit_total; 130 interrupted (SIGINT); 143 terminated (SIGTERM).
+block_limit_total; 7 rate_limited (a usage limit beyond the 60 s retry cap: `final.resets_at`
+says when it resets); 8 refusal (the model refused); 9 budget (--max-cost spent);
+130 interrupted (SIGINT); 143 terminated (SIGTERM).
 """
 
 
@@ -59,6 +61,13 @@ def run(
     verbose: bool = typer.Option(
         False, "--verbose", "-v", help="Also show the resolved API URL and how each turn ended."
     ),
+    max_cost: float = typer.Option(
+        None,
+        "--max-cost",
+        min=0,
+        metavar="USD",
+        help="End the turn once its requests cost this much at list prices (exit 9, budget).",
+    ),
     trust_project: bool = typer.Option(
         False,
         "--trust-project",
@@ -75,6 +84,7 @@ def run(
         hooks_file=hooks,
         hooks_modules=tuple(hooks_module),
         trust_project=trust_project,
+        max_cost=max_cost,
     )
     code = trio.run(run_agent, options, prompt_source(prompt))
     raise typer.Exit(code)

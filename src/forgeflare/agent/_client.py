@@ -58,6 +58,44 @@ def resolve_base_url(flag: str | None, env: Mapping[str, str]) -> str:
     return DEFAULT_BASE_URL
 
 
+_RESET_HEADERS = (
+    "anthropic-ratelimit-unified-reset",
+    "anthropic-ratelimit-requests-reset",
+    "anthropic-ratelimit-tokens-reset",
+    "anthropic-ratelimit-input-tokens-reset",
+    "anthropic-ratelimit-output-tokens-reset",
+)
+
+
+def parse_ratelimit_reset(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
+    """Seconds until the latest ``anthropic-ratelimit-*-reset`` (epoch seconds or RFC 3339).
+
+    ``None`` when there is none or none is readable; never negative.
+    """
+    from datetime import datetime
+
+    now = time.time() if now is None else now
+    latest: float | None = None
+    for name in _RESET_HEADERS:
+        raw = headers.get(name)
+        if not raw:
+            continue
+        try:
+            when = float(raw)
+        except ValueError:
+            try:
+                moment = datetime.fromisoformat(raw.strip().replace("Z", "+00:00"))
+            except ValueError:
+                continue
+            if moment.tzinfo is None:
+                continue
+            when = moment.timestamp()
+        if math.isfinite(when):
+            left = max(when - now, 0.0)
+            latest = left if latest is None else max(latest, left)
+    return latest
+
+
 def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
     """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date).
 
@@ -118,6 +156,7 @@ def status_error(status: int, headers: Mapping[str, str], body: str) -> APIStatu
         retry_after=parse_retry_after(headers),
         should_retry=_should_retry(headers),
         error_type=error_type,
+        reset_in=parse_ratelimit_reset(headers),
     )
 
 

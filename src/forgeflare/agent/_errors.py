@@ -21,6 +21,8 @@ user is repeated by the retry).
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from forgeflare._errors import ForgeflareError
 
 __all__ = [
@@ -31,6 +33,7 @@ __all__ = [
     "APITimeoutError",
     "StreamParseError",
     "StreamTransientError",
+    "UsageLimitError",
     "is_transient",
 ]
 
@@ -62,6 +65,7 @@ class APIStatusError(APIError):
         retry_after: float | None = None,
         should_retry: bool | None = None,
         error_type: str | None = None,
+        reset_in: float | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
@@ -69,6 +73,22 @@ class APIStatusError(APIError):
         self.retry_after = retry_after
         self.should_retry = should_retry
         self.error_type = error_type
+        self.reset_in = reset_in
+        """Seconds until a rate limit resets, from the ``anthropic-ratelimit-*-reset`` headers."""
+
+
+class UsageLimitError(APIError):
+    """A rate or usage limit that lasts longer than the retries may wait (a 429 whose
+    ``retry-after`` or reset time is beyond the retries' 60 s cap).
+
+    Not a failure of the API: the same request will succeed after ``resets_at`` (UTC), so the
+    turn ends with ``rate_limited`` and the loop waits for the window instead of counting an
+    error.
+    """
+
+    def __init__(self, message: str, *, resets_at: datetime | None) -> None:
+        super().__init__(message)
+        self.resets_at = resets_at
 
 
 class APIConnectionError(APIError):

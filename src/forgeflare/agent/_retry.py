@@ -9,14 +9,27 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Awaitable, Callable, Sequence
+from datetime import UTC, datetime, timedelta
 
 import trio
 
 from forgeflare.agent._client import MessagesClient
-from forgeflare.agent._errors import APIError, APIStatusError, StreamTransientError, is_transient
+from forgeflare.agent._errors import (
+    APIError,
+    APIStatusError,
+    StreamTransientError,
+    UsageLimitError,
+    is_transient,
+)
 from forgeflare.agent._messages import AssistantResponse, MessagesRequest
 
-__all__ = ["DEFAULT_BACKOFF", "MAX_RETRY_AFTER", "RetryingClient", "retry_delay"]
+__all__ = [
+    "DEFAULT_BACKOFF",
+    "MAX_RETRY_AFTER",
+    "RetryingClient",
+    "retry_delay",
+    "usage_limit_wait",
+]
 
 DEFAULT_BACKOFF: tuple[float, ...] = (2, 4, 8, 16)
 """Seconds to wait before retry 1, 2, 3, 4; its length is the number of retries."""
@@ -39,6 +52,17 @@ def retry_delay(attempt: int, error: APIError, schedule: Sequence[float]) -> flo
         if math.isfinite(after):
             return min(max(after, 0.0), MAX_RETRY_AFTER)
     return max(float(schedule[attempt - 1]), 0.0)
+
+
+def usage_limit_wait(error: APIError) -> float | None:
+    """Seconds a 429 asks to wait when that is beyond :data:`MAX_RETRY_AFTER` (a usage window),
+    from ``retry-after`` or the rate-limit reset headers; ``None`` for an ordinary error."""
+    if not isinstance(error, APIStatusError) or error.status != 429:
+        return None
+    waits = [w for w in (error.retry_after, error.reset_in) if w is not None and math.isfinite(w)]
+    if not waits or max(waits) <= MAX_RETRY_AFTER:
+        return None
+    return max(waits)
 
 
 def _log_stderr(line: str) -> None:
@@ -86,6 +110,14 @@ class RetryingClient:
             try:
                 return await self.client.stream(request, on_text=relay)
             except APIError as error:
+                window = usage_limit_wait(error)
+                if window is not None:
+                    # Waiting hours inside one request helps nobody: end the turn and say when.
+                    resets_at = datetime.now(UTC) + timedelta(seconds=window)
+                    raise UsageLimitError(
+                        f"{error} (limit resets at {resets_at:%Y-%m-%dT%H:%M:%SZ})",
+                        resets_at=resets_at,
+                    ) from error
                 attempt += 1
                 delay = retry_delay(attempt, error, self.schedule)
                 if delay is None:

@@ -19,8 +19,10 @@ import trio
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError
+from forgeflare._pricing import price_usd
 from forgeflare.agent._client import DEFAULT_BASE_URL, MessagesClient, resolve_base_url
 from forgeflare.agent._display import Display
+from forgeflare.agent._errors import UsageLimitError
 from forgeflare.agent._prompt import build_system_prompt
 from forgeflare.agent._retry import RetryingClient
 from forgeflare.agent._session import SessionWriter
@@ -61,6 +63,7 @@ class RunOptions:
     python_hooks: Sequence[Hook] = ()
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     trust_project: bool = False
+    max_cost: float | None = None
 
 
 def _api_key(options: RunOptions, base_url: str) -> str | None:
@@ -153,7 +156,14 @@ async def run_agent(
         hooks=hooks,
         display=display,
         transcript=session,
+        max_cost=options.max_cost,
+        price=lambda spend: price_usd(options.model, spend.as_dict()),
     )
+    if price_usd(options.model, {"input": 1}) is None:
+        display.warn(
+            f"no price known for model {options.model!r}: tokens are recorded, cost is unknown"
+            + (" and --max-cost cannot be enforced" if options.max_cost else "")
+        )
     last: TurnResult | None = None
     received: list[signal.Signals] = []
     try:
@@ -162,7 +172,7 @@ async def run_agent(
             async for prompt in prompts:
                 session.write_prompt(prompt)  # only the first prompt is written
                 last = await loop.run_turn(prompt)
-                _write_final(project_dir, last, display)
+                _write_final(project_dir, last, display, model=options.model, session=session)
             nursery.cancel_scope.cancel()
     finally:
         terminate_running_commands()
@@ -180,12 +190,33 @@ async def run_agent(
     return EXIT_CODES[last.reason]
 
 
-def _write_final(project_dir: Path, result: TurnResult, display: Display) -> None:
+def _write_final(
+    project_dir: Path,
+    result: TurnResult,
+    display: Display,
+    *,
+    model: str,
+    session: SessionWriter | None = None,
+) -> None:
+    tokens = result.spend.as_dict()
+    failure = result.failure
     final = Final(
         reason=result.reason.value,
         tool_iterations=result.tool_iterations,
         total_tokens=result.total_tokens,
         timestamp=utc_timestamp(),
+        tokens=tokens,
+        cost_usd=price_usd(model, tokens),
+        requests=result.spend.requests,
+        model=model,
+        session_id=session.session_id if session is not None else None,
+        resets_at=(
+            utc_timestamp(failure.resets_at)
+            if isinstance(failure, UsageLimitError) and failure.resets_at is not None
+            else None
+        ),
+        transient=failure.transient if failure is not None else None,
+        detail=str(failure)[:200] if failure is not None else None,
     )
     try:
         write_final(convergence_path(project_dir), final)

@@ -28,7 +28,7 @@ from forgeflare.agent._conversation import (
     trim_conversation,
 )
 from forgeflare.agent._display import Display
-from forgeflare.agent._errors import APIError
+from forgeflare.agent._errors import APIError, UsageLimitError
 from forgeflare.agent._messages import (
     AssistantResponse,
     ContentBlock,
@@ -38,6 +38,7 @@ from forgeflare.agent._messages import (
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
+    Usage,
 )
 from forgeflare.agent.tools import ToolEffect, ToolOutput, dispatch_tool, tool_effect
 from forgeflare.hooks import Block, ExitReason, HookPipeline, NoHooks, Signal
@@ -90,6 +91,32 @@ def block_limit(consecutive: int, total: int) -> ExitReason | None:
 
 
 @dataclass
+class Spend:
+    """Tokens of a turn by kind, summed over its requests (``input`` excludes cache reads)."""
+
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    requests: int = 0
+
+    def add(self, usage: Usage) -> None:
+        self.input += usage.input_tokens
+        self.output += usage.output_tokens
+        self.cache_read += usage.cache_read_input_tokens
+        self.cache_write += usage.cache_creation_input_tokens
+        self.requests += 1
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "input": self.input,
+            "output": self.output,
+            "cache_read": self.cache_read,
+            "cache_write": self.cache_write,
+        }
+
+
+@dataclass
 class TurnResult:
     """How one turn ended."""
 
@@ -97,6 +124,9 @@ class TurnResult:
     tool_iterations: int
     total_tokens: int
     error: str | None = None
+    spend: Spend = field(default_factory=Spend)
+    failure: APIError | None = None
+    """The API error that ended the turn (``api_error``, ``rate_limited``)."""
 
 
 @dataclass
@@ -108,6 +138,8 @@ class _Counters:
     total_tokens: int = 0
     last_input_tokens: int = 0
     step: int = 0
+    spend: Spend = field(default_factory=Spend)
+    failure: APIError | None = None
 
 
 @dataclass
@@ -126,6 +158,17 @@ class TurnLoop:
     dispatch: Dispatch = dispatch_tool
     effect: Callable[[str], ToolEffect] = tool_effect
     conversation: list[Message] = field(default_factory=list)
+    max_cost: float | None = None
+    """End the turn with ``budget`` once its requests cost this much (USD, list prices)."""
+    price: Callable[[Spend], float | None] = lambda spend: None
+    """The cost of a turn's tokens so far (``None``: unknown, so no budget can be enforced)."""
+
+    def over_budget(self, spend: Spend) -> bool:
+        """Has the turn spent ``max_cost``? Unknown prices never stop it."""
+        if not self.max_cost:
+            return False
+        cost = self.price(spend)
+        return cost is not None and cost >= self.max_cost
 
     def _record(self, message: Message) -> None:
         if self.transcript is not None:
@@ -152,7 +195,9 @@ class TurnLoop:
                     reason=reason, tool_iterations=c.tool_iterations, total_tokens=c.total_tokens
                 )
                 if more is None:
-                    return TurnResult(reason, c.tool_iterations, c.total_tokens, error)
+                    return TurnResult(
+                        reason, c.tool_iterations, c.total_tokens, error, c.spend, c.failure
+                    )
                 last_is_assistant = bool(self.conversation) and (
                     self.conversation[-1].role == "assistant"
                 )
@@ -160,7 +205,9 @@ class TurnLoop:
                     self.display.warn(
                         f"a Stop hook asked to continue; not continuing ({reason} stands)"
                     )
-                    return TurnResult(reason, c.tool_iterations, c.total_tokens, error)
+                    return TurnResult(
+                        reason, c.tool_iterations, c.total_tokens, error, c.spend, c.failure
+                    )
                 stop_continuations += 1
                 self.display.info(f"Stop hook: continuing ({stop_continuations}): {more}")
                 self._push_user_text(more)
@@ -193,10 +240,14 @@ class TurnLoop:
                 self.display.end_message()
                 self.display.error(str(exc))
                 recover_conversation(self.conversation)
+                c.failure = exc
+                if isinstance(exc, UsageLimitError):
+                    return ExitReason.RATE_LIMITED, str(exc)
                 return ExitReason.API_ERROR, str(exc)
             self.display.end_message()
             usage = response.usage
             c.total_tokens += usage.input_tokens + usage.output_tokens
+            c.spend.add(usage)
             c.last_input_tokens = usage.input_tokens
             self.display.usage(
                 input_tokens=usage.input_tokens,
@@ -228,8 +279,14 @@ class TurnLoop:
                 if c.continuations > MAX_CONTINUATIONS:
                     return ExitReason.CONTINUATION_CAP, None
                 continue
+            if response.stop_reason is StopReason.REFUSAL:
+                self.display.warn("the model refused to continue (stop_reason: refusal)")
+                return ExitReason.REFUSAL, None
             if not tool_uses:
                 return ExitReason.END_TURN, None
+            if self.over_budget(c.spend):
+                self.display.warn(f"stopping: the budget of ${self.max_cost:g} is spent")
+                return ExitReason.BUDGET, None
 
             outcome = await self._dispatch_batch(tool_uses, c)
             if outcome is not None and outcome is not ExitReason.CONVERGENCE_SIGNAL:

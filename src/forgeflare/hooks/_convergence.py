@@ -44,12 +44,29 @@ class Observation(BaseModel):
 
 
 class Final(BaseModel):
-    """How the agent's turn ended; written once per turn."""
+    """How the agent's turn ended, with its report to the loop; written once per turn.
+
+    Beside the hook spec's fields the agent reports what a loop records of an iteration:
+    tokens by kind, cost, requests, model and session, and for a usage limit its reset time.
+    """
 
     reason: str
     tool_iterations: int = 0
     total_tokens: int = 0
     timestamp: str = ""
+    tokens: dict[str, int] | None = None
+    """``input`` (without cache reads), ``output``, ``cache_read``, ``cache_write``."""
+    cost_usd: float | None = None
+    """What the turn cost at list prices (``None`` when the model's price is unknown)."""
+    requests: int = 0
+    model: str | None = None
+    session_id: str | None = None
+    resets_at: str | None = None
+    """For ``rate_limited``: when the usage window resets (ISO UTC), if the API said."""
+    transient: bool | None = None
+    """For ``api_error``: whether the failure was transient (overloaded, 5xx, connection)."""
+    detail: str | None = None
+    """A short description of the error, e.g. ``529 overloaded_error``."""
 
 
 class ConvergenceState(BaseModel):

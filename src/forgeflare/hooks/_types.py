@@ -26,7 +26,8 @@ __all__ = [
 
 
 class ExitReason(StrEnum):
-    """Why an inner turn loop ended: the seven ``Stop`` reasons of the hook spec."""
+    """Why an inner turn loop ended: the seven ``Stop`` reasons of the hook spec, and three more
+    a loop must tell apart (a usage limit, a refusal, the budget)."""
 
     END_TURN = "end_turn"
     ITERATION_LIMIT = "iteration_limit"
@@ -35,6 +36,12 @@ class ExitReason(StrEnum):
     BLOCK_LIMIT_CONSECUTIVE = "block_limit_consecutive"
     BLOCK_LIMIT_TOTAL = "block_limit_total"
     CONVERGENCE_SIGNAL = "convergence_signal"
+    RATE_LIMITED = "rate_limited"
+    """A usage limit longer than the retries wait; ``final.resets_at`` says until when."""
+    REFUSAL = "refusal"
+    """The model refused (``stop_reason: refusal``)."""
+    BUDGET = "budget"
+    """``--max-cost`` is spent."""
 
 
 EXIT_CODES: dict[ExitReason, int] = {
@@ -45,6 +52,9 @@ EXIT_CODES: dict[ExitReason, int] = {
     ExitReason.CONTINUATION_CAP: 5,
     ExitReason.BLOCK_LIMIT_CONSECUTIVE: 6,
     ExitReason.BLOCK_LIMIT_TOTAL: 6,
+    ExitReason.RATE_LIMITED: 7,
+    ExitReason.REFUSAL: 8,
+    ExitReason.BUDGET: 9,
 }
 """Exit status of ``forgeflare run`` by the reason its (last) turn ended.
 
