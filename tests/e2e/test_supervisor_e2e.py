@@ -70,7 +70,7 @@ def check_run(project: Project, server: MockServer) -> None:
     assert [it["decision"] for it in rec["iterations"]] == ["continue", "complete"]
     assert [it["final_reason"] for it in rec["iterations"]] == ["end_turn", "end_turn"]
     assert [it["exit_code"] for it in rec["iterations"]] == [0, 0]
-    assert all(it["tokens"] > 0 for it in rec["iterations"])
+    assert all(sum(it["tokens"].values()) > 0 for it in rec["iterations"])
     assert "- [ ]" not in (tmp_path / "IMPLEMENTATION_PLAN.md").read_text()
 
     hooks = [e["hook"] for e in project.events() if e["event"] == "hook"]

@@ -18,6 +18,7 @@ from forgeflare._errors import ConfigError
 from forgeflare.supervisor._config import load_config
 from forgeflare.supervisor._finish import FINISH_EXIT_CODES
 from forgeflare.supervisor._loop import LoopOptions, run_loop
+from forgeflare.supervisor._preflight import lock_holder, preflight, project_lock
 
 __all__ = ["register"]
 
@@ -41,51 +42,75 @@ _HELP = "\n\n".join(
         "no_changes: no commit and no work-tree change (git, smart_termination). "
         "error: too many error iterations in a row. hook_abort: a hook exited 2. "
         "stuck: block limits several iterations in a row. "
-        "skips: next_iteration skipped too many iterations in a row.",
+        "skips: next_iteration skipped too many iterations in a row. "
+        "budget: max_cost spent. stopped: `forgeflare stop`.",
+        "Bounded by default: 50 iterations and 10 hours (0 = unlimited, explicitly); "
+        "--max-cost sets a spend limit. Usage limits and API outages are waited out "
+        "(max_outage), not counted as errors. Before anything starts, a preflight checks the "
+        "API key, hooks, the agent command, trust and that no other loop runs here.",
     ]
 )
 
 
-def _run(
-    *,
-    project_dir: Path,
-    mode: str | None,
-    max_iterations: int | None,
-    max_runtime: str | None,
-    iteration_timeout: str | None,
-    agent_cmd: str | None,
-    model: str | None,
-    resume: bool,
-) -> None:
+def _run(*, project_dir: Path, mode: str | None, opts: dict[str, Any]) -> None:
     env = dict(os.environ)
     if not project_dir.is_dir():
         raise ConfigError(f"--dir {project_dir}: not a directory")
+    task = opts.pop("task")
+    task_file = opts.pop("task_file")
+    if task_file is not None:
+        try:
+            task = task_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"--task-file {task_file}: cannot read: {exc}") from exc
     cli: dict[str, Any] = {
         "fresher.mode": mode,
-        "fresher.max_iterations": max_iterations,
-        "fresher.model": model,
-        "limits.max_runtime": max_runtime,
-        "limits.iteration_timeout": iteration_timeout,
-        "agent.command": agent_cmd,
+        "fresher.max_iterations": opts["max_iterations"],
+        "fresher.model": opts["model"],
+        "limits.max_runtime": opts["max_runtime"],
+        "limits.iteration_timeout": opts["iteration_timeout"],
+        "limits.max_cost": opts["max_cost"],
+        "agent.command": opts["agent_cmd"],
+        "agent.backend": opts["backend"],
     }
     loaded = load_config(project_dir, env=env, cli=cli)
-    opts = LoopOptions(
+    trust_project = bool(opts["trust_project"])
+    preflight(
+        project_dir,
+        loaded.config,
+        env,
+        trust_project=trust_project,
+        resume=bool(opts["resume"]),
+        warn=loaded.warnings.append,
+    )
+    if trust_project:
+        env["FORGEFLARE_TRUST"] = "1"  # the agent checks trust itself: pass the decision on
+    loop_opts = LoopOptions(
         project_dir=project_dir,
         config=loaded.config,
-        resume=resume,
+        resume=bool(opts["resume"]),
         env=env,
         python=sys.executable,
         warnings=loaded.warnings,
+        task=task,
+        trust_project=trust_project,
+        pass_env=tuple(opts["pass_env"] or ()),
+        raw=bool(opts["raw"]),
     )
-
-    result = trio.run(functools.partial(run_loop, opts, signals=True))
+    with project_lock(project_dir):
+        result = trio.run(functools.partial(run_loop, loop_opts, signals=True))
     raise typer.Exit(result.exit_code)
 
 
 _DIR = typer.Option(Path("."), "--dir", help="Project directory.", show_default=True)
-_MAX_IT = typer.Option(None, "--max-iterations", help="Stop after N iterations (0 = unlimited).")
+_MAX_IT = typer.Option(
+    None, "--max-iterations", help="Stop after N iterations (default 50; 0 = unlimited)."
+)
 _MAX_RT = typer.Option(
-    None, "--max-runtime", metavar="DURATION", help="Wall-clock limit: 90s, 15m, 2h (0 = none)."
+    None,
+    "--max-runtime",
+    metavar="DURATION",
+    help="Wall-clock limit: 90s, 15m, 2h (default 10h; 0 = none).",
 )
 _IT_TO = typer.Option(
     None, "--iteration-timeout", metavar="DURATION", help="Kill an agent run after this long."
@@ -96,14 +121,33 @@ _AGENT = typer.Option(
     metavar="CMD",
     help="Agent command (prompt on stdin); default: forgeflare run.",
 )
-_MODEL = typer.Option(None, "--model", help="Model for the default agent.")
+_BACKEND = typer.Option(
+    None,
+    "--backend",
+    help="Agent backend: forgeflare, claude, codex or command (default: [agent] backend).",
+)
+_MAX_COST = typer.Option(
+    None, "--max-cost", metavar="USD", help="Spend limit; finish budget when spent (0 = none)."
+)
+_MODEL = typer.Option(None, "--model", help="Model for the agent.")
 _RESUME = typer.Option(False, "--resume", help="Continue the newest unfinished run.")
+_TASK = typer.Option(None, "--task", help="A task put first in every iteration's prompt.")
+_TASK_FILE = typer.Option(None, "--task-file", help="Read --task from this file.")
+_TRUST = typer.Option(
+    False,
+    "--trust-project",
+    help="Run the project's hooks without a recorded trust (containers, CI). See "
+    "`forgeflare trust`.",
+)
+_PASS_ENV = typer.Option(
+    None, "--pass-env", metavar="NAME", help="Pass this secret-looking variable to hooks too."
+)
+_RAW = typer.Option(False, "--raw", help="Show the agent's output as it is (e.g. stream-json).")
 
 
 def register(app: typer.Typer) -> None:
     """Add this part's commands to ``app``."""
 
-    @app.command("loop", help=_HELP)
     def loop_cmd(
         mode: str = typer.Option(
             None, "--mode", help="planning or building (default: config, else building)."
@@ -112,46 +156,56 @@ def register(app: typer.Typer) -> None:
         max_runtime: str = _MAX_RT,
         iteration_timeout: str = _IT_TO,
         agent_cmd: str = _AGENT,
+        backend: str = _BACKEND,
+        max_cost: float = _MAX_COST,
         model: str = _MODEL,
         resume: bool = _RESUME,
+        task: str = _TASK,
+        task_file: Path = _TASK_FILE,
+        trust_project: bool = _TRUST,
+        pass_env: list[str] = _PASS_ENV,
+        raw: bool = _RAW,
         project_dir: Path = _DIR,
     ) -> None:
-        _run(
-            project_dir=project_dir,
-            mode=mode,
-            max_iterations=max_iterations,
-            max_runtime=max_runtime,
-            iteration_timeout=iteration_timeout,
-            agent_cmd=agent_cmd,
-            model=model,
-            resume=resume,
-        )
+        opts = dict(locals())
+        _run(project_dir=opts.pop("project_dir"), mode=opts.pop("mode"), opts=opts)
 
+    app.command("loop", help=_HELP)(loop_cmd)
     for name, mode_value in (("plan", "planning"), ("build", "building")):
         app.command(name, help=f"Shortcut for `forgeflare loop --mode {mode_value}`.\n\n" + _HELP)(
-            _shortcut(mode_value)
+            _shortcut(loop_cmd, mode_value)
         )
 
+    @app.command("stop", help=_STOP_HELP)
+    def stop_cmd(directory: Path = typer.Argument(Path("."), help="Project directory.")) -> None:
+        from forgeflare.supervisor._stop import request_stop
 
-def _shortcut(mode_value: str) -> Any:
-    def shortcut(
-        max_iterations: int = _MAX_IT,
-        max_runtime: str = _MAX_RT,
-        iteration_timeout: str = _IT_TO,
-        agent_cmd: str = _AGENT,
-        model: str = _MODEL,
-        resume: bool = _RESUME,
-        project_dir: Path = _DIR,
-    ) -> None:
-        _run(
-            project_dir=project_dir,
-            mode=mode_value,
-            max_iterations=max_iterations,
-            max_runtime=max_runtime,
-            iteration_timeout=iteration_timeout,
-            agent_cmd=agent_cmd,
-            model=model,
-            resume=resume,
-        )
+        if not directory.is_dir():
+            raise ConfigError(f"{directory}: not a directory")
+        holder = lock_holder(directory)
+        path = request_stop(directory)
+        if holder is None:
+            typer.echo(f"no loop is running in {directory}; {path} will stop the next one")
+        else:
+            typer.echo(f"asked the loop (pid {holder}) to stop after its current iteration")
 
+
+_STOP_HELP = """Ask the loop running in DIR to stop after its current iteration.
+
+The loop finishes the iteration, runs the finished hook and ends with finish type stopped
+(exit 18). Ctrl+C in the loop's own terminal stops it at once instead.
+"""
+
+
+def _shortcut(loop_cmd: Any, mode_value: str) -> Any:
+    """``loop`` with ``--mode`` fixed: the same signature without it."""
+    import inspect
+
+    signature = inspect.signature(loop_cmd)
+    params = [p for name, p in signature.parameters.items() if name != "mode"]
+
+    def shortcut(**kwargs: Any) -> None:
+        loop_cmd(mode=mode_value, **kwargs)
+
+    shortcut.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
     return shortcut

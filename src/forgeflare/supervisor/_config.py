@@ -18,7 +18,15 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import tomli_w
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+)
 
 from forgeflare._errors import ConfigError
 
@@ -30,6 +38,7 @@ __all__ = [
     "LimitsSection",
     "LoadedConfig",
     "LoopConfig",
+    "NotifySection",
     "PathsSection",
     "default_config_toml",
     "default_prompt",
@@ -89,6 +98,18 @@ def _parse_bool(value: object) -> object:
 
 Bool = Annotated[bool, BeforeValidator(_parse_bool)]
 NonNegInt = Annotated[int, Field(ge=0)]
+NonNegFloat = Annotated[float, Field(ge=0)]
+
+
+def _shell_words(value: str) -> str:
+    try:
+        shlex.split(value)
+    except ValueError as exc:
+        raise ValueError(f"not a command line ({exc})") from exc
+    return value
+
+
+ShellWords = Annotated[str, AfterValidator(_shell_words)]
 PositiveInt = Annotated[int, Field(ge=1)]
 
 
@@ -102,8 +123,8 @@ class FresherSection(_Section):
 
     mode: Literal["planning", "building"] = "building"
     """Loop mode: planning writes IMPLEMENTATION_PLAN.md, building works through it."""
-    max_iterations: NonNegInt = 0
-    """Stop after this many iterations (0 = unlimited)."""
+    max_iterations: NonNegInt = 50
+    """Stop after this many iterations (0 = unlimited, explicitly)."""
     smart_termination: Bool = True
     """Stop with no_changes when an iteration makes no commit and no work-tree change (git)."""
     model: str = ""
@@ -143,8 +164,15 @@ class HooksSection(_Section):
 class AgentSection(_Section):
     """``[agent]``: the agent started each iteration."""
 
-    command: str = ""
-    """Agent command line, prompt on stdin (empty = python -m forgeflare run)."""
+    backend: Literal["", "forgeflare", "claude", "codex", "command"] = ""
+    """Agent backend: forgeflare, claude, codex or command (empty: command when [agent]
+    command is set, else forgeflare)."""
+    command: ShellWords = ""
+    """Agent command line, prompt on stdin (with backend claude/codex: the executable)."""
+    permission_mode: str = "bypassPermissions"
+    """Claude Code's --permission-mode (backend claude)."""
+    extra_args: ShellWords = ""
+    """More arguments appended to the agent's command line (shell words)."""
     final_required: Literal["auto", "yes", "no"] = "auto"
     """Does the agent always write convergence.json final? auto: yes for the default agent."""
     kill_grace: Duration = 10.0
@@ -154,8 +182,15 @@ class AgentSection(_Section):
 class LimitsSection(_Section):
     """``[limits]``: when the loop gives up."""
 
-    max_runtime: Duration = 0.0
-    """Wall-clock limit of the whole loop, finish type timeout (0 = unlimited)."""
+    max_runtime: Duration = 36000.0
+    """Wall-clock limit of the whole loop, finish type timeout (0 = unlimited, explicitly)."""
+    max_cost: NonNegFloat = 0.0
+    """Spend limit in USD, checked before each iteration and passed to the agent; finish type
+    budget (0 = no cost cap)."""
+    max_outage: Duration = 7200.0
+    """Keep waiting out transient API failures (529, 5xx) this long, then finish error."""
+    gate: str = ""
+    """A command that must pass (exit 0) before the loop may finish complete."""
     iteration_timeout: Duration = 3600.0
     """Kill an iteration's agent after this long; an error iteration (0 = no limit)."""
     max_consecutive_errors: PositiveInt = 3
@@ -168,6 +203,15 @@ class LimitsSection(_Section):
     """Finish with skips after next_iteration skipped this many iterations in a row."""
 
 
+class NotifySection(_Section):
+    """``[notify]``: a message when the loop ends (URLs live in your config directory)."""
+
+    command: str = ""
+    """A command run with the run summary as JSON on stdin (empty = none)."""
+    on: str = "finish"
+    """When to notify, comma separated: finish, limit_wait, outage, error_streak."""
+
+
 class LoopConfig(BaseModel):
     """The whole of ``.fresher/config.toml``."""
 
@@ -176,21 +220,34 @@ class LoopConfig(BaseModel):
     hooks: HooksSection = Field(default_factory=HooksSection)
     agent: AgentSection = Field(default_factory=AgentSection)
     limits: LimitsSection = Field(default_factory=LimitsSection)
+    notify: NotifySection = Field(default_factory=NotifySection)
+
+    @property
+    def backend_name(self) -> str:
+        """The backend: as configured, else command when a command is set, else forgeflare."""
+        if self.agent.backend:
+            return self.agent.backend
+        return "command" if self.agent.command.strip() else "forgeflare"
 
     def agent_argv(self, python: str) -> list[str]:
         """The agent command as argv (``python`` runs the default agent)."""
-        if self.agent.command.strip():
-            return shlex.split(self.agent.command)
-        argv = [python, "-m", "forgeflare", "run"]
-        if self.fresher.model:
-            argv += ["--model", self.fresher.model]
-        return argv
+        from forgeflare.supervisor.backends import BACKENDS, ClaudeBackend
+
+        backend = BACKENDS[self.backend_name]()
+        if isinstance(backend, ClaudeBackend):
+            backend.permission_mode = self.agent.permission_mode
+        return backend.argv(
+            python=python,
+            model=self.fresher.model,
+            command=self.agent.command,
+            extra=shlex.split(self.agent.extra_args),
+        )
 
     @property
     def final_expected(self) -> bool:
         """Whether a missing ``final`` means the agent crashed."""
         if self.agent.final_required == "auto":
-            return not self.agent.command.strip()
+            return self.backend_name == "forgeflare"
         return self.agent.final_required == "yes"
 
 
@@ -200,6 +257,7 @@ _SECTIONS: dict[str, type[BaseModel]] = {
     "hooks": HooksSection,
     "agent": AgentSection,
     "limits": LimitsSection,
+    "notify": NotifySection,
 }
 
 _ENV_OVERRIDES: dict[tuple[str, str], str] = {
@@ -328,14 +386,14 @@ def default_config_toml() -> str:
             value = getattr(section, key)
             if key in _DURATION_KEYS:
                 value = format_duration(value)
-            doc = _field_doc(model, key)
+            doc = " ".join(_field_doc(model, key).split())
             out.append(f"# {doc} [env {env_name(name, key)}]")
             out.append(tomli_w.dumps({key: value}).strip())
     return "\n".join(out) + "\n"
 
 
 _DURATION_KEYS = frozenset(
-    {"timeout", "kill_grace", "max_runtime", "iteration_timeout", "error_pause"}
+    {"timeout", "kill_grace", "max_runtime", "iteration_timeout", "error_pause", "max_outage"}
 )
 
 

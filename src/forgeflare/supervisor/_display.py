@@ -13,6 +13,7 @@ import re
 import sys
 import time
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TextIO
 
 from rich.console import Console
@@ -20,11 +21,13 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
+from forgeflare._clock import utc_timestamp
+from forgeflare._fsutil import append_line
 from forgeflare.supervisor._records import RunRecord
 
 __all__ = ["AgentStatus", "Display", "parse_agent_line"]
 
-_TOOL_RE = re.compile(r"^\s*\[tool\]\s+([\w.-]+)")
+_TOOL_RE = re.compile(r"^\s*(?:\[tool\]|▸)\s+([\w.-]+)")
 _USAGE_RE = re.compile(r"^\s*\[usage\].*?\btotal=(\d+)")
 # Claude Code's stream-json and other agents: look leniently for a tool name and usage.
 _JSON_TOOL_RE = re.compile(r'"type"\s*:\s*"tool_use"[^{}]*?"name"\s*:\s*"([\w.-]+)"')
@@ -77,9 +80,29 @@ class Display:
         self.iteration = 0
         self.max_iterations = 0
         self._started = time.monotonic()
+        self.log_file: Path | None = None
+        """``loop.log``: every line, each with an ISO UTC time (one file for ``tail -f``)."""
+        self.hooks_log: Path | None = None
+        """``hooks.log``: lifecycle hook output, each line with an ISO UTC time."""
+        self.spent: float | None = None
+        self._log_failed = False
+
+    def _log(self, text: str, *, hooks: bool = False) -> None:
+        targets = [self.log_file] + ([self.hooks_log] if hooks else [])
+        stamp = utc_timestamp()
+        for path in targets:
+            if path is None:
+                continue
+            try:
+                append_line(path, f"{stamp} {text.rstrip(chr(10))}\n")
+            except OSError as exc:
+                if not self._log_failed:
+                    self._log_failed = True
+                    self._err.write(f"{_clock()} [loop] warning: cannot write {path}: {exc}\n")
 
     # -- messages -------------------------------------------------------------------------
     def _line(self, level: str, message: str, style: str) -> None:
+        self._log(f"[loop] {level}{message}")
         if self.live:
             self._console.print(Text(f"{_clock()} {level}{message}", style=style))
         else:
@@ -98,9 +121,10 @@ class Display:
         """An error the loop survives."""
         self._line("error: ", message, "bold red")
 
-    def output(self, line: bytes, *, prefix: str = "") -> None:
+    def output(self, line: bytes | str, *, prefix: str = "") -> None:
         """Echo one line of a child's output and update the status from it."""
-        text = line.decode("utf-8", errors="replace")
+        text = line.decode("utf-8", errors="replace") if isinstance(line, bytes) else line
+        self._log(prefix + text, hooks=bool(prefix))
         if not prefix:
             self.status = parse_agent_line(text, self.status)
         if self.live:
@@ -125,9 +149,10 @@ class Display:
     def _render(self) -> Text:
         most = str(self.max_iterations) if self.max_iterations else "∞"
         tool = self.status.last_tool or "-"
+        spent = "" if self.spent is None else f"  spent: ${self.spent:.2f}"
         return Text(
             f"iteration {self.iteration}/{most}  {_elapsed(time.monotonic() - self._started)}"
-            f"  last tool: {tool}  tokens: {self.status.tokens}",
+            f"  last tool: {tool}  tokens: {self.status.tokens}{spent}",
             style="bold",
         )
 
@@ -148,37 +173,50 @@ class Display:
         self.end_iteration()
         if not self.live:
             t = record.totals
+            cost = "cost unknown" if t.cost_usd is None else f"${t.cost_usd:.4f}"
             self._line(
                 "",
                 f"finished: {record.finish_type} (exit {record.exit_code}); "
                 f"iterations {t.iterations}, commits {t.commits}, tokens {t.tokens}, "
-                f"{_elapsed(t.active_seconds)}",
+                f"{cost}, {_elapsed(t.active_seconds)}",
                 "",
             )
+            if record.finish_reason:
+                self._line("", f"  {record.finish_reason}", "")
             for it in record.iterations:
                 self._line(
                     "",
                     f"  #{it.number}: {'skipped' if it.skipped else f'exit {it.exit_code}'}"
-                    f" final={it.final_reason} {it.duration:.1f}s commits={it.commits}"
-                    f" -> {it.decision}",
+                    f" {it.outcome} final={it.final_reason} {it.duration:.1f}s"
+                    f" commits={it.commits} -> {it.decision}",
                     "",
                 )
             return
         table = Table(title=f"run {record.run_id}: {record.finish_type}")
-        for col in ("#", "exit", "final", "time", "tokens", "commits", "decision"):
+        for col in ("#", "outcome", "final", "time", "tokens", "cost", "commits", "decision"):
             table.add_column(col)
         for it in record.iterations:
             table.add_row(
                 str(it.number),
-                "skipped" if it.skipped else str(it.exit_code),
+                "skipped" if it.skipped else it.outcome,
                 it.final_reason or "-",
                 f"{it.duration:.1f}s",
-                str(it.tokens),
+                str(sum(it.tokens.values())),
+                "-" if it.cost_usd is None else f"${it.cost_usd:.4f}",
                 str(it.commits),
                 it.decision,
             )
         t = record.totals
         table.add_row(
-            "total", "", "", _elapsed(t.active_seconds), str(t.tokens), str(t.commits), ""
+            "total",
+            "",
+            "",
+            _elapsed(t.active_seconds),
+            str(t.tokens),
+            "-" if t.cost_usd is None else f"${t.cost_usd:.4f}",
+            str(t.commits),
+            "",
         )
         self._console.print(table)
+        if record.finish_reason:
+            self._console.print(Text(record.finish_reason))

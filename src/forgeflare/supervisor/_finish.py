@@ -19,7 +19,12 @@ finish type         exit  when
 ``timeout``           14  the loop's wall-clock limit (``max_runtime``) was reached
 ``stuck``             15  ``stuck_after`` iterations in a row ended with ``block_limit_*``
 ``skips``             16  ``next_iteration`` skipped ``max_skips`` iterations in a row
+``budget``            17  ``max_cost`` is spent (before an iteration, or the agent ended on it)
+``stopped``           18  ``forgeflare stop`` asked the loop to finish after its iteration
 ==================  ====  ======================================================================
+
+Usage-window and outage waits are not decided here (see ``_waits``): a ``rate_limited`` or
+transient ``api_error`` iteration is recorded but neither counts nor reaches :func:`decide`.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ __all__ = [
     "check_limits",
     "count_unchecked",
     "decide",
+    "error_pause",
     "is_error",
 ]
 
@@ -56,6 +62,8 @@ class FinishType(StrEnum):
     TIMEOUT = "timeout"
     STUCK = "stuck"
     SKIPS = "skips"
+    BUDGET = "budget"
+    STOPPED = "stopped"
 
     @property
     def exit_code(self) -> int:
@@ -73,6 +81,8 @@ FINISH_EXIT_CODES: dict[FinishType, int] = {
     FinishType.TIMEOUT: 14,
     FinishType.STUCK: 15,
     FinishType.SKIPS: 16,
+    FinishType.BUDGET: 17,
+    FinishType.STOPPED: 18,
 }
 
 
@@ -84,6 +94,7 @@ class Continue:
 Decision = Continue | FinishType
 
 _BLOCK_REASONS = frozenset({"block_limit_consecutive", "block_limit_total"})
+_ERROR_OUTCOMES = frozenset({"agent_error", "api_error", "killed", "timed_out", "refused"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +116,12 @@ class IterationOutcome:
     final_expected: bool = False
     plan_unchecked: int | None = None
     git_changed: bool | None = None
+    outcome: str | None = None
+    """The iteration report's outcome (``ok``, ``agent_error`` …) when a backend gave one."""
+    signal_complete: bool = False
+    """The final message carried the completion tag (Claude Code, Codex loops)."""
+    runtime_hit: bool = False
+    """The loop's wall-clock limit (not the iteration timeout) ended the agent."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +154,8 @@ def is_error(outcome: IterationOutcome) -> bool:
     """
     if outcome.skipped:
         return False
+    if outcome.outcome is not None:
+        return outcome.outcome in _ERROR_OUTCOMES
     if outcome.timed_out or outcome.exit_code is None:
         return True
     if outcome.final_reason is None:
@@ -165,14 +184,19 @@ def check_limits(*, iterations_done: int, elapsed: float, limits: Limits) -> Fin
     return None
 
 
+def error_pause(outcome: IterationOutcome, pause: float) -> float:
+    """Seconds to pause before the next iteration: ``pause`` after an error iteration."""
+    return pause if pause > 0 and is_error(outcome) else 0.0
+
+
 def decide(
     *, outcome: IterationOutcome, streaks: Streaks, iteration: int, elapsed: float, limits: Limits
 ) -> tuple[Streaks, Decision]:
     """After iteration ``iteration`` (1-based): the new streaks and whether to go on.
 
     Order matters and is part of the contract: completion first (completing on the last
-    allowed iteration is ``complete``), then the streak limits, then ``no_changes``, then the
-    iteration and runtime limits.
+    allowed iteration is ``complete``), then the runtime limit that ended the agent and the
+    budget, then the streak limits, then ``no_changes``, then the iteration and runtime limits.
     """
     error = is_error(outcome)
     blocked = not outcome.skipped and outcome.final_reason in _BLOCK_REASONS
@@ -184,10 +208,13 @@ def decide(
     if outcome.skipped:
         # A skip keeps the error streak: skipping is not evidence that the agent recovered.
         new = replace(new, errors=streaks.errors, blocked=streaks.blocked)
-    if (not outcome.skipped and outcome.final_reason == "convergence_signal") or _plan_done(
-        outcome
-    ):
+    signalled = outcome.final_reason == "convergence_signal" or outcome.signal_complete
+    if (not outcome.skipped and signalled) or _plan_done(outcome):
         return new, FinishType.COMPLETE
+    if outcome.runtime_hit:
+        return new, FinishType.TIMEOUT
+    if outcome.outcome == "budget":
+        return new, FinishType.BUDGET
     if error and new.errors >= max(1, limits.max_consecutive_errors):
         return new, FinishType.ERROR
     if blocked and new.blocked >= max(1, limits.stuck_after):

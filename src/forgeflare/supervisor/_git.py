@@ -1,9 +1,12 @@
 """Git facts for the finish decision: commits made and whether the work tree changed.
 
-Everything goes through ``git`` subprocesses (``trio.run_process``). The supervisor's own
-records, the agent's ``convergence.json`` and session transcripts change every iteration and
-are excluded, or no iteration would ever look idle. A content change to a file that is already
-modified is seen through ``git diff``; untracked files are compared by size and mtime.
+Everything goes through ``git`` subprocesses (``trio.run_process``), at most two per
+iteration: one ``git status`` after it (the one before is the previous iteration's after) and a
+``git rev-list --count`` only when HEAD moved. The supervisor's own records, the agent's
+``convergence.json`` and session transcripts change every iteration and are excluded, or no
+iteration would ever look idle. A changed path is compared by its status line and by its size
+and mtime, so a file changed again while already modified is seen too; nothing reads file
+contents into memory.
 """
 
 from __future__ import annotations
@@ -62,31 +65,37 @@ def _pathspec(project_dir: Path, excluded: tuple[Path, ...]) -> list[str]:
 
 
 async def git_snapshot(project_dir: Path, *, excluded: tuple[Path, ...] = ()) -> GitSnapshot | None:
-    """The state of ``project_dir``'s repository, or ``None`` when it is not in one."""
-    code, out = await _git(project_dir, "rev-parse", "--is-inside-work-tree")
-    if code != 0 or out.strip() != b"true":
-        return None
-    code, out = await _git(project_dir, "rev-parse", "--verify", "--quiet", "HEAD")
-    head = out.strip().decode() if code == 0 and out.strip() else None
+    """The state of ``project_dir``'s repository, or ``None`` when it is not in one.
+
+    One git process: ``git status --porcelain=v2 --branch`` gives HEAD and every changed or
+    untracked path; their size and mtime (a stat, no git) catch a file changed again.
+    """
     spec = _pathspec(project_dir, excluded)
+    code, out = await _git(
+        project_dir, "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", *spec
+    )
+    if code != 0:
+        return None
+    head: str | None = None
     digest = hashlib.sha256()
-    for args in (
-        ("status", "--porcelain=v1", "-z", "--untracked-files=all", *spec),
-        ("diff", "--binary", "--no-color", *spec),
-        ("diff", "--cached", "--binary", "--no-color", *spec),
-    ):
-        _code, out = await _git(project_dir, *args)
-        digest.update(out)
-        digest.update(b"\0\0")
-    _code, out = await _git(project_dir, "ls-files", "-o", "--exclude-standard", "-z", *spec)
-    for name in out.split(b"\0"):
-        if not name:
+    for entry in out.split(b"\0"):
+        if not entry:
             continue
+        if entry.startswith(b"# branch.oid "):
+            oid = entry.removeprefix(b"# branch.oid ").decode()
+            head = None if oid == "(initial)" else oid
+            continue
+        if entry.startswith(b"#"):
+            continue
+        digest.update(entry + b"\0")
+        # the path is the last space-separated field (renames carry the origin as the next
+        # NUL-separated entry, which is hashed as an entry of its own)
+        name = entry.rsplit(b" ", 1)[-1] if entry[:1] in (b"1", b"2", b"u") else entry[2:]
         try:
             st = os.stat(project_dir / os.fsdecode(name))
         except OSError:
             continue
-        digest.update(name + f":{st.st_size}:{st.st_mtime_ns}\0".encode())
+        digest.update(f":{st.st_size}:{st.st_mtime_ns}\0".encode())
     return GitSnapshot(head=head, tree_digest=digest.hexdigest())
 
 

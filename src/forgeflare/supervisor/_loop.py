@@ -21,15 +21,18 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import trio
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError
-from forgeflare._process import kill_group
+from forgeflare._process import end_marked_processes
+from forgeflare._secrets import AGENT_KEYS, child_environment
 from forgeflare.hooks._convergence import (
     ConvergenceError,
     ConvergenceState,
@@ -37,6 +40,8 @@ from forgeflare.hooks._convergence import (
     convergence_path,
     read_convergence,
 )
+from forgeflare.hooks._trust import TrustError, require_trust
+from forgeflare.report._notify import Notifier, notify_urls
 from forgeflare.supervisor._agentproc import (
     ChildResult,
     StopControl,
@@ -54,7 +59,7 @@ from forgeflare.supervisor._finish import (
     check_limits,
     count_unchecked,
     decide,
-    is_error,
+    error_pause,
 )
 from forgeflare.supervisor._git import GitSnapshot, commits_between, git_snapshot
 from forgeflare.supervisor._lifecycle import (
@@ -74,8 +79,18 @@ from forgeflare.supervisor._records import (
     RunStore,
     find_resumable,
     new_run_id,
-    orphan_group,
 )
+from forgeflare.supervisor._stop import clear_stop, stop_requested
+from forgeflare.supervisor._trust import loop_trust_items
+from forgeflare.supervisor._waits import (
+    FinishNow,
+    WaitFor,
+    WaitSettings,
+    WaitStreaks,
+    after_iteration,
+    budget_exhausted,
+)
+from forgeflare.supervisor.backends import BACKENDS, COMPLETE_TAG, REPORT_ENV, ChildEnd
 
 __all__ = ["FileStamp", "LoopOptions", "LoopResult", "is_fresh", "run_loop", "watch_signals"]
 
@@ -106,6 +121,14 @@ class LoopOptions:
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     python: str = sys.executable
     warnings: list[str] = field(default_factory=list)
+    task: str | None = None
+    """A fleet loop's task: put first in the prompt of every iteration."""
+    trust_project: bool = False
+    """``--trust-project``: run the project's hooks without a recorded trust."""
+    pass_env: Sequence[str] = ()
+    """Secret-looking variables to pass to hooks and tools anyway (``--pass-env``)."""
+    raw: bool = False
+    """Show the agent's output as it is (``--raw``), not as the backend reads it."""
 
 
 @dataclass
@@ -152,6 +175,24 @@ class _Loop:
         self.last_exit = 0
         self.last_duration = 0.0
         self.git_repo = False
+        self.git_last: GitSnapshot | None = None
+        backend = BACKENDS[self.cfg.backend_name]()
+        self.backend = backend
+        self.wait_streaks: dict[str, Any] = {}
+        self.finish_reason: str | None = None
+        self.time_scale = _time_scale(opts.env)
+        self.trusted_items: list[Any] | None = None
+        from forgeflare.hooks._trust import default_trust_file
+
+        config_dir = default_trust_file(opts.env).parent
+        self.notifier = Notifier(
+            command=self.cfg.notify.command,
+            urls=notify_urls(opts.env, config_dir),
+            on=tuple(e.strip() for e in self.cfg.notify.on.split(",") if e.strip()),
+            cwd=self.project,
+            env=child_environment(opts.env, opts.pass_env),
+            log=self.display.warn,
+        )
 
     # -- bookkeeping ------------------------------------------------------------------------
     def elapsed(self) -> float:
@@ -186,14 +227,20 @@ class _Loop:
             store = find_resumable(self.log_root)
             if store is None:
                 raise RecordError(f"--resume: no unfinished run in {self.log_root}")
-            self.store, self.record = store, store.load()
+            record = store.load()
+            if _alive(record.supervisor_pid, record.supervisor_started):
+                raise ConfigError(
+                    f"run {record.run_id} is still running, pid {record.supervisor_pid}"
+                )
+            self.store, self.record = store, record
             self.record.resumes += 1
             self.base_active = self.record.totals.active_seconds
-            pgid = orphan_group(self.record)
-            if pgid is not None:
-                self.display.warn(f"killing the agent the killed supervisor left (group {pgid})")
-                kill_group(pgid, signal.SIGKILL)
-            self.record.current = None
+            ended = end_marked_processes("FRESHER_RUN_ID", record.run_id, self.cfg.agent.kill_grace)
+            if ended:
+                self.display.warn(
+                    f"ended {len(ended)} process(es) the killed supervisor left running"
+                )
+            self.record_killed_iteration()
             agent_runs = [it for it in self.record.iterations if not it.skipped]
             if agent_runs:
                 self.last_exit = agent_runs[-1].exit_code or 0
@@ -201,22 +248,85 @@ class _Loop:
             self.display.info(
                 f"resuming run {self.record.run_id} after iteration {self.record.iterations_done}"
             )
-            self.save()
-            self.store.event("run_resumed", run_id=self.record.run_id)
-            return
-        run_id = new_run_id()
-        self.store = RunStore(self.log_root / run_id)
-        self.store.create()
-        self.record = RunRecord(
-            run_id=run_id,
-            mode=self.cfg.fresher.mode,
-            project_dir=str(self.project),
-            started_at=utc_timestamp(),
-            max_iterations=self.cfg.fresher.max_iterations,
-        )
+        else:
+            run_id = new_run_id()
+            self.store = RunStore(self.log_root / run_id)
+            self.store.create()
+            self.record = RunRecord(
+                run_id=run_id,
+                mode=self.cfg.fresher.mode,
+                project_dir=str(self.project),
+                started_at=utc_timestamp(),
+                max_iterations=self.cfg.fresher.max_iterations,
+                backend=self.backend.name,
+                max_runtime=self.cfg.limits.max_runtime,
+                max_cost=self.cfg.limits.max_cost,
+                plan_file=self.cfg.paths.plan_file,
+                plan_unchecked_at_start=self.plan_unchecked(),
+            )
+            clear_stop(self.project)
+        self.record.supervisor_pid = os.getpid()
+        self.record.supervisor_started = _process_started(os.getpid())
+        self.display.log_file = self.store.dir / "loop.log"
+        self.display.hooks_log = self.store.dir / "hooks.log"
         self.save()
-        self.store.event("run_started", run_id=run_id, mode=self.record.mode)
-        self.display.info(f"run {run_id} ({self.record.mode} mode) in {self.store.dir}")
+        if self.opts.resume:
+            self.store.event("run_resumed", run_id=self.record.run_id)
+        else:
+            self.store.event("run_started", run_id=self.record.run_id, mode=self.record.mode)
+            self.display.info(
+                f"run {self.record.run_id} ({self.record.mode} mode) in {self.store.dir}"
+            )
+        self.banner()
+
+    def banner(self) -> None:
+        """Every bound of the night, and what is trusted how."""
+        cfg = self.cfg
+        most = cfg.fresher.max_iterations or "unlimited"
+        runtime = format_wait(cfg.limits.max_runtime) if cfg.limits.max_runtime else "unlimited"
+        cost = f"${cfg.limits.max_cost:g}" if cfg.limits.max_cost else "no cost cap"
+        per_iteration = cfg.limits.iteration_timeout
+        timeout = format_wait(per_iteration) if per_iteration else "none"
+        self.display.info(
+            f"bounds: {most} iterations, runtime {runtime}, {cost}, iteration timeout "
+            f"{timeout}, agent {self.backend.name}"
+        )
+        if self.opts.trust_project or self.opts.env.get("FORGEFLARE_TRUST", "") in ("1", "true"):
+            self.display.warn("trusting the project's hooks without review (--trust-project)")
+
+    def record_killed_iteration(self) -> None:
+        """A crash cut an iteration short: record it as killed, with the commits it made."""
+        current = self.record.current
+        self.record.current = None
+        if current is None:
+            return
+        head_before: str | None = None
+        log: str | None = None
+        for event in reversed(self.store.events()):
+            if event.get("event") == "iteration_started" and event.get("number") == current.number:
+                head_before, log = event.get("head"), event.get("log")
+                break
+        commits = 0
+        head_after: str | None = None
+        if head_before:
+            head_after = _git_head(self.project)
+            if head_after and head_after != head_before:
+                commits = _git_count(self.project, head_before, head_after)
+        it = IterationRecord(
+            number=current.number,
+            started_at=current.started_at or utc_timestamp(),
+            outcome="killed",
+            detail="the supervisor was killed during this iteration",
+            head_before=head_before,
+            head_after=head_after,
+            commits=commits,
+            log=log,
+        )
+        self.finish_iteration(it, "killed", counted=True)
+        self.display.warn(
+            f"iteration {it.number} was cut short by the crash: recorded as killed"
+            + (f" with {commits} commit(s)" if commits else "")
+        )
 
     # -- hooks ------------------------------------------------------------------------------
     async def hook(self, name: HookName, ctx: HookContext) -> HookResult:
@@ -232,7 +342,7 @@ class _Loop:
                 name,
                 hooks_dir=hooks_dir,
                 cwd=self.project,
-                env={**self.opts.env, **hook_env(name, ctx)},
+                env={**child_environment(self.opts.env, self.opts.pass_env), **hook_env(name, ctx)},
                 timeout=hooks.timeout,
                 fail_behavior=hooks.fail_behavior,
                 stop=self.stop.escalated() if name == "finished" else self.stop,
@@ -272,11 +382,20 @@ class _Loop:
     def prompt(self) -> str:
         path = self.project / ".fresher" / f"PROMPT.{self.record.mode}.md"
         try:
-            return path.read_text(encoding="utf-8")
+            text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            return default_prompt(self.record.mode)
+            text = default_prompt(self.record.mode)
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{path}: cannot read the prompt: {exc}") from exc
+        if self.opts.task:
+            # A fleet loop's own task comes first: each loop completes on its own.
+            text = f"{self.opts.task.strip()}\n\n---\n\n{text}"
+        if self.backend.name in ("claude", "codex"):
+            text += (
+                f"\nWhen the whole task is done, end your final message with {COMPLETE_TAG} on a "
+                "line of its own (not in code). Do not write it before.\n"
+            )
+        return text
 
     def plan_unchecked(self) -> int | None:
         path = self.project / self.cfg.paths.plan_file
@@ -293,42 +412,67 @@ class _Loop:
             return None
         return await git_snapshot(self.project, excluded=(self.log_root,))
 
-    async def run_agent(self, number: int) -> tuple[IterationRecord, IterationOutcome, bool]:
-        """Run iteration ``number``'s agent. Returns its record, outcome, and whether the
-        runtime limit (not the iteration timeout) ended it."""
+    def agent_argv(self) -> list[str]:
+        argv = self.cfg.agent_argv(self.opts.python)
+        max_cost = self.cfg.limits.max_cost
+        if max_cost and self.backend.name == "forgeflare":
+            left = max(0.0, max_cost - (self.record.totals.cost_usd or 0.0))
+            argv += ["--max-cost", f"{left:.6f}"]
+        return argv
+
+    async def run_agent(self, number: int) -> tuple[IterationRecord, IterationOutcome]:
+        """Run iteration ``number``'s agent; returns its record and the decision's outcome."""
         conv = convergence_path(self.project)
         warning = clear_convergence(conv)
         if warning:
             self.display.warn(warning)
         before = _stamp(conv)
-        git_before = await self.snapshot()
+        git_before = self.git_last if self.git_last is not None else await self.snapshot()
         prompt = self.prompt()
-        argv = self.cfg.agent_argv(self.opts.python)
-        env = {**self.opts.env, **hook_env("agent", self.context(iteration=number))}
+        argv = self.agent_argv()
+        report_path = self.store.dir / f"iteration-{number:03d}.report.json"
+        report_path.unlink(missing_ok=True)
+        env = {
+            **child_environment(
+                self.opts.env, self.opts.pass_env, keep=AGENT_KEYS.get(self.backend.name, ())
+            ),
+            **hook_env("agent", self.context(iteration=number)),
+            REPORT_ENV: str(report_path),
+        }
         timeout = self.cfg.limits.iteration_timeout or math.inf
         runtime_left = math.inf
         if self.limits.max_runtime > 0:
             runtime_left = max(0.0, self.limits.max_runtime - self.elapsed())
         budget = min(timeout, runtime_left)
-        it = IterationRecord(number=number, started_at=utc_timestamp())
+        log_path = self.store.iteration_log(number)
+        it = IterationRecord(
+            number=number,
+            started_at=utc_timestamp(),
+            head_before=git_before.head if git_before else None,
+            log=log_path.name,
+        )
         self.record.current = InProgress(number=number, started_at=it.started_at)
-        self.save()
+        self.store.event("iteration_started", number=number, head=it.head_before, log=log_path.name)
 
         def on_start(pid: int) -> None:
             assert self.record.current is not None
             self.record.current.agent_pid = pid
             self.save()
 
-        self.display.info(f"iteration {number}: starting {argv[0]}")
+        self.display.info(f"iteration {number}: starting {argv[0]} ({self.backend.name})")
         self.display.start_iteration(number, self.limits.max_iterations)
-        log_path = self.store.iteration_log(number)
+        reader = self.backend.reader()
         # Plain blocking writes: a local append per line is cheaper than a thread hop.
         with open(log_path, "wb") as log:  # noqa: ASYNC230
 
             def on_line(line: bytes) -> None:
                 log.write(line)
                 log.flush()
-                self.display.output(line)
+                if self.opts.raw:
+                    self.display.output(line)
+                    return
+                for shown in reader.feed(line.decode("utf-8", errors="replace")):
+                    self.display.output(shown + "\n")
 
             try:
                 result = await supervise(
@@ -349,6 +493,12 @@ class _Loop:
                 result = ChildResult(returncode=127, timed_out=False, stopped=False, duration=0.0)
             finally:
                 self.display.end_iteration()
+        # Descendants that left the agent's process group (setsid) carry the run's marker.
+        leftovers = await trio.to_thread.run_sync(
+            end_marked_processes, "FRESHER_RUN_ID", self.record.run_id, self.cfg.agent.kill_grace
+        )
+        if leftovers:
+            self.display.warn(f"ended {len(leftovers)} process(es) the agent left running")
         runtime_hit = result.timed_out and runtime_left < timeout
         state: ConvergenceState | None = None
         if is_fresh(before, _stamp(conv)):
@@ -357,20 +507,41 @@ class _Loop:
             except ConvergenceError as exc:
                 self.display.warn(str(exc))
         git_after = await self.snapshot()
+        self.git_last = git_after
         commits = 0
         changed: bool | None = None
         if git_before is not None and git_after is not None:
             commits = await commits_between(self.project, git_before.head, git_after.head)
             changed = commits > 0 or git_before != git_after
         final = state.final if state else None
+        report = self.backend.report(
+            reader,
+            ChildEnd(
+                exit_code=result.exit_code,
+                timed_out=result.timed_out,
+                stopped=result.stopped,
+                signalled=result.returncode < 0 and not result.stopped,
+            ),
+            final,
+            report_path if report_path.exists() else None,
+        )
         it.duration = round(result.duration, 3)
         it.exit_code = exit_status(result)
         it.timed_out = result.timed_out
         it.final_reason = final.reason if final else None
         it.observations = [o.model_dump() for o in state.observations] if state else []
-        it.tokens = (
-            final.total_tokens if final and final.total_tokens else self.display.status.tokens
-        )
+        it.outcome = report.outcome
+        it.transient = report.transient if report.outcome == "api_error" else None
+        it.stop_reason = report.stop_reason
+        it.tokens = report.tokens.model_dump()
+        it.cost_usd = report.cost_usd
+        it.resets_at = report.resets_at
+        it.turns = report.turns
+        it.session_id = report.session_id
+        it.model = report.model
+        it.detail = report.detail
+        it.signal = report.signal
+        it.head_after = git_after.head if git_after else None
         it.commits = commits
         it.changed = changed
         it.plan_unchecked = self.plan_unchecked()
@@ -382,40 +553,144 @@ class _Loop:
             final_expected=self.cfg.final_expected,
             plan_unchecked=it.plan_unchecked,
             git_changed=changed,
+            outcome=report.outcome,
+            signal_complete=report.signal == COMPLETE_TAG,
+            runtime_hit=runtime_hit,
         )
         if result.timed_out:
             what = "runtime limit" if runtime_hit else "iteration timeout"
             self.display.error(f"iteration {number}: agent killed at the {what}")
+        cost = "" if it.cost_usd is None else f", ${it.cost_usd:.4f}"
         self.display.info(
-            f"iteration {number}: exit {it.exit_code}, final {it.final_reason}, "
-            f"{it.duration:.1f}s, commits {commits}"
+            f"iteration {number}: {it.outcome}, exit {it.exit_code}, final {it.final_reason}, "
+            f"{it.duration:.1f}s, tokens {report.tokens.total}{cost}, commits {commits}"
         )
         self.last_exit, self.last_duration = it.exit_code, it.duration
-        return it, outcome, runtime_hit
+        return it, outcome
 
     # -- the loop ---------------------------------------------------------------------------
-    def finish_iteration(self, it: IterationRecord, decision: str) -> None:
+    def finish_iteration(self, it: IterationRecord, decision: str, *, counted: bool) -> None:
         it.decision = decision
         rec = self.record
         rec.iterations.append(it)
         rec.current = None
-        if not it.skipped:
+        if counted and not it.skipped:
             rec.totals.iterations += 1
         rec.totals.commits += it.commits
-        rec.totals.tokens += it.tokens
+        total = sum(it.tokens.values())
+        rec.totals.tokens += total
+        for kind, n in it.tokens.items():
+            rec.totals.tokens_by_kind[kind] = rec.totals.tokens_by_kind.get(kind, 0) + n
+        if it.cost_usd is not None:
+            rec.totals.cost_usd = round((rec.totals.cost_usd or 0.0) + it.cost_usd, 6)
+        elif total:
+            rec.totals.cost_unknown += 1
+            if rec.totals.cost_unknown == 1:
+                self.display.warn(
+                    f"iteration {it.number}: cost unknown (no price for model "
+                    f"{it.model or self.cfg.fresher.model or '?'}); tokens are recorded"
+                )
+        self.display.spent = rec.totals.cost_usd
         self.save()
         self.store.event("iteration", **it.model_dump(exclude={"observations"}))
 
-    async def iterate(self) -> FinishType | None:
-        """One pass of the loop: ``None`` to go on."""
+    def counted_iterations(self) -> int:
+        """Iterations that count toward max_iterations (not limit or outage waits)."""
+        return sum(
+            1 for it in self.record.iterations if it.decision not in ("limit_wait", "outage")
+        )
+
+    async def wait(self, kind: str, seconds: float, until: datetime) -> None:
+        """Wait ``seconds`` by the wall clock (a suspend does not stretch it), or a stop."""
+        local = until.astimezone().strftime("%H:%M")
+        what = "the usage window" if kind == "limit_wait" else "the API (outage)"
+        self.display.warn(f"waiting for {what} until {local} ({format_wait(seconds)})")
+        started = utc_timestamp()
+        self.store.event("wait_started", kind=kind, until=utc_timestamp(until), seconds=seconds)
+        self.notifier.send(
+            kind,
+            {**self.summary(), "until": local, "detail": f"waiting {format_wait(seconds)}"},
+        )
+        scale = self.time_scale
+        deadline = datetime.now(UTC) + timedelta(seconds=seconds * scale)
+        t0 = time.monotonic()
+        while not self.stop.stop.is_set() and not stop_requested(self.project):
+            left = (deadline - datetime.now(UTC)).total_seconds()
+            if left <= 0:
+                break
+            with trio.move_on_after(min(left, 5.0)):
+                await self.stop.stop.wait()
+        waited = round(time.monotonic() - t0, 3)
+        self.record.totals.waited_seconds = round(self.record.totals.waited_seconds + waited, 3)
+        self.record.waits.append(
+            {"kind": kind, "started_at": started, "duration": waited, "until": utc_timestamp(until)}
+        )
+        self.store.event("wait_ended", kind=kind, waited=waited)
+
+    def summary(self) -> dict[str, Any]:
+        rec = self.record
+        return {
+            "run_id": rec.run_id,
+            "project_dir": rec.project_dir,
+            "mode": rec.mode,
+            "started_at": rec.started_at,
+            "finished_at": rec.finished_at,
+            "finish_type": rec.finish_type,
+            "finish_reason": rec.finish_reason,
+            "exit_code": rec.exit_code,
+            "totals": {
+                **rec.totals.model_dump(),
+                "duration": round(self.elapsed(), 1),
+            },
+            "run_dir": str(self.store.dir),
+        }
+
+    async def before_iteration(self) -> FinishType | None:
+        """Checks between iterations: stop, limits, budget, a stop request, trust, windows."""
         if self.stop.stop.is_set():
             return FinishType.MANUAL
-        rec = self.record
+        if stop_requested(self.project):
+            clear_stop(self.project)
+            self.finish_reason = "stopped by `forgeflare stop` after the iteration"
+            return FinishType.STOPPED
         limit = check_limits(
-            iterations_done=rec.iterations_done, elapsed=self.elapsed(), limits=self.limits
+            iterations_done=self.counted_iterations(), elapsed=self.elapsed(), limits=self.limits
         )
         if limit is not None:
             return limit
+        spent = self.record.totals.cost_usd
+        if budget_exhausted(spent, self.cfg.limits.max_cost or None):
+            self.finish_reason = (
+                f"stopped: the budget of ${self.cfg.limits.max_cost:g} is spent (${spent:.2f})"
+            )
+            return FinishType.BUDGET
+        try:
+            await trio.to_thread.run_sync(self.check_trust)
+        except TrustError as exc:
+            self.display.error(str(exc))
+            self.finish_reason = f"stopped: {exc}"
+            return FinishType.HOOK_ABORT
+        shared = shared_window(self.opts.env)
+        if shared is not None and shared > datetime.now(UTC):
+            seconds = (shared - datetime.now(UTC)).total_seconds()
+            await self.wait("limit_wait", seconds, shared)
+            if self.stop.stop.is_set():
+                return FinishType.MANUAL
+        return None
+
+    def check_trust(self) -> None:
+        """Raise TrustError when a project hook or command changed since the start."""
+        if self.trusted_items is None:
+            return
+        now = loop_trust_items(self.project, self.cfg)
+        require_trust(self.project, now, self.opts.env, flag=self.opts.trust_project)
+
+    async def iterate(self) -> FinishType | None:
+        """One pass of the loop: ``None`` to go on."""
+        early = await self.before_iteration()
+        if early is not None:
+            return early
+        rec = self.record
         number = rec.iterations_done + 1
         streaks = Streaks(**rec.streaks)
         hook = await self.hook("next_iteration", self.context(iteration=number))
@@ -423,7 +698,6 @@ class _Loop:
             return FinishType.MANUAL
         if hook.status is HookStatus.ABORT:
             return FinishType.HOOK_ABORT
-        runtime_hit = False
         if hook.status is HookStatus.WARNING:
             self.display.warn(f"iteration {number} skipped by next_iteration")
             it = IterationRecord(number=number, started_at=utc_timestamp(), skipped=True)
@@ -434,32 +708,92 @@ class _Loop:
                 plan_unchecked=it.plan_unchecked,
             )
         else:
-            it, outcome, runtime_hit = await self.run_agent(number)
+            it, outcome = await self.run_agent(number)
         it.next_iteration_hook = _hook_record(hook, number)
         if self.stop.stop.is_set():
-            self.finish_iteration(it, FinishType.MANUAL.value)
+            self.finish_iteration(it, FinishType.MANUAL.value, counted=True)
             return FinishType.MANUAL
+        if not it.skipped and it.outcome in ("rate_limited", "api_error"):
+            wait_streaks = WaitStreaks(**self.wait_streaks)
+            resets = parse_iso(it.resets_at)
+            deadline = None
+            if self.limits.max_runtime > 0:
+                left = self.limits.max_runtime - self.elapsed()
+                deadline = datetime.now(UTC) + timedelta(seconds=max(0.0, left))
+            new_wait, action = after_iteration(
+                outcome=it.outcome,
+                transient=bool(it.transient),
+                resets_at=resets,
+                now=datetime.now(UTC),
+                streaks=wait_streaks,
+                settings=WaitSettings(max_outage=self.cfg.limits.max_outage, jitter=5.0),
+                deadline=deadline,
+            )
+            self.wait_streaks = _streaks_dict(new_wait)
+            if isinstance(action, WaitFor):
+                self.finish_iteration(it, action.kind, counted=False)
+                await self.wait(action.kind, action.seconds, action.until)
+                if self.stop.stop.is_set():
+                    return FinishType.MANUAL
+                return None
+            if isinstance(action, FinishNow):
+                self.finish_reason = f"stopped: {action.reason}"
+                self.finish_iteration(it, FinishType.ERROR.value, counted=True)
+                return FinishType.ERROR
+        else:
+            self.wait_streaks = {}
         new_streaks, decision = decide(
             outcome=outcome,
             streaks=streaks,
-            iteration=number,
+            iteration=self.counted_iterations() + 1,
             elapsed=self.elapsed(),
             limits=self.limits,
         )
-        if runtime_hit and decision != FinishType.COMPLETE:
-            decision = FinishType.TIMEOUT
+        if decision == FinishType.COMPLETE and self.cfg.limits.gate:
+            gate_ok, why = await self.run_gate()
+            if not gate_ok:
+                self.display.warn(f"complete, but the gate failed ({why}): going on")
+                decision = Continue()
         rec.streaks = asdict(new_streaks)
-        self.finish_iteration(it, "continue" if isinstance(decision, Continue) else decision.value)
+        if decision == FinishType.ERROR:
+            self.notifier.send(
+                "error_streak",
+                {**self.summary(), "detail": f"{new_streaks.errors} error iterations in a row"},
+            )
+        self.finish_iteration(
+            it, "continue" if isinstance(decision, Continue) else decision.value, counted=True
+        )
         if not isinstance(decision, Continue):
             return decision
-        pause = self.cfg.limits.error_pause
-        if is_error(outcome) and pause > 0:
+        pause = error_pause(outcome, self.cfg.limits.error_pause) * self.time_scale
+        if pause > 0:
             self.display.warn(
                 f"error iteration ({new_streaks.errors} in a row): pausing {pause:g}s"
             )
             with trio.move_on_after(pause):
                 await self.stop.stop.wait()
         return None
+
+    async def run_gate(self) -> tuple[bool, str]:
+        """Run ``[limits] gate`` in the project: complete counts only when it passes."""
+        gate = self.cfg.limits.gate
+        self.display.info(f"gate: {gate}")
+        try:
+            done = await trio.run_process(
+                ["bash", "-c", gate],
+                cwd=str(self.project),
+                env=child_environment(self.opts.env, self.opts.pass_env),
+                capture_stdout=True,
+                capture_stderr=True,
+                check=False,
+                process_group=0,
+            )
+        except OSError as exc:
+            return False, f"cannot run: {exc}"
+        for line in (done.stdout + done.stderr).decode(errors="replace").splitlines()[-20:]:
+            self.display.output(line + "\n", prefix="[gate] ")
+        self.store.event("gate", command=gate, exit_code=done.returncode)
+        return done.returncode == 0, f"exit {done.returncode}"
 
     async def run(self) -> LoopResult:
         self.open_run()
@@ -470,6 +804,9 @@ class _Loop:
             self.display.info(
                 "not a git repository: commits are not counted and no_changes never applies"
             )
+        elif self.record.head_at_start is None:
+            snap = await self.snapshot()
+            self.record.head_at_start = snap.head if snap else None
         finish: FinishType | None = None
         if not self.opts.resume:
             started = await self.hook("started", self.context())
@@ -479,30 +816,147 @@ class _Loop:
                 finish = FinishType.MANUAL
             elif started.status is HookStatus.ABORT:
                 finish = FinishType.HOOK_ABORT
-        while finish is None:
-            finish = await self.iterate()
+        try:
+            while finish is None:
+                finish = await self.iterate()
+        except RecordError as exc:
+            # Disk full or a read-only run folder: finish properly, say once what failed.
+            self.display.error(str(exc))
+            self.finish_reason = f"stopped: the records could not be written ({exc})"
+            finish = FinishType.ERROR
         if finish is FinishType.MANUAL:
             self.display.warn(f"stopped by {self.stop.signal_name or 'request'}")
         self.display.info(f"finishing: {finish.value}")
         rec = self.record
         rec.current = None
+        rec.finish_type = finish.value
+        rec.exit_code = finish.exit_code
+        rec.finished_at = utc_timestamp()
+        rec.finish_reason = self.finish_reason or finish_words(rec)
         finished = await self.hook(
             "finished", self.context(finish_type=finish.value, iteration=rec.iterations_done)
         )
         rec.hooks.append(_hook_record(finished, rec.iterations_done))
-        rec.finished_at = utc_timestamp()
-        rec.finish_type = finish.value
-        rec.exit_code = finish.exit_code
-        self.save()
-        self.store.event(
-            "run_finished",
-            finish_type=finish.value,
-            exit_code=finish.exit_code,
-            iterations=rec.totals.iterations,
-            commits=rec.totals.commits,
-        )
+        try:
+            self.save()
+            self.store.event(
+                "run_finished",
+                finish_type=finish.value,
+                exit_code=finish.exit_code,
+                iterations=rec.totals.iterations,
+                commits=rec.totals.commits,
+            )
+        except RecordError as exc:
+            self.display.error(str(exc))
         self.display.summary(rec)
+        self.notifier.send("finish", self.summary())
         return LoopResult(finish_type=finish, run_dir=self.store.dir, record=rec)
+
+
+def _time_scale(env: Mapping[str, str]) -> float:
+    """``FORGEFLARE_TIME_SCALE`` shrinks every wait and pause (tests and demos); default 1."""
+    try:
+        value = float(env.get("FORGEFLARE_TIME_SCALE", "1"))
+    except ValueError:
+        return 1.0
+    return value if 0 <= value <= 1 else 1.0
+
+
+def format_wait(seconds: float) -> str:
+    """``45s``, ``12m``, ``1h 04m``."""
+    s = round(seconds)
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m"
+    return f"{s // 3600}h {s % 3600 // 60:02d}m"
+
+
+def parse_iso(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def shared_window(env: Mapping[str, str]) -> datetime | None:
+    """A usage window another loop of the same account reported (fleets share one)."""
+    path = env.get("FORGEFLARE_WINDOW_FILE")
+    if not path:
+        return None
+    try:
+        import json
+
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return parse_iso(data.get("until")) if isinstance(data, dict) else None
+
+
+def _streaks_dict(streaks: WaitStreaks) -> dict[str, Any]:
+    return {
+        "limits": streaks.limits,
+        "outages": streaks.outages,
+        "outage_since": streaks.outage_since,
+    }
+
+
+def finish_words(record: RunRecord) -> str:
+    """Why a run ended, in words, from its record (the report reads the same)."""
+    from forgeflare.report._digest import finish_reason
+
+    return finish_reason(record.model_dump())
+
+
+def _process_started(pid: int | None) -> float | None:
+    if pid is None:
+        return None
+    import psutil
+
+    try:
+        proc = psutil.Process(pid)
+        if proc.status() == psutil.STATUS_ZOMBIE:
+            return None
+        return float(proc.create_time())
+    except psutil.Error:
+        return None
+
+
+def _alive(pid: int | None, started: float | None) -> bool:
+    now = _process_started(pid)
+    return now is not None and (started is None or abs(now - started) < 1.0)
+
+
+def _git_head(project: Path) -> str | None:
+    import subprocess
+
+    done = subprocess.run(
+        ["git", "rev-parse", "--verify", "--quiet", "HEAD"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.stdout.strip() or None
+
+
+def _git_count(project: Path, before: str, after: str) -> int:
+    import subprocess
+
+    done = subprocess.run(
+        ["git", "rev-list", "--count", f"{before}..{after}"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    try:
+        return int(done.stdout.strip())
+    except ValueError:
+        return 1
 
 
 def _hook_record(result: HookResult, iteration: int) -> HookRecord:

@@ -66,7 +66,22 @@ class IterationRecord(BaseModel):
     timed_out: bool = False
     final_reason: str | None = None
     observations: list[dict[str, Any]] = Field(default_factory=list)
-    tokens: int = 0
+    outcome: str = "ok"
+    """The iteration report's outcome (see backends): ok, agent_error, api_error, …"""
+    transient: bool | None = None
+    stop_reason: str | None = None
+    tokens: dict[str, int] = Field(default_factory=dict)
+    """input (without cache reads), output, cache_read, cache_write."""
+    cost_usd: float | None = None
+    resets_at: str | None = None
+    turns: int = 0
+    session_id: str | None = None
+    model: str | None = None
+    detail: str | None = None
+    signal: str | None = None
+    head_before: str | None = None
+    head_after: str | None = None
+    log: str | None = None
     commits: int = 0
     changed: bool | None = None
     plan_unchecked: int | None = None
@@ -81,6 +96,13 @@ class Totals(BaseModel):
     """Iterations in which the agent ran (skipped ones are not counted)."""
     commits: int = 0
     tokens: int = 0
+    tokens_by_kind: dict[str, int] = Field(default_factory=dict)
+    cost_usd: float | None = None
+    """Known cost so far (iterations whose cost is unknown add nothing: see cost_unknown)."""
+    cost_unknown: int = 0
+    """Iterations with tokens but no known price."""
+    waited_seconds: float = 0.0
+    """Time spent waiting for usage windows and outages."""
     active_seconds: float = 0.0
     """Wall-clock time the supervisor ran this loop (across resumes)."""
 
@@ -112,6 +134,19 @@ class RunRecord(BaseModel):
     current: InProgress | None = None
     streaks: dict[str, int] = Field(default_factory=dict)
     """The finish decision's streaks (errors, blocked, skips), so that a resume keeps them."""
+    finish_reason: str | None = None
+    """Why the run ended, in words."""
+    backend: str = "forgeflare"
+    max_runtime: float = 0.0
+    max_cost: float = 0.0
+    waits: list[dict[str, Any]] = Field(default_factory=list)
+    """Usage-window and outage waits: kind, started_at, duration, until."""
+    head_at_start: str | None = None
+    plan_file: str | None = None
+    plan_unchecked_at_start: int | None = None
+    supervisor_pid: int | None = None
+    supervisor_started: float | None = None
+    """The supervisor's process start time: a resume refuses a run whose supervisor lives."""
 
     @property
     def iterations_done(self) -> int:
@@ -131,8 +166,17 @@ class RunStore:
         return self.dir / "run.json"
 
     def iteration_log(self, number: int) -> Path:
-        """Path of an iteration's log (agent stdout and stderr)."""
-        return self.dir / f"iteration-{number:03d}.log"
+        """Path of an iteration's log (agent stdout and stderr); never one that exists.
+
+        A resumed run repeats the number of the iteration a crash cut short: its log is
+        ``iteration-NNN.r1.log`` (``.r2`` …), so the killed iteration's log is kept.
+        """
+        path = self.dir / f"iteration-{number:03d}.log"
+        retry = 0
+        while path.exists():
+            retry += 1
+            path = self.dir / f"iteration-{number:03d}.r{retry}.log"
+        return path
 
     def create(self) -> None:
         """Make the folder."""
@@ -142,19 +186,35 @@ class RunStore:
             raise RecordError(f"{self.dir}: cannot create run folder: {exc.strerror}") from exc
 
     def save(self, record: RunRecord) -> None:
-        """Rewrite run.json atomically."""
+        """Replace run.json atomically (compact: its cost must not grow with the run)."""
         try:
-            atomic_write_text(self.run_json, record.model_dump_json(indent=2) + "\n")
+            atomic_write_text(self.run_json, record.model_dump_json() + "\n")
         except OSError as exc:
             raise RecordError(f"{self.run_json}: cannot write: {exc.strerror}") from exc
 
-    def event(self, kind: str, **fields: Any) -> None:
+    def event(self, name: str, /, **fields: Any) -> None:
         """Append one line to events.jsonl."""
-        line = json.dumps({"ts": utc_timestamp(), "event": kind, **fields}, default=str)
+        line = json.dumps({"ts": utc_timestamp(), "event": name, **fields}, default=str)
         try:
             append_line(self.dir / "events.jsonl", line + "\n")
         except OSError as exc:
             raise RecordError(f"{self.dir / 'events.jsonl'}: cannot write: {exc.strerror}") from exc
+
+    def events(self) -> list[dict[str, Any]]:
+        """Every readable line of events.jsonl (a torn last line is skipped)."""
+        try:
+            lines = (self.dir / "events.jsonl").read_text(encoding="utf-8").splitlines()
+        except OSError:
+            return []
+        out = []
+        for line in lines:
+            try:
+                value = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(value, dict):
+                out.append(value)
+        return out
 
     def load(self) -> RunRecord:
         """Read run.json."""

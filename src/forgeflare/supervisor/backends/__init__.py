@@ -1,6 +1,40 @@
 """Agent backends: how to start an agent and read its output into an iteration report."""
 
+from forgeflare.supervisor.backends._backends import (
+    BACKENDS,
+    COMPLETE_TAG,
+    REPORT_ENV,
+    Backend,
+    ChildEnd,
+    ClaudeBackend,
+    CodexBackend,
+    CommandBackend,
+    ForgeflareBackend,
+    LineReader,
+    completion_signal,
+)
 from forgeflare.supervisor.backends._claude import ClaudeStreamReader, format_tokens, tool_line
 from forgeflare.supervisor.backends._codex import CodexStreamReader
+from forgeflare.supervisor.backends._report import OUTCOMES, IterationReport, Outcome, Tokens
 
-__all__ = ["ClaudeStreamReader", "CodexStreamReader", "format_tokens", "tool_line"]
+__all__ = [
+    "BACKENDS",
+    "COMPLETE_TAG",
+    "OUTCOMES",
+    "REPORT_ENV",
+    "Backend",
+    "ChildEnd",
+    "ClaudeBackend",
+    "ClaudeStreamReader",
+    "CodexBackend",
+    "CodexStreamReader",
+    "CommandBackend",
+    "ForgeflareBackend",
+    "IterationReport",
+    "LineReader",
+    "Outcome",
+    "Tokens",
+    "completion_signal",
+    "format_tokens",
+    "tool_line",
+]

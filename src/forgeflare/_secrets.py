@@ -1,0 +1,55 @@
+"""Secrets stay out of children's environments unless allowed by name.
+
+Hooks, the Bash tool, gates and notify commands run code from the project: they get the
+environment without variables that look like secrets. The patterns are a documented default
+(:data:`SECRET_PATTERNS`); ``--pass-env NAME`` / ``[security] pass_env`` lets named ones through,
+and the agent process itself keeps the key its backend needs (:data:`AGENT_KEYS`).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable, Mapping
+
+__all__ = ["AGENT_KEYS", "SECRET_PATTERNS", "child_environment", "is_secret"]
+
+SECRET_PATTERNS: tuple[str, ...] = (
+    "*_API_KEY",
+    "*_APIKEY",
+    "*_TOKEN",
+    "*_SECRET",
+    "*_SECRET_KEY",
+    "*_PASSWORD",
+    "*_PASSWD",
+    "*_CREDENTIALS",
+    "*_PRIVATE_KEY",
+    "*_AUTH",
+    "API_KEY",
+    "TOKEN",
+    "SECRET",
+    "PASSWORD",
+    "FORGEFLARE_NOTIFY_URLS",
+)
+"""Variable names (shell patterns, case-insensitive) treated as secrets."""
+
+AGENT_KEYS: dict[str, tuple[str, ...]] = {
+    "forgeflare": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
+    "claude": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"),
+    "codex": ("OPENAI_API_KEY", "CODEX_API_KEY"),
+    "command": ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"),
+}
+"""What each agent backend's process keeps: the key it needs to talk to its API."""
+
+
+def is_secret(name: str) -> bool:
+    """Does ``name`` look like a secret?"""
+    upper = name.upper()
+    return any(fnmatch.fnmatchcase(upper, pattern) for pattern in SECRET_PATTERNS)
+
+
+def child_environment(
+    env: Mapping[str, str], pass_env: Iterable[str] = (), keep: Iterable[str] = ()
+) -> dict[str, str]:
+    """``env`` without secret-looking variables, except those in ``pass_env`` and ``keep``."""
+    allowed = {n.upper() for n in (*pass_env, *keep)}
+    return {k: v for k, v in env.items() if k.upper() in allowed or not is_secret(k)}

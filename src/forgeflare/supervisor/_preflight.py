@@ -1,0 +1,145 @@
+"""Before anything starts: what would make every iteration fail, and one loop per project.
+
+:func:`preflight` runs before the ``started`` hook: trust, the API key the own agent needs,
+``hooks.toml``, the agent's executable, the prompt file, the plan (a warning in building mode),
+git (a warning). Each failure is one line and exit 2, with no hook or agent run.
+:func:`project_lock` holds ``.fresher/loop.lock`` (``flock``) for the loop's lifetime, so a second
+``forgeflare loop`` in the same project refuses and names the running one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+
+from forgeflare._errors import ConfigError
+from forgeflare.hooks._trust import require_trust
+from forgeflare.supervisor._config import LoopConfig
+from forgeflare.supervisor._trust import loop_trust_items
+
+__all__ = ["LOCK_RELPATH", "lock_holder", "preflight", "project_lock"]
+
+LOCK_RELPATH = Path(".fresher") / "loop.lock"
+_DEFAULT_API = "https://api.anthropic.com"
+
+
+def lock_holder(project: Path) -> int | None:
+    """The pid of the loop running in ``project``, or ``None`` when none holds the lock."""
+    path = project / LOCK_RELPATH
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            text = path.read_text(encoding="utf-8", errors="replace").strip()
+            return int(text) if text.isdigit() else -1
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def project_lock(project: Path) -> Iterator[None]:
+    """Hold the project's loop lock (the file is kept: removing a flock file breaks it)."""
+    path = project / LOCK_RELPATH
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot create the loop lock: {exc.strerror}") from exc
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = lock_holder(project)
+            raise ConfigError(
+                f"another forgeflare loop is running in {project} (pid {holder}); stop it with "
+                "`forgeflare stop` or wait for it"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        yield
+    finally:
+        os.close(fd)
+
+
+def _is_git_repo(project: Path) -> bool | None:
+    """``None`` when git is not installed."""
+    if shutil.which("git") is None:
+        return None
+    done = subprocess.run(
+        ["git", "rev-parse", "--is-inside-work-tree"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.returncode == 0 and done.stdout.strip() == "true"
+
+
+def preflight(
+    project: Path,
+    config: LoopConfig,
+    env: Mapping[str, str],
+    *,
+    trust_project: bool = False,
+    resume: bool = False,
+    warn: Callable[[str], None] = print,
+) -> None:
+    """Raise ``ConfigError`` (one line, exit 2) for what would make every iteration fail."""
+    holder = lock_holder(project)
+    if holder is not None:
+        raise ConfigError(
+            f"another forgeflare loop is running in {project} (pid {holder}); stop it with "
+            "`forgeflare stop` or wait for it"
+        )
+    require_trust(project, loop_trust_items(project, config), env, flag=trust_project)
+    backend = config.backend_name
+    argv = config.agent_argv(sys.executable)
+    if backend == "forgeflare":
+        url = (env.get("ANTHROPIC_API_URL") or env.get("ANTHROPIC_BASE_URL") or "").strip()
+        if not env.get("ANTHROPIC_API_KEY") and (not url or url.rstrip("/") == _DEFAULT_API):
+            raise ConfigError(
+                "ANTHROPIC_API_KEY is not set: every iteration would fail; export it, or point "
+                "ANTHROPIC_API_URL at another endpoint (e.g. `forgeflare mock-api`)"
+            )
+        from forgeflare.hooks._config import HOOKS_RELPATH, load_hooks_file
+
+        load_hooks_file(project / HOOKS_RELPATH)
+    elif not argv:
+        raise ConfigError("[agent] command is empty: set it, or choose another backend")
+    elif shutil.which(argv[0], path=env.get("PATH")) is None and not (project / argv[0]).is_file():
+        raise ConfigError(
+            f"agent command {argv[0]!r} ({backend} backend): not found on PATH; install it or "
+            "set [agent] command / --agent-cmd"
+        )
+    prompt = project / ".fresher" / f"PROMPT.{config.fresher.mode}.md"
+    if prompt.exists():
+        try:
+            prompt.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{prompt}: cannot read the prompt: {exc}") from exc
+    plan = project / config.paths.plan_file
+    if config.fresher.mode == "building" and not plan.exists():
+        warn(
+            f"building mode and no {config.paths.plan_file}: the loop completes only on a "
+            "convergence signal"
+        )
+    if not resume:
+        git = _is_git_repo(project)
+        if git is not True and config.fresher.smart_termination:
+            what = "git is not installed" if git is None else "not a git repository"
+            warn(
+                f"{what}: no_changes cannot stop an idle loop; max_iterations "
+                f"({config.fresher.max_iterations or 'unlimited'}) and max_runtime stop it"
+            )

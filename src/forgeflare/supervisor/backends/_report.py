@@ -1,0 +1,83 @@
+"""One meaning for an iteration, whatever the agent: the iteration report.
+
+Every backend turns what its agent did into an :class:`IterationReport`; the loop's finish
+decision, the records, the display and the lifecycle hooks read only that. The JSON schema of
+the report (``forgeflare schema report``) is also the contract for a ``command`` agent that
+writes its own report to ``$FORGEFLARE_REPORT``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["OUTCOMES", "IterationReport", "Outcome", "Tokens"]
+
+Outcome = Literal[
+    "ok",
+    "agent_error",
+    "api_error",
+    "rate_limited",
+    "refused",
+    "killed",
+    "interrupted",
+    "timed_out",
+    "budget",
+]
+OUTCOMES: tuple[str, ...] = Outcome.__args__  # type: ignore[attr-defined]
+
+
+class Tokens(BaseModel):
+    """Tokens by kind. ``input`` excludes cache reads (Codex's count includes them)."""
+
+    model_config = ConfigDict(extra="ignore", use_attribute_docstrings=True)
+
+    input: int = Field(default=0, ge=0)
+    """Input tokens read fresh (not from the cache)."""
+    output: int = Field(default=0, ge=0)
+    """Output tokens."""
+    cache_read: int = Field(default=0, ge=0)
+    """Input tokens read from the prompt cache."""
+    cache_write: int = Field(default=0, ge=0)
+    """Input tokens written to the prompt cache."""
+
+    @property
+    def total(self) -> int:
+        return self.input + self.output + self.cache_read + self.cache_write
+
+
+class IterationReport(BaseModel):
+    """What one iteration's agent did, in the loop's words."""
+
+    model_config = ConfigDict(extra="ignore", use_attribute_docstrings=True)
+
+    outcome: Outcome = "ok"
+    """ok, agent_error (crash, no result), api_error (the agent gave up on the API),
+    rate_limited (a usage limit: wait, then the same work succeeds), refused, killed,
+    interrupted, timed_out, budget."""
+    transient: bool = False
+    """For api_error: the failure was transient (overloaded, 5xx, connection): an outage."""
+    stop_reason: str | None = None
+    """The agent's own reason for ending (e.g. end_turn, convergence_signal, success)."""
+    tokens: Tokens = Field(default_factory=Tokens)
+    """Tokens of the whole iteration."""
+    cost_usd: float | None = None
+    """Cost in USD: the agent's own figure, else priced from the tokens; null when unknown."""
+    resets_at: str | None = None
+    """For rate_limited: when the usage window resets (ISO 8601 UTC), if known."""
+    turns: int = 0
+    """Model turns (requests) the agent made."""
+    session_id: str | None = None
+    """The agent's session (Claude Code session, Codex thread, forgeflare session folder)."""
+    model: str | None = None
+    """The model the agent used."""
+    detail: str | None = None
+    """A short description of an error (e.g. ``529 overloaded_error``)."""
+    signal: str | None = None
+    """A completion signal found in the final message (``<loop-done>COMPLETE</loop-done>``)."""
+
+    @property
+    def good(self) -> bool:
+        """An iteration that did its work (``ok``)."""
+        return self.outcome == "ok"
