@@ -25,6 +25,8 @@ _COMMANDS: dict[str, str] = {
     "loop": "forgeflare.supervisor._cli",
     "plan": "forgeflare.supervisor._cli",
     "build": "forgeflare.supervisor._cli",
+    "stop": "forgeflare.supervisor._cli",
+    "schema": "forgeflare.supervisor._cli",
     "init": "forgeflare.templates._cli",
     "demo": "forgeflare.templates._cli",
     "hooks": "forgeflare.hooks._cli",

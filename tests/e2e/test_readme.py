@@ -475,7 +475,10 @@ def test_readme_walkthrough(
     assert out.decode(errors="replace").rstrip().endswith("README-WALKTHROUGH-DONE")
     project = tmp_path / "work" / "myproject"
     runs = sorted((project / ".fresher" / "runs").iterdir())
-    assert len(runs) == 2
+    assert len(runs) == 3  # planning, building, and the command agent of "Backends"
     finished = [json.loads((r / "run.json").read_text())["finish_type"] for r in runs]
-    assert finished == ["max_iterations", "max_iterations"]
+    assert finished == ["max_iterations"] * 3
+    reported = json.loads((runs[-1] / "run.json").read_text())["iterations"][0]
+    assert reported["tokens"]["input"] == 1200  # from the command agent's report file
+    assert reported["cost_usd"] is not None
     assert server.requests(), "the agent never reached the mock API"

@@ -75,6 +75,7 @@ def _run(*, project_dir: Path, mode: str | None, opts: dict[str, Any]) -> None:
     }
     loaded = load_config(project_dir, env=env, cli=cli)
     trust_project = bool(opts["trust_project"])
+    project_command = loaded.sources.get("agent.command") not in ("command line", "environment")
     preflight(
         project_dir,
         loaded.config,
@@ -82,6 +83,7 @@ def _run(*, project_dir: Path, mode: str | None, opts: dict[str, Any]) -> None:
         trust_project=trust_project,
         resume=bool(opts["resume"]),
         warn=loaded.warnings.append,
+        project_command=project_command,
     )
     if trust_project:
         env["FORGEFLARE_TRUST"] = "1"  # the agent checks trust itself: pass the decision on
@@ -96,6 +98,7 @@ def _run(*, project_dir: Path, mode: str | None, opts: dict[str, Any]) -> None:
         trust_project=trust_project,
         pass_env=tuple(opts["pass_env"] or ()),
         raw=bool(opts["raw"]),
+        project_command=project_command,
     )
     with project_lock(project_dir):
         result = trio.run(functools.partial(run_loop, loop_opts, signals=True))
@@ -176,6 +179,20 @@ def register(app: typer.Typer) -> None:
             _shortcut(loop_cmd, mode_value)
         )
 
+    @app.command("schema", help=_SCHEMA_HELP)
+    def schema_cmd(
+        what: str = typer.Argument(
+            ..., help="report: the iteration report a command agent writes."
+        ),
+    ) -> None:
+        import json
+
+        from forgeflare.supervisor.backends import IterationReport
+
+        if what != "report":
+            raise ConfigError(f"schema {what!r}: unknown; expected report")
+        typer.echo(json.dumps(IterationReport.model_json_schema(), indent=2))
+
     @app.command("stop", help=_STOP_HELP)
     def stop_cmd(directory: Path = typer.Argument(Path("."), help="Project directory.")) -> None:
         from forgeflare.supervisor._stop import request_stop
@@ -189,6 +206,13 @@ def register(app: typer.Typer) -> None:
         else:
             typer.echo(f"asked the loop (pid {holder}) to stop after its current iteration")
 
+
+_SCHEMA_HELP = """Print a JSON schema.
+
+report: the iteration report. A `command` agent may write it as JSON to the path in
+$FORGEFLARE_REPORT; the loop then records its outcome, tokens, cost and the rest as for the
+built-in backends. Every field is optional; unknown fields are ignored.
+"""
 
 _STOP_HELP = """Ask the loop running in DIR to stop after its current iteration.
 

@@ -129,6 +129,8 @@ class LoopOptions:
     """Secret-looking variables to pass to hooks and tools anyway (``--pass-env``)."""
     raw: bool = False
     """Show the agent's output as it is (``--raw``), not as the backend reads it."""
+    project_command: bool = True
+    """The agent command came from the project's config.toml (so trust covers it)."""
 
 
 @dataclass
@@ -181,7 +183,6 @@ class _Loop:
         self.wait_streaks: dict[str, Any] = {}
         self.finish_reason: str | None = None
         self.time_scale = _time_scale(opts.env)
-        self.trusted_items: list[Any] | None = None
         from forgeflare.hooks._trust import default_trust_file
 
         config_dir = default_trust_file(opts.env).parent
@@ -468,11 +469,12 @@ class _Loop:
             def on_line(line: bytes) -> None:
                 log.write(line)
                 log.flush()
+                shown = reader.feed(line.decode("utf-8", errors="replace"))
                 if self.opts.raw:
                     self.display.output(line)
                     return
-                for shown in reader.feed(line.decode("utf-8", errors="replace")):
-                    self.display.output(shown + "\n")
+                for text in shown:
+                    self.display.output(text + "\n")
 
             try:
                 result = await supervise(
@@ -680,9 +682,7 @@ class _Loop:
 
     def check_trust(self) -> None:
         """Raise TrustError when a project hook or command changed since the start."""
-        if self.trusted_items is None:
-            return
-        now = loop_trust_items(self.project, self.cfg)
+        now = loop_trust_items(self.project, self.cfg, project_command=self.opts.project_command)
         require_trust(self.project, now, self.opts.env, flag=self.opts.trust_project)
 
     async def iterate(self) -> FinishType | None:

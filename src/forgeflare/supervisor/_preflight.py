@@ -95,6 +95,7 @@ def preflight(
     trust_project: bool = False,
     resume: bool = False,
     warn: Callable[[str], None] = print,
+    project_command: bool = True,
 ) -> None:
     """Raise ``ConfigError`` (one line, exit 2) for what would make every iteration fail."""
     holder = lock_holder(project)
@@ -103,7 +104,8 @@ def preflight(
             f"another forgeflare loop is running in {project} (pid {holder}); stop it with "
             "`forgeflare stop` or wait for it"
         )
-    require_trust(project, loop_trust_items(project, config), env, flag=trust_project)
+    items = loop_trust_items(project, config, project_command=project_command)
+    require_trust(project, items, env, flag=trust_project)
     backend = config.backend_name
     argv = config.agent_argv(sys.executable)
     if backend == "forgeflare":

@@ -29,12 +29,18 @@ def uses_claude_code(config: LoopConfig) -> bool:
     return backend == "claude" or (bool(words) and os.path.basename(words[0]) == "claude")
 
 
-def loop_trust_items(project: Path, config: LoopConfig) -> list[TrustItem]:
-    """Every project-supplied thing ``forgeflare loop`` with ``config`` would run."""
+def loop_trust_items(
+    project: Path, config: LoopConfig, *, project_command: bool = True
+) -> list[TrustItem]:
+    """Every project-supplied thing ``forgeflare loop`` with ``config`` would run.
+
+    ``project_command=False`` when the agent command came from the user (a flag or a
+    variable), not from the project's config.toml: what the user typed is theirs.
+    """
     items = agent_trust_items(project)
     if config.hooks.enabled:
         items += directory_items(project / config.paths.hooks_dir, project)
-    if config.agent.command:
+    if config.agent.command and project_command:
         items.append(command_item("[agent] command", config.agent.command, project))
     notify = getattr(getattr(config, "notify", None), "command", "")
     if notify:

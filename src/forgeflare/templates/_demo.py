@@ -25,6 +25,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from forgeflare._errors import ForgeflareError
 from forgeflare.mockapi import start_mock_api, stop_mock_api
 from forgeflare.templates._init import TemplateError, init_project
 
@@ -220,6 +221,23 @@ def _prepare(project: Path) -> None:
         raise TemplateError(f"{project}: cannot write the demo project: {exc}") from exc
 
 
+def _write_report(project: Path, run_dir: Path | None) -> Path | None:
+    """The run's self-contained HTML report beside its records (what `forgeflare report
+    --html` writes); ``None`` when it cannot be written."""
+    if run_dir is None:
+        return None
+    from forgeflare.report._collect import collect_digest
+    from forgeflare.report._html import render_html
+
+    out = run_dir / "report.html"
+    try:
+        page = render_html(collect_digest(project, run_dir), run_dir=run_dir, out=out)
+        out.write_text(page, encoding="utf-8")
+    except (OSError, ForgeflareError):
+        return None
+    return out
+
+
 def run_demo(
     project_dir: Path | None = None,
     *,
@@ -290,6 +308,10 @@ def run_demo(
     )
     for line in _render(summary, project=project, run_dir=run_dir):
         echo(line)
+    report = _write_report(project, run_dir)
+    if report is not None:
+        echo(f"report           {report}")
+        echo(f"                 (open it in a browser; or: forgeflare report --dir {project})")
     if loop.returncode == 0 and summary.complete:
         echo("The loop finished complete.")
         return 0

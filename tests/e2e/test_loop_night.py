@@ -1,0 +1,193 @@
+"""A loop that survives the night, with the real agent against ``forgeflare mock-api``:
+usage windows, outages, the budget, preflight, the default bounds and ``forgeflare stop``.
+
+Waits are real but scaled down with ``FORGEFLARE_TIME_SCALE`` (a 70 s window waits 0.7 s)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from agent_support import text_response
+from mockapi_support import MockServer
+from supervisor_agents.project import Project, base_env, wait_for
+
+MockAPI = Callable[[dict[str, Any]], MockServer]
+OPUS_IN = 5 / 1e6  # USD per input token, claude-opus-4-6 list price
+
+
+def env_for(server: MockServer, **extra: str) -> dict[str, str]:
+    return base_env(
+        ANTHROPIC_API_URL=server.url,
+        ANTHROPIC_API_KEY="test-key",
+        FORGEFLARE_TIME_SCALE="0.01",
+        **extra,
+    )
+
+
+def error(status: int, kind: str, **headers: str) -> dict[str, Any]:
+    return {"error": {"status": status, "type": kind, "message": kind, "headers": headers}}
+
+
+def started_marker(project: Project) -> Path:
+    project.hook("started", 'touch "$FRESHER_PROJECT_DIR/started-ran"')
+    return project.dir / "started-ran"
+
+
+def test_usage_limit_is_waited_out_not_counted(tmp_path: Path, mock_api: MockAPI) -> None:
+    project = Project(tmp_path)
+    server = mock_api(
+        {
+            "responses": [
+                error(429, "rate_limit_error", **{"retry-after": "70"}),
+                text_response("All done.\n<loop-done>COMPLETE</loop-done>"),
+            ]
+        }
+    )
+    project.write(".forgeflare/hooks.toml", "")
+    done = project.run("--mode", "planning", "--max-iterations", "1", env=env_for(server))
+    rec = project.record()
+    rows = rec["iterations"]
+    assert rows[0]["outcome"] == "rate_limited"
+    assert rows[0]["decision"] == "limit_wait"
+    wait = rec["waits"][0]
+    assert wait["kind"] == "limit_wait"
+    until = datetime.fromisoformat(wait["until"].replace("Z", "+00:00"))
+    started = datetime.fromisoformat(rows[0]["started_at"].replace("Z", "+00:00"))
+    assert 60 <= (until - started).total_seconds() <= 90
+    # the limit did not use up the one allowed iteration: the second one ran
+    assert len(rows) == 2
+    assert rows[1]["outcome"] == "ok"
+    assert rec["totals"]["iterations"] == 1
+    assert done.code == 10, done.stderr  # planning mode: the iteration limit ends it
+    assert "waiting for the usage window until" in done.stderr
+    assert rec["streaks"].get("errors", 0) == 0
+
+
+def test_an_outage_is_waited_out_and_the_loop_completes(tmp_path: Path, mock_api: MockAPI) -> None:
+    project = Project(tmp_path)
+    project.write("IMPLEMENTATION_PLAN.md", "- [x] done already? no:\n- [ ] one\n")
+    overloaded = error(529, "overloaded_error", **{"retry-after": "0"})
+    check = {
+        "content": [
+            {
+                "type": "tool_use",
+                "name": "Edit",
+                "input": {
+                    "file_path": "IMPLEMENTATION_PLAN.md",
+                    "old_str": "- [ ] one",
+                    "new_str": "- [x] one",
+                },
+            }
+        ],
+        "stop_reason": "tool_use",
+    }
+    # two iterations' worth of 529s (1 try + 4 retries each), then the API recovers
+    server = mock_api({"responses": [overloaded] * 10 + [check, text_response("done")]})
+    done = project.run(env=env_for(server, FRESHER_MAX_CONSECUTIVE_ERRORS="1"))
+    assert done.code == 0, done.stderr
+    rec = project.record()
+    assert [w["kind"] for w in rec["waits"]] == ["outage", "outage"]
+    assert [r["outcome"] for r in rec["iterations"]] == ["api_error", "api_error", "ok"]
+    assert all(r["transient"] for r in rec["iterations"][:2])
+    assert rec["finish_type"] == "complete"
+
+
+def test_budget_finishes_the_loop_at_the_right_iteration(tmp_path: Path, mock_api: MockAPI) -> None:
+    project = Project(tmp_path)
+    million = {"input_tokens": 1_000_000, "output_tokens": 0}
+    server = mock_api(
+        {"responses": [{**text_response(f"step {i}"), "usage": million} for i in range(6)]}
+    )
+    done = project.run(
+        "--mode",
+        "planning",
+        "--max-cost",
+        "12",
+        "--model",
+        "claude-opus-4-6",
+        env=env_for(server),
+    )
+    assert done.code == 17, done.stderr
+    rec = project.record()
+    assert rec["finish_type"] == "budget"
+    assert len(rec["iterations"]) == 3  # $5 + $5 + $5 >= $12 after the third
+    for row in rec["iterations"]:
+        assert row["tokens"]["input"] == 1_000_000
+        assert abs(row["cost_usd"] - 1_000_000 * OPUS_IN) < 1e-9
+    assert abs(rec["totals"]["cost_usd"] - 15.0) < 1e-9
+    assert "budget of $12 is spent" in rec["finish_reason"]
+
+
+def test_preflight_refuses_before_any_hook(tmp_path: Path, mock_api: MockAPI) -> None:
+    project = Project(tmp_path)
+    marker = started_marker(project)
+    no_key = base_env()
+    for key in ("ANTHROPIC_API_KEY", "ANTHROPIC_API_URL", "ANTHROPIC_BASE_URL"):
+        no_key.pop(key, None)
+    cases = [
+        ((), no_key, "ANTHROPIC_API_KEY is not set"),
+        (("--agent-cmd", "no-such-agent --flag"), base_env(), "'no-such-agent'"),
+        (("--agent-cmd", 'foo "bar'), base_env(), "not a command line"),
+    ]
+    for args, env, needle in cases:
+        done = project.run(*args, env=env)
+        assert done.code == 2, (args, done.stderr)
+        assert needle in done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+        assert not marker.exists()
+        assert project.run_dirs() == []
+    server = mock_api({"responses": []})
+    project.write(".forgeflare/hooks.toml", "[[hooks]]\nevent = 'Nope'\ncommand = 'x'\n")
+    done = project.run(env=env_for(server))
+    assert done.code == 2
+    assert "unknown event" in done.stderr
+    assert not marker.exists()
+
+
+def test_a_second_loop_in_the_project_refuses(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    agent = "sh -c 'while [ ! -e \"$FRESHER_PROJECT_DIR/go\" ]; do sleep 0.02; done'"
+    first = project.popen("--agent-cmd", agent, "--max-iterations", "1")
+    wait_for(lambda: any((d / "iteration-001.log").exists() for d in project.run_dirs()))
+    second = project.run("--agent-cmd", agent, "--max-iterations", "1")
+    assert second.code == 2
+    assert f"another forgeflare loop is running in {project.dir}" in second.stderr
+    assert f"pid {first.pid}" in second.stderr
+    (project.dir / "go").touch()
+    assert first.wait(timeout=30) == 10
+
+
+def test_forgeflare_stop_ends_after_the_current_iteration(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    project.hook("finished", 'echo "$FRESHER_FINISH_TYPE" > "$FRESHER_PROJECT_DIR/finish"')
+    agent = "sh -c 'while [ ! -e \"$FRESHER_PROJECT_DIR/go\" ]; do sleep 0.02; done'"
+    loop = project.popen("--agent-cmd", agent, "--max-iterations", "5")
+    wait_for(lambda: any((d / "iteration-001.log").exists() for d in project.run_dirs()))
+    asked = subprocess.run(
+        [sys.executable, "-m", "forgeflare", "stop", str(project.dir)],
+        capture_output=True,
+        text=True,
+        env=base_env(),
+        check=False,
+    )
+    assert asked.returncode == 0
+    assert f"pid {loop.pid}" in asked.stdout
+    (project.dir / "go").touch()
+    assert loop.wait(timeout=30) == 18
+    assert (project.dir / "finish").read_text().strip() == "stopped"
+    assert len(project.record()["iterations"]) == 1
+
+
+def test_unbounded_run_stops_at_the_default_bounds(tmp_path: Path) -> None:
+    project = Project(tmp_path)  # no git, no plan, no bounds given
+    done = project.run("--agent-cmd", "true", env=base_env())
+    assert done.code == 10, done.stderr
+    rec = project.record()
+    assert len(rec["iterations"]) == 50
+    assert "bounds: 50 iterations, runtime 10h 00m, no cost cap" in done.stderr
+    assert "no_changes cannot stop an idle loop" in done.stderr

@@ -1,0 +1,83 @@
+"""Backends in real loops: Codex (a stand-in replaying recorded output) and a command agent
+that writes the report file."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+from supervisor_agents.project import Project, base_env
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+
+
+def test_codex_loop_records_tokens_and_completes_by_signal(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    codex = shlex.join([sys.executable, str(FIXTURES / "fake_codex.py")])
+    done = project.run("--backend", "codex", "--agent-cmd", codex, "--mode", "planning")
+    assert done.code == 0, done.stderr
+    rec = project.record()
+    (row,) = rec["iterations"]
+    assert row["outcome"] == "ok"
+    assert row["tokens"] == {"input": 315, "output": 122, "cache_read": 24448, "cache_write": 0}
+    assert row["session_id"] == "0199a213-81c0-7800-8aa1-bbab2a035a53"
+    assert row["signal"] == "<loop-done>COMPLETE</loop-done>"
+    assert rec["finish_type"] == "complete"
+    # the terminal shows what happened, not JSON; the log keeps the raw stream
+    assert "▸ Bash  bash -lc 'cat IMPLEMENTATION_PLAN.md'" in done.stdout
+    assert '{"type"' not in done.stdout
+    log = (project.run_dirs()[0] / "iteration-001.log").read_text()
+    assert log.count('{"type"') == 8
+
+
+def test_codex_raw_shows_the_stream(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    codex = shlex.join([sys.executable, str(FIXTURES / "fake_codex.py")])
+    done = project.run("--backend", "codex", "--agent-cmd", codex, "--mode", "planning", "--raw")
+    assert done.code == 0, done.stderr
+    assert '{"type":"turn.completed"' in done.stdout
+
+
+AGENT = """
+import json, os, sys
+sys.stdin.read()
+json.dump({"outcome": "ok", "tokens": {"input": 1000, "output": 100, "cache_read": 50},
+           "model": "claude-opus-4-6", "turns": 3, "session_id": "s1"},
+          open(os.environ["FORGEFLARE_REPORT"], "w"))
+"""
+
+
+def test_command_agent_report_file(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    script = project.write("agent.py", AGENT)
+    done = project.run(
+        "--agent-cmd",
+        shlex.join([sys.executable, str(script)]),
+        "--mode",
+        "planning",
+        "--max-iterations",
+        "1",
+        env=base_env(),
+    )
+    assert done.code == 10, done.stderr
+    (row,) = project.record()["iterations"]
+    assert row["tokens"] == {"input": 1000, "output": 100, "cache_read": 50, "cache_write": 0}
+    assert (row["turns"], row["session_id"]) == (3, "s1")
+    expected = (1000 * 5 + 100 * 25 + 50 * 0.5) / 1e6  # priced from the table: no cost given
+    assert abs(row["cost_usd"] - expected) < 1e-9
+
+
+def test_command_agent_without_report_is_judged_by_exit(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    done = project.run(
+        "--agent-cmd",
+        "false",
+        "--mode",
+        "planning",
+        env=base_env(FRESHER_MAX_CONSECUTIVE_ERRORS="2"),
+    )
+    assert done.code == 12
+    rows = project.record()["iterations"]
+    assert [r["outcome"] for r in rows] == ["agent_error", "agent_error"]
+    assert rows[0]["stop_reason"] == "exit 1"
