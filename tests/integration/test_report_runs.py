@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import subprocess
 import sys
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from supervisor_agents.project import Project, agent_cmd, base_env
+from supervisor_agents.project import Project, agent_cmd, base_env, wait_for
 
 
 def forgeflare(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -42,6 +43,26 @@ def night(tmp_path_factory: pytest.TempPathFactory) -> Project:
         "--agent-cmd", agent_cmd("--touch"), "--max-iterations", "1", "--mode", "planning"
     )
     assert limit.code == 10, limit.stderr
+    # a command agent that reports a cost: the budget finishes the run
+    report = (
+        "import json,os,sys; sys.stdin.read(); json.dump({'outcome': 'ok', "
+        "'tokens': {'input': 10}, 'cost_usd': 0.75}, open(os.environ['FORGEFLARE_REPORT'], 'w'))"
+    )
+    budget = project.run(
+        "--agent-cmd",
+        f"{sys.executable} -c {shlex.quote(report)}",
+        "--mode",
+        "planning",
+        "--max-cost",
+        "1",
+        env=base_env(FRESHER_SMART_TERMINATION="false"),
+    )
+    assert budget.code == 17, budget.stderr
+    # SIGTERM mid-iteration: finish manual
+    manual = project.popen("--agent-cmd", "sh -c 'echo started; sleep 30'", "--mode", "planning")
+    wait_for(lambda: sum((d / "iteration-001.log").exists() for d in project.run_dirs()) == 5)
+    manual.terminate()
+    assert manual.wait(timeout=30) == 130
     return project
 
 
@@ -50,10 +71,19 @@ def test_runs_lists_newest_first_with_reasons(night: Project) -> None:
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     finishes = [line.split()[3] for line in lines[::2]]
-    assert finishes == ["max_iterations", "error", "complete"]
+    assert finishes == ["manual", "budget", "max_iterations", "error", "complete"]
+    assert "stopped: the budget of $1 is spent ($1.50)" in done.stdout
+    assert "stopped by hand" in done.stdout
     assert "3 error iterations in a row, the last one `agent_error`" in done.stdout
     as_json = json.loads(forgeflare(night.dir, "runs", "--json").stdout)
-    assert [r["finish_type"] for r in as_json] == ["max_iterations", "error", "complete"]
+    assert [r["finish_type"] for r in as_json] == [
+        "manual",
+        "budget",
+        "max_iterations",
+        "error",
+        "complete",
+    ]
+    assert as_json[1]["cost_usd"] == 1.5
     complete = as_json[-1]
     assert complete["iterations"] == 3
     assert complete["commits"] == 3

@@ -1,0 +1,68 @@
+"""Notifications from a real loop: the [notify] command and an apprise URL on finish."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from supervisor_agents.project import Project, base_env
+
+
+@pytest.fixture
+def receiver() -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    got: list[dict[str, Any]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            got.append(json.loads(self.rfile.read(int(self.headers["content-length"]))))
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"json://127.0.0.1:{server.server_address[1]}/", got
+    server.shutdown()
+    server.server_close()
+
+
+def test_finish_notifies_command_and_url(
+    tmp_path: Path, receiver: tuple[str, list[dict[str, Any]]]
+) -> None:
+    pytest.importorskip("apprise", reason="apprise is the optional notify extra")
+    url, got = receiver
+    project = Project(tmp_path)
+    project.write(
+        ".fresher/config.toml",
+        '[notify]\ncommand = "cat > notified.json"\n',
+    )
+    done = project.run(
+        "--agent-cmd",
+        "false",
+        "--mode",
+        "planning",
+        env=base_env(FORGEFLARE_NOTIFY_URLS=url, FRESHER_MAX_CONSECUTIVE_ERRORS="1"),
+    )
+    assert done.code == 12, done.stderr
+    summary = json.loads((project.dir / "notified.json").read_text())
+    assert summary["event"] == "finish"
+    assert summary["finish_type"] == "error"
+    assert "1 error iteration in a row" in summary["finish_reason"]
+    assert got
+    assert got[0]["title"].endswith("finished error")
+
+
+def test_a_failing_notifier_never_fails_the_loop(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    project.write(".fresher/config.toml", '[notify]\ncommand = "exit 5"\n')
+    done = project.run("--agent-cmd", "true", "--mode", "planning", "--max-iterations", "1")
+    assert done.code == 10
+    assert "notify: notify command exited 5" in done.stderr
