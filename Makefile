@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test lint check pytest demo bench clean
+.PHONY: venv test lint check pytest demo bench dist clean
 
 venv: $(STAMP)
 
@@ -18,6 +18,8 @@ lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy --strict src
+	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
+	$(BIN)/zizmor --offline --min-severity medium --quiet .github/workflows
 
 pytest: $(STAMP)
 	$(BIN)/pytest -n 2
@@ -29,6 +31,14 @@ demo: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
+
+# The release build, checked as the release workflow checks it: sdist and wheel, twine, and the
+# wheel alone in a fresh venv (--version, init, demo, the stop-hook entry).
+dist: $(STAMP)
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist .
+	$(BIN)/twine check --strict dist/*
+	$(BIN)/python tests/wheel_smoke.py dist/*.whl
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info

@@ -8,6 +8,6 @@ Anthropic Messages API used by the demo and the tests.
 
 from forgeflare._errors import ConfigError, ForgeflareError
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = ["ConfigError", "ForgeflareError", "__version__"]

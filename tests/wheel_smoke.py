@@ -1,0 +1,68 @@
+"""The built wheel alone, in a fresh venv: what a user gets from ``pipx install forgeflare``.
+
+``python tests/wheel_smoke.py WHEEL`` (used by ``make dist``, and by the test suite on a wheel
+it builds) installs the wheel into a new virtual environment and runs ``forgeflare --version``
+(must equal the package version), ``forgeflare init``, ``forgeflare demo`` (templates, the demo
+story and the mock server all come from package data) and the stop-hook entry. Exit 0 when all
+pass; otherwise the failing step and its output.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import venv
+from pathlib import Path
+
+
+def run(argv: list[str], cwd: Path, env: dict[str, str], stdin: str = "") -> str:
+    done = subprocess.run(
+        argv, cwd=cwd, env=env, input=stdin, capture_output=True, text=True, timeout=600
+    )
+    if done.returncode != 0:
+        sys.exit(
+            f"wheel smoke: {' '.join(argv)} exited {done.returncode}\n{done.stdout}{done.stderr}"
+        )
+    return done.stdout
+
+
+def smoke(wheel: Path) -> None:
+    version = re.match(r"forgeflare-([^-]+)-", wheel.name)
+    if version is None:
+        sys.exit(f"wheel smoke: {wheel.name} is not a forgeflare wheel")
+    with tempfile.TemporaryDirectory(prefix="forgeflare-wheel-") as tmp:
+        root = Path(tmp)
+        venv.create(root / "venv", with_pip=True)
+        bin_dir = root / "venv" / "bin"
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("FRESHER_", "ANTHROPIC_"))}
+        env.pop("PYTHONPATH", None)
+        env.update(XDG_CONFIG_HOME=str(root / "config"), HOME=str(root), NO_COLOR="1")
+        run([str(bin_dir / "python"), "-m", "pip", "install", "--quiet", str(wheel)], root, env)
+        out = run([str(bin_dir / "forgeflare"), "--version"], root, env)
+        if out.strip() != f"forgeflare {version.group(1)}":
+            sys.exit(
+                f"wheel smoke: --version says {out.strip()!r}, the wheel is {version.group(1)}"
+            )
+        run([str(bin_dir / "forgeflare"), "init", "project"], root, env)
+        for rel in (".forgeflare/hooks.toml", ".fresher/hooks/started", "IMPLEMENTATION_PLAN.md"):
+            if not (root / "project" / rel).exists():
+                sys.exit(f"wheel smoke: init wrote no {rel} (package data missing?)")
+        demo = run([str(bin_dir / "forgeflare"), "demo", "--dir", str(root / "demo")], root, env)
+        if "The loop finished complete." not in demo:
+            sys.exit(f"wheel smoke: the demo did not complete\n{demo}")
+        run(
+            [str(bin_dir / "forgeflare"), "stop-hook"],
+            root / "project",
+            env,
+            stdin='{"hook_event_name": "Stop"}',
+        )
+    print(f"wheel smoke: {wheel.name}: --version, init, demo and stop-hook work")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: python tests/wheel_smoke.py WHEEL")
+    smoke(Path(sys.argv[1]).resolve())
