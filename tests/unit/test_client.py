@@ -166,13 +166,27 @@ async def test_request_headers_body_and_url() -> None:
     assert request.headers["content-type"] == "application/json"
     assert "authorization" not in request.headers
     body = json.loads(request.content)
+    cache = {"type": "ephemeral"}
     assert body == {
         "model": "claude-test",
         "max_tokens": 64,
-        "system": "Be brief.",
-        "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}],
+        "system": [{"type": "text", "text": "Be brief.", "cache_control": cache}],
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": cache}]}
+        ],
         "stream": True,
     }
+
+
+def test_cache_breakpoints_leave_the_conversation_alone() -> None:
+    request = REQUEST.model_copy(update={"tools": [{"name": "A"}, {"name": "B"}]})
+    body = request.to_body(stream=False)
+    assert body["tools"][0] == {"name": "A"}
+    assert body["tools"][1]["cache_control"] == {"type": "ephemeral"}
+    assert "cache_control" not in request.messages[-1].model_dump_json()
+    plain = request.model_copy(update={"cache": False}).to_body(stream=False)
+    assert plain["system"] == "Be brief."
+    assert "cache_control" not in json.dumps(plain)
 
 
 async def test_no_api_key_header_without_a_key() -> None:

@@ -130,11 +130,44 @@ class MessagesRequest(BaseModel):
     messages: list[Message]
     system: str | None = None
     tools: list[dict[str, Any]] = Field(default_factory=list)
+    cache: bool = True
+    """Mark prompt-cache breakpoints (tools, system prompt, conversation tail)."""
 
     def to_body(self, *, stream: bool) -> dict[str, Any]:
         """The JSON body the API expects."""
-        body = self.model_dump(mode="json", exclude_none=True)
+        body = self.model_dump(mode="json", exclude_none=True, exclude={"cache"})
         if not self.tools:
             body.pop("tools", None)
+        if self.cache:
+            add_cache_breakpoints(body)
         body["stream"] = stream
         return body
+
+
+_EPHEMERAL = {"type": "ephemeral"}
+
+
+def add_cache_breakpoints(body: dict[str, Any]) -> None:
+    """Put ``cache_control`` where the API documents prompt caching pays: on the last tool
+    (caches every tool definition), on the system prompt, and on the last block of the last
+    message (the conversation so far is read from the cache by the next request). Three of the
+    four breakpoints a request may carry."""
+    tools = body.get("tools")
+    if tools:
+        tools[-1] = {**tools[-1], "cache_control": _EPHEMERAL}
+    system = body.get("system")
+    if isinstance(system, str) and system:
+        body["system"] = [{"type": "text", "text": system, "cache_control": _EPHEMERAL}]
+    messages = body.get("messages")
+    if messages:
+        last = messages[-1]
+        content = last.get("content")
+        if isinstance(content, str):
+            if content:
+                last["content"] = [{"type": "text", "text": content, "cache_control": _EPHEMERAL}]
+        elif content:
+            for block in reversed(content):
+                # thinking blocks cannot carry cache_control
+                if block.get("type") not in ("thinking", "redacted_thinking"):
+                    block["cache_control"] = _EPHEMERAL
+                    break

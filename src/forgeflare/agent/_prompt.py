@@ -1,11 +1,20 @@
-"""The system prompt: where the agent is and how to use its five tools."""
+"""The system prompt: where the agent is, how to use its five tools, the project's rules.
+
+The project's own instructions come from the first of ``AGENTS.md`` and ``CLAUDE.md`` that
+exists in its directory, and in a loop also from ``.fresher/AGENTS.md``; each is named in the
+prompt and cut at :data:`INSTRUCTIONS_CAP` characters (saying so), so a huge file cannot crowd
+out the conversation.
+"""
 
 from __future__ import annotations
 
 import platform
 from pathlib import Path
 
-__all__ = ["build_system_prompt"]
+__all__ = ["INSTRUCTIONS_CAP", "build_system_prompt", "project_instructions"]
+
+INSTRUCTIONS_CAP = 20_000
+"""Characters of one instructions file put into the system prompt."""
 
 _GUIDANCE = """\
 You are a coding agent working in a software project. Use the tools to inspect and change it:
@@ -22,10 +31,34 @@ If a tool call is blocked by a hook, read the reason and take another approach.
 When the task is done, say so briefly and stop."""
 
 
-def build_system_prompt(cwd: Path) -> str:
-    """The prompt with the working directory and platform filled in."""
-    return (
+def project_instructions(cwd: Path, *, loop: bool = False) -> list[tuple[str, str]]:
+    """``(name, text)`` of the project's instruction files, each capped."""
+    names = [next((n for n in ("AGENTS.md", "CLAUDE.md") if (cwd / n).is_file()), None)]
+    if loop:
+        names.append(".fresher/AGENTS.md")
+    found = []
+    for name in names:
+        if name is None:
+            continue
+        try:
+            text = (cwd / name).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if len(text) > INSTRUCTIONS_CAP:
+            cut = len(text) - INSTRUCTIONS_CAP
+            text = text[:INSTRUCTIONS_CAP] + f"\n[... {cut} more characters of {name} cut ...]"
+        if text.strip():
+            found.append((name, text.strip()))
+    return found
+
+
+def build_system_prompt(cwd: Path, *, loop: bool = False) -> str:
+    """The prompt with the working directory, platform and project instructions."""
+    prompt = (
         f"{_GUIDANCE}\n\n"
         f"Working directory: {cwd}\n"
         f"Platform: {platform.system()} {platform.release()} ({platform.machine()})\n"
     )
+    for name, text in project_instructions(cwd, loop=loop):
+        prompt += f"\nProject instructions from {name}:\n<instructions>\n{text}\n</instructions>\n"
+    return prompt

@@ -150,7 +150,7 @@ async def run_agent(
         model_client=RetryingClient(client, log=display.retry),
         model=options.model,
         max_tokens=options.max_tokens,
-        system=build_system_prompt(project_dir),
+        system=build_system_prompt(project_dir, loop="FRESHER_RUN_ID" in options.env),
         tools=tool_schemas(),
         cwd=project_dir,
         hooks=hooks,
@@ -158,6 +158,8 @@ async def run_agent(
         transcript=session,
         max_cost=options.max_cost,
         price=lambda spend: price_usd(options.model, spend.as_dict()),
+        # FORGEFLARE_PROMPT_CACHE=0 turns the breakpoints off (for comparisons)
+        prompt_cache=options.env.get("FORGEFLARE_PROMPT_CACHE", "1") != "0",
     )
     if price_usd(options.model, {"input": 1}) is None:
         display.warn(

@@ -160,6 +160,8 @@ class TurnLoop:
     conversation: list[Message] = field(default_factory=list)
     max_cost: float | None = None
     """End the turn with ``budget`` once its requests cost this much (USD, list prices)."""
+    prompt_cache: bool = True
+    """Mark prompt-cache breakpoints on every request."""
     price: Callable[[Spend], float | None] = lambda spend: None
     """The cost of a turn's tokens so far (``None``: unknown, so no budget can be enforced)."""
 
@@ -233,6 +235,7 @@ class TurnLoop:
                 system=self.system,
                 messages=self.conversation,
                 tools=self.tools,
+                cache=self.prompt_cache,
             )
             try:
                 response = await self.model_client.send(request, on_text=self.display.text)

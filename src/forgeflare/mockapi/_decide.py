@@ -14,6 +14,7 @@ from typing import Any
 
 from forgeflare.mockapi._render import (
     Event,
+    cache_usage,
     count_tokens,
     error_body,
     make_id,
@@ -125,6 +126,7 @@ def decide(
     path: str,
     headers: Mapping[str, str],
     body: bytes,
+    cached: set[str] | None = None,
 ) -> Decision:
     """Decide the reply to one request.
 
@@ -179,10 +181,14 @@ def decide(
         )
         return Decision(reply, True, used_index)
     model = str(parsed["model"])
-    input_tokens = count_tokens(parsed)
+    input_tokens, read, write = cache_usage(parsed, cached if cached is not None else set())
     if parsed.get("stream", False):
         events = render_events(
-            response, model=model, index=index, default_input_tokens=input_tokens
+            response,
+            model=model,
+            index=index,
+            default_input_tokens=input_tokens,
+            default_cache=(read, write),
         )
         truncated = response.truncate_after_events is not None
         reply = StreamReply(
@@ -205,7 +211,13 @@ def decide(
             response.delay_ms,
         )
         return Decision(reply, True, used_index)
-    message = render_message(response, model=model, index=index, default_input_tokens=input_tokens)
+    message = render_message(
+        response,
+        model=model,
+        index=index,
+        default_input_tokens=input_tokens,
+        default_cache=(read, write),
+    )
     return Decision(JSONReply(200, message, headers_out, response.delay_ms), True, used_index)
 
 

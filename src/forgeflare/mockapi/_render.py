@@ -83,14 +83,79 @@ def _output_tokens(response: ScriptResponse) -> int:
     return _estimate(size)
 
 
-def _usage(response: ScriptResponse, default_input_tokens: int) -> dict[str, Any]:
+def _usage(
+    response: ScriptResponse, default_input_tokens: int, default_cache: tuple[int, int]
+) -> dict[str, Any]:
     u = response.usage
+    if u.input_tokens is not None:  # a scripted usage wins, cache fields as scripted
+        read, write = u.cache_read_input_tokens, u.cache_creation_input_tokens
+    else:
+        read = u.cache_read_input_tokens or default_cache[0]
+        write = u.cache_creation_input_tokens or default_cache[1]
     return {
         "input_tokens": u.input_tokens if u.input_tokens is not None else default_input_tokens,
-        "cache_creation_input_tokens": u.cache_creation_input_tokens,
-        "cache_read_input_tokens": u.cache_read_input_tokens,
+        "cache_creation_input_tokens": write,
+        "cache_read_input_tokens": read,
         "output_tokens": _output_tokens(response),
     }
+
+
+def cache_usage(body: Mapping[str, Any], cached: set[str]) -> tuple[int, int, int]:
+    """``(input, cache_read, cache_write)`` tokens of a request, as prompt caching counts them.
+
+    The request is read in the API's cache order (tools, system, messages); each block that
+    carries ``cache_control`` ends a cacheable prefix. The longest prefix seen before (a hash in
+    ``cached``) is read from the cache; from there to the last breakpoint is written to it;
+    the rest is plain input. Every breakpoint's prefix is then remembered in ``cached``.
+    """
+    parts: list[Any] = []
+    tools = body.get("tools")
+    if isinstance(tools, list):
+        parts += tools
+    system = body.get("system")
+    if isinstance(system, list):
+        parts += system
+    elif system:
+        parts.append({"type": "text", "text": system})
+    for message in body.get("messages") or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):
+            parts += [{"role": message.get("role"), **b} for b in content if isinstance(b, dict)]
+        else:
+            parts.append(
+                {
+                    "role": message.get("role") if isinstance(message, dict) else None,
+                    "text": content,
+                }
+            )
+    total = count_tokens(body)
+    texts = []
+    for part in parts:
+        # the marker itself is not content: the same prefix matches with or without it
+        plain = (
+            {k: v for k, v in part.items() if k != "cache_control"}
+            if isinstance(part, dict)
+            else part
+        )
+        texts.append(json.dumps(plain, sort_keys=True, default=str))
+    whole = sum(len(t) for t in texts) or 1
+    digest = hashlib.sha256(str(body.get("model", "")).encode())
+    size = 0
+    read = 0
+    breakpoints: list[tuple[str, int]] = []
+    for part, text in zip(parts, texts, strict=True):
+        digest.update(text.encode())
+        size += len(text)
+        key = digest.copy().hexdigest()
+        tokens = total * size // whole  # the request's tokens, shared out by size
+        if key in cached:
+            read = tokens  # the longest earlier breakpoint this request starts with
+        if isinstance(part, dict) and part.get("cache_control"):
+            breakpoints.append((key, tokens))
+    last = breakpoints[-1][1] if breakpoints else 0
+    write = max(0, last - read)
+    cached.update(key for key, _ in breakpoints)
+    return max(0, total - read - write), read, write
 
 
 def _full_block(block: ScriptBlock, *, index: int, position: int) -> dict[str, Any]:
@@ -119,6 +184,7 @@ def render_message(
     model: str,
     index: int = 0,
     default_input_tokens: int = 0,
+    default_cache: tuple[int, int] = (0, 0),
 ) -> dict[str, Any]:
     """The non-streaming JSON body of a scripted response (a ``message`` object).
 
@@ -134,7 +200,7 @@ def render_message(
         "content": [_full_block(b, index=index, position=i) for i, b in enumerate(resp.content)],
         "stop_reason": resp.stop_reason,
         "stop_sequence": resp.stop_sequence,
-        "usage": _usage(resp, default_input_tokens),
+        "usage": _usage(resp, default_input_tokens, default_cache),
     }
 
 
@@ -172,6 +238,7 @@ def render_events(
     model: str,
     index: int = 0,
     default_input_tokens: int = 0,
+    default_cache: tuple[int, int] = (0, 0),
 ) -> list[Event]:
     """The stream events of a scripted response, exactly as the server sends them.
 
@@ -182,7 +249,11 @@ def render_events(
     """
     resp = _as_response(response)
     message = render_message(
-        resp, model=model, index=index, default_input_tokens=default_input_tokens
+        resp,
+        model=model,
+        index=index,
+        default_input_tokens=default_input_tokens,
+        default_cache=default_cache,
     )
     usage = message["usage"]
     start_message = dict(message, content=[], stop_reason=None, stop_sequence=None)

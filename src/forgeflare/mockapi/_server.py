@@ -47,6 +47,8 @@ class _State:
         self.log = log
         self.used = 0
         self.requests = 0
+        self.cached: set[str] = set()
+        """Prompt-cache prefixes seen so far (hashes), for cache_read/creation tokens."""
 
     def handle(self, method: str, target: str, headers: dict[str, str], body: bytes) -> Decision:
         path, _, query = target.partition("?")
@@ -61,6 +63,7 @@ class _State:
                 path=path,
                 headers=headers,
                 body=body,
+                cached=self.cached,
             )
         except Exception as exc:  # a bug here must cost one request, not the server
             traceback.print_exc(file=sys.stderr)
