@@ -4,7 +4,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test lint check pytest demo bench dist clean
+.PHONY: venv test lint check pytest demo bench dist clean claude-code
+
+# The pinned Claude Code the integration tests drive (npm, into a cache folder of this repo).
+CLAUDE_CODE_VERSION := 2.1.197
+CLAUDE_CODE := .cache/claude-code/node_modules/.bin/claude
 
 venv: $(STAMP)
 
@@ -22,6 +26,7 @@ lint: $(STAMP)
 	$(BIN)/zizmor --offline --min-severity medium --quiet .github/workflows
 
 pytest: $(STAMP)
+	-$(MAKE) --no-print-directory claude-code
 	$(BIN)/pytest -n 2
 
 test: lint pytest
@@ -39,6 +44,12 @@ dist: $(STAMP)
 	$(BIN)/python -m build --outdir dist .
 	$(BIN)/twine check --strict dist/*
 	$(BIN)/python tests/wheel_smoke.py dist/*.whl
+
+claude-code: $(CLAUDE_CODE)
+
+$(CLAUDE_CODE):
+	npm install --prefix .cache/claude-code --no-audit --no-fund --loglevel=error \
+		@anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION)
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info

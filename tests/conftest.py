@@ -7,10 +7,12 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from claude_code_support import require_claude_code
 from mockapi_support import MockServer, start_mock_server
 
 __all__ = ["MockServer"]
@@ -42,3 +44,9 @@ def mock_api(
     yield start
     for server in servers:
         server.stop()
+
+
+@pytest.fixture
+def claude_code() -> Path:
+    """The pinned Claude Code CLI (skips, or fails with FORGEFLARE_REQUIRE_CC=1, without it)."""
+    return require_claude_code()

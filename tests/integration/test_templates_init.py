@@ -16,7 +16,6 @@ from forgeflare import cli
 from forgeflare.hooks import load_hooks_file
 from forgeflare.supervisor import LoopConfig, load_config
 from forgeflare.templates import (
-    CLAUDE_AGENT_COMMAND,
     GITIGNORE_LINES,
     TemplateError,
     init_project,
@@ -167,7 +166,7 @@ def test_claude_sets_the_agent_and_installs_the_stop_hook(tmp_path: Path) -> Non
     code, out = _init(str(tmp_path), "--claude")
     assert code == 0
     cfg = load_config(tmp_path, env={}).config
-    assert cfg.agent.command == CLAUDE_AGENT_COMMAND
+    assert cfg.backend_name == "claude"
     data = json.loads(settings.read_text())
     assert data["model"] == "x"
     commands = [h["command"] for g in data["hooks"]["Stop"] for h in g["hooks"]]
@@ -177,7 +176,7 @@ def test_claude_sets_the_agent_and_installs_the_stop_hook(tmp_path: Path) -> Non
     code, out = _init(str(tmp_path), "--claude")
     assert code == 0
     assert "Stop hook already there" in out
-    assert "exists, kept    .fresher/config.toml (set [agent] command yourself)" in out
+    assert "exists, kept    .fresher/config.toml (set [agent] backend yourself)" in out
     data = json.loads(settings.read_text())
     assert len(data["hooks"]["Stop"]) == 1
 

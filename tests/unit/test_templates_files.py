@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 import forgeflare.templates as templates
 from forgeflare.supervisor import LoopConfig, default_config_toml, default_prompt, load_config
 from forgeflare.templates import (
-    CLAUDE_AGENT_COMMAND,
     GITIGNORE_LINES,
     Action,
     TemplateFile,
@@ -66,24 +65,25 @@ def test_config_and_prompts_come_from_the_supervisor() -> None:
     assert files[".fresher/PROMPT.building.md"] == default_prompt("building")
 
 
-def test_claude_config_sets_only_the_agent_command(tmp_path: Path) -> None:
+def test_claude_config_sets_only_the_agent_backend(tmp_path: Path) -> None:
     text = claude_config_toml()
-    assert tomllib.loads(text)["agent"]["command"] == CLAUDE_AGENT_COMMAND
+    assert tomllib.loads(text)["agent"]["backend"] == "claude"
     (tmp_path / ".fresher").mkdir()
     (tmp_path / ".fresher" / "config.toml").write_text(text)
     loaded = load_config(tmp_path, env={})
     assert loaded.warnings == []
     expected = LoopConfig()
-    expected.agent.command = CLAUDE_AGENT_COMMAND
+    expected.agent.backend = "claude"
     assert loaded.config == expected
     assert loaded.config.agent_argv("python")[:2] == ["claude", "-p"]
+    assert "--permission-mode" in loaded.config.agent_argv("python")
     # Everything but that one line is the default file.
     diff = [
         (a, b)
         for a, b in zip(default_config_toml().splitlines(), text.splitlines(), strict=True)
         if a != b
     ]
-    assert diff == [('command = ""', f'command = "{CLAUDE_AGENT_COMMAND}"')]
+    assert diff == [('backend = ""', 'backend = "claude"')]
     claude_files = {f.relpath: f.content for f in template_files(claude=True)}
     assert claude_files[".fresher/config.toml"] == text
 

@@ -113,6 +113,28 @@ def _validate_messages_body(body: Mapping[str, Any], *, count_only: bool) -> str
     return None
 
 
+SIDE_REQUEST_TEXT = "Loop session"
+_SIDE_WORDS = ("title", "summar", "topic", "quota", "name this", "commit message for")
+
+
+def is_side_request(body: Mapping[str, Any]) -> bool:
+    """Is this a client's side request rather than the scripted conversation?
+
+    The documented rule: a request with no ``tools`` whose system prompt asks for a title, a
+    summary, a topic or a quota check (Claude Code's title and summary calls), or whose
+    ``max_tokens`` is 1 (a quota probe). Conversation requests of an agent carry its tools.
+    """
+    if body.get("tools"):
+        return False
+    if body.get("max_tokens") == 1:
+        return True
+    system = body.get("system")
+    if isinstance(system, list):
+        system = " ".join(b.get("text", "") for b in system if isinstance(b, dict))
+    text = str(system or "").lower()
+    return any(word in text for word in _SIDE_WORDS)
+
+
 def _exhausted_response(script: Script) -> ScriptResponse:
     return ScriptResponse(content=[TextSpec(type="text", text=script.exhausted_text)])
 
@@ -160,14 +182,24 @@ def decide(
             JSONReply(200, {"input_tokens": count_tokens(parsed)}, (("request-id", rid),))
         )
 
+    if is_side_request(parsed):
+        # Not part of the scripted conversation (a title, a summary): answered, not consumed.
+        side = ScriptResponse(content=[TextSpec(type="text", text=SIDE_REQUEST_TEXT)])
+        model = str(parsed["model"])
+        tokens = count_tokens(parsed)
+        if parsed.get("stream", False):
+            events = render_events(side, model=model, index=0, default_input_tokens=tokens)
+            return Decision(StreamReply(events, (("request-id", rid),)))
+        message = render_message(side, model=model, index=0, default_input_tokens=tokens)
+        return Decision(JSONReply(200, message, (("request-id", rid),)))
     index = used
     exhausted = index >= len(script.responses)
     if exhausted and script.when_exhausted == "error":
         n = len(script.responses)
-        return Decision(
-            _error(500, "api_error", f"mock script exhausted after {n} responses", rid),
-            consumed=True,
-        )
+        spent = _error(500, "api_error", f"mock script exhausted after {n} responses", rid)
+        # clients must stop at once, not retry a script that has nothing left
+        final = JSONReply(spent.status, spent.body, (*spent.headers, ("x-should-retry", "false")))
+        return Decision(final, consumed=True)
     response = _exhausted_response(script) if exhausted else script.responses[index]
     used_index = None if exhausted else index
     headers_out: tuple[tuple[str, str], ...] = (("request-id", rid),)

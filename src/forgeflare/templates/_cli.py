@@ -58,11 +58,14 @@ def register(app: typer.Typer) -> None:
         claude: Annotated[
             bool, typer.Option("--claude", help="Use Claude Code as the agent (and stop-hook).")
         ] = False,
+        codex: Annotated[
+            bool, typer.Option("--codex", help="Use Codex (codex exec --json) as the agent.")
+        ] = False,
     ) -> None:
         # Imported here: every forgeflare command imports this module to register.
         from forgeflare.templates._init import init_project
 
-        report = init_project(directory, force=force, dry_run=dry_run, claude=claude)
+        report = init_project(directory, force=force, dry_run=dry_run, claude=claude, codex=codex)
         title = "would write" if dry_run else "initialised"
         typer.echo(f"forgeflare init: {title} {directory}")
         for line in report.lines():

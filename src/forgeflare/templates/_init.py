@@ -37,6 +37,7 @@ __all__ = [
     "InitReport",
     "TemplateError",
     "TemplateFile",
+    "backend_config_toml",
     "claude_config_toml",
     "init_project",
     "merge_gitignore",
@@ -177,27 +178,39 @@ def _is_executable(parts: Sequence[str]) -> bool:
     return any(p in _EXECUTABLE_DIRS for p in parts[:-1]) and not parts[-1].endswith(".toml")
 
 
-def claude_config_toml() -> str:
-    """The default ``config.toml`` with ``[agent] command`` set to Claude Code headless."""
+def backend_config_toml(backend: str) -> str:
+    """The default ``config.toml`` with ``[agent] backend`` set (``claude`` or ``codex``).
+
+    The backend's flags stay settings with their comments (``permission_mode``,
+    ``extra_args``, ``[fresher] model``), not one opaque command string.
+    """
     text = default_config_toml()
     head, sep, tail = text.partition("\n[agent]\n")
-    old = 'command = ""'
+    old = 'backend = ""'
     if not sep or old not in tail:
-        raise TemplateError("the default config.toml has no [agent] command to set")
-    return head + sep + tail.replace(old, f'command = "{CLAUDE_AGENT_COMMAND}"', 1)
+        raise TemplateError("the default config.toml has no [agent] backend to set")
+    return head + sep + tail.replace(old, f'backend = "{backend}"', 1)
 
 
-def template_files(*, claude: bool = False) -> list[TemplateFile]:
+def claude_config_toml() -> str:
+    """The default ``config.toml`` with Claude Code as the agent."""
+    return backend_config_toml("claude")
+
+
+def template_files(*, claude: bool = False, codex: bool = False) -> list[TemplateFile]:
     """Every file ``init`` writes except ``.gitignore`` (merged, see :func:`merge_gitignore`)."""
     root = resources.files("forgeflare.templates") / "files"
     files = [
         TemplateFile(_target(parts), text, _is_executable(parts)) for parts, text in _walk(root, ())
     ]
-    files.append(
-        TemplateFile(
-            ".fresher/config.toml", claude_config_toml() if claude else default_config_toml()
-        )
+    config = (
+        backend_config_toml("claude")
+        if claude
+        else backend_config_toml("codex")
+        if codex
+        else default_config_toml()
     )
+    files.append(TemplateFile(".fresher/config.toml", config))
     for mode in ("planning", "building"):
         files.append(TemplateFile(f".fresher/PROMPT.{mode}.md", default_prompt(mode)))
     return sorted(files, key=lambda f: f.relpath)
@@ -277,6 +290,7 @@ def init_project(
     force: bool = False,
     dry_run: bool = False,
     claude: bool = False,
+    codex: bool = False,
 ) -> InitReport:
     """Scaffold ``project_dir`` (created if missing); nothing is written with ``dry_run``.
 
@@ -286,13 +300,15 @@ def init_project(
     """
     if project_dir.exists() and not project_dir.is_dir():
         raise TemplateError(f"{project_dir}: not a directory")
-    files = template_files(claude=claude)
+    if claude and codex:
+        raise TemplateError("--claude and --codex: choose one agent")
+    files = template_files(claude=claude, codex=codex)
     relpaths = [f.relpath for f in files] + [".gitignore"]
     existing = {rel: _read_existing(project_dir / rel) for rel in relpaths}
     actions = plan_init(files, existing, force=force)
-    if claude:
+    if claude or codex:
         actions = [
-            InitAction(a.relpath, a.action, a.content, a.executable, "set [agent] command yourself")
+            InitAction(a.relpath, a.action, a.content, a.executable, "set [agent] backend yourself")
             if a.relpath == ".fresher/config.toml" and a.action is Action.KEEP
             else a
             for a in actions

@@ -16,12 +16,14 @@ iteration report fields (DESIGN "Records and outcomes").
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 __all__ = ["ClaudeStreamReader", "format_tokens", "tool_line"]
 
+_LIMIT_RESET = re.compile(r"limit reached\|(\d{9,13})")
 _TOOL_ARG_KEYS = ("command", "file_path", "path", "pattern", "url", "query", "description")
 
 
@@ -149,9 +151,17 @@ class ClaudeStreamReader:
         }
 
     def resets_at(self) -> str | None:
-        """When the usage window that stopped this iteration resets, if known."""
+        """When the usage window that stopped this iteration resets, if known: from the
+        rate-limit event, else from a ``usage limit reached|<epoch>`` message."""
         info = self.rate_limit or {}
-        return _iso(info.get("resetsAt"))
+        known = _iso(info.get("resetsAt"))
+        if known is not None:
+            return known
+        for text in [str((self.result or {}).get("result") or ""), *self.texts[-3:]]:
+            match = _LIMIT_RESET.search(text)
+            if match:
+                return _iso(int(match.group(1)))
+        return None
 
     def outcome(self) -> tuple[str, bool]:
         """``(outcome, transient)`` by DESIGN's names; the loop overrides it when it killed."""
