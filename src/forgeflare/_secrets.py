@@ -9,9 +9,20 @@ and the agent process itself keeps the key its backend needs (:data:`AGENT_KEYS`
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, MutableMapping
 
-__all__ = ["AGENT_KEYS", "SECRET_PATTERNS", "child_environment", "is_secret"]
+__all__ = [
+    "AGENT_KEYS",
+    "PASS_ENV_VAR",
+    "SECRET_PATTERNS",
+    "child_environment",
+    "is_secret",
+    "pass_env_from",
+    "scrub_environment",
+]
+
+PASS_ENV_VAR = "FORGEFLARE_PASS_ENV"
+"""Comma-separated names a loop passes on to its agent (its ``--pass-env``)."""
 
 SECRET_PATTERNS: tuple[str, ...] = (
     "*_API_KEY",
@@ -53,3 +64,20 @@ def child_environment(
     """``env`` without secret-looking variables, except those in ``pass_env`` and ``keep``."""
     allowed = {n.upper() for n in (*pass_env, *keep)}
     return {k: v for k, v in env.items() if k.upper() in allowed or not is_secret(k)}
+
+
+def pass_env_from(env: Mapping[str, str], names: Iterable[str] = ()) -> tuple[str, ...]:
+    """``names`` plus those listed in ``FORGEFLARE_PASS_ENV``."""
+    listed = [n.strip() for n in env.get(PASS_ENV_VAR, "").split(",") if n.strip()]
+    return tuple(dict.fromkeys([*names, *listed]))
+
+
+def scrub_environment(environ: MutableMapping[str, str], pass_env: Iterable[str] = ()) -> list[str]:
+    """Remove secret-looking variables from ``environ`` (this process's, so that every child
+    inherits the clean copy); returns the names removed. The caller keeps what it needs first.
+    """
+    allowed = {n.upper() for n in pass_env}
+    removed = [k for k in environ if is_secret(k) and k.upper() not in allowed]
+    for name in removed:
+        del environ[name]
+    return removed

@@ -54,7 +54,7 @@ def test_all_five_tools_end_to_end(tmp_path: Path, mock_api: MockAPI) -> None:
     requests = server.requests()
     assert len(requests) == 5
     first = requests[0]
-    assert first["headers"]["x-api-key"] == "test-key"
+    assert first["headers"]["x-api-key"] == "[redacted]"  # sent, and kept out of the file
     assert first["headers"]["anthropic-version"] == "2023-06-01"
     assert first["body"]["stream"] is True
     assert [t["name"] for t in first["body"]["tools"]] == ["Read", "Glob", "Bash", "Edit", "Grep"]

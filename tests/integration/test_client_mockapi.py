@@ -91,7 +91,7 @@ async def test_text_and_tool_use_assembled_exactly(mock_api: MockAPI) -> None:
     assert len(run.text) > 1  # streamed in pieces, not at the end
     (request,) = server.requests()
     assert request["path"] == "/v1/messages"
-    assert request["headers"]["x-api-key"] == "sk-test"
+    assert request["headers"]["x-api-key"] == "[redacted]"  # sent, and kept out of the file
     assert request["headers"]["anthropic-version"] == "2023-06-01"
     assert request["body"]["stream"] is True
     assert request["body"]["model"] == MODEL

@@ -270,11 +270,11 @@ def test_record_file_count_tokens_and_unknown_paths(mock_api: MockAPI) -> None:
     first, second, third, fourth, fifth = lines
     assert first["method"] == "POST"
     assert first["path"] == "/v1/messages"
-    assert first["headers"]["x-api-key"] == "test-key"
+    assert first["headers"]["x-api-key"] == "[redacted]"  # the key never reaches a file
     assert first["headers"]["anthropic-version"] == "2023-06-01"
     assert first["body"] == {**REQUEST, "stream": True}
     assert first["response_index"] == 0
-    assert (second["query"], second["headers"]["authorization"]) == ("beta=true", "Bearer tok")
+    assert (second["query"], second["headers"]["authorization"]) == ("beta=true", "[redacted]")
     assert second["response_index"] == 1
     assert (third["path"], third["response_index"]) == ("/v1/messages/count_tokens", None)
     assert fourth["path"] == "/v1/complete"

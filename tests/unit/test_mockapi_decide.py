@@ -215,7 +215,7 @@ def test_record_entry() -> None:
         "method": "POST",
         "path": "/v1/messages",
         "query": "beta=true",
-        "headers": {"x-api-key": "k"},
+        "headers": {"x-api-key": "[redacted]"},
         "body": {"a": 1},
         "response_index": 2,
     }

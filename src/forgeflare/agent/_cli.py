@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import trio
 import typer
 
+from forgeflare._secrets import pass_env_from, scrub_environment
 from forgeflare.agent._run import (
     DEFAULT_MAX_TOKENS,
     DEFAULT_MODEL,
@@ -61,6 +63,12 @@ def run(
     verbose: bool = typer.Option(
         False, "--verbose", "-v", help="Also show the resolved API URL and how each turn ended."
     ),
+    pass_env: list[str] = typer.Option(
+        [],
+        "--pass-env",
+        metavar="NAME",
+        help="Pass this secret-looking variable to hooks and Bash anyway (repeatable).",
+    ),
     max_cost: float = typer.Option(
         None,
         "--max-cost",
@@ -75,7 +83,12 @@ def run(
         "also FORGEFLARE_TRUST=1. See `forgeflare trust`.",
     ),
 ) -> None:
+    env = dict(os.environ)
+    # Hooks and Bash commands inherit this process's environment: the agent keeps its key in
+    # `env` (and in memory), its children get no secret-looking variable unless passed.
+    scrub_environment(os.environ, pass_env_from(env, pass_env))
     options = RunOptions(
+        env=env,
         cwd=cwd,
         model=model,
         max_tokens=max_tokens,

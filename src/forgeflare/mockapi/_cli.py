@@ -29,8 +29,16 @@ processes; POST /v1/messages/count_tokens answers a plausible count. The script 
 
 Blocks: text, tool_use (id generated when absent), thinking, redacted_thinking. Other
 response keys: stop_sequence, model, event_delay_ms, chunk_chars, truncate_mode
-("eof" or "drop"). Once the script is used up the server answers a 500 api_error
-("when_exhausted": "end_turn" answers a plain end_turn text instead).
+("eof" or "drop"). Once the script is used up the server answers a 500 api_error with
+x-should-retry: false, so clients stop at once ("when_exhausted": "end_turn" answers a plain
+end_turn text instead). An error's "headers" may carry retry-after and the
+anthropic-ratelimit-unified-* headers of a usage limit.
+
+Side requests (a client's title or summary calls) do not consume the script: a request with
+no tools whose system prompt asks for a title, a summary, a topic or a quota, or whose
+max_tokens is 1, is answered "Loop session". Prompt caching is counted: cache_read and
+cache_creation input tokens follow the cache_control prefixes the server has seen (a
+scripted usage with input_tokens wins). --record redacts x-api-key and authorization.
 
 Prints "listening on http://HOST:PORT" when ready; stops cleanly on SIGINT or SIGTERM.
 A malformed script is reported in one line (exit status 2) before anything listens.

@@ -253,6 +253,9 @@ def decide(
     return Decision(JSONReply(200, message, headers_out, response.delay_ms), True, used_index)
 
 
+_SECRET_HEADERS = frozenset({"x-api-key", "authorization", "proxy-authorization", "cookie"})
+
+
 def record_entry(
     *,
     method: str,
@@ -267,7 +270,9 @@ def record_entry(
         "method": method,
         "path": path,
         "query": query,
-        "headers": dict(headers),
+        "headers": {
+            k: ("[redacted]" if k.lower() in _SECRET_HEADERS else v) for k, v in headers.items()
+        },
     }
     try:
         entry["body"] = json.loads(body) if body else None

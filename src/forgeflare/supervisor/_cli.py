@@ -96,7 +96,7 @@ def _run(*, project_dir: Path, mode: str | None, opts: dict[str, Any]) -> None:
         warnings=loaded.warnings,
         task=task,
         trust_project=trust_project,
-        pass_env=tuple(opts["pass_env"] or ()),
+        pass_env=(*loaded.config.security.pass_env, *(opts["pass_env"] or ())),
         raw=bool(opts["raw"]),
         project_command=project_command,
     )

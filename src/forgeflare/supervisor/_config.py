@@ -40,6 +40,7 @@ __all__ = [
     "LoopConfig",
     "NotifySection",
     "PathsSection",
+    "SecuritySection",
     "default_config_toml",
     "default_prompt",
     "format_duration",
@@ -203,6 +204,22 @@ class LimitsSection(_Section):
     """Finish with skips after next_iteration skipped this many iterations in a row."""
 
 
+def _names(value: object) -> object:
+    if isinstance(value, str):
+        return [n.strip() for n in value.split(",") if n.strip()]
+    return value
+
+
+Names = Annotated[list[str], BeforeValidator(_names)]
+
+
+class SecuritySection(_Section):
+    """``[security]``: what children of the loop may see."""
+
+    pass_env: Names = Field(default_factory=list)
+    """Secret-looking variables (*_API_KEY, *_TOKEN, ...) passed to hooks and tools anyway."""
+
+
 class NotifySection(_Section):
     """``[notify]``: a message when the loop ends (URLs live in your config directory)."""
 
@@ -221,6 +238,7 @@ class LoopConfig(BaseModel):
     agent: AgentSection = Field(default_factory=AgentSection)
     limits: LimitsSection = Field(default_factory=LimitsSection)
     notify: NotifySection = Field(default_factory=NotifySection)
+    security: SecuritySection = Field(default_factory=SecuritySection)
 
     @property
     def backend_name(self) -> str:
@@ -258,6 +276,7 @@ _SECTIONS: dict[str, type[BaseModel]] = {
     "agent": AgentSection,
     "limits": LimitsSection,
     "notify": NotifySection,
+    "security": SecuritySection,
 }
 
 _ENV_OVERRIDES: dict[tuple[str, str], str] = {

@@ -32,7 +32,7 @@ import trio
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError
 from forgeflare._process import end_marked_processes
-from forgeflare._secrets import AGENT_KEYS, child_environment
+from forgeflare._secrets import AGENT_KEYS, PASS_ENV_VAR, child_environment
 from forgeflare.hooks._convergence import (
     ConvergenceError,
     ConvergenceState,
@@ -440,6 +440,8 @@ class _Loop:
             **hook_env("agent", self.context(iteration=number)),
             REPORT_ENV: str(report_path),
         }
+        if self.opts.pass_env:
+            env[PASS_ENV_VAR] = ",".join(self.opts.pass_env)
         timeout = self.cfg.limits.iteration_timeout or math.inf
         runtime_left = math.inf
         if self.limits.max_runtime > 0:
