@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -51,10 +52,14 @@ def test_path_argument_keeps_paths_usable_from_cwd(tmp_path: Path) -> None:
     assert not read.is_error
 
 
-def test_path_outside_cwd_is_absolute(tmp_path: Path) -> None:
+def test_path_outside_cwd_is_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "f.txt").write_text("")
     (tmp_path / "work").mkdir()
+    content, error = glob(tmp_path / "work", "*.txt", str(tmp_path / "other"))
+    assert error  # outside the project: refused unless allowed
+    assert "outside the project" in content
+    monkeypatch.setenv("FORGEFLARE_ALLOW_PATHS", str(tmp_path / "other"))
     content, _ = glob(tmp_path / "work", "*.txt", str(tmp_path / "other"))
     assert content == str(tmp_path / "other" / "f.txt")
 

@@ -16,6 +16,8 @@ from forgeflare.agent._run import (
     prompt_source,
     run_agent,
 )
+from forgeflare.agent.tools._sandbox import SANDBOX_ENV
+from forgeflare.agent.tools._types import ALLOW_PATHS_ENV
 
 __all__ = ["register"]
 
@@ -63,6 +65,18 @@ def run(
     verbose: bool = typer.Option(
         False, "--verbose", "-v", help="Also show the resolved API URL and how each turn ended."
     ),
+    allow_path: list[Path] = typer.Option(
+        [],
+        "--allow-path",
+        metavar="DIR",
+        help="Let Read, Glob, Grep and Edit use this directory outside the project too.",
+    ),
+    sandbox: bool = typer.Option(
+        False, "--sandbox", help="Run Bash commands under bubblewrap (project writable only)."
+    ),
+    sandbox_network: bool = typer.Option(
+        False, "--sandbox-network", help="With --sandbox: allow network access."
+    ),
     pass_env: list[str] = typer.Option(
         [],
         "--pass-env",
@@ -83,6 +97,12 @@ def run(
         "also FORGEFLARE_TRUST=1. See `forgeflare trust`.",
     ),
 ) -> None:
+    if allow_path:
+        extra = os.pathsep.join(str(p.resolve()) for p in allow_path)
+        known = os.environ.get(ALLOW_PATHS_ENV)
+        os.environ[ALLOW_PATHS_ENV] = f"{known}{os.pathsep}{extra}" if known else extra
+    if sandbox or sandbox_network:
+        os.environ[SANDBOX_ENV] = "network" if sandbox_network else "1"
     env = dict(os.environ)
     # Hooks and Bash commands inherit this process's environment: the agent keeps its key in
     # `env` (and in memory), its children get no secret-looking variable unless passed.

@@ -28,6 +28,7 @@ from forgeflare.agent._retry import RetryingClient
 from forgeflare.agent._session import SessionWriter
 from forgeflare.agent._turn import TurnLoop, TurnResult
 from forgeflare.agent.tools import terminate_running_commands, tool_schemas
+from forgeflare.agent.tools._sandbox import SANDBOX_ENV, check_sandbox
 from forgeflare.hooks import (
     EXIT_CODES,
     Final,
@@ -114,6 +115,8 @@ async def run_agent(
         raise ConfigError(f"--cwd {options.cwd}: not a directory")
     base_url = resolve_base_url(options.api_url, options.env)
     api_key = _api_key(options, base_url)
+    if options.env.get(SANDBOX_ENV):
+        check_sandbox(project_dir)
     display.verbose_info(f"API URL: {base_url}")
     # Before any project hook module is imported or hook configured: nothing from the project
     # runs unless the user trusted exactly this content.

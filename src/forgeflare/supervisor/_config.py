@@ -218,6 +218,12 @@ class SecuritySection(_Section):
 
     pass_env: Names = Field(default_factory=list)
     """Secret-looking variables (*_API_KEY, *_TOKEN, ...) passed to hooks and tools anyway."""
+    allow_paths: Names = Field(default_factory=list)
+    """Directories outside the project the own agent's file tools may use."""
+    sandbox: Literal["", "bwrap"] = ""
+    """Run the own agent's Bash commands under bubblewrap (project writable, rest read-only)."""
+    sandbox_network: Bool = False
+    """With the sandbox: allow network access."""
 
 
 class NotifySection(_Section):

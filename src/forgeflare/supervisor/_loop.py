@@ -442,6 +442,13 @@ class _Loop:
         }
         if self.opts.pass_env:
             env[PASS_ENV_VAR] = ",".join(self.opts.pass_env)
+        security = self.cfg.security
+        if security.allow_paths:
+            env["FORGEFLARE_ALLOW_PATHS"] = os.pathsep.join(
+                str((self.project / p).resolve()) for p in security.allow_paths
+            )
+        if security.sandbox == "bwrap":
+            env["FORGEFLARE_SANDBOX"] = "network" if security.sandbox_network else "1"
         timeout = self.cfg.limits.iteration_timeout or math.inf
         runtime_left = math.inf
         if self.limits.max_runtime > 0:

@@ -28,6 +28,7 @@ from typing import Any
 
 from forgeflare._process import kill_group
 from forgeflare.agent.tools._guard import denied_reason
+from forgeflare.agent.tools._sandbox import sandbox_argv, sandbox_mode
 from forgeflare.agent.tools._types import ToolError, ToolOutput, require_str
 
 __all__ = [
@@ -103,8 +104,12 @@ def run_bash(
     if not cwd.is_dir():
         return ToolOutput(f"Bash: working directory does not exist: {cwd}", True)
     try:
+        argv = ["bash", "-c", command]
+        mode = sandbox_mode()
+        if mode is not None:
+            argv = sandbox_argv(cwd, argv, network=mode == "network")
         proc = subprocess.Popen(
-            ["bash", "-c", command],
+            argv,
             cwd=cwd,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,

@@ -14,6 +14,8 @@ from typing import Any
 from forgeflare.agent.tools._types import (
     ToolError,
     ToolOutput,
+    allowed_roots,
+    confine,
     optional_str,
     require_str,
     resolve_path,
@@ -45,11 +47,20 @@ def glob_files(data: dict[str, Any], *, cwd: Path) -> ToolOutput:
         raise ToolError(f"Glob: {shown_base} is a file, not a directory; pass its parent")
     if "\x00" in pattern:
         raise ToolError("Glob: pattern contains a NUL byte")
+    if os.path.isabs(os.path.expanduser(pattern)) or ".." in Path(pattern).parts:
+        # the pattern's own directory part must stay in the project too
+        confine(cwd, Path(os.path.expanduser(pattern.split("*")[0] or ".")), pattern)
+        if ".." in Path(pattern).parts:
+            confine(cwd, base / pattern.split("*")[0], pattern)
+    roots = allowed_roots(cwd)
     try:
         found = glob.glob(pattern, root_dir=base, recursive=True)
     except OSError as exc:  # e.g. a directory we may not list
         raise ToolError(f"Glob: cannot search {shown_base}: {exc.strerror or exc}") from exc
-    entries = sorted({_display(base / hit, cwd) for hit in found})
+    inside = [
+        hit for hit in found if any((base / hit).resolve().is_relative_to(root) for root in roots)
+    ]
+    entries = sorted({_display(base / hit, cwd) for hit in inside})
     if not entries:
         return ToolOutput(f"No files match {pattern!r} in {shown_base}")
     shown = [_mark_dir(entry, cwd) for entry in entries[:MAX_GLOB_ENTRIES]]

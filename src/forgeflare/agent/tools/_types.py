@@ -18,9 +18,12 @@ from typing import Any
 from forgeflare._errors import ForgeflareError
 
 __all__ = [
+    "ALLOW_PATHS_ENV",
     "ToolEffect",
     "ToolError",
     "ToolOutput",
+    "allowed_roots",
+    "confine",
     "optional_bool",
     "optional_str",
     "require_str",
@@ -78,9 +81,37 @@ def optional_bool(tool: str, data: dict[str, Any], key: str) -> bool | None:
     raise ToolError(f"{tool}: '{key}' must be true or false, got {value!r}")
 
 
+ALLOW_PATHS_ENV = "FORGEFLARE_ALLOW_PATHS"
+"""Directories outside the project the file tools may use (``os.pathsep``-separated); set by
+``forgeflare run --allow-path DIR`` and by the loop's ``[security] allow_paths``."""
+
+
+def allowed_roots(cwd: Path) -> list[Path]:
+    """The project directory and the allowed directories, symlinks resolved."""
+    roots = [cwd.resolve()]
+    for item in os.environ.get(ALLOW_PATHS_ENV, "").split(os.pathsep):
+        if item.strip():
+            roots.append(Path(os.path.expanduser(item.strip())).resolve())
+    return roots
+
+
+def confine(cwd: Path, path: Path, raw: str) -> Path:
+    """``path`` if it lies inside the project or an allowed directory after resolving
+    symlinks (``..``, absolute paths, ``~`` and links out of the project are refused)."""
+    real = path.resolve()
+    for root in allowed_roots(cwd):
+        if real == root or real.is_relative_to(root):
+            return path
+    raise ToolError(
+        f"{raw} is outside the project ({cwd.resolve()}); the file tools stay in it. "
+        f"Allow a directory with `forgeflare run --allow-path DIR` (or {ALLOW_PATHS_ENV})"
+    )
+
+
 def resolve_path(cwd: Path, raw: str) -> Path:
-    """``raw`` as a path: ``~`` expanded, relative paths taken from ``cwd``."""
+    """``raw`` as a path: ``~`` expanded, relative paths taken from ``cwd``, confined to the
+    project (and allowed directories)."""
     if "\x00" in raw:
         raise ToolError(f"path contains a NUL byte: {raw!r}")
     path = Path(os.path.expanduser(raw))
-    return path if path.is_absolute() else cwd / path
+    return confine(cwd, path if path.is_absolute() else cwd / path, raw)
