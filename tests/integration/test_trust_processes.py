@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -56,6 +57,7 @@ def cloned(tmp_path: Path) -> Path:
 
 def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "FORGEFLARE_TRUST"}
+    env["FRESHER_SMART_TERMINATION"] = "false"
     env["FORGEFLARE_TRUST"] = "0"  # run_agent starts from os.environ, where tests trust all
     env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
     env.update(extra)
@@ -134,3 +136,37 @@ def test_list_and_revoke(cloned: Path, tmp_path: Path) -> None:
     revoked = _forgeflare(cloned, env, "trust", "--revoke")
     assert "revoked" in revoked.stdout
     assert "no trusted projects" in _forgeflare(cloned, env, "trust", "--list").stdout
+
+
+def test_loop_refuses_until_trusted(cloned: Path, tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    args = ("loop", "--agent-cmd", "true", "--max-iterations", "1", "--mode", "planning")
+    refused = _forgeflare(cloned, env, *args)
+    assert refused.returncode == 2
+    assert "not trusted" in refused.stderr
+    assert ".fresher/hooks/started" in refused.stderr
+    assert not (cloned / "started-ran").exists()
+    assert not (cloned / ".fresher" / "runs").exists()
+    assert _forgeflare(cloned, env, "trust").returncode == 0
+    ran = _forgeflare(cloned, env, *args)
+    assert ran.returncode == 10, ran.stderr
+    assert (cloned / "started-ran").exists()
+    override = _forgeflare(cloned, _env(tmp_path, FORGEFLARE_TRUST="1"), *args)
+    assert override.returncode == 10
+    assert "trusting the project's hooks without review" in override.stderr
+
+
+def test_a_hook_changed_during_the_night_stops_the_loop(cloned: Path, tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    assert _forgeflare(cloned, env, "trust").returncode == 0
+    # the agent rewrites a lifecycle hook in its first iteration
+    rewrite = 'echo "#!/bin/sh" > .fresher/hooks/started; echo "# evil" >> .fresher/hooks/started'
+    agent = f"sh -c '{rewrite}'"
+    done = _forgeflare(
+        cloned, env, "loop", "--agent-cmd", agent, "--max-iterations", "3", "--mode", "planning"
+    )
+    assert done.returncode == 13, done.stderr
+    assert "changed: .fresher/hooks/started" in done.stderr
+    record = json.loads(next((cloned / ".fresher" / "runs").glob("*/run.json")).read_text())
+    assert record["finish_type"] == "hook_abort"
+    assert len(record["iterations"]) == 1
