@@ -23,8 +23,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from forgeflare.supervisor.stophook import last_assistant_text
-from forgeflare.supervisor.stophook._transcript import assistant_text_of
+from forgeflare.stophook import last_assistant_text
+from forgeflare.stophook._transcript import assistant_text_of
 
 SIGNAL_TEXT = "All tests pass.\n<loop-done>COMPLETE</loop-done>"
 

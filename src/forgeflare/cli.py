@@ -30,7 +30,7 @@ _COMMANDS: dict[str, str] = {
     "init": "forgeflare.templates._cli",
     "demo": "forgeflare.templates._cli",
     "hooks": "forgeflare.hooks._cli",
-    "stop-hook": "forgeflare.supervisor.stophook._cli",
+    "stop-hook": "forgeflare.stophook._cli",
     "mock-api": "forgeflare.mockapi._cli",
     "trust": "forgeflare.supervisor._trustcli",
     "runs": "forgeflare.report._cli",

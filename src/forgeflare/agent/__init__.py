@@ -1,68 +1,31 @@
 """The coding agent behind ``forgeflare run``: API client, tools, turn loop, session capture."""
 
-from typing import TYPE_CHECKING
-
-from forgeflare._lazy import attach
-
-if TYPE_CHECKING:
-    from forgeflare.agent._client import MessagesClient, resolve_base_url
-    from forgeflare.agent._errors import (
-        APIConnectionError,
-        APIError,
-        APIRequestError,
-        APIStatusError,
-        APITimeoutError,
-        StreamParseError,
-        StreamTransientError,
-        is_transient,
-    )
-    from forgeflare.agent._messages import (
-        AssistantResponse,
-        ContentBlock,
-        Message,
-        MessagesRequest,
-        RedactedThinkingBlock,
-        StopReason,
-        TextBlock,
-        ThinkingBlock,
-        ToolResultBlock,
-        ToolUseBlock,
-        Usage,
-    )
-    from forgeflare.agent._retry import DEFAULT_BACKOFF, RetryingClient, retry_delay
-    from forgeflare.agent._session import SessionWriteError, SessionWriter, new_session_id
-
-__getattr__, __dir__ = attach(
-    __name__,
-    {
-        "forgeflare.agent._client": ("MessagesClient", "resolve_base_url"),
-        "forgeflare.agent._errors": (
-            "APIConnectionError",
-            "APIError",
-            "APIRequestError",
-            "APIStatusError",
-            "APITimeoutError",
-            "StreamParseError",
-            "StreamTransientError",
-            "is_transient",
-        ),
-        "forgeflare.agent._messages": (
-            "AssistantResponse",
-            "ContentBlock",
-            "Message",
-            "MessagesRequest",
-            "RedactedThinkingBlock",
-            "StopReason",
-            "TextBlock",
-            "ThinkingBlock",
-            "ToolResultBlock",
-            "ToolUseBlock",
-            "Usage",
-        ),
-        "forgeflare.agent._retry": ("DEFAULT_BACKOFF", "RetryingClient", "retry_delay"),
-        "forgeflare.agent._session": ("SessionWriteError", "SessionWriter", "new_session_id"),
-    },
+from forgeflare.agent._client import MessagesClient, resolve_base_url
+from forgeflare.agent._errors import (
+    APIConnectionError,
+    APIError,
+    APIRequestError,
+    APIStatusError,
+    APITimeoutError,
+    StreamParseError,
+    StreamTransientError,
+    is_transient,
 )
+from forgeflare.agent._messages import (
+    AssistantResponse,
+    ContentBlock,
+    Message,
+    MessagesRequest,
+    RedactedThinkingBlock,
+    StopReason,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
+from forgeflare.agent._retry import DEFAULT_BACKOFF, RetryingClient, retry_delay
+from forgeflare.agent._session import SessionWriteError, SessionWriter, new_session_id
 
 __all__ = [
     "DEFAULT_BACKOFF",

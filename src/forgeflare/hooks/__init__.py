@@ -16,110 +16,52 @@ Errors (below ``forgeflare.ForgeflareError``)::
 A hook that fails while running never raises: guards block (fail-closed), observers log.
 """
 
-from typing import TYPE_CHECKING
-
-from forgeflare._lazy import attach
-
-if TYPE_CHECKING:
-    from forgeflare.hooks._api import (
-        ENTRY_POINT_GROUP,
-        EVENT_ARGUMENTS,
-        Decision,
-        Hook,
-        HookEvent,
-        HookOutcome,
-        HookRegistrationError,
-        HookRegistry,
-        Matcher,
-        collect_hooks,
-        hook,
-        load_entry_point_hooks,
-        load_hooks_module,
-        make_hook,
-    )
-    from forgeflare.hooks._config import (
-        HookConfig,
-        HookConfigError,
-        HooksFile,
-        load_hooks_file,
-    )
-    from forgeflare.hooks._convergence import (
-        ConvergenceError,
-        ConvergenceState,
-        Final,
-        Observation,
-        append_observations,
-        clear_convergence,
-        convergence_path,
-        read_convergence,
-        write_final,
-    )
-    from forgeflare.hooks._pipeline import HookDispatcher, build_pipeline
-    from forgeflare.hooks._protocol import truncate_result
-    from forgeflare.hooks._types import (
-        EXIT_CODES,
-        Allow,
-        Block,
-        Continue,
-        ExitReason,
-        HookPipeline,
-        NoHooks,
-        PostToolResult,
-        PreToolResult,
-        Signal,
-    )
-
-__getattr__, __dir__ = attach(
-    __name__,
-    {
-        "forgeflare.hooks._api": (
-            "ENTRY_POINT_GROUP",
-            "EVENT_ARGUMENTS",
-            "Decision",
-            "Hook",
-            "HookEvent",
-            "HookOutcome",
-            "HookRegistrationError",
-            "HookRegistry",
-            "Matcher",
-            "collect_hooks",
-            "hook",
-            "load_entry_point_hooks",
-            "load_hooks_module",
-            "make_hook",
-        ),
-        "forgeflare.hooks._config": (
-            "HookConfig",
-            "HookConfigError",
-            "HooksFile",
-            "load_hooks_file",
-        ),
-        "forgeflare.hooks._convergence": (
-            "ConvergenceError",
-            "ConvergenceState",
-            "Final",
-            "Observation",
-            "append_observations",
-            "clear_convergence",
-            "convergence_path",
-            "read_convergence",
-            "write_final",
-        ),
-        "forgeflare.hooks._pipeline": ("HookDispatcher", "build_pipeline"),
-        "forgeflare.hooks._protocol": ("truncate_result",),
-        "forgeflare.hooks._types": (
-            "EXIT_CODES",
-            "Allow",
-            "Block",
-            "Continue",
-            "ExitReason",
-            "HookPipeline",
-            "NoHooks",
-            "PostToolResult",
-            "PreToolResult",
-            "Signal",
-        ),
-    },
+from forgeflare.hooks._api import (
+    ENTRY_POINT_GROUP,
+    EVENT_ARGUMENTS,
+    Decision,
+    Hook,
+    HookEvent,
+    HookOutcome,
+    HookRegistrationError,
+    HookRegistry,
+    Matcher,
+    collect_hooks,
+    hook,
+    load_entry_point_hooks,
+    load_hooks_module,
+    make_hook,
+)
+from forgeflare.hooks._config import (
+    HookConfig,
+    HookConfigError,
+    HooksFile,
+    load_hooks_file,
+)
+from forgeflare.hooks._convergence import (
+    ConvergenceError,
+    ConvergenceState,
+    Final,
+    Observation,
+    append_observations,
+    clear_convergence,
+    convergence_path,
+    read_convergence,
+    write_final,
+)
+from forgeflare.hooks._pipeline import HookDispatcher, build_pipeline
+from forgeflare.hooks._protocol import truncate_result
+from forgeflare.hooks._types import (
+    EXIT_CODES,
+    Allow,
+    Block,
+    Continue,
+    ExitReason,
+    HookPipeline,
+    NoHooks,
+    PostToolResult,
+    PreToolResult,
+    Signal,
 )
 
 __all__ = [

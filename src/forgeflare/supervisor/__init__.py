@@ -1,97 +1,45 @@
-"""The loop supervisor (``forgeflare loop``) and the stop-hook state machine.
+"""The loop supervisor (``forgeflare loop``): iterations, gates, finish rules and run records.
 
 Errors of this part: ``ConfigError`` (a bad setting, names key and source) and
 :class:`RecordError` (a run record cannot be written or read; a ``ForgeflareError``).
 """
 
-from typing import TYPE_CHECKING
-
-from forgeflare._lazy import attach
-
-if TYPE_CHECKING:
-    from forgeflare.supervisor._agentproc import ChildResult, StopControl, exit_status, supervise
-    from forgeflare.supervisor._config import (
-        AgentSection,
-        FresherSection,
-        HooksSection,
-        LimitsSection,
-        LoadedConfig,
-        LoopConfig,
-        PathsSection,
-        default_config_toml,
-        default_prompt,
-        load_config,
-        parse_duration,
-    )
-    from forgeflare.supervisor._display import Display
-    from forgeflare.supervisor._finish import (
-        FINISH_EXIT_CODES,
-        Continue,
-        Decision,
-        FinishType,
-        IterationOutcome,
-        Limits,
-        Streaks,
-        check_limits,
-        count_unchecked,
-        decide,
-    )
-    from forgeflare.supervisor._lifecycle import (
-        HookContext,
-        HookResult,
-        HookStatus,
-        hook_env,
-        run_hook,
-    )
-    from forgeflare.supervisor._loop import LoopOptions, LoopResult, run_loop
-    from forgeflare.supervisor._records import RecordError, RunRecord
-
-__getattr__, __dir__ = attach(
-    __name__,
-    {
-        "forgeflare.supervisor._agentproc": (
-            "ChildResult",
-            "StopControl",
-            "exit_status",
-            "supervise",
-        ),
-        "forgeflare.supervisor._config": (
-            "AgentSection",
-            "FresherSection",
-            "HooksSection",
-            "LimitsSection",
-            "LoadedConfig",
-            "LoopConfig",
-            "PathsSection",
-            "default_config_toml",
-            "default_prompt",
-            "load_config",
-            "parse_duration",
-        ),
-        "forgeflare.supervisor._display": ("Display",),
-        "forgeflare.supervisor._finish": (
-            "FINISH_EXIT_CODES",
-            "Continue",
-            "Decision",
-            "FinishType",
-            "IterationOutcome",
-            "Limits",
-            "Streaks",
-            "check_limits",
-            "count_unchecked",
-            "decide",
-        ),
-        "forgeflare.supervisor._lifecycle": (
-            "HookContext",
-            "HookResult",
-            "HookStatus",
-            "hook_env",
-            "run_hook",
-        ),
-        "forgeflare.supervisor._loop": ("LoopOptions", "LoopResult", "run_loop"),
-        "forgeflare.supervisor._records": ("RecordError", "RunRecord"),
-    },
+from forgeflare.supervisor._agentproc import ChildResult, StopControl, exit_status, supervise
+from forgeflare.supervisor._config import (
+    AgentSection,
+    FresherSection,
+    HooksSection,
+    LimitsSection,
+    LoadedConfig,
+    LoopConfig,
+    PathsSection,
+    default_config_toml,
+    default_prompt,
+    load_config,
+    parse_duration,
 )
+from forgeflare.supervisor._display import Display
+from forgeflare.supervisor._finish import (
+    FINISH_EXIT_CODES,
+    Continue,
+    Decision,
+    FinishType,
+    IterationOutcome,
+    Limits,
+    Streaks,
+    check_limits,
+    count_unchecked,
+    decide,
+)
+from forgeflare.supervisor._lifecycle import (
+    HookContext,
+    HookResult,
+    HookStatus,
+    hook_env,
+    run_hook,
+)
+from forgeflare.supervisor._loop import LoopOptions, LoopResult, run_loop
+from forgeflare.supervisor._records import RecordError, RunRecord
 
 __all__ = [
     "FINISH_EXIT_CODES",

@@ -10,17 +10,17 @@ from typing import Annotated
 
 import typer
 
-from forgeflare.supervisor.stophook._hook import HookOutcome, run_hook
-from forgeflare.supervisor.stophook._install import DEFAULT_COMMAND, install_hook
-from forgeflare.supervisor.stophook._loops import (
+from forgeflare.stophook._hook import StopHookOutcome, run_stop_hook
+from forgeflare.stophook._install import DEFAULT_COMMAND, install_hook
+from forgeflare.stophook._loops import (
     cancel_loops,
     describe_state,
     loop_status,
     start_loop,
 )
-from forgeflare.supervisor.stophook._signals import Mode
+from forgeflare.stophook._signals import Mode
 
-__all__ = ["register", "run_hook_process"]
+__all__ = ["register", "run_stop_hook_process"]
 
 _ProjectOpt = Annotated[
     Path | None,
@@ -28,7 +28,7 @@ _ProjectOpt = Annotated[
 ]
 
 
-def run_hook_process() -> int:
+def run_stop_hook_process() -> int:
     """Run the hook on this process's stdin/environment, print its output, return its status.
 
     Whatever goes wrong (even an unexpected bug) ends in exit 0: the hook fails open.
@@ -37,10 +37,12 @@ def run_hook_process() -> int:
         # Bytes decoded as UTF-8 whatever the locale: Claude Code always sends UTF-8 JSON.
         raw = b"" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.buffer.read()
         stdin_text = raw.decode("utf-8", errors="replace")
-        outcome = run_hook(stdin_text, environ=os.environ, cwd=Path.cwd(), now=datetime.now(UTC))
+        outcome = run_stop_hook(
+            stdin_text, environ=os.environ, cwd=Path.cwd(), now=datetime.now(UTC)
+        )
     except Exception as exc:
         note = f"forgeflare stop-hook: internal error ({exc!r}); stop allowed\n"
-        outcome = HookOutcome(0, "", note)
+        outcome = StopHookOutcome(0, "", note)
     try:
         sys.stdout.write(outcome.stdout)
         sys.stdout.flush()
@@ -73,7 +75,7 @@ def register(app: typer.Typer) -> None:
     @sub.callback(invoke_without_command=True)
     def hook(ctx: typer.Context) -> None:
         if ctx.invoked_subcommand is None:
-            raise typer.Exit(run_hook_process())
+            raise typer.Exit(run_stop_hook_process())
 
     @sub.command("start")
     def start(

@@ -30,15 +30,15 @@ from typing import Any, Literal
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._fsutil import atomic_write_text
-from forgeflare.supervisor.stophook._errors import StateLockTimeout
-from forgeflare.supervisor.stophook._machine import (
+from forgeflare.stophook._errors import StateLockTimeout
+from forgeflare.stophook._machine import (
     Corrupt,
     Event,
     Frame,
     LoopRecord,
     StoredState,
 )
-from forgeflare.supervisor.stophook._signals import Mode
+from forgeflare.stophook._signals import Mode
 
 __all__ = [
     "JSON_STATE_RELPATH",

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._fsutil import atomic_write_text
-from forgeflare.supervisor.stophook._errors import LoopStateError
-from forgeflare.supervisor.stophook._machine import (
+from forgeflare.stophook._errors import LoopStateError
+from forgeflare.stophook._machine import (
     STALE_AFTER,
     Corrupt,
     Frame,
@@ -18,8 +18,8 @@ from forgeflare.supervisor.stophook._machine import (
     StoredState,
     push_frame,
 )
-from forgeflare.supervisor.stophook._signals import SIGNALS, Mode
-from forgeflare.supervisor.stophook._statefile import (
+from forgeflare.stophook._signals import SIGNALS, Mode
+from forgeflare.stophook._statefile import (
     open_json_state,
     open_state,
     render_json_state,
