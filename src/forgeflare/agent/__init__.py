@@ -1,6 +1,32 @@
 """The coding agent behind ``forgeflare run``: API client, tools, turn loop, session capture."""
 
-from forgeflare.agent._client import MessagesClient, resolve_base_url
+from forgeflare.agent._client import (
+    ANTHROPIC_VERSION,
+    DEFAULT_BASE_URL,
+    MessagesClient,
+    parse_retry_after,
+    resolve_base_url,
+    status_error,
+)
+from forgeflare.agent._conversation import (
+    CONTINUE_PROMPT,
+    MAX_CONTINUATIONS,
+    TRIM_BUDGET_BYTES,
+    TRIM_THRESHOLD_TOKENS,
+    TRUNCATED_PLACEHOLDER,
+    MaxTokensAction,
+    add_user_text,
+    classify_max_tokens,
+    conversation_bytes,
+    drop_null_input_tool_uses,
+    recover_conversation,
+    should_trim,
+    trim_conversation,
+)
+from forgeflare.agent._display import (
+    Display,
+    summarize_input,
+)
 from forgeflare.agent._errors import (
     APIConnectionError,
     APIError,
@@ -9,6 +35,7 @@ from forgeflare.agent._errors import (
     APITimeoutError,
     StreamParseError,
     StreamTransientError,
+    UsageLimitError,
     is_transient,
 )
 from forgeflare.agent._messages import (
@@ -24,11 +51,71 @@ from forgeflare.agent._messages import (
     ToolUseBlock,
     Usage,
 )
-from forgeflare.agent._retry import DEFAULT_BACKOFF, RetryingClient, retry_delay
-from forgeflare.agent._session import SessionWriteError, SessionWriter, new_session_id
+from forgeflare.agent._prompt import (
+    INSTRUCTIONS_CAP,
+    build_system_prompt,
+    project_instructions,
+)
+from forgeflare.agent._retry import (
+    DEFAULT_BACKOFF,
+    MAX_RETRY_AFTER,
+    RetryingClient,
+    retry_delay,
+    usage_limit_wait,
+)
+from forgeflare.agent._run import (
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_MODEL,
+    RunOptions,
+    run_agent,
+)
+from forgeflare.agent._session import (
+    SessionWriteError,
+    SessionWriter,
+    key_actions,
+    new_session_id,
+    read_transcript,
+    render_context,
+    transcript_line,
+    transcript_timestamp,
+)
+from forgeflare.agent._sse import (
+    MessageAccumulator,
+    SSEDecoder,
+    StreamParser,
+    parse_sse_bytes,
+    stream_error_from_event,
+)
+from forgeflare.agent._turn import (
+    MAX_CONSECUTIVE_BLOCKS,
+    MAX_STOP_CONTINUATIONS,
+    MAX_TOOL_ITERATIONS,
+    MAX_TOTAL_BLOCKS,
+    Dispatch,
+    ModelClient,
+    TranscriptSink,
+    TurnLoop,
+    TurnResult,
+    block_limit,
+)
 
 __all__ = [
+    "ANTHROPIC_VERSION",
+    "CONTINUE_PROMPT",
     "DEFAULT_BACKOFF",
+    "DEFAULT_BASE_URL",
+    "DEFAULT_MAX_TOKENS",
+    "DEFAULT_MODEL",
+    "INSTRUCTIONS_CAP",
+    "MAX_CONSECUTIVE_BLOCKS",
+    "MAX_CONTINUATIONS",
+    "MAX_RETRY_AFTER",
+    "MAX_STOP_CONTINUATIONS",
+    "MAX_TOOL_ITERATIONS",
+    "MAX_TOTAL_BLOCKS",
+    "TRIM_BUDGET_BYTES",
+    "TRIM_THRESHOLD_TOKENS",
+    "TRUNCATED_PLACEHOLDER",
     "APIConnectionError",
     "APIError",
     "APIRequestError",
@@ -36,23 +123,57 @@ __all__ = [
     "APITimeoutError",
     "AssistantResponse",
     "ContentBlock",
+    "Dispatch",
+    "Display",
+    "MaxTokensAction",
     "Message",
+    "MessageAccumulator",
     "MessagesClient",
     "MessagesRequest",
+    "ModelClient",
     "RedactedThinkingBlock",
     "RetryingClient",
+    "RunOptions",
+    "SSEDecoder",
     "SessionWriteError",
     "SessionWriter",
     "StopReason",
     "StreamParseError",
+    "StreamParser",
     "StreamTransientError",
     "TextBlock",
     "ThinkingBlock",
     "ToolResultBlock",
     "ToolUseBlock",
+    "TranscriptSink",
+    "TurnLoop",
+    "TurnResult",
     "Usage",
+    "UsageLimitError",
+    "add_user_text",
+    "block_limit",
+    "build_system_prompt",
+    "classify_max_tokens",
+    "conversation_bytes",
+    "drop_null_input_tool_uses",
     "is_transient",
+    "key_actions",
     "new_session_id",
+    "parse_retry_after",
+    "parse_sse_bytes",
+    "project_instructions",
+    "read_transcript",
+    "recover_conversation",
+    "render_context",
     "resolve_base_url",
     "retry_delay",
+    "run_agent",
+    "should_trim",
+    "status_error",
+    "stream_error_from_event",
+    "summarize_input",
+    "transcript_line",
+    "transcript_timestamp",
+    "trim_conversation",
+    "usage_limit_wait",
 ]

@@ -27,7 +27,11 @@ from forgeflare.mockapi._decide import (
     decide,
     record_entry,
 )
-from forgeflare.mockapi._errors import MockAPIError, MockListenError, MockScriptError
+from forgeflare.mockapi._errors import (
+    MockAPIError,
+    MockListenError,
+    MockScriptError,
+)
 from forgeflare.mockapi._render import (
     Event,
     count_tokens,
@@ -55,8 +59,14 @@ from forgeflare.mockapi._script import (
     load_script,
     parse_script,
 )
-from forgeflare.mockapi._server import run_server, serve
-from forgeflare.mockapi._spawn import start_mock_api, stop_mock_api
+from forgeflare.mockapi._server import (
+    run_server,
+    serve,
+)
+from forgeflare.mockapi._spawn import (
+    start_mock_api,
+    stop_mock_api,
+)
 
 __all__ = [
     "COUNT_TOKENS_PATH",

@@ -13,9 +13,20 @@ from forgeflare.supervisor.backends._backends import (
     LineReader,
     completion_signal,
 )
-from forgeflare.supervisor.backends._claude import ClaudeStreamReader, format_tokens, tool_line
-from forgeflare.supervisor.backends._codex import CodexStreamReader
-from forgeflare.supervisor.backends._report import OUTCOMES, IterationReport, Outcome, Tokens
+from forgeflare.supervisor.backends._claude import (
+    ClaudeStreamReader,
+    format_tokens,
+    tool_line,
+)
+from forgeflare.supervisor.backends._codex import (
+    CodexStreamReader,
+)
+from forgeflare.supervisor.backends._report import (
+    OUTCOMES,
+    IterationReport,
+    Outcome,
+    Tokens,
+)
 
 __all__ = [
     "BACKENDS",
