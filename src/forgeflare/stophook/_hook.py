@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
 
 from forgeflare.stophook._errors import StopHookError
 from forgeflare.stophook._machine import Phase, StopDecision, transition
@@ -27,8 +27,7 @@ DISABLE_FILE = ".idle-disabled"
 _PREFIX = "forgeflare stop-hook: "
 
 
-@dataclass(frozen=True, slots=True)
-class StopHookOutcome:
+class StopHookOutcome(NamedTuple):
     """What the hook process prints and how it exits."""
 
     exit_code: int = 0

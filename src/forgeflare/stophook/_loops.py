@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-import uuid
+import os
 from datetime import datetime
 from pathlib import Path
 
@@ -53,7 +53,7 @@ def start_loop(
                 "cancel it first ('forgeflare stop-hook cancel')"
             )
         frame = Frame(mode=mode, iter=1, max=max_iterations, prompt=prompt)
-        record = push_frame(state, frame, now, uuid.uuid4().hex[:12])
+        record = push_frame(state, frame, now, os.urandom(6).hex())
         atomic_write_text(path, render_json_state(record))
         return record
 

@@ -20,9 +20,9 @@ whole stack as stuck.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
+from typing import NamedTuple
 
 from forgeflare.stophook._signals import Mode, find_signal
 
@@ -68,8 +68,7 @@ class Event(StrEnum):
     ABORT = "ABORT"
 
 
-@dataclass(frozen=True, slots=True)
-class Frame:
+class Frame(NamedTuple):
     """One loop on the stack: its mode, the iteration it is in, its cap and its prompt."""
 
     mode: Mode
@@ -78,8 +77,7 @@ class Frame:
     prompt: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class LoopRecord:
+class LoopRecord(NamedTuple):
     """A valid stored state; the last frame of ``stack`` is the innermost (running) loop."""
 
     event: Event
@@ -88,8 +86,7 @@ class LoopRecord:
     stack: tuple[Frame, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Corrupt:
+class Corrupt(NamedTuple):
     """Stored state that could not be understood; ``why`` says what was wrong."""
 
     why: str
@@ -99,8 +96,7 @@ StoredState = LoopRecord | Corrupt | None
 """What a project holds: a record, something unreadable, or nothing at all (``None``)."""
 
 
-@dataclass(frozen=True, slots=True)
-class StopDecision:
+class StopDecision(NamedTuple):
     """What the hook does: block with ``reason`` (exit 2), or allow with an optional note."""
 
     phase: Phase
@@ -159,7 +155,7 @@ def transition(
                 Phase.COMPLETING, note=f"loop complete: {signal} ({top.mode} mode)"
             )
         outer = rest[-1]
-        return replace(state, event=Event.STATE, updated_at=now, stack=rest), StopDecision(
+        return state._replace(event=Event.STATE, updated_at=now, stack=rest), StopDecision(
             Phase.COMPLETING,
             note=(
                 f"inner loop complete: {signal} ({top.mode} mode); outer {outer.mode} loop resumes "
@@ -177,8 +173,8 @@ def transition(
         return state, StopDecision(
             Phase.ACTIVE, note="cannot read the last assistant message; stop allowed"
         )
-    advanced = replace(top, iter=top.iter + 1)
-    new_state = replace(state, updated_at=now, stack=(*state.stack[:-1], advanced))
+    advanced = top._replace(iter=top.iter + 1)
+    new_state = state._replace(updated_at=now, stack=(*state.stack[:-1], advanced))
     return new_state, StopDecision(Phase.ACTIVE, block=True, reason=block_reason(advanced))
 
 
@@ -195,5 +191,5 @@ def push_frame(state: StoredState, frame: Frame, now: datetime, run_id: str) -> 
         and now - state.updated_at <= STALE_AFTER
     )
     if live and isinstance(state, LoopRecord):
-        return replace(state, updated_at=now, stack=(*state.stack, frame))
+        return state._replace(updated_at=now, stack=(*state.stack, frame))
     return LoopRecord(event=Event.STATE, run_id=run_id, updated_at=now, stack=(frame,))
