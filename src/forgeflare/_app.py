@@ -17,49 +17,37 @@ from forgeflare import __version__
 
 __all__ = ["COMMANDS", "app", "real_command"]
 
-# command -> (the module whose register(app) defines it, its one-line help for the listing);
-# tests/unit/test_cli.py checks each line against the command's own help.
+# command -> (the module below forgeflare whose register(app) defines it, the command's one-line
+# help for the listing); tests/unit/test_cli.py checks each line against the command's own help.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "run": ("forgeflare.agent._cli", "Run the coding agent on a task."),
+    "run": ("agent._cli", "Run the coding agent on a task."),
     "loop": (
-        "forgeflare.supervisor._cli",
+        "supervisor._cli",
         "Run a Ralph loop: a fresh agent each iteration until the work converges.",
     ),
-    "plan": ("forgeflare.supervisor._cli", "Shortcut for `forgeflare loop --mode planning`."),
-    "build": ("forgeflare.supervisor._cli", "Shortcut for `forgeflare loop --mode building`."),
-    "stop": (
-        "forgeflare.supervisor._cli",
-        "Ask the loop running in DIR to stop after its current iteration.",
-    ),
-    "schema": ("forgeflare.supervisor._cli", "Print a JSON schema."),
-    "init": (
-        "forgeflare.templates._cli",
-        "Scaffold a project for a Ralph loop (DIR defaults to .).",
-    ),
+    "plan": ("supervisor._cli", "Shortcut for `forgeflare loop --mode planning`."),
+    "build": ("supervisor._cli", "Shortcut for `forgeflare loop --mode building`."),
+    "stop": ("supervisor._cli", "Ask the loop running in DIR to stop after its current iteration."),
+    "schema": ("supervisor._cli", "Print a JSON schema."),
+    "init": ("templates._cli", "Scaffold a project for a Ralph loop (DIR defaults to .)."),
     "demo": (
-        "forgeflare.templates._cli",
+        "templates._cli",
         "Run a whole Ralph loop offline: no network, no API key, exit 0 when complete.",
     ),
     "hooks": (
-        "forgeflare.hooks._cli",
+        "hooks._cli",
         "Check, try out and describe the agent's hooks (.forgeflare/hooks.toml).",
     ),
     "stop-hook": (
-        "forgeflare.stophook._cli",
+        "stophook._cli",
         "Claude Code's Stop hook and the loops it drives inside one agent session.",
     ),
-    "mock-api": (
-        "forgeflare.mockapi._cli",
-        "Serve a scripted, protocol-accurate Messages API (offline).",
-    ),
-    "trust": ("forgeflare.supervisor._trustcli", "Review and trust what a project would run."),
-    "runs": ("forgeflare.report._cli", "List a project's loop runs, newest first."),
-    "report": ("forgeflare.report._cli", "Show one run (default: the newest) as a report."),
-    "watch": (
-        "forgeflare.report._cli",
-        "Watch a running loop from another terminal, until it ends.",
-    ),
-    "fleet": ("forgeflare.fleet._cli", "Many loops at once, from one fleet file (FLEET.toml)."),
+    "mock-api": ("mockapi._cli", "Serve a scripted, protocol-accurate Messages API (offline)."),
+    "trust": ("supervisor._trustcli", "Review and trust what a project would run."),
+    "runs": ("report._cli", "List a project's loop runs, newest first."),
+    "report": ("report._cli", "Show one run (default: the newest) as a report."),
+    "watch": ("report._cli", "Watch a running loop from another terminal, until it ends."),
+    "fleet": ("fleet._cli", "Many loops at once, from one fleet file (FLEET.toml)."),
 }
 
 
@@ -69,7 +57,7 @@ def real_command(ctx: Any, name: str) -> Any:
     if entry is None:
         return None
     part = typer.Typer(add_completion=False)
-    importlib.import_module(entry[0]).register(part)
+    importlib.import_module(f"forgeflare.{entry[0]}").register(part)
     command = typer.main.get_command(part)
     if command.name == name or not hasattr(command, "get_command"):
         return command
