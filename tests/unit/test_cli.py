@@ -129,3 +129,13 @@ def test_a_commands_help_imports_only_its_part() -> None:
     modules = _modules_after(["stop-hook", "--help"])
     assert "forgeflare.stophook._cli" in modules
     assert _parts(modules) == {"stophook"}
+
+
+def test_forgeflare_stop_hook_script_is_the_hook_and_the_group(tmp_path: Path) -> None:
+    """``forgeflare-stop-hook`` alone is the hook; with arguments it is ``forgeflare stop-hook``."""
+    entry = [sys.executable, "-c", "from forgeflare.stophook._entry import main; main()"]
+    hook = subprocess.run(entry, input="{}", capture_output=True, text=True, cwd=tmp_path)
+    assert (hook.returncode, hook.stdout) == (0, "")
+    status = subprocess.run([*entry, "status"], capture_output=True, text=True, cwd=tmp_path)
+    assert status.returncode == 0, status.stderr
+    assert "no loop in this project" in status.stdout
