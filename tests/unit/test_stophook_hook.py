@@ -202,3 +202,12 @@ def test_start_pushes_frames_and_nests(tmp_path: Path) -> None:
     ]
     on_disk = json.loads((tmp_path / ".forgeflare" / "loop-state.json").read_text("utf-8"))
     assert [f["prompt"] for f in on_disk["stack"]] == ["backlog", "issue 7"]
+
+
+def test_note_stays_one_line_when_the_transcript_path_has_a_newline(tmp_path: Path) -> None:
+    state(tmp_path, iter=0)
+    payload = json.dumps({"transcript_path": "a\nb"})
+    out = run_stop_hook(payload, environ={}, cwd=tmp_path, now=NOW)
+    assert out.exit_code == 0
+    assert out.stderr.count("\n") == 1
+    assert "a\\nb" in out.stderr

@@ -36,6 +36,8 @@ class StopHookOutcome(NamedTuple):
 
 
 def _allow(note: str = "") -> StopHookOutcome:
+    # One line whatever the note quotes (a transcript path may hold a newline).
+    note = note.replace("\r", "\\r").replace("\n", "\\n")
     return StopHookOutcome(0, "", f"{_PREFIX}{note}\n" if note else "")
 
 
