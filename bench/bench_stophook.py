@@ -1,8 +1,8 @@
-"""Last-assistant-text lookup: a 100 MB transcript against a small one with the same tail.
+"""Final-message lookup: a 100 MB transcript against a small one with the same tail.
 
 Three measurements in one run, each the median of the repeats:
 
-- **small**: ``last_assistant_text`` on a ~10 KB transcript (the baseline);
+- **small**: ``final_message`` (what the hook judges) on a ~10 KB transcript (the baseline);
 - **big**: the same call on a ~100 MB transcript (10,000 lines of 10 KB tool results before
   the same tail): reading backwards from EOF should cost about what the small one does;
 - **forward**: the naive way, parsing every line from the start and keeping the last
@@ -23,31 +23,38 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from forgeflare.supervisor.stophook import last_assistant_text
-from forgeflare.supervisor.stophook._transcript import assistant_text_of
+from forgeflare.supervisor.stophook._transcript import assistant_text_of, final_message
 
 SIGNAL_TEXT = "All tests pass.\n<loop-done>COMPLETE</loop-done>"
 
 
+def last_assistant_text(path: Path) -> str:
+    """The final message's text as the hook reads it (all its text blocks)."""
+    final = final_message(path)
+    return "" if final is None else final.text
+
+
 def tail_lines() -> list[str]:
+    """Claude Code's shape: one line per content block, tool results between messages."""
     entries = [
+        {"type": "user", "message": {"role": "user", "content": "Fix the tests"}},
         {
             "type": "assistant",
             "message": {
                 "id": "m1",
                 "role": "assistant",
-                "content": [{"type": "text", "text": SIGNAL_TEXT}],
+                "content": [{"type": "tool_use", "id": "t", "name": "Bash", "input": {}}],
             },
         },
+        {"type": "user", "message": {"role": "user", "content": [{"type": "tool_result"}]}},
         {
             "type": "assistant",
             "message": {
                 "id": "m2",
                 "role": "assistant",
-                "content": [{"type": "tool_use", "id": "t", "name": "Bash", "input": {}}],
+                "content": [{"type": "text", "text": SIGNAL_TEXT}],
             },
         },
-        {"type": "user", "message": {"role": "user", "content": [{"type": "tool_result"}]}},
     ]
     return [json.dumps(e) + "\n" for e in entries]
 

@@ -143,6 +143,9 @@ def register(app: typer.Typer) -> None:
             f"max {frame.max} iterations, run {record.run_id})"
         )
         typer.echo(completion_hint(frame.mode))
+        if args_stdin:
+            # From /forgeflare:loop: the raw arguments hold options too; say what the task is.
+            typer.echo(f"\nTask:\n{frame.prompt}")
 
     @sub.command("status")
     def status(
@@ -207,7 +210,7 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"  it runs {prefix} stop-hook on Stop; new sessions load it")
             if plugin_dir is not None:
                 typer.echo(f"  load it with: claude --plugin-dir {target}")
-            typer.echo('  start a loop in a session: /forgeflare:loop "<task>" --max-iterations 20')
+            typer.echo("  start a loop in a session: /forgeflare:loop <task> --max-iterations 20")
             if _settings_run_hook(project):
                 typer.echo(
                     f"warning: {project / SETTINGS_RELPATH} runs the stop-hook too; remove it "
