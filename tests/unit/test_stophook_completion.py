@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from forgeflare.supervisor.stophook._completion import completion_hint, judged_text
+from forgeflare.supervisor.stophook._hook import run_hook
+from forgeflare.supervisor.stophook._loops import start_loop
 from forgeflare.supervisor.stophook._signals import SIGNALS, Mode, find_signal
 from forgeflare.supervisor.stophook._transcript import FinalMessage, final_message
 
@@ -213,3 +216,70 @@ def test_turn_without_an_assistant_message_yet_is_none(tmp_path: Path) -> None:
     path.write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
     assert final_message(path) is None
     assert judged_text(final_message(path), "Working.") == "Working."
+
+
+# --- the hook applies the rule ------------------------------------------------------------------
+
+
+def hook(project: Path, **payload: object) -> tuple[int, str]:
+    body = {"hook_event_name": "Stop", "cwd": str(project), **payload}
+    out = run_hook(json.dumps(body), environ={}, cwd=project, now=datetime.now(UTC))
+    return out.exit_code, out.stderr
+
+
+def loop_state(project: Path, session_id: str = "") -> Path:
+    start_loop(project, mode=Mode.LOOP, max_iterations=5, prompt="p", now=datetime.now(UTC))
+    path = project / ".forgeflare" / "loop-state.json"
+    if session_id:
+        doc = json.loads(path.read_text())
+        doc["stack"][0]["session_id"] = session_id
+        path.write_text(json.dumps(doc))
+    return path
+
+
+def cc_transcript(path: Path, *texts: str, msg_id: str = "msg_1") -> Path:
+    lines = [{"type": "user", "message": {"role": "user", "content": "go"}}]
+    for t in texts:
+        msg = {"id": msg_id, "role": "assistant", "content": [{"type": "text", "text": t}]}
+        lines.append({"type": "assistant", "message": msg})
+    path.write_text("".join(json.dumps(e) + "\n" for e in lines), encoding="utf-8")
+    return path
+
+
+def test_hook_completes_on_a_tag_in_an_earlier_text_block(tmp_path: Path) -> None:
+    state = loop_state(tmp_path)
+    t = cc_transcript(tmp_path / "t.jsonl", f"All tests pass.\n{TAG}", "Summary: fixed two tests.")
+    code, err = hook(
+        tmp_path, transcript_path=str(t), last_assistant_message="Summary: fixed two tests."
+    )
+    assert code == 0, err
+    assert "loop complete" in err
+    assert not state.exists()
+
+
+def test_hook_decides_on_last_assistant_message_when_the_transcript_lags(tmp_path: Path) -> None:
+    state = loop_state(tmp_path)
+    # The file still ends with an older message that had the tag; Claude Code sent a newer one.
+    t = cc_transcript(tmp_path / "t.jsonl", f"Done.\n{TAG}")
+    assert hook(tmp_path, transcript_path=str(t), last_assistant_message="Not yet.")[0] == 2
+    assert json.loads(state.read_text())["stack"][0]["iter"] == 2
+    # ... and the other way round: the new message has the tag, the file does not yet.
+    t = cc_transcript(tmp_path / "t.jsonl", "Working.")
+    assert hook(tmp_path, transcript_path=str(t), last_assistant_message=f"Done.\n{TAG}")[0] == 0
+    assert not state.exists()
+
+
+def test_hook_uses_last_assistant_message_when_the_transcript_is_unreadable(tmp_path: Path) -> None:
+    loop_state(tmp_path)
+    missing = str(tmp_path / "missing.jsonl")
+    assert hook(tmp_path, transcript_path=missing, last_assistant_message="Working.")[0] == 2
+
+
+def test_hook_passes_another_sessions_stop_without_writing(tmp_path: Path) -> None:
+    state = loop_state(tmp_path, session_id="A")
+    before = state.read_bytes()
+    code, err = hook(tmp_path, session_id="B", last_assistant_message="hi")
+    assert (code, err) == (0, "")
+    assert state.read_bytes() == before
+    code, _ = hook(tmp_path, session_id="A", last_assistant_message="working")
+    assert code == 2
