@@ -1,12 +1,15 @@
-"""The last assistant text of a Claude Code transcript, read backwards from the end.
+"""The final assistant message of a Claude Code transcript, read backwards from the end.
 
 A transcript is JSONL that only grows; the answer is near its end. The file is read in
-blocks seeking back from EOF, lines are parsed from the last one backwards, and reading stops
-at the last assistant message that has text: tool-only assistant messages and tool results
-after it are skipped, so a signal followed by a few tool calls is still seen. Cost is
-proportional to what follows that message, not to the file (a 100 MB transcript takes
+blocks seeking back from EOF and lines are parsed from the last one backwards, so the cost is
+proportional to what follows the answer, not to the file (a 100 MB transcript takes
 milliseconds). Claude Code writes one line per content block of a message, sharing the
-message ``id``; the text blocks of that message are joined.
+message ``id``.
+
+:func:`final_message` is what the hook judges (the rule is in ``_completion``): the last
+message of the last turn, all its text blocks. :func:`last_assistant_text` is the older,
+looser reading kept for the public API: the last assistant message that has text, skipping
+tool-only messages and tool results after it.
 """
 
 from __future__ import annotations
