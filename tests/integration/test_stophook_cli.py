@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,12 +14,15 @@ OURS = f"{Path(sys.executable).absolute().parent / 'forgeflare'} stop-hook"
 
 
 def cli(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    # A home of its own: a plugin installed in the real one must not change the output.
+    env = {**os.environ, "HOME": str(project / ".test-home")}
     return subprocess.run(
         [*CMD, *args, "--project-dir", str(project)],
         capture_output=True,
         text=True,
         timeout=60,
         check=False,
+        env=env,
     )
 
 
@@ -137,3 +141,28 @@ def test_install_plugin_writes_the_plugin_with_an_absolute_command(tmp_path: Pat
     assert "\n$ARGUMENTS\n" in loop
     assert (target / "commands" / "cancel.md").exists()
     assert not (tmp_path / ".claude").exists()  # the plugin way leaves settings.json alone
+
+
+def test_both_ways_at_once_are_warned_about(tmp_path: Path) -> None:
+    env = {**os.environ, "HOME": str(tmp_path / "home")}
+    project = tmp_path / "p"
+    project.mkdir()
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*CMD, "install", *args, "--project-dir", str(project)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            env=env,
+        )
+
+    assert run().stderr == ""
+    plugin = run("--plugin")
+    assert plugin.returncode == 0, plugin.stderr
+    assert str(tmp_path / "home" / ".claude" / "skills" / "forgeflare") in plugin.stdout
+    assert "runs the stop-hook too" in plugin.stderr
+    again = run()
+    assert again.returncode == 0
+    assert "the forgeflare plugin" in again.stderr

@@ -227,5 +227,12 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"added Stop hook {command!r} to {path}")
         else:
             typer.echo(f"{path} already runs {command!r} on Stop; nothing changed")
+        plugin_hooks = default_plugin_dir() / "hooks" / "hooks.json"
+        if plugin_hooks.exists():
+            typer.echo(
+                f"warning: the forgeflare plugin ({plugin_hooks.parent.parent}) runs the "
+                "stop-hook too; use one of the two, or every stop counts twice",
+                err=True,
+            )
 
     app.add_typer(sub, name="stop-hook")
