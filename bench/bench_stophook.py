@@ -37,14 +37,19 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import forgeflare
-from forgeflare.stophook import last_assistant_text
-from forgeflare.stophook._transcript import assistant_text_of
+from forgeflare.stophook._transcript import assistant_text_of, final_message
 
 SIGNAL_TEXT = "All tests pass.\n<loop-done>COMPLETE</loop-done>"
 WORKING_TEXT = "Two tests still fail; fixing the parser next."
 # The markdown loop state both hooks read (idle's own fallback file): an active loop whose cap
 # is never reached, so every run blocks and writes the next iteration.
 STATE_MD = "---\nactive: true\nmode: loop\niteration: 1\nmax_iterations: 1000000\n---\nFix it.\n"
+
+
+def last_assistant_text(path: Path) -> str:
+    """The final message's text as the hook reads it (all its text blocks, by message id)."""
+    final = final_message(path)
+    return "" if final is None else final.text
 
 
 def tail_lines(text: str = SIGNAL_TEXT) -> list[str]:

@@ -3,7 +3,8 @@
 ``python tests/wheel_smoke.py WHEEL`` (used by ``make dist``, and by the test suite on a wheel
 it builds) installs the wheel into a new virtual environment and runs ``forgeflare --version``
 (must equal the package version), ``forgeflare init``, ``forgeflare demo`` (templates, the demo
-story and the mock server all come from package data) and the stop-hook entry. Exit 0 when all
+story and the mock server all come from package data), the stop-hook entry and its Claude
+Code plugin (``stop-hook install --plugin``). Exit 0 when all
 pass; otherwise the failing step and its output.
 """
 
@@ -16,6 +17,15 @@ import sys
 import tempfile
 import venv
 from pathlib import Path
+
+PLUGIN_FILES = (
+    ".claude-plugin/plugin.json",
+    "hooks/hooks.json",
+    "commands/loop.md",
+    "commands/cancel.md",
+    "commands/status.md",
+)
+"""The Claude Code plugin's files (package data), as ``install --plugin`` writes them."""
 
 
 def run(argv: list[str], cwd: Path, env: dict[str, str], stdin: str = "") -> str:
@@ -58,7 +68,16 @@ def smoke(wheel: Path) -> None:
             [str(bin_dir / "forgeflare-stop-hook")],
         ):
             run(hook, root / "project", env, stdin='{"hook_event_name": "Stop"}')
-    print(f"wheel smoke: {wheel.name}: --version, init, demo and stop-hook work")
+        plugin = root / "plugin"
+        install = ["stop-hook", "install", "--plugin", "--plugin-dir", str(plugin)]
+        run([str(bin_dir / "forgeflare"), *install], root, env)
+        for rel in PLUGIN_FILES:
+            if not (plugin / rel).is_file():
+                sys.exit(f"wheel smoke: install --plugin wrote no {rel} (package data missing?)")
+        hooks = (plugin / "hooks" / "hooks.json").read_text(encoding="utf-8")
+        if f'"{bin_dir / "forgeflare"} stop-hook"' not in hooks:
+            sys.exit(f"wheel smoke: the plugin's Stop hook is not the absolute command\n{hooks}")
+    print(f"wheel smoke: {wheel.name}: --version, init, demo, stop-hook and its plugin work")
 
 
 if __name__ == "__main__":

@@ -29,6 +29,10 @@ def test_the_built_wheel_works_alone(tmp_path: Path) -> None:
         "forgeflare/templates/demo/story.json",
         "forgeflare/templates/files/dot-forgeflare/hooks.toml",
         "forgeflare/py.typed",
+        "forgeflare/templates/claude_plugin/.claude-plugin/plugin.json",
+        "forgeflare/templates/claude_plugin/hooks/hooks.json",
+        "forgeflare/templates/claude_plugin/commands/loop.md",
+        "forgeflare/templates/claude_plugin/commands/cancel.md",
     ):
         assert data in names, data
     smoke = subprocess.run(

@@ -3,20 +3,26 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 CMD = [sys.executable, "-m", "forgeflare", "stop-hook"]
+# What install writes: this installation's forgeflare by absolute path, runnable without PATH.
+OURS = f"{Path(sys.executable).absolute().parent / 'forgeflare'} stop-hook"
 
 
 def cli(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    # A home of its own: a plugin installed in the real one must not change the output.
+    env = {**os.environ, "HOME": str(project / ".test-home")}
     return subprocess.run(
         [*CMD, *args, "--project-dir", str(project)],
         capture_output=True,
         text=True,
         timeout=60,
         check=False,
+        env=env,
     )
 
 
@@ -59,7 +65,7 @@ def test_install_merges_is_idempotent_and_refuses_bad_json(tmp_path: Path) -> No
     assert merged["permissions"] == existing["permissions"]
     assert merged["hooks"]["Stop"] == [
         {"hooks": [{"type": "command", "command": "say done"}]},
-        {"hooks": [{"type": "command", "command": "forgeflare stop-hook"}]},
+        {"hooks": [{"type": "command", "command": OURS}]},
     ]
 
     settings.write_text("{not json", encoding="utf-8")
@@ -68,3 +74,95 @@ def test_install_merges_is_idempotent_and_refuses_bad_json(tmp_path: Path) -> No
     assert bad.stderr.count("\n") == 1
     assert "settings.json: not valid JSON" in bad.stderr
     assert settings.read_text(encoding="utf-8") == "{not json"
+
+
+def test_install_replaces_a_bare_command_and_warns_about_an_unrunnable_one(tmp_path: Path) -> None:
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    bare = {
+        "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "forgeflare stop-hook"}]}]}
+    }
+    settings.write_text(json.dumps(bare), encoding="utf-8")
+
+    out = cli(tmp_path, "install")
+
+    assert out.returncode == 0, out.stderr
+    assert out.stderr == ""
+    # Updated in place: one hook, never two runs per stop.
+    assert json.loads(settings.read_text()) == {
+        "hooks": {"Stop": [{"hooks": [{"type": "command", "command": OURS}]}]}
+    }
+
+    missing = cli(tmp_path, "install", "--command", "no-such-forgeflare-xyz stop-hook")
+    assert missing.returncode == 0
+    assert "warning: 'no-such-forgeflare-xyz' is not on PATH" in missing.stderr
+    assert "exit 127" in missing.stderr
+
+
+def test_start_from_slash_command_arguments(tmp_path: Path) -> None:
+    raw = 'Fix "the" build; don\'t touch $HOME `x` --max-iterations 7 --mode=issue\n'
+    out = subprocess.run(
+        [*CMD, "start", "--max-iterations", "20", "--args-stdin", "--project-dir", str(tmp_path)],
+        input=raw,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "<issue-complete>DONE</issue-complete>" in out.stdout  # tells the model how to end
+    assert "on its own line, outside code" in out.stdout
+    state = json.loads((tmp_path / ".forgeflare" / "loop-state.json").read_text())
+    assert state["stack"] == [
+        {"mode": "issue", "iter": 1, "max": 7, "prompt": 'Fix "the" build; don\'t touch $HOME `x`'}
+    ]
+    empty = subprocess.run(
+        [*CMD, "start", "--max-iterations", "20", "--args-stdin", "--project-dir", str(tmp_path)],
+        input="--mode grind\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert empty.returncode != 0
+    assert "no task given" in empty.stderr
+
+
+def test_install_plugin_writes_the_plugin_with_an_absolute_command(tmp_path: Path) -> None:
+    target = tmp_path / "plugin"
+    out = cli(tmp_path, "install", "--plugin", "--plugin-dir", str(target))
+    assert out.returncode == 0, out.stderr
+    manifest = json.loads((target / ".claude-plugin" / "plugin.json").read_text())
+    assert manifest["name"] == "forgeflare"
+    hooks = json.loads((target / "hooks" / "hooks.json").read_text())
+    assert hooks["hooks"]["Stop"][0]["hooks"][0]["command"] == OURS
+    loop = (target / "commands" / "loop.md").read_text()
+    assert f"{OURS} start --max-iterations 20 --args-stdin <<'FORGEFLARE_LOOP_ARGS'" in loop
+    assert "\n$ARGUMENTS\n" in loop
+    assert (target / "commands" / "cancel.md").exists()
+    assert not (tmp_path / ".claude").exists()  # the plugin way leaves settings.json alone
+
+
+def test_both_ways_at_once_are_warned_about(tmp_path: Path) -> None:
+    env = {**os.environ, "HOME": str(tmp_path / "home")}
+    project = tmp_path / "p"
+    project.mkdir()
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*CMD, "install", *args, "--project-dir", str(project)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            env=env,
+        )
+
+    assert run().stderr == ""
+    plugin = run("--plugin")
+    assert plugin.returncode == 0, plugin.stderr
+    assert str(tmp_path / "home" / ".claude" / "skills" / "forgeflare") in plugin.stdout
+    assert "runs the stop-hook too" in plugin.stderr
+    again = run()
+    assert again.returncode == 0
+    assert "the forgeflare plugin" in again.stderr

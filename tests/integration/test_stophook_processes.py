@@ -17,6 +17,18 @@ SPEC_LINE = (
     "complete the task or keep iterating."
 )
 SIG = "<loop-done>COMPLETE</loop-done>"
+HINT = {
+    "loop": (
+        "To finish, write <loop-done>COMPLETE</loop-done> on its own line, outside code, in the "
+        "final message of your turn (its text, not thinking or tool calls). "
+        "<loop-done>MAX_ITERATIONS</loop-done> or <loop-done>STUCK</loop-done> also end the loop."
+    ),
+    "grind": (
+        "To finish, write <grind-done>NO_MORE_ISSUES</grind-done> on its own line, outside "
+        "code, in the final message of your turn (its text, not thinking or tool calls). "
+        "<grind-done>MAX_ISSUES</grind-done> also ends the loop."
+    ),
+}
 
 
 def now_iso(delta_s: float = 0, *, suffix: str = "Z") -> str:
@@ -88,8 +100,11 @@ def run_hook(
     )
 
 
-def assert_blocked(out: subprocess.CompletedProcess[str], n: int, cap: int, prompt: str) -> None:
-    reason = SPEC_LINE.format(n=n, max=cap) + (f"\n\n{prompt}" if prompt else "")
+def assert_blocked(
+    out: subprocess.CompletedProcess[str], n: int, cap: int, prompt: str, mode: str = "loop"
+) -> None:
+    reason = SPEC_LINE.format(n=n, max=cap) + "\n" + HINT[mode]
+    reason += f"\n\n{prompt}" if prompt else ""
     assert out.returncode == 2, out.stderr
     assert out.stdout == json.dumps({"decision": "block", "reason": reason}) + "\n"
     assert out.stderr == reason + "\n"
@@ -108,7 +123,9 @@ def test_block_has_exactly_the_spec_json_then_the_prompt(tmp_path: Path) -> None
     assert out.returncode == 2
     assert out.stdout == (
         '{"decision": "block", "reason": "[ITERATION 2/3] Continue working on the task. '
-        'Check your progress and either complete the task or keep iterating."}\n'
+        "Check your progress and either complete the task or keep iterating.\\n"
+        + json.dumps(HINT["loop"])[1:-1]
+        + '"}\n'
     )
     assert read_state(tmp_path)["stack"][0]["iter"] == 2
 
@@ -129,30 +146,59 @@ def test_signal_in_code_fence_or_indented_is_ignored_own_line_completes(tmp_path
     assert not state_path(tmp_path).exists()
 
 
-def test_long_transcript_signal_before_tool_only_messages(tmp_path: Path) -> None:
+def write_long_transcript(path: Path, tail_entries: list[dict[str, Any]]) -> None:
     """A 100 MB transcript: a huge first line (a sparse hole), then the real tail."""
-    transcript = tmp_path / "transcript.jsonl"
-    tail_entries = [
-        {"type": "assistant", "message": {"id": "m1", "role": "assistant", "content": [
-            {"type": "text", "text": f"Everything passes.\n{SIG}"}]}},
-        {"type": "assistant", "message": {"id": "m2", "role": "assistant", "content": [
-            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "git status"}}]}},
-        {"type": "user", "message": {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "t1", "content": "clean"}]}},
-    ]  # fmt: skip
-    with open(transcript, "wb") as fh:
+    with open(path, "wb") as fh:
         fh.write(b'{"type": "user", "message": {"role": "user", "content": "')
         fh.seek(100 * 1024 * 1024)  # the padding is a hole: written once, instantly
         fh.write(b'"}}\n')
         for entry in tail_entries:
             fh.write(json.dumps(entry).encode() + b"\n")
-    assert transcript.stat().st_size > 100 * 1024 * 1024
+    assert path.stat().st_size > 100 * 1024 * 1024
+
+
+def block(message_id: str, block: dict[str, Any]) -> dict[str, Any]:
+    """One transcript line as Claude Code writes it: one content block of one API message."""
+    return {
+        "type": "assistant",
+        "isSidechain": False,
+        "message": {"id": message_id, "role": "assistant", "content": [block]},
+    }
+
+
+def test_long_transcript_final_message_across_text_blocks(tmp_path: Path) -> None:
+    transcript = tmp_path / "transcript.jsonl"
+    write_long_transcript(transcript, [
+        {"type": "user", "message": {"role": "user", "content": "Fix the build"}},
+        block("m1", {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "make"}}),
+        {"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}},
+        block("m2", {"type": "text", "text": f"Everything passes.\n{SIG}"}),
+        block("m2", {"type": "text", "text": "Summary: fixed two tests."}),
+    ])  # fmt: skip
+    write_state(tmp_path, {"mode": "loop", "iter": 2, "max": 5, "prompt": ""})
+
+    out = run_hook(tmp_path, "Summary: fixed two tests.", transcript=transcript)
+
+    assert_allowed(out, "loop complete")
+    assert not state_path(tmp_path).exists()
+
+
+def test_long_transcript_tag_then_tool_call_then_final_text_continues(tmp_path: Path) -> None:
+    transcript = tmp_path / "transcript.jsonl"
+    write_long_transcript(transcript, [
+        {"type": "user", "message": {"role": "user", "content": "Fix the build"}},
+        block("m1", {"type": "text", "text": f"Done, I think.\n{SIG}"}),
+        block("m1", {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "make"}}),
+        {"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "1 failed"}]}},
+        block("m2", {"type": "text", "text": "One test still fails."}),
+    ])  # fmt: skip
     write_state(tmp_path, {"mode": "loop", "iter": 2, "max": 5, "prompt": ""})
 
     out = run_hook(tmp_path, None, transcript=transcript)
 
-    assert_allowed(out, "loop complete")
-    assert not state_path(tmp_path).exists()
+    assert_blocked(out, 3, 5, "")
 
 
 def test_max_iterations_allows_the_stop_and_ends_the_loop(tmp_path: Path) -> None:
@@ -187,12 +233,21 @@ def test_nested_frames_inner_completes_outer_resumes(tmp_path: Path) -> None:
 
     done = run_hook(tmp_path, "Fixed.\n<issue-complete>DONE</issue-complete>")
 
-    assert_allowed(done, "outer grind loop resumes")
+    # The same session goes on with the outer loop at once.
+    assert_blocked(done, 2, 10, "Work the backlog", "grind")
     stack = read_state(tmp_path)["stack"]
-    assert stack == [{"mode": "grind", "iter": 1, "max": 10, "prompt": "Work the backlog"}]
+    assert stack == [
+        {
+            "mode": "grind",
+            "iter": 2,
+            "max": 10,
+            "prompt": "Work the backlog",
+            "session_id": "3f1c2a7e-0000-4000-8000-000000000001",
+        }
+    ]
 
-    assert_blocked(run_hook(tmp_path, "Next issue."), 2, 10, "Work the backlog")
-    assert read_state(tmp_path)["stack"][0]["iter"] == 2
+    assert_blocked(run_hook(tmp_path, "Next issue."), 3, 10, "Work the backlog", "grind")
+    assert read_state(tmp_path)["stack"][0]["iter"] == 3
 
 
 def test_concurrent_invocations_lose_no_iteration(tmp_path: Path) -> None:
@@ -241,7 +296,13 @@ def test_markdown_fallback_advanced_in_place_then_removed(tmp_path: Path) -> Non
     md.write_text(original, encoding="utf-8")
 
     assert_blocked(run_hook(tmp_path), 2, 2, "Port the parser to Python.")
-    assert md.read_text(encoding="utf-8") == original.replace("iteration: 1", "iteration: 2")
+    # In place: the counter moves and the loop now records the session that stopped under it.
+    assert md.read_text(encoding="utf-8") == original.replace(
+        "iteration: 1", "iteration: 2"
+    ).replace(
+        "max_iterations: 2\n",
+        "max_iterations: 2\nsession_id: 3f1c2a7e-0000-4000-8000-000000000001\n",
+    )
     assert not state_path(tmp_path).exists()  # the fallback stays the only state
 
     assert_allowed(run_hook(tmp_path), "MAX_ITERATIONS")

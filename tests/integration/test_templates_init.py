@@ -170,7 +170,8 @@ def test_claude_sets_the_agent_and_installs_the_stop_hook(tmp_path: Path) -> Non
     data = json.loads(settings.read_text())
     assert data["model"] == "x"
     commands = [h["command"] for g in data["hooks"]["Stop"] for h in g["hooks"]]
-    assert commands == ["forgeflare stop-hook"]
+    # By absolute path (runs without PATH): the forgeflare beside this interpreter.
+    assert commands == [f"{Path(sys.executable).absolute().parent / 'forgeflare'} stop-hook"]
     assert "Stop hook added" in out
     # Idempotent, and an existing config is kept with a hint.
     code, out = _init(str(tmp_path), "--claude")

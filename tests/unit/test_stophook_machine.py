@@ -24,6 +24,11 @@ from forgeflare.stophook import (
 
 NOW = datetime(2026, 1, 1, 12, 0, 0, tzinfo=UTC)
 DONE = "All tests pass.\n<loop-done>COMPLETE</loop-done>\n"
+LOOP_HINT = (
+    "To finish, write <loop-done>COMPLETE</loop-done> on its own line, outside code, in the "
+    "final message of your turn (its text, not thinking or tool calls). "
+    "<loop-done>MAX_ITERATIONS</loop-done> or <loop-done>STUCK</loop-done> also end the loop."
+)
 
 
 def record(*frames: Frame, event: Event = Event.STATE, age_s: float = 60) -> LoopRecord:
@@ -57,7 +62,7 @@ def test_active_to_active_iterates_without_signal() -> None:
     assert new == LoopRecord(Event.STATE, "r1", NOW, (frame(iter=3, max=5, prompt="Fix it"),))
     assert decision.reason == (
         "[ITERATION 3/5] Continue working on the task. Check your progress and either "
-        "complete the task or keep iterating.\n\nFix it"
+        f"complete the task or keep iterating.\n{LOOP_HINT}\n\nFix it"
     )
 
 
@@ -74,16 +79,29 @@ def test_completing_to_active_when_an_outer_loop_remains() -> None:
     outer = frame(iter=3, max=10, mode=Mode.GRIND, prompt="grind")
     inner = frame(iter=2, max=4, mode=Mode.ISSUE)
     new, decision = transition(record(outer, inner), "<issue-complete>DONE</issue-complete>", NOW)
-    assert decision.phase is Phase.COMPLETING
-    assert not decision.block
-    assert new == LoopRecord(Event.STATE, "r1", NOW, (outer,))
-    # The outer loop resumes on the next invocation, with its own counter and prompt.
+    # The same session goes on with the outer loop: blocked with the outer continuation.
+    assert decision.phase is Phase.ACTIVE
+    assert decision.block
+    assert "inner loop complete" in decision.note
+    assert decision.reason.startswith("[ITERATION 4/10]")
+    assert "<grind-done>NO_MORE_ISSUES</grind-done>" in decision.reason
+    assert decision.reason.endswith("\n\ngrind")
+    assert new == LoopRecord(Event.STATE, "r1", NOW, (frame(4, 10, Mode.GRIND, "grind"),))
     assert new is not None
     newer, decision = transition(new, "next issue", NOW)
     assert decision.block
-    assert decision.reason.startswith("[ITERATION 4/10]")
-    assert decision.reason.endswith("\n\ngrind")
-    assert newer == LoopRecord(Event.STATE, "r1", NOW, (frame(4, 10, Mode.GRIND, "grind"),))
+    assert decision.reason.startswith("[ITERATION 5/10]")
+    assert newer == LoopRecord(Event.STATE, "r1", NOW, (frame(5, 10, Mode.GRIND, "grind"),))
+
+
+def test_inner_completing_with_the_outer_at_its_cap_ends_the_stack() -> None:
+    outer = frame(iter=10, max=10, mode=Mode.GRIND)
+    new, decision = transition(
+        record(outer, frame(mode=Mode.ISSUE)), "<issue-complete>DONE</issue-complete>", NOW
+    )
+    assert (new, decision.phase, decision.block) == (None, Phase.STUCK, False)
+    assert "inner loop complete" in decision.note
+    assert "MAX_ITERATIONS" in decision.note
 
 
 def test_active_to_stuck_at_max_iterations() -> None:
@@ -161,10 +179,10 @@ def test_unreadable_text_never_blocks_but_still_cleans_up() -> None:
     assert transition(record(frame(), age_s=9000), None, NOW)[0] is None
 
 
-def test_block_reason_without_prompt_is_exactly_the_spec_line() -> None:
+def test_block_reason_without_prompt_is_the_spec_line_then_how_to_finish() -> None:
     assert block_reason(frame(iter=2, max=9)) == (
         "[ITERATION 2/9] Continue working on the task. Check your progress and either "
-        "complete the task or keep iterating."
+        f"complete the task or keep iterating.\n{LOOP_HINT}"
     )
 
 
@@ -235,7 +253,9 @@ def test_iteration_never_exceeds_max(state: LoopRecord | Corrupt | None, text: s
             top = new.stack[-1]
             assert top.iter <= top.max
             assert isinstance(state, LoopRecord)
-            assert top.iter == state.stack[-1].iter + 1
+            # The running frame, or the outer one when an inner frame just completed.
+            assert len(new.stack) in (len(state.stack), len(state.stack) - 1)
+            assert top.iter == state.stack[len(new.stack) - 1].iter + 1
 
 
 @settings(max_examples=50)
@@ -244,7 +264,10 @@ def test_blocking_changes_only_the_top_counter(state: LoopRecord, text: str) -> 
     new, decision = transition(state, text, NOW)
     if decision.block:
         assert isinstance(new, LoopRecord)
-        assert new.stack[:-1] == state.stack[:-1]
+        # Only the running frame's counter, or the outer one's when an inner frame completed.
+        kept = len(new.stack) - 1
+        assert kept in (len(state.stack) - 1, len(state.stack) - 2)
+        assert new.stack[:-1] == state.stack[:kept]
         assert new.updated_at == NOW
         assert (new.event, new.run_id) == (state.event, state.run_id)
 

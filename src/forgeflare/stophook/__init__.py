@@ -4,6 +4,11 @@ The pure core is :func:`transition` (with :func:`find_signal` for markdown-aware
 detection); :func:`run_stop_hook` is the shell Claude Code's Stop hook runs.
 """
 
+from forgeflare.stophook._completion import (
+    RULE,
+    completion_hint,
+    judged_text,
+)
 from forgeflare.stophook._errors import (
     LoopStateError,
     SettingsFileError,
@@ -20,7 +25,11 @@ from forgeflare.stophook._hook import (
 from forgeflare.stophook._install import (
     DEFAULT_COMMAND,
     SETTINGS_RELPATH,
+    command_problem,
+    forgeflare_command,
+    hook_command,
     install_hook,
+    is_stop_hook_command,
     merge_stop_hook,
 )
 from forgeflare.stophook._loops import (
@@ -42,6 +51,14 @@ from forgeflare.stophook._machine import (
     block_reason,
     push_frame,
     transition,
+)
+from forgeflare.stophook._plugin import (
+    PLUGIN_FILES,
+    LoopArgs,
+    default_plugin_dir,
+    install_plugin,
+    parse_loop_args,
+    plugin_files,
 )
 from forgeflare.stophook._signals import (
     SIGNALS,
@@ -67,7 +84,9 @@ from forgeflare.stophook._statefile import (
     state_paths,
 )
 from forgeflare.stophook._transcript import (
+    FinalMessage,
     assistant_text_of,
+    final_message,
     last_assistant_text,
 )
 
@@ -79,13 +98,17 @@ __all__ = [
     "JSON_STATE_RELPATH",
     "LOCK_TIMEOUT_S",
     "MARKDOWN_STATE_RELPATH",
+    "PLUGIN_FILES",
+    "RULE",
     "SCHEMA_VERSION",
     "SETTINGS_RELPATH",
     "SIGNALS",
     "STALE_AFTER",
     "Corrupt",
     "Event",
+    "FinalMessage",
     "Frame",
+    "LoopArgs",
     "LoopRecord",
     "LoopStateError",
     "MarkdownLoop",
@@ -103,17 +126,28 @@ __all__ = [
     "assistant_text_of",
     "block_reason",
     "cancel_loops",
+    "command_problem",
+    "completion_hint",
+    "default_plugin_dir",
     "describe_state",
+    "final_message",
     "find_signal",
+    "forgeflare_command",
+    "hook_command",
     "install_hook",
+    "install_plugin",
+    "is_stop_hook_command",
+    "judged_text",
     "last_assistant_text",
     "loop_status",
     "merge_stop_hook",
     "open_json_state",
     "open_state",
     "parse_json_state",
+    "parse_loop_args",
     "parse_markdown_state",
     "parse_timestamp",
+    "plugin_files",
     "push_frame",
     "render_json_state",
     "render_markdown_state",

@@ -2,19 +2,34 @@
 
 from __future__ import annotations
 
+import json
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from forgeflare.stophook._completion import completion_hint
 from forgeflare.stophook._entry import run_stop_hook_process
-from forgeflare.stophook._install import DEFAULT_COMMAND, install_hook
+from forgeflare.stophook._install import (
+    SETTINGS_RELPATH,
+    command_problem,
+    forgeflare_command,
+    hook_command,
+    install_hook,
+    is_stop_hook_command,
+)
 from forgeflare.stophook._loops import (
     cancel_loops,
     describe_state,
     loop_status,
     start_loop,
+)
+from forgeflare.stophook._plugin import (
+    default_plugin_dir,
+    install_plugin,
+    parse_loop_args,
 )
 from forgeflare.stophook._signals import Mode
 
@@ -28,6 +43,20 @@ _ProjectOpt = Annotated[
 
 def _project(project_dir: Path | None) -> Path:
     return project_dir if project_dir is not None else Path.cwd()
+
+
+def _settings_run_hook(project: Path) -> bool:
+    """Whether the project's settings.json already runs the stop-hook (best effort)."""
+    try:
+        settings = json.loads((project / SETTINGS_RELPATH).read_text(encoding="utf-8"))
+        groups = settings["hooks"]["Stop"]
+        return any(
+            is_stop_hook_command(str(hook.get("command", "")))
+            for group in groups
+            for hook in group.get("hooks", [])
+        )
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return False
 
 
 def register(app: typer.Typer) -> None:
@@ -61,11 +90,26 @@ def register(app: typer.Typer) -> None:
         prompt: Annotated[
             str, typer.Option("--prompt", help="Task text repeated on each block.")
         ] = "",
+        args_stdin: Annotated[
+            bool,
+            typer.Option(
+                "--args-stdin",
+                help=(
+                    "Read '<prompt> [--max-iterations N] [--mode M]' as typed from stdin (what "
+                    "the plugin's /forgeflare:loop passes); options there win."
+                ),
+            ),
+        ] = False,
         project_dir: _ProjectOpt = None,
     ) -> None:
         """Push a loop frame (nested if a loop is already running)."""
         now = datetime.now(UTC)
         project = _project(project_dir)
+        if args_stdin:
+            asked = parse_loop_args(sys.stdin.read())
+            prompt = asked.prompt
+            max_iterations = asked.max_iterations or max_iterations
+            mode = asked.mode or mode
         record = start_loop(
             project, mode=mode, max_iterations=max_iterations, prompt=prompt, now=now
         )
@@ -74,6 +118,10 @@ def register(app: typer.Typer) -> None:
             f"started a {frame.mode}-mode loop (frame {len(record.stack)}, "
             f"max {frame.max} iterations, run {record.run_id})"
         )
+        typer.echo(completion_hint(frame.mode))
+        if args_stdin:
+            # From /forgeflare:loop: the raw arguments hold options too; say what the task is.
+            typer.echo(f"\nTask:\n{frame.prompt}")
 
     @sub.command("status")
     def status(
@@ -98,14 +146,69 @@ def register(app: typer.Typer) -> None:
     def install(
         project_dir: _ProjectOpt = None,
         command: Annotated[
-            str, typer.Option("--command", help="The command Claude Code runs on Stop.")
-        ] = DEFAULT_COMMAND,
+            str | None,
+            typer.Option(
+                "--command",
+                help=(
+                    "The command Claude Code runs on Stop (default: this forgeflare by its "
+                    "absolute path, so it runs without PATH)."
+                ),
+            ),
+        ] = None,
+        plugin: Annotated[
+            bool,
+            typer.Option(
+                "--plugin",
+                help=(
+                    "Install the Claude Code plugin instead (/forgeflare:loop, "
+                    "/forgeflare:cancel, /forgeflare:status and the Stop hook)."
+                ),
+            ),
+        ] = False,
+        plugin_dir: Annotated[
+            Path | None,
+            typer.Option(
+                "--plugin-dir",
+                help="Where --plugin writes it (default: ~/.claude/skills/forgeflare).",
+            ),
+        ] = None,
     ) -> None:
-        """Add the Stop hook to .claude/settings.json, keeping everything already there."""
-        path, changed = install_hook(_project(project_dir), command=command)
+        """Add the Stop hook to .claude/settings.json (keeping everything there), or the plugin."""
+        project = _project(project_dir)
+        if plugin:
+            prefix = forgeflare_command()
+            problem = command_problem(prefix)
+            if problem:
+                typer.echo(f"warning: {problem}", err=True)
+            target = (plugin_dir or default_plugin_dir()).absolute()
+            install_plugin(target, prefix)
+            typer.echo(f"installed the Claude Code plugin 'forgeflare' in {target}")
+            typer.echo(f"  it runs {prefix} stop-hook on Stop; new sessions load it")
+            if plugin_dir is not None:
+                typer.echo(f"  load it with: claude --plugin-dir {target}")
+            typer.echo("  start a loop in a session: /forgeflare:loop <task> --max-iterations 20")
+            if _settings_run_hook(project):
+                typer.echo(
+                    f"warning: {project / SETTINGS_RELPATH} runs the stop-hook too; remove it "
+                    "there, or every stop counts twice",
+                    err=True,
+                )
+            return
+        command = command or hook_command()
+        problem = command_problem(command)
+        if problem:
+            typer.echo(f"warning: {problem}", err=True)
+        path, changed = install_hook(project, command=command)
         if changed:
             typer.echo(f"added Stop hook {command!r} to {path}")
         else:
             typer.echo(f"{path} already runs {command!r} on Stop; nothing changed")
+        plugin_hooks = default_plugin_dir() / "hooks" / "hooks.json"
+        if plugin_hooks.exists():
+            typer.echo(
+                f"warning: the forgeflare plugin ({plugin_hooks.parent.parent}) runs the "
+                "stop-hook too; use one of the two, or every stop counts twice",
+                err=True,
+            )
 
     app.add_typer(sub, name="stop-hook")

@@ -1,7 +1,8 @@
 """The hook itself: Claude Code's Stop JSON in, an exit status with stdout/stderr out.
 
 Everything here is the thin shell around :func:`transition`: escape hatches, the stdin
-payload, the last assistant text, the locked state. Every failure fails open (exit 0 and one
+payload, the text the completion rule judges (see ``_completion``), the Stop's session, the
+locked state. Every failure fails open (exit 0 and one
 note on stderr): a broken hook must never trap a user in a session. ``stop_hook_active`` is
 deliberately not honoured: blocking repeatedly is the point of a loop, and every frame has
 its iteration cap and the 2-hour staleness limit.
@@ -15,10 +16,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
 
+from forgeflare.stophook._completion import judged_text
 from forgeflare.stophook._errors import StopHookError
 from forgeflare.stophook._machine import Phase, StopDecision, transition
 from forgeflare.stophook._statefile import LOCK_TIMEOUT_S, any_state, open_state
-from forgeflare.stophook._transcript import last_assistant_text
+from forgeflare.stophook._transcript import final_message
 
 __all__ = ["DISABLE_ENV", "DISABLE_FILE", "StopHookOutcome", "run_stop_hook"]
 
@@ -59,17 +61,33 @@ def _project_dir(payload: Mapping[str, object], cwd: Path) -> Path:
 
 
 def _last_text(payload: Mapping[str, object]) -> tuple[str | None, str]:
-    """The last assistant text (``None`` if unknown) and a note explaining a ``None``."""
+    """The text the completion rule judges (``None`` if unknown) and a note explaining a ``None``.
+
+    The final assistant message of the turn from the transcript, all its text blocks; Claude
+    Code's ``last_assistant_message`` (its last text block only) when the transcript lags.
+    """
     message = payload.get("last_assistant_message")
-    if isinstance(message, str) and message.strip():
-        return message, ""
+    sent = message if isinstance(message, str) else None
     transcript = payload.get("transcript_path")
     if not isinstance(transcript, str) or not transcript:
-        return None, "no last_assistant_message and no transcript_path in the Stop input"
+        if sent is None or not sent.strip():
+            return None, "no last_assistant_message and no transcript_path in the Stop input"
+        return sent, ""
     try:
-        return last_assistant_text(Path(transcript)), ""
+        final = final_message(Path(transcript))
     except StopHookError as exc:
+        if sent is not None and sent.strip():
+            return sent, ""
         return None, str(exc)
+    text = judged_text(final, sent)
+    if text is None:
+        return None, f"{transcript}: no assistant message in the last turn"
+    return text, ""
+
+
+def _session(payload: Mapping[str, object]) -> str | None:
+    session_id = payload.get("session_id")
+    return session_id if isinstance(session_id, str) and session_id else None
 
 
 def run_stop_hook(
@@ -105,7 +123,7 @@ def run_stop_hook(
         with open_state(project, timeout=lock_timeout) as session:
             if session is None:
                 return StopHookOutcome()
-            new_state, decision = transition(session.state, text, now)
+            new_state, decision = transition(session.state, text, now, _session(payload))
             session.commit(new_state)
     except (StopHookError, OSError, ValueError) as exc:
         return _allow(f"{exc}; stop allowed")

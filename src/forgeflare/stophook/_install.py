@@ -2,24 +2,100 @@
 
 Claude Code's format is ``{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": …}]}]}}``.
 The merge keeps every key, hook and matcher group already there, appends one group for our
-command only when no group runs it yet (idempotent), and never overwrites a file it cannot
-parse.
+command only when no group runs forgeflare's stop-hook yet (idempotent; an older spelling of
+it, such as a bare ``forgeflare stop-hook``, is updated in place so the hook never runs twice),
+and never overwrites a file it cannot parse.
+
+Claude Code runs hook commands with its own ``PATH``, where a virtual environment's
+``forgeflare`` usually is not: :func:`hook_command` names the executable by its absolute path
+(or the venv's python ``-m forgeflare``), and :func:`command_problem` says when a command
+would not run (Claude Code would get exit 127 and the loop would silently never block).
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import os
+import shlex
+import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
 from forgeflare._fsutil import atomic_write_text
 from forgeflare.stophook._errors import SettingsFileError
 
-__all__ = ["DEFAULT_COMMAND", "SETTINGS_RELPATH", "install_hook", "merge_stop_hook"]
+__all__ = [
+    "DEFAULT_COMMAND",
+    "SETTINGS_RELPATH",
+    "command_problem",
+    "forgeflare_command",
+    "hook_command",
+    "install_hook",
+    "is_stop_hook_command",
+    "merge_stop_hook",
+]
 
 DEFAULT_COMMAND = "forgeflare stop-hook"
 SETTINGS_RELPATH = Path(".claude") / "settings.json"
+
+
+def forgeflare_command(python: str | None = None) -> str:
+    """How to run this forgeflare without ``PATH``: its absolute executable, else ``python -m``.
+
+    ``python`` defaults to the running interpreter; its ``bin`` directory is where the
+    ``forgeflare`` script of the same installation lives. Symlinks are not resolved: a venv's
+    python is a link out of the venv.
+    """
+    interpreter = Path(python or sys.executable).absolute()
+    script = interpreter.parent / "forgeflare"
+    if script.is_file() and os.access(script, os.X_OK):
+        return shlex.quote(str(script))
+    return f"{shlex.quote(str(interpreter))} -m forgeflare"
+
+
+def hook_command(python: str | None = None) -> str:
+    """The Stop hook command for this forgeflare (see :func:`forgeflare_command`)."""
+    return f"{forgeflare_command(python)} stop-hook"
+
+
+def is_stop_hook_command(command: str) -> bool:
+    """Whether ``command`` runs forgeflare's stop-hook (any path, or ``python -m forgeflare``)."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    if len(words) >= 2 and Path(words[0]).name == "forgeflare":
+        return words[1:] == ["stop-hook"]
+    return len(words) >= 4 and words[1:] == ["-m", "forgeflare", "stop-hook"]
+
+
+def command_problem(command: str, *, path: str | None = None) -> str | None:
+    """Why Claude Code could not run ``command`` (``None`` when it can, as far as one can tell).
+
+    A bare name must be on ``path`` (default: this process's ``PATH``), and even then Claude
+    Code may run with another one; a path must be an executable file.
+    """
+    try:
+        words = shlex.split(command)
+    except ValueError as exc:
+        return f"{command!r} is not a valid shell command ({exc})"
+    if not words:
+        return "the command is empty"
+    program = words[0]
+    if "/" not in program:
+        if shutil.which(program, path=path) is None:
+            return (
+                f"{program!r} is not on PATH, so Claude Code would fail with exit 127 and "
+                "the loop would never block; give its absolute path"
+            )
+        return None
+    if not Path(program).is_absolute():
+        return f"{program!r} is relative: Claude Code resolves it against its own directory"
+    if not (Path(program).is_file() and os.access(program, os.X_OK)):
+        return f"{program!r} is not an executable file; Claude Code could not run it"
+    return None
 
 
 def merge_stop_hook(settings: object, command: str) -> tuple[dict[str, Any], bool]:
@@ -49,6 +125,19 @@ def merge_stop_hook(settings: object, command: str) -> tuple[dict[str, Any], boo
                 and hook["command"].strip() == command.strip()
             ):
                 return copy.deepcopy(settings), False
+    if is_stop_hook_command(command):
+        for group in stop:
+            for hook in group.get("hooks", []):
+                if (
+                    isinstance(hook, dict)
+                    and hook.get("type") == "command"
+                    and isinstance(hook.get("command"), str)
+                    and is_stop_hook_command(hook["command"])
+                ):
+                    # Another spelling of our hook (say, a bare name that is not on Claude
+                    # Code's PATH): update it rather than run the hook twice per stop.
+                    hook["command"] = command
+                    return merged, True
     stop.append({"hooks": [{"type": "command", "command": command}]})
     return merged, True
 

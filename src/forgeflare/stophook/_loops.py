@@ -120,4 +120,6 @@ def describe_state(path: Path | None, state: StoredState, now: datetime) -> str:
         if frame.prompt.strip():
             lines.append(f"     prompt: {_first_line(frame.prompt)}")
         lines.append(f"     done when alone on a line: {SIGNALS[frame.mode][0]}")
+        owner = frame.session_id or "none yet (the first Stop under it claims it)"
+        lines.append(f"     session: {owner}")
     return "\n".join(lines)

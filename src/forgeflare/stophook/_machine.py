@@ -11,7 +11,14 @@ States (:class:`Phase`) and the spec's transition table::
     COMPLETING -> IDLE        pop frame                           stack empty after the pop
     COMPLETING -> ACTIVE      pop frame                           an outer frame remains
 
-Only ACTIVE -> ACTIVE blocks the stop (exit 2); everything else allows it (exit 0). A loop
+Only ACTIVE -> ACTIVE blocks the stop (exit 2), and COMPLETING -> ACTIVE: an inner frame that
+completes hands the same session on to the outer frame, blocking with the outer frame's
+continuation (a deliberate change from the spec's exit 0, which ended the session with the
+outer loop unfinished). Everything else allows the stop (exit 0).
+
+Frames belong to a session: a frame records the ``session_id`` of the first Stop that reaches
+it; a Stop of another session passes through (exit 0) and changes nothing. A Stop without a
+session id (an older client, a test) is taken to be the frame's own session. A loop
 that ends (stack empty, stuck, aborted) has its state removed: ``transition`` returns ``None``
 as the new state. The checks run in this order: abort, staleness, signal, max iterations, so
 a signal given on the last allowed iteration still completes its frame instead of ending the
@@ -24,6 +31,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import NamedTuple
 
+from forgeflare.stophook._completion import completion_hint
 from forgeflare.stophook._signals import Mode, find_signal
 
 __all__ = [
@@ -69,12 +77,16 @@ class Event(StrEnum):
 
 
 class Frame(NamedTuple):
-    """One loop on the stack: its mode, the iteration it is in, its cap and its prompt."""
+    """One loop on the stack: its mode, the iteration it is in, its cap and its prompt.
+
+    ``session_id`` is the Claude Code session the frame belongs to ("" until its first Stop).
+    """
 
     mode: Mode
     iter: int
     max: int
     prompt: str = ""
+    session_id: str = ""
 
 
 class LoopRecord(NamedTuple):
@@ -111,16 +123,45 @@ class StopDecision(NamedTuple):
 
 
 def block_reason(frame: Frame) -> str:
-    """The spec's continuation line for ``frame``, then its original prompt when it has one."""
+    """The spec's continuation line for ``frame``, how to finish, then its original prompt."""
     line = BLOCK_MESSAGE.format(n=frame.iter, max=frame.max)
+    text = f"{line}\n{completion_hint(frame.mode)}"
     prompt = frame.prompt.strip()
-    return f"{line}\n\n{prompt}" if prompt else line
+    return f"{text}\n\n{prompt}" if prompt else text
+
+
+def _owned_by_other(frame: Frame, session_id: str | None) -> bool:
+    return bool(session_id) and bool(frame.session_id) and frame.session_id != session_id
+
+
+def _claim(frame: Frame, session_id: str | None) -> Frame:
+    return frame._replace(session_id=session_id) if session_id and not frame.session_id else frame
+
+
+def _iterate(
+    state: LoopRecord, stack: tuple[Frame, ...], now: datetime, session_id: str | None
+) -> tuple[StoredState, StopDecision]:
+    """One more iteration of the top frame of ``stack``, or STUCK at its cap."""
+    top = stack[-1]
+    if top.iter >= top.max:
+        return None, StopDecision(
+            Phase.STUCK,
+            note=(
+                f"{top.mode} loop reached its cap ({top.iter}/{top.max}, MAX_ITERATIONS); ended it"
+            ),
+        )
+    advanced = _claim(top, session_id)._replace(iter=top.iter + 1)
+    new_state = state._replace(event=Event.STATE, updated_at=now, stack=(*stack[:-1], advanced))
+    return new_state, StopDecision(Phase.ACTIVE, block=True, reason=block_reason(advanced))
 
 
 def transition(
-    state: StoredState, last_assistant_text: str | None, now: datetime
+    state: StoredState,
+    last_assistant_text: str | None,
+    now: datetime,
+    session_id: str | None = None,
 ) -> tuple[StoredState, StopDecision]:
-    """Decide one stop attempt. Pure: no I/O, total over its inputs.
+    """Decide one stop attempt of session ``session_id``. Pure: no I/O, total over its inputs.
 
     ``last_assistant_text`` is ``None`` when it could not be read; the hook then never blocks
     (it fails open) but still applies staleness, abort and max-iteration clean-up.
@@ -147,6 +188,9 @@ def transition(
             ),
         )
     top = state.stack[-1]
+    if _owned_by_other(top, session_id):
+        # Another session's loop: this Stop is none of its business (and must not count).
+        return state, StopDecision(Phase.IDLE)
     signal = None if last_assistant_text is None else find_signal(last_assistant_text, top.mode)
     if signal is not None:
         rest = state.stack[:-1]
@@ -155,27 +199,27 @@ def transition(
                 Phase.COMPLETING, note=f"loop complete: {signal} ({top.mode} mode)"
             )
         outer = rest[-1]
-        return state._replace(event=Event.STATE, updated_at=now, stack=rest), StopDecision(
-            Phase.COMPLETING,
-            note=(
-                f"inner loop complete: {signal} ({top.mode} mode); outer {outer.mode} loop resumes "
-                f"at iteration {outer.iter}/{outer.max}"
-            ),
+        popped = state._replace(event=Event.STATE, updated_at=now, stack=rest)
+        if _owned_by_other(outer, session_id):
+            return popped, StopDecision(
+                Phase.COMPLETING,
+                note=(
+                    f"inner loop complete: {signal} ({top.mode} mode); the outer {outer.mode} "
+                    "loop belongs to another session"
+                ),
+            )
+        new_state, decision = _iterate(popped, rest, now, session_id)
+        done = f"inner loop complete: {signal} ({top.mode} mode)"
+        return new_state, decision._replace(
+            note=f"{done}; {decision.note}" if decision.note else done
         )
     if top.iter >= top.max:
-        return None, StopDecision(
-            Phase.STUCK,
-            note=(
-                f"{top.mode} loop reached its cap ({top.iter}/{top.max}, MAX_ITERATIONS); ended it"
-            ),
-        )
+        return _iterate(state, state.stack, now, session_id)
     if last_assistant_text is None:
         return state, StopDecision(
             Phase.ACTIVE, note="cannot read the last assistant message; stop allowed"
         )
-    advanced = top._replace(iter=top.iter + 1)
-    new_state = state._replace(updated_at=now, stack=(*state.stack[:-1], advanced))
-    return new_state, StopDecision(Phase.ACTIVE, block=True, reason=block_reason(advanced))
+    return _iterate(state, state.stack, now, session_id)
 
 
 def push_frame(state: StoredState, frame: Frame, now: datetime, run_id: str) -> LoopRecord:

@@ -7,8 +7,9 @@ Two formats, parsed and rendered by pure functions:
   "stack": [{"mode": "loop", "iter": 1, "max": 10, "prompt": "…"}]}``.
 * ``.claude/idle-loop.local.md``: the markdown fallback of existing loops, a front matter of
   ``active``, ``mode``, ``iteration``, ``max_iterations`` (optionally ``updated_at``; without it
-  the file's modification time is the last update) and a body that is the original prompt.
-  It is updated in place: only the ``iteration`` (and ``updated_at``) lines change.
+  the file's modification time is the last update; and ``session_id``) and a body that is the
+  original prompt. It is updated in place: only the ``iteration`` (and ``updated_at``) lines
+  change, and a ``session_id`` line is added when the first Stop claims the loop.
 
 The JSON file wins when both exist. Every read-modify-write happens under ``fcntl.flock`` on
 a lock file beside the state and ends in an atomic replace, so concurrent hooks lose nothing.
@@ -117,7 +118,10 @@ def _frame(raw: dict[str, Any], where: str, *, mode_default: str | None = None) 
         prompt = ""
     if not isinstance(prompt, str):
         return Corrupt(f"{where}: prompt is not a string")
-    return Frame(mode=mode, iter=iteration, max=cap, prompt=prompt)
+    session_id = raw.get("session_id") or ""
+    if not isinstance(session_id, str):
+        return Corrupt(f"{where}: session_id is not a string")
+    return Frame(mode=mode, iter=iteration, max=cap, prompt=prompt, session_id=session_id)
 
 
 # --- JSON -------------------------------------------------------------------------------------
@@ -157,6 +161,18 @@ def parse_json_state(text: str) -> LoopRecord | Corrupt:
     return LoopRecord(event=event, run_id=run_id, updated_at=updated_at, stack=tuple(frames))
 
 
+def _render_frame(frame: Frame) -> dict[str, object]:
+    doc: dict[str, object] = {
+        "mode": str(frame.mode),
+        "iter": frame.iter,
+        "max": frame.max,
+        "prompt": frame.prompt,
+    }
+    if frame.session_id:  # absent until the first Stop: files stay as they were before
+        doc["session_id"] = frame.session_id
+    return doc
+
+
 def render_json_state(record: LoopRecord) -> str:
     """The file text for ``record`` (stable key order, one trailing newline)."""
     doc = {
@@ -164,10 +180,7 @@ def render_json_state(record: LoopRecord) -> str:
         "event": str(record.event),
         "run_id": record.run_id,
         "updated_at": utc_timestamp(record.updated_at),
-        "stack": [
-            {"mode": str(f.mode), "iter": f.iter, "max": f.max, "prompt": f.prompt}
-            for f in record.stack
-        ],
+        "stack": [_render_frame(f) for f in record.stack],
     }
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
@@ -250,6 +263,9 @@ def render_markdown_state(text: str, record: LoopRecord) -> str:
         "iteration": str(record.stack[0].iter),
         "updated_at": utc_timestamp(record.updated_at),
     }
+    session_id = record.stack[0].session_id
+    if session_id:
+        new_values["session_id"] = session_id
     out: list[str] = []
     for line in doc.lines:
         match = _FRONT_LINE.match(line.rstrip("\r\n"))
@@ -259,6 +275,10 @@ def render_markdown_state(text: str, record: LoopRecord) -> str:
             out.append(f"{key}: {new_values[key]}{ending}")
         else:
             out.append(line)
+    if session_id and "session_id" not in doc.values:
+        # The frame's first Stop: record its session just before the closing '---'.
+        ending = out[-1][len(out[-1].rstrip("\r\n")) :] or "\n"
+        out.insert(len(out) - 1, f"session_id: {session_id}{ending}")
     return "".join(out) + doc.body
 
 

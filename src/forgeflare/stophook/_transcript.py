@@ -1,12 +1,15 @@
-"""The last assistant text of a Claude Code transcript, read backwards from the end.
+"""The final assistant message of a Claude Code transcript, read backwards from the end.
 
 A transcript is JSONL that only grows; the answer is near its end. The file is read in
-blocks seeking back from EOF, lines are parsed from the last one backwards, and reading stops
-at the last assistant message that has text: tool-only assistant messages and tool results
-after it are skipped, so a signal followed by a few tool calls is still seen. Cost is
-proportional to what follows that message, not to the file (a 100 MB transcript takes
+blocks seeking back from EOF and lines are parsed from the last one backwards, so the cost is
+proportional to what follows the answer, not to the file (a 100 MB transcript takes
 milliseconds). Claude Code writes one line per content block of a message, sharing the
-message ``id``; the text blocks of that message are joined.
+message ``id``.
+
+:func:`final_message` is what the hook judges (the rule is in ``_completion``): the last
+message of the last turn, all its text blocks. :func:`last_assistant_text` is the older,
+looser reading kept for the public API: the last assistant message that has text, skipping
+tool-only messages and tool results after it.
 """
 
 from __future__ import annotations
@@ -14,12 +17,13 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from forgeflare.stophook._errors import TranscriptError
 
-__all__ = ["assistant_text_of", "last_assistant_text"]
+__all__ = ["FinalMessage", "assistant_text_of", "final_message", "last_assistant_text"]
 
 BLOCK_SIZE = 1 << 16
 MAX_LINE_BYTES = 64 << 20
@@ -127,3 +131,91 @@ def last_assistant_text(path: Path) -> str:
             return "\n".join(reversed(found))
     except OSError as exc:
         raise TranscriptError(f"{path}: cannot read transcript: {exc.strerror or exc}") from exc
+
+
+@dataclass(frozen=True, slots=True)
+class FinalMessage:
+    """The final assistant message of the turn: all its text blocks, and the last one alone.
+
+    ``last_text`` is what Claude Code sends as ``last_assistant_message``; comparing the two
+    tells whether the transcript already holds the message the Stop is about.
+    """
+
+    message_id: str | None
+    text: str
+    last_text: str
+
+
+def _content_blocks(message: Any) -> list[Any]:
+    content = message.get("content")
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return content if isinstance(content, list) else []
+
+
+def _ends_turn_backwards(message: Any) -> bool:
+    """Whether a user entry starts the turn (a prompt or hook feedback), not a tool result."""
+    blocks = _content_blocks(message)
+    return not blocks or any(
+        not (isinstance(block, dict) and block.get("type") == "tool_result") for block in blocks
+    )
+
+
+def final_message(path: Path) -> FinalMessage | None:
+    """The final assistant message of the transcript's last turn; ``None`` if it has none yet.
+
+    Reading goes backwards from the end. The final message is the last main-chain assistant
+    entry; earlier entries with its ``message.id`` are its earlier blocks (tool results may
+    sit between them). Reading stops at an assistant entry of another message, or at a user
+    entry that is not a tool result (a prompt, ``Stop hook feedback``): the turn starts
+    there, so a turn whose message is not written yet gives ``None`` (the transcript lags).
+
+    Raises :class:`TranscriptError` when the file cannot be opened or read.
+    """
+    try:
+        with open(path, "rb") as fh:
+            return _final_message(fh)
+    except OSError as exc:
+        raise TranscriptError(f"{path}: cannot read transcript: {exc.strerror or exc}") from exc
+
+
+def _final_message(fh: BinaryIO) -> FinalMessage | None:
+    found = False
+    found_id: str | None = None
+    texts: list[str] = []  # text blocks of the final message, last first
+    for line in _lines_backwards(fh):
+        if b"assistant" not in line and (found or b"user" not in line):
+            continue  # cheap filter: once found, only assistant entries can matter
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue  # a torn or foreign line: skip it, keep looking
+        if not isinstance(entry, dict) or entry.get("isSidechain") is True:
+            continue
+        message: Any = entry.get("message")
+        if not isinstance(message, dict):
+            message = entry
+        role = message.get("role") or entry.get("type")
+        if role == "user":
+            if not found and _ends_turn_backwards(message):
+                return None
+            continue
+        if role != "assistant":
+            continue
+        raw_id = message.get("id")
+        message_id = raw_id if isinstance(raw_id, str) else None
+        if found and (message_id is None or message_id != found_id):
+            break  # an earlier message: the final one is complete
+        found, found_id = True, message_id
+        blocks = [
+            block["text"]
+            for block in _content_blocks(message)
+            if isinstance(block, dict)
+            and block.get("type") == "text"
+            and isinstance(block.get("text"), str)
+        ]
+        texts.extend(reversed(blocks))
+    if not found:
+        return None
+    ordered = list(reversed(texts))
+    return FinalMessage(found_id, "\n".join(ordered), ordered[-1] if ordered else "")

@@ -25,7 +25,7 @@ from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError, ForgeflareError
 from forgeflare._fsutil import atomic_write_text
 from forgeflare.hooks._trust import TrustItem, TrustStore, default_trust_file
-from forgeflare.stophook._install import install_hook
+from forgeflare.stophook._install import hook_command, install_hook
 from forgeflare.supervisor._config import default_config_toml, default_prompt, load_config
 from forgeflare.supervisor._trust import loop_trust_items
 
@@ -326,7 +326,10 @@ def init_project(
         except OSError as exc:
             raise TemplateError(f"{path}: cannot write: {exc.strerror or exc}") from exc
     if claude:
-        report.settings_path, report.settings_changed = install_hook(project_dir)
+        # By absolute path: Claude Code's PATH rarely holds the venv forgeflare lives in.
+        report.settings_path, report.settings_changed = install_hook(
+            project_dir, command=hook_command()
+        )
     report.trusted = trust_written(project_dir, {a.relpath for a in actions if a.writes})
     return report
 

@@ -1,0 +1,259 @@
+"""``forgeflare stop-hook`` inside the real, pinned Claude Code (``claude -p``) against the mock.
+
+Each test installs the hook the way a user does (``stop-hook install``, or the plugin), starts
+a loop with the CLI, and runs one or two real sessions; what the model "says" is the mock's
+script. The requests the mock recorded show what Claude Code sent back after each blocked stop.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from claude_code_support import claude_env
+from mockapi_support import MockServer
+
+MockAPI = Callable[[dict[str, Any]], MockServer]
+FORGEFLARE = str(Path(sys.executable).absolute().parent / "forgeflare")
+DONE = "<loop-done>COMPLETE</loop-done>"
+USAGE = {"input_tokens": 100, "output_tokens": 10}
+
+
+def text(*texts: str) -> dict[str, Any]:
+    """One API message with one text block per argument."""
+    return {
+        "content": [{"type": "text", "text": t} for t in texts],
+        "stop_reason": "end_turn",
+        "usage": USAGE,
+    }
+
+
+def bash(command: str, say: str = "") -> dict[str, Any]:
+    content: list[dict[str, Any]] = [{"type": "text", "text": say}] if say else []
+    content.append({"type": "tool_use", "name": "Bash", "input": {"command": command}})
+    return {"content": content, "stop_reason": "tool_use", "usage": USAGE}
+
+
+def forgeflare(project: Path, *args: str, home: Path | None = None) -> str:
+    env = None if home is None else {**claude_env(home, "http://127.0.0.1:9")}
+    done = subprocess.run(
+        [FORGEFLARE, "stop-hook", *args, "--project-dir", str(project)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def project_with_hook(tmp_path: Path, name: str = "p") -> Path:
+    project = tmp_path / name
+    project.mkdir()
+    forgeflare(project, "install")
+    return project
+
+
+def claude(
+    claude_code: Path,
+    project: Path,
+    home: Path,
+    server: MockServer,
+    prompt: str,
+    *extra: str,
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [
+            str(claude_code),
+            "-p",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--dangerously-skip-permissions",
+            *extra,
+            prompt,
+        ],
+        cwd=project,
+        env=claude_env(home, server.url, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def turns(server: MockServer) -> list[dict[str, Any]]:
+    """The conversation requests (not Claude Code's side requests), in order."""
+    return [
+        r["body"]
+        for r in server.requests()
+        if r["path"] == "/v1/messages" and isinstance(r["body"], dict) and r["body"].get("tools")
+    ]
+
+
+def last_user_text(body: dict[str, Any]) -> str:
+    content = body["messages"][-1]["content"]
+    if isinstance(content, str):
+        return content
+    return "\n".join(b.get("text", "") for b in content if isinstance(b, dict))
+
+
+def state(project: Path) -> dict[str, Any] | None:
+    path = project / ".forgeflare" / "loop-state.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def session_of(out: subprocess.CompletedProcess[str]) -> str:
+    for line in out.stdout.splitlines():
+        if line.startswith("{") and '"type":"result"' in line:
+            session: str = json.loads(line)["session_id"]
+            return session
+    raise AssertionError(f"no result line\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}")
+
+
+def test_tag_in_an_earlier_text_block_of_the_final_message_completes(
+    tmp_path: Path, mock_api: MockAPI, claude_code: Path
+) -> None:
+    project = project_with_hook(tmp_path)
+    forgeflare(project, "start", "--max-iterations", "5", "--prompt", "Fix the tests")
+    server = mock_api(
+        {"responses": [text(f"All tests pass.\n{DONE}", "Summary: fixed two tests.")]}
+    )
+
+    out = claude(claude_code, project, tmp_path / "home", server, "Fix the tests")
+
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert len(turns(server)) == 1  # not blocked: the loop completed
+    assert state(project) is None
+    assert (project / ".forgeflare" / "loop-state.lock").exists()  # the lock file stays
+
+
+def test_tag_then_tool_call_then_final_text_without_it_continues(
+    tmp_path: Path, mock_api: MockAPI, claude_code: Path
+) -> None:
+    project = project_with_hook(tmp_path)
+    forgeflare(project, "start", "--max-iterations", "5", "--prompt", "Fix the tests")
+    server = mock_api(
+        {
+            "responses": [
+                bash("echo ran > ran.txt", say=f"Should be done.\n{DONE}"),
+                text("One test still fails."),
+                text(f"Now it passes.\n\n{DONE}"),
+            ]
+        }
+    )
+
+    out = claude(claude_code, project, tmp_path / "home", server, "Fix the tests")
+
+    assert out.returncode == 0, out.stderr[-2000:]
+    sent = turns(server)
+    assert len(sent) == 3
+    feedback = last_user_text(sent[2])
+    assert "Stop hook feedback" in feedback
+    assert "[ITERATION 2/5] Continue working on the task." in feedback
+    # The model is told how to finish, and gets its task again.
+    assert f"To finish, write {DONE} on its own line, outside code" in feedback
+    assert "Fix the tests" in feedback
+    assert (project / "ran.txt").read_text() == "ran\n"
+    assert state(project) is None
+
+
+def test_inner_loop_completing_hands_the_session_to_the_outer_loop(
+    tmp_path: Path, mock_api: MockAPI, claude_code: Path
+) -> None:
+    project = project_with_hook(tmp_path)
+    forgeflare(project, "start", "--max-iterations", "5", "--mode", "grind", "--prompt", "Backlog")
+    inner = f"{FORGEFLARE} stop-hook start --max-iterations 3 --mode issue --prompt 'Fix issue 7'"
+    server = mock_api(
+        {
+            "responses": [
+                bash(inner),
+                text("Fixed.\n<issue-complete>DONE</issue-complete>"),
+                text("Backlog empty.\n<grind-done>NO_MORE_ISSUES</grind-done>"),
+            ]
+        }
+    )
+
+    out = claude(claude_code, project, tmp_path / "home", server, "Work the backlog")
+
+    assert out.returncode == 0, out.stderr[-2000:]
+    sent = turns(server)
+    assert len(sent) == 3  # same session: the inner loop's end blocked with the outer's prompt
+    feedback = last_user_text(sent[2])
+    assert "[ITERATION 2/5] Continue working on the task." in feedback
+    assert "<grind-done>NO_MORE_ISSUES</grind-done>" in feedback
+    assert "Backlog" in feedback
+    assert state(project) is None
+
+
+def test_a_second_session_in_the_project_is_left_alone(
+    tmp_path: Path, mock_api: MockAPI, claude_code: Path
+) -> None:
+    project = project_with_hook(tmp_path)
+    forgeflare(project, "start", "--max-iterations", "5", "--prompt", "Fix the tests")
+    # Session A stops once (blocked: the loop is now A's), then its script is used up.
+    first = mock_api({"responses": [text("Working on it.")], "when_exhausted": "error"})
+    a = claude(claude_code, project, tmp_path / "home", first, "Fix the tests")
+    session_a = session_of(a)
+    after_a = state(project)
+    assert after_a is not None
+    assert after_a["stack"][0]["iter"] == 2
+    assert after_a["stack"][0]["session_id"] == session_a
+
+    other = mock_api({"responses": [text("Hello! What can I do?")]})
+    b = claude(claude_code, project, tmp_path / "home", other, "hi")
+
+    assert b.returncode == 0, b.stderr[-2000:]
+    assert session_of(b) != session_a
+    assert len(turns(other)) == 1  # B's stop was not blocked
+    assert state(project) == after_a  # ... and A's loop was not touched
+    assert f"session: {session_a}" in forgeflare(project, "status")
+
+
+def test_the_cap_ends_the_loop(tmp_path: Path, mock_api: MockAPI, claude_code: Path) -> None:
+    project = project_with_hook(tmp_path)
+    forgeflare(project, "start", "--max-iterations", "2", "--prompt", "Fix the tests")
+    server = mock_api({"responses": [text("Working."), text("Still working.")]})
+
+    out = claude(claude_code, project, tmp_path / "home", server, "Fix the tests")
+
+    assert out.returncode == 0, out.stderr[-2000:]
+    sent = turns(server)
+    assert len(sent) == 2
+    assert "[ITERATION 2/2]" in last_user_text(sent[1])
+    assert state(project) is None
+
+
+def test_plugin_slash_command_starts_a_loop(
+    tmp_path: Path, mock_api: MockAPI, claude_code: Path
+) -> None:
+    home = tmp_path / "home"
+    project = tmp_path / "p"
+    project.mkdir()
+    installed = forgeflare(project, "install", "--plugin", home=home)  # ~/.claude/skills
+    assert str(home / ".claude" / "skills" / "forgeflare") in installed
+    server = mock_api({"responses": [text("Working on it."), text(f"All green.\n{DONE}")]})
+
+    out = claude(
+        claude_code,
+        project,
+        home,
+        server,
+        '/forgeflare:loop Make "every" test pass, don\'t stop --max-iterations 4',
+    )
+
+    assert out.returncode == 0, out.stderr[-2000:]
+    sent = turns(server)
+    assert len(sent) == 2  # the plugin's Stop hook blocked the first stop
+    started = json.dumps(sent[0]["messages"])
+    assert "started a loop-mode loop" in started  # the command's start ran before the model
+    feedback = last_user_text(sent[1])
+    assert "[ITERATION 2/4] Continue working on the task." in feedback
+    assert 'Make "every" test pass, don\'t stop' in feedback
+    assert state(project) is None
+    assert not (project / ".claude" / "settings.json").exists()
