@@ -22,7 +22,7 @@ import signal
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -30,16 +30,16 @@ from typing import Any
 import trio
 
 from forgeflare._clock import utc_timestamp
-from forgeflare._errors import ConfigError
-from forgeflare._process import end_marked_processes
-from forgeflare._secrets import AGENT_KEYS, PASS_ENV_VAR, child_environment
-from forgeflare.hooks._convergence import (
+from forgeflare._convergence import (
     ConvergenceError,
     ConvergenceState,
     clear_convergence,
     convergence_path,
     read_convergence,
 )
+from forgeflare._errors import ConfigError
+from forgeflare._process import end_marked_processes
+from forgeflare._secrets import AGENT_KEYS, PASS_ENV_VAR, child_environment
 from forgeflare.hooks._trust import TrustError, require_trust
 from forgeflare.report._notify import Notifier, notify_urls
 from forgeflare.supervisor._agentproc import (
@@ -49,17 +49,23 @@ from forgeflare.supervisor._agentproc import (
     supervise,
 )
 from forgeflare.supervisor._config import LoopConfig, default_prompt
-from forgeflare.supervisor._display import Display
+from forgeflare.supervisor._display import LoopDisplay
 from forgeflare.supervisor._finish import (
-    Continue,
+    Between,
+    Finish,
     FinishType,
+    IterationFacts,
     IterationOutcome,
     Limits,
+    RunGate,
+    Skip,
     Streaks,
-    check_limits,
+    Verdict,
+    agent_time,
+    before_iteration,
     count_unchecked,
     decide,
-    error_pause,
+    hook_verdict,
 )
 from forgeflare.supervisor._git import GitSnapshot, commits_between, git_snapshot
 from forgeflare.supervisor._lifecycle import (
@@ -82,14 +88,7 @@ from forgeflare.supervisor._records import (
 )
 from forgeflare.supervisor._stop import clear_stop, stop_requested
 from forgeflare.supervisor._trust import loop_trust_items
-from forgeflare.supervisor._waits import (
-    FinishNow,
-    WaitFor,
-    WaitSettings,
-    WaitStreaks,
-    after_iteration,
-    budget_exhausted,
-)
+from forgeflare.supervisor._waits import WaitFor, WaitSettings, WaitStreaks
 from forgeflare.supervisor.backends import BACKENDS, COMPLETE_TAG, REPORT_ENV, ChildEnd
 
 __all__ = ["FileStamp", "LoopOptions", "LoopResult", "is_fresh", "run_loop", "watch_signals"]
@@ -155,7 +154,7 @@ _HOOK_SWITCH = {
 
 
 class _Loop:
-    def __init__(self, opts: LoopOptions, display: Display, stop: StopControl) -> None:
+    def __init__(self, opts: LoopOptions, display: LoopDisplay, stop: StopControl) -> None:
         self.opts = opts
         self.cfg = opts.config
         self.display = display
@@ -171,6 +170,11 @@ class _Loop:
             max_consecutive_errors=self.cfg.limits.max_consecutive_errors,
             stuck_after=self.cfg.limits.stuck_after,
             max_skips=self.cfg.limits.max_skips,
+            iteration_timeout=self.cfg.limits.iteration_timeout,
+            max_cost=self.cfg.limits.max_cost,
+            error_pause=self.cfg.limits.error_pause * _time_scale(opts.env),
+            gate=bool(self.cfg.limits.gate),
+            waits=WaitSettings(max_outage=self.cfg.limits.max_outage, jitter=5.0),
         )
         self.store: RunStore
         self.record: RunRecord
@@ -180,7 +184,7 @@ class _Loop:
         self.git_last: GitSnapshot | None = None
         backend = BACKENDS[self.cfg.backend_name]()
         self.backend = backend
-        self.wait_streaks: dict[str, Any] = {}
+        self.wait_streaks = WaitStreaks()
         self.finish_reason: str | None = None
         self.time_scale = _time_scale(opts.env)
         from forgeflare.hooks._trust import default_trust_file
@@ -391,12 +395,7 @@ class _Loop:
         if self.opts.task:
             # A fleet loop's own task comes first: each loop completes on its own.
             text = f"{self.opts.task.strip()}\n\n---\n\n{text}"
-        if self.backend.name in ("claude", "codex"):
-            text += (
-                f"\nWhen the whole task is done, end your final message with {COMPLETE_TAG} on a "
-                "line of its own (not in code). Do not write it before.\n"
-            )
-        return text
+        return text + self.backend.prompt_suffix
 
     def plan_unchecked(self) -> int | None:
         path = self.project / self.cfg.paths.plan_file
@@ -416,9 +415,8 @@ class _Loop:
     def agent_argv(self) -> list[str]:
         argv = self.cfg.agent_argv(self.opts.python)
         max_cost = self.cfg.limits.max_cost
-        if max_cost and self.backend.name == "forgeflare":
-            left = max(0.0, max_cost - (self.record.totals.cost_usd or 0.0))
-            argv += ["--max-cost", f"{left:.6f}"]
+        if max_cost:
+            argv += self.backend.budget_argv(max_cost - (self.record.totals.cost_usd or 0.0))
         return argv
 
     async def run_agent(self, number: int) -> tuple[IterationRecord, IterationOutcome]:
@@ -449,11 +447,7 @@ class _Loop:
             )
         if security.sandbox == "bwrap":
             env["FORGEFLARE_SANDBOX"] = "network" if security.sandbox_network else "1"
-        timeout = self.cfg.limits.iteration_timeout or math.inf
-        runtime_left = math.inf
-        if self.limits.max_runtime > 0:
-            runtime_left = max(0.0, self.limits.max_runtime - self.elapsed())
-        budget = min(timeout, runtime_left)
+        budget, runtime_bound = agent_time(self.limits, self.elapsed())
         log_path = self.store.iteration_log(number)
         it = IterationRecord(
             number=number,
@@ -510,7 +504,6 @@ class _Loop:
         )
         if leftovers:
             self.display.warn(f"ended {len(leftovers)} process(es) the agent left running")
-        runtime_hit = result.timed_out and runtime_left < timeout
         state: ConvergenceState | None = None
         if is_fresh(before, _stamp(conv)):
             try:
@@ -566,10 +559,12 @@ class _Loop:
             git_changed=changed,
             outcome=report.outcome,
             signal_complete=report.signal == COMPLETE_TAG,
-            runtime_hit=runtime_hit,
+            runtime_bound=runtime_bound,
+            transient=report.transient,
+            resets_at=parse_iso(report.resets_at),
         )
         if result.timed_out:
-            what = "runtime limit" if runtime_hit else "iteration timeout"
+            what = "runtime limit" if outcome.runtime_hit else "iteration timeout"
             self.display.error(f"iteration {number}: agent killed at the {what}")
         cost = "" if it.cost_usd is None else f", ${it.cost_usd:.4f}"
         self.display.info(
@@ -657,37 +652,36 @@ class _Loop:
         }
 
     async def before_iteration(self) -> FinishType | None:
-        """Checks between iterations: stop, limits, budget, a stop request, trust, windows."""
-        if self.stop.stop.is_set():
-            return FinishType.MANUAL
-        if stop_requested(self.project):
-            clear_stop(self.project)
-            self.finish_reason = "stopped by `forgeflare stop` after the iteration"
-            return FinishType.STOPPED
-        limit = check_limits(
-            iterations_done=self.counted_iterations(), elapsed=self.elapsed(), limits=self.limits
-        )
-        if limit is not None:
-            return limit
-        spent = self.record.totals.cost_usd
-        if budget_exhausted(spent, self.cfg.limits.max_cost or None):
-            self.finish_reason = (
-                f"stopped: the budget of ${self.cfg.limits.max_cost:g} is spent (${spent:.2f})"
-            )
-            return FinishType.BUDGET
+        """Checks between iterations (the rules are :func:`before_iteration`'s)."""
+        trust_error: str | None = None
         try:
             await trio.to_thread.run_sync(self.check_trust)
         except TrustError as exc:
-            self.display.error(str(exc))
-            self.finish_reason = f"stopped: {exc}"
-            return FinishType.HOOK_ABORT
-        shared = shared_window(self.opts.env)
-        if shared is not None and shared > datetime.now(UTC):
-            seconds = (shared - datetime.now(UTC)).total_seconds()
-            await self.wait("limit_wait", seconds, shared)
-            if self.stop.stop.is_set():
-                return FinishType.MANUAL
-        return None
+            trust_error = str(exc)
+        facts = Between(
+            limits=self.limits,
+            counted=self.counted_iterations(),
+            elapsed=self.elapsed(),
+            stopped=self.stop.stop.is_set(),
+            stop_requested=stop_requested(self.project),
+            spent=self.record.totals.cost_usd,
+            trust_error=trust_error,
+            shared_until=shared_window(self.opts.env),
+            now=datetime.now(UTC),
+        )
+        verdict = before_iteration(facts)
+        if isinstance(verdict, WaitFor):
+            await self.wait(verdict.kind, verdict.seconds, verdict.until)
+            return FinishType.MANUAL if self.stop.stop.is_set() else None
+        if verdict is None:
+            return None
+        if verdict.type is FinishType.STOPPED:
+            clear_stop(self.project)
+        elif verdict.type is FinishType.HOOK_ABORT and trust_error is not None:
+            self.display.error(trust_error)
+        if verdict.reason is not None:
+            self.finish_reason = verdict.reason
+        return verdict.type
 
     def check_trust(self) -> None:
         """Raise TrustError when a project hook or command changed since the start."""
@@ -701,13 +695,11 @@ class _Loop:
             return early
         rec = self.record
         number = rec.iterations_done + 1
-        streaks = Streaks(**rec.streaks)
         hook = await self.hook("next_iteration", self.context(iteration=number))
-        if self.stop.stop.is_set():
-            return FinishType.MANUAL
-        if hook.status is HookStatus.ABORT:
-            return FinishType.HOOK_ABORT
-        if hook.status is HookStatus.WARNING:
+        verdict = hook_verdict(hook.status.value, stopped=self.stop.stop.is_set(), skippable=True)
+        if isinstance(verdict, Finish):
+            return verdict.type
+        if isinstance(verdict, Skip):
             self.display.warn(f"iteration {number} skipped by next_iteration")
             it = IterationRecord(number=number, started_at=utc_timestamp(), skipped=True)
             it.plan_unchecked = self.plan_unchecked()
@@ -719,67 +711,45 @@ class _Loop:
         else:
             it, outcome = await self.run_agent(number)
         it.next_iteration_hook = _hook_record(hook, number)
-        if self.stop.stop.is_set():
-            self.finish_iteration(it, FinishType.MANUAL.value, counted=True)
-            return FinishType.MANUAL
-        if not it.skipped and it.outcome in ("rate_limited", "api_error"):
-            wait_streaks = WaitStreaks(**self.wait_streaks)
-            resets = parse_iso(it.resets_at)
-            deadline = None
-            if self.limits.max_runtime > 0:
-                left = self.limits.max_runtime - self.elapsed()
-                deadline = datetime.now(UTC) + timedelta(seconds=max(0.0, left))
-            new_wait, action = after_iteration(
-                outcome=it.outcome,
-                transient=bool(it.transient),
-                resets_at=resets,
-                now=datetime.now(UTC),
-                streaks=wait_streaks,
-                settings=WaitSettings(max_outage=self.cfg.limits.max_outage, jitter=5.0),
-                deadline=deadline,
-            )
-            self.wait_streaks = _streaks_dict(new_wait)
-            if isinstance(action, WaitFor):
-                self.finish_iteration(it, action.kind, counted=False)
-                await self.wait(action.kind, action.seconds, action.until)
-                if self.stop.stop.is_set():
-                    return FinishType.MANUAL
-                return None
-            if isinstance(action, FinishNow):
-                self.finish_reason = f"stopped: {action.reason}"
-                self.finish_iteration(it, FinishType.ERROR.value, counted=True)
-                return FinishType.ERROR
-        else:
-            self.wait_streaks = {}
-        new_streaks, decision = decide(
+        facts = IterationFacts(
             outcome=outcome,
-            streaks=streaks,
-            iteration=self.counted_iterations() + 1,
-            elapsed=self.elapsed(),
             limits=self.limits,
+            counted=self.counted_iterations(),
+            elapsed=self.elapsed(),
+            streaks=Streaks(**rec.streaks),
+            waits=self.wait_streaks,
+            now=datetime.now(UTC),
+            stopped=self.stop.stop.is_set(),
         )
-        if decision == FinishType.COMPLETE and self.cfg.limits.gate:
-            gate_ok, why = await self.run_gate()
-            if not gate_ok:
+        ruling = decide(facts)
+        if isinstance(ruling.action, RunGate):
+            passed, why = await self.run_gate()
+            if not passed:
                 self.display.warn(f"complete, but the gate failed ({why}): going on")
-                decision = Continue()
-        rec.streaks = asdict(new_streaks)
-        if decision == FinishType.ERROR:
-            self.notifier.send(
-                "error_streak",
-                {**self.summary(), "detail": f"{new_streaks.errors} error iterations in a row"},
-            )
-        self.finish_iteration(
-            it, "continue" if isinstance(decision, Continue) else decision.value, counted=True
-        )
-        if not isinstance(decision, Continue):
-            return decision
-        pause = error_pause(outcome, self.cfg.limits.error_pause) * self.time_scale
-        if pause > 0:
+            ruling = decide(replace(facts, gate_passed=passed))
+        return await self.apply(it, ruling)
+
+    async def apply(self, it: IterationRecord, ruling: Verdict) -> FinishType | None:
+        """Record the iteration as the verdict says and act on it: finish, wait or go on."""
+        action = ruling.action
+        self.wait_streaks = ruling.waits
+        self.record.streaks = asdict(ruling.streaks)
+        if isinstance(action, Finish) and action.reason is not None:
+            self.finish_reason = action.reason
+        if ruling.notify is not None:
+            detail = f"{ruling.streaks.errors} error iterations in a row"
+            self.notifier.send(ruling.notify, {**self.summary(), "detail": detail})
+        self.finish_iteration(it, ruling.label, counted=ruling.counted)
+        if isinstance(action, Finish):
+            return action.type
+        if isinstance(action, WaitFor):
+            await self.wait(action.kind, action.seconds, action.until)
+            return None
+        if ruling.pause > 0:
             self.display.warn(
-                f"error iteration ({new_streaks.errors} in a row): pausing {pause:g}s"
+                f"error iteration ({ruling.streaks.errors} in a row): pausing {ruling.pause:g}s"
             )
-            with trio.move_on_after(pause):
+            with trio.move_on_after(ruling.pause):
                 await self.stop.stop.wait()
         return None
 
@@ -821,10 +791,11 @@ class _Loop:
             started = await self.hook("started", self.context())
             self.record.hooks.append(_hook_record(started, 0))
             self.save()
-            if self.stop.stop.is_set():
-                finish = FinishType.MANUAL
-            elif started.status is HookStatus.ABORT:
-                finish = FinishType.HOOK_ABORT
+            verdict = hook_verdict(
+                started.status.value, stopped=self.stop.stop.is_set(), skippable=False
+            )
+            if isinstance(verdict, Finish):
+                finish = verdict.type
         try:
             while finish is None:
                 finish = await self.iterate()
@@ -905,14 +876,6 @@ def shared_window(env: Mapping[str, str]) -> datetime | None:
     return parse_iso(data.get("until")) if isinstance(data, dict) else None
 
 
-def _streaks_dict(streaks: WaitStreaks) -> dict[str, Any]:
-    return {
-        "limits": streaks.limits,
-        "outages": streaks.outages,
-        "outage_since": streaks.outage_since,
-    }
-
-
 def finish_words(record: RunRecord) -> str:
     """Why a run ended, in words, from its record (the report reads the same)."""
     from forgeflare.report._digest import finish_reason
@@ -981,7 +944,7 @@ def _hook_record(result: HookResult, iteration: int) -> HookRecord:
 async def run_loop(
     opts: LoopOptions,
     *,
-    display: Display | None = None,
+    display: LoopDisplay | None = None,
     stop: StopControl | None = None,
     signals: bool = False,
 ) -> LoopResult:
@@ -991,7 +954,7 @@ async def run_loop(
     SIGTERM into stop requests (:func:`watch_signals`).
     Raises ``ConfigError`` / ``RecordError`` for a problem the user must fix.
     """
-    display = display or Display()
+    display = display or LoopDisplay()
     stop = stop or StopControl()
     loop = _Loop(opts, display, stop)
     if not display.live and not signals:
@@ -1013,7 +976,7 @@ async def run_loop(
     raise failure
 
 
-async def _tick(display: Display) -> None:
+async def _tick(display: LoopDisplay) -> None:
     while True:
         display.refresh()
         await trio.sleep(0.5)
@@ -1021,7 +984,7 @@ async def _tick(display: Display) -> None:
 
 async def watch_signals(
     stop: StopControl,
-    display: Display,
+    display: LoopDisplay,
     *,
     task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
 ) -> None:

@@ -17,8 +17,8 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
+from forgeflare._convergence import Final
 from forgeflare._pricing import price_usd
-from forgeflare.hooks._convergence import Final
 from forgeflare.supervisor.backends._claude import ClaudeStreamReader
 from forgeflare.supervisor.backends._codex import CodexStreamReader
 from forgeflare.supervisor.backends._report import IterationReport, Tokens
@@ -105,14 +105,31 @@ def _report_file(path: Path | None) -> IterationReport | None:
         return None
 
 
+_COMPLETE_PROMPT = (
+    f"\nWhen the whole task is done, end your final message with {COMPLETE_TAG} on a "
+    "line of its own (not in code). Do not write it before.\n"
+)
+"""Appended to the prompt of agents that complete by the tag in their final message."""
+
+
+def _with_model(argv: list[str], model: str, extra: list[str]) -> list[str]:
+    return [*argv, *(["--model", model] if model else []), *extra]
+
+
 class Backend(Protocol):
-    """How to run one kind of agent."""
+    """How to run one kind of agent: the loop's whole agent side goes through this seam."""
 
     name: str
     writes_final: bool
     """Does the agent always write ``convergence.json``'s ``final`` (a missing one = crash)?"""
+    prompt_suffix: str
+    """Added to every iteration's prompt (how to say the task is complete), or empty."""
 
     def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]: ...
+
+    def budget_argv(self, left_usd: float) -> list[str]:
+        """Arguments that cap the agent's spend at what the loop has left (none: no cap)."""
+        ...
 
     def reader(self) -> LineReader: ...
 
@@ -131,12 +148,13 @@ class ForgeflareBackend:
 
     name: str = "forgeflare"
     writes_final: bool = True
+    prompt_suffix: str = ""
 
     def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]:
-        argv = [python, "-m", "forgeflare", "run"]
-        if model:
-            argv += ["--model", model]
-        return argv + extra
+        return _with_model([python, "-m", "forgeflare", "run"], model, extra)
+
+    def budget_argv(self, left_usd: float) -> list[str]:
+        return ["--max-cost", f"{max(0.0, left_usd):.6f}"]
 
     def reader(self) -> LineReader:
         return _RawReader()
@@ -168,9 +186,13 @@ class CommandBackend:
 
     name: str = "command"
     writes_final: bool = False
+    prompt_suffix: str = ""
 
     def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]:
         return shlex.split(command) + extra
+
+    def budget_argv(self, left_usd: float) -> list[str]:
+        return []
 
     def reader(self) -> LineReader:
         return _RawReader()
@@ -204,6 +226,7 @@ class ClaudeBackend:
 
     name: str = "claude"
     writes_final: bool = False
+    prompt_suffix: str = _COMPLETE_PROMPT
     permission_mode: str = "bypassPermissions"
 
     def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]:
@@ -211,9 +234,10 @@ class ClaudeBackend:
         argv += ["-p", "--output-format", "stream-json", "--verbose"]
         if self.permission_mode:
             argv += ["--permission-mode", self.permission_mode]
-        if model:
-            argv += ["--model", model]
-        return argv + extra
+        return _with_model(argv, model, extra)
+
+    def budget_argv(self, left_usd: float) -> list[str]:
+        return []
 
     def reader(self) -> LineReader:
         return ClaudeStreamReader()
@@ -231,6 +255,7 @@ class CodexBackend:
 
     name: str = "codex"
     writes_final: bool = False
+    prompt_suffix: str = _COMPLETE_PROMPT
     sandbox: str = "workspace-write"
 
     def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]:
@@ -238,9 +263,10 @@ class CodexBackend:
         argv += ["exec", "--json", "--skip-git-repo-check"]
         if self.sandbox:
             argv += ["--sandbox", self.sandbox]
-        if model:
-            argv += ["--model", model]
-        return [*argv, *extra, "-"]
+        return [*_with_model(argv, model, extra), "-"]
+
+    def budget_argv(self, left_usd: float) -> list[str]:
+        return []
 
     def reader(self) -> LineReader:
         return CodexStreamReader()
