@@ -14,9 +14,8 @@ from forgeflare.supervisor._records import (
     RecordError,
     RunRecord,
     RunStore,
-    find_resumable,
-    orphan_group,
 )
+from forgeflare.supervisor._resume import find_resumable, orphan_group
 
 
 def make(root: Path, run_id: str, *, finished: bool) -> RunStore:

@@ -83,9 +83,9 @@ from forgeflare.supervisor._records import (
     RecordError,
     RunRecord,
     RunStore,
-    find_resumable,
     new_run_id,
 )
+from forgeflare.supervisor._resume import RUN_MARKER, open_resumable, process_started
 from forgeflare.supervisor._stop import clear_stop, stop_requested
 from forgeflare.supervisor._trust import loop_trust_items
 from forgeflare.supervisor._waits import WaitFor, WaitSettings, WaitStreaks
@@ -229,23 +229,21 @@ class _Loop:
 
     def open_run(self) -> None:
         if self.opts.resume:
-            store = find_resumable(self.log_root)
-            if store is None:
-                raise RecordError(f"--resume: no unfinished run in {self.log_root}")
-            record = store.load()
-            if _alive(record.supervisor_pid, record.supervisor_started):
-                raise ConfigError(
-                    f"run {record.run_id} is still running, pid {record.supervisor_pid}"
-                )
-            self.store, self.record = store, record
+            resumed = open_resumable(self.log_root, self.project, grace=self.cfg.agent.kill_grace)
+            self.store, self.record = resumed.store, resumed.record
             self.record.resumes += 1
             self.base_active = self.record.totals.active_seconds
-            ended = end_marked_processes("FRESHER_RUN_ID", record.run_id, self.cfg.agent.kill_grace)
-            if ended:
+            if resumed.ended:
                 self.display.warn(
-                    f"ended {len(ended)} process(es) the killed supervisor left running"
+                    f"ended {resumed.ended} process(es) the killed supervisor left running"
                 )
-            self.record_killed_iteration()
+            if resumed.killed is not None:
+                it = resumed.killed
+                self.finish_iteration(it, "killed", counted=True)
+                self.display.warn(
+                    f"iteration {it.number} was cut short by the crash: recorded as killed"
+                    + (f" with {it.commits} commit(s)" if it.commits else "")
+                )
             agent_runs = [it for it in self.record.iterations if not it.skipped]
             if agent_runs:
                 self.last_exit = agent_runs[-1].exit_code or 0
@@ -271,7 +269,7 @@ class _Loop:
             )
             clear_stop(self.project)
         self.record.supervisor_pid = os.getpid()
-        self.record.supervisor_started = _process_started(os.getpid())
+        self.record.supervisor_started = process_started(os.getpid())
         self.display.log_file = self.store.dir / "loop.log"
         self.display.hooks_log = self.store.dir / "hooks.log"
         self.save()
@@ -298,40 +296,6 @@ class _Loop:
         )
         if self.opts.trust_project or self.opts.env.get("FORGEFLARE_TRUST", "") in ("1", "true"):
             self.display.warn("trusting the project's hooks without review (--trust-project)")
-
-    def record_killed_iteration(self) -> None:
-        """A crash cut an iteration short: record it as killed, with the commits it made."""
-        current = self.record.current
-        self.record.current = None
-        if current is None:
-            return
-        head_before: str | None = None
-        log: str | None = None
-        for event in reversed(self.store.events()):
-            if event.get("event") == "iteration_started" and event.get("number") == current.number:
-                head_before, log = event.get("head"), event.get("log")
-                break
-        commits = 0
-        head_after: str | None = None
-        if head_before:
-            head_after = _git_head(self.project)
-            if head_after and head_after != head_before:
-                commits = _git_count(self.project, head_before, head_after)
-        it = IterationRecord(
-            number=current.number,
-            started_at=current.started_at or utc_timestamp(),
-            outcome="killed",
-            detail="the supervisor was killed during this iteration",
-            head_before=head_before,
-            head_after=head_after,
-            commits=commits,
-            log=log,
-        )
-        self.finish_iteration(it, "killed", counted=True)
-        self.display.warn(
-            f"iteration {it.number} was cut short by the crash: recorded as killed"
-            + (f" with {commits} commit(s)" if commits else "")
-        )
 
     # -- hooks ------------------------------------------------------------------------------
     async def hook(self, name: HookName, ctx: HookContext) -> HookResult:
@@ -500,7 +464,7 @@ class _Loop:
                 self.display.end_iteration()
         # Descendants that left the agent's process group (setsid) carry the run's marker.
         leftovers = await trio.to_thread.run_sync(
-            end_marked_processes, "FRESHER_RUN_ID", self.record.run_id, self.cfg.agent.kill_grace
+            end_marked_processes, RUN_MARKER, self.record.run_id, self.cfg.agent.kill_grace
         )
         if leftovers:
             self.display.warn(f"ended {len(leftovers)} process(es) the agent left running")
@@ -881,54 +845,6 @@ def finish_words(record: RunRecord) -> str:
     from forgeflare.report._digest import finish_reason
 
     return finish_reason(record.model_dump())
-
-
-def _process_started(pid: int | None) -> float | None:
-    if pid is None:
-        return None
-    import psutil
-
-    try:
-        proc = psutil.Process(pid)
-        if proc.status() == psutil.STATUS_ZOMBIE:
-            return None
-        return float(proc.create_time())
-    except psutil.Error:
-        return None
-
-
-def _alive(pid: int | None, started: float | None) -> bool:
-    now = _process_started(pid)
-    return now is not None and (started is None or abs(now - started) < 1.0)
-
-
-def _git_head(project: Path) -> str | None:
-    import subprocess
-
-    done = subprocess.run(
-        ["git", "rev-parse", "--verify", "--quiet", "HEAD"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return done.stdout.strip() or None
-
-
-def _git_count(project: Path, before: str, after: str) -> int:
-    import subprocess
-
-    done = subprocess.run(
-        ["git", "rev-list", "--count", f"{before}..{after}"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    try:
-        return int(done.stdout.strip())
-    except ValueError:
-        return 1
 
 
 def _hook_record(result: HookResult, iteration: int) -> HookRecord:
