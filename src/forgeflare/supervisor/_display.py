@@ -201,7 +201,7 @@ class LoopDisplay:
                 "skipped" if it.skipped else it.outcome,
                 it.final_reason or "-",
                 f"{it.duration:.1f}s",
-                str(sum(it.tokens.values())),
+                str(it.tokens.total),
                 "-" if it.cost_usd is None else f"${it.cost_usd:.4f}",
                 str(it.commits),
                 it.decision,

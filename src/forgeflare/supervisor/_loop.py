@@ -413,14 +413,10 @@ class _Loop:
             env["FORGEFLARE_SANDBOX"] = "network" if security.sandbox_network else "1"
         budget, runtime_bound = agent_time(self.limits, self.elapsed())
         log_path = self.store.iteration_log(number)
-        it = IterationRecord(
-            number=number,
-            started_at=utc_timestamp(),
-            head_before=git_before.head if git_before else None,
-            log=log_path.name,
-        )
-        self.record.current = InProgress(number=number, started_at=it.started_at)
-        self.store.event("iteration_started", number=number, head=it.head_before, log=log_path.name)
+        started_at = utc_timestamp()
+        head_before = git_before.head if git_before else None
+        self.record.current = InProgress(number=number, started_at=started_at)
+        self.store.event("iteration_started", number=number, head=head_before, log=log_path.name)
 
         def on_start(pid: int) -> None:
             assert self.record.current is not None
@@ -493,26 +489,22 @@ class _Loop:
             final,
             report_path if report_path.exists() else None,
         )
-        it.duration = round(result.duration, 3)
-        it.exit_code = exit_status(result)
-        it.timed_out = result.timed_out
-        it.final_reason = final.reason if final else None
-        it.observations = [o.model_dump() for o in state.observations] if state else []
-        it.outcome = report.outcome
-        it.transient = report.transient if report.outcome == "api_error" else None
-        it.stop_reason = report.stop_reason
-        it.tokens = report.tokens.model_dump()
-        it.cost_usd = report.cost_usd
-        it.resets_at = report.resets_at
-        it.turns = report.turns
-        it.session_id = report.session_id
-        it.model = report.model
-        it.detail = report.detail
-        it.signal = report.signal
-        it.head_after = git_after.head if git_after else None
-        it.commits = commits
-        it.changed = changed
-        it.plan_unchecked = self.plan_unchecked()
+        it = IterationRecord.from_report(
+            report,
+            number=number,
+            started_at=started_at,
+            duration=round(result.duration, 3),
+            exit_code=exit_status(result),
+            timed_out=result.timed_out,
+            final_reason=final.reason if final else None,
+            observations=[o.model_dump() for o in state.observations] if state else [],
+            head_before=head_before,
+            head_after=git_after.head if git_after else None,
+            log=log_path.name,
+            commits=commits,
+            changed=changed,
+            plan_unchecked=self.plan_unchecked(),
+        )
         outcome = IterationOutcome(
             mode="planning" if self.record.mode == "planning" else "building",
             exit_code=result.exit_code,
@@ -535,7 +527,7 @@ class _Loop:
             f"iteration {number}: {it.outcome}, exit {it.exit_code}, final {it.final_reason}, "
             f"{it.duration:.1f}s, tokens {report.tokens.total}{cost}, commits {commits}"
         )
-        self.last_exit, self.last_duration = it.exit_code, it.duration
+        self.last_exit, self.last_duration = exit_status(result), it.duration
         return it, outcome
 
     # -- the loop ---------------------------------------------------------------------------
@@ -547,9 +539,9 @@ class _Loop:
         if counted and not it.skipped:
             rec.totals.iterations += 1
         rec.totals.commits += it.commits
-        total = sum(it.tokens.values())
+        total = it.tokens.total
         rec.totals.tokens += total
-        for kind, n in it.tokens.items():
+        for kind, n in it.tokens.model_dump().items():
             rec.totals.tokens_by_kind[kind] = rec.totals.tokens_by_kind.get(kind, 0) + n
         if it.cost_usd is not None:
             rec.totals.cost_usd = round((rec.totals.cost_usd or 0.0) + it.cost_usd, 6)

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, ValidationError
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ForgeflareError
 from forgeflare._fsutil import append_line, atomic_write_text
+from forgeflare.supervisor.backends._report import IterationReport
 
 __all__ = [
     "HookRecord",
@@ -51,8 +52,12 @@ class HookRecord(BaseModel):
     iteration: int = 0
 
 
-class IterationRecord(BaseModel):
-    """One iteration."""
+class IterationRecord(IterationReport):
+    """One iteration: its report (the backend's :class:`IterationReport`) and the loop's facts.
+
+    A row of ``run.json["iterations"]`` is the report's fields, flat, plus what the loop
+    observed; build it with :meth:`from_report`.
+    """
 
     number: int
     started_at: str
@@ -63,19 +68,7 @@ class IterationRecord(BaseModel):
     timed_out: bool = False
     final_reason: str | None = None
     observations: list[dict[str, Any]] = Field(default_factory=list)
-    outcome: str = "ok"
-    """The iteration report's outcome (see backends): ok, agent_error, api_error, …"""
-    transient: bool | None = None
-    stop_reason: str | None = None
-    tokens: dict[str, int] = Field(default_factory=dict)
-    """input (without cache reads), output, cache_read, cache_write."""
-    cost_usd: float | None = None
-    resets_at: str | None = None
-    turns: int = 0
-    session_id: str | None = None
-    model: str | None = None
-    detail: str | None = None
-    signal: str | None = None
+    transient: bool | None = None  # type: ignore[assignment]  # null unless api_error
     head_before: str | None = None
     head_after: str | None = None
     log: str | None = None
@@ -84,6 +77,13 @@ class IterationRecord(BaseModel):
     plan_unchecked: int | None = None
     next_iteration_hook: HookRecord | None = None
     decision: str = "continue"
+
+    @classmethod
+    def from_report(cls, report: IterationReport, **facts: Any) -> IterationRecord:
+        """The row of an iteration whose agent gave ``report``; ``facts`` are the loop's."""
+        row = dict(report)
+        row["transient"] = report.transient if report.outcome == "api_error" else None
+        return cls.model_validate({**row, **facts})
 
 
 class Totals(BaseModel):
