@@ -9,13 +9,12 @@ module sits on neutral ground: the agent, the hook layer and the supervisor all 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
 from forgeflare._errors import ForgeflareError
-from forgeflare._fsutil import atomic_write_text
+from forgeflare._fsutil import atomic_write_text, read_json_model
 
 __all__ = [
     "CONVERGENCE_RELPATH",
@@ -88,16 +87,13 @@ def read_convergence(path: Path) -> ConvergenceState | None:
 
     Raises :class:`ConvergenceError` when the file cannot be read or parsed.
     """
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise ConvergenceError(f"{path}: cannot read: {exc.strerror}") from exc
-    try:
-        return ConvergenceState.model_validate(json.loads(raw))
-    except (ValueError, ValidationError) as exc:
-        raise ConvergenceError(f"{path}: not a valid convergence state: {exc}") from exc
+    return read_json_model(
+        path,
+        ConvergenceState,
+        ConvergenceError,
+        cannot_read="cannot read",
+        invalid="not a valid convergence state",
+    )
 
 
 def clear_convergence(path: Path) -> str | None:

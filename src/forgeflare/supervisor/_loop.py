@@ -29,7 +29,7 @@ from typing import Any
 
 import trio
 
-from forgeflare._clock import utc_timestamp
+from forgeflare._clock import format_wait, utc_timestamp
 from forgeflare._convergence import (
     ConvergenceError,
     ConvergenceState,
@@ -41,6 +41,7 @@ from forgeflare._errors import ConfigError
 from forgeflare._process import end_marked_processes
 from forgeflare._secrets import AGENT_KEYS, PASS_ENV_VAR, child_environment
 from forgeflare.hooks._trust import TrustError, require_trust
+from forgeflare.report._digest import parse_time
 from forgeflare.report._notify import Notifier, notify_urls
 from forgeflare.supervisor._agentproc import (
     ChildResult,
@@ -517,7 +518,7 @@ class _Loop:
             signal_complete=report.signal == COMPLETE_TAG,
             runtime_bound=runtime_bound,
             transient=report.transient,
-            resets_at=parse_iso(report.resets_at),
+            resets_at=parse_time(report.resets_at),
         )
         if result.timed_out:
             what = "runtime limit" if outcome.runtime_hit else "iteration timeout"
@@ -798,26 +799,6 @@ def _time_scale(env: Mapping[str, str]) -> float:
     return value if 0 <= value <= 1 else 1.0
 
 
-def format_wait(seconds: float) -> str:
-    """``45s``, ``12m``, ``1h 04m``."""
-    s = round(seconds)
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m"
-    return f"{s // 3600}h {s % 3600 // 60:02d}m"
-
-
-def parse_iso(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
 def shared_window(env: Mapping[str, str]) -> datetime | None:
     """A usage window another loop of the same account reported (fleets share one)."""
     path = env.get("FORGEFLARE_WINDOW_FILE")
@@ -829,7 +810,7 @@ def shared_window(env: Mapping[str, str]) -> datetime | None:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return parse_iso(data.get("until")) if isinstance(data, dict) else None
+    return parse_time(data.get("until")) if isinstance(data, dict) else None
 
 
 def finish_words(record: RunRecord) -> str:

@@ -13,7 +13,7 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import ValidationError
 
@@ -220,13 +220,33 @@ class CommandBackend:
         )
 
 
+@runtime_checkable
+class _StreamReader(LineReader, Protocol):
+    def report(self) -> dict[str, Any]: ...
+
+
 @dataclass
-class ClaudeBackend:
+class _StreamBackend:
+    """An agent whose JSON event stream on stdout is its report, and that completes by the tag."""
+
+    writes_final: bool = False
+    prompt_suffix: str = _COMPLETE_PROMPT
+
+    def budget_argv(self, left_usd: float) -> list[str]:
+        return []
+
+    def report(
+        self, reader: LineReader, end: ChildEnd, final: Final | None, report_file: Path | None
+    ) -> IterationReport:
+        assert isinstance(reader, _StreamReader), "a stream backend reads with its own reader"
+        return _from_stream(reader.report(), end)
+
+
+@dataclass
+class ClaudeBackend(_StreamBackend):
     """Claude Code headless: ``claude -p --output-format stream-json --verbose``."""
 
     name: str = "claude"
-    writes_final: bool = False
-    prompt_suffix: str = _COMPLETE_PROMPT
     permission_mode: str = "bypassPermissions"
 
     def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]:
@@ -236,26 +256,15 @@ class ClaudeBackend:
             argv += ["--permission-mode", self.permission_mode]
         return _with_model(argv, model, extra)
 
-    def budget_argv(self, left_usd: float) -> list[str]:
-        return []
-
     def reader(self) -> LineReader:
         return ClaudeStreamReader()
 
-    def report(
-        self, reader: LineReader, end: ChildEnd, final: Final | None, report_file: Path | None
-    ) -> IterationReport:
-        assert isinstance(reader, ClaudeStreamReader)
-        return _from_stream(reader.report(), end)
-
 
 @dataclass
-class CodexBackend:
+class CodexBackend(_StreamBackend):
     """Codex: ``codex exec --json`` with the prompt on stdin (``-``)."""
 
     name: str = "codex"
-    writes_final: bool = False
-    prompt_suffix: str = _COMPLETE_PROMPT
     sandbox: str = "workspace-write"
 
     def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]:
@@ -265,17 +274,8 @@ class CodexBackend:
             argv += ["--sandbox", self.sandbox]
         return [*_with_model(argv, model, extra), "-"]
 
-    def budget_argv(self, left_usd: float) -> list[str]:
-        return []
-
     def reader(self) -> LineReader:
         return CodexStreamReader()
-
-    def report(
-        self, reader: LineReader, end: ChildEnd, final: Final | None, report_file: Path | None
-    ) -> IterationReport:
-        assert isinstance(reader, CodexStreamReader)
-        return _from_stream(reader.report(), end)
 
 
 def _from_stream(fields: Mapping[str, Any], end: ChildEnd) -> IterationReport:

@@ -11,12 +11,11 @@ never fails on a line it does not understand.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from forgeflare.supervisor.backends._claude import format_tokens, tool_line
+from forgeflare.supervisor.backends._claude import as_int, format_tokens, json_event, tool_line
 
 __all__ = ["CodexStreamReader"]
 
@@ -24,10 +23,6 @@ _LIMIT = re.compile(r"\b429\b|usage limit|rate limit|too many requests", re.IGNO
 _TRANSIENT = re.compile(
     r"\b5\d\d\b|overloaded|stream disconnected|connection|timed? ?out|reconnect", re.IGNORECASE
 )
-
-
-def _int(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 @dataclass
@@ -49,17 +44,12 @@ class CodexStreamReader:
 
     def feed(self, line: str) -> list[str]:
         """Take one line of output; return the lines to show for it (maybe none)."""
-        stripped = line.strip()
-        if not stripped:
+        event = json_event(line)
+        if event is None:
             return []
-        try:
-            event = json.loads(stripped)
-        except ValueError:
+        if isinstance(event, str):
             self.not_json_lines += 1
-            return [stripped]
-        if not isinstance(event, dict):
-            self.not_json_lines += 1
-            return [stripped]
+            return [event]
         kind = event.get("type")
         if kind == "thread.started":
             self.thread_id = event.get("thread_id") or self.thread_id
@@ -71,9 +61,9 @@ class CodexStreamReader:
             self.completed_turns += 1
             raw = event.get("usage")
             usage: dict[str, Any] = raw if isinstance(raw, dict) else {}
-            self.input_tokens += _int(usage.get("input_tokens"))
-            self.cached_tokens += _int(usage.get("cached_input_tokens"))
-            self.output_tokens += _int(usage.get("output_tokens"))
+            self.input_tokens += as_int(usage.get("input_tokens"))
+            self.cached_tokens += as_int(usage.get("cached_input_tokens"))
+            self.output_tokens += as_int(usage.get("output_tokens"))
             return [self.summary_line()]
         if kind == "turn.failed":
             self.failed = True
