@@ -9,13 +9,19 @@ from pathlib import Path
 import pytest
 
 import forgeflare.supervisor as supervisor
+from forgeflare._errors import ConfigError
 from forgeflare.supervisor._records import (
     InProgress,
     RecordError,
     RunRecord,
     RunStore,
 )
-from forgeflare.supervisor._resume import find_resumable, orphan_group
+from forgeflare.supervisor._resume import (
+    find_resumable,
+    open_resumable,
+    orphan_group,
+    process_started,
+)
 
 
 def make(root: Path, run_id: str, *, finished: bool) -> RunStore:
@@ -71,3 +77,34 @@ def test_orphan_group_only_trusts_our_own_agent(tmp_path: Path) -> None:
 def test_public_exports_exist() -> None:
     for name in supervisor.__all__:
         assert hasattr(supervisor, name), name
+
+
+def test_resume_refuses_a_live_supervisor(tmp_path: Path) -> None:
+    store = make(tmp_path, "20260101-000000-aaaa", finished=False)
+    record = store.load()
+    record.supervisor_pid = os.getpid()
+    record.supervisor_started = process_started(os.getpid())
+    store.save(record)
+    with pytest.raises(ConfigError, match="is still running"):
+        open_resumable(tmp_path, tmp_path, grace=0.1)
+
+
+def test_resume_records_the_cut_iteration_as_killed(tmp_path: Path) -> None:
+    store = make(tmp_path, "20260101-000000-aaaa", finished=False)
+    record = store.load()
+    record.supervisor_pid = 2**22 + 12345  # no such process: the supervisor is dead
+    record.current = InProgress(number=3, started_at="2026-01-01T00:00:00Z")
+    store.save(record)
+    store.event("iteration_started", number=3, head=None, log="iteration-003.log")
+    resumed = open_resumable(tmp_path, tmp_path, grace=0.1)
+    assert resumed.record.current is None
+    assert resumed.killed is not None
+    assert (resumed.killed.number, resumed.killed.outcome) == (3, "killed")
+    assert resumed.killed.log == "iteration-003.log"
+    assert resumed.killed.commits == 0
+
+
+def test_resume_without_an_unfinished_run(tmp_path: Path) -> None:
+    make(tmp_path, "20260101-000000-aaaa", finished=True)
+    with pytest.raises(RecordError, match="no unfinished run"):
+        open_resumable(tmp_path, tmp_path, grace=0.1)
