@@ -154,6 +154,17 @@ _HOOK_SWITCH = {
 }
 
 
+_HOOK_SAYS: dict[HookStatus, tuple[str, str]] = {
+    HookStatus.NOT_EXECUTABLE: ("warn", "exists but is not executable (skipped)"),
+    HookStatus.OK: ("info", "completed successfully"),
+    HookStatus.WARNING: ("warn", "returned warning (exit 1)"),
+    HookStatus.ABORT: ("error", "requested abort (exit {code})"),
+    HookStatus.TIMEOUT: ("error", "timed out after {timeout:g}s (exit 124)"),
+    HookStatus.ERROR: ("error", "failed with exit code {code}"),
+}
+"""What the loop says of a lifecycle hook's run, by its status: (display level, words)."""
+
+
 class _Loop:
     def __init__(self, opts: LoopOptions, display: LoopDisplay, stop: StopControl) -> None:
         self.opts = opts
@@ -331,22 +342,11 @@ class _Loop:
         return result
 
     def report_hook(self, result: HookResult, timeout: float) -> None:
-        name, code = result.name, result.exit_code
-        match result.status:
-            case HookStatus.NOT_EXECUTABLE:
-                self.display.warn(f"Hook {name} exists but is not executable (skipped)")
-            case HookStatus.OK:
-                self.display.info(f"Hook {name} completed successfully")
-            case HookStatus.WARNING:
-                self.display.warn(f"Hook {name} returned warning (exit 1)")
-            case HookStatus.ABORT:
-                self.display.error(f"Hook {name} requested abort (exit {code})")
-            case HookStatus.TIMEOUT:
-                self.display.error(f"Hook {name} timed out after {timeout:g}s (exit 124)")
-            case HookStatus.ERROR:
-                self.display.error(f"Hook {name} failed with exit code {code}")
-            case _:
-                pass
+        said = _HOOK_SAYS.get(result.status)
+        if said is not None:
+            level, words = said
+            text = words.format(name=result.name, code=result.exit_code, timeout=timeout)
+            getattr(self.display, level)(f"Hook {result.name} {text}")
 
     # -- one agent run ----------------------------------------------------------------------
     def prompt(self) -> str:
