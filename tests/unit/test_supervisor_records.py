@@ -12,6 +12,7 @@ import forgeflare.supervisor as supervisor
 from forgeflare._errors import ConfigError
 from forgeflare.supervisor._records import (
     InProgress,
+    IterationRecord,
     RecordError,
     RunRecord,
     RunStore,
@@ -22,6 +23,7 @@ from forgeflare.supervisor._resume import (
     orphan_group,
     process_started,
 )
+from forgeflare.supervisor.backends._report import IterationReport, Tokens
 
 
 def make(root: Path, run_id: str, *, finished: bool) -> RunStore:
@@ -108,3 +110,45 @@ def test_resume_without_an_unfinished_run(tmp_path: Path) -> None:
     make(tmp_path, "20260101-000000-aaaa", finished=True)
     with pytest.raises(RecordError, match="no unfinished run"):
         open_resumable(tmp_path, tmp_path, grace=0.1)
+
+
+def test_rows_derive_from_the_report_and_add_to_the_totals() -> None:
+    record = RunRecord(run_id="r1", mode="building", project_dir="/p", started_at="t")
+    priced = IterationReport(
+        outcome="api_error",
+        transient=True,
+        tokens=Tokens(input=10, output=5, cache_read=100),
+        cost_usd=0.25,
+        model="m",
+    )
+    row = IterationRecord.from_report(priced, number=1, started_at="t", commits=2)
+    assert (row.outcome, row.transient, row.tokens.total, row.model) == (
+        "api_error",
+        True,
+        115,
+        "m",
+    )
+    assert (
+        IterationRecord.from_report(
+            IterationReport(transient=True), number=2, started_at="t"
+        ).transient
+        is None
+    )
+    record.add_iteration(row, counted=True)
+    waited = IterationRecord.from_report(
+        IterationReport(outcome="rate_limited", tokens=Tokens(output=7)), number=2, started_at="t"
+    )
+    waited.decision = "limit_wait"
+    record.add_iteration(waited, counted=False)
+    skipped = IterationRecord(number=3, started_at="t", skipped=True)
+    record.add_iteration(skipped, counted=True)
+    totals = record.totals
+    assert (totals.iterations, totals.commits, totals.tokens) == (1, 2, 122)
+    assert totals.tokens_by_kind == {"input": 10, "output": 12, "cache_read": 100, "cache_write": 0}
+    assert (totals.cost_usd, totals.cost_unknown) == (0.25, 1)
+    assert record.counted_iterations == 2
+    assert record.iterations_done == 3
+    # On disk the row is flat, with the report's field names.
+    on_disk = json.loads(row.model_dump_json())
+    assert on_disk["tokens"] == {"input": 10, "output": 5, "cache_read": 100, "cache_write": 0}
+    assert on_disk["cost_usd"] == 0.25

@@ -535,33 +535,19 @@ class _Loop:
     def finish_iteration(self, it: IterationRecord, decision: str, *, counted: bool) -> None:
         it.decision = decision
         rec = self.record
-        rec.iterations.append(it)
-        rec.current = None
-        if counted and not it.skipped:
-            rec.totals.iterations += 1
-        rec.totals.commits += it.commits
-        total = it.tokens.total
-        rec.totals.tokens += total
-        for kind, n in it.tokens.model_dump().items():
-            rec.totals.tokens_by_kind[kind] = rec.totals.tokens_by_kind.get(kind, 0) + n
-        if it.cost_usd is not None:
-            rec.totals.cost_usd = round((rec.totals.cost_usd or 0.0) + it.cost_usd, 6)
-        elif total:
-            rec.totals.cost_unknown += 1
-            if rec.totals.cost_unknown == 1:
-                self.display.warn(
-                    f"iteration {it.number}: cost unknown (no price for model "
-                    f"{it.model or self.cfg.fresher.model or '?'}); tokens are recorded"
-                )
+        rec.add_iteration(it, counted=counted)
+        if it.cost_usd is None and it.tokens.total and rec.totals.cost_unknown == 1:
+            self.display.warn(
+                f"iteration {it.number}: cost unknown (no price for model "
+                f"{it.model or self.cfg.fresher.model or '?'}); tokens are recorded"
+            )
         self.display.spent = rec.totals.cost_usd
         self.save()
         self.store.event("iteration", **it.model_dump(exclude={"observations"}))
 
     def counted_iterations(self) -> int:
         """Iterations that count toward max_iterations (not limit or outage waits)."""
-        return sum(
-            1 for it in self.record.iterations if it.decision not in ("limit_wait", "outage")
-        )
+        return self.record.counted_iterations
 
     async def wait(self, kind: str, seconds: float, until: datetime) -> None:
         """Wait ``seconds`` by the wall clock (a suspend does not stretch it), or a stop."""

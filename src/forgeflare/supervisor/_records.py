@@ -42,6 +42,9 @@ def new_run_id() -> str:
     return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(2)
 
 
+_WAIT_DECISIONS = frozenset({"limit_wait", "outage"})
+
+
 class HookRecord(BaseModel):
     """One lifecycle hook run."""
 
@@ -149,6 +152,27 @@ class RunRecord(BaseModel):
     def iterations_done(self) -> int:
         """The number of the last finished iteration, skipped or not."""
         return self.iterations[-1].number if self.iterations else 0
+
+    @property
+    def counted_iterations(self) -> int:
+        """Rows that count toward ``max_iterations`` (not usage-window or outage waits)."""
+        return sum(1 for it in self.iterations if it.decision not in _WAIT_DECISIONS)
+
+    def add_iteration(self, it: IterationRecord, *, counted: bool) -> None:
+        """Append a finished iteration's row and add it to the totals."""
+        self.iterations.append(it)
+        self.current = None
+        totals = self.totals
+        if counted and not it.skipped:
+            totals.iterations += 1
+        totals.commits += it.commits
+        totals.tokens += it.tokens.total
+        for kind, n in it.tokens.model_dump().items():
+            totals.tokens_by_kind[kind] = totals.tokens_by_kind.get(kind, 0) + n
+        if it.cost_usd is not None:
+            totals.cost_usd = round((totals.cost_usd or 0.0) + it.cost_usd, 6)
+        elif it.tokens.total:
+            totals.cost_unknown += 1
 
 
 class RunStore:
