@@ -143,21 +143,31 @@ class Backend(Protocol):
 
 
 @dataclass
-class ForgeflareBackend:
+class _PlainBackend:
+    """An agent whose output is for people (shown as it is) and that has no completion tag."""
+
+    writes_final: bool = False
+    prompt_suffix: str = ""
+
+    def budget_argv(self, left_usd: float) -> list[str]:
+        return []
+
+    def reader(self) -> LineReader:
+        return _RawReader()
+
+
+@dataclass
+class ForgeflareBackend(_PlainBackend):
     """Our own agent: ``python -m forgeflare run``; it reports through ``final``."""
 
     name: str = "forgeflare"
     writes_final: bool = True
-    prompt_suffix: str = ""
 
     def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]:
         return _with_model([python, "-m", "forgeflare", "run"], model, extra)
 
     def budget_argv(self, left_usd: float) -> list[str]:
         return ["--max-cost", f"{max(0.0, left_usd):.6f}"]
-
-    def reader(self) -> LineReader:
-        return _RawReader()
 
     def report(
         self, reader: LineReader, end: ChildEnd, final: Final | None, report_file: Path | None
@@ -181,21 +191,13 @@ class ForgeflareBackend:
 
 
 @dataclass
-class CommandBackend:
+class CommandBackend(_PlainBackend):
     """Any command, prompt on stdin; judged by its exit status, or by its report file."""
 
     name: str = "command"
-    writes_final: bool = False
-    prompt_suffix: str = ""
 
     def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]:
         return shlex.split(command) + extra
-
-    def budget_argv(self, left_usd: float) -> list[str]:
-        return []
-
-    def reader(self) -> LineReader:
-        return _RawReader()
 
     def report(
         self, reader: LineReader, end: ChildEnd, final: Final | None, report_file: Path | None

@@ -23,7 +23,14 @@ from typing import Any
 
 from forgeflare.report._text import format_tokens
 
-__all__ = ["ClaudeStreamReader", "as_int", "format_tokens", "json_event", "tool_line"]
+__all__ = [
+    "ClaudeStreamReader",
+    "JsonStreamReader",
+    "as_int",
+    "format_tokens",
+    "json_event",
+    "tool_line",
+]
 
 _LIMIT_RESET = re.compile(r"limit reached\|(\d{9,13})")
 _TOOL_ARG_KEYS = ("command", "file_path", "path", "pattern", "url", "query", "description")
@@ -73,15 +80,9 @@ def as_int(value: object) -> int:
 
 
 @dataclass
-class ClaudeStreamReader:
-    """Reads one Claude Code iteration's stream, line by line."""
+class JsonStreamReader:
+    """The common part of a JSON event stream reader: blank lines, text lines, unknown types."""
 
-    session_id: str | None = None
-    model: str | None = None
-    texts: list[str] = field(default_factory=list)
-    result: dict[str, Any] | None = None
-    rate_limit: dict[str, Any] | None = None
-    rate_limit_error: bool = False
     unknown_lines: int = 0
     not_json_lines: int = 0
 
@@ -93,6 +94,26 @@ class ClaudeStreamReader:
         if isinstance(event, str):
             self.not_json_lines += 1
             return [event]
+        return self.event(event)
+
+    def event(self, event: dict[str, Any]) -> list[str]:
+        """One JSON event; the lines to show for it."""
+        self.unknown_lines += 1
+        return []
+
+
+@dataclass
+class ClaudeStreamReader(JsonStreamReader):
+    """Reads one Claude Code iteration's stream, line by line."""
+
+    session_id: str | None = None
+    model: str | None = None
+    texts: list[str] = field(default_factory=list)
+    result: dict[str, Any] | None = None
+    rate_limit: dict[str, Any] | None = None
+    rate_limit_error: bool = False
+
+    def event(self, event: dict[str, Any]) -> list[str]:
         kind = event.get("type")
         if kind == "system":
             return self._system(event)
@@ -111,8 +132,7 @@ class ClaudeStreamReader:
         if kind == "result":
             self.result = event
             return [self.summary_line()]
-        self.unknown_lines += 1
-        return []
+        return super().event(event)
 
     def _system(self, event: dict[str, Any]) -> list[str]:
         if event.get("subtype") == "init":

@@ -15,7 +15,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from forgeflare.supervisor.backends._claude import as_int, format_tokens, json_event, tool_line
+from forgeflare.supervisor.backends._claude import (
+    JsonStreamReader,
+    as_int,
+    format_tokens,
+    tool_line,
+)
 
 __all__ = ["CodexStreamReader"]
 
@@ -26,7 +31,7 @@ _TRANSIENT = re.compile(
 
 
 @dataclass
-class CodexStreamReader:
+class CodexStreamReader(JsonStreamReader):
     """Reads one Codex iteration's JSON event stream, line by line."""
 
     thread_id: str | None = None
@@ -39,17 +44,8 @@ class CodexStreamReader:
     output_tokens: int = 0
     errors: list[str] = field(default_factory=list)
     failed: bool = False
-    unknown_lines: int = 0
-    not_json_lines: int = 0
 
-    def feed(self, line: str) -> list[str]:
-        """Take one line of output; return the lines to show for it (maybe none)."""
-        event = json_event(line)
-        if event is None:
-            return []
-        if isinstance(event, str):
-            self.not_json_lines += 1
-            return [event]
+    def event(self, event: dict[str, Any]) -> list[str]:
         kind = event.get("type")
         if kind == "thread.started":
             self.thread_id = event.get("thread_id") or self.thread_id
@@ -77,8 +73,7 @@ class CodexStreamReader:
         if kind in ("item.started", "item.updated", "item.completed"):
             item = event.get("item")
             return self._item(kind, item) if isinstance(item, dict) else []
-        self.unknown_lines += 1
-        return []
+        return super().event(event)
 
     def _item(self, kind: str, item: dict[str, Any]) -> list[str]:
         itype = item.get("type")
