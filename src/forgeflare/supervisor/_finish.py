@@ -316,16 +316,24 @@ class RunGate:
 Action = ContinueLoop | Finish | WaitFor | RunGate
 
 
-@dataclass(frozen=True, slots=True)
-class Between:
-    """What the loop knows between iterations (the input of :func:`before_iteration`)."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Moment:
+    """Where the loop stands: its settings, the counted iterations, the time, a stop."""
 
     limits: Limits
-    counted: int
-    """Iterations done that count toward ``max_iterations``."""
-    elapsed: float
+    counted: int = 0
+    """Iterations done that count toward ``max_iterations`` (before the one being decided)."""
+    elapsed: float = 0.0
     stopped: bool = False
-    """Ctrl+C / SIGTERM."""
+    """Ctrl+C / SIGTERM (before or during the iteration)."""
+    now: datetime | None = None
+    """Wall-clock now (UTC); needed for waits."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Between(_Moment):
+    """What the loop knows between iterations (the input of :func:`before_iteration`)."""
+
     stop_requested: bool = False
     """``forgeflare stop`` left its request."""
     spent: float | None = None
@@ -333,7 +341,6 @@ class Between:
     """Why the trust re-check failed (a hook or command changed since the start), if it did."""
     shared_until: datetime | None = None
     """A usage window another loop of the same account reported."""
-    now: datetime | None = None
 
 
 def before_iteration(facts: Between) -> Finish | WaitFor | None:
@@ -376,21 +383,13 @@ def hook_verdict(status: str, *, stopped: bool, skippable: bool) -> Finish | Ski
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class IterationFacts:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IterationFacts(_Moment):
     """Everything :func:`decide` needs after one iteration (skipped or not)."""
 
     outcome: IterationOutcome
-    limits: Limits
-    counted: int = 0
-    """Iterations that counted toward ``max_iterations`` before this one."""
-    elapsed: float = 0.0
     streaks: Streaks = field(default_factory=Streaks)
     waits: WaitStreaks = field(default_factory=WaitStreaks)
-    now: datetime | None = None
-    """Wall-clock now (UTC); needed for usage-window and outage waits."""
-    stopped: bool = False
-    """Ctrl+C / SIGTERM came during the iteration."""
     gate_passed: bool | None = None
     """The gate's result once :class:`RunGate` had it run; ``None`` before."""
 

@@ -13,7 +13,7 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from pydantic import ValidationError
 
@@ -233,6 +233,18 @@ class _StreamBackend:
 
     writes_final: bool = False
     prompt_suffix: str = _COMPLETE_PROMPT
+    program: ClassVar[str]
+    """The command when ``[agent] command`` names none."""
+    args: ClassVar[tuple[str, ...]]
+    last: ClassVar[tuple[str, ...]] = ()
+
+    def options(self) -> list[str]:
+        """This backend's own settings as arguments."""
+        return []
+
+    def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]:
+        argv = [*(shlex.split(command) if command else [self.program]), *self.args, *self.options()]
+        return [*_with_model(argv, model, extra), *self.last]
 
     def budget_argv(self, left_usd: float) -> list[str]:
         return []
@@ -250,13 +262,11 @@ class ClaudeBackend(_StreamBackend):
 
     name: str = "claude"
     permission_mode: str = "bypassPermissions"
+    program: ClassVar[str] = "claude"
+    args: ClassVar[tuple[str, ...]] = ("-p", "--output-format", "stream-json", "--verbose")
 
-    def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]:
-        argv = shlex.split(command) if command else ["claude"]
-        argv += ["-p", "--output-format", "stream-json", "--verbose"]
-        if self.permission_mode:
-            argv += ["--permission-mode", self.permission_mode]
-        return _with_model(argv, model, extra)
+    def options(self) -> list[str]:
+        return ["--permission-mode", self.permission_mode] if self.permission_mode else []
 
     def reader(self) -> LineReader:
         return ClaudeStreamReader()
@@ -268,13 +278,13 @@ class CodexBackend(_StreamBackend):
 
     name: str = "codex"
     sandbox: str = "workspace-write"
+    program: ClassVar[str] = "codex"
+    args: ClassVar[tuple[str, ...]] = ("exec", "--json", "--skip-git-repo-check")
+    last: ClassVar[tuple[str, ...]] = ("-",)
+    """The prompt comes on stdin."""
 
-    def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]:
-        argv = shlex.split(command) if command else ["codex"]
-        argv += ["exec", "--json", "--skip-git-repo-check"]
-        if self.sandbox:
-            argv += ["--sandbox", self.sandbox]
-        return [*_with_model(argv, model, extra), "-"]
+    def options(self) -> list[str]:
+        return ["--sandbox", self.sandbox] if self.sandbox else []
 
     def reader(self) -> LineReader:
         return CodexStreamReader()
