@@ -567,7 +567,8 @@ class _Loop:
             left = (deadline - datetime.now(UTC)).total_seconds()
             if left <= 0:
                 break
-            with trio.move_on_after(min(left, 5.0)):
+            # Poll the stop request each second (a file: `forgeflare stop` from another shell).
+            with trio.move_on_after(min(left, 1.0)):
                 await self.stop.stop.wait()
         waited = round(time.monotonic() - t0, 3)
         self.record.totals.waited_seconds = round(self.record.totals.waited_seconds + waited, 3)
@@ -601,21 +602,25 @@ class _Loop:
             await trio.to_thread.run_sync(self.check_trust)
         except TrustError as exc:
             trust_error = str(exc)
-        facts = Between(
-            limits=self.limits,
-            counted=self.counted_iterations(),
-            elapsed=self.elapsed(),
-            stopped=self.stop.stop.is_set(),
-            stop_requested=stop_requested(self.project),
-            spent=self.record.totals.cost_usd,
-            trust_error=trust_error,
-            shared_until=shared_window(self.opts.env),
-            now=datetime.now(UTC),
-        )
-        verdict = before_iteration(facts)
-        if isinstance(verdict, WaitFor):
+        shared = shared_window(self.opts.env)
+        while True:
+            verdict = before_iteration(
+                Between(
+                    limits=self.limits,
+                    counted=self.counted_iterations(),
+                    elapsed=self.elapsed(),
+                    stopped=self.stop.stop.is_set(),
+                    stop_requested=stop_requested(self.project),
+                    spent=self.record.totals.cost_usd,
+                    trust_error=trust_error,
+                    shared_until=shared,
+                    now=datetime.now(UTC),
+                )
+            )
+            if not isinstance(verdict, WaitFor):
+                break
             await self.wait(verdict.kind, verdict.seconds, verdict.until)
-            return FinishType.MANUAL if self.stop.stop.is_set() else None
+            shared = None  # waited for it: ask again for everything else
         if verdict is None:
             return None
         if verdict.type is FinishType.STOPPED:
