@@ -16,13 +16,10 @@ from forgeflare.supervisor._records import (
     RecordError,
     RunRecord,
     RunStore,
-)
-from forgeflare.supervisor._resume import (
     find_resumable,
-    open_resumable,
     orphan_group,
-    process_started,
 )
+from forgeflare.supervisor._resume import open_resumable, process_started
 from forgeflare.supervisor.backends._report import IterationReport, Tokens
 
 

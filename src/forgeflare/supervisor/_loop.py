@@ -78,6 +78,7 @@ from forgeflare.supervisor._lifecycle import (
     run_hook,
 )
 from forgeflare.supervisor._records import (
+    RUN_MARKER,
     HookRecord,
     InProgress,
     IterationRecord,
@@ -86,7 +87,7 @@ from forgeflare.supervisor._records import (
     RunStore,
     new_run_id,
 )
-from forgeflare.supervisor._resume import RUN_MARKER, open_resumable, process_started
+from forgeflare.supervisor._resume import open_resumable, process_started
 from forgeflare.supervisor._stop import clear_stop, stop_requested
 from forgeflare.supervisor._trust import loop_trust_items
 from forgeflare.supervisor._waits import WaitFor, WaitSettings, WaitStreaks

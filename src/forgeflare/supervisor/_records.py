@@ -9,6 +9,7 @@ and one per iteration (plus ``run_started``, ``run_resumed`` and ``run_finished`
 from __future__ import annotations
 
 import json
+import os
 import secrets
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,6 +23,7 @@ from forgeflare._fsutil import append_line, atomic_write_text
 from forgeflare.supervisor.backends._report import IterationReport
 
 __all__ = [
+    "RUN_MARKER",
     "HookRecord",
     "InProgress",
     "IterationRecord",
@@ -29,8 +31,14 @@ __all__ = [
     "RunRecord",
     "RunStore",
     "Totals",
+    "find_resumable",
     "new_run_id",
+    "orphan_group",
 ]
+
+
+RUN_MARKER = "FRESHER_RUN_ID"
+"""The environment variable every process of a run carries (its value is the run id)."""
 
 
 class RecordError(ForgeflareError):
@@ -243,3 +251,42 @@ class RunStore:
             return RunRecord.model_validate_json(self.run_json.read_text(encoding="utf-8"))
         except (OSError, ValidationError, ValueError) as exc:
             raise RecordError(f"{self.run_json}: not a readable run record: {exc}") from exc
+
+
+def find_resumable(log_root: Path) -> RunStore | None:
+    """The newest run under ``log_root`` that has no ``finished_at``."""
+    if not log_root.is_dir():
+        return None
+    for entry in sorted(log_root.iterdir(), key=lambda p: p.name, reverse=True):
+        store = RunStore(entry)
+        if not store.run_json.is_file():
+            continue
+        try:
+            record = store.load()
+        except RecordError:
+            continue
+        if record.finished_at is None:
+            return store
+    return None
+
+
+def orphan_group(record: RunRecord) -> int | None:
+    """The process group of an agent a killed supervisor left running, if it is still ours.
+
+    The group is only trusted when its leader still runs with this run's ``FRESHER_RUN_ID`` in
+    its environment: a recycled pid must never be signalled.
+    """
+    if record.current is None or record.current.agent_pid is None:
+        return None
+    pid = record.current.agent_pid
+    try:
+        environ = Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return None
+    marker = f"{RUN_MARKER}={record.run_id}".encode()
+    if marker not in environ.split(b"\0"):
+        return None
+    try:
+        return os.getpgid(pid)
+    except OSError:
+        return None

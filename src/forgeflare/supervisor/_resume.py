@@ -10,7 +10,6 @@ short as ``killed``, with the commits it made.
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 from dataclasses import dataclass
@@ -19,38 +18,17 @@ from pathlib import Path
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError
 from forgeflare._process import end_marked_processes, kill_group
-from forgeflare.supervisor._records import IterationRecord, RecordError, RunRecord, RunStore
+from forgeflare.supervisor._records import (
+    RUN_MARKER,
+    IterationRecord,
+    RecordError,
+    RunRecord,
+    RunStore,
+    find_resumable,
+    orphan_group,
+)
 
-__all__ = [
-    "RUN_MARKER",
-    "Resumed",
-    "find_resumable",
-    "is_alive",
-    "killed_iteration",
-    "open_resumable",
-    "orphan_group",
-    "process_started",
-]
-
-RUN_MARKER = "FRESHER_RUN_ID"
-"""The environment variable every process of a run carries (its value is the run id)."""
-
-
-def find_resumable(log_root: Path) -> RunStore | None:
-    """The newest run under ``log_root`` that has no ``finished_at``."""
-    if not log_root.is_dir():
-        return None
-    for entry in sorted(log_root.iterdir(), key=lambda p: p.name, reverse=True):
-        store = RunStore(entry)
-        if not store.run_json.is_file():
-            continue
-        try:
-            record = store.load()
-        except RecordError:
-            continue
-        if record.finished_at is None:
-            return store
-    return None
+__all__ = ["Resumed", "is_alive", "killed_iteration", "open_resumable", "process_started"]
 
 
 def process_started(pid: int | None) -> float | None:
@@ -72,28 +50,6 @@ def is_alive(pid: int | None, started: float | None) -> bool:
     """Is ``pid`` alive and the same process that started at ``started``?"""
     now = process_started(pid)
     return now is not None and (started is None or abs(now - started) < 1.0)
-
-
-def orphan_group(record: RunRecord) -> int | None:
-    """The process group of an agent a killed supervisor left running, if it is still ours.
-
-    The group is only trusted when its leader still runs with this run's ``FRESHER_RUN_ID`` in
-    its environment: a recycled pid must never be signalled.
-    """
-    if record.current is None or record.current.agent_pid is None:
-        return None
-    pid = record.current.agent_pid
-    try:
-        environ = Path(f"/proc/{pid}/environ").read_bytes()
-    except OSError:
-        return None
-    marker = f"{RUN_MARKER}={record.run_id}".encode()
-    if marker not in environ.split(b"\0"):
-        return None
-    try:
-        return os.getpgid(pid)
-    except OSError:
-        return None
 
 
 def _git(project: Path, *args: str) -> str:
