@@ -1,8 +1,9 @@
 """The finish decision: a pure function of one iteration's outcome and the loop's streaks.
 
 Nothing here does I/O. The loop gathers an :class:`IterationOutcome` (agent exit, the
-``final`` reason *this* iteration wrote, plan and git state) and asks :func:`decide` whether to
-go on. Finish types (``FRESHER_FINISH_TYPE``) and the supervisor's exit status for each:
+``final`` reason *this* iteration wrote, plan and git state) into :class:`IterationFacts` and
+asks :func:`decide` whether to go on. Finish types (``FRESHER_FINISH_TYPE``) and the
+supervisor's exit status for each:
 
 ==================  ====  ======================================================================
 finish type         exit  when
@@ -13,9 +14,11 @@ finish type         exit  when
 ``max_iterations``    10  the configured number of iterations ran (0 = unlimited)
 ``no_changes``        11  smart termination: no new commit and no work-tree change in a git repo
 ``error``             12  ``max_consecutive_errors`` error iterations in a row (agent crashed,
-                          was killed, timed out, or ``final.reason`` is ``api_error``)
+                          was killed, timed out, or ``final.reason`` is ``api_error``), or
+                          an outage lasted ``max_outage``
 ``hook_abort``        13  ``started`` or ``next_iteration`` exited 2 (or failed, with
-                          ``fail_behavior = "abort"``)
+                          ``fail_behavior = "abort"``), or a project hook or command changed
+                          during the run (the trust re-check before each iteration)
 ``timeout``           14  the loop's wall-clock limit (``max_runtime``) was reached
 ``stuck``             15  ``stuck_after`` iterations in a row ended with ``block_limit_*``
 ``skips``             16  ``next_iteration`` skipped ``max_skips`` iterations in a row
