@@ -423,6 +423,7 @@ def test_decide_properties(
     new, decision = finish_rule(
         outcome=outcome, streaks=streaks, iteration=iteration, elapsed=elapsed, limits=limits
     )
+    assert isinstance(decision, FinishType | ContinueLoop)
     converged = not outcome.skipped and outcome.final_reason == "convergence_signal"
     plan_done = outcome.mode == "building" and outcome.plan_unchecked == 0
     # Completing is complete, whatever the limits (also on the last allowed iteration).
