@@ -1,6 +1,14 @@
-"""Last-assistant-text lookup: a 100 MB transcript against a small one with the same tail.
+"""``forgeflare stop-hook`` on a 100 MB Claude Code transcript: the whole process, and inside it.
 
-Three measurements in one run, each the median of the repeats:
+**Processes** (the median wall time of each, all in one run): the hook deciding on a Stop whose
+transcript is ~100 MB (a loop is active, the last assistant text has no completion signal, so
+it blocks and updates the state) run as the ``forgeflare`` console script, as
+``forgeflare-stop-hook`` and as ``python -m forgeflare``, against a bare ``python -c pass`` with
+the same interpreter (target: at most 5x), and against the idle plugin's ``stop-hook.sh`` on the
+same input (target: ours at least 20x faster). The idle script is not part of this repository:
+pass its path with ``--idle PATH`` or ``IDLE_STOP_HOOK=PATH`` (it needs bash and jq).
+
+**In process**, three measurements, each the median of the repeats:
 
 - **small**: ``last_assistant_text`` on a ~10 KB transcript (the baseline);
 - **big**: the same call on a ~100 MB transcript (10,000 lines of 10 KB tool results before
@@ -10,33 +18,43 @@ Three measurements in one run, each the median of the repeats:
 
 Prints milliseconds and the ratios big/small (target: close to 1) and forward/big. Run::
 
-    .venv/bin/python bench/bench_stophook.py [--repeats N]
+    .venv/bin/python bench/bench_stophook.py [--repeats N] [--idle PATH]
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
+import os
+import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from forgeflare.supervisor.stophook import last_assistant_text
-from forgeflare.supervisor.stophook._transcript import assistant_text_of
+import forgeflare
+from forgeflare.stophook import last_assistant_text
+from forgeflare.stophook._transcript import assistant_text_of
 
 SIGNAL_TEXT = "All tests pass.\n<loop-done>COMPLETE</loop-done>"
+WORKING_TEXT = "Two tests still fail; fixing the parser next."
+# The markdown loop state both hooks read (idle's own fallback file): an active loop whose cap
+# is never reached, so every run blocks and writes the next iteration.
+STATE_MD = "---\nactive: true\nmode: loop\niteration: 1\nmax_iterations: 1000000\n---\nFix it.\n"
 
 
-def tail_lines() -> list[str]:
+def tail_lines(text: str = SIGNAL_TEXT) -> list[str]:
     entries = [
         {
             "type": "assistant",
             "message": {
                 "id": "m1",
                 "role": "assistant",
-                "content": [{"type": "text", "text": SIGNAL_TEXT}],
+                "content": [{"type": "text", "text": text}],
             },
         },
         {
@@ -52,12 +70,84 @@ def tail_lines() -> list[str]:
     return [json.dumps(e) + "\n" for e in entries]
 
 
-def write_transcript(path: Path, padding_lines: int) -> None:
+def write_transcript(path: Path, padding_lines: int, text: str = SIGNAL_TEXT) -> None:
     pad = json.dumps({"type": "user", "message": {"role": "user", "content": "x" * 10_000}})
     with open(path, "w", encoding="utf-8") as fh:
         for _ in range(padding_lines):
             fh.write(pad + "\n")
-        fh.writelines(tail_lines())
+        fh.writelines(tail_lines(text))
+
+
+def process_ms(argv: Sequence[str], stdin: bytes, cwd: Path, expect: Sequence[int]) -> float:
+    """Wall time of running ``argv`` to its end once; it must exit one of ``expect``."""
+    start = time.perf_counter()
+    done = subprocess.run(argv, input=stdin, cwd=cwd, capture_output=True, check=False)
+    elapsed = (time.perf_counter() - start) * 1000
+    if done.returncode not in expect:
+        raise SystemExit(f"{argv[-1]} exited {done.returncode}: {done.stderr[-500:]!r}")
+    if done.returncode == 2 and b"[ITERATION" not in done.stdout:
+        raise SystemExit(f"{argv[-1]} did not block: {done.stdout[-500:]!r}")
+    return elapsed
+
+
+def bench_processes(tmp: Path, repeats: int, idle: str | None) -> None:
+    # An installed package has its bytecode (pip compiles it); a checkout run with
+    # PYTHONDONTWRITEBYTECODE would compile every module on every run instead.
+    compileall.compile_dir(Path(forgeflare.__file__).parent, quiet=1)
+    transcript = tmp / "session.jsonl"
+    write_transcript(transcript, 10_000, WORKING_TEXT)
+    bin_dir = Path(sys.executable).parent
+    ours: dict[str, list[str]] = {
+        "forgeflare stop-hook": [str(bin_dir / "forgeflare"), "stop-hook"],
+        "forgeflare-stop-hook": [str(bin_dir / "forgeflare-stop-hook")],
+        "python -m forgeflare stop-hook": [sys.executable, "-m", "forgeflare", "stop-hook"],
+    }
+    ours = {name: argv for name, argv in ours.items() if Path(argv[0]).exists()}
+
+    def project_input(name: str) -> tuple[Path, bytes]:
+        project = tmp / name.replace(" ", "_")
+        (project / ".claude").mkdir(parents=True)
+        (project / ".claude" / "idle-loop.local.md").write_text(STATE_MD, encoding="utf-8")
+        payload = {
+            "hook_event_name": "Stop",
+            "transcript_path": str(transcript),
+            "cwd": str(project),
+        }
+        return project, json.dumps(payload).encode()
+
+    inputs = {name: project_input(name) for name in ours}
+    # Round robin, so that every command meets the same load on a busy machine.
+    times: dict[str, list[float]] = {name: [] for name in ["python -c pass", *ours]}
+    for _ in range(repeats):
+        times["python -c pass"].append(process_ms([sys.executable, "-c", "pass"], b"", tmp, (0,)))
+        for name, argv in ours.items():
+            project, stdin = inputs[name]
+            times[name].append(process_ms(argv, stdin, project, (2,)))
+    median = {name: statistics.median(ms) for name, ms in times.items()}
+    bare = median.pop("python -c pass")
+    print(f"whole process, transcript {transcript.stat().st_size:,} B, median of {repeats} runs:")
+    print(f"  python -c pass (baseline)        {bare:8.1f} ms")
+    for name, ms in median.items():
+        print(f"  {name:<32} {ms:8.1f} ms   {ms / bare:5.1f}x bare python (target <= 5x)")
+    if not idle:
+        print("idle stop-hook.sh not given: skipped (--idle PATH or IDLE_STOP_HOOK=PATH)")
+        return
+    project, stdin = project_input("idle")
+    bash = shutil.which("bash") or "/bin/bash"
+    idle_runs, our_runs = [], []
+    for _ in range(max(1, repeats // 3)):
+        # That revision's `emit_trace_event` returns 1 under `set -e` when tracing is off, so it
+        # exits 1 just before writing the state: after its transcript read and signal check,
+        # which are nearly all of its work.
+        idle_runs.append(process_ms([bash, idle], stdin, project, (1, 2)))
+        name = next(iter(ours))
+        our_runs.append(process_ms(ours[name], *reversed(inputs[name]), (2,)))
+    idle_ms, our_ms = statistics.median(idle_runs), statistics.median(our_runs)
+    print(f"  idle stop-hook.sh                {idle_ms:8.1f} ms")
+    print(
+        f"  idle / {next(iter(ours))}: {idle_ms / our_ms:.1f}x faster "
+        f"(ours {our_ms:.1f} ms in the same rounds; target >= 20x)"
+    )
 
 
 def forward_scan(path: Path) -> str:
@@ -84,8 +174,17 @@ def median_ms(fn: Callable[[], str], repeats: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument(
+        "--idle",
+        default=os.environ.get("IDLE_STOP_HOOK"),
+        help="path of the idle plugin's hooks/stop-hook.sh (default: $IDLE_STOP_HOOK)",
+    )
     args = parser.parse_args()
+    if args.idle and shutil.which("jq") is None:
+        print("jq not found: the idle stop-hook.sh cannot run; skipped")
+        args.idle = None
     with tempfile.TemporaryDirectory() as tmp:
+        bench_processes(Path(tmp), args.repeats, args.idle)
         small, big = Path(tmp) / "small.jsonl", Path(tmp) / "big.jsonl"
         write_transcript(small, 1)
         write_transcript(big, 10_000)

@@ -53,12 +53,11 @@ def smoke(wheel: Path) -> None:
         demo = run([str(bin_dir / "forgeflare"), "demo", "--dir", str(root / "demo")], root, env)
         if "The loop finished complete." not in demo:
             sys.exit(f"wheel smoke: the demo did not complete\n{demo}")
-        run(
+        for hook in (
             [str(bin_dir / "forgeflare"), "stop-hook"],
-            root / "project",
-            env,
-            stdin='{"hook_event_name": "Stop"}',
-        )
+            [str(bin_dir / "forgeflare-stop-hook")],
+        ):
+            run(hook, root / "project", env, stdin='{"hook_event_name": "Stop"}')
     print(f"wheel smoke: {wheel.name}: --version, init, demo and stop-hook work")
 
 

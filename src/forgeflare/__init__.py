@@ -1,9 +1,9 @@
 """forgeflare: a toolkit for Ralph loops.
 
-The package holds four parts, each a subpackage: ``agent`` (the coding agent behind
-``forgeflare run``), ``hooks`` (the in-process hook layer), ``supervisor`` (``forgeflare loop``
-and ``forgeflare stop-hook``), ``templates`` (``forgeflare init``), plus ``mockapi``, a scripted
-Anthropic Messages API used by the demo and the tests.
+Each part is a subpackage: ``agent`` (the coding agent behind ``forgeflare run``), ``hooks``
+(the in-process hook layer), ``supervisor`` (``forgeflare loop``), ``stophook`` (``forgeflare
+stop-hook``, Claude Code's Stop hook), ``templates`` (``forgeflare init``), ``report``,
+``fleet``, plus ``mockapi``, a scripted Anthropic Messages API used by the demo and the tests.
 """
 
 from forgeflare._errors import ConfigError, ForgeflareError

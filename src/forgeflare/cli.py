@@ -1,87 +1,18 @@
-"""The ``forgeflare`` command: a thin typer app.
+"""The ``forgeflare`` console script.
 
-Each part registers its own commands (``register(app)`` in its ``_cli`` module). The root group
-imports a part only when one of its commands runs, so ``forgeflare stop-hook`` (called on every
-stop of a Claude Code session) does not pay for the agent's HTTP stack.
+Claude Code runs ``forgeflare stop-hook`` on every Stop of every session, so a bare
+``stop-hook`` goes straight to the stop-hook's own entry before typer (or any other part) is
+imported; every other command goes through the typer app in :mod:`forgeflare._app`.
 """
 
 from __future__ import annotations
 
-import importlib
 import sys
-from typing import Any
+from collections.abc import Sequence
 
-import typer
-from typer.core import TyperGroup
-
-from forgeflare import __version__
 from forgeflare._errors import ForgeflareError
 
-__all__ = ["app", "main"]
-
-# command -> the module whose register(app) defines it
-_COMMANDS: dict[str, str] = {
-    "run": "forgeflare.agent._cli",
-    "loop": "forgeflare.supervisor._cli",
-    "plan": "forgeflare.supervisor._cli",
-    "build": "forgeflare.supervisor._cli",
-    "stop": "forgeflare.supervisor._cli",
-    "schema": "forgeflare.supervisor._cli",
-    "init": "forgeflare.templates._cli",
-    "demo": "forgeflare.templates._cli",
-    "hooks": "forgeflare.hooks._cli",
-    "stop-hook": "forgeflare.supervisor.stophook._cli",
-    "mock-api": "forgeflare.mockapi._cli",
-    "trust": "forgeflare.supervisor._trustcli",
-    "runs": "forgeflare.report._cli",
-    "report": "forgeflare.report._cli",
-    "watch": "forgeflare.report._cli",
-    "fleet": "forgeflare.fleet._cli",
-}
-
-
-class _LazyGroup(TyperGroup):
-    """Lists every command up front; imports a part's module only to run or describe it."""
-
-    def list_commands(self, ctx: Any) -> list[str]:
-        return list(_COMMANDS)
-
-    def get_command(self, ctx: Any, cmd_name: str) -> Any:
-        module = _COMMANDS.get(cmd_name)
-        if module is None:
-            return None
-        part = typer.Typer(add_completion=False)
-        importlib.import_module(module).register(part)
-        command = typer.main.get_command(part)
-        if command.name == cmd_name or not hasattr(command, "get_command"):
-            return command
-        return command.get_command(ctx, cmd_name)
-
-
-app = typer.Typer(
-    name="forgeflare",
-    cls=_LazyGroup,
-    help="Ralph loops: a small coding agent, in-process hooks, and a loop supervisor.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode="rich",
-)
-
-
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"forgeflare {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _root(
-    version: bool = typer.Option(
-        False, "--version", help="Print the version and exit.", callback=_version, is_eager=True
-    ),
-) -> None:
-    """Ralph loops: a small coding agent, in-process hooks, and a loop supervisor."""
+__all__ = ["main"]
 
 
 def _only_forgeflare_error(group: BaseExceptionGroup[BaseException]) -> ForgeflareError | None:
@@ -101,10 +32,18 @@ def _only_forgeflare_error(group: BaseExceptionGroup[BaseException]) -> Forgefla
     return None
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point: library errors become one line and an exit status."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args == ["stop-hook"]:
+        from forgeflare.stophook._entry import run_stop_hook_process
+
+        sys.exit(run_stop_hook_process())
+    from forgeflare._app import app
+
     try:
-        app()
+        # args=None keeps click's own reading of sys.argv (and its program name).
+        app(args=None if argv is None else args)
     except ForgeflareError as exc:
         print(f"forgeflare: error: {exc}", file=sys.stderr)
         sys.exit(exc.exit_code)

@@ -36,7 +36,7 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from forgeflare.cli import app
+from forgeflare._app import app
 from forgeflare.hooks import EXIT_CODES, ConvergenceState, ExitReason
 from forgeflare.hooks._config import parse_hooks_text
 from forgeflare.hooks._protocol import (
@@ -254,12 +254,13 @@ def help_commands(*args: str) -> list[str]:
     assert result.exit_code == 0, result.output
     names: list[str] = []
     inside = False
+    # A part's group has typer's rich box; the root listing is click's plain "Commands:".
     for line in result.output.splitlines():
-        if "─ Commands ─" in line:
+        if "─ Commands ─" in line or line == "Commands:":
             inside = True
-        elif inside and line.startswith("╰"):
+        elif inside and (line.startswith("╰") or not line.strip()):
             break
-        elif inside and (m := re.match(r"^│ (\S+)", line)):
+        elif inside and (m := re.match(r"^(?:│ |  )(\S+)", line)):
             names.append(m.group(1))
     return names
 

@@ -12,7 +12,7 @@ import pytest
 import trio
 from typer.testing import CliRunner
 
-from forgeflare import cli
+from forgeflare import _app as cli
 from forgeflare._errors import ConfigError
 from forgeflare.supervisor import StopControl
 from supervisor_agents.project import Done, Project, agent_cmd, alive, base_env, wait_for

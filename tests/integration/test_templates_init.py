@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from forgeflare import cli
+from forgeflare import _app as cli
 from forgeflare.hooks import load_hooks_file
 from forgeflare.supervisor import LoopConfig, load_config
 from forgeflare.templates import (

@@ -1,7 +1,20 @@
+import json
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
 
 from forgeflare import __version__
+from forgeflare._app import COMMANDS, app, real_command
+
+HEAVY = ("typer", "click", "pydantic", "trio", "httpx", "rich")
+PARTS = ("agent", "hooks", "supervisor", "stophook", "templates", "mockapi", "report", "fleet")
+
+
+def _parts(modules: set[str]) -> set[str]:
+    return {m.split(".")[1] for m in modules if m.startswith("forgeflare.")} & set(PARTS)
 
 
 def test_version() -> None:
@@ -15,10 +28,13 @@ def test_version() -> None:
 
 
 def test_help_runs() -> None:
+    """The one real-process smoke of the root help; it lists every command."""
     out = subprocess.run(
         [sys.executable, "-m", "forgeflare", "--help"], capture_output=True, text=True, check=True
     )
     assert "Usage" in out.stdout
+    for name in COMMANDS:
+        assert f"  {name} " in out.stdout, name
 
 
 def test_nursery_wrapped_error_is_unwrapped() -> None:
@@ -39,15 +55,87 @@ def test_unknown_command_is_a_usage_error() -> None:
     assert "nope" in out.stderr
 
 
-def test_every_command_has_help() -> None:
-    from forgeflare.cli import _COMMANDS
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_every_command_has_help(name: str) -> None:
+    result = CliRunner().invoke(app, [name, "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, (name, result.output)
+    assert "Usage" in result.output
 
-    for name in _COMMANDS:
-        out = subprocess.run(
-            [sys.executable, "-m", "forgeflare", name, "--help"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        assert out.returncode == 0, (name, out.stderr)
-        assert "Usage" in out.stdout
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_static_listing_line_is_the_commands_own_help(name: str) -> None:
+    """The root listing's one line cannot drift from the first paragraph of the real help."""
+    command = real_command(None, name)
+    assert command is not None, name
+    own = command.short_help or command.help or ""
+    first_paragraph = " ".join(own.strip().split("\n\n")[0].split())
+    assert COMMANDS[name][1] == first_paragraph
+
+
+def _modules_after(args: list[str], stdin: str = "", cwd: Path | None = None) -> set[str]:
+    """The modules one real ``forgeflare ARGS`` process had imported when it exited."""
+    probe = (
+        "import atexit, json, sys\n"
+        "atexit.register(lambda: print(json.dumps(sorted(sys.modules)), file=sys.stderr))\n"
+        f"sys.argv = ['forgeflare', *{args!r}]\n"
+        "import runpy\n"
+        "runpy.run_module('forgeflare', run_name='__main__')\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=cwd,
+    )
+    return set(json.loads(out.stderr.strip().splitlines()[-1]))
+
+
+def test_stop_hook_hot_path_imports_no_heavy_library(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from forgeflare.stophook import Mode, start_loop
+
+    start_loop(tmp_path, mode=Mode.LOOP, max_iterations=3, prompt="go", now=datetime.now(UTC))
+    stdin = json.dumps({"hook_event_name": "Stop", "last_assistant_message": "still working"})
+    modules = _modules_after(["stop-hook"], stdin, cwd=tmp_path)
+    assert "forgeflare.stophook._hook" in modules
+    assert not {m.split(".")[0] for m in modules} & set(HEAVY)
+    assert _parts(modules) == {"stophook"}
+
+
+def test_stop_hook_importtime_shows_no_heavy_library(tmp_path: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "forgeflare", "stop-hook"],
+        input="{}",
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+    )
+    imported = {line.split("|")[-1].strip() for line in out.stderr.splitlines() if "|" in line}
+    assert "forgeflare.stophook._entry" in imported
+    assert not {m.split(".")[0] for m in imported} & set(HEAVY)
+
+
+def test_root_help_imports_no_part() -> None:
+    modules = _modules_after(["--help"])
+    assert _parts(modules) == set()
+    assert "rich" not in {m.split(".")[0] for m in modules}
+
+
+def test_a_commands_help_imports_only_its_part() -> None:
+    modules = _modules_after(["stop-hook", "--help"])
+    assert "forgeflare.stophook._cli" in modules
+    assert _parts(modules) == {"stophook"}
+
+
+def test_forgeflare_stop_hook_script_is_the_hook_and_the_group(tmp_path: Path) -> None:
+    """``forgeflare-stop-hook`` alone is the hook; with arguments it is ``forgeflare stop-hook``."""
+    entry = [sys.executable, "-c", "from forgeflare.stophook._entry import main; main()"]
+    hook = subprocess.run(entry, input="{}", capture_output=True, text=True, cwd=tmp_path)
+    assert (hook.returncode, hook.stdout) == (0, "")
+    status = subprocess.run([*entry, "status"], capture_output=True, text=True, cwd=tmp_path)
+    assert status.returncode == 0, status.stderr
+    assert "no loop in this project" in status.stdout

@@ -18,6 +18,7 @@ from forgeflare.agent import (
     ThinkingBlock,
     ToolUseBlock,
 )
+from forgeflare.agent._messages import Message, ServerBlock
 from forgeflare.agent._sse import MessageAccumulator, SSEDecoder, parse_sse_bytes
 
 
@@ -225,17 +226,25 @@ def test_unknown_stop_reason_is_permanent() -> None:
         parse_sse_bytes([start() + text_block(0, "a") + end("bogus")])
 
 
-def test_unknown_events_deltas_and_blocks_are_ignored() -> None:
+def test_unknown_events_and_deltas_are_ignored_and_server_blocks_kept_verbatim() -> None:
     stream = (
         start()
         + ev("brand_new_event", foo=1)
+        + b"event: future_event\ndata: not json at all\n\n"
         + ev(
             "content_block_start",
             index=0,
             content_block={"type": "server_tool_use", "id": "s", "name": "web", "input": {}},
         )
         + ev(
-            "content_block_delta", index=0, delta={"type": "input_json_delta", "partial_json": "{"}
+            "content_block_delta",
+            index=0,
+            delta={"type": "input_json_delta", "partial_json": '{"query": '},
+        )
+        + ev(
+            "content_block_delta",
+            index=0,
+            delta={"type": "input_json_delta", "partial_json": '"x"}'},
         )
         + ev("content_block_stop", index=0)
         + ev("content_block_start", index=1, content_block={"type": "text", "text": ""})
@@ -246,7 +255,39 @@ def test_unknown_events_deltas_and_blocks_are_ignored() -> None:
         + ev("ping")
         + end()
     )
-    assert parse_sse_bytes([stream]).content == [TextBlock(text="kept")]
+    content = parse_sse_bytes([stream]).content
+    assert content[1] == TextBlock(text="kept")
+    server = content[0]
+    assert isinstance(server, ServerBlock)
+    assert server.model_dump() == {
+        "type": "server_tool_use",
+        "id": "s",
+        "name": "web",
+        "input": {"query": "x"},
+    }
+
+
+def test_a_server_tool_result_block_round_trips_unchanged() -> None:
+    result = {
+        "type": "web_search_tool_result",
+        "tool_use_id": "s",
+        "content": [{"type": "web_search_result", "url": "u", "title": "t"}],
+    }
+    stream = (
+        start()
+        + ev("content_block_start", index=0, content_block=result)
+        + ev("content_block_stop", index=0)
+        + end("pause_turn")
+    )
+    response = parse_sse_bytes([stream])
+    message = response.to_message().model_dump(mode="json")
+    assert message["content"] == [result]
+    assert Message.model_validate(message).content[0] == response.content[0]
+
+
+def test_a_known_event_with_unparseable_data_is_an_error() -> None:
+    with pytest.raises(StreamParseError):
+        parse_sse_bytes([start() + b"event: content_block_start\ndata: {oops\n\n" + end()])
 
 
 def test_usage_output_tokens_take_the_last_cumulative_value() -> None:

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from forgeflare.supervisor.stophook import LoopStateError, Mode, run_hook, start_loop
-from forgeflare.supervisor.stophook._statefile import state_lock
+from forgeflare.stophook import LoopStateError, Mode, run_stop_hook, start_loop
+from forgeflare.stophook._statefile import state_lock
 
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 
@@ -34,7 +34,7 @@ def state(project: Path, *, event: str = "STATE", iter: int = 1) -> Path:
 
 def call(project: Path, payload: Any, **kw: Any) -> tuple[int, str, str]:
     text = payload if isinstance(payload, str) else json.dumps(payload)
-    out = run_hook(text, environ={}, cwd=kw.pop("cwd", project), now=NOW, **kw)
+    out = run_stop_hook(text, environ={}, cwd=kw.pop("cwd", project), now=NOW, **kw)
     return out.exit_code, out.stdout, out.stderr
 
 
@@ -183,7 +183,7 @@ payloads = st.one_of(
 @given(payloads, st.integers(0, 6))
 def test_hook_never_raises(tmp_path: Path, payload: str, iteration: int) -> None:
     state(tmp_path, iter=iteration)
-    out = run_hook(payload, environ={}, cwd=tmp_path, now=NOW)
+    out = run_stop_hook(payload, environ={}, cwd=tmp_path, now=NOW)
     assert out.exit_code in (0, 2)
     if out.exit_code == 2:
         assert json.loads(out.stdout)["decision"] == "block"
@@ -202,3 +202,12 @@ def test_start_pushes_frames_and_nests(tmp_path: Path) -> None:
     ]
     on_disk = json.loads((tmp_path / ".forgeflare" / "loop-state.json").read_text("utf-8"))
     assert [f["prompt"] for f in on_disk["stack"]] == ["backlog", "issue 7"]
+
+
+def test_note_stays_one_line_when_the_transcript_path_has_a_newline(tmp_path: Path) -> None:
+    state(tmp_path, iter=0)
+    payload = json.dumps({"transcript_path": "a\nb"})
+    out = run_stop_hook(payload, environ={}, cwd=tmp_path, now=NOW)
+    assert out.exit_code == 0
+    assert out.stderr.count("\n") == 1
+    assert "a\\nb" in out.stderr

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from forgeflare.supervisor.stophook import SettingsFileError, install_hook, merge_stop_hook
+from forgeflare.stophook import SettingsFileError, install_hook, merge_stop_hook
 
 CMD = "forgeflare stop-hook"
 OURS = {"hooks": [{"type": "command", "command": CMD}]}

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from forgeflare.supervisor.stophook import (
+from forgeflare.stophook import (
     SIGNALS,
     STALE_AFTER,
     Corrupt,

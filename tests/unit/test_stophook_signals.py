@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forgeflare.supervisor.stophook import SIGNALS, Mode, find_signal
+from forgeflare.stophook import SIGNALS, Mode, find_signal
 
 SIG = "<loop-done>COMPLETE</loop-done>"
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from forgeflare.supervisor.stophook import (
+from forgeflare.stophook import (
     Corrupt,
     Event,
     Frame,
@@ -21,7 +21,7 @@ from forgeflare.supervisor.stophook import (
     parse_markdown_state,
     render_json_state,
 )
-from forgeflare.supervisor.stophook._statefile import (
+from forgeflare.stophook._statefile import (
     parse_timestamp,
     render_markdown_state,
     state_lock,

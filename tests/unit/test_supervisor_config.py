@@ -109,6 +109,18 @@ def test_precedence_cli_env_file_default(tmp_path: Path) -> None:
             "[fresher]\nmax_iterations = 'x'\n",
             "[fresher] max_iterations = 'x' (.fresher/config.toml): not an integer",
         ),
+        (
+            {"FRESHER_AGENT_COMMAND": 'foo "bar'},
+            {},
+            "",
+            'FRESHER_AGENT_COMMAND=foo "bar (environment)',
+        ),
+        (
+            {},
+            {},
+            "[agent]\ncommand = 'foo \"bar'\n",
+            "[agent] command = 'foo \"bar' (.fresher/config.toml)",
+        ),
         ({}, {}, "[fresher\n", ".fresher/config.toml: invalid TOML"),
         ({}, {}, "fresher = 3\n", "[fresher] in .fresher/config.toml: not a table"),
     ],
@@ -125,10 +137,22 @@ def test_bad_values_name_key_and_source(
     assert info.value.exit_code == 2
 
 
-def test_unknown_keys_warn_unknown_sections_ignored(tmp_path: Path) -> None:
-    write_config(tmp_path, "[fresher]\nfoo = 1\n[docker]\nimage = 'x'\n")
+def test_unknown_keys_and_sections_warn_and_are_ignored(tmp_path: Path) -> None:
+    write_config(
+        tmp_path,
+        "[fresher]\nfoo = 1\nmax_iteration = 3\n[docker]\nimage = 'x'\n"
+        "[limit]\nmax_cost = 1\n[Fresher]\nmode = 'building'\n",
+    )
     loaded = load_config(tmp_path, env={})
-    assert loaded.warnings == [".fresher/config.toml: unknown key [fresher] foo (ignored)"]
+    assert loaded.warnings == [
+        ".fresher/config.toml: unknown section [docker] (ignored)",
+        ".fresher/config.toml: unknown section [limit] (ignored); did you mean 'limits'?",
+        ".fresher/config.toml: unknown section [Fresher] (ignored); did you mean 'fresher'?",
+        ".fresher/config.toml: unknown key [fresher] foo (ignored)",
+        ".fresher/config.toml: unknown key [fresher] max_iteration (ignored); "
+        "did you mean 'max_iterations'?",
+    ]
+    assert loaded.config.limits.max_cost == 0  # the misspelt section set nothing
 
 
 def test_spec_variables_are_honoured(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 import trio
 import typer
 
+from forgeflare._errors import ConfigError
 from forgeflare._secrets import pass_env_from, scrub_environment
 from forgeflare.agent._run import (
     DEFAULT_MAX_TOKENS,
@@ -97,6 +98,9 @@ def run(
         "also FORGEFLARE_TRUST=1. See `forgeflare trust`.",
     ),
 ) -> None:
+    if hooks is not None and not hooks.is_file():
+        # Named on purpose: running without them would silently drop the user's guards.
+        raise ConfigError(f"--hooks {hooks}: no such file")
     if allow_path:
         extra = os.pathsep.join(str(p.resolve()) for p in allow_path)
         known = os.environ.get(ALLOW_PATHS_ENV)

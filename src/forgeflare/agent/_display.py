@@ -1,5 +1,9 @@
 """What the agent shows a person: assistant text on stdout, one tagged line per event on stderr.
 
+stdout carries only accepted answers. When it is not a terminal (a pipe, a loop's log), a
+response's text is held until the response is accepted and dropped when its stream fails and is
+retried. On a terminal the text streams as it comes, and a discarded part is marked as such.
+
 The tagged lines (``[tool] Bash: pytest -q``, ``[usage] in=… out=… total=…``) are also what the
 loop supervisor parses for its status line, so their shape is a contract. Colour only on a
 terminal and never with ``NO_COLOR`` (rich handles both).
@@ -33,14 +37,30 @@ def _size(text: str) -> str:
     return f"{n} B" if n < 1024 else f"{n / 1024:.1f} KB"
 
 
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # closed or not a real file
+        return False
+
+
 class Display:
     """Terminal and log output of one agent process. Safe to call from worker threads."""
 
     def __init__(
-        self, *, verbose: bool = False, out: TextIO | None = None, err: TextIO | None = None
+        self,
+        *,
+        verbose: bool = False,
+        out: TextIO | None = None,
+        err: TextIO | None = None,
+        hold_text: bool | None = None,
     ) -> None:
         self.verbose = verbose
         self._out = out if out is not None else sys.stdout
+        # None: hold unless stdout is a terminal, where a person wants to see the text come.
+        self._hold = not _isatty(self._out) if hold_text is None else hold_text
+        self._pending: list[str] = []
+        self._streamed = False
         self._err = Console(file=err if err is not None else sys.stderr, highlight=False)
         self._lock = threading.Lock()
         self._mid_line = False
@@ -62,16 +82,37 @@ class Display:
             self._err.print(f"[{style}]\\[{tag}][/{style}] {escape(text)}", soft_wrap=True)
 
     def text(self, chunk: str) -> None:
-        """A streamed piece of assistant text."""
+        """A streamed piece of assistant text (held until accepted when not on a terminal)."""
         with self._lock:
-            self._out.write(chunk)
-            self._out.flush()
-            self._mid_line = not chunk.endswith("\n")
+            if self._hold:
+                self._pending.append(chunk)
+                return
+            self._write_out(chunk)
+            self._streamed = True
+
+    def _write_out(self, chunk: str) -> None:
+        self._out.write(chunk)
+        self._out.flush()
+        self._mid_line = not chunk.endswith("\n")
 
     def end_message(self) -> None:
-        """Finish the current line of assistant text, if any."""
+        """The response was accepted: write its held text and finish its line."""
         with self._lock:
+            if self._pending:
+                self._write_out("".join(self._pending))
+                self._pending.clear()
+            self._streamed = False
             self._end_out_line()
+
+    def discard(self) -> None:
+        """The response being streamed failed and will not count: drop or mark its text."""
+        with self._lock:
+            self._pending.clear()
+            if self._streamed:
+                self._end_out_line()
+                self._out.write("[discarded: the response above was cut off and is retried]\n")
+                self._out.flush()
+            self._streamed = False
 
     def info(self, text: str) -> None:
         self._line("info", text)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
 __all__ = [
     "AssistantResponse",
@@ -17,6 +17,7 @@ __all__ = [
     "Message",
     "MessagesRequest",
     "RedactedThinkingBlock",
+    "ServerBlock",
     "StopReason",
     "TextBlock",
     "ThinkingBlock",
@@ -70,9 +71,34 @@ class ToolResultBlock(_Block):
     is_error: bool = False
 
 
+class ServerBlock(_Block):
+    """A block of a kind the agent does not act on itself, kept verbatim to be sent back.
+
+    Server tools (``server_tool_use``, ``web_search_tool_result`` and the like) run on the
+    API's side; a ``pause_turn`` response must be continued with them exactly as received.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str
+
+
+_TYPED_BLOCKS = frozenset({"text", "tool_use", "thinking", "redacted_thinking", "tool_result"})
+
+
+def _block_tag(value: Any) -> str:
+    kind = value.get("type") if isinstance(value, dict) else getattr(value, "type", None)
+    return kind if kind in _TYPED_BLOCKS else "server"
+
+
 ContentBlock = Annotated[
-    TextBlock | ToolUseBlock | ThinkingBlock | RedactedThinkingBlock | ToolResultBlock,
-    Field(discriminator="type"),
+    Annotated[TextBlock, Tag("text")]
+    | Annotated[ToolUseBlock, Tag("tool_use")]
+    | Annotated[ThinkingBlock, Tag("thinking")]
+    | Annotated[RedactedThinkingBlock, Tag("redacted_thinking")]
+    | Annotated[ToolResultBlock, Tag("tool_result")]
+    | Annotated[ServerBlock, Tag("server")],
+    Discriminator(_block_tag),
 ]
 
 

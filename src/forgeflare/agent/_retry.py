@@ -76,7 +76,8 @@ class RetryingClient:
     once, and after the last retry the last error is raised. Each retry logs
     ``[retry] Attempt {n}/{max}: {error} — waiting {delay}s``; when the failed attempt had
     started streaming (text may already be on screen), it also logs
-    ``[retry] Retrying from beginning of response...``.
+    ``[retry] Retrying from beginning of response...`` and calls ``on_discard`` (the display
+    drops or marks the text it was shown).
     """
 
     def __init__(
@@ -86,11 +87,13 @@ class RetryingClient:
         schedule: Sequence[float] = DEFAULT_BACKOFF,
         sleep: Callable[[float], Awaitable[None]] = trio.sleep,
         log: Callable[[str], None] = _log_stderr,
+        on_discard: Callable[[], None] = lambda: None,
     ) -> None:
         self.client = client
         self.schedule = tuple(schedule)
         self._sleep = sleep
         self._log = log
+        self._on_discard = on_discard
 
     async def send(
         self, request: MessagesRequest, *, on_text: Callable[[str], None] | None = None
@@ -124,5 +127,6 @@ class RetryingClient:
                     raise
                 self._log(f"[retry] Attempt {attempt}/{retries}: {error} — waiting {delay:g}s")
                 if streamed or isinstance(error, StreamTransientError):
+                    self._on_discard()  # what this attempt streamed is not the answer
                     self._log("[retry] Retrying from beginning of response...")
                 await self._sleep(delay)

@@ -150,7 +150,7 @@ async def run_agent(
 
     client = MessagesClient(base_url=base_url, api_key=api_key)
     loop = TurnLoop(
-        model_client=RetryingClient(client, log=display.retry),
+        model_client=RetryingClient(client, log=display.retry, on_discard=display.discard),
         model=options.model,
         max_tokens=options.max_tokens,
         system=build_system_prompt(project_dir, loop="FRESHER_RUN_ID" in options.env),

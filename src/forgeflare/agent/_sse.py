@@ -26,6 +26,7 @@ from forgeflare.agent._messages import (
     AssistantResponse,
     ContentBlock,
     RedactedThinkingBlock,
+    ServerBlock,
     StopReason,
     TextBlock,
     ThinkingBlock,
@@ -132,10 +133,11 @@ def stream_error_from_event(payload: dict[str, Any]) -> APIError:
 class _BlockState:
     """A content block being streamed: its pieces, joined once at content_block_stop."""
 
-    __slots__ = ("block_type", "data", "id", "input", "name", "parts", "signature")
+    __slots__ = ("block_type", "data", "id", "input", "name", "parts", "raw", "signature")
 
     def __init__(self, start: dict[str, Any]) -> None:
         self.block_type: str = start["type"]
+        self.raw = start
         self.parts: list[str] = []
         self.signature: list[str] = []
         self.id: str = ""
@@ -167,6 +169,8 @@ class _BlockState:
             ), False
         if self.block_type == "redacted_thinking":
             return RedactedThinkingBlock(data=self.data), False
+        if self.block_type != "tool_use":
+            return self._server_block()
         raw = "".join(self.parts)
         value: Any
         if not raw.strip():
@@ -180,8 +184,30 @@ class _BlockState:
         bad = not isinstance(value, dict)
         return ToolUseBlock(id=self.id, name=self.name, input=None if bad else value), bad
 
+    def _server_block(self) -> tuple[ContentBlock, bool]:
+        """Any other block, verbatim; streamed input (server_tool_use) joined into ``input``."""
+        block = dict(self.raw)
+        if self.parts:
+            try:
+                block["input"] = json.loads("".join(self.parts))
+            except ValueError:
+                return ServerBlock.model_validate(block), True
+        return ServerBlock.model_validate(block), False
 
-_KNOWN_BLOCKS = frozenset({"text", "tool_use", "thinking", "redacted_thinking"})
+
+# The events whose data must be JSON; any other event name is ignored like ``ping`` (the API
+# may add event types at any time).
+_PROTOCOL_EVENTS = frozenset(
+    {
+        "message_start",
+        "message_delta",
+        "message_stop",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "error",
+    }
+)
 
 
 class MessageAccumulator:
@@ -197,7 +223,7 @@ class MessageAccumulator:
 
     def __init__(self, *, on_text: Callable[[str], None] | None = None) -> None:
         self._on_text = on_text
-        self._open: dict[int, _BlockState | None] = {}  # None: a block type we skip
+        self._open: dict[int, _BlockState] = {}
         self._blocks: dict[int, ContentBlock] = {}
         self._bad_inputs: list[str] = []
         self._usage: dict[str, int] = {}
@@ -214,6 +240,8 @@ class MessageAccumulator:
         try:
             payload = json.loads(data)
         except ValueError as exc:
+            if event not in _PROTOCOL_EVENTS:
+                return self.done  # an unknown event is ignored, whatever its data
             raise StreamParseError(
                 f"API stream sent unparseable JSON in a {event!r} event: {data[:80]!r}"
             ) from exc
@@ -238,11 +266,9 @@ class MessageAccumulator:
                 raise StreamParseError(
                     f"API stream sent a delta for block {index} before its content_block_start"
                 ) from None
-            if state is None:
-                return
             delta = p["delta"]
             delta_type = delta["type"]
-            if delta_type == "text_delta":
+            if delta_type == "text_delta" and state.block_type == "text":
                 text = delta["text"]
                 state.parts.append(text)
                 if self._on_text is not None and text:
@@ -257,13 +283,10 @@ class MessageAccumulator:
         elif kind == "content_block_start":
             start = p["content_block"]
             index = p["index"]
-            if start["type"] in _KNOWN_BLOCKS:
-                state = _BlockState(start)
-                self._open[index] = state
-                if state.parts and state.block_type == "text" and self._on_text is not None:
-                    self._on_text(state.parts[0])
-            else:
-                self._open[index] = None
+            state = _BlockState(start)
+            self._open[index] = state
+            if state.parts and state.block_type == "text" and self._on_text is not None:
+                self._on_text(state.parts[0])
         elif kind == "content_block_stop":
             self._close_block(p["index"])
         elif kind == "message_start":

@@ -240,7 +240,7 @@ class TurnLoop:
             try:
                 response = await self.model_client.send(request, on_text=self.display.text)
             except APIError as exc:
-                self.display.end_message()
+                self.display.discard()  # a failed response's text is no answer
                 self.display.error(str(exc))
                 recover_conversation(self.conversation)
                 c.failure = exc

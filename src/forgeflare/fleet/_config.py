@@ -16,7 +16,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from forgeflare._errors import ConfigError
 
-__all__ = ["FleetConfigError", "FleetFile", "FleetLoop", "FleetSettings", "load_fleet_file"]
+__all__ = [
+    "FleetConfigError",
+    "FleetFile",
+    "FleetLoop",
+    "FleetSettings",
+    "load_fleet_file",
+    "parse_fleet_text",
+]
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$")

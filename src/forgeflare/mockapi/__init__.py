@@ -17,96 +17,57 @@ Errors (a branch of ``ForgeflareError``)::
     └── MockListenError       the listening socket could not be bound
 """
 
-from typing import TYPE_CHECKING
-
-from forgeflare._lazy import attach
-
-if TYPE_CHECKING:
-    from forgeflare.mockapi._decide import (
-        COUNT_TOKENS_PATH,
-        MESSAGES_PATH,
-        Decision,
-        JSONReply,
-        Reply,
-        StreamReply,
-        decide,
-        record_entry,
-    )
-    from forgeflare.mockapi._errors import MockAPIError, MockListenError, MockScriptError
-    from forgeflare.mockapi._render import (
-        Event,
-        count_tokens,
-        encode_event,
-        encode_sse,
-        error_body,
-        make_id,
-        render_events,
-        render_message,
-    )
-    from forgeflare.mockapi._script import (
-        DEFAULT_ERROR_MESSAGES,
-        ERROR_STATUS,
-        HTTPErrorSpec,
-        RedactedThinkingSpec,
-        Script,
-        ScriptBlock,
-        ScriptResponse,
-        StallSpec,
-        StreamErrorSpec,
-        TextSpec,
-        ThinkingSpec,
-        ToolUseSpec,
-        UsageSpec,
-        load_script,
-        parse_script,
-    )
-    from forgeflare.mockapi._server import run_server, serve
-    from forgeflare.mockapi._spawn import start_mock_api, stop_mock_api
-
-__getattr__, __dir__ = attach(
-    __name__,
-    {
-        "forgeflare.mockapi._decide": (
-            "COUNT_TOKENS_PATH",
-            "MESSAGES_PATH",
-            "Decision",
-            "JSONReply",
-            "Reply",
-            "StreamReply",
-            "decide",
-            "record_entry",
-        ),
-        "forgeflare.mockapi._errors": ("MockAPIError", "MockListenError", "MockScriptError"),
-        "forgeflare.mockapi._render": (
-            "Event",
-            "count_tokens",
-            "encode_event",
-            "encode_sse",
-            "error_body",
-            "make_id",
-            "render_events",
-            "render_message",
-        ),
-        "forgeflare.mockapi._script": (
-            "DEFAULT_ERROR_MESSAGES",
-            "ERROR_STATUS",
-            "HTTPErrorSpec",
-            "RedactedThinkingSpec",
-            "Script",
-            "ScriptBlock",
-            "ScriptResponse",
-            "StallSpec",
-            "StreamErrorSpec",
-            "TextSpec",
-            "ThinkingSpec",
-            "ToolUseSpec",
-            "UsageSpec",
-            "load_script",
-            "parse_script",
-        ),
-        "forgeflare.mockapi._server": ("run_server", "serve"),
-        "forgeflare.mockapi._spawn": ("start_mock_api", "stop_mock_api"),
-    },
+from forgeflare.mockapi._decide import (
+    COUNT_TOKENS_PATH,
+    MESSAGES_PATH,
+    Decision,
+    JSONReply,
+    Reply,
+    StreamReply,
+    decide,
+    record_entry,
+)
+from forgeflare.mockapi._errors import (
+    MockAPIError,
+    MockListenError,
+    MockScriptError,
+)
+from forgeflare.mockapi._render import (
+    Event,
+    count_tokens,
+    encode_event,
+    encode_sse,
+    error_body,
+    make_id,
+    render_events,
+    render_message,
+)
+from forgeflare.mockapi._script import (
+    DEFAULT_ERROR_MESSAGES,
+    ERROR_STATUS,
+    HTTPErrorSpec,
+    RedactedThinkingSpec,
+    Script,
+    ScriptBlock,
+    ScriptResponse,
+    ServerToolResultSpec,
+    ServerToolUseSpec,
+    StallSpec,
+    StreamErrorSpec,
+    TextSpec,
+    ThinkingSpec,
+    ToolUseSpec,
+    UsageSpec,
+    load_script,
+    parse_script,
+)
+from forgeflare.mockapi._server import (
+    run_server,
+    serve,
+)
+from forgeflare.mockapi._spawn import (
+    start_mock_api,
+    stop_mock_api,
 )
 
 __all__ = [
@@ -126,6 +87,8 @@ __all__ = [
     "Script",
     "ScriptBlock",
     "ScriptResponse",
+    "ServerToolResultSpec",
+    "ServerToolUseSpec",
     "StallSpec",
     "StreamErrorSpec",
     "StreamReply",

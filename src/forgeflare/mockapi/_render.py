@@ -17,8 +17,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from forgeflare.mockapi._script import (
+    RedactedThinkingSpec,
     ScriptBlock,
     ScriptResponse,
+    ServerToolUseSpec,
     TextSpec,
     ThinkingSpec,
     ToolUseSpec,
@@ -78,8 +80,10 @@ def _output_tokens(response: ScriptResponse) -> int:
             size += len(block.name) + len(json.dumps(block.input))
         elif isinstance(block, ThinkingSpec):
             size += len(block.thinking)
-        else:
+        elif isinstance(block, RedactedThinkingSpec):
             size += len(block.data)
+        else:
+            size += len(json.dumps(block.model_dump()))
     return _estimate(size)
 
 
@@ -171,7 +175,9 @@ def _full_block(block: ScriptBlock, *, index: int, position: int) -> dict[str, A
     if isinstance(block, ThinkingSpec):
         sig = block.signature if block.signature is not None else _signature(block.thinking)
         return {"type": "thinking", "thinking": block.thinking, "signature": sig}
-    return {"type": "redacted_thinking", "data": block.data}
+    if isinstance(block, RedactedThinkingSpec):
+        return {"type": "redacted_thinking", "data": block.data}
+    return block.model_dump()
 
 
 def _chunks(text: str, size: int) -> list[str]:
@@ -218,8 +224,12 @@ def _block_events(block: ScriptBlock, full: dict[str, Any], i: int, size: int) -
         start = {"type": "thinking", "thinking": "", "signature": ""}
         deltas = [{"type": "thinking_delta", "thinking": c} for c in _chunks(block.thinking, size)]
         deltas.append({"type": "signature_delta", "signature": full["signature"]})
-    else:
-        start = {"type": "redacted_thinking", "data": block.data}
+    elif isinstance(block, ServerToolUseSpec):
+        start = {**full, "input": {}}
+        pieces = _chunks(json.dumps(block.input), size) if block.input else []
+        deltas = [{"type": "input_json_delta", "partial_json": p} for p in pieces]
+    else:  # redacted thinking and server tool results arrive whole
+        start = full
         deltas = []
     events: list[Event] = [
         ("content_block_start", {"type": "content_block_start", "index": i, "content_block": start})

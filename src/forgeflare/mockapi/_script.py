@@ -29,6 +29,8 @@ __all__ = [
     "Script",
     "ScriptBlock",
     "ScriptResponse",
+    "ServerToolResultSpec",
+    "ServerToolUseSpec",
     "StallSpec",
     "StreamErrorSpec",
     "TextSpec",
@@ -113,8 +115,31 @@ class RedactedThinkingSpec(_Spec):
     data: str
 
 
+class ServerToolUseSpec(_Spec):
+    """A server tool call (web search and the like), streamed like ``tool_use``."""
+
+    type: Literal["server_tool_use"]
+    id: str
+    name: str
+    input: dict[str, Any] = Field(default_factory=dict)
+
+
+class ServerToolResultSpec(_Spec):
+    """A server tool's result: it arrives whole in ``content_block_start``."""
+
+    type: Literal["web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result"]
+    tool_use_id: str
+    content: Any
+
+
 ScriptBlock = Annotated[
-    TextSpec | ToolUseSpec | ThinkingSpec | RedactedThinkingSpec, Field(discriminator="type")
+    TextSpec
+    | ToolUseSpec
+    | ThinkingSpec
+    | RedactedThinkingSpec
+    | ServerToolUseSpec
+    | ServerToolResultSpec,
+    Field(discriminator="type"),
 ]
 
 

@@ -3,16 +3,17 @@
 Precedence, per key: command-line flag > ``FRESHER_*`` environment variable > config.toml >
 default. Each key is validated on its own so that a bad value is one line naming the key and
 where it came from, e.g. ``FRESHER_MAX_ITERATIONS=abc (environment): not an integer``.
-Unknown sections are ignored (fresher projects carry others); unknown keys in the sections
-below are reported as warnings.
+Unknown sections and unknown keys are ignored with a warning (naming the closest known name:
+``[limit]`` is most likely a misspelt ``[limits]``).
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 import shlex
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -328,6 +329,13 @@ class LoadedConfig:
     warnings: list[str] = field(default_factory=list)
 
 
+def _did_you_mean(name: str, known: Iterable[str]) -> str:
+    """``"; did you mean 'limits'?"`` for the closest known name, ignoring case; else ``""``."""
+    by_folded = {k.casefold(): k for k in known}
+    close = difflib.get_close_matches(name.casefold(), list(by_folded), n=1, cutoff=0.6)
+    return f"; did you mean {by_folded[close[0]]!r}?" if close else ""
+
+
 def load_config(
     project_dir: Path,
     *,
@@ -352,13 +360,18 @@ def load_config(
     cli = dict(cli or {})
     sources: dict[str, str] = {}
     sections: dict[str, BaseModel] = {}
+    for name in file_data:
+        if name not in _SECTIONS:
+            hint = _did_you_mean(name, _SECTIONS)
+            warnings.append(f"{rel}: unknown section [{name}] (ignored){hint}")
     for name, model in _SECTIONS.items():
         table = file_data.get(name, {})
         if not isinstance(table, dict):
             raise ConfigError(f"[{name}] in {rel}: not a table")
         for key in table:
             if key not in model.model_fields:
-                warnings.append(f"{rel}: unknown key [{name}] {key} (ignored)")
+                hint = _did_you_mean(key, model.model_fields)
+                warnings.append(f"{rel}: unknown key [{name}] {key} (ignored){hint}")
         values: dict[str, Any] = {}
         for key, info in model.model_fields.items():
             dotted = f"{name}.{key}"

@@ -220,7 +220,3 @@ class LoopDisplay:
         self._console.print(table)
         if record.finish_reason:
             self._console.print(Text(record.finish_reason))
-
-
-# Transitional: supervisor/__init__.py (owned elsewhere) still re-exports the old name.
-Display = LoopDisplay

@@ -125,10 +125,6 @@ class ContinueLoop:
 FinishDecision = ContinueLoop | FinishType
 """The finish rule's answer for one iteration."""
 
-# Transitional: supervisor/__init__.py (owned elsewhere) still re-exports the old names.
-Continue = ContinueLoop
-Decision = FinishDecision
-
 _BLOCK_REASONS = frozenset({"block_limit_consecutive", "block_limit_total"})
 _ERROR_OUTCOMES = frozenset({"agent_error", "api_error", "killed", "timed_out", "refused"})
 

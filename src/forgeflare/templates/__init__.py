@@ -8,60 +8,27 @@ Names are imported on first use (PEP 562): the CLI imports this package on every
 and ``init``'s dependencies (pydantic models of the supervisor) are not light.
 """
 
-from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
-from forgeflare._lazy import attach
-
-if TYPE_CHECKING:
-    from forgeflare.templates._demo import (
-        DemoSummary,
-        demo_story_text,
-        run_demo,
-        seed_files,
-        summarize,
-    )
-    from forgeflare.templates._init import (
-        CLAUDE_AGENT_COMMAND,
-        GITIGNORE_LINES,
-        Action,
-        InitAction,
-        InitReport,
-        TemplateError,
-        TemplateFile,
-        claude_config_toml,
-        init_project,
-        merge_gitignore,
-        plan_init,
-        template_files,
-    )
-
-__getattr__, __dir__ = attach(
-    __name__,
-    {
-        "forgeflare.templates._demo": (
-            "DemoSummary",
-            "demo_story_text",
-            "run_demo",
-            "seed_files",
-            "summarize",
-        ),
-        "forgeflare.templates._init": (
-            "CLAUDE_AGENT_COMMAND",
-            "GITIGNORE_LINES",
-            "Action",
-            "InitAction",
-            "InitReport",
-            "TemplateError",
-            "TemplateFile",
-            "claude_config_toml",
-            "init_project",
-            "merge_gitignore",
-            "plan_init",
-            "template_files",
-        ),
-    },
+from forgeflare.templates._demo import (
+    DemoSummary,
+    demo_story_text,
+    run_demo,
+    seed_files,
+    summarize,
+)
+from forgeflare.templates._init import (
+    CLAUDE_AGENT_COMMAND,
+    GITIGNORE_LINES,
+    Action,
+    InitAction,
+    InitReport,
+    TemplateError,
+    TemplateFile,
+    backend_config_toml,
+    claude_config_toml,
+    init_project,
+    merge_gitignore,
+    plan_init,
+    template_files,
 )
 
 __all__ = [
@@ -73,6 +40,7 @@ __all__ = [
     "InitReport",
     "TemplateError",
     "TemplateFile",
+    "backend_config_toml",
     "claude_config_toml",
     "demo_story_text",
     "init_project",

@@ -25,9 +25,9 @@ from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError, ForgeflareError
 from forgeflare._fsutil import atomic_write_text
 from forgeflare.hooks._trust import TrustItem, TrustStore, default_trust_file
+from forgeflare.stophook._install import install_hook
 from forgeflare.supervisor._config import default_config_toml, default_prompt, load_config
 from forgeflare.supervisor._trust import loop_trust_items
-from forgeflare.supervisor.stophook._install import install_hook
 
 __all__ = [
     "CLAUDE_AGENT_COMMAND",

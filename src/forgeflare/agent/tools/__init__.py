@@ -1,17 +1,96 @@
 """The agent's five tools (Read, Glob, Bash, Edit, Grep): schemas, effects and dispatch."""
 
-from forgeflare.agent.tools._bash import terminate_running_commands
-from forgeflare.agent.tools._guard import denied_reason
-from forgeflare.agent.tools._registry import TOOL_NAMES, dispatch_tool, tool_effect, tool_schemas
-from forgeflare.agent.tools._types import ToolEffect, ToolError, ToolOutput
+from forgeflare.agent.tools._bash import (
+    BASH_TIMEOUT,
+    MAX_BASH_OUTPUT,
+    bash_tool,
+    cap_output,
+    run_bash,
+    terminate_running_commands,
+)
+from forgeflare.agent.tools._edit import (
+    MAX_EDIT_BYTES,
+    edit_file,
+)
+from forgeflare.agent.tools._glob import (
+    MAX_GLOB_ENTRIES,
+    glob_files,
+)
+from forgeflare.agent.tools._grep import (
+    GREP_TIMEOUT,
+    MAX_GREP_MATCHES,
+    find_rg,
+    grep_tool,
+    search,
+)
+from forgeflare.agent.tools._guard import (
+    denied_reason,
+    normalize_command,
+)
+from forgeflare.agent.tools._read import (
+    MAX_READ_BYTES,
+    read_file,
+)
+from forgeflare.agent.tools._registry import (
+    TOOL_NAMES,
+    dispatch_tool,
+    tool_effect,
+    tool_schemas,
+)
+from forgeflare.agent.tools._sandbox import (
+    SANDBOX_ENV,
+    check_sandbox,
+    sandbox_argv,
+    sandbox_mode,
+)
+from forgeflare.agent.tools._types import (
+    ALLOW_PATHS_ENV,
+    ToolEffect,
+    ToolError,
+    ToolOutput,
+    allowed_roots,
+    confine,
+    optional_bool,
+    optional_str,
+    require_str,
+    resolve_path,
+)
 
 __all__ = [
+    "ALLOW_PATHS_ENV",
+    "BASH_TIMEOUT",
+    "GREP_TIMEOUT",
+    "MAX_BASH_OUTPUT",
+    "MAX_EDIT_BYTES",
+    "MAX_GLOB_ENTRIES",
+    "MAX_GREP_MATCHES",
+    "MAX_READ_BYTES",
+    "SANDBOX_ENV",
     "TOOL_NAMES",
     "ToolEffect",
     "ToolError",
     "ToolOutput",
+    "allowed_roots",
+    "bash_tool",
+    "cap_output",
+    "check_sandbox",
+    "confine",
     "denied_reason",
     "dispatch_tool",
+    "edit_file",
+    "find_rg",
+    "glob_files",
+    "grep_tool",
+    "normalize_command",
+    "optional_bool",
+    "optional_str",
+    "read_file",
+    "require_str",
+    "resolve_path",
+    "run_bash",
+    "sandbox_argv",
+    "sandbox_mode",
+    "search",
     "terminate_running_commands",
     "tool_effect",
     "tool_schemas",

@@ -13,9 +13,23 @@ from forgeflare.supervisor.backends._backends import (
     LineReader,
     completion_signal,
 )
-from forgeflare.supervisor.backends._claude import ClaudeStreamReader, format_tokens, tool_line
-from forgeflare.supervisor.backends._codex import CodexStreamReader
-from forgeflare.supervisor.backends._report import OUTCOMES, IterationReport, Outcome, Tokens
+from forgeflare.supervisor.backends._claude import (
+    ClaudeStreamReader,
+    JsonStreamReader,
+    as_int,
+    format_tokens,
+    json_event,
+    tool_line,
+)
+from forgeflare.supervisor.backends._codex import (
+    CodexStreamReader,
+)
+from forgeflare.supervisor.backends._report import (
+    OUTCOMES,
+    IterationReport,
+    Outcome,
+    Tokens,
+)
 
 __all__ = [
     "BACKENDS",
@@ -31,10 +45,13 @@ __all__ = [
     "CommandBackend",
     "ForgeflareBackend",
     "IterationReport",
+    "JsonStreamReader",
     "LineReader",
     "Outcome",
     "Tokens",
+    "as_int",
     "completion_signal",
     "format_tokens",
+    "json_event",
     "tool_line",
 ]

@@ -19,10 +19,10 @@ from pydantic import ValidationError
 
 from forgeflare._convergence import Final
 from forgeflare._pricing import price_usd
+from forgeflare.stophook._signals import Mode, find_signal
 from forgeflare.supervisor.backends._claude import ClaudeStreamReader
 from forgeflare.supervisor.backends._codex import CodexStreamReader
 from forgeflare.supervisor.backends._report import IterationReport, Tokens
-from forgeflare.supervisor.stophook._signals import Mode, find_signal
 
 __all__ = [
     "BACKENDS",

@@ -20,21 +20,21 @@ whole stack as stuck.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
+from typing import NamedTuple
 
-from forgeflare.supervisor.stophook._signals import Mode, find_signal
+from forgeflare.stophook._signals import Mode, find_signal
 
 __all__ = [
     "BLOCK_MESSAGE",
     "STALE_AFTER",
     "Corrupt",
-    "Decision",
     "Event",
     "Frame",
     "LoopRecord",
     "Phase",
+    "StopDecision",
     "StoredState",
     "block_reason",
     "push_frame",
@@ -68,8 +68,7 @@ class Event(StrEnum):
     ABORT = "ABORT"
 
 
-@dataclass(frozen=True, slots=True)
-class Frame:
+class Frame(NamedTuple):
     """One loop on the stack: its mode, the iteration it is in, its cap and its prompt."""
 
     mode: Mode
@@ -78,8 +77,7 @@ class Frame:
     prompt: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class LoopRecord:
+class LoopRecord(NamedTuple):
     """A valid stored state; the last frame of ``stack`` is the innermost (running) loop."""
 
     event: Event
@@ -88,8 +86,7 @@ class LoopRecord:
     stack: tuple[Frame, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Corrupt:
+class Corrupt(NamedTuple):
     """Stored state that could not be understood; ``why`` says what was wrong."""
 
     why: str
@@ -99,8 +96,7 @@ StoredState = LoopRecord | Corrupt | None
 """What a project holds: a record, something unreadable, or nothing at all (``None``)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
+class StopDecision(NamedTuple):
     """What the hook does: block with ``reason`` (exit 2), or allow with an optional note."""
 
     phase: Phase
@@ -123,7 +119,7 @@ def block_reason(frame: Frame) -> str:
 
 def transition(
     state: StoredState, last_assistant_text: str | None, now: datetime
-) -> tuple[StoredState, Decision]:
+) -> tuple[StoredState, StopDecision]:
     """Decide one stop attempt. Pure: no I/O, total over its inputs.
 
     ``last_assistant_text`` is ``None`` when it could not be read; the hook then never blocks
@@ -132,18 +128,18 @@ def transition(
     changed, ``None`` when the loop ended and its state is to be removed.
     """
     if state is None:
-        return None, Decision(Phase.IDLE)
+        return None, StopDecision(Phase.IDLE)
     if isinstance(state, Corrupt):
-        return None, Decision(
+        return None, StopDecision(
             Phase.ABORTED, note=f"corrupted loop state ({state.why}); removed it, stop allowed"
         )
     if state.event is Event.DONE or not state.stack:
-        return state, Decision(Phase.IDLE)
+        return state, StopDecision(Phase.IDLE)
     if state.event is Event.ABORT:
-        return None, Decision(Phase.ABORTED, note="loop aborted; state removed, stop allowed")
+        return None, StopDecision(Phase.ABORTED, note="loop aborted; state removed, stop allowed")
     age = now - state.updated_at
     if age > STALE_AFTER:
-        return None, Decision(
+        return None, StopDecision(
             Phase.STUCK,
             note=(
                 f"loop state is stale (updated {int(age.total_seconds())} s ago, "
@@ -155,11 +151,11 @@ def transition(
     if signal is not None:
         rest = state.stack[:-1]
         if not rest:
-            return None, Decision(
+            return None, StopDecision(
                 Phase.COMPLETING, note=f"loop complete: {signal} ({top.mode} mode)"
             )
         outer = rest[-1]
-        return replace(state, event=Event.STATE, updated_at=now, stack=rest), Decision(
+        return state._replace(event=Event.STATE, updated_at=now, stack=rest), StopDecision(
             Phase.COMPLETING,
             note=(
                 f"inner loop complete: {signal} ({top.mode} mode); outer {outer.mode} loop resumes "
@@ -167,19 +163,19 @@ def transition(
             ),
         )
     if top.iter >= top.max:
-        return None, Decision(
+        return None, StopDecision(
             Phase.STUCK,
             note=(
                 f"{top.mode} loop reached its cap ({top.iter}/{top.max}, MAX_ITERATIONS); ended it"
             ),
         )
     if last_assistant_text is None:
-        return state, Decision(
+        return state, StopDecision(
             Phase.ACTIVE, note="cannot read the last assistant message; stop allowed"
         )
-    advanced = replace(top, iter=top.iter + 1)
-    new_state = replace(state, updated_at=now, stack=(*state.stack[:-1], advanced))
-    return new_state, Decision(Phase.ACTIVE, block=True, reason=block_reason(advanced))
+    advanced = top._replace(iter=top.iter + 1)
+    new_state = state._replace(updated_at=now, stack=(*state.stack[:-1], advanced))
+    return new_state, StopDecision(Phase.ACTIVE, block=True, reason=block_reason(advanced))
 
 
 def push_frame(state: StoredState, frame: Frame, now: datetime, run_id: str) -> LoopRecord:
@@ -195,5 +191,5 @@ def push_frame(state: StoredState, frame: Frame, now: datetime, run_id: str) -> 
         and now - state.updated_at <= STALE_AFTER
     )
     if live and isinstance(state, LoopRecord):
-        return replace(state, updated_at=now, stack=(*state.stack, frame))
+        return state._replace(updated_at=now, stack=(*state.stack, frame))
     return LoopRecord(event=Event.STATE, run_id=run_id, updated_at=now, stack=(frame,))

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import contextlib
-import uuid
+import os
 from datetime import datetime
 from pathlib import Path
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._fsutil import atomic_write_text
-from forgeflare.supervisor.stophook._errors import LoopStateError
-from forgeflare.supervisor.stophook._machine import (
+from forgeflare.stophook._errors import LoopStateError
+from forgeflare.stophook._machine import (
     STALE_AFTER,
     Corrupt,
     Frame,
@@ -18,8 +18,8 @@ from forgeflare.supervisor.stophook._machine import (
     StoredState,
     push_frame,
 )
-from forgeflare.supervisor.stophook._signals import SIGNALS, Mode
-from forgeflare.supervisor.stophook._statefile import (
+from forgeflare.stophook._signals import SIGNALS, Mode
+from forgeflare.stophook._statefile import (
     open_json_state,
     open_state,
     render_json_state,
@@ -53,7 +53,7 @@ def start_loop(
                 "cancel it first ('forgeflare stop-hook cancel')"
             )
         frame = Frame(mode=mode, iter=1, max=max_iterations, prompt=prompt)
-        record = push_frame(state, frame, now, uuid.uuid4().hex[:12])
+        record = push_frame(state, frame, now, os.urandom(6).hex())
         atomic_write_text(path, render_json_state(record))
         return record
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from forgeflare._fsutil import atomic_write_text
-from forgeflare.supervisor.stophook._errors import SettingsFileError
+from forgeflare.stophook._errors import SettingsFileError
 
 __all__ = ["DEFAULT_COMMAND", "SETTINGS_RELPATH", "install_hook", "merge_stop_hook"]
 

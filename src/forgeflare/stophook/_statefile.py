@@ -23,22 +23,21 @@ import os
 import re
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._fsutil import atomic_write_text
-from forgeflare.supervisor.stophook._errors import StateLockTimeout
-from forgeflare.supervisor.stophook._machine import (
+from forgeflare.stophook._errors import StateLockTimeout
+from forgeflare.stophook._machine import (
     Corrupt,
     Event,
     Frame,
     LoopRecord,
     StoredState,
 )
-from forgeflare.supervisor.stophook._signals import Mode
+from forgeflare.stophook._signals import Mode
 
 __all__ = [
     "JSON_STATE_RELPATH",
@@ -178,8 +177,7 @@ def render_json_state(record: LoopRecord) -> str:
 _FRONT_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:[ \t]*(.*?)[ \t]*$")
 
 
-@dataclass(frozen=True, slots=True)
-class MarkdownLoop:
+class MarkdownLoop(NamedTuple):
     """The markdown file split into front-matter lines, parsed values, and the body."""
 
     lines: tuple[str, ...]
@@ -299,14 +297,16 @@ def _lock_path(path: Path) -> Path:
     return path.with_name(path.stem.split(".")[0] + ".lock")
 
 
-@dataclass(slots=True)
 class StateSession:
     """The state of one backend, read under its lock; :meth:`commit` writes it back."""
 
-    backend: Backend
-    path: Path
-    state: LoopRecord | Corrupt
-    text: str
+    __slots__ = ("backend", "path", "state", "text")
+
+    def __init__(self, backend: Backend, path: Path, state: LoopRecord | Corrupt, text: str):
+        self.backend = backend
+        self.path = path
+        self.state = state
+        self.text = text
 
     def commit(self, new_state: StoredState) -> None:
         """Persist ``new_state``: ``None`` removes the file; an unchanged state writes nothing."""

@@ -11,24 +11,23 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
 
-from forgeflare.supervisor.stophook._errors import StopHookError
-from forgeflare.supervisor.stophook._machine import Decision, Phase, transition
-from forgeflare.supervisor.stophook._statefile import LOCK_TIMEOUT_S, any_state, open_state
-from forgeflare.supervisor.stophook._transcript import last_assistant_text
+from forgeflare.stophook._errors import StopHookError
+from forgeflare.stophook._machine import Phase, StopDecision, transition
+from forgeflare.stophook._statefile import LOCK_TIMEOUT_S, any_state, open_state
+from forgeflare.stophook._transcript import last_assistant_text
 
-__all__ = ["DISABLE_ENV", "DISABLE_FILE", "HookOutcome", "run_hook"]
+__all__ = ["DISABLE_ENV", "DISABLE_FILE", "StopHookOutcome", "run_stop_hook"]
 
 DISABLE_ENV = "IDLE_LOOP_DISABLE"
 DISABLE_FILE = ".idle-disabled"
 _PREFIX = "forgeflare stop-hook: "
 
 
-@dataclass(frozen=True, slots=True)
-class HookOutcome:
+class StopHookOutcome(NamedTuple):
     """What the hook process prints and how it exits."""
 
     exit_code: int = 0
@@ -36,14 +35,16 @@ class HookOutcome:
     stderr: str = ""
 
 
-def _allow(note: str = "") -> HookOutcome:
-    return HookOutcome(0, "", f"{_PREFIX}{note}\n" if note else "")
+def _allow(note: str = "") -> StopHookOutcome:
+    # One line whatever the note quotes (a transcript path may hold a newline).
+    note = note.replace("\r", "\\r").replace("\n", "\\n")
+    return StopHookOutcome(0, "", f"{_PREFIX}{note}\n" if note else "")
 
 
-def _outcome(decision: Decision) -> HookOutcome:
+def _outcome(decision: StopDecision) -> StopHookOutcome:
     if decision.block:
         payload = json.dumps({"decision": "block", "reason": decision.reason})
-        return HookOutcome(decision.exit_code, payload + "\n", decision.reason + "\n")
+        return StopHookOutcome(decision.exit_code, payload + "\n", decision.reason + "\n")
     return _allow(decision.note)
 
 
@@ -71,21 +72,21 @@ def _last_text(payload: Mapping[str, object]) -> tuple[str | None, str]:
         return None, str(exc)
 
 
-def run_hook(
+def run_stop_hook(
     stdin_text: str,
     *,
     environ: Mapping[str, str],
     cwd: Path,
     now: datetime,
     lock_timeout: float = LOCK_TIMEOUT_S,
-) -> HookOutcome:
+) -> StopHookOutcome:
     """Handle one Stop event. Never raises for bad input or state: it fails open.
 
     ``cwd`` is the project when the Stop input names no existing ``cwd``; ``now`` must be
     timezone-aware.
     """
     if environ.get(DISABLE_ENV) == "1":
-        return HookOutcome()
+        return StopHookOutcome()
     try:
         payload = json.loads(stdin_text) if stdin_text.strip() else {}
     except ValueError as exc:
@@ -97,13 +98,13 @@ def run_hook(
         return _allow(f"ignoring hook event {event!r} (only Stop drives loops)")
     project = _project_dir(payload, cwd)
     if (project / DISABLE_FILE).exists() or not any_state(project):
-        return HookOutcome()
+        return StopHookOutcome()
     # Read the transcript before taking the lock: it can be the slowest step.
     text, text_note = _last_text(payload)
     try:
         with open_state(project, timeout=lock_timeout) as session:
             if session is None:
-                return HookOutcome()
+                return StopHookOutcome()
             new_state, decision = transition(session.state, text, now)
             session.commit(new_state)
     except (StopHookError, OSError, ValueError) as exc:

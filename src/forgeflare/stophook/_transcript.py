@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from forgeflare.supervisor.stophook._errors import TranscriptError
+from forgeflare.stophook._errors import TranscriptError
 
 __all__ = ["assistant_text_of", "last_assistant_text"]
 

@@ -2,53 +2,28 @@
 
 from __future__ import annotations
 
-import os
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from forgeflare.supervisor.stophook._hook import HookOutcome, run_hook
-from forgeflare.supervisor.stophook._install import DEFAULT_COMMAND, install_hook
-from forgeflare.supervisor.stophook._loops import (
+from forgeflare.stophook._entry import run_stop_hook_process
+from forgeflare.stophook._install import DEFAULT_COMMAND, install_hook
+from forgeflare.stophook._loops import (
     cancel_loops,
     describe_state,
     loop_status,
     start_loop,
 )
-from forgeflare.supervisor.stophook._signals import Mode
+from forgeflare.stophook._signals import Mode
 
-__all__ = ["register", "run_hook_process"]
+__all__ = ["register"]
 
 _ProjectOpt = Annotated[
     Path | None,
     typer.Option("--project-dir", help="Project directory (default: the current directory)."),
 ]
-
-
-def run_hook_process() -> int:
-    """Run the hook on this process's stdin/environment, print its output, return its status.
-
-    Whatever goes wrong (even an unexpected bug) ends in exit 0: the hook fails open.
-    """
-    try:
-        # Bytes decoded as UTF-8 whatever the locale: Claude Code always sends UTF-8 JSON.
-        raw = b"" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.buffer.read()
-        stdin_text = raw.decode("utf-8", errors="replace")
-        outcome = run_hook(stdin_text, environ=os.environ, cwd=Path.cwd(), now=datetime.now(UTC))
-    except Exception as exc:
-        note = f"forgeflare stop-hook: internal error ({exc!r}); stop allowed\n"
-        outcome = HookOutcome(0, "", note)
-    try:
-        sys.stdout.write(outcome.stdout)
-        sys.stdout.flush()
-        sys.stderr.write(outcome.stderr)
-        sys.stderr.flush()
-    except OSError:
-        return 0
-    return outcome.exit_code
 
 
 def _project(project_dir: Path | None) -> Path:
@@ -60,9 +35,9 @@ def register(app: typer.Typer) -> None:
     sub = typer.Typer(
         name="stop-hook",
         help=(
-            "The stop-hook state machine for loops inside one agent session. With no "
-            "subcommand, run as Claude Code's Stop hook: read its JSON on stdin, exit 2 with "
-            "a continuation prompt to keep the loop going, exit 0 to let the agent stop. "
+            "Claude Code's Stop hook and the loops it drives inside one agent session.\n\n"
+            "With no subcommand, run as Claude Code's Stop hook: read its JSON on stdin, exit 2 "
+            "with a continuation prompt to keep the loop going, exit 0 to let the agent stop. "
             "IDLE_LOOP_DISABLE=1 or a .idle-disabled file in the project turns it off."
         ),
         invoke_without_command=True,
@@ -73,7 +48,7 @@ def register(app: typer.Typer) -> None:
     @sub.callback(invoke_without_command=True)
     def hook(ctx: typer.Context) -> None:
         if ctx.invoked_subcommand is None:
-            raise typer.Exit(run_hook_process())
+            raise typer.Exit(run_stop_hook_process())
 
     @sub.command("start")
     def start(

@@ -1,0 +1,115 @@
+"""The typer app behind ``forgeflare``: a root group that loads a part only when it must.
+
+Each part registers its own commands (``register(app)`` in its ``_cli`` module). Listing the
+commands (``forgeflare --help``) uses the one-line help in :data:`COMMANDS` and imports no
+part; running or describing a command imports only the module that defines it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import typer
+from typer.core import TyperCommand, TyperGroup
+
+from forgeflare import __version__
+
+__all__ = ["COMMANDS", "app", "real_command"]
+
+# command -> (the module below forgeflare whose register(app) defines it, the command's one-line
+# help for the listing); tests/unit/test_cli.py checks each line against the command's own help.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("agent._cli", "Run the coding agent on a task."),
+    "loop": (
+        "supervisor._cli",
+        "Run a Ralph loop: a fresh agent each iteration until the work converges.",
+    ),
+    "plan": ("supervisor._cli", "Shortcut for `forgeflare loop --mode planning`."),
+    "build": ("supervisor._cli", "Shortcut for `forgeflare loop --mode building`."),
+    "stop": ("supervisor._cli", "Ask the loop running in DIR to stop after its current iteration."),
+    "schema": ("supervisor._cli", "Print a JSON schema."),
+    "init": ("templates._cli", "Scaffold a project for a Ralph loop (DIR defaults to .)."),
+    "demo": (
+        "templates._cli",
+        "Run a whole Ralph loop offline: no network, no API key, exit 0 when complete.",
+    ),
+    "hooks": (
+        "hooks._cli",
+        "Check, try out and describe the agent's hooks (.forgeflare/hooks.toml).",
+    ),
+    "stop-hook": (
+        "stophook._cli",
+        "Claude Code's Stop hook and the loops it drives inside one agent session.",
+    ),
+    "mock-api": ("mockapi._cli", "Serve a scripted, protocol-accurate Messages API (offline)."),
+    "trust": ("supervisor._trustcli", "Review and trust what a project would run."),
+    "runs": ("report._cli", "List a project's loop runs, newest first."),
+    "report": ("report._cli", "Show one run (default: the newest) as a report."),
+    "watch": ("report._cli", "Watch a running loop from another terminal, until it ends."),
+    "fleet": ("fleet._cli", "Many loops at once, from one fleet file (FLEET.toml)."),
+}
+
+
+def real_command(ctx: Any, name: str) -> Any:
+    """The click command ``name`` as its part defines it (imports that part), or ``None``."""
+    entry = COMMANDS.get(name)
+    if entry is None:
+        return None
+    part = typer.Typer(add_completion=False)
+    importlib.import_module(f"forgeflare.{entry[0]}").register(part)
+    command = typer.main.get_command(part)
+    if command.name == name or not hasattr(command, "get_command"):
+        return command
+    return command.get_command(ctx, name)
+
+
+class _LazyGroup(TyperGroup):
+    """Lists every command from :data:`COMMANDS`; imports a part only to run or describe it."""
+
+    _listing = False
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if self._listing:
+            entry = COMMANDS.get(cmd_name)
+            return None if entry is None else TyperCommand(cmd_name, short_help=entry[1])
+        return real_command(ctx, cmd_name)
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        # The listing needs each command's name and one line only: no part is imported for it.
+        # Plain click layout: typer's rich help would import rich and markdown-it, costing more
+        # than typer itself (each command's own --help keeps the rich layout).
+        self._listing = True
+        try:
+            super(TyperGroup, self).format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
+
+app = typer.Typer(
+    name="forgeflare",
+    cls=_LazyGroup,
+    help="Ralph loops: a small coding agent, in-process hooks, and a loop supervisor.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"forgeflare {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", help="Print the version and exit.", callback=_version, is_eager=True
+    ),
+) -> None:
+    """Ralph loops: a small coding agent, in-process hooks, and a loop supervisor."""

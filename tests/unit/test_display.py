@@ -1,0 +1,49 @@
+"""The agent's display: held text is written only once accepted; discarded text is marked."""
+
+from __future__ import annotations
+
+import io
+
+from forgeflare.agent._display import Display
+
+
+def test_held_text_is_written_on_acceptance_and_dropped_on_discard() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    display = Display(out=out, err=err, hold_text=True)
+    display.text("cut ")
+    display.text("short")
+    display.discard()
+    assert out.getvalue() == ""
+    display.text("the answer")
+    assert out.getvalue() == ""
+    display.end_message()
+    assert out.getvalue() == "the answer\n"
+
+
+def test_streamed_text_that_is_discarded_is_marked() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    display = Display(out=out, err=err, hold_text=False)
+    display.text("cut sh")
+    display.discard()
+    display.text("the answer")
+    display.end_message()
+    assert out.getvalue() == (
+        "cut sh\n[discarded: the response above was cut off and is retried]\nthe answer\n"
+    )
+
+
+def test_a_discard_with_nothing_streamed_prints_nothing() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    display = Display(out=out, err=err, hold_text=False)
+    display.discard()
+    display.end_message()
+    assert out.getvalue() == ""
+
+
+def test_text_is_held_by_default_when_stdout_is_not_a_terminal() -> None:
+    out = io.StringIO()
+    display = Display(out=out, err=io.StringIO())
+    display.text("x")
+    assert out.getvalue() == ""
+    display.end_message()
+    assert out.getvalue() == "x\n"
