@@ -78,7 +78,6 @@ from forgeflare.supervisor._lifecycle import (
     run_hook,
 )
 from forgeflare.supervisor._records import (
-    RUN_MARKER,
     HookRecord,
     InProgress,
     IterationRecord,
@@ -385,18 +384,8 @@ class _Loop:
             argv += self.backend.budget_argv(max_cost - (self.record.totals.cost_usd or 0.0))
         return argv
 
-    async def run_agent(self, number: int) -> tuple[IterationRecord, IterationOutcome]:
-        """Run iteration ``number``'s agent; returns its record and the decision's outcome."""
-        conv = convergence_path(self.project)
-        warning = clear_convergence(conv)
-        if warning:
-            self.display.warn(warning)
-        before = _stamp(conv)
-        git_before = self.git_last if self.git_last is not None else await self.snapshot()
-        prompt = self.prompt()
-        argv = self.agent_argv()
-        report_path = self.store.dir / f"iteration-{number:03d}.report.json"
-        report_path.unlink(missing_ok=True)
+    def agent_env(self, number: int, report_path: Path) -> dict[str, str]:
+        """The agent's environment: no secrets but its backend's key, the run's variables."""
         env = {
             **child_environment(
                 self.opts.env, self.opts.pass_env, keep=AGENT_KEYS.get(self.backend.name, ())
@@ -413,6 +402,21 @@ class _Loop:
             )
         if security.sandbox == "bwrap":
             env["FORGEFLARE_SANDBOX"] = "network" if security.sandbox_network else "1"
+        return env
+
+    async def run_agent(self, number: int) -> tuple[IterationRecord, IterationOutcome]:
+        """Run iteration ``number``'s agent; returns its record and the decision's outcome."""
+        conv = convergence_path(self.project)
+        warning = clear_convergence(conv)
+        if warning:
+            self.display.warn(warning)
+        before = _stamp(conv)
+        git_before = self.git_last if self.git_last is not None else await self.snapshot()
+        prompt = self.prompt()
+        argv = self.agent_argv()
+        report_path = self.store.dir / f"iteration-{number:03d}.report.json"
+        report_path.unlink(missing_ok=True)
+        env = self.agent_env(number, report_path)
         budget, runtime_bound = agent_time(self.limits, self.elapsed())
         log_path = self.store.iteration_log(number)
         started_at = utc_timestamp()
@@ -462,7 +466,7 @@ class _Loop:
                 self.display.end_iteration()
         # Descendants that left the agent's process group (setsid) carry the run's marker.
         leftovers = await trio.to_thread.run_sync(
-            end_marked_processes, RUN_MARKER, self.record.run_id, self.cfg.agent.kill_grace
+            end_marked_processes, "FRESHER_RUN_ID", self.record.run_id, self.cfg.agent.kill_grace
         )
         if leftovers:
             self.display.warn(f"ended {len(leftovers)} process(es) the agent left running")
