@@ -27,7 +27,8 @@ from pathlib import Path
 
 import trio
 
-from forgeflare.supervisor import Display, LoopConfig, LoopOptions, run_loop, supervise
+from forgeflare.supervisor import LoopConfig, LoopOptions, run_loop, supervise
+from forgeflare.supervisor._display import LoopDisplay
 
 AGENT = [sys.executable, "-c", "import sys; sys.stdin.read()"]
 
@@ -45,7 +46,7 @@ async def loop(n: int, project: Path) -> None:
             "limits": {"error_pause": 0},
         }
     )
-    display = Display(out=io.StringIO(), err=io.StringIO(), live=False)
+    display = LoopDisplay(out=io.StringIO(), err=io.StringIO(), live=False)
     result = await run_loop(
         LoopOptions(project_dir=project, config=config, env={}), display=display
     )

@@ -1,12 +1,22 @@
-"""The one timestamp format every record uses: ``2026-02-13T19:30:00Z``."""
+"""The one timestamp format every record uses (``2026-02-13T19:30:00Z``), and spans of time."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
-__all__ = ["utc_timestamp"]
+__all__ = ["format_wait", "utc_timestamp"]
 
 
 def utc_timestamp(moment: datetime | None = None) -> str:
     """``moment`` (default: now) in UTC, whole seconds, with a ``Z``."""
     return (moment or datetime.now(UTC)).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def format_wait(seconds: float) -> str:
+    """A span to wait or waited, short: ``45s``, ``12m``, ``1h 04m``."""
+    s = round(seconds)
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m"
+    return f"{s // 3600}h {s % 3600 // 60:02d}m"

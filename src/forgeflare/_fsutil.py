@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
-__all__ = ["append_line", "atomic_write_text"]
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+__all__ = ["append_line", "atomic_write_text", "read_json_model"]
+
+_M = TypeVar("_M", bound="BaseModel")
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -39,3 +46,24 @@ def append_line(path: Path, line: str) -> None:
             view = view[os.write(fd, view) :]
     finally:
         os.close(fd)
+
+
+def read_json_model(
+    path: Path, model: type[_M], error: type[Exception], *, cannot_read: str, invalid: str
+) -> _M | None:
+    """The JSON file at ``path`` as ``model``; ``None`` when there is no file.
+
+    Raises ``error`` as ``"<path>: <cannot_read>: <why>"`` or ``"<path>: <invalid>: <why>"``.
+    """
+    from pydantic import ValidationError
+
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise error(f"{path}: {cannot_read}: {exc.strerror}") from exc
+    try:
+        return model.model_validate(json.loads(raw))
+    except (ValueError, ValidationError) as exc:
+        raise error(f"{path}: {invalid}: {exc}") from exc

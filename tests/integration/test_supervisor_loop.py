@@ -413,3 +413,53 @@ def test_plan_and_build_shortcuts(project: Project, cmd: str, mode: str) -> None
     assert result.exit_code == 0, result.output
     assert f"({mode} mode)" in result.output
     assert project.record()["mode"] == mode
+
+
+async def test_a_shared_usage_window_is_waited_out_once(project: Project) -> None:
+    """A window another loop of the account reported: wait for it, then run the iteration."""
+    from datetime import UTC, datetime, timedelta
+
+    until = datetime.now(UTC) + timedelta(seconds=60)
+    window = project.dir / "window.json"
+    window.write_text(json.dumps({"until": until.isoformat()}))
+    env = base_env(FORGEFLARE_WINDOW_FILE=str(window), FORGEFLARE_TIME_SCALE="0.01")
+    done = await project.arun(
+        "--agent-cmd", agent_cmd("--final=end_turn"), "--max-iterations", "1", env=env
+    )
+    assert done.code == 10, done.stderr
+    rec = project.record()
+    assert [w["kind"] for w in rec["waits"]] == ["limit_wait"]
+    assert [it["decision"] for it in rec["iterations"]] == ["max_iterations"]
+
+
+async def test_a_stop_request_during_a_shared_window_wait_stops(project: Project) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from forgeflare.supervisor._stop import request_stop
+
+    until = datetime.now(UTC) + timedelta(hours=1)
+    window = project.dir / "window.json"
+    window.write_text(json.dumps({"until": until.isoformat()}))
+    env = base_env(FORGEFLARE_WINDOW_FILE=str(window))
+
+    async with trio.open_nursery() as nursery:
+        result: list[Done] = []
+
+        async def run() -> None:
+            result.append(await project.arun("--agent-cmd", agent_cmd("--final=end_turn"), env=env))
+
+        nursery.start_soon(run)
+        while not any(e["event"] == "wait_started" for e in _events_or_empty(project)):
+            await trio.sleep(0.05)
+        request_stop(project.dir)
+    assert result[0].code == 18, result[0].stderr
+    rec = project.record()
+    assert rec["finish_type"] == "stopped"
+    assert rec["iterations"] == []
+
+
+def _events_or_empty(project: Project) -> list[dict[str, object]]:
+    try:
+        return project.events()
+    except (OSError, IndexError, ValueError):
+        return []

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from forgeflare._errors import ForgeflareError
-from forgeflare.supervisor import Display, LoopOptions, StopControl, load_config, run_loop
+from forgeflare.supervisor import LoopOptions, StopControl, load_config, run_loop
+from forgeflare.supervisor._display import LoopDisplay
 
 _FLAGS = {
     "--agent-cmd": "agent.command",
@@ -143,7 +144,7 @@ class Project:
                 env=env,
                 warnings=loaded.warnings,
             )
-            display = Display(out=out, err=err, live=False)
+            display = LoopDisplay(out=out, err=err, live=False)
             result = await run_loop(opts, display=display, stop=stop)
         except ForgeflareError as exc:
             err.write(f"forgeflare: error: {exc}\n")

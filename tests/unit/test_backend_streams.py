@@ -5,9 +5,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from forgeflare.supervisor.backends._backends import (
+    COMPLETE_TAG,
+    Backend,
+    ClaudeBackend,
+    CodexBackend,
+    CommandBackend,
+    ForgeflareBackend,
+)
 from forgeflare.supervisor.backends._claude import ClaudeStreamReader, tool_line
 from forgeflare.supervisor.backends._codex import CodexStreamReader
 
@@ -216,3 +225,64 @@ def test_codex_failures() -> None:
         "agent_error",
         False,
     )
+
+
+@pytest.mark.parametrize(
+    ("backend", "command", "model", "argv"),
+    [
+        (
+            ClaudeBackend(),
+            "",
+            "m",
+            [
+                "claude",
+                "-p",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+                "--permission-mode",
+                "bypassPermissions",
+                "--model",
+                "m",
+                "x",
+            ],
+        ),
+        (
+            ClaudeBackend(permission_mode=""),
+            "cc --a",
+            "",
+            ["cc", "--a", "-p", "--output-format", "stream-json", "--verbose", "x"],
+        ),
+        (
+            CodexBackend(),
+            "",
+            "m",
+            [
+                "codex",
+                "exec",
+                "--json",
+                "--skip-git-repo-check",
+                "--sandbox",
+                "workspace-write",
+                "--model",
+                "m",
+                "x",
+                "-",
+            ],
+        ),
+        (ForgeflareBackend(), "", "m", ["py", "-m", "forgeflare", "run", "--model", "m", "x"]),
+        (CommandBackend(), "a b", "m", ["a", "b", "x"]),
+    ],
+)
+def test_backend_argv(backend: Backend, command: str, model: str, argv: list[str]) -> None:
+    assert backend.argv(python="py", model=model, command=command, extra=["x"]) == argv
+
+
+def test_backend_seam_prompt_and_budget() -> None:
+    assert ForgeflareBackend().budget_argv(1.5) == ["--max-cost", "1.500000"]
+    assert ForgeflareBackend().budget_argv(-1.0) == ["--max-cost", "0.000000"]
+    for other in (CommandBackend(), ClaudeBackend(), CodexBackend()):
+        assert other.budget_argv(1.5) == []
+    assert COMPLETE_TAG in ClaudeBackend().prompt_suffix
+    assert COMPLETE_TAG in CodexBackend().prompt_suffix
+    assert ForgeflareBackend().prompt_suffix == CommandBackend().prompt_suffix == ""

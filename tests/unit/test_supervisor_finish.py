@@ -2,22 +2,37 @@
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from forgeflare.supervisor._finish import (
     FINISH_EXIT_CODES,
-    Continue,
+    Between,
+    ContinueLoop,
+    Finish,
     FinishType,
+    IterationFacts,
     IterationOutcome,
     Limits,
+    RunGate,
+    Skip,
     Streaks,
+    agent_time,
+    before_iteration,
     check_limits,
     count_unchecked,
     decide,
+    finish_rule,
+    hook_verdict,
     is_error,
 )
+from forgeflare.supervisor._waits import WaitFor, WaitStreaks
 
 _NO_STREAKS = Streaks()
 
@@ -41,13 +56,18 @@ def run(
     elapsed: float = 0.0,
     **limits: object,
 ) -> tuple[Streaks, object]:
-    return decide(
-        outcome=outcome,
-        streaks=streaks,
-        iteration=iteration,
-        elapsed=elapsed,
-        limits=Limits(**limits),  # type: ignore[arg-type]
+    """The loop's one entry point, reduced to (streaks, finish type or ContinueLoop())."""
+    verdict = decide(
+        IterationFacts(
+            outcome=outcome,
+            limits=Limits(**limits),  # type: ignore[arg-type]
+            counted=iteration - 1,
+            elapsed=elapsed,
+            streaks=streaks,
+        )
     )
+    action = verdict.action
+    return verdict.streaks, action.type if isinstance(action, Finish) else action
 
 
 def test_exit_codes_are_distinct_and_documented() -> None:
@@ -121,7 +141,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
         Streaks(),
         {},
         1,
-        Continue(),
+        ContinueLoop(),
     ),
     (
         "no plan file",
@@ -129,7 +149,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
         Streaks(),
         {},
         1,
-        Continue(),
+        ContinueLoop(),
     ),
     (
         "plan open",
@@ -137,7 +157,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
         Streaks(),
         {},
         1,
-        Continue(),
+        ContinueLoop(),
     ),
     (
         "complete on last iteration",
@@ -177,7 +197,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
         Streaks(),
         {"max_iterations": 3},
         2,
-        Continue(),
+        ContinueLoop(),
     ),
     (
         "unlimited",
@@ -185,7 +205,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
         Streaks(),
         {"max_iterations": 0},
         1000,
-        Continue(),
+        ContinueLoop(),
     ),
     (
         "runtime",
@@ -195,7 +215,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
         1,
         FinishType.TIMEOUT,
     ),
-    ("first error", IterationOutcome(exit_code=1), Streaks(), {}, 1, Continue()),
+    ("first error", IterationOutcome(exit_code=1), Streaks(), {}, 1, ContinueLoop()),
     ("third error", IterationOutcome(exit_code=1), Streaks(errors=2), {}, 3, FinishType.ERROR),
     (
         "api error streak",
@@ -227,7 +247,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
         Streaks(),
         {},
         1,
-        Continue(),
+        ContinueLoop(),
     ),
     (
         "stuck",
@@ -237,7 +257,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
         3,
         FinishType.STUCK,
     ),
-    ("skip", IterationOutcome(skipped=True), Streaks(), {}, 1, Continue()),
+    ("skip", IterationOutcome(skipped=True), Streaks(), {}, 1, ContinueLoop()),
     ("skips", IterationOutcome(skipped=True), Streaks(skips=2), {}, 3, FinishType.SKIPS),
     (
         "skip with plan done",
@@ -269,7 +289,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
         Streaks(),
         {},
         1,
-        Continue(),
+        ContinueLoop(),
     ),
     (
         "not git",
@@ -277,7 +297,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
         Streaks(),
         {},
         1,
-        Continue(),
+        ContinueLoop(),
     ),
     (
         "smart off",
@@ -285,7 +305,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
         Streaks(),
         {"smart_termination": False},
         1,
-        Continue(),
+        ContinueLoop(),
     ),
     (
         "no changes but error",
@@ -293,7 +313,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
         Streaks(),
         {},
         1,
-        Continue(),
+        ContinueLoop(),
     ),
     (
         "no changes beats max",
@@ -303,14 +323,14 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
         1,
         FinishType.NO_CHANGES,
     ),
-    ("no final, custom agent ok", IterationOutcome(exit_code=0), Streaks(), {}, 1, Continue()),
+    ("no final, custom agent ok", IterationOutcome(exit_code=0), Streaks(), {}, 1, ContinueLoop()),
     (
         "iteration limit is normal",
         IterationOutcome(exit_code=4, final_reason="iteration_limit"),
         Streaks(errors=2),
         {},
         3,
-        Continue(),
+        ContinueLoop(),
     ),
 ]
 
@@ -400,9 +420,10 @@ limits_st = st.builds(
 def test_decide_properties(
     outcome: IterationOutcome, streaks: Streaks, limits: Limits, iteration: int, elapsed: float
 ) -> None:
-    new, decision = decide(
+    new, decision = finish_rule(
         outcome=outcome, streaks=streaks, iteration=iteration, elapsed=elapsed, limits=limits
     )
+    assert isinstance(decision, FinishType | ContinueLoop)
     converged = not outcome.skipped and outcome.final_reason == "convergence_signal"
     plan_done = outcome.mode == "building" and outcome.plan_unchecked == 0
     # Completing is complete, whatever the limits (also on the last allowed iteration).
@@ -414,7 +435,7 @@ def test_decide_properties(
     assert decision not in {FinishType.MANUAL, FinishType.HOOK_ABORT}
     # Reaching the iteration limit always ends the loop.
     if limits.max_iterations and iteration >= limits.max_iterations:
-        assert decision != Continue()
+        assert decision != ContinueLoop()
     # Never past the limit without a reason of its own.
     if decision == FinishType.MAX_ITERATIONS:
         assert limits.max_iterations
@@ -449,7 +470,428 @@ def test_stale_final_never_counts(
         plan_unchecked=None if outcome.mode == "building" else outcome.plan_unchecked,
         git_changed=outcome.git_changed,
     )
-    _, decision = decide(
+    _, decision = finish_rule(
         outcome=stale, streaks=streaks, iteration=iteration, elapsed=0.0, limits=limits
     )
     assert decision != FinishType.COMPLETE
+
+
+# --- the loop's rules beyond the finish rule (one entry point: decide) ---------------------
+
+NOW = datetime(2026, 2, 13, 12, 0, tzinfo=UTC)
+ERROR_RUN = IterationOutcome(exit_code=1)
+CLEAN_RUN = IterationOutcome(final_reason="end_turn")
+RUNTIME_KILL = IterationOutcome(exit_code=None, timed_out=True, runtime_bound=True)
+
+
+def facts(outcome: IterationOutcome, **kw: Any) -> IterationFacts:
+    limits = kw.pop("limits", Limits())
+    return IterationFacts(outcome=outcome, limits=limits, now=NOW, **kw)
+
+
+# (name, facts, expected label, expected counted, expected pause)
+VERDICT_TABLE: list[tuple[str, IterationFacts, str, bool, float]] = [
+    # The runtime limit that ended the agent finishes the loop, whatever the streaks say ...
+    ("runtime kill", facts(RUNTIME_KILL), "timeout", True, 0.0),
+    (
+        "runtime kill, no plan",
+        facts(replace(RUNTIME_KILL, final_reason="end_turn", exit_code=0)),
+        "timeout",
+        True,
+        0.0,
+    ),
+    # ... but not a completion, and not an iteration timeout (that is an error iteration).
+    (
+        "runtime kill after completing",
+        facts(replace(RUNTIME_KILL, final_reason="convergence_signal")),
+        "complete",
+        True,
+        0.0,
+    ),
+    (
+        "iteration timeout",
+        facts(replace(RUNTIME_KILL, runtime_bound=False)),
+        "continue",
+        True,
+        0.0,
+    ),
+    ("bound but not killed", facts(replace(CLEAN_RUN, runtime_bound=True)), "continue", True, 0.0),
+    # The error pause: after an error iteration that goes on, never after a good one or a finish.
+    ("error pause", facts(ERROR_RUN, limits=Limits(error_pause=30.0)), "continue", True, 30.0),
+    ("no pause set", facts(ERROR_RUN, limits=Limits(error_pause=0.0)), "continue", True, 0.0),
+    ("good: no pause", facts(CLEAN_RUN, limits=Limits(error_pause=30.0)), "continue", True, 0.0),
+    (
+        "error finish: no pause",
+        facts(ERROR_RUN, limits=Limits(error_pause=30.0), streaks=Streaks(errors=2)),
+        "error",
+        True,
+        0.0,
+    ),
+    # A stop during the iteration wins over everything.
+    (
+        "stopped",
+        facts(replace(CLEAN_RUN, final_reason="convergence_signal"), stopped=True),
+        "manual",
+        True,
+        0.0,
+    ),
+    (
+        "stopped, rate limited",
+        facts(IterationOutcome(outcome="rate_limited"), stopped=True),
+        "manual",
+        True,
+        0.0,
+    ),
+    # Usage limits and outages wait and do not count; a hard API error is an error.
+    ("rate limited", facts(IterationOutcome(outcome="rate_limited")), "limit_wait", False, 0.0),
+    (
+        "rate limited on the last iteration",
+        facts(IterationOutcome(outcome="rate_limited"), limits=Limits(max_iterations=1)),
+        "limit_wait",
+        False,
+        0.0,
+    ),
+    (
+        "outage",
+        facts(IterationOutcome(outcome="api_error", transient=True)),
+        "outage",
+        False,
+        0.0,
+    ),
+    (
+        "outage too long",
+        facts(
+            IterationOutcome(outcome="api_error", transient=True),
+            waits=WaitStreaks(outages=5, outage_since=NOW - timedelta(hours=3)),
+        ),
+        "error",
+        True,
+        0.0,
+    ),
+    (
+        "hard api error",
+        facts(IterationOutcome(outcome="api_error"), limits=Limits(error_pause=5.0)),
+        "continue",
+        True,
+        5.0,
+    ),
+    (
+        "skipped api error never waits",
+        facts(IterationOutcome(skipped=True, outcome="rate_limited")),
+        "continue",
+        True,
+        0.0,
+    ),
+    # The agent ended on the budget.
+    ("budget", facts(IterationOutcome(outcome="budget")), "budget", True, 0.0),
+    (
+        "budget beats errors",
+        facts(IterationOutcome(outcome="budget"), streaks=Streaks(errors=5)),
+        "budget",
+        True,
+        0.0,
+    ),
+    # The gate: complete waits for it; a failed gate goes on; no gate, no wait.
+    (
+        "gate to run",
+        facts(replace(CLEAN_RUN, plan_unchecked=0), limits=Limits(gate=True)),
+        "complete",
+        True,
+        0.0,
+    ),
+    (
+        "gate failed",
+        facts(replace(CLEAN_RUN, plan_unchecked=0), limits=Limits(gate=True), gate_passed=False),
+        "continue",
+        True,
+        0.0,
+    ),
+    (
+        "gate passed",
+        facts(replace(CLEAN_RUN, plan_unchecked=0), limits=Limits(gate=True), gate_passed=True),
+        "complete",
+        True,
+        0.0,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("given_facts", "label", "counted", "pause"),
+    [row[1:] for row in VERDICT_TABLE],
+    ids=[row[0] for row in VERDICT_TABLE],
+)
+def test_verdict_table(
+    given_facts: IterationFacts, label: str, counted: bool, pause: float
+) -> None:
+    verdict = decide(given_facts)
+    assert (verdict.label, verdict.counted, verdict.pause) == (label, counted, pause)
+
+
+def test_runtime_override_finishes_timeout() -> None:
+    verdict = decide(facts(RUNTIME_KILL, streaks=Streaks(errors=0)))
+    assert verdict.action == Finish(FinishType.TIMEOUT)
+    assert verdict.streaks.errors == 1  # the killed iteration still counts as an error
+
+
+def test_gate_runs_only_for_a_completion() -> None:
+    assert isinstance(
+        decide(facts(replace(CLEAN_RUN, plan_unchecked=0), limits=Limits(gate=True))).action,
+        RunGate,
+    )
+    assert decide(facts(CLEAN_RUN, limits=Limits(gate=True))).action == ContinueLoop()
+    assert decide(facts(replace(CLEAN_RUN, plan_unchecked=0))).action == Finish(FinishType.COMPLETE)
+
+
+def test_waits_keep_the_finish_streaks_and_carry_their_own() -> None:
+    streaks = Streaks(errors=2, blocked=1)
+    limited = decide(facts(IterationOutcome(outcome="rate_limited"), streaks=streaks))
+    assert limited.streaks == streaks
+    assert limited.waits.limits == 1
+    assert isinstance(limited.action, WaitFor)
+    after = decide(facts(CLEAN_RUN, waits=limited.waits))
+    assert after.waits == WaitStreaks()
+
+
+def test_rate_limit_wait_uses_the_reset_and_stops_at_max_runtime() -> None:
+    resets = NOW + timedelta(minutes=10)
+    outcome = IterationOutcome(outcome="rate_limited", resets_at=resets)
+    verdict = decide(facts(outcome))
+    assert isinstance(verdict.action, WaitFor)
+    assert verdict.action.seconds == 600.0
+    clipped = decide(facts(outcome, limits=Limits(max_runtime=100.0), elapsed=40.0))
+    assert isinstance(clipped.action, WaitFor)
+    assert clipped.action.seconds == 60.0
+
+
+def test_outage_finish_says_why_and_notifies_nothing() -> None:
+    verdict = decide(
+        facts(
+            IterationOutcome(outcome="api_error", transient=True),
+            waits=WaitStreaks(outages=3, outage_since=NOW - timedelta(hours=3)),
+        )
+    )
+    assert isinstance(verdict.action, Finish)
+    assert verdict.action.type is FinishType.ERROR
+    assert verdict.action.reason is not None
+    assert "max_outage" in verdict.action.reason
+    assert verdict.notify is None
+
+
+def test_error_streak_notifies() -> None:
+    verdict = decide(facts(ERROR_RUN, streaks=Streaks(errors=2)))
+    assert verdict.action == Finish(FinishType.ERROR)
+    assert verdict.notify == "error_streak"
+    assert decide(facts(ERROR_RUN)).notify is None
+
+
+# (name, Between, expected)
+BEFORE_TABLE: list[tuple[str, Between, object]] = [
+    ("nothing", Between(limits=Limits(), counted=0, elapsed=0.0), None),
+    ("stopped", Between(limits=Limits(), counted=0, elapsed=0.0, stopped=True), FinishType.MANUAL),
+    (
+        "stop request",
+        Between(limits=Limits(), counted=0, elapsed=0.0, stop_requested=True),
+        FinishType.STOPPED,
+    ),
+    (
+        "max iterations",
+        Between(limits=Limits(max_iterations=2), counted=2, elapsed=0.0),
+        FinishType.MAX_ITERATIONS,
+    ),
+    (
+        "runtime",
+        Between(limits=Limits(max_runtime=5.0), counted=0, elapsed=5.0),
+        FinishType.TIMEOUT,
+    ),
+    (
+        "budget",
+        Between(limits=Limits(max_cost=1.0), counted=0, elapsed=0.0, spent=1.0),
+        FinishType.BUDGET,
+    ),
+    ("budget left", Between(limits=Limits(max_cost=1.0), counted=0, elapsed=0.0, spent=0.5), None),
+    ("no budget", Between(limits=Limits(), counted=0, elapsed=0.0, spent=99.0), None),
+    (
+        "trust",
+        Between(limits=Limits(), counted=0, elapsed=0.0, trust_error="changed"),
+        FinishType.HOOK_ABORT,
+    ),
+    (
+        "stop beats a stop request",
+        Between(limits=Limits(), counted=0, elapsed=0.0, stopped=True, stop_requested=True),
+        FinishType.MANUAL,
+    ),
+    (
+        "limit beats budget and trust",
+        Between(
+            limits=Limits(max_iterations=1, max_cost=1.0),
+            counted=1,
+            elapsed=0.0,
+            spent=2.0,
+            trust_error="changed",
+        ),
+        FinishType.MAX_ITERATIONS,
+    ),
+    (
+        "budget beats trust",
+        Between(limits=Limits(max_cost=1.0), counted=0, elapsed=0.0, spent=2.0, trust_error="x"),
+        FinishType.BUDGET,
+    ),
+    (
+        "shared window",
+        Between(
+            limits=Limits(),
+            counted=0,
+            elapsed=0.0,
+            shared_until=NOW + timedelta(minutes=1),
+            now=NOW,
+        ),
+        "limit_wait",
+    ),
+    (
+        "shared window over",
+        Between(limits=Limits(), counted=0, elapsed=0.0, shared_until=NOW, now=NOW),
+        None,
+    ),
+    (
+        "trust beats a shared window",
+        Between(
+            limits=Limits(),
+            counted=0,
+            elapsed=0.0,
+            trust_error="x",
+            shared_until=NOW + timedelta(minutes=1),
+            now=NOW,
+        ),
+        FinishType.HOOK_ABORT,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("between", "expected"), [row[1:] for row in BEFORE_TABLE], ids=[row[0] for row in BEFORE_TABLE]
+)
+def test_before_iteration_table(between: Between, expected: object) -> None:
+    verdict = before_iteration(between)
+    if isinstance(verdict, Finish):
+        assert verdict.type == expected
+    elif isinstance(verdict, WaitFor):
+        assert verdict.kind == expected
+        assert verdict.seconds == 60.0
+    else:
+        assert verdict is expected
+
+
+def test_before_iteration_says_why() -> None:
+    budget = before_iteration(Between(limits=Limits(max_cost=2.0), counted=0, elapsed=0, spent=2.5))
+    assert budget == Finish(FinishType.BUDGET, "stopped: the budget of $2 is spent ($2.50)")
+    trust = before_iteration(Between(limits=Limits(), counted=0, elapsed=0, trust_error="hook x"))
+    assert trust == Finish(FinishType.HOOK_ABORT, "stopped: hook x")
+
+
+@pytest.mark.parametrize(
+    ("status", "stopped", "skippable", "expected"),
+    [
+        ("ok", False, True, None),
+        ("missing", False, True, None),
+        ("error", False, True, None),
+        ("timeout", False, True, None),
+        ("warning", False, True, Skip()),
+        ("warning", False, False, None),
+        ("abort", False, True, Finish(FinishType.HOOK_ABORT)),
+        ("abort", False, False, Finish(FinishType.HOOK_ABORT)),
+        ("abort", True, True, Finish(FinishType.MANUAL)),
+        ("ok", True, False, Finish(FinishType.MANUAL)),
+    ],
+)
+def test_hook_verdict_table(status: str, stopped: bool, skippable: bool, expected: object) -> None:
+    assert hook_verdict(status, stopped=stopped, skippable=skippable) == expected
+
+
+@pytest.mark.parametrize(
+    ("iteration_timeout", "max_runtime", "elapsed", "seconds", "runtime_bound"),
+    [
+        (0.0, 0.0, 0.0, math.inf, False),
+        (60.0, 0.0, 0.0, 60.0, False),
+        (0.0, 100.0, 30.0, 70.0, True),
+        (60.0, 100.0, 30.0, 60.0, False),
+        (60.0, 100.0, 50.0, 50.0, True),
+        (60.0, 100.0, 150.0, 0.0, True),
+    ],
+)
+def test_agent_time_table(
+    iteration_timeout: float,
+    max_runtime: float,
+    elapsed: float,
+    seconds: float,
+    runtime_bound: bool,
+) -> None:
+    limits = Limits(iteration_timeout=iteration_timeout, max_runtime=max_runtime)
+    assert agent_time(limits, elapsed) == (seconds, runtime_bound)
+
+
+wait_outcomes = st.builds(
+    IterationOutcome,
+    skipped=st.booleans(),
+    exit_code=st.one_of(st.none(), st.integers(0, 3)),
+    timed_out=st.booleans(),
+    final_reason=st.sampled_from(REASONS),
+    plan_unchecked=st.one_of(st.none(), st.integers(0, 2)),
+    git_changed=st.one_of(st.none(), st.booleans()),
+    outcome=st.sampled_from([None, "ok", "agent_error", "api_error", "rate_limited", "budget"]),
+    transient=st.booleans(),
+    runtime_bound=st.booleans(),
+)
+
+
+@given(
+    wait_outcomes,
+    streaks_st,
+    limits_st,
+    st.integers(0, 12),
+    st.booleans(),
+    st.one_of(st.none(), st.booleans()),
+    st.sampled_from([0.0, 7.0]),
+)
+def test_verdict_properties(
+    outcome: IterationOutcome,
+    streaks: Streaks,
+    limits: Limits,
+    counted: int,
+    stopped: bool,
+    gate_passed: bool | None,
+    pause: float,
+) -> None:
+    limits = replace(limits, error_pause=pause, gate=gate_passed is not None)
+    verdict = decide(
+        IterationFacts(
+            outcome=outcome,
+            limits=limits,
+            counted=counted,
+            streaks=streaks,
+            now=NOW,
+            stopped=stopped,
+            gate_passed=gate_passed,
+        )
+    )
+    action = verdict.action
+    if stopped:
+        assert action == Finish(FinishType.MANUAL)
+        assert verdict.streaks == streaks
+    # Only a wait leaves an iteration uncounted; a wait never changes the finish streaks.
+    assert verdict.counted == (not isinstance(action, WaitFor))
+    if isinstance(action, WaitFor):
+        assert outcome.outcome in ("rate_limited", "api_error")
+        assert verdict.streaks == streaks
+    # A pause only after an error iteration that goes on.
+    if verdict.pause:
+        assert action == ContinueLoop()
+        assert is_error(outcome)
+        assert verdict.pause == pause
+    elif action == ContinueLoop() and is_error(outcome):
+        assert pause == 0.0
+    # A failed gate never completes; the runtime limit that killed the agent never goes on.
+    if gate_passed is False:
+        assert action != Finish(FinishType.COMPLETE)
+    if outcome.runtime_hit and not stopped and not isinstance(action, WaitFor):
+        assert action != ContinueLoop()

@@ -9,14 +9,18 @@ from pathlib import Path
 import pytest
 
 import forgeflare.supervisor as supervisor
+from forgeflare._errors import ConfigError
 from forgeflare.supervisor._records import (
     InProgress,
+    IterationRecord,
     RecordError,
     RunRecord,
     RunStore,
     find_resumable,
     orphan_group,
 )
+from forgeflare.supervisor._resume import open_resumable, process_started
+from forgeflare.supervisor.backends._report import IterationReport, Tokens
 
 
 def make(root: Path, run_id: str, *, finished: bool) -> RunStore:
@@ -72,3 +76,76 @@ def test_orphan_group_only_trusts_our_own_agent(tmp_path: Path) -> None:
 def test_public_exports_exist() -> None:
     for name in supervisor.__all__:
         assert hasattr(supervisor, name), name
+
+
+def test_resume_refuses_a_live_supervisor(tmp_path: Path) -> None:
+    store = make(tmp_path, "20260101-000000-aaaa", finished=False)
+    record = store.load()
+    record.supervisor_pid = os.getpid()
+    record.supervisor_started = process_started(os.getpid())
+    store.save(record)
+    with pytest.raises(ConfigError, match="is still running"):
+        open_resumable(tmp_path, tmp_path, grace=0.1)
+
+
+def test_resume_records_the_cut_iteration_as_killed(tmp_path: Path) -> None:
+    store = make(tmp_path, "20260101-000000-aaaa", finished=False)
+    record = store.load()
+    record.supervisor_pid = 2**22 + 12345  # no such process: the supervisor is dead
+    record.current = InProgress(number=3, started_at="2026-01-01T00:00:00Z")
+    store.save(record)
+    store.event("iteration_started", number=3, head=None, log="iteration-003.log")
+    resumed = open_resumable(tmp_path, tmp_path, grace=0.1)
+    assert resumed.record.current is None
+    assert resumed.killed is not None
+    assert (resumed.killed.number, resumed.killed.outcome) == (3, "killed")
+    assert resumed.killed.log == "iteration-003.log"
+    assert resumed.killed.commits == 0
+
+
+def test_resume_without_an_unfinished_run(tmp_path: Path) -> None:
+    make(tmp_path, "20260101-000000-aaaa", finished=True)
+    with pytest.raises(RecordError, match="no unfinished run"):
+        open_resumable(tmp_path, tmp_path, grace=0.1)
+
+
+def test_rows_derive_from_the_report_and_add_to_the_totals() -> None:
+    record = RunRecord(run_id="r1", mode="building", project_dir="/p", started_at="t")
+    priced = IterationReport(
+        outcome="api_error",
+        transient=True,
+        tokens=Tokens(input=10, output=5, cache_read=100),
+        cost_usd=0.25,
+        model="m",
+    )
+    row = IterationRecord.from_report(priced, number=1, started_at="t", commits=2)
+    assert (row.outcome, row.transient, row.tokens.total, row.model) == (
+        "api_error",
+        True,
+        115,
+        "m",
+    )
+    assert (
+        IterationRecord.from_report(
+            IterationReport(transient=True), number=2, started_at="t"
+        ).transient
+        is None
+    )
+    record.add_iteration(row, counted=True)
+    waited = IterationRecord.from_report(
+        IterationReport(outcome="rate_limited", tokens=Tokens(output=7)), number=2, started_at="t"
+    )
+    waited.decision = "limit_wait"
+    record.add_iteration(waited, counted=False)
+    skipped = IterationRecord(number=3, started_at="t", skipped=True)
+    record.add_iteration(skipped, counted=True)
+    totals = record.totals
+    assert (totals.iterations, totals.commits, totals.tokens) == (1, 2, 122)
+    assert totals.tokens_by_kind == {"input": 10, "output": 12, "cache_read": 100, "cache_write": 0}
+    assert (totals.cost_usd, totals.cost_unknown) == (0.25, 1)
+    assert record.counted_iterations == 2
+    assert record.iterations_done == 3
+    # On disk the row is flat, with the report's field names.
+    on_disk = json.loads(row.model_dump_json())
+    assert on_disk["tokens"] == {"input": 10, "output": 5, "cache_read": 100, "cache_write": 0}
+    assert on_disk["cost_usd"] == 0.25

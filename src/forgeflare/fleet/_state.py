@@ -8,14 +8,13 @@ fleet and end what a killed one left running.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
 from forgeflare._errors import ConfigError
-from forgeflare._fsutil import atomic_write_text
+from forgeflare._fsutil import atomic_write_text, read_json_model
 
 __all__ = ["FleetRecord", "LoopRecord", "LoopStatus", "load_record", "save_record", "state_dir"]
 
@@ -79,16 +78,13 @@ def state_dir(fleet_file: Path, name: str) -> Path:
 
 def load_record(path: Path) -> FleetRecord | None:
     """The fleet record, or ``None`` when there is none yet."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the fleet record: {exc.strerror}") from exc
-    try:
-        return FleetRecord.model_validate(json.loads(text))
-    except (ValueError, ValidationError) as exc:
-        raise ConfigError(f"{path}: not a readable fleet record: {exc}") from exc
+    return read_json_model(
+        path,
+        FleetRecord,
+        ConfigError,
+        cannot_read="cannot read the fleet record",
+        invalid="not a readable fleet record",
+    )
 
 
 def save_record(path: Path, record: FleetRecord) -> None:

@@ -1,18 +1,26 @@
-"""``.forgeflare/convergence.json``: what the agent tells the loop supervisor (hook spec R8).
+"""The hook layer's part of ``convergence.json``: recording PostToolUse observations.
 
-The agent owns the file: it deletes it at start-up, appends PostToolUse signals to
-``observations`` and always writes ``final`` when a turn ends. Every write is an atomic
-same-directory rename, so a supervisor never reads half a file.
+The file's contract (the ``final`` record, reading and writing it) lives in
+:mod:`forgeflare._convergence`; the names re-exported here keep ``forgeflare.hooks``'s
+public names working.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from pydantic import BaseModel, Field, ValidationError
-
-from forgeflare._errors import ForgeflareError
+from forgeflare._convergence import (
+    CONVERGENCE_RELPATH,
+    ConvergenceError,
+    ConvergenceState,
+    Final,
+    Observation,
+    clear_convergence,
+    convergence_path,
+    load_for_update,
+    read_convergence,
+    write_final,
+)
 from forgeflare._fsutil import atomic_write_text
 
 __all__ = [
@@ -28,105 +36,9 @@ __all__ = [
     "write_final",
 ]
 
-CONVERGENCE_RELPATH = Path(".forgeflare") / "convergence.json"
-
-
-class ConvergenceError(ForgeflareError):
-    """convergence.json exists but is not valid JSON of the expected shape."""
-
-
-class Observation(BaseModel):
-    """One PostToolUse signal."""
-
-    signal: str
-    reason: str = ""
-    tool_iterations: int = 0
-
-
-class Final(BaseModel):
-    """How the agent's turn ended, with its report to the loop; written once per turn.
-
-    Beside the hook spec's fields the agent reports what a loop records of an iteration:
-    tokens by kind, cost, requests, model and session, and for a usage limit its reset time.
-    """
-
-    reason: str
-    tool_iterations: int = 0
-    total_tokens: int = 0
-    timestamp: str = ""
-    tokens: dict[str, int] | None = None
-    """``input`` (without cache reads), ``output``, ``cache_read``, ``cache_write``."""
-    cost_usd: float | None = None
-    """What the turn cost at list prices (``None`` when the model's price is unknown)."""
-    requests: int = 0
-    model: str | None = None
-    session_id: str | None = None
-    resets_at: str | None = None
-    """For ``rate_limited``: when the usage window resets (ISO UTC), if the API said."""
-    transient: bool | None = None
-    """For ``api_error``: whether the failure was transient (overloaded, 5xx, connection)."""
-    detail: str | None = None
-    """A short description of the error, e.g. ``529 overloaded_error``."""
-
-
-class ConvergenceState(BaseModel):
-    """The whole file."""
-
-    observations: list[Observation] = Field(default_factory=list)
-    final: Final | None = None
-
-
-def convergence_path(project_dir: Path) -> Path:
-    """Where the file lives in a project."""
-    return project_dir / CONVERGENCE_RELPATH
-
-
-def read_convergence(path: Path) -> ConvergenceState | None:
-    """The state in ``path``, or ``None`` when there is no file.
-
-    Raises :class:`ConvergenceError` when the file cannot be read or parsed.
-    """
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise ConvergenceError(f"{path}: cannot read: {exc.strerror}") from exc
-    try:
-        return ConvergenceState.model_validate(json.loads(raw))
-    except (ValueError, ValidationError) as exc:
-        raise ConvergenceError(f"{path}: not a valid convergence state: {exc}") from exc
-
-
-def clear_convergence(path: Path) -> str | None:
-    """Delete a stale file. Returns a warning to log instead of raising (it is not fatal)."""
-    try:
-        path.unlink()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        return f"could not delete stale {path}: {exc.strerror}"
-    return None
-
-
-def _load_for_update(path: Path) -> ConvergenceState:
-    try:
-        return read_convergence(path) or ConvergenceState()
-    except ConvergenceError:
-        # A corrupt file is replaced: the agent owns it, and losing old entries beats
-        # losing every new one.
-        return ConvergenceState()
-
 
 def append_observations(path: Path, observations: list[Observation]) -> None:
     """One read-modify-write that appends ``observations``. Raises ``OSError`` on failure."""
-    state = _load_for_update(path)
+    state = load_for_update(path)
     state.observations.extend(observations)
-    atomic_write_text(path, state.model_dump_json(indent=2) + "\n")
-
-
-def write_final(path: Path, final: Final) -> None:
-    """Set the ``final`` key, keeping observations. Raises ``OSError`` on failure."""
-    state = _load_for_update(path)
-    state.final = final
     atomic_write_text(path, state.model_dump_json(indent=2) + "\n")

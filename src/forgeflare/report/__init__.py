@@ -34,6 +34,7 @@ from forgeflare.report._notify import (
 from forgeflare.report._text import (
     format_cost,
     format_duration,
+    format_tokens,
     render_runs,
     render_text,
 )
@@ -66,6 +67,7 @@ __all__ = [
     "fold_events",
     "format_cost",
     "format_duration",
+    "format_tokens",
     "iteration_rows",
     "list_runs",
     "load_run",

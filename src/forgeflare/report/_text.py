@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from forgeflare.report._digest import Digest, RunSummary
 
-__all__ = ["format_cost", "format_duration", "render_runs", "render_text"]
+__all__ = ["format_cost", "format_duration", "format_tokens", "render_runs", "render_text"]
 
 
 def format_duration(seconds: float) -> str:
@@ -24,12 +24,17 @@ def format_cost(cost: float | None) -> str:
     return "cost unknown" if cost is None else f"${cost:.2f}"
 
 
-def _tokens(n: int) -> str:
+def format_tokens(n: int, *, millions: int = 1) -> str:
+    """``950``, ``12.3k``, ``1.2M`` (``millions`` digits after the point for millions)."""
     if n < 1000:
         return str(n)
     if n < 1_000_000:
         return f"{n / 1000:.1f}k"
-    return f"{n / 1_000_000:.2f}M"
+    return f"{n / 1_000_000:.{millions}f}M"
+
+
+def _tokens(n: int) -> str:
+    return format_tokens(n, millions=2)
 
 
 def render_runs(summaries: list[RunSummary]) -> str:

@@ -25,7 +25,7 @@ from forgeflare._clock import utc_timestamp
 from forgeflare._fsutil import append_line
 from forgeflare.supervisor._records import RunRecord
 
-__all__ = ["AgentStatus", "Display", "parse_agent_line"]
+__all__ = ["AgentStatus", "LoopDisplay", "parse_agent_line"]
 
 _TOOL_RE = re.compile(r"^\s*(?:\[tool\]|▸)\s+([\w.-]+)")
 _USAGE_RE = re.compile(r"^\s*\[usage\].*?\btotal=(\d+)")
@@ -61,7 +61,7 @@ def _elapsed(seconds: float) -> str:
     return f"{seconds // 3600:d}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
 
 
-class Display:
+class LoopDisplay:
     """The supervisor's output. ``live=None`` means: live status line when stderr is a TTY."""
 
     def __init__(
@@ -201,7 +201,7 @@ class Display:
                 "skipped" if it.skipped else it.outcome,
                 it.final_reason or "-",
                 f"{it.duration:.1f}s",
-                str(sum(it.tokens.values())),
+                str(it.tokens.total),
                 "-" if it.cost_usd is None else f"${it.cost_usd:.4f}",
                 str(it.commits),
                 it.decision,

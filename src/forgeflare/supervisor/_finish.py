@@ -1,8 +1,9 @@
 """The finish decision: a pure function of one iteration's outcome and the loop's streaks.
 
 Nothing here does I/O. The loop gathers an :class:`IterationOutcome` (agent exit, the
-``final`` reason *this* iteration wrote, plan and git state) and asks :func:`decide` whether to
-go on. Finish types (``FRESHER_FINISH_TYPE``) and the supervisor's exit status for each:
+``final`` reason *this* iteration wrote, plan and git state) into :class:`IterationFacts` and
+asks :func:`decide` whether to go on. Finish types (``FRESHER_FINISH_TYPE``) and the
+supervisor's exit status for each:
 
 ==================  ====  ======================================================================
 finish type         exit  when
@@ -13,9 +14,11 @@ finish type         exit  when
 ``max_iterations``    10  the configured number of iterations ran (0 = unlimited)
 ``no_changes``        11  smart termination: no new commit and no work-tree change in a git repo
 ``error``             12  ``max_consecutive_errors`` error iterations in a row (agent crashed,
-                          was killed, timed out, or ``final.reason`` is ``api_error``)
+                          was killed, timed out, or ``final.reason`` is ``api_error``), or
+                          an outage lasted ``max_outage``
 ``hook_abort``        13  ``started`` or ``next_iteration`` exited 2 (or failed, with
-                          ``fail_behavior = "abort"``)
+                          ``fail_behavior = "abort"``), or a project hook or command changed
+                          during the run (the trust re-check before each iteration)
 ``timeout``           14  the loop's wall-clock limit (``max_runtime``) was reached
 ``stuck``             15  ``stuck_after`` iterations in a row ended with ``block_limit_*``
 ``skips``             16  ``next_iteration`` skipped ``max_skips`` iterations in a row
@@ -23,29 +26,57 @@ finish type         exit  when
 ``stopped``           18  ``forgeflare stop`` asked the loop to finish after its iteration
 ==================  ====  ======================================================================
 
-Usage-window and outage waits are not decided here (see ``_waits``): a ``rate_limited`` or
-transient ``api_error`` iteration is recorded but neither counts nor reaches :func:`decide`.
+Everything that decides the loop's fate is here, pure, so that the loop (``_loop``) only does
+I/O and applies the answer. Three questions, asked in this order each pass:
+
+- :func:`before_iteration`: a stop, a ``forgeflare stop`` request, a limit, the budget, a trust
+  re-check that failed, or a usage window another loop reported (wait first)?
+- :func:`hook_verdict`: what the ``started`` / ``next_iteration`` hook's status means.
+- :func:`decide`: after the iteration, from one :class:`IterationFacts` record: a stop during
+  it, a usage-window or outage wait (``_waits``; the iteration then neither counts nor reaches
+  the finish rule), the finish rule (:func:`finish_rule`), the gate, the error pause.
 """
 
 from __future__ import annotations
 
+import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Literal
 
+from forgeflare.supervisor._waits import (
+    FinishNow,
+    WaitFor,
+    WaitSettings,
+    WaitStreaks,
+    after_iteration,
+    budget_exhausted,
+)
+
 __all__ = [
     "FINISH_EXIT_CODES",
-    "Continue",
-    "Decision",
+    "Between",
+    "ContinueLoop",
+    "Finish",
+    "FinishDecision",
     "FinishType",
+    "IterationFacts",
     "IterationOutcome",
     "Limits",
+    "RunGate",
+    "Skip",
     "Streaks",
+    "Verdict",
+    "agent_time",
+    "before_iteration",
     "check_limits",
     "count_unchecked",
     "decide",
     "error_pause",
+    "finish_rule",
+    "hook_verdict",
     "is_error",
 ]
 
@@ -87,11 +118,12 @@ FINISH_EXIT_CODES: dict[FinishType, int] = {
 
 
 @dataclass(frozen=True, slots=True)
-class Continue:
+class ContinueLoop:
     """Go on with the next iteration."""
 
 
-Decision = Continue | FinishType
+FinishDecision = ContinueLoop | FinishType
+"""The finish rule's answer for one iteration."""
 
 _BLOCK_REASONS = frozenset({"block_limit_consecutive", "block_limit_total"})
 _ERROR_OUTCOMES = frozenset({"agent_error", "api_error", "killed", "timed_out", "refused"})
@@ -120,8 +152,17 @@ class IterationOutcome:
     """The iteration report's outcome (``ok``, ``agent_error`` …) when a backend gave one."""
     signal_complete: bool = False
     """The final message carried the completion tag (Claude Code, Codex loops)."""
-    runtime_hit: bool = False
-    """The loop's wall-clock limit (not the iteration timeout) ended the agent."""
+    runtime_bound: bool = False
+    """The loop's wall-clock limit, not the iteration timeout, bounded the agent's run."""
+    transient: bool = False
+    """For an ``api_error`` outcome: the failure was transient (an outage)."""
+    resets_at: datetime | None = None
+    """For a ``rate_limited`` outcome: when the usage window resets, if known."""
+
+    @property
+    def runtime_hit(self) -> bool:
+        """The loop's wall-clock limit (not the iteration timeout) ended the agent."""
+        return self.timed_out and self.runtime_bound
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +175,15 @@ class Limits:
     max_consecutive_errors: int = 3
     stuck_after: int = 3
     max_skips: int = 3
+    iteration_timeout: float = 0.0
+    """Seconds one agent run may take (0 = none)."""
+    max_cost: float = 0.0
+    """USD the loop may spend (0 = no cap)."""
+    error_pause: float = 0.0
+    """Seconds to pause after an error iteration."""
+    gate: bool = False
+    """A ``[limits] gate`` command is set: ``complete`` counts only when it passes."""
+    waits: WaitSettings = field(default_factory=WaitSettings)
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,9 +239,9 @@ def error_pause(outcome: IterationOutcome, pause: float) -> float:
     return pause if pause > 0 and is_error(outcome) else 0.0
 
 
-def decide(
+def finish_rule(
     *, outcome: IterationOutcome, streaks: Streaks, iteration: int, elapsed: float, limits: Limits
-) -> tuple[Streaks, Decision]:
+) -> tuple[Streaks, FinishDecision]:
     """After iteration ``iteration`` (1-based): the new streaks and whether to go on.
 
     Order matters and is part of the contract: completion first (completing on the last
@@ -231,4 +281,197 @@ def decide(
     limit = check_limits(iterations_done=iteration, elapsed=elapsed, limits=limits)
     if limit is not None:
         return new, limit
-    return new, Continue()
+    return new, ContinueLoop()
+
+
+def agent_time(limits: Limits, elapsed: float) -> tuple[float, bool]:
+    """How long the next agent run may take (``inf``: no bound), and whether the runtime limit
+    rather than the iteration timeout sets that bound."""
+    timeout = limits.iteration_timeout or math.inf
+    runtime_left = math.inf
+    if limits.max_runtime > 0:
+        runtime_left = max(0.0, limits.max_runtime - elapsed)
+    return min(timeout, runtime_left), runtime_left < timeout
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    """End the loop with this finish type; ``reason`` overrides the words the record derives."""
+
+    type: FinishType
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Skip:
+    """``next_iteration`` asked to skip this iteration (the agent does not run)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunGate:
+    """The iteration completes if the gate passes: run it, then decide again with its result."""
+
+
+Action = ContinueLoop | Finish | WaitFor | RunGate
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Moment:
+    """Where the loop stands: its settings, the counted iterations, the time, a stop."""
+
+    limits: Limits
+    counted: int = 0
+    """Iterations done that count toward ``max_iterations`` (before the one being decided)."""
+    elapsed: float = 0.0
+    stopped: bool = False
+    """Ctrl+C / SIGTERM (before or during the iteration)."""
+    now: datetime | None = None
+    """Wall-clock now (UTC); needed for waits."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Between(_Moment):
+    """What the loop knows between iterations (the input of :func:`before_iteration`)."""
+
+    stop_requested: bool = False
+    """``forgeflare stop`` left its request."""
+    spent: float | None = None
+    trust_error: str | None = None
+    """Why the trust re-check failed (a hook or command changed since the start), if it did."""
+    shared_until: datetime | None = None
+    """A usage window another loop of the same account reported."""
+
+
+def before_iteration(facts: Between) -> Finish | WaitFor | None:
+    """Before an iteration: finish (first rule wins, in this order), wait, or go on."""
+    limits = facts.limits
+    if facts.stopped:
+        return Finish(FinishType.MANUAL)
+    if facts.stop_requested:
+        return Finish(FinishType.STOPPED, "stopped by `forgeflare stop` after the iteration")
+    limit = check_limits(iterations_done=facts.counted, elapsed=facts.elapsed, limits=limits)
+    if limit is not None:
+        return Finish(limit)
+    if budget_exhausted(facts.spent, limits.max_cost or None):
+        spent = facts.spent or 0.0
+        return Finish(
+            FinishType.BUDGET,
+            f"stopped: the budget of ${limits.max_cost:g} is spent (${spent:.2f})",
+        )
+    if facts.trust_error is not None:
+        return Finish(FinishType.HOOK_ABORT, f"stopped: {facts.trust_error}")
+    now = facts.now
+    if facts.shared_until is not None and now is not None and facts.shared_until > now:
+        seconds = (facts.shared_until - now).total_seconds()
+        return WaitFor("limit_wait", seconds, facts.shared_until)
+    return None
+
+
+def hook_verdict(status: str, *, stopped: bool, skippable: bool) -> Finish | Skip | None:
+    """What a lifecycle hook's status (``HookStatus`` value) means for the loop.
+
+    A stop during the hook wins; ``abort`` ends the loop ``hook_abort``; ``warning`` (exit 1)
+    skips the iteration when the hook is ``next_iteration`` (``skippable``).
+    """
+    if stopped:
+        return Finish(FinishType.MANUAL)
+    if status == "abort":
+        return Finish(FinishType.HOOK_ABORT)
+    if status == "warning" and skippable:
+        return Skip()
+    return None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IterationFacts(_Moment):
+    """Everything :func:`decide` needs after one iteration (skipped or not)."""
+
+    outcome: IterationOutcome
+    streaks: Streaks = field(default_factory=Streaks)
+    waits: WaitStreaks = field(default_factory=WaitStreaks)
+    gate_passed: bool | None = None
+    """The gate's result once :class:`RunGate` had it run; ``None`` before."""
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What to do after an iteration, with the streaks to carry to the next one."""
+
+    action: Action
+    streaks: Streaks
+    waits: WaitStreaks
+    counted: bool = True
+    """The iteration counts toward ``max_iterations`` (a wait does not)."""
+    pause: float = 0.0
+    """Seconds to pause before the next iteration (after an error iteration)."""
+    notify: str | None = None
+    """A notification event this verdict raises (``error_streak``)."""
+
+    @property
+    def label(self) -> str:
+        """The iteration row's ``decision``: ``continue``, a wait kind or a finish type."""
+        action = self.action
+        if isinstance(action, Finish):
+            return action.type.value
+        if isinstance(action, WaitFor):
+            return action.kind
+        if isinstance(action, RunGate):
+            return FinishType.COMPLETE.value
+        return "continue"
+
+
+def _deadline(facts: IterationFacts, now: datetime) -> datetime | None:
+    if facts.limits.max_runtime <= 0:
+        return None
+    left = max(0.0, facts.limits.max_runtime - facts.elapsed)
+    return now + timedelta(seconds=left)
+
+
+def decide(facts: IterationFacts) -> Verdict:
+    """After an iteration: finish, wait, run the gate, or go on (with a pause after an error).
+
+    Order is part of the contract: a stop during the iteration, then the usage-window and
+    outage waits (a transient failure is not an error), then :func:`finish_rule`, then the gate
+    (a failed gate turns ``complete`` into going on), then the error pause.
+    """
+    outcome = facts.outcome
+    if facts.stopped:
+        return Verdict(Finish(FinishType.MANUAL), facts.streaks, facts.waits)
+    waits = WaitStreaks()
+    if not outcome.skipped and outcome.outcome in ("rate_limited", "api_error"):
+        now = facts.now
+        assert now is not None, "decide needs `now` for a rate_limited / api_error iteration"
+        waits, wait = after_iteration(
+            outcome=outcome.outcome,
+            transient=outcome.transient,
+            resets_at=outcome.resets_at,
+            now=now,
+            streaks=facts.waits,
+            settings=facts.limits.waits,
+            deadline=_deadline(facts, now),
+        )
+        if isinstance(wait, WaitFor):
+            return Verdict(wait, facts.streaks, waits, counted=False)
+        if isinstance(wait, FinishNow):
+            return Verdict(
+                Finish(FinishType.ERROR, f"stopped: {wait.reason}"), facts.streaks, waits
+            )
+    streaks, decision = finish_rule(
+        outcome=outcome,
+        streaks=facts.streaks,
+        iteration=facts.counted + 1,
+        elapsed=facts.elapsed,
+        limits=facts.limits,
+    )
+    if decision == FinishType.COMPLETE and facts.limits.gate:
+        if facts.gate_passed is None:
+            return Verdict(RunGate(), streaks, waits)
+        if not facts.gate_passed:
+            # Not complete after all: go on, unless the runtime limit already ended the agent.
+            decision = FinishType.TIMEOUT if outcome.runtime_hit else ContinueLoop()
+    if isinstance(decision, FinishType):
+        notify = "error_streak" if decision is FinishType.ERROR else None
+        return Verdict(Finish(decision), streaks, waits, notify=notify)
+    return Verdict(
+        ContinueLoop(), streaks, waits, pause=error_pause(outcome, facts.limits.error_pause)
+    )

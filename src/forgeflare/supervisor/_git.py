@@ -19,7 +19,7 @@ from pathlib import Path
 
 import trio
 
-from forgeflare.hooks._convergence import CONVERGENCE_RELPATH
+from forgeflare._convergence import CONVERGENCE_RELPATH
 
 __all__ = ["GitSnapshot", "commits_between", "git_snapshot"]
 

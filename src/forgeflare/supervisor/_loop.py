@@ -22,25 +22,26 @@ import signal
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import trio
 
-from forgeflare._clock import utc_timestamp
-from forgeflare._errors import ConfigError
-from forgeflare._process import end_marked_processes
-from forgeflare._secrets import AGENT_KEYS, PASS_ENV_VAR, child_environment
-from forgeflare.hooks._convergence import (
+from forgeflare._clock import format_wait, utc_timestamp
+from forgeflare._convergence import (
     ConvergenceError,
     ConvergenceState,
     clear_convergence,
     convergence_path,
     read_convergence,
 )
+from forgeflare._errors import ConfigError
+from forgeflare._process import end_marked_processes
+from forgeflare._secrets import AGENT_KEYS, PASS_ENV_VAR, child_environment
 from forgeflare.hooks._trust import TrustError, require_trust
+from forgeflare.report._digest import parse_time
 from forgeflare.report._notify import Notifier, notify_urls
 from forgeflare.supervisor._agentproc import (
     ChildResult,
@@ -49,17 +50,23 @@ from forgeflare.supervisor._agentproc import (
     supervise,
 )
 from forgeflare.supervisor._config import LoopConfig, default_prompt
-from forgeflare.supervisor._display import Display
+from forgeflare.supervisor._display import LoopDisplay
 from forgeflare.supervisor._finish import (
-    Continue,
+    Between,
+    Finish,
     FinishType,
+    IterationFacts,
     IterationOutcome,
     Limits,
+    RunGate,
+    Skip,
     Streaks,
-    check_limits,
+    Verdict,
+    agent_time,
+    before_iteration,
     count_unchecked,
     decide,
-    error_pause,
+    hook_verdict,
 )
 from forgeflare.supervisor._git import GitSnapshot, commits_between, git_snapshot
 from forgeflare.supervisor._lifecycle import (
@@ -77,19 +84,12 @@ from forgeflare.supervisor._records import (
     RecordError,
     RunRecord,
     RunStore,
-    find_resumable,
     new_run_id,
 )
+from forgeflare.supervisor._resume import open_resumable, process_started
 from forgeflare.supervisor._stop import clear_stop, stop_requested
 from forgeflare.supervisor._trust import loop_trust_items
-from forgeflare.supervisor._waits import (
-    FinishNow,
-    WaitFor,
-    WaitSettings,
-    WaitStreaks,
-    after_iteration,
-    budget_exhausted,
-)
+from forgeflare.supervisor._waits import WaitFor, WaitSettings, WaitStreaks
 from forgeflare.supervisor.backends import BACKENDS, COMPLETE_TAG, REPORT_ENV, ChildEnd
 
 __all__ = ["FileStamp", "LoopOptions", "LoopResult", "is_fresh", "run_loop", "watch_signals"]
@@ -154,8 +154,19 @@ _HOOK_SWITCH = {
 }
 
 
+_HOOK_SAYS: dict[HookStatus, tuple[str, str]] = {
+    HookStatus.NOT_EXECUTABLE: ("warn", "exists but is not executable (skipped)"),
+    HookStatus.OK: ("info", "completed successfully"),
+    HookStatus.WARNING: ("warn", "returned warning (exit 1)"),
+    HookStatus.ABORT: ("error", "requested abort (exit {code})"),
+    HookStatus.TIMEOUT: ("error", "timed out after {timeout:g}s (exit 124)"),
+    HookStatus.ERROR: ("error", "failed with exit code {code}"),
+}
+"""What the loop says of a lifecycle hook's run, by its status: (display level, words)."""
+
+
 class _Loop:
-    def __init__(self, opts: LoopOptions, display: Display, stop: StopControl) -> None:
+    def __init__(self, opts: LoopOptions, display: LoopDisplay, stop: StopControl) -> None:
         self.opts = opts
         self.cfg = opts.config
         self.display = display
@@ -171,6 +182,11 @@ class _Loop:
             max_consecutive_errors=self.cfg.limits.max_consecutive_errors,
             stuck_after=self.cfg.limits.stuck_after,
             max_skips=self.cfg.limits.max_skips,
+            iteration_timeout=self.cfg.limits.iteration_timeout,
+            max_cost=self.cfg.limits.max_cost,
+            error_pause=self.cfg.limits.error_pause * _time_scale(opts.env),
+            gate=bool(self.cfg.limits.gate),
+            waits=WaitSettings(max_outage=self.cfg.limits.max_outage, jitter=5.0),
         )
         self.store: RunStore
         self.record: RunRecord
@@ -180,7 +196,7 @@ class _Loop:
         self.git_last: GitSnapshot | None = None
         backend = BACKENDS[self.cfg.backend_name]()
         self.backend = backend
-        self.wait_streaks: dict[str, Any] = {}
+        self.wait_streaks = WaitStreaks()
         self.finish_reason: str | None = None
         self.time_scale = _time_scale(opts.env)
         from forgeflare.hooks._trust import default_trust_file
@@ -225,23 +241,21 @@ class _Loop:
 
     def open_run(self) -> None:
         if self.opts.resume:
-            store = find_resumable(self.log_root)
-            if store is None:
-                raise RecordError(f"--resume: no unfinished run in {self.log_root}")
-            record = store.load()
-            if _alive(record.supervisor_pid, record.supervisor_started):
-                raise ConfigError(
-                    f"run {record.run_id} is still running, pid {record.supervisor_pid}"
-                )
-            self.store, self.record = store, record
+            resumed = open_resumable(self.log_root, self.project, grace=self.cfg.agent.kill_grace)
+            self.store, self.record = resumed.store, resumed.record
             self.record.resumes += 1
             self.base_active = self.record.totals.active_seconds
-            ended = end_marked_processes("FRESHER_RUN_ID", record.run_id, self.cfg.agent.kill_grace)
-            if ended:
+            if resumed.ended:
                 self.display.warn(
-                    f"ended {len(ended)} process(es) the killed supervisor left running"
+                    f"ended {resumed.ended} process(es) the killed supervisor left running"
                 )
-            self.record_killed_iteration()
+            if resumed.killed is not None:
+                it = resumed.killed
+                self.finish_iteration(it, "killed", counted=True)
+                self.display.warn(
+                    f"iteration {it.number} was cut short by the crash: recorded as killed"
+                    + (f" with {it.commits} commit(s)" if it.commits else "")
+                )
             agent_runs = [it for it in self.record.iterations if not it.skipped]
             if agent_runs:
                 self.last_exit = agent_runs[-1].exit_code or 0
@@ -267,7 +281,7 @@ class _Loop:
             )
             clear_stop(self.project)
         self.record.supervisor_pid = os.getpid()
-        self.record.supervisor_started = _process_started(os.getpid())
+        self.record.supervisor_started = process_started(os.getpid())
         self.display.log_file = self.store.dir / "loop.log"
         self.display.hooks_log = self.store.dir / "hooks.log"
         self.save()
@@ -294,40 +308,6 @@ class _Loop:
         )
         if self.opts.trust_project or self.opts.env.get("FORGEFLARE_TRUST", "") in ("1", "true"):
             self.display.warn("trusting the project's hooks without review (--trust-project)")
-
-    def record_killed_iteration(self) -> None:
-        """A crash cut an iteration short: record it as killed, with the commits it made."""
-        current = self.record.current
-        self.record.current = None
-        if current is None:
-            return
-        head_before: str | None = None
-        log: str | None = None
-        for event in reversed(self.store.events()):
-            if event.get("event") == "iteration_started" and event.get("number") == current.number:
-                head_before, log = event.get("head"), event.get("log")
-                break
-        commits = 0
-        head_after: str | None = None
-        if head_before:
-            head_after = _git_head(self.project)
-            if head_after and head_after != head_before:
-                commits = _git_count(self.project, head_before, head_after)
-        it = IterationRecord(
-            number=current.number,
-            started_at=current.started_at or utc_timestamp(),
-            outcome="killed",
-            detail="the supervisor was killed during this iteration",
-            head_before=head_before,
-            head_after=head_after,
-            commits=commits,
-            log=log,
-        )
-        self.finish_iteration(it, "killed", counted=True)
-        self.display.warn(
-            f"iteration {it.number} was cut short by the crash: recorded as killed"
-            + (f" with {commits} commit(s)" if commits else "")
-        )
 
     # -- hooks ------------------------------------------------------------------------------
     async def hook(self, name: HookName, ctx: HookContext) -> HookResult:
@@ -362,22 +342,11 @@ class _Loop:
         return result
 
     def report_hook(self, result: HookResult, timeout: float) -> None:
-        name, code = result.name, result.exit_code
-        match result.status:
-            case HookStatus.NOT_EXECUTABLE:
-                self.display.warn(f"Hook {name} exists but is not executable (skipped)")
-            case HookStatus.OK:
-                self.display.info(f"Hook {name} completed successfully")
-            case HookStatus.WARNING:
-                self.display.warn(f"Hook {name} returned warning (exit 1)")
-            case HookStatus.ABORT:
-                self.display.error(f"Hook {name} requested abort (exit {code})")
-            case HookStatus.TIMEOUT:
-                self.display.error(f"Hook {name} timed out after {timeout:g}s (exit 124)")
-            case HookStatus.ERROR:
-                self.display.error(f"Hook {name} failed with exit code {code}")
-            case _:
-                pass
+        said = _HOOK_SAYS.get(result.status)
+        if said is not None:
+            level, words = said
+            text = words.format(name=result.name, code=result.exit_code, timeout=timeout)
+            getattr(self.display, level)(f"Hook {result.name} {text}")
 
     # -- one agent run ----------------------------------------------------------------------
     def prompt(self) -> str:
@@ -391,12 +360,7 @@ class _Loop:
         if self.opts.task:
             # A fleet loop's own task comes first: each loop completes on its own.
             text = f"{self.opts.task.strip()}\n\n---\n\n{text}"
-        if self.backend.name in ("claude", "codex"):
-            text += (
-                f"\nWhen the whole task is done, end your final message with {COMPLETE_TAG} on a "
-                "line of its own (not in code). Do not write it before.\n"
-            )
-        return text
+        return text + self.backend.prompt_suffix
 
     def plan_unchecked(self) -> int | None:
         path = self.project / self.cfg.paths.plan_file
@@ -416,23 +380,12 @@ class _Loop:
     def agent_argv(self) -> list[str]:
         argv = self.cfg.agent_argv(self.opts.python)
         max_cost = self.cfg.limits.max_cost
-        if max_cost and self.backend.name == "forgeflare":
-            left = max(0.0, max_cost - (self.record.totals.cost_usd or 0.0))
-            argv += ["--max-cost", f"{left:.6f}"]
+        if max_cost:
+            argv += self.backend.budget_argv(max_cost - (self.record.totals.cost_usd or 0.0))
         return argv
 
-    async def run_agent(self, number: int) -> tuple[IterationRecord, IterationOutcome]:
-        """Run iteration ``number``'s agent; returns its record and the decision's outcome."""
-        conv = convergence_path(self.project)
-        warning = clear_convergence(conv)
-        if warning:
-            self.display.warn(warning)
-        before = _stamp(conv)
-        git_before = self.git_last if self.git_last is not None else await self.snapshot()
-        prompt = self.prompt()
-        argv = self.agent_argv()
-        report_path = self.store.dir / f"iteration-{number:03d}.report.json"
-        report_path.unlink(missing_ok=True)
+    def agent_env(self, number: int, report_path: Path) -> dict[str, str]:
+        """The agent's environment: no secrets but its backend's key, the run's variables."""
         env = {
             **child_environment(
                 self.opts.env, self.opts.pass_env, keep=AGENT_KEYS.get(self.backend.name, ())
@@ -449,20 +402,27 @@ class _Loop:
             )
         if security.sandbox == "bwrap":
             env["FORGEFLARE_SANDBOX"] = "network" if security.sandbox_network else "1"
-        timeout = self.cfg.limits.iteration_timeout or math.inf
-        runtime_left = math.inf
-        if self.limits.max_runtime > 0:
-            runtime_left = max(0.0, self.limits.max_runtime - self.elapsed())
-        budget = min(timeout, runtime_left)
+        return env
+
+    async def run_agent(self, number: int) -> tuple[IterationRecord, IterationOutcome]:
+        """Run iteration ``number``'s agent; returns its record and the decision's outcome."""
+        conv = convergence_path(self.project)
+        warning = clear_convergence(conv)
+        if warning:
+            self.display.warn(warning)
+        before = _stamp(conv)
+        git_before = self.git_last if self.git_last is not None else await self.snapshot()
+        prompt = self.prompt()
+        argv = self.agent_argv()
+        report_path = self.store.dir / f"iteration-{number:03d}.report.json"
+        report_path.unlink(missing_ok=True)
+        env = self.agent_env(number, report_path)
+        budget, runtime_bound = agent_time(self.limits, self.elapsed())
         log_path = self.store.iteration_log(number)
-        it = IterationRecord(
-            number=number,
-            started_at=utc_timestamp(),
-            head_before=git_before.head if git_before else None,
-            log=log_path.name,
-        )
-        self.record.current = InProgress(number=number, started_at=it.started_at)
-        self.store.event("iteration_started", number=number, head=it.head_before, log=log_path.name)
+        started_at = utc_timestamp()
+        head_before = git_before.head if git_before else None
+        self.record.current = InProgress(number=number, started_at=started_at)
+        self.store.event("iteration_started", number=number, head=head_before, log=log_path.name)
 
         def on_start(pid: int) -> None:
             assert self.record.current is not None
@@ -510,7 +470,6 @@ class _Loop:
         )
         if leftovers:
             self.display.warn(f"ended {len(leftovers)} process(es) the agent left running")
-        runtime_hit = result.timed_out and runtime_left < timeout
         state: ConvergenceState | None = None
         if is_fresh(before, _stamp(conv)):
             try:
@@ -536,26 +495,22 @@ class _Loop:
             final,
             report_path if report_path.exists() else None,
         )
-        it.duration = round(result.duration, 3)
-        it.exit_code = exit_status(result)
-        it.timed_out = result.timed_out
-        it.final_reason = final.reason if final else None
-        it.observations = [o.model_dump() for o in state.observations] if state else []
-        it.outcome = report.outcome
-        it.transient = report.transient if report.outcome == "api_error" else None
-        it.stop_reason = report.stop_reason
-        it.tokens = report.tokens.model_dump()
-        it.cost_usd = report.cost_usd
-        it.resets_at = report.resets_at
-        it.turns = report.turns
-        it.session_id = report.session_id
-        it.model = report.model
-        it.detail = report.detail
-        it.signal = report.signal
-        it.head_after = git_after.head if git_after else None
-        it.commits = commits
-        it.changed = changed
-        it.plan_unchecked = self.plan_unchecked()
+        it = IterationRecord.from_report(
+            report,
+            number=number,
+            started_at=started_at,
+            duration=round(result.duration, 3),
+            exit_code=exit_status(result),
+            timed_out=result.timed_out,
+            final_reason=final.reason if final else None,
+            observations=[o.model_dump() for o in state.observations] if state else [],
+            head_before=head_before,
+            head_after=git_after.head if git_after else None,
+            log=log_path.name,
+            commits=commits,
+            changed=changed,
+            plan_unchecked=self.plan_unchecked(),
+        )
         outcome = IterationOutcome(
             mode="planning" if self.record.mode == "planning" else "building",
             exit_code=result.exit_code,
@@ -566,50 +521,38 @@ class _Loop:
             git_changed=changed,
             outcome=report.outcome,
             signal_complete=report.signal == COMPLETE_TAG,
-            runtime_hit=runtime_hit,
+            runtime_bound=runtime_bound,
+            transient=report.transient,
+            resets_at=parse_time(report.resets_at),
         )
         if result.timed_out:
-            what = "runtime limit" if runtime_hit else "iteration timeout"
+            what = "runtime limit" if outcome.runtime_hit else "iteration timeout"
             self.display.error(f"iteration {number}: agent killed at the {what}")
         cost = "" if it.cost_usd is None else f", ${it.cost_usd:.4f}"
         self.display.info(
             f"iteration {number}: {it.outcome}, exit {it.exit_code}, final {it.final_reason}, "
             f"{it.duration:.1f}s, tokens {report.tokens.total}{cost}, commits {commits}"
         )
-        self.last_exit, self.last_duration = it.exit_code, it.duration
+        self.last_exit, self.last_duration = exit_status(result), it.duration
         return it, outcome
 
     # -- the loop ---------------------------------------------------------------------------
     def finish_iteration(self, it: IterationRecord, decision: str, *, counted: bool) -> None:
         it.decision = decision
         rec = self.record
-        rec.iterations.append(it)
-        rec.current = None
-        if counted and not it.skipped:
-            rec.totals.iterations += 1
-        rec.totals.commits += it.commits
-        total = sum(it.tokens.values())
-        rec.totals.tokens += total
-        for kind, n in it.tokens.items():
-            rec.totals.tokens_by_kind[kind] = rec.totals.tokens_by_kind.get(kind, 0) + n
-        if it.cost_usd is not None:
-            rec.totals.cost_usd = round((rec.totals.cost_usd or 0.0) + it.cost_usd, 6)
-        elif total:
-            rec.totals.cost_unknown += 1
-            if rec.totals.cost_unknown == 1:
-                self.display.warn(
-                    f"iteration {it.number}: cost unknown (no price for model "
-                    f"{it.model or self.cfg.fresher.model or '?'}); tokens are recorded"
-                )
+        rec.add_iteration(it, counted=counted)
+        if it.cost_usd is None and it.tokens.total and rec.totals.cost_unknown == 1:
+            self.display.warn(
+                f"iteration {it.number}: cost unknown (no price for model "
+                f"{it.model or self.cfg.fresher.model or '?'}); tokens are recorded"
+            )
         self.display.spent = rec.totals.cost_usd
         self.save()
         self.store.event("iteration", **it.model_dump(exclude={"observations"}))
 
     def counted_iterations(self) -> int:
         """Iterations that count toward max_iterations (not limit or outage waits)."""
-        return sum(
-            1 for it in self.record.iterations if it.decision not in ("limit_wait", "outage")
-        )
+        return self.record.counted_iterations
 
     async def wait(self, kind: str, seconds: float, until: datetime) -> None:
         """Wait ``seconds`` by the wall clock (a suspend does not stretch it), or a stop."""
@@ -629,7 +572,8 @@ class _Loop:
             left = (deadline - datetime.now(UTC)).total_seconds()
             if left <= 0:
                 break
-            with trio.move_on_after(min(left, 5.0)):
+            # Poll the stop request each second (a file: `forgeflare stop` from another shell).
+            with trio.move_on_after(min(left, 1.0)):
                 await self.stop.stop.wait()
         waited = round(time.monotonic() - t0, 3)
         self.record.totals.waited_seconds = round(self.record.totals.waited_seconds + waited, 3)
@@ -657,37 +601,40 @@ class _Loop:
         }
 
     async def before_iteration(self) -> FinishType | None:
-        """Checks between iterations: stop, limits, budget, a stop request, trust, windows."""
-        if self.stop.stop.is_set():
-            return FinishType.MANUAL
-        if stop_requested(self.project):
-            clear_stop(self.project)
-            self.finish_reason = "stopped by `forgeflare stop` after the iteration"
-            return FinishType.STOPPED
-        limit = check_limits(
-            iterations_done=self.counted_iterations(), elapsed=self.elapsed(), limits=self.limits
-        )
-        if limit is not None:
-            return limit
-        spent = self.record.totals.cost_usd
-        if budget_exhausted(spent, self.cfg.limits.max_cost or None):
-            self.finish_reason = (
-                f"stopped: the budget of ${self.cfg.limits.max_cost:g} is spent (${spent:.2f})"
-            )
-            return FinishType.BUDGET
+        """Checks between iterations (the rules are :func:`before_iteration`'s)."""
+        trust_error: str | None = None
         try:
             await trio.to_thread.run_sync(self.check_trust)
         except TrustError as exc:
-            self.display.error(str(exc))
-            self.finish_reason = f"stopped: {exc}"
-            return FinishType.HOOK_ABORT
+            trust_error = str(exc)
         shared = shared_window(self.opts.env)
-        if shared is not None and shared > datetime.now(UTC):
-            seconds = (shared - datetime.now(UTC)).total_seconds()
-            await self.wait("limit_wait", seconds, shared)
-            if self.stop.stop.is_set():
-                return FinishType.MANUAL
-        return None
+        while True:
+            verdict = before_iteration(
+                Between(
+                    limits=self.limits,
+                    counted=self.counted_iterations(),
+                    elapsed=self.elapsed(),
+                    stopped=self.stop.stop.is_set(),
+                    stop_requested=stop_requested(self.project),
+                    spent=self.record.totals.cost_usd,
+                    trust_error=trust_error,
+                    shared_until=shared,
+                    now=datetime.now(UTC),
+                )
+            )
+            if not isinstance(verdict, WaitFor):
+                break
+            await self.wait(verdict.kind, verdict.seconds, verdict.until)
+            shared = None  # waited for it: ask again for everything else
+        if verdict is None:
+            return None
+        if verdict.type is FinishType.STOPPED:
+            clear_stop(self.project)
+        elif verdict.type is FinishType.HOOK_ABORT and trust_error is not None:
+            self.display.error(trust_error)
+        if verdict.reason is not None:
+            self.finish_reason = verdict.reason
+        return verdict.type
 
     def check_trust(self) -> None:
         """Raise TrustError when a project hook or command changed since the start."""
@@ -701,13 +648,11 @@ class _Loop:
             return early
         rec = self.record
         number = rec.iterations_done + 1
-        streaks = Streaks(**rec.streaks)
         hook = await self.hook("next_iteration", self.context(iteration=number))
-        if self.stop.stop.is_set():
-            return FinishType.MANUAL
-        if hook.status is HookStatus.ABORT:
-            return FinishType.HOOK_ABORT
-        if hook.status is HookStatus.WARNING:
+        verdict = hook_verdict(hook.status.value, stopped=self.stop.stop.is_set(), skippable=True)
+        if isinstance(verdict, Finish):
+            return verdict.type
+        if isinstance(verdict, Skip):
             self.display.warn(f"iteration {number} skipped by next_iteration")
             it = IterationRecord(number=number, started_at=utc_timestamp(), skipped=True)
             it.plan_unchecked = self.plan_unchecked()
@@ -719,67 +664,45 @@ class _Loop:
         else:
             it, outcome = await self.run_agent(number)
         it.next_iteration_hook = _hook_record(hook, number)
-        if self.stop.stop.is_set():
-            self.finish_iteration(it, FinishType.MANUAL.value, counted=True)
-            return FinishType.MANUAL
-        if not it.skipped and it.outcome in ("rate_limited", "api_error"):
-            wait_streaks = WaitStreaks(**self.wait_streaks)
-            resets = parse_iso(it.resets_at)
-            deadline = None
-            if self.limits.max_runtime > 0:
-                left = self.limits.max_runtime - self.elapsed()
-                deadline = datetime.now(UTC) + timedelta(seconds=max(0.0, left))
-            new_wait, action = after_iteration(
-                outcome=it.outcome,
-                transient=bool(it.transient),
-                resets_at=resets,
-                now=datetime.now(UTC),
-                streaks=wait_streaks,
-                settings=WaitSettings(max_outage=self.cfg.limits.max_outage, jitter=5.0),
-                deadline=deadline,
-            )
-            self.wait_streaks = _streaks_dict(new_wait)
-            if isinstance(action, WaitFor):
-                self.finish_iteration(it, action.kind, counted=False)
-                await self.wait(action.kind, action.seconds, action.until)
-                if self.stop.stop.is_set():
-                    return FinishType.MANUAL
-                return None
-            if isinstance(action, FinishNow):
-                self.finish_reason = f"stopped: {action.reason}"
-                self.finish_iteration(it, FinishType.ERROR.value, counted=True)
-                return FinishType.ERROR
-        else:
-            self.wait_streaks = {}
-        new_streaks, decision = decide(
+        facts = IterationFacts(
             outcome=outcome,
-            streaks=streaks,
-            iteration=self.counted_iterations() + 1,
-            elapsed=self.elapsed(),
             limits=self.limits,
+            counted=self.counted_iterations(),
+            elapsed=self.elapsed(),
+            streaks=Streaks(**rec.streaks),
+            waits=self.wait_streaks,
+            now=datetime.now(UTC),
+            stopped=self.stop.stop.is_set(),
         )
-        if decision == FinishType.COMPLETE and self.cfg.limits.gate:
-            gate_ok, why = await self.run_gate()
-            if not gate_ok:
+        ruling = decide(facts)
+        if isinstance(ruling.action, RunGate):
+            passed, why = await self.run_gate()
+            if not passed:
                 self.display.warn(f"complete, but the gate failed ({why}): going on")
-                decision = Continue()
-        rec.streaks = asdict(new_streaks)
-        if decision == FinishType.ERROR:
-            self.notifier.send(
-                "error_streak",
-                {**self.summary(), "detail": f"{new_streaks.errors} error iterations in a row"},
-            )
-        self.finish_iteration(
-            it, "continue" if isinstance(decision, Continue) else decision.value, counted=True
-        )
-        if not isinstance(decision, Continue):
-            return decision
-        pause = error_pause(outcome, self.cfg.limits.error_pause) * self.time_scale
-        if pause > 0:
+            ruling = decide(replace(facts, gate_passed=passed))
+        return await self.apply(it, ruling)
+
+    async def apply(self, it: IterationRecord, ruling: Verdict) -> FinishType | None:
+        """Record the iteration as the verdict says and act on it: finish, wait or go on."""
+        action = ruling.action
+        self.wait_streaks = ruling.waits
+        self.record.streaks = asdict(ruling.streaks)
+        if isinstance(action, Finish) and action.reason is not None:
+            self.finish_reason = action.reason
+        if ruling.notify is not None:
+            detail = f"{ruling.streaks.errors} error iterations in a row"
+            self.notifier.send(ruling.notify, {**self.summary(), "detail": detail})
+        self.finish_iteration(it, ruling.label, counted=ruling.counted)
+        if isinstance(action, Finish):
+            return action.type
+        if isinstance(action, WaitFor):
+            await self.wait(action.kind, action.seconds, action.until)
+            return None
+        if ruling.pause > 0:
             self.display.warn(
-                f"error iteration ({new_streaks.errors} in a row): pausing {pause:g}s"
+                f"error iteration ({ruling.streaks.errors} in a row): pausing {ruling.pause:g}s"
             )
-            with trio.move_on_after(pause):
+            with trio.move_on_after(ruling.pause):
                 await self.stop.stop.wait()
         return None
 
@@ -821,10 +744,11 @@ class _Loop:
             started = await self.hook("started", self.context())
             self.record.hooks.append(_hook_record(started, 0))
             self.save()
-            if self.stop.stop.is_set():
-                finish = FinishType.MANUAL
-            elif started.status is HookStatus.ABORT:
-                finish = FinishType.HOOK_ABORT
+            verdict = hook_verdict(
+                started.status.value, stopped=self.stop.stop.is_set(), skippable=False
+            )
+            if isinstance(verdict, Finish):
+                finish = verdict.type
         try:
             while finish is None:
                 finish = await self.iterate()
@@ -871,26 +795,6 @@ def _time_scale(env: Mapping[str, str]) -> float:
     return value if 0 <= value <= 1 else 1.0
 
 
-def format_wait(seconds: float) -> str:
-    """``45s``, ``12m``, ``1h 04m``."""
-    s = round(seconds)
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m"
-    return f"{s // 3600}h {s % 3600 // 60:02d}m"
-
-
-def parse_iso(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
 def shared_window(env: Mapping[str, str]) -> datetime | None:
     """A usage window another loop of the same account reported (fleets share one)."""
     path = env.get("FORGEFLARE_WINDOW_FILE")
@@ -902,15 +806,7 @@ def shared_window(env: Mapping[str, str]) -> datetime | None:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return parse_iso(data.get("until")) if isinstance(data, dict) else None
-
-
-def _streaks_dict(streaks: WaitStreaks) -> dict[str, Any]:
-    return {
-        "limits": streaks.limits,
-        "outages": streaks.outages,
-        "outage_since": streaks.outage_since,
-    }
+    return parse_time(data.get("until")) if isinstance(data, dict) else None
 
 
 def finish_words(record: RunRecord) -> str:
@@ -918,54 +814,6 @@ def finish_words(record: RunRecord) -> str:
     from forgeflare.report._digest import finish_reason
 
     return finish_reason(record.model_dump())
-
-
-def _process_started(pid: int | None) -> float | None:
-    if pid is None:
-        return None
-    import psutil
-
-    try:
-        proc = psutil.Process(pid)
-        if proc.status() == psutil.STATUS_ZOMBIE:
-            return None
-        return float(proc.create_time())
-    except psutil.Error:
-        return None
-
-
-def _alive(pid: int | None, started: float | None) -> bool:
-    now = _process_started(pid)
-    return now is not None and (started is None or abs(now - started) < 1.0)
-
-
-def _git_head(project: Path) -> str | None:
-    import subprocess
-
-    done = subprocess.run(
-        ["git", "rev-parse", "--verify", "--quiet", "HEAD"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return done.stdout.strip() or None
-
-
-def _git_count(project: Path, before: str, after: str) -> int:
-    import subprocess
-
-    done = subprocess.run(
-        ["git", "rev-list", "--count", f"{before}..{after}"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    try:
-        return int(done.stdout.strip())
-    except ValueError:
-        return 1
 
 
 def _hook_record(result: HookResult, iteration: int) -> HookRecord:
@@ -981,7 +829,7 @@ def _hook_record(result: HookResult, iteration: int) -> HookRecord:
 async def run_loop(
     opts: LoopOptions,
     *,
-    display: Display | None = None,
+    display: LoopDisplay | None = None,
     stop: StopControl | None = None,
     signals: bool = False,
 ) -> LoopResult:
@@ -991,7 +839,7 @@ async def run_loop(
     SIGTERM into stop requests (:func:`watch_signals`).
     Raises ``ConfigError`` / ``RecordError`` for a problem the user must fix.
     """
-    display = display or Display()
+    display = display or LoopDisplay()
     stop = stop or StopControl()
     loop = _Loop(opts, display, stop)
     if not display.live and not signals:
@@ -1013,7 +861,7 @@ async def run_loop(
     raise failure
 
 
-async def _tick(display: Display) -> None:
+async def _tick(display: LoopDisplay) -> None:
     while True:
         display.refresh()
         await trio.sleep(0.5)
@@ -1021,7 +869,7 @@ async def _tick(display: Display) -> None:
 
 async def watch_signals(
     stop: StopControl,
-    display: Display,
+    display: LoopDisplay,
     *,
     task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
 ) -> None:

@@ -20,8 +20,10 @@ from pydantic import BaseModel, Field, ValidationError
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ForgeflareError
 from forgeflare._fsutil import append_line, atomic_write_text
+from forgeflare.supervisor.backends._report import IterationReport
 
 __all__ = [
+    "RUN_MARKER",
     "HookRecord",
     "InProgress",
     "IterationRecord",
@@ -35,6 +37,10 @@ __all__ = [
 ]
 
 
+RUN_MARKER = "FRESHER_RUN_ID"
+"""The environment variable every process of a run carries (its value is the run id)."""
+
+
 class RecordError(ForgeflareError):
     """A run record cannot be written or read (e.g. ``--resume`` with no unfinished run)."""
 
@@ -42,6 +48,9 @@ class RecordError(ForgeflareError):
 def new_run_id() -> str:
     """A run id that sorts by start time: ``20260213-193000-1a2b``."""
     return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(2)
+
+
+_WAIT_DECISIONS = frozenset({"limit_wait", "outage"})
 
 
 class HookRecord(BaseModel):
@@ -54,8 +63,12 @@ class HookRecord(BaseModel):
     iteration: int = 0
 
 
-class IterationRecord(BaseModel):
-    """One iteration."""
+class IterationRecord(IterationReport):
+    """One iteration: its report (the backend's :class:`IterationReport`) and the loop's facts.
+
+    A row of ``run.json["iterations"]`` is the report's fields, flat, plus what the loop
+    observed; build it with :meth:`from_report`.
+    """
 
     number: int
     started_at: str
@@ -66,19 +79,7 @@ class IterationRecord(BaseModel):
     timed_out: bool = False
     final_reason: str | None = None
     observations: list[dict[str, Any]] = Field(default_factory=list)
-    outcome: str = "ok"
-    """The iteration report's outcome (see backends): ok, agent_error, api_error, …"""
-    transient: bool | None = None
-    stop_reason: str | None = None
-    tokens: dict[str, int] = Field(default_factory=dict)
-    """input (without cache reads), output, cache_read, cache_write."""
-    cost_usd: float | None = None
-    resets_at: str | None = None
-    turns: int = 0
-    session_id: str | None = None
-    model: str | None = None
-    detail: str | None = None
-    signal: str | None = None
+    transient: bool | None = None  # type: ignore[assignment]  # null unless api_error
     head_before: str | None = None
     head_after: str | None = None
     log: str | None = None
@@ -87,6 +88,13 @@ class IterationRecord(BaseModel):
     plan_unchecked: int | None = None
     next_iteration_hook: HookRecord | None = None
     decision: str = "continue"
+
+    @classmethod
+    def from_report(cls, report: IterationReport, **facts: Any) -> IterationRecord:
+        """The row of an iteration whose agent gave ``report``; ``facts`` are the loop's."""
+        row = dict(report)
+        row["transient"] = report.transient if report.outcome == "api_error" else None
+        return cls.model_validate({**row, **facts})
 
 
 class Totals(BaseModel):
@@ -152,6 +160,27 @@ class RunRecord(BaseModel):
     def iterations_done(self) -> int:
         """The number of the last finished iteration, skipped or not."""
         return self.iterations[-1].number if self.iterations else 0
+
+    @property
+    def counted_iterations(self) -> int:
+        """Rows that count toward ``max_iterations`` (not usage-window or outage waits)."""
+        return sum(1 for it in self.iterations if it.decision not in _WAIT_DECISIONS)
+
+    def add_iteration(self, it: IterationRecord, *, counted: bool) -> None:
+        """Append a finished iteration's row and add it to the totals."""
+        self.iterations.append(it)
+        self.current = None
+        totals = self.totals
+        if counted and not it.skipped:
+            totals.iterations += 1
+        totals.commits += it.commits
+        totals.tokens += it.tokens.total
+        for kind, n in it.tokens.model_dump().items():
+            totals.tokens_by_kind[kind] = totals.tokens_by_kind.get(kind, 0) + n
+        if it.cost_usd is not None:
+            totals.cost_usd = round((totals.cost_usd or 0.0) + it.cost_usd, 6)
+        elif it.tokens.total:
+            totals.cost_unknown += 1
 
 
 class RunStore:
@@ -254,7 +283,7 @@ def orphan_group(record: RunRecord) -> int | None:
         environ = Path(f"/proc/{pid}/environ").read_bytes()
     except OSError:
         return None
-    marker = f"FRESHER_RUN_ID={record.run_id}".encode()
+    marker = f"{RUN_MARKER}={record.run_id}".encode()
     if marker not in environ.split(b"\0"):
         return None
     try:

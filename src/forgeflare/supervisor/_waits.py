@@ -1,7 +1,7 @@
 """Surviving the night: usage-window waits, outage back-off and the budget (pure).
 
-A limit is not an error and spent budget is not completion. After an iteration the loop asks
-:func:`after_iteration` what its outcome means beyond the finish decision:
+A limit is not an error and spent budget is not completion. After an iteration the decision
+(``_finish.decide``) asks :func:`after_iteration` what its outcome means before the finish rule:
 
 - ``rate_limited``: wait until the window resets (plus a little jitter) when the reset time is
   known, else back off 1 min, 2, 4 … at most 30 min. The iteration counts neither as an error
@@ -10,8 +10,9 @@ A limit is not an error and spent budget is not completion. After an iteration t
   most 15 min, until the outage has lasted ``max_outage``; then the loop finishes ``error``.
 - anything else ends an outage or a limit streak and goes on to the finish decision.
 
-:func:`budget_exhausted` is checked before each iteration. Waits are wall-clock (``datetime``),
-so a laptop suspend does not stretch them, and they never run past ``max_runtime``.
+:func:`budget_exhausted` is checked before each iteration (``_finish.before_iteration``).
+Waits are wall-clock (``datetime``), so a laptop suspend does not stretch them, and they never
+run past ``max_runtime``.
 """
 
 from __future__ import annotations

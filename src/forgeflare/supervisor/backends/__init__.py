@@ -15,7 +15,10 @@ from forgeflare.supervisor.backends._backends import (
 )
 from forgeflare.supervisor.backends._claude import (
     ClaudeStreamReader,
+    JsonStreamReader,
+    as_int,
     format_tokens,
+    json_event,
     tool_line,
 )
 from forgeflare.supervisor.backends._codex import (
@@ -42,10 +45,13 @@ __all__ = [
     "CommandBackend",
     "ForgeflareBackend",
     "IterationReport",
+    "JsonStreamReader",
     "LineReader",
     "Outcome",
     "Tokens",
+    "as_int",
     "completion_signal",
     "format_tokens",
+    "json_event",
     "tool_line",
 ]

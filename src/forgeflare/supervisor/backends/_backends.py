@@ -13,12 +13,12 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from pydantic import ValidationError
 
+from forgeflare._convergence import Final
 from forgeflare._pricing import price_usd
-from forgeflare.hooks._convergence import Final
 from forgeflare.stophook._signals import Mode, find_signal
 from forgeflare.supervisor.backends._claude import ClaudeStreamReader
 from forgeflare.supervisor.backends._codex import CodexStreamReader
@@ -105,14 +105,31 @@ def _report_file(path: Path | None) -> IterationReport | None:
         return None
 
 
+_COMPLETE_PROMPT = (
+    f"\nWhen the whole task is done, end your final message with {COMPLETE_TAG} on a "
+    "line of its own (not in code). Do not write it before.\n"
+)
+"""Appended to the prompt of agents that complete by the tag in their final message."""
+
+
+def _with_model(argv: list[str], model: str, extra: list[str]) -> list[str]:
+    return [*argv, *(["--model", model] if model else []), *extra]
+
+
 class Backend(Protocol):
-    """How to run one kind of agent."""
+    """How to run one kind of agent: the loop's whole agent side goes through this seam."""
 
     name: str
     writes_final: bool
     """Does the agent always write ``convergence.json``'s ``final`` (a missing one = crash)?"""
+    prompt_suffix: str
+    """Added to every iteration's prompt (how to say the task is complete), or empty."""
 
     def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]: ...
+
+    def budget_argv(self, left_usd: float) -> list[str]:
+        """Arguments that cap the agent's spend at what the loop has left (none: no cap)."""
+        ...
 
     def reader(self) -> LineReader: ...
 
@@ -126,20 +143,31 @@ class Backend(Protocol):
 
 
 @dataclass
-class ForgeflareBackend:
+class _PlainBackend:
+    """An agent whose output is for people (shown as it is) and that has no completion tag."""
+
+    writes_final: bool = False
+    prompt_suffix: str = ""
+
+    def budget_argv(self, left_usd: float) -> list[str]:
+        return []
+
+    def reader(self) -> LineReader:
+        return _RawReader()
+
+
+@dataclass
+class ForgeflareBackend(_PlainBackend):
     """Our own agent: ``python -m forgeflare run``; it reports through ``final``."""
 
     name: str = "forgeflare"
     writes_final: bool = True
 
     def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]:
-        argv = [python, "-m", "forgeflare", "run"]
-        if model:
-            argv += ["--model", model]
-        return argv + extra
+        return _with_model([python, "-m", "forgeflare", "run"], model, extra)
 
-    def reader(self) -> LineReader:
-        return _RawReader()
+    def budget_argv(self, left_usd: float) -> list[str]:
+        return ["--max-cost", f"{max(0.0, left_usd):.6f}"]
 
     def report(
         self, reader: LineReader, end: ChildEnd, final: Final | None, report_file: Path | None
@@ -163,17 +191,13 @@ class ForgeflareBackend:
 
 
 @dataclass
-class CommandBackend:
+class CommandBackend(_PlainBackend):
     """Any command, prompt on stdin; judged by its exit status, or by its report file."""
 
     name: str = "command"
-    writes_final: bool = False
 
     def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]:
         return shlex.split(command) + extra
-
-    def reader(self) -> LineReader:
-        return _RawReader()
 
     def report(
         self, reader: LineReader, end: ChildEnd, final: Final | None, report_file: Path | None
@@ -198,58 +222,72 @@ class CommandBackend:
         )
 
 
+@runtime_checkable
+class _StreamReader(LineReader, Protocol):
+    def report(self) -> dict[str, Any]: ...
+
+
 @dataclass
-class ClaudeBackend:
+class _StreamBackend:
+    """An agent whose JSON event stream on stdout is its report, and that completes by the tag."""
+
+    writes_final: bool = False
+    prompt_suffix: str = _COMPLETE_PROMPT
+    program: ClassVar[str]
+    """The command when ``[agent] command`` names none."""
+    args: ClassVar[tuple[str, ...]]
+    last: ClassVar[tuple[str, ...]] = ()
+
+    def options(self) -> list[str]:
+        """This backend's own settings as arguments."""
+        return []
+
+    def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]:
+        argv = [*(shlex.split(command) if command else [self.program]), *self.args, *self.options()]
+        return [*_with_model(argv, model, extra), *self.last]
+
+    def budget_argv(self, left_usd: float) -> list[str]:
+        return []
+
+    def report(
+        self, reader: LineReader, end: ChildEnd, final: Final | None, report_file: Path | None
+    ) -> IterationReport:
+        assert isinstance(reader, _StreamReader), "a stream backend reads with its own reader"
+        return _from_stream(reader.report(), end)
+
+
+@dataclass
+class ClaudeBackend(_StreamBackend):
     """Claude Code headless: ``claude -p --output-format stream-json --verbose``."""
 
     name: str = "claude"
-    writes_final: bool = False
     permission_mode: str = "bypassPermissions"
+    program: ClassVar[str] = "claude"
+    args: ClassVar[tuple[str, ...]] = ("-p", "--output-format", "stream-json", "--verbose")
 
-    def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]:
-        argv = shlex.split(command) if command else ["claude"]
-        argv += ["-p", "--output-format", "stream-json", "--verbose"]
-        if self.permission_mode:
-            argv += ["--permission-mode", self.permission_mode]
-        if model:
-            argv += ["--model", model]
-        return argv + extra
+    def options(self) -> list[str]:
+        return ["--permission-mode", self.permission_mode] if self.permission_mode else []
 
     def reader(self) -> LineReader:
         return ClaudeStreamReader()
 
-    def report(
-        self, reader: LineReader, end: ChildEnd, final: Final | None, report_file: Path | None
-    ) -> IterationReport:
-        assert isinstance(reader, ClaudeStreamReader)
-        return _from_stream(reader.report(), end)
-
 
 @dataclass
-class CodexBackend:
+class CodexBackend(_StreamBackend):
     """Codex: ``codex exec --json`` with the prompt on stdin (``-``)."""
 
     name: str = "codex"
-    writes_final: bool = False
     sandbox: str = "workspace-write"
+    program: ClassVar[str] = "codex"
+    args: ClassVar[tuple[str, ...]] = ("exec", "--json", "--skip-git-repo-check")
+    last: ClassVar[tuple[str, ...]] = ("-",)
+    """The prompt comes on stdin."""
 
-    def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]:
-        argv = shlex.split(command) if command else ["codex"]
-        argv += ["exec", "--json", "--skip-git-repo-check"]
-        if self.sandbox:
-            argv += ["--sandbox", self.sandbox]
-        if model:
-            argv += ["--model", model]
-        return [*argv, *extra, "-"]
+    def options(self) -> list[str]:
+        return ["--sandbox", self.sandbox] if self.sandbox else []
 
     def reader(self) -> LineReader:
         return CodexStreamReader()
-
-    def report(
-        self, reader: LineReader, end: ChildEnd, final: Final | None, report_file: Path | None
-    ) -> IterationReport:
-        assert isinstance(reader, CodexStreamReader)
-        return _from_stream(reader.report(), end)
 
 
 def _from_stream(fields: Mapping[str, Any], end: ChildEnd) -> IterationReport:

@@ -21,7 +21,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-__all__ = ["ClaudeStreamReader", "format_tokens", "tool_line"]
+from forgeflare.report._text import format_tokens
+
+__all__ = [
+    "ClaudeStreamReader",
+    "JsonStreamReader",
+    "as_int",
+    "format_tokens",
+    "json_event",
+    "tool_line",
+]
 
 _LIMIT_RESET = re.compile(r"limit reached\|(\d{9,13})")
 _TOOL_ARG_KEYS = ("command", "file_path", "path", "pattern", "url", "query", "description")
@@ -44,13 +53,17 @@ def tool_line(name: str, tool_input: object, width: int = 100) -> str:
     return f"▸ {name}  {arg}".rstrip()
 
 
-def format_tokens(n: int) -> str:
-    """``950``, ``12.3k``, ``1.2M``."""
-    if n < 1000:
-        return str(n)
-    if n < 1_000_000:
-        return f"{n / 1000:.1f}k"
-    return f"{n / 1_000_000:.1f}M"
+def json_event(line: str) -> dict[str, Any] | str | None:
+    """One line of a JSON event stream: the event, the stripped text when it is not a JSON
+    object (shown as it is), or ``None`` for a blank line."""
+    stripped = line.strip()
+    if not stripped:
+        return None
+    try:
+        event = json.loads(stripped)
+    except ValueError:
+        return stripped
+    return event if isinstance(event, dict) else stripped
 
 
 def _iso(epoch: object) -> str | None:
@@ -61,12 +74,36 @@ def _iso(epoch: object) -> str | None:
     return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _int(value: object) -> int:
+def as_int(value: object) -> int:
+    """An int from a stream's JSON, else 0 (booleans are not counts)."""
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 @dataclass
-class ClaudeStreamReader:
+class JsonStreamReader:
+    """The common part of a JSON event stream reader: blank lines, text lines, unknown types."""
+
+    unknown_lines: int = 0
+    not_json_lines: int = 0
+
+    def feed(self, line: str) -> list[str]:
+        """Take one line of output; return the lines to show for it (maybe none)."""
+        event = json_event(line)
+        if event is None:
+            return []
+        if isinstance(event, str):
+            self.not_json_lines += 1
+            return [event]
+        return self.event(event)
+
+    def event(self, event: dict[str, Any]) -> list[str]:
+        """One JSON event; the lines to show for it."""
+        self.unknown_lines += 1
+        return []
+
+
+@dataclass
+class ClaudeStreamReader(JsonStreamReader):
     """Reads one Claude Code iteration's stream, line by line."""
 
     session_id: str | None = None
@@ -75,22 +112,8 @@ class ClaudeStreamReader:
     result: dict[str, Any] | None = None
     rate_limit: dict[str, Any] | None = None
     rate_limit_error: bool = False
-    unknown_lines: int = 0
-    not_json_lines: int = 0
 
-    def feed(self, line: str) -> list[str]:
-        """Take one line of output; return the lines to show for it (maybe none)."""
-        stripped = line.strip()
-        if not stripped:
-            return []
-        try:
-            event = json.loads(stripped)
-        except ValueError:
-            self.not_json_lines += 1
-            return [stripped]
-        if not isinstance(event, dict):
-            self.not_json_lines += 1
-            return [stripped]
+    def event(self, event: dict[str, Any]) -> list[str]:
         kind = event.get("type")
         if kind == "system":
             return self._system(event)
@@ -109,8 +132,7 @@ class ClaudeStreamReader:
         if kind == "result":
             self.result = event
             return [self.summary_line()]
-        self.unknown_lines += 1
-        return []
+        return super().event(event)
 
     def _system(self, event: dict[str, Any]) -> list[str]:
         if event.get("subtype") == "init":
@@ -144,10 +166,10 @@ class ClaudeStreamReader:
         usage = (self.result or {}).get("usage")
         usage = usage if isinstance(usage, dict) else {}
         return {
-            "input": _int(usage.get("input_tokens")),
-            "output": _int(usage.get("output_tokens")),
-            "cache_read": _int(usage.get("cache_read_input_tokens")),
-            "cache_write": _int(usage.get("cache_creation_input_tokens")),
+            "input": as_int(usage.get("input_tokens")),
+            "output": as_int(usage.get("output_tokens")),
+            "cache_read": as_int(usage.get("cache_read_input_tokens")),
+            "cache_write": as_int(usage.get("cache_creation_input_tokens")),
         }
 
     def resets_at(self) -> str | None:
@@ -198,7 +220,7 @@ class ClaudeStreamReader:
             "tokens": self.tokens(),
             "cost_usd": float(cost) if isinstance(cost, int | float) else None,
             "resets_at": self.resets_at() if outcome == "rate_limited" else None,
-            "turns": _int(result.get("num_turns")),
+            "turns": as_int(result.get("num_turns")),
             "session_id": result.get("session_id") or self.session_id,
             "model": self.model,
             "final_text": self.final_text(),

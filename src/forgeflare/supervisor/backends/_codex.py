@@ -11,12 +11,16 @@ never fails on a line it does not understand.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from forgeflare.supervisor.backends._claude import format_tokens, tool_line
+from forgeflare.supervisor.backends._claude import (
+    JsonStreamReader,
+    as_int,
+    format_tokens,
+    tool_line,
+)
 
 __all__ = ["CodexStreamReader"]
 
@@ -26,12 +30,8 @@ _TRANSIENT = re.compile(
 )
 
 
-def _int(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
 @dataclass
-class CodexStreamReader:
+class CodexStreamReader(JsonStreamReader):
     """Reads one Codex iteration's JSON event stream, line by line."""
 
     thread_id: str | None = None
@@ -44,22 +44,8 @@ class CodexStreamReader:
     output_tokens: int = 0
     errors: list[str] = field(default_factory=list)
     failed: bool = False
-    unknown_lines: int = 0
-    not_json_lines: int = 0
 
-    def feed(self, line: str) -> list[str]:
-        """Take one line of output; return the lines to show for it (maybe none)."""
-        stripped = line.strip()
-        if not stripped:
-            return []
-        try:
-            event = json.loads(stripped)
-        except ValueError:
-            self.not_json_lines += 1
-            return [stripped]
-        if not isinstance(event, dict):
-            self.not_json_lines += 1
-            return [stripped]
+    def event(self, event: dict[str, Any]) -> list[str]:
         kind = event.get("type")
         if kind == "thread.started":
             self.thread_id = event.get("thread_id") or self.thread_id
@@ -71,9 +57,9 @@ class CodexStreamReader:
             self.completed_turns += 1
             raw = event.get("usage")
             usage: dict[str, Any] = raw if isinstance(raw, dict) else {}
-            self.input_tokens += _int(usage.get("input_tokens"))
-            self.cached_tokens += _int(usage.get("cached_input_tokens"))
-            self.output_tokens += _int(usage.get("output_tokens"))
+            self.input_tokens += as_int(usage.get("input_tokens"))
+            self.cached_tokens += as_int(usage.get("cached_input_tokens"))
+            self.output_tokens += as_int(usage.get("output_tokens"))
             return [self.summary_line()]
         if kind == "turn.failed":
             self.failed = True
@@ -87,8 +73,7 @@ class CodexStreamReader:
         if kind in ("item.started", "item.updated", "item.completed"):
             item = event.get("item")
             return self._item(kind, item) if isinstance(item, dict) else []
-        self.unknown_lines += 1
-        return []
+        return super().event(event)
 
     def _item(self, kind: str, item: dict[str, Any]) -> list[str]:
         itype = item.get("type")

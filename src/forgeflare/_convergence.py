@@ -1,0 +1,124 @@
+"""``.forgeflare/convergence.json``: the agent <-> supervisor contract (hook spec R8).
+
+The agent owns the file: it deletes it at start-up, appends PostToolUse signals to
+``observations`` (the hook layer does that) and always writes ``final`` when a turn ends. The
+loop supervisor reads ``final`` (with the agent's iteration report in it) after each iteration.
+Every write is an atomic same-directory rename, so a supervisor never reads half a file. This
+module sits on neutral ground: the agent, the hook layer and the supervisor all import it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from forgeflare._errors import ForgeflareError
+from forgeflare._fsutil import atomic_write_text, read_json_model
+
+__all__ = [
+    "CONVERGENCE_RELPATH",
+    "ConvergenceError",
+    "ConvergenceState",
+    "Final",
+    "Observation",
+    "clear_convergence",
+    "convergence_path",
+    "load_for_update",
+    "read_convergence",
+    "write_final",
+]
+
+CONVERGENCE_RELPATH = Path(".forgeflare") / "convergence.json"
+
+
+class ConvergenceError(ForgeflareError):
+    """convergence.json exists but is not valid JSON of the expected shape."""
+
+
+class Observation(BaseModel):
+    """One PostToolUse signal."""
+
+    signal: str
+    reason: str = ""
+    tool_iterations: int = 0
+
+
+class Final(BaseModel):
+    """How the agent's turn ended, with its report to the loop; written once per turn.
+
+    Beside the hook spec's fields the agent reports what a loop records of an iteration:
+    tokens by kind, cost, requests, model and session, and for a usage limit its reset time.
+    """
+
+    reason: str
+    tool_iterations: int = 0
+    total_tokens: int = 0
+    timestamp: str = ""
+    tokens: dict[str, int] | None = None
+    """``input`` (without cache reads), ``output``, ``cache_read``, ``cache_write``."""
+    cost_usd: float | None = None
+    """What the turn cost at list prices (``None`` when the model's price is unknown)."""
+    requests: int = 0
+    model: str | None = None
+    session_id: str | None = None
+    resets_at: str | None = None
+    """For ``rate_limited``: when the usage window resets (ISO UTC), if the API said."""
+    transient: bool | None = None
+    """For ``api_error``: whether the failure was transient (overloaded, 5xx, connection)."""
+    detail: str | None = None
+    """A short description of the error, e.g. ``529 overloaded_error``."""
+
+
+class ConvergenceState(BaseModel):
+    """The whole file."""
+
+    observations: list[Observation] = Field(default_factory=list)
+    final: Final | None = None
+
+
+def convergence_path(project_dir: Path) -> Path:
+    """Where the file lives in a project."""
+    return project_dir / CONVERGENCE_RELPATH
+
+
+def read_convergence(path: Path) -> ConvergenceState | None:
+    """The state in ``path``, or ``None`` when there is no file.
+
+    Raises :class:`ConvergenceError` when the file cannot be read or parsed.
+    """
+    return read_json_model(
+        path,
+        ConvergenceState,
+        ConvergenceError,
+        cannot_read="cannot read",
+        invalid="not a valid convergence state",
+    )
+
+
+def clear_convergence(path: Path) -> str | None:
+    """Delete a stale file. Returns a warning to log instead of raising (it is not fatal)."""
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"could not delete stale {path}: {exc.strerror}"
+    return None
+
+
+def load_for_update(path: Path) -> ConvergenceState:
+    """The state to update: empty when there is no file or it is corrupt."""
+    try:
+        return read_convergence(path) or ConvergenceState()
+    except ConvergenceError:
+        # A corrupt file is replaced: the agent owns it, and losing old entries beats
+        # losing every new one.
+        return ConvergenceState()
+
+
+def write_final(path: Path, final: Final) -> None:
+    """Set the ``final`` key, keeping observations. Raises ``OSError`` on failure."""
+    state = load_for_update(path)
+    state.final = final
+    atomic_write_text(path, state.model_dump_json(indent=2) + "\n")

@@ -1,0 +1,121 @@
+"""``forgeflare loop --resume``: pick up the run a killed supervisor left unfinished.
+
+A supervisor killed with ``kill -9`` leaves ``run.json`` without ``finished_at`` and maybe an
+agent (and its descendants) still running. Resuming finds the newest such run, refuses one whose
+supervisor still lives (pid plus process start time, so a recycled pid is not mistaken for it),
+ends what the dead run left running (every process carrying its ``FRESHER_RUN_ID`` marker, and
+the agent's group when its leader still carries it), and records the iteration the crash cut
+short as ``killed``, with the commits it made.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from forgeflare._clock import utc_timestamp
+from forgeflare._errors import ConfigError
+from forgeflare._process import end_marked_processes, kill_group
+from forgeflare.supervisor._records import (
+    RUN_MARKER,
+    IterationRecord,
+    RecordError,
+    RunRecord,
+    RunStore,
+    find_resumable,
+    orphan_group,
+)
+
+__all__ = ["Resumed", "is_alive", "killed_iteration", "open_resumable", "process_started"]
+
+
+def process_started(pid: int | None) -> float | None:
+    """The start time of a live (not zombie) process, or ``None``."""
+    if pid is None:
+        return None
+    import psutil
+
+    try:
+        proc = psutil.Process(pid)
+        if proc.status() == psutil.STATUS_ZOMBIE:
+            return None
+        return float(proc.create_time())
+    except psutil.Error:
+        return None
+
+
+def is_alive(pid: int | None, started: float | None) -> bool:
+    """Is ``pid`` alive and the same process that started at ``started``?"""
+    now = process_started(pid)
+    return now is not None and (started is None or abs(now - started) < 1.0)
+
+
+def _git(project: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=project, capture_output=True, text=True, check=False)
+    return done.stdout.strip()
+
+
+def killed_iteration(store: RunStore, record: RunRecord, project: Path) -> IterationRecord | None:
+    """The iteration a crash cut short (``record.current``) as a ``killed`` row, or ``None``."""
+    current = record.current
+    if current is None:
+        return None
+    head_before: str | None = None
+    log: str | None = None
+    for event in reversed(store.events()):
+        if event.get("event") == "iteration_started" and event.get("number") == current.number:
+            head_before, log = event.get("head"), event.get("log")
+            break
+    commits = 0
+    head_after: str | None = None
+    if head_before:
+        head_after = _git(project, "rev-parse", "--verify", "--quiet", "HEAD") or None
+        if head_after and head_after != head_before:
+            try:
+                commits = int(_git(project, "rev-list", "--count", f"{head_before}..{head_after}"))
+            except ValueError:
+                commits = 1
+    return IterationRecord(
+        number=current.number,
+        started_at=current.started_at or utc_timestamp(),
+        outcome="killed",
+        detail="the supervisor was killed during this iteration",
+        head_before=head_before,
+        head_after=head_after,
+        commits=commits,
+        log=log,
+    )
+
+
+@dataclass
+class Resumed:
+    """A run to go on with: its store and record, what was ended, the killed iteration."""
+
+    store: RunStore
+    record: RunRecord
+    ended: int
+    """Processes the dead supervisor left running that were ended."""
+    killed: IterationRecord | None
+
+
+def open_resumable(log_root: Path, project: Path, *, grace: float) -> Resumed:
+    """Open the newest unfinished run for ``--resume`` and clean up after its supervisor.
+
+    Raises ``RecordError`` when there is none, ``ConfigError`` when its supervisor still runs.
+    The killed iteration is returned, not recorded: ``record.current`` is cleared.
+    """
+    store = find_resumable(log_root)
+    if store is None:
+        raise RecordError(f"--resume: no unfinished run in {log_root}")
+    record = store.load()
+    if is_alive(record.supervisor_pid, record.supervisor_started):
+        raise ConfigError(f"run {record.run_id} is still running, pid {record.supervisor_pid}")
+    group = orphan_group(record)
+    ended = end_marked_processes(RUN_MARKER, record.run_id, grace)
+    if group is not None and kill_group(group, signal.SIGKILL):
+        ended = ended or [group]
+    killed = killed_iteration(store, record, project)
+    record.current = None
+    return Resumed(store=store, record=record, ended=len(ended), killed=killed)
