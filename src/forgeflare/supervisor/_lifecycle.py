@@ -23,11 +23,11 @@ from forgeflare.supervisor._agentproc import StopControl, exit_status, supervise
 __all__ = [
     "HookContext",
     "HookName",
-    "HookResult",
     "HookStatus",
+    "LifecycleResult",
     "classify_exit",
     "hook_env",
-    "run_hook",
+    "run_lifecycle_hook",
 ]
 
 HookName = Literal["started", "next_iteration", "finished"]
@@ -115,7 +115,7 @@ def hook_env(name: str, ctx: HookContext) -> dict[str, str]:
 
 
 @dataclass(frozen=True, slots=True)
-class HookResult:
+class LifecycleResult:
     """One hook run (or non-run): status, exit status (124 on timeout), seconds taken."""
 
     name: str
@@ -124,7 +124,7 @@ class HookResult:
     duration: float = 0.0
 
 
-async def run_hook(
+async def run_lifecycle_hook(
     name: HookName,
     *,
     hooks_dir: Path,
@@ -134,16 +134,16 @@ async def run_hook(
     fail_behavior: str = "continue",
     stop: StopControl | None = None,
     on_line: Callable[[bytes], None] = lambda _line: None,
-) -> HookResult:
+) -> LifecycleResult:
     """Run hook ``name`` if it exists and is executable; never raises for a hook's failure.
 
     ``stop`` ends the hook like the agent (TERM, grace, KILL); its exit status then counts.
     """
     path = hooks_dir / name
     if not path.is_file():
-        return HookResult(name, HookStatus.MISSING)
+        return LifecycleResult(name, HookStatus.MISSING)
     if not os.access(path, os.X_OK):
-        return HookResult(name, HookStatus.NOT_EXECUTABLE)
+        return LifecycleResult(name, HookStatus.NOT_EXECUTABLE)
     started = time.monotonic()
     try:
         result = await supervise(
@@ -158,8 +158,10 @@ async def run_hook(
     except OSError:
         # Not runnable although executable (bad interpreter line): an error, like exit 126.
         code = 126
-        return HookResult(
+        return LifecycleResult(
             name, classify_exit(code, fail_behavior=fail_behavior), code, time.monotonic() - started
         )
     code = exit_status(result)
-    return HookResult(name, classify_exit(code, fail_behavior=fail_behavior), code, result.duration)
+    return LifecycleResult(
+        name, classify_exit(code, fail_behavior=fail_behavior), code, result.duration
+    )

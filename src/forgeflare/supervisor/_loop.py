@@ -65,10 +65,10 @@ from forgeflare.supervisor._git import GitSnapshot, commits_between, git_snapsho
 from forgeflare.supervisor._lifecycle import (
     HookContext,
     HookName,
-    HookResult,
     HookStatus,
+    LifecycleResult,
     hook_env,
-    run_hook,
+    run_lifecycle_hook,
 )
 from forgeflare.supervisor._records import (
     HookRecord,
@@ -330,16 +330,16 @@ class _Loop:
         )
 
     # -- hooks ------------------------------------------------------------------------------
-    async def hook(self, name: HookName, ctx: HookContext) -> HookResult:
+    async def hook(self, name: HookName, ctx: HookContext) -> LifecycleResult:
         hooks = self.cfg.hooks
         hooks_dir = self.project / self.cfg.paths.hooks_dir
         if not hooks.enabled or not getattr(hooks, _HOOK_SWITCH[name]):
-            result = HookResult(name, HookStatus.DISABLED)
+            result = LifecycleResult(name, HookStatus.DISABLED)
         else:
             path = hooks_dir / name
             if path.is_file() and os.access(path, os.X_OK):
                 self.display.info(f"Running hook: {name}")
-            result = await run_hook(
+            result = await run_lifecycle_hook(
                 name,
                 hooks_dir=hooks_dir,
                 cwd=self.project,
@@ -361,7 +361,7 @@ class _Loop:
             )
         return result
 
-    def report_hook(self, result: HookResult, timeout: float) -> None:
+    def report_hook(self, result: LifecycleResult, timeout: float) -> None:
         name, code = result.name, result.exit_code
         match result.status:
             case HookStatus.NOT_EXECUTABLE:
@@ -968,7 +968,7 @@ def _git_count(project: Path, before: str, after: str) -> int:
         return 1
 
 
-def _hook_record(result: HookResult, iteration: int) -> HookRecord:
+def _hook_record(result: LifecycleResult, iteration: int) -> HookRecord:
     return HookRecord(
         name=result.name,
         status=result.status.value,
