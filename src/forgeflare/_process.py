@@ -145,6 +145,31 @@ def end_marked_processes(name: str, value: str, grace: float) -> list[int]:
     return [p.pid for p in procs]
 
 
+def _group_alive(pgid: int) -> bool:
+    """Whether group ``pgid`` has a member that is not a zombie.
+
+    Killed orphans stay zombies until init reaps them, which some container inits do only
+    every second or so: they must not hold up the grace. Without /proc (macOS) a zombie
+    member counts as alive, so the wait may run to the end of the grace there.
+    """
+    if not kill_group(pgid, 0):
+        return False
+    if not sys.platform.startswith("linux"):
+        return True
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:  # exited while we looked
+            continue
+        fields = stat[stat.rindex(b")") + 2 :].split()  # state ppid pgrp ...
+        if int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
+
+
 async def _wait_event(event: trio.Event | None) -> None:
     if event is None:
         await trio.sleep_forever()
@@ -161,7 +186,7 @@ async def _term_grace_kill(pgid: int, grace: float, kill: trio.Event | None) -> 
 
                 async def empty() -> None:
                     delay = _POLL_MIN
-                    while kill_group(pgid, 0):
+                    while _group_alive(pgid):
                         await trio.sleep(delay)
                         delay = min(delay * 2, _POLL_MAX)
                     nursery.cancel_scope.cancel()
