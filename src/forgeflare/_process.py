@@ -201,7 +201,7 @@ async def _term_grace_kill(pgid: int, grace: float, kill: trio.Event | None) -> 
 class _Lines:
     """Turns chunks into whole lines (the last one may lack its newline) for a callback."""
 
-    def __init__(self, on_line: Callable[[bytes], None]) -> None:
+    def __init__(self, on_line: Callable[[bytes], object]) -> None:
         self._on_line = on_line
         self._buf = b""
 
@@ -223,7 +223,7 @@ async def run_child(
     cwd: Path | str | None = None,
     env: Mapping[str, str] | None = None,
     stdin: bytes | None = b"",
-    on_output: Callable[[bytes], None] | None = None,
+    on_output: Callable[[bytes], object] | None = None,
     lines: bool = False,
     stderr: int | None = subprocess.STDOUT,
     timeout: float | None = None,
@@ -247,7 +247,7 @@ async def run_child(
     ``OSError`` when the program cannot start.
     """
     started = time.monotonic()
-    emit: Callable[[bytes], None] | None = on_output
+    emit: Callable[[bytes], object] | None = on_output
     splitter = _Lines(on_output) if on_output is not None and lines else None
     if splitter is not None:
         emit = splitter

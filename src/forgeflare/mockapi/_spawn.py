@@ -50,14 +50,15 @@ def start_mock_api(
     stdout: int | IO[bytes] = subprocess.DEVNULL,
     python: str = sys.executable,
     env: Mapping[str, str] | None = None,
-    start_new_session: bool = False,
+    own_group: bool = False,
 ) -> tuple[subprocess.Popen[bytes], int]:
     """Start ``python -m forgeflare mock-api --script SCRIPT --port-file PORT_FILE ARGS...``.
 
     Returns the process and the port it listens on. The child's stderr goes to
     ``stderr_path``; ``env`` ``None`` inherits this process's environment. Raises
     :class:`MockAPIError` with that stderr if the child exits, or does not write its port
-    file within 30 s (it is killed then).
+    file within 30 s (it is killed then). ``own_group`` starts it in a process group of its
+    own, so Ctrl+C on the terminal does not reach it.
     """
     port_file.unlink(missing_ok=True)
     cmd = [python, "-m", "forgeflare", "mock-api", "--script", str(script)]
@@ -69,7 +70,7 @@ def start_mock_api(
             stdout=stdout,
             stderr=err,
             env=env,
-            start_new_session=start_new_session,
+            process_group=0 if own_group else None,
         )
     deadline = time.monotonic() + _START_TIMEOUT_S
     delay = 0.005

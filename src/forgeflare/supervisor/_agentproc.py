@@ -18,7 +18,7 @@ from forgeflare._process import ChildResult, exit_status, run_child
 __all__ = ["ChildResult", "StopControl", "exit_status", "supervise"]
 
 # After the child is gone, how long its output may keep flowing from descendants that left
-# its group (setsid) before we stop reading: they can hold the pipe open forever.
+# its group (a new session) before we stop reading: they can hold the pipe open forever.
 _DRAIN_BOUND = 2.0
 
 

@@ -31,7 +31,7 @@ import trio
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError
-from forgeflare._process import end_marked_processes
+from forgeflare._process import end_marked_processes, run_child
 from forgeflare._secrets import AGENT_KEYS, PASS_ENV_VAR, child_environment
 from forgeflare.hooks._convergence import (
     ConvergenceError,
@@ -504,7 +504,7 @@ class _Loop:
                 result = ChildResult(returncode=127, timed_out=False, stopped=False, duration=0.0)
             finally:
                 self.display.end_iteration()
-        # Descendants that left the agent's process group (setsid) carry the run's marker.
+        # Descendants that left the agent's process group (a new session) carry the run's marker.
         leftovers = await trio.to_thread.run_sync(
             end_marked_processes, "FRESHER_RUN_ID", self.record.run_id, self.cfg.agent.kill_grace
         )
@@ -787,19 +787,18 @@ class _Loop:
         """Run ``[limits] gate`` in the project: complete counts only when it passes."""
         gate = self.cfg.limits.gate
         self.display.info(f"gate: {gate}")
+        out = bytearray()
         try:
-            done = await trio.run_process(
+            done = await run_child(
                 ["bash", "-c", gate],
-                cwd=str(self.project),
+                cwd=self.project,
                 env=child_environment(self.opts.env, self.opts.pass_env),
-                capture_stdout=True,
-                capture_stderr=True,
-                check=False,
-                process_group=0,
+                on_output=out.extend,
+                grace=self.cfg.agent.kill_grace,
             )
         except OSError as exc:
             return False, f"cannot run: {exc}"
-        for line in (done.stdout + done.stderr).decode(errors="replace").splitlines()[-20:]:
+        for line in out.decode(errors="replace").splitlines()[-20:]:
             self.display.output(line + "\n", prefix="[gate] ")
         self.store.event("gate", command=gate, exit_code=done.returncode)
         return done.returncode == 0, f"exit {done.returncode}"

@@ -273,7 +273,7 @@ def run_demo(
             port_file=scratch / "port",
             stderr_path=err,
             python=python,
-            start_new_session=True,
+            own_group=True,
         )
         try:
             url = f"http://127.0.0.1:{port}"

@@ -2,7 +2,7 @@
 
 An async tool on :func:`forgeflare._process.run_child`: each command runs in its own process
 group, with a per-command marker in its environment, so it and everything it starts (also
-what left the group with ``setsid``) end with it: when bash exits, background jobs it left
+what left the group for a session of its own) end with it: when bash exits, background jobs it left
 behind are stopped (TERM, then KILL after a grace period), so no command outlives its tool
 call and no stray process keeps the output pipe open. On timeout, and when the calling task
 is cancelled (the agent is stopping), the same TERM-grace-KILL sequence runs at once.
