@@ -70,16 +70,16 @@ async def supervise(
     """
     return await run_child(
         argv,
+        stop=stop.stop if stop is not None else None,
         cwd=cwd,
         env=env,
+        kill=stop.kill if stop is not None else None,
         stdin=stdin,
         on_output=on_line,
+        on_start=lambda proc: on_start(proc.pid),
         lines=True,
         timeout=timeout,
-        grace=grace,
-        stop=stop.stop if stop is not None else None,
-        kill=stop.kill if stop is not None else None,
-        marker=marker,
         drain=_DRAIN_BOUND,
-        on_start=lambda proc: on_start(proc.pid),
+        grace=grace,
+        marker=marker,
     )
