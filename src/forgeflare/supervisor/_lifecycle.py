@@ -11,6 +11,7 @@ With ``fail_behavior = "abort"`` an error or a timeout aborts too.
 from __future__ import annotations
 
 import os
+import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from typing import Literal
 from forgeflare.supervisor._agentproc import StopControl, exit_status, supervise
 
 __all__ = [
+    "HOOK_MARKER",
     "HookContext",
     "HookName",
     "HookStatus",
@@ -31,6 +33,9 @@ __all__ = [
 ]
 
 HookName = Literal["started", "next_iteration", "finished"]
+
+HOOK_MARKER = "FORGEFLARE_HOOK_ID"
+"""A fresh token per hook run: what the hook starts is ended with it, however it detached."""
 
 
 class HookStatus(StrEnum):
@@ -146,10 +151,12 @@ async def run_lifecycle_hook(
         return LifecycleResult(name, HookStatus.NOT_EXECUTABLE)
     started = time.monotonic()
     try:
+        token = secrets.token_hex(8)
         result = await supervise(
             [str(path.resolve())],
             cwd=cwd,
-            env=env,
+            env={**env, HOOK_MARKER: token},
+            marker=(HOOK_MARKER, token),
             timeout=timeout,
             grace=min(2.0, max(timeout, 0.1)),
             stop=stop,
