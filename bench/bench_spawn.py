@@ -18,15 +18,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import tempfile
-import time
-from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
 
 import trio
 
+from _paired import alternate, report
 from forgeflare.hooks._shell import run_hook_process
 
 COMMAND = """read -r -d '' _; n=$(echo x | wc -c); echo "{\\"action\\":\\"allow\\",\\"n\\":$n}" """
@@ -52,25 +50,8 @@ async def main(rounds: int) -> None:
         for _ in range(20):  # warm up both paths
             await bare_call(cwd)
             await primitive_call(cwd)
-        bare: list[float] = []
-        ours: list[float] = []
-        sides: list[tuple[Callable[[], Awaitable[None]], list[float]]] = [
-            (partial(bare_call, cwd), bare),
-            (partial(primitive_call, cwd), ours),
-        ]
-        for i in range(rounds):
-            for call, times in sides if i % 2 == 0 else sides[::-1]:
-                start = time.perf_counter()
-                await call()
-                times.append(time.perf_counter() - start)
-    b, o = statistics.median(bare), statistics.median(ours)
-    # Each round's two calls ran back to back under the same load: the least disturbed figure.
-    paired = statistics.median(x / y for x, y in zip(ours, bare, strict=True))
-    print(f"rounds: {rounds}")
-    print(f"bare trio.run_process:   median {b * 1000:.2f} ms, min {min(bare) * 1000:.2f} ms")
-    print(f"run_hook_process:        median {o * 1000:.2f} ms, min {min(ours) * 1000:.2f} ms")
-    print(f"ratio of medians: {o / b:.3f}; of minimums: {min(ours) / min(bare):.3f}")
-    print(f"ratio primitive/bare (median of paired rounds): {paired:.3f} (target about 1.1)")
+        bare, ours = await alternate(partial(bare_call, cwd), partial(primitive_call, cwd), rounds)
+    report(("bare", bare), ("primitive", ours), "target about 1.1")
 
 
 if __name__ == "__main__":

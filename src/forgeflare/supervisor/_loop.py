@@ -618,7 +618,7 @@ class _Loop:
         self.display.warn(f"waiting for {what} until {local} ({format_wait(seconds)})")
         started = utc_timestamp()
         self.store.event("wait_started", kind=kind, until=utc_timestamp(until), seconds=seconds)
-        self.notifier.send(
+        await self.notifier.send(
             kind,
             {**self.summary(), "until": local, "detail": f"waiting {format_wait(seconds)}"},
         )
@@ -765,7 +765,7 @@ class _Loop:
                 decision = Continue()
         rec.streaks = asdict(new_streaks)
         if decision == FinishType.ERROR:
-            self.notifier.send(
+            await self.notifier.send(
                 "error_streak",
                 {**self.summary(), "detail": f"{new_streaks.errors} error iterations in a row"},
             )
@@ -857,7 +857,7 @@ class _Loop:
         except RecordError as exc:
             self.display.error(str(exc))
         self.display.summary(rec)
-        self.notifier.send("finish", self.summary())
+        await self.notifier.send("finish", self.summary())
         return LoopResult(finish_type=finish, run_dir=self.store.dir, record=rec)
 
 
