@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import trio
 
@@ -36,6 +37,7 @@ __all__ = [
     "kill_group",
     "marked_processes",
     "run_child",
+    "run_child_blocking",
 ]
 
 _CHUNK = 65536
@@ -367,3 +369,8 @@ async def _cleanup(
         await _term_grace_kill(proc.pid, grace, kill)
         if marker is not None:
             await trio.to_thread.run_sync(partial(end_marked_processes, *marker, grace))
+
+
+def run_child_blocking(argv: Sequence[str], **options: Any) -> ChildResult:
+    """:func:`run_child` for synchronous code outside trio (a CLI, a worker thread)."""
+    return trio.run(partial(run_child, argv, **options))
