@@ -180,11 +180,15 @@ async def _wait_event(event: trio.Event | None) -> None:
 
 
 async def _term_grace_kill(pgid: int, grace: float, kill: trio.Event | None) -> None:
-    """End a group whose leader is already reaped: poll until it is empty, at most ``grace``."""
+    """End a group whose leader is already reaped: poll until it is empty, at most ``grace``.
+
+    While the group has members its id (the leader's pid) cannot be reused; once it is
+    empty, a recycled pid is a group id only if that new process made itself a leader in the
+    moment since the reaping, which the kernel's pid allocation makes practically impossible.
+    """
     if grace > 0 and kill_group(pgid, signal.SIGTERM):
         with trio.move_on_after(grace):
             async with trio.open_nursery() as nursery:
-                nursery.start_soon(_wait_event, kill)
 
                 async def empty() -> None:
                     delay = _POLL_MIN
