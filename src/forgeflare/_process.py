@@ -20,7 +20,6 @@ import math
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,6 +28,15 @@ from pathlib import Path
 from typing import Any
 
 import trio
+
+from forgeflare._pgroup import (
+    POLL_MAX,
+    POLL_MIN,
+    end_marked_processes,
+    group_alive,
+    kill_group,
+    marked_processes,
+)
 
 __all__ = [
     "ChildResult",
@@ -41,8 +49,6 @@ __all__ = [
 ]
 
 _CHUNK = 65536
-# How often a group that outlived its leader is checked for being empty during the grace.
-_POLL_MIN, _POLL_MAX = 0.005, 0.05
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,107 +77,6 @@ def exit_status(result: ChildResult) -> int:
     return result.returncode
 
 
-def kill_group(pgid: int, sig: int = signal.SIGKILL) -> bool:
-    """Send ``sig`` to process group ``pgid``; ``False`` when the group is already gone."""
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        return False
-    return True
-
-
-def _proc_environ_pids(needle: bytes, mine: set[int]) -> list[int]:
-    """Linux: pids whose /proc environ holds ``needle``; faster than psutil by far."""
-    found = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit() or int(entry.name) in mine:
-            continue
-        try:
-            with open(f"/proc/{entry.name}/environ", "rb") as fh:
-                env = fh.read()
-        except OSError:  # gone, or another user's process: not ours to end
-            continue
-        if (b"\0" + env).find(needle) >= 0:
-            found.append(int(entry.name))
-    return found
-
-
-def marked_processes(name: str, value: str) -> list[int]:
-    """Pids of processes whose environment has ``name=value`` (not this process or its
-    ancestors). Children inherit the marker however they detach (``setsid``, double fork), so
-    this finds what a process-group kill misses. Reads /proc on Linux; elsewhere (macOS)
-    psutil, which may see fewer processes; empty where neither can read environments.
-    """
-    import psutil
-
-    mine = {os.getpid()}
-    with contextlib.suppress(psutil.Error):
-        mine |= {p.pid for p in psutil.Process().parents()}
-    if sys.platform.startswith("linux"):
-        return _proc_environ_pids(f"\0{name}={value}\0".encode(), mine)
-    found = []
-    for proc in psutil.process_iter(["pid"]):
-        if proc.pid in mine:
-            continue
-        try:
-            env = proc.environ()
-        except (psutil.Error, OSError):
-            continue
-        if env.get(name) == value:
-            found.append(proc.pid)
-    return found
-
-
-def end_marked_processes(name: str, value: str, grace: float) -> list[int]:
-    """End every process carrying the marker: TERM, up to ``grace`` seconds, then KILL.
-
-    Blocking (run it in a thread from async code); also used by ``--resume`` for a dead run.
-    """
-    import psutil
-
-    procs = []
-    for pid in marked_processes(name, value):
-        try:
-            proc = psutil.Process(pid)  # remembers the start time: a reused pid is not hit
-            proc.terminate()
-            procs.append(proc)
-        except psutil.Error:
-            continue
-    if not procs:
-        return []
-    _, alive = psutil.wait_procs(procs, timeout=grace)
-    for proc in alive:
-        with contextlib.suppress(psutil.Error):
-            proc.kill()
-    psutil.wait_procs(alive, timeout=max(grace, 1.0))
-    return [p.pid for p in procs]
-
-
-def _group_alive(pgid: int) -> bool:
-    """Whether group ``pgid`` has a member that is not a zombie.
-
-    Killed orphans stay zombies until init reaps them, which some container inits do only
-    every second or so: they must not hold up the grace. Without /proc (macOS) a zombie
-    member counts as alive, so the wait may run to the end of the grace there.
-    """
-    if not kill_group(pgid, 0):
-        return False
-    if not sys.platform.startswith("linux"):
-        return True
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat", "rb") as fh:
-                stat = fh.read()
-        except OSError:  # exited while we looked
-            continue
-        fields = stat[stat.rindex(b")") + 2 :].split()  # state ppid pgrp ...
-        if int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
-            return True
-    return False
-
-
 async def _wait_event(event: trio.Event | None) -> None:
     if event is None:
         await trio.sleep_forever()
@@ -191,10 +96,10 @@ async def _term_grace_kill(pgid: int, grace: float, kill: trio.Event | None) -> 
             async with trio.open_nursery() as nursery:
 
                 async def empty() -> None:
-                    delay = _POLL_MIN
-                    while _group_alive(pgid):
+                    delay = POLL_MIN
+                    while group_alive(pgid):
                         await trio.sleep(delay)
-                        delay = min(delay * 2, _POLL_MAX)
+                        delay = min(delay * 2, POLL_MAX)
                     nursery.cancel_scope.cancel()
 
                 nursery.start_soon(empty)

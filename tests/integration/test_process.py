@@ -6,12 +6,14 @@ import os
 import secrets
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 import trio
 import trio.testing
 
+from forgeflare._pgroup import end_popen, popen_in_group
 from forgeflare._process import (
     ChildResult,
     exit_status,
@@ -290,3 +292,24 @@ def test_only_the_primitive_starts_sessions() -> None:
     allowed = {"_process.py", "bash-guard.py"}
     assert {Path(p).name for p in found} <= allowed
     assert str(SRC / "forgeflare" / "_process.py") in found
+
+
+def test_popen_in_group_ended_with_grace_then_kill() -> None:
+    code = "trap '' TERM; sleep 600 & echo $!; wait"
+    proc = popen_in_group(["bash", "-c", code], stdout=subprocess.PIPE)
+    assert proc.stdout is not None
+    child = int(proc.stdout.readline())
+    assert os.getpgid(proc.pid) == proc.pid
+    end_popen(proc, grace=0.3)
+    assert proc.returncode == -9
+    assert gone(child) or state(child) is None
+    proc.stdout.close()
+    end_popen(proc, grace=0.3)  # idempotent
+
+
+def test_end_popen_reaps_a_child_that_exited() -> None:
+    proc = popen_in_group(["true"])
+    while not gone(proc.pid):  # exited, still unreaped: a zombie
+        time.sleep(0.01)
+    end_popen(proc, grace=5)
+    assert proc.returncode == 0

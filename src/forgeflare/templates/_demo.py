@@ -262,7 +262,6 @@ def run_demo(
             port_file=scratch / "port",
             stderr_path=err,
             python=python,
-            own_group=True,
         )
         try:
             url = f"http://127.0.0.1:{port}"
