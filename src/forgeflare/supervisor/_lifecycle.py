@@ -22,7 +22,6 @@ from typing import Literal
 from forgeflare.supervisor._agentproc import StopControl, exit_status, supervise
 
 __all__ = [
-    "HOOK_MARKER",
     "HookContext",
     "HookName",
     "HookStatus",
@@ -34,7 +33,7 @@ __all__ = [
 
 HookName = Literal["started", "next_iteration", "finished"]
 
-HOOK_MARKER = "FORGEFLARE_HOOK_ID"
+_HOOK_MARKER = "FORGEFLARE_HOOK_ID"
 """A fresh token per hook run: what the hook starts is ended with it, however it detached."""
 
 
@@ -155,8 +154,8 @@ async def run_lifecycle_hook(
         result = await supervise(
             [str(path.resolve())],
             cwd=cwd,
-            env={**env, HOOK_MARKER: token},
-            marker=(HOOK_MARKER, token),
+            env={**env, _HOOK_MARKER: token},
+            marker=(_HOOK_MARKER, token),
             timeout=timeout,
             grace=min(2.0, max(timeout, 0.1)),
             stop=stop,
