@@ -2,10 +2,10 @@
 
 An async tool on :func:`forgeflare._process.run_child`: each command runs in its own process
 group, with a per-command marker in its environment, so it and everything it starts (also
-what left the group for a session of its own) end with it: when bash exits, background jobs it left
-behind are stopped (TERM, then KILL after a grace period), so no command outlives its tool
-call and no stray process keeps the output pipe open. On timeout, and when the calling task
-is cancelled (the agent is stopping), the same TERM-grace-KILL sequence runs at once.
+what left the group for a session of its own) end with it. When bash exits, background jobs
+it left behind are stopped (TERM, then KILL after a grace period), so no command outlives its
+tool call and no stray process keeps the output pipe open. On timeout, and when the calling
+task is cancelled (the agent is stopping), the same TERM-grace-KILL sequence runs at once.
 """
 
 from __future__ import annotations
@@ -44,8 +44,8 @@ MAX_BASH_OUTPUT = 100 * 1024
 KILL_GRACE = 2.0
 """Seconds between SIGTERM and SIGKILL when a command's process group is stopped."""
 
-MARKER_ENV = "FORGEFLARE_BASH_ID"
-"""Set to a fresh token for each command: finds its descendants however they detached."""
+# A fresh token per command in its environment: finds its descendants however they detached.
+_MARKER_ENV = "FORGEFLARE_BASH_ID"
 
 # After bash exits, how long its output may keep flowing (the group is being ended).
 _DRAIN_AFTER_EXIT = 1.0
@@ -108,12 +108,12 @@ async def run_bash(
         result = await run_child(
             argv,
             cwd=cwd,
-            env={**_command_env(), MARKER_ENV: token},
+            env={**_command_env(), _MARKER_ENV: token},
             stdin=None,
             on_output=feed,
             timeout=timeout,
             grace=kill_grace,
-            marker=(MARKER_ENV, token),
+            marker=(_MARKER_ENV, token),
             drain=_DRAIN_AFTER_EXIT,
         )
         ended = True
