@@ -57,19 +57,37 @@ def _proc_environ_pids(needle: bytes, mine: set[int]) -> list[int]:
     return found
 
 
-def marked_processes(name: str, value: str) -> list[int]:
-    """Pids of processes whose environment has ``name=value`` (not this process or its
-    ancestors). Children inherit the marker however they detach (a new session, a double fork), so
-    this finds what a process-group kill misses. Reads /proc on Linux; elsewhere (macOS)
-    psutil, which may see fewer processes; empty where neither can read environments.
-    """
+def _ancestors() -> set[int]:
+    """This process and its ancestors (from /proc on Linux, else psutil)."""
+    mine = {os.getpid()}
+    if sys.platform.startswith("linux"):
+        pid = os.getppid()
+        while pid > 0 and pid not in mine:
+            mine.add(pid)
+            try:
+                stat = open(f"/proc/{pid}/stat", "rb").read()  # noqa: SIM115 - one read
+            except OSError:
+                break
+            pid = int(stat[stat.rindex(b")") + 2 :].split()[1])
+        return mine
     import psutil
 
-    mine = {os.getpid()}
     with contextlib.suppress(psutil.Error):
         mine |= {p.pid for p in psutil.Process().parents()}
+    return mine
+
+
+def marked_processes(name: str, value: str) -> list[int]:
+    """Pids of processes whose environment has ``name=value`` (not this process or its
+    ancestors). Children inherit the marker however they detach (a new session, a double
+    fork), so this finds what a process-group kill misses. Reads /proc on Linux; elsewhere
+    (macOS) psutil, which may see fewer processes; empty where neither can read environments.
+    """
+    mine = _ancestors()
     if sys.platform.startswith("linux"):
         return _proc_environ_pids(f"\0{name}={value}\0".encode(), mine)
+    import psutil
+
     found = []
     for proc in psutil.process_iter(["pid"]):
         if proc.pid in mine:
@@ -88,10 +106,13 @@ def end_marked_processes(name: str, value: str, grace: float) -> list[int]:
 
     Blocking (run it in a thread from async code); also used by ``--resume`` for a dead run.
     """
+    pids = marked_processes(name, value)
+    if not pids:
+        return []  # the common case: psutil is not even imported
     import psutil
 
     procs = []
-    for pid in marked_processes(name, value):
+    for pid in pids:
         try:
             proc = psutil.Process(pid)  # remembers the start time: a reused pid is not hit
             proc.terminate()
