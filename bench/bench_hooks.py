@@ -18,17 +18,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import subprocess
 import tempfile
-import time
-from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import trio
 
+from _paired import alternate, report
 from forgeflare.hooks import Allow, HookConfig, HookDispatcher
 
 COMMAND = """read -r -d '' _; echo '{"action":"allow"}'"""
@@ -77,30 +75,8 @@ async def main(rounds: int) -> None:
         for _ in range(20):  # warm up both paths
             await bare_call(cwd)
             await pipeline_call()
-        bare: list[float] = []
-        ours: list[float] = []
-        sides: list[tuple[Callable[[], Awaitable[None]], list[float]]] = [
-            (partial(bare_call, cwd), bare),
-            (pipeline_call, ours),
-        ]
-        for i in range(rounds):
-            for call, times in sides if i % 2 == 0 else sides[::-1]:
-                start = time.perf_counter()
-                await call()
-                times.append(time.perf_counter() - start)
-    b, o = statistics.median(bare), statistics.median(ours)
-    # Each round's two calls ran back to back under the same load: their ratio is the
-    # figure least disturbed by other work on the machine.
-    paired = statistics.median(x / y for x, y in zip(ours, bare, strict=True))
-    print(f"rounds: {rounds}")
-    print(
-        f"bare bash -c + JSON round trip: median {b * 1000:.2f} ms, min {min(bare) * 1000:.2f} ms"
-    )
-    print(
-        f"pipeline pre_tool_use, 1 guard:  median {o * 1000:.2f} ms, min {min(ours) * 1000:.2f} ms"
-    )
-    print(f"ratio of medians: {o / b:.3f}; of minimums: {min(ours) / min(bare):.3f}")
-    print(f"ratio pipeline/bare (median of paired rounds): {paired:.3f} (target <= 1.25)")
+        bare, ours = await alternate(partial(bare_call, cwd), pipeline_call, rounds)
+    report(("bare", bare), ("pipeline", ours), "target <= 1.25")
 
 
 if __name__ == "__main__":

@@ -12,8 +12,8 @@ import pytest
 
 from agent_support import run_agent, text_response, tool_response, tool_results
 from conftest import MockServer
-from forgeflare.agent.tools import dispatch_tool
 from forgeflare.agent.tools._types import ALLOW_PATHS_ENV
+from tool_support import run_tool
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
 
@@ -55,7 +55,7 @@ def test_every_escape_is_refused(
 ) -> None:
     project, outside = layout
     data = {k: v.format(outside=outside) for k, v in args.items()}
-    out = dispatch_tool(tool, data, cwd=project)
+    out = run_tool(tool, data, cwd=project)
     if tool == "Glob" and not out.is_error:
         assert "secret.txt" not in out.content  # matched nothing outside
     else:
@@ -67,9 +67,9 @@ def test_every_escape_is_refused(
 
 def test_inside_works_and_allow_path_opens_a_directory(layout: tuple[Path, Path]) -> None:
     project, outside = layout
-    assert dispatch_tool("Read", {"file_path": "inside.txt"}, cwd=project).content == "inside\n"
+    assert run_tool("Read", {"file_path": "inside.txt"}, cwd=project).content == "inside\n"
     os.environ[ALLOW_PATHS_ENV] = str(outside)
-    out = dispatch_tool("Read", {"file_path": "link.txt"}, cwd=project)
+    out = run_tool("Read", {"file_path": "link.txt"}, cwd=project)
     assert out.content == "outside\n"
 
 

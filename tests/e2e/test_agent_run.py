@@ -201,6 +201,30 @@ def test_sigterm_ends_bash_and_flushes_records(tmp_path: Path, mock_api: MockAPI
     assert not (tmp_path / ".forgeflare" / "convergence.json").exists()  # no final: interrupted
 
 
+def test_sigterm_ends_a_bash_descendant_in_its_own_session(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    command = "setsid sleep 600 > /dev/null 2>&1 & echo $! > detached.pid; touch started; sleep 600"
+    bash = tool_response(("Bash", {"command": command}))
+    proc = _agent_in_long_bash(tmp_path, mock_api, [bash])
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 143, stderr
+    detached = Path("/proc") / (tmp_path / "detached.pid").read_text().strip()
+    deadline = time.monotonic() + 10
+    while _live(detached) and time.monotonic() < deadline:
+        time.sleep(0.02)  # bounded polling: the kill is asynchronous
+    assert not _live(detached)
+
+
+def _live(proc_dir: Path) -> bool:
+    """Whether /proc/PID is a live (not zombie) process."""
+    try:
+        return (proc_dir / "stat").read_text().split(")")[-1].split()[0] not in ("Z", "X")
+    except (OSError, IndexError):
+        return False
+
+
 def _live_in(proc_dir: Path, pgid: int) -> bool:
     """Whether /proc/PID is a live (not zombie) process of process group ``pgid``."""
     try:

@@ -130,3 +130,18 @@ def test_escalated_control_waits_for_a_further_request() -> None:
     stop.request("SIGTERM")
     assert view.stop.is_set()
     assert view.kill.is_set()
+
+
+async def test_lifecycle_hook_descendant_in_its_own_session_ends_with_it(tmp_path: Path) -> None:
+    from forgeflare.supervisor._lifecycle import HookStatus, run_lifecycle_hook
+
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    script = hooks / "finished"
+    script.write_text("#!/bin/bash\nsetsid sleep 600 > /dev/null 2>&1 &\necho $! > child\n")
+    script.chmod(0o755)
+    result = await run_lifecycle_hook(
+        "finished", hooks_dir=hooks, cwd=tmp_path, env=dict(os.environ), timeout=30
+    )
+    assert result.status is HookStatus.OK
+    await wait_gone([int((tmp_path / "child").read_text())])

@@ -49,21 +49,21 @@ def test_urls_from_env_then_user_config(tmp_path: Path) -> None:
     assert notify_urls({}, tmp_path) == ["ntfy://topic"]
 
 
-def test_command_gets_the_summary_on_stdin(tmp_path: Path) -> None:
+async def test_command_gets_the_summary_on_stdin(tmp_path: Path) -> None:
     out = tmp_path / "got.json"
     notifier = Notifier(command=f"cat > {out}", cwd=tmp_path, log=lambda _: None)
-    assert notifier.send("finish", SUMMARY) == []
+    assert await notifier.send("finish", SUMMARY) == []
     got = json.loads(out.read_text())
     assert got["event"] == "finish"
     assert got["finish_type"] == "error"
 
 
-def test_failures_are_logged_not_raised(tmp_path: Path) -> None:
+async def test_failures_are_logged_not_raised(tmp_path: Path) -> None:
     logged: list[str] = []
     notifier = Notifier(command="echo nope >&2; exit 3", cwd=tmp_path, log=logged.append)
-    assert notifier.send("finish", SUMMARY) == ["notify command exited 3: nope"]
+    assert await notifier.send("finish", SUMMARY) == ["notify command exited 3: nope"]
     assert logged == ["notify: notify command exited 3: nope"]
-    assert Notifier(command="true", on=("finish",)).send("outage", SUMMARY) == []
+    assert await Notifier(command="true", on=("finish",)).send("outage", SUMMARY) == []
 
 
 @pytest.fixture
@@ -88,17 +88,17 @@ def receiver() -> Iterator[tuple[str, list[dict[str, Any]]]]:
     server.server_close()
 
 
-def test_apprise_url_delivers(receiver: tuple[str, list[dict[str, Any]]]) -> None:
+async def test_apprise_url_delivers(receiver: tuple[str, list[dict[str, Any]]]) -> None:
     pytest.importorskip("apprise", reason="apprise is the optional notify extra")
     url, got = receiver
     notifier = Notifier(urls=[url], log=lambda _: None, timeout=10)
-    assert notifier.send("finish", SUMMARY) == []
+    assert await notifier.send("finish", SUMMARY) == []
     assert got
     assert got[0]["title"] == "forgeflare: parser finished error"
     assert "529 overloaded" in got[0]["message"]
 
 
-def test_unknown_url_is_reported() -> None:
+async def test_unknown_url_is_reported() -> None:
     pytest.importorskip("apprise", reason="apprise is the optional notify extra")
-    errors = Notifier(urls=["nosuchscheme://x"], log=lambda _: None).send("finish", SUMMARY)
+    errors = await Notifier(urls=["nosuchscheme://x"], log=lambda _: None).send("finish", SUMMARY)
     assert errors == ["1 notification URL(s) not understood by apprise"]

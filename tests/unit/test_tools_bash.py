@@ -1,25 +1,33 @@
-"""The Bash tool: streaming, exit codes, timeout and termination killing the whole group."""
+"""The Bash tool: streaming, exit codes, timeout and cancellation ending the whole group."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
+import trio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from forgeflare.agent.tools import ToolOutput, dispatch_tool, terminate_running_commands
+from forgeflare.agent.tools import ToolOutput
 from forgeflare.agent.tools._bash import MAX_BASH_OUTPUT, cap_output, run_bash
+from tool_support import run_tool
 
 WAIT = 10.0  # upper bound of every wait below; none of them sleeps for a fixed time
 
 
 def bash(command: str, cwd: Path) -> ToolOutput:
-    return dispatch_tool("Bash", {"command": command}, cwd=cwd)
+    return run_tool("Bash", {"command": command}, cwd=cwd)
+
+
+def run_bash_sync(command: str, **options: Any) -> ToolOutput:
+    return trio.run(functools.partial(run_bash, command, **options))
 
 
 def live_members(pgid: int) -> list[int] | None:
@@ -80,7 +88,7 @@ class Collector:
 
 
 class Runner(threading.Thread):
-    """Runs one command in a worker thread, as the turn loop does."""
+    """Runs one command in its own trio run in a thread, so the test can watch it."""
 
     def __init__(self, command: str, cwd: Path, marker: str, **options: float) -> None:
         super().__init__(daemon=True)
@@ -89,11 +97,8 @@ class Runner(threading.Thread):
         self.result: ToolOutput | None = None
 
     def run(self) -> None:
-        self.result = run_bash(
-            self.command,
-            cwd=self.cwd,
-            on_output=self.output,
-            **self.options,  # type: ignore[arg-type]
+        self.result = run_bash_sync(
+            self.command, cwd=self.cwd, on_output=self.output, **self.options
         )
 
 
@@ -123,10 +128,10 @@ def test_denied_command_never_runs(tmp_path: Path) -> None:
 
 
 def test_bad_input(tmp_path: Path) -> None:
-    assert dispatch_tool("Bash", {}, cwd=tmp_path) == ToolOutput(
+    assert run_tool("Bash", {}, cwd=tmp_path) == ToolOutput(
         "Bash: missing required field 'command'", True
     )
-    assert dispatch_tool("Bash", {"command": "  "}, cwd=tmp_path).is_error
+    assert run_tool("Bash", {"command": "  "}, cwd=tmp_path).is_error
     assert bash("true", tmp_path / "missing").is_error
 
 
@@ -146,7 +151,7 @@ def test_streams_before_the_command_ends(tmp_path: Path) -> None:
 
 
 def test_timeout_keeps_partial_output_and_kills_the_group(tmp_path: Path) -> None:
-    out = run_bash("echo pgid=$$; sleep 600 & wait", cwd=tmp_path, timeout=0.3)
+    out = run_bash_sync("echo pgid=$$; sleep 600 & wait", cwd=tmp_path, timeout=0.3)
     assert out.is_error
     assert out.content.startswith("pgid=")
     assert "[command timed out after 0.3 s; its process group was killed" in out.content
@@ -157,7 +162,7 @@ def test_timeout_keeps_partial_output_and_kills_the_group(tmp_path: Path) -> Non
 def test_timeout_escalates_to_kill_when_term_is_ignored(tmp_path: Path) -> None:
     # An ignored signal stays ignored in children: sleep ignores TERM too.
     command = "trap '' TERM; echo pgid=$$; sleep 600 & sleep 600"
-    out = run_bash(command, cwd=tmp_path, timeout=0.3, kill_grace=0.2)
+    out = run_bash_sync(command, cwd=tmp_path, timeout=0.3, kill_grace=0.2)
     assert out.is_error
     assert "timed out" in out.content
     assert group_gone(int(out.content.split("\n")[0].removeprefix("pgid=")))
@@ -172,34 +177,53 @@ def test_background_jobs_do_not_outlive_the_command(tmp_path: Path) -> None:
     assert time.monotonic() - start < WAIT
 
 
-def test_terminate_from_another_thread(tmp_path: Path) -> None:
-    runner = Runner("echo pgid=$$; sleep 600 & sleep 600", tmp_path, "pgid=")
-    runner.start()
-    assert runner.output.seen.wait(WAIT)
-    pgid = runner.output.pgid()
-    members = live_members(pgid)
-    assert members is None or pgid in members  # the check below is not vacuous
-    terminate_running_commands()
-    runner.join(WAIT)
-    assert not runner.is_alive()
-    assert runner.result is not None
-    assert runner.result.is_error
-    assert "terminated because the agent is stopping" in runner.result.content
-    assert group_gone(pgid)
+async def _cancel_once_seen(command: str, cwd: Path, output: Collector, **options: Any) -> None:
+    """Run ``command`` as the turn loop does, cancel it once ``output`` saw its marker."""
+
+    async def call() -> None:
+        await run_bash(command, cwd=cwd, on_output=output, **options)
+        raise AssertionError("run_bash returned although cancelled")
+
+    with trio.fail_after(WAIT):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(call)
+            while not output.seen.is_set():
+                await trio.sleep(0.01)
+            nursery.cancel_scope.cancel()
 
 
-def test_terminate_kills_what_ignores_term(tmp_path: Path) -> None:
-    runner = Runner("trap '' TERM; echo pgid=$$; sleep 600", tmp_path, "pgid=", kill_grace=30.0)
-    runner.start()
-    assert runner.output.seen.wait(WAIT)
-    terminate_running_commands(grace=0.2)
-    runner.join(WAIT)
-    assert not runner.is_alive()
-    assert group_gone(runner.output.pgid())
+async def test_cancellation_ends_the_group_and_notes_it(tmp_path: Path) -> None:
+    output = Collector("pgid=")
+    await _cancel_once_seen("echo pgid=$$; sleep 600 & sleep 600", tmp_path, output)
+    assert "terminated because the agent is stopping" in "".join(output.chunks)
+    assert group_gone(output.pgid())
 
 
-def test_terminate_with_nothing_running() -> None:
-    terminate_running_commands()
+async def test_cancellation_kills_what_ignores_term(tmp_path: Path) -> None:
+    output = Collector("pgid=")
+    command = "trap '' TERM; echo pgid=$$; sleep 600"
+    await _cancel_once_seen(command, tmp_path, output, kill_grace=0.2)
+    assert group_gone(output.pgid())
+
+
+def test_a_descendant_that_left_the_group_ends_with_the_command(tmp_path: Path) -> None:
+    out = bash("setsid sleep 600 & echo child=$!", tmp_path)
+    pid = int(out.content.removeprefix("child="))
+    assert pid_gone(pid)
+
+
+def pid_gone(pid: int) -> bool:
+    """Poll (bounded) until ``pid`` is gone or a zombie."""
+    end = time.monotonic() + WAIT
+    while time.monotonic() < end:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return True
+        if state in ("Z", "X"):
+            return True
+        time.sleep(0.01)
+    return False
 
 
 def test_output_capped_for_the_model_but_streamed_whole(tmp_path: Path) -> None:

@@ -10,14 +10,15 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from forgeflare.agent.tools import ToolOutput, dispatch_tool
+from forgeflare.agent.tools import ToolOutput
 from forgeflare.agent.tools._edit import MAX_EDIT_BYTES
 from forgeflare.agent.tools._read import MAX_READ_BYTES
+from tool_support import run_tool
 
 
 def edit(cwd: Path, file_path: str, old: str, new: str, **extra: Any) -> ToolOutput:
     data = {"file_path": file_path, "old_str": old, "new_str": new, **extra}
-    return dispatch_tool("Edit", data, cwd=cwd)
+    return run_tool("Edit", data, cwd=cwd)
 
 
 def test_replaces_a_unique_match(tmp_path: Path) -> None:
@@ -156,7 +157,7 @@ def test_shorter_content_truncates(tmp_path: Path) -> None:
     ],
 )
 def test_bad_input(tmp_path: Path, data: dict[str, Any], expected: str) -> None:
-    out = dispatch_tool("Edit", data, cwd=tmp_path)
+    out = run_tool("Edit", data, cwd=tmp_path)
     assert out == ToolOutput(expected, True)
 
 

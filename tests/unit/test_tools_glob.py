@@ -8,13 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from forgeflare.agent.tools import dispatch_tool
 from forgeflare.agent.tools._glob import MAX_GLOB_ENTRIES
+from tool_support import run_tool
 
 
 def glob(cwd: Path, pattern: str, path: str | None = None) -> tuple[str, bool]:
     data = {"pattern": pattern} if path is None else {"pattern": pattern, "path": path}
-    out = dispatch_tool("Glob", data, cwd=cwd)
+    out = run_tool("Glob", data, cwd=cwd)
     return out.content, out.is_error
 
 
@@ -48,7 +48,7 @@ def test_directories_marked(tmp_path: Path) -> None:
 def test_path_argument_keeps_paths_usable_from_cwd(tmp_path: Path) -> None:
     make_tree(tmp_path)
     assert glob(tmp_path, "*.py", "src")[0].splitlines() == ["src/m.py", "src/z.py"]
-    read = dispatch_tool("Read", {"file_path": "src/m.py"}, cwd=tmp_path)
+    read = run_tool("Read", {"file_path": "src/m.py"}, cwd=tmp_path)
     assert not read.is_error
 
 
@@ -83,7 +83,7 @@ def test_errors(tmp_path: Path) -> None:
     assert glob(tmp_path, "*", "missing") == ("Glob: directory not found: missing", True)
     assert glob(tmp_path, "*", "f")[1]
     assert glob(tmp_path, "  ")[1]
-    out = dispatch_tool("Glob", {}, cwd=tmp_path)
+    out = run_tool("Glob", {}, cwd=tmp_path)
     assert out.is_error
     assert "pattern" in out.content
 

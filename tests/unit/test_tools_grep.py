@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from forgeflare.agent.tools import ToolError, ToolOutput, dispatch_tool
+from forgeflare.agent.tools import ToolError, ToolOutput
 from forgeflare.agent.tools._grep import MAX_GREP_MATCHES, find_rg, search
+from tool_support import run_tool
 
 RG = find_rg()
 
@@ -133,14 +134,14 @@ def test_backends_agree(tree: Path) -> None:
 
 
 def test_dispatch_uses_rg_and_reports_errors(tree: Path) -> None:
-    assert dispatch_tool("Grep", {"pattern": "fn main"}, cwd=tree) == ToolOutput(
+    assert run_tool("Grep", {"pattern": "fn main"}, cwd=tree) == ToolOutput(
         "src/d.rs:1:fn main() {}"
     )
-    bad = dispatch_tool("Grep", {"pattern": "(unclosed"}, cwd=tree)
+    bad = run_tool("Grep", {"pattern": "(unclosed"}, cwd=tree)
     assert bad.is_error
     assert "unclosed" in bad.content
-    assert dispatch_tool("Grep", {"pattern": ""}, cwd=tree).is_error
-    unknown = dispatch_tool("Grep", {"pattern": "x", "file_type": "nosuchtype"}, cwd=tree)
+    assert run_tool("Grep", {"pattern": ""}, cwd=tree).is_error
+    unknown = run_tool("Grep", {"pattern": "x", "file_type": "nosuchtype"}, cwd=tree)
     assert unknown == ToolOutput("Grep: unrecognized file type: nosuchtype", True)
 
 

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from forgeflare.agent.tools import dispatch_tool
 from forgeflare.agent.tools._read import MAX_READ_BYTES
+from tool_support import run_tool
 
 
 def read(cwd: Path, file_path: object) -> tuple[str, bool]:
-    out = dispatch_tool("Read", {"file_path": file_path}, cwd=cwd)
+    out = run_tool("Read", {"file_path": file_path}, cwd=cwd)
     return out.content, out.is_error
 
 
@@ -93,6 +93,6 @@ def test_os_error_is_one_clear_line(tmp_path: Path) -> None:
     ],
 )
 def test_bad_input(tmp_path: Path, data: dict[str, object], expected: str) -> None:
-    out = dispatch_tool("Read", data, cwd=tmp_path)
+    out = run_tool("Read", data, cwd=tmp_path)
     assert out.is_error
     assert out.content == expected

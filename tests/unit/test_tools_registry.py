@@ -13,10 +13,10 @@ from forgeflare.agent.tools import (
     TOOL_NAMES,
     ToolEffect,
     ToolOutput,
-    dispatch_tool,
     tool_effect,
     tool_schemas,
 )
+from tool_support import run_tool
 
 FIELDS = {
     "Read": (["file_path"], ["file_path"]),
@@ -80,24 +80,24 @@ def test_unknown_tools_are_mutating(name: str) -> None:
 
 def test_names_are_case_sensitive() -> None:
     assert tool_effect("read") is ToolEffect.MUTATING
-    assert dispatch_tool("read", {"file_path": "x"}, cwd=Path()).is_error
+    assert run_tool("read", {"file_path": "x"}, cwd=Path()).is_error
 
 
 def test_unknown_tool(tmp_path: Path) -> None:
-    assert dispatch_tool("Write", {"file_path": "x"}, cwd=tmp_path) == ToolOutput(
+    assert run_tool("Write", {"file_path": "x"}, cwd=tmp_path) == ToolOutput(
         "Unknown tool 'Write'; the tools are Read, Glob, Bash, Edit, Grep", True
     )
 
 
 def test_null_input(tmp_path: Path) -> None:
     for name in TOOL_NAMES:
-        out = dispatch_tool(name, None, cwd=tmp_path)
+        out = run_tool(name, None, cwd=tmp_path)
         assert out.is_error
         assert "max_tokens" in out.content
 
 
 def test_non_object_input(tmp_path: Path) -> None:
-    out = dispatch_tool("Read", ["a"], cwd=tmp_path)  # type: ignore[arg-type]
+    out = run_tool("Read", ["a"], cwd=tmp_path)  # type: ignore[arg-type]
     assert out == ToolOutput("Read: the tool input must be a JSON object", True)
 
 
@@ -110,16 +110,16 @@ def test_on_output_only_for_bash(tmp_path: Path) -> None:
         ("Grep", {"pattern": "hello"}),
         ("Edit", {"file_path": "f.txt", "old_str": "hello", "new_str": "bye"}),
     ]:
-        assert not dispatch_tool(name, data, cwd=tmp_path, on_output=chunks.append).is_error
+        assert not run_tool(name, data, cwd=tmp_path, on_output=chunks.append).is_error
     assert chunks == []
-    out = dispatch_tool("Bash", {"command": "cat f.txt"}, cwd=tmp_path, on_output=chunks.append)
+    out = run_tool("Bash", {"command": "cat f.txt"}, cwd=tmp_path, on_output=chunks.append)
     assert out == ToolOutput("bye")
     assert "".join(chunks) == "bye\n"
 
 
 def test_extra_fields_are_ignored(tmp_path: Path) -> None:
     (tmp_path / "f").write_text("x")
-    assert dispatch_tool("Read", {"file_path": "f", "offset": 3}, cwd=tmp_path) == ToolOutput("x")
+    assert run_tool("Read", {"file_path": "f", "offset": 3}, cwd=tmp_path) == ToolOutput("x")
 
 
 def test_public_names() -> None:

@@ -27,7 +27,7 @@ from forgeflare.agent._prompt import build_system_prompt
 from forgeflare.agent._retry import RetryingClient
 from forgeflare.agent._session import SessionWriter
 from forgeflare.agent._turn import TurnLoop, TurnResult
-from forgeflare.agent.tools import terminate_running_commands, tool_schemas
+from forgeflare.agent.tools import tool_schemas
 from forgeflare.agent.tools._sandbox import SANDBOX_ENV, check_sandbox
 from forgeflare.hooks import (
     EXIT_CODES,
@@ -180,7 +180,6 @@ async def run_agent(
                 _write_final(project_dir, last, display, model=options.model, session=session)
             nursery.cancel_scope.cancel()
     finally:
-        terminate_running_commands()
         session.write_context(
             model=options.model,
             exit_reason=last.reason.value if last else None,
@@ -233,8 +232,7 @@ async def _watch_signals(scope: trio.CancelScope, received: list[signal.Signals]
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async for signum in signals:
             received.append(signal.Signals(signum))
-            # Bash commands run in their own process groups: end them, or the worker thread
-            # (and so this process) would wait for them.
-            await trio.to_thread.run_sync(terminate_running_commands)
+            # Cancelling the turn ends a running Bash command's process group (TERM, grace,
+            # KILL, shielded) before the records are flushed on the way out.
             scope.cancel()
             return

@@ -9,10 +9,11 @@ abandon a batch (``conversation.pop()``), a PostToolUse signal ends the loop aft
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import trio
 
@@ -78,7 +79,7 @@ class TranscriptSink(Protocol):
     def append(self, message: Message) -> None: ...
 
 
-Dispatch = Callable[..., ToolOutput]
+Dispatch = Callable[..., ToolOutput] | Callable[..., Awaitable[ToolOutput]]
 
 
 def block_limit(consecutive: int, total: int) -> ExitReason | None:
@@ -313,10 +314,14 @@ class TurnLoop:
         c.consecutive_blocks = 0
         return pre.input, ""
 
-    def _run_tool(self, name: str, input: dict[str, Any], *, stream: bool) -> ToolOutput:
+    async def _run_tool(self, name: str, input: dict[str, Any], *, stream: bool) -> ToolOutput:
+        on_output = self.display.tool_output if stream else None
+        call = functools.partial(self.dispatch, name, input, cwd=self.cwd, on_output=on_output)
         try:
-            on_output = self.display.tool_output if stream else None
-            return self.dispatch(name, input, cwd=self.cwd, on_output=on_output)
+            if inspect.iscoroutinefunction(self.dispatch):
+                return await cast("Awaitable[ToolOutput]", call())
+            # A synchronous dispatcher (a test's stand-in) must not block the event loop.
+            return cast("ToolOutput", await trio.to_thread.run_sync(call))
         except Exception as exc:  # a tool bug must not cancel its siblings or kill the turn
             return ToolOutput(content=f"tool {name} failed: {exc!r}", is_error=True)
 
@@ -363,9 +368,7 @@ class TurnLoop:
             return None
 
         async def run(i: int, *, stream: bool) -> None:
-            slots[i] = await trio.to_thread.run_sync(
-                functools.partial(self._run_tool, tool_uses[i].name, inputs[i], stream=stream)
-            )
+            slots[i] = await self._run_tool(tool_uses[i].name, inputs[i], stream=stream)
 
         if parallel:
             # Each tool starts as soon as its guards allow it; the nursery joins them all,

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from forgeflare._process import run_child_blocking
+
 __all__ = ["LandResult", "land", "may_land"]
 
 LandStatus = Literal[
@@ -90,23 +92,20 @@ def land(
         files = ", ".join(conflicted[:5]) or _last_line(rebase)
         return LandResult("conflict", f"rebase onto {base} conflicts in {files}", commits)
     if gate:
+        out = bytearray()
         try:
-            proc = subprocess.run(
-                ["bash", "-c", gate],
-                cwd=worktree,
-                capture_output=True,
-                text=True,
-                timeout=gate_timeout,
-                check=False,
-                process_group=0,
+            done = run_child_blocking(
+                ["bash", "-c", gate], cwd=worktree, on_output=out.extend, timeout=gate_timeout
             )
-        except subprocess.TimeoutExpired:
+        except OSError as exc:
+            return LandResult("gate_failed", f"gate `{gate}` cannot run: {exc}", commits)
+        if done.timed_out:
             return LandResult("gate_failed", f"gate `{gate}` timed out", commits)
-        if proc.returncode != 0:
+        if done.returncode != 0:
+            lines = out.decode(errors="replace").strip().splitlines()
+            last = lines[-1] if lines else f"exit {done.returncode}"
             return LandResult(
-                "gate_failed",
-                f"gate `{gate}` exited {proc.returncode}: {_last_line(proc)}",
-                commits,
+                "gate_failed", f"gate `{gate}` exited {done.returncode}: {last}", commits
             )
     tip = _git(worktree, "rev-parse", "HEAD").stdout.strip()
     holder = _checked_out_at(repo, base)

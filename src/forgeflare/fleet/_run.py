@@ -15,6 +15,7 @@ import contextlib
 import hashlib
 import json
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -28,6 +29,7 @@ import trio
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError
+from forgeflare._process import run_child
 from forgeflare.fleet._config import FleetFile, FleetLoop
 from forgeflare.fleet._land import land
 from forgeflare.fleet._state import FleetRecord, LoopRecord, load_record, save_record, state_dir
@@ -35,6 +37,8 @@ from forgeflare.fleet._state import FleetRecord, LoopRecord, load_record, save_r
 __all__ = ["FleetOptions", "end_leftovers", "run_fleet"]
 
 WINDOW_ENV = "FORGEFLARE_WINDOW_FILE"
+# Every process of one fleet loop carries it: found however it detached, ended with the loop.
+_LOOP_MARKER = "FORGEFLARE_FLEET_LOOP"
 
 
 def _process_started(pid: int) -> float | None:
@@ -297,42 +301,38 @@ class _Fleet:
             env.pop(key, None)
         if spec.plan:
             env["FRESHER_PLAN_FILE"] = spec.plan
+        marker = secrets.token_hex(8)
         log_path = self.sdir / "logs" / f"{spec.name}.log"
         log_path.parent.mkdir(parents=True, exist_ok=True)
         self.opts.log(f"{spec.name}: starting in {loop.worktree}")
         with log_path.open("ab") as log:
-            proc = await trio.lowlevel.open_process(
-                self._argv(spec, loop, task),
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                env=env,
-                process_group=0,
-            )
-            self.running[spec.name] = proc
-            loop.status, loop.pid = "running", proc.pid
-            loop.pid_started = _process_started(proc.pid)
-            self.save()
+
+            def started(proc: trio.Process) -> None:
+                self.running[spec.name] = proc
+                loop.status, loop.pid = "running", proc.pid
+                loop.pid_started = _process_started(proc.pid)
+                self.save()
+
             try:
-                await proc.wait()
+                result = await run_child(
+                    self._argv(spec, loop, task),
+                    env={**env, _LOOP_MARKER: marker},
+                    stdin=None,
+                    on_output=log.write,
+                    grace=self.opts.grace,
+                    marker=(_LOOP_MARKER, marker),
+                    on_start=started,
+                )
             finally:
-                with trio.CancelScope(shield=True):
-                    if proc.returncode is None:
-                        proc.send_signal(signal.SIGTERM)
-                        with trio.move_on_after(self.opts.grace):
-                            await proc.wait()
-                        if proc.returncode is None:
-                            proc.kill()
-                            await proc.wait()
-                    self.running.pop(spec.name, None)
-        loop.exit_code = proc.returncode
+                self.running.pop(spec.name, None)
+        loop.exit_code = result.returncode
         loop.pid = loop.pid_started = None
         self._refresh(loop)
         if loop.finish_type is None:
-            loop.status, loop.reason = "failed", f"forgeflare loop exited {proc.returncode}"
+            loop.status, loop.reason = "failed", f"forgeflare loop exited {result.returncode}"
         else:
             loop.status = "finished"
-        self.opts.log(f"{spec.name}: finished {loop.finish_type} (exit {proc.returncode})")
+        self.opts.log(f"{spec.name}: finished {loop.finish_type} (exit {result.returncode})")
 
     def _land(self, spec: FleetLoop, loop: LoopRecord) -> None:
         fleet = self.opts.fleet

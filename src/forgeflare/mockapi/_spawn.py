@@ -8,7 +8,6 @@ pay for them.
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import sys
 import time
@@ -16,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
+from forgeflare._pgroup import end_popen, popen_in_group
 from forgeflare.mockapi._errors import MockAPIError
 
 __all__ = ["start_mock_api", "stop_mock_api"]
@@ -50,27 +50,20 @@ def start_mock_api(
     stdout: int | IO[bytes] = subprocess.DEVNULL,
     python: str = sys.executable,
     env: Mapping[str, str] | None = None,
-    start_new_session: bool = False,
 ) -> tuple[subprocess.Popen[bytes], int]:
     """Start ``python -m forgeflare mock-api --script SCRIPT --port-file PORT_FILE ARGS...``.
 
     Returns the process and the port it listens on. The child's stderr goes to
     ``stderr_path``; ``env`` ``None`` inherits this process's environment. Raises
     :class:`MockAPIError` with that stderr if the child exits, or does not write its port
-    file within 30 s (it is killed then).
+    file within 30 s (it is killed then). It runs in a process group of its own, so Ctrl+C
+    on the terminal does not reach it: its parent decides when it stops.
     """
     port_file.unlink(missing_ok=True)
     cmd = [python, "-m", "forgeflare", "mock-api", "--script", str(script)]
     cmd += ["--port-file", str(port_file), *args]
     with open(stderr_path, "wb") as err:
-        proc = subprocess.Popen(
-            cmd,
-            stdin=subprocess.DEVNULL,
-            stdout=stdout,
-            stderr=err,
-            env=env,
-            start_new_session=start_new_session,
-        )
+        proc = popen_in_group(cmd, stdin=subprocess.DEVNULL, stdout=stdout, stderr=err, env=env)
     deadline = time.monotonic() + _START_TIMEOUT_S
     delay = 0.005
     while (port := _read_port(port_file)) is None:
@@ -79,8 +72,7 @@ def start_mock_api(
                 f"forgeflare mock-api exited with status {proc.returncode}: {_tail(stderr_path)}"
             )
         if time.monotonic() > deadline:
-            proc.kill()
-            proc.wait()
+            end_popen(proc, grace=0)
             raise MockAPIError(
                 "forgeflare mock-api did not write its port file within "
                 f"{_START_TIMEOUT_S:g} s: {_tail(stderr_path)}"
@@ -95,11 +87,4 @@ def stop_mock_api(proc: subprocess.Popen[bytes], *, timeout: float = _STOP_TIMEO
 
     Idempotent: a child that has already exited is only reaped.
     """
-    if proc.poll() is not None:
-        return
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    end_popen(proc, grace=timeout)

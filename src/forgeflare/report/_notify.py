@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import tomllib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import trio
+
+from forgeflare._process import run_child
 
 __all__ = [
     "NOTIFY_EVENTS",
@@ -112,28 +115,26 @@ def _send_urls(urls: Sequence[str], title: str, body: str, timeout: float) -> st
     return None
 
 
-def _run_command(
+async def _run_command(
     command: str, summary: Mapping[str, Any], cwd: Path, env: Mapping[str, str], timeout: float
 ) -> str | None:
+    out = bytearray()
     try:
-        proc = subprocess.run(
+        done = await run_child(
             ["bash", "-c", command],
-            input=json.dumps(summary),
-            text=True,
-            capture_output=True,
             cwd=cwd,
-            env=dict(env),
+            env=env,
+            stdin=json.dumps(summary).encode(),
+            on_output=out.extend,
             timeout=timeout,
-            check=False,
-            process_group=0,
         )
-    except subprocess.TimeoutExpired:
-        return f"notify command timed out after {timeout:g}s"
     except OSError as exc:
         return f"notify command could not start: {exc}"
-    if proc.returncode != 0:
-        last = (proc.stderr.strip().splitlines() or [""])[-1]
-        return f"notify command exited {proc.returncode}" + (f": {last}" if last else "")
+    if done.timed_out:
+        return f"notify command timed out after {timeout:g}s"
+    if done.returncode != 0:
+        last = (out.decode(errors="replace").strip().splitlines() or [""])[-1]
+        return f"notify command exited {done.returncode}" + (f": {last}" if last else "")
     return None
 
 
@@ -153,7 +154,7 @@ class Notifier:
     def enabled(self) -> bool:
         return bool(self.command or self.urls)
 
-    def send(self, event: str, summary: Mapping[str, Any]) -> list[str]:
+    async def send(self, event: str, summary: Mapping[str, Any]) -> list[str]:
         """Notify about ``event`` if asked; returns the failures (also logged)."""
         if not self.enabled or not should_notify(event, self.on):
             return []
@@ -161,13 +162,15 @@ class Notifier:
         errors: list[str] = []
         if self.command:
             env = dict(os.environ if self.env is None else self.env)
-            error = _run_command(self.command, payload, self.cwd, env, self.timeout)
+            error = await _run_command(self.command, payload, self.cwd, env, self.timeout)
             if error:
                 errors.append(error)
         if self.urls:
             title, body = render_message(event, summary)
             try:
-                error = _send_urls(self.urls, title, body, self.timeout)
+                error = await trio.to_thread.run_sync(
+                    _send_urls, self.urls, title, body, self.timeout
+                )
             except Exception as exc:  # a notifier library must never end the loop
                 error = f"notification failed: {exc}"
             if error:

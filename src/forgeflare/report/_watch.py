@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from forgeflare._jsonl import json_objects
 from forgeflare.report._digest import iteration_rows, parse_time
 from forgeflare.report._text import format_cost, format_duration
 
@@ -173,15 +174,7 @@ def _read_events(path: Path, offset: int) -> tuple[list[dict[str, Any]], int]:
     except OSError:
         return [], offset
     end = data.rfind(b"\n") + 1  # only whole lines
-    events = []
-    for line in data[:end].splitlines():
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            events.append(value)
-    return events, offset + end
+    return json_objects(data[:end]), offset + end
 
 
 def _log_tail(run_dir: Path, size: int = 8192) -> str:

@@ -11,6 +11,7 @@ With ``fail_behavior = "abort"`` an error or a timeout aborts too.
 from __future__ import annotations
 
 import os
+import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -23,14 +24,17 @@ from forgeflare.supervisor._agentproc import StopControl, exit_status, supervise
 __all__ = [
     "HookContext",
     "HookName",
-    "HookResult",
     "HookStatus",
+    "LifecycleResult",
     "classify_exit",
     "hook_env",
-    "run_hook",
+    "run_lifecycle_hook",
 ]
 
 HookName = Literal["started", "next_iteration", "finished"]
+
+_HOOK_MARKER = "FORGEFLARE_HOOK_ID"
+"""A fresh token per hook run: what the hook starts is ended with it, however it detached."""
 
 
 class HookStatus(StrEnum):
@@ -115,7 +119,7 @@ def hook_env(name: str, ctx: HookContext) -> dict[str, str]:
 
 
 @dataclass(frozen=True, slots=True)
-class HookResult:
+class LifecycleResult:
     """One hook run (or non-run): status, exit status (124 on timeout), seconds taken."""
 
     name: str
@@ -124,7 +128,7 @@ class HookResult:
     duration: float = 0.0
 
 
-async def run_hook(
+async def run_lifecycle_hook(
     name: HookName,
     *,
     hooks_dir: Path,
@@ -134,22 +138,24 @@ async def run_hook(
     fail_behavior: str = "continue",
     stop: StopControl | None = None,
     on_line: Callable[[bytes], None] = lambda _line: None,
-) -> HookResult:
+) -> LifecycleResult:
     """Run hook ``name`` if it exists and is executable; never raises for a hook's failure.
 
     ``stop`` ends the hook like the agent (TERM, grace, KILL); its exit status then counts.
     """
     path = hooks_dir / name
     if not path.is_file():
-        return HookResult(name, HookStatus.MISSING)
+        return LifecycleResult(name, HookStatus.MISSING)
     if not os.access(path, os.X_OK):
-        return HookResult(name, HookStatus.NOT_EXECUTABLE)
+        return LifecycleResult(name, HookStatus.NOT_EXECUTABLE)
     started = time.monotonic()
     try:
+        token = secrets.token_hex(8)
         result = await supervise(
             [str(path.resolve())],
             cwd=cwd,
-            env=env,
+            env={**env, _HOOK_MARKER: token},
+            marker=(_HOOK_MARKER, token),
             timeout=timeout,
             grace=min(2.0, max(timeout, 0.1)),
             stop=stop,
@@ -158,8 +164,10 @@ async def run_hook(
     except OSError:
         # Not runnable although executable (bad interpreter line): an error, like exit 126.
         code = 126
-        return HookResult(
+        return LifecycleResult(
             name, classify_exit(code, fail_behavior=fail_behavior), code, time.monotonic() - started
         )
     code = exit_status(result)
-    return HookResult(name, classify_exit(code, fail_behavior=fail_behavior), code, result.duration)
+    return LifecycleResult(
+        name, classify_exit(code, fail_behavior=fail_behavior), code, result.duration
+    )

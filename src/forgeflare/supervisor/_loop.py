@@ -38,7 +38,7 @@ from forgeflare._convergence import (
     read_convergence,
 )
 from forgeflare._errors import ConfigError
-from forgeflare._process import end_marked_processes
+from forgeflare._process import end_marked_processes, run_child
 from forgeflare._secrets import AGENT_KEYS, PASS_ENV_VAR, child_environment
 from forgeflare.hooks._trust import TrustError, require_trust
 from forgeflare.report._digest import parse_time
@@ -72,10 +72,10 @@ from forgeflare.supervisor._git import GitSnapshot, commits_between, git_snapsho
 from forgeflare.supervisor._lifecycle import (
     HookContext,
     HookName,
-    HookResult,
     HookStatus,
+    LifecycleResult,
     hook_env,
-    run_hook,
+    run_lifecycle_hook,
 )
 from forgeflare.supervisor._records import (
     HookRecord,
@@ -310,16 +310,16 @@ class _Loop:
             self.display.warn("trusting the project's hooks without review (--trust-project)")
 
     # -- hooks ------------------------------------------------------------------------------
-    async def hook(self, name: HookName, ctx: HookContext) -> HookResult:
+    async def hook(self, name: HookName, ctx: HookContext) -> LifecycleResult:
         hooks = self.cfg.hooks
         hooks_dir = self.project / self.cfg.paths.hooks_dir
         if not hooks.enabled or not getattr(hooks, _HOOK_SWITCH[name]):
-            result = HookResult(name, HookStatus.DISABLED)
+            result = LifecycleResult(name, HookStatus.DISABLED)
         else:
             path = hooks_dir / name
             if path.is_file() and os.access(path, os.X_OK):
                 self.display.info(f"Running hook: {name}")
-            result = await run_hook(
+            result = await run_lifecycle_hook(
                 name,
                 hooks_dir=hooks_dir,
                 cwd=self.project,
@@ -341,7 +341,7 @@ class _Loop:
             )
         return result
 
-    def report_hook(self, result: HookResult, timeout: float) -> None:
+    def report_hook(self, result: LifecycleResult, timeout: float) -> None:
         said = _HOOK_SAYS.get(result.status)
         if said is not None:
             level, words = said
@@ -464,7 +464,7 @@ class _Loop:
                 result = ChildResult(returncode=127, timed_out=False, stopped=False, duration=0.0)
             finally:
                 self.display.end_iteration()
-        # Descendants that left the agent's process group (setsid) carry the run's marker.
+        # Descendants that left the agent's process group (a new session) carry the run's marker.
         leftovers = await trio.to_thread.run_sync(
             end_marked_processes, "FRESHER_RUN_ID", self.record.run_id, self.cfg.agent.kill_grace
         )
@@ -561,7 +561,7 @@ class _Loop:
         self.display.warn(f"waiting for {what} until {local} ({format_wait(seconds)})")
         started = utc_timestamp()
         self.store.event("wait_started", kind=kind, until=utc_timestamp(until), seconds=seconds)
-        self.notifier.send(
+        await self.notifier.send(
             kind,
             {**self.summary(), "until": local, "detail": f"waiting {format_wait(seconds)}"},
         )
@@ -691,7 +691,7 @@ class _Loop:
             self.finish_reason = action.reason
         if ruling.notify is not None:
             detail = f"{ruling.streaks.errors} error iterations in a row"
-            self.notifier.send(ruling.notify, {**self.summary(), "detail": detail})
+            await self.notifier.send(ruling.notify, {**self.summary(), "detail": detail})
         self.finish_iteration(it, ruling.label, counted=ruling.counted)
         if isinstance(action, Finish):
             return action.type
@@ -710,19 +710,18 @@ class _Loop:
         """Run ``[limits] gate`` in the project: complete counts only when it passes."""
         gate = self.cfg.limits.gate
         self.display.info(f"gate: {gate}")
+        out = bytearray()
         try:
-            done = await trio.run_process(
+            done = await run_child(
                 ["bash", "-c", gate],
-                cwd=str(self.project),
+                cwd=self.project,
                 env=child_environment(self.opts.env, self.opts.pass_env),
-                capture_stdout=True,
-                capture_stderr=True,
-                check=False,
-                process_group=0,
+                on_output=out.extend,
+                grace=self.cfg.agent.kill_grace,
             )
         except OSError as exc:
             return False, f"cannot run: {exc}"
-        for line in (done.stdout + done.stderr).decode(errors="replace").splitlines()[-20:]:
+        for line in out.decode(errors="replace").splitlines()[-20:]:
             self.display.output(line + "\n", prefix="[gate] ")
         self.store.event("gate", command=gate, exit_code=done.returncode)
         return done.returncode == 0, f"exit {done.returncode}"
@@ -782,7 +781,7 @@ class _Loop:
         except RecordError as exc:
             self.display.error(str(exc))
         self.display.summary(rec)
-        self.notifier.send("finish", self.summary())
+        await self.notifier.send("finish", self.summary())
         return LoopResult(finish_type=finish, run_dir=self.store.dir, record=rec)
 
 
@@ -816,7 +815,7 @@ def finish_words(record: RunRecord) -> str:
     return finish_reason(record.model_dump())
 
 
-def _hook_record(result: HookResult, iteration: int) -> HookRecord:
+def _hook_record(result: LifecycleResult, iteration: int) -> HookRecord:
     return HookRecord(
         name=result.name,
         status=result.status.value,

@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field, ValidationError
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ForgeflareError
 from forgeflare._fsutil import append_line, atomic_write_text
+from forgeflare._jsonl import json_objects
 from forgeflare.supervisor.backends._report import IterationReport
 
 __all__ = [
@@ -232,18 +233,9 @@ class RunStore:
     def events(self) -> list[dict[str, Any]]:
         """Every readable line of events.jsonl (a torn last line is skipped)."""
         try:
-            lines = (self.dir / "events.jsonl").read_text(encoding="utf-8").splitlines()
+            return json_objects((self.dir / "events.jsonl").read_text(encoding="utf-8"))
         except OSError:
             return []
-        out = []
-        for line in lines:
-            try:
-                value = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(value, dict):
-                out.append(value)
-        return out
 
     def load(self) -> RunRecord:
         """Read run.json."""

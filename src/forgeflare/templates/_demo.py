@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from forgeflare._errors import ForgeflareError
+from forgeflare._jsonl import json_objects
 from forgeflare.mockapi import start_mock_api, stop_mock_api
 from forgeflare.templates._init import TemplateError, init_project
 
@@ -85,18 +86,6 @@ class DemoSummary:
         return self.finish_type == "complete"
 
 
-def _jsonl(text: str) -> list[dict[str, Any]]:
-    out = []
-    for line in text.splitlines():
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            out.append(value)
-    return out
-
-
 def summarize(
     *,
     run_json: str,
@@ -124,7 +113,7 @@ def summarize(
         for obs in it.get("observations") or []:
             reason = f": {obs['reason']}" if obs.get("reason") else ""
             summary.signals.append(f"{obs.get('signal')} (iteration {it.get('number')}){reason}")
-    for event in _jsonl(events_jsonl):
+    for event in json_objects(events_jsonl):
         if event.get("event") == "hook":
             summary.hooks.append(f"{event.get('hook')} {event.get('status')}")
     tools: Counter[str] = Counter()
@@ -273,7 +262,6 @@ def run_demo(
             port_file=scratch / "port",
             stderr_path=err,
             python=python,
-            start_new_session=True,
         )
         try:
             url = f"http://127.0.0.1:{port}"

@@ -6,7 +6,6 @@ from forgeflare.agent.tools._bash import (
     bash_tool,
     cap_output,
     run_bash,
-    terminate_running_commands,
 )
 from forgeflare.agent.tools._edit import (
     MAX_EDIT_BYTES,
@@ -91,7 +90,6 @@ __all__ = [
     "sandbox_argv",
     "sandbox_mode",
     "search",
-    "terminate_running_commands",
     "tool_effect",
     "tool_schemas",
 ]

@@ -1,32 +1,28 @@
-"""The Bash tool: one command under ``bash -c``, streamed, time-limited, group-killed.
+"""The Bash tool: one command under ``bash -c``, streamed, time-limited, group-ended.
 
-Each command runs in its own session (``start_new_session``), so it and everything it starts
-share one process group that can be signalled as a whole. The group lives as long as the
-command: when bash exits, background jobs it left behind are stopped too (TERM, then KILL
-after a grace period), so no command outlives its tool call and no stray process keeps the
-output pipe open. On timeout, and from :func:`terminate_running_commands`, the same
-TERM-grace-KILL sequence runs at once.
-
-The leader (bash) is only reaped after its group has been signalled for the last time and
-removed from the registry: while it is an unreaped zombie its pid, which is the group id,
-cannot be reused, so a signal can never reach an unrelated process group.
+An async tool on :func:`forgeflare._process.run_child`: each command runs in its own process
+group, with a per-command marker in its environment, so it and everything it starts (also
+what left the group for a session of its own) end with it. When bash exits, background jobs
+it left behind are stopped (TERM, then KILL after a grace period), so no command outlives its
+tool call and no stray process keeps the output pipe open. On timeout, and when the calling
+task is cancelled (the agent is stopping), the same TERM-grace-KILL sequence runs at once.
 """
 
 from __future__ import annotations
 
 import codecs
+import functools
 import os
-import select
+import secrets
 import signal
-import subprocess
-import threading
-import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from forgeflare._process import kill_group
+import trio
+
+from forgeflare._process import run_child
 from forgeflare.agent.tools._guard import denied_reason
 from forgeflare.agent.tools._sandbox import sandbox_argv, sandbox_mode
 from forgeflare.agent.tools._types import ToolError, ToolOutput, require_str
@@ -37,7 +33,6 @@ __all__ = [
     "bash_tool",
     "cap_output",
     "run_bash",
-    "terminate_running_commands",
 ]
 
 BASH_TIMEOUT = 120.0
@@ -49,40 +44,26 @@ MAX_BASH_OUTPUT = 100 * 1024
 KILL_GRACE = 2.0
 """Seconds between SIGTERM and SIGKILL when a command's process group is stopped."""
 
-# How long one select() may block before the loop looks at exit, deadline and stop flag.
-_POLL = 0.05
-# After SIGKILL the pipe closes at once, unless something outside the group holds it.
-_DRAIN_AFTER_KILL = 1.0
-_READ_SIZE = 65536
+# A fresh token per command in its environment: finds its descendants however they detached.
+_MARKER_ENV = "FORGEFLARE_BASH_ID"
+
+# After bash exits, how long its output may keep flowing (the group is being ended).
+_DRAIN_AFTER_EXIT = 1.0
+
+_TERMINATED = "[command terminated because the agent is stopping; output above is partial]"
 
 
-class _Running:
-    """One command in flight, as the registry sees it."""
-
-    __slots__ = ("pgid", "proc", "stop")
-
-    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
-        self.proc = proc
-        self.pgid = proc.pid  # start_new_session makes the child its group's leader
-        self.stop = threading.Event()
-
-
-_lock = threading.Lock()
-_unregistered = threading.Condition(_lock)
-_running: set[_Running] = set()
-
-
-def bash_tool(
+async def bash_tool(
     data: dict[str, Any], *, cwd: Path, on_output: Callable[[str], None] | None = None
 ) -> ToolOutput:
     """The Bash tool on a tool_use input (``command``; ``description`` is only for display)."""
     command = require_str("Bash", data, "command")
     if not command.strip():
         raise ToolError("Bash: 'command' is empty")
-    return run_bash(command, cwd=cwd, on_output=on_output)
+    return await run_bash(command, cwd=cwd, on_output=on_output)
 
 
-def run_bash(
+async def run_bash(
     command: str,
     *,
     cwd: Path,
@@ -90,40 +71,28 @@ def run_bash(
     timeout: float = BASH_TIMEOUT,
     kill_grace: float = KILL_GRACE,
 ) -> ToolOutput:
-    """Run ``command`` with ``bash -c`` in ``cwd``; stdout and stderr merged.
+    """Run ``command`` with ``bash -c`` in ``cwd``; stdout and stderr merged, no stdin.
 
     Output reaches ``on_output`` chunk by chunk as it arrives (decoded as UTF-8, undecodable
     bytes replaced). A non-zero exit, a timeout and a denied command are errors; partial
-    output is kept in all three.
+    output is kept in all three. Cancellation ends the command's group (TERM, grace, KILL),
+    streams the "terminated" note and propagates.
     """
     reason = denied_reason(command)
     if reason is not None:
         return ToolOutput(
             f"Command denied by forgeflare's safety guard: {reason}. Nothing was run.", True
         )
-    if not cwd.is_dir():
+    if not os.path.isdir(cwd):  # noqa: ASYNC240 - one stat, not worth a thread
         return ToolOutput(f"Bash: working directory does not exist: {cwd}", True)
-    try:
-        argv = ["bash", "-c", command]
-        mode = sandbox_mode()
-        if mode is not None:
-            argv = sandbox_argv(cwd, argv, network=mode == "network")
-        proc = subprocess.Popen(
-            argv,
-            cwd=cwd,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            env=_command_env(),
+    argv = ["bash", "-c", command]
+    mode = sandbox_mode()
+    if mode is not None:
+        # sandbox_argv asks git where the repository is: a blocking subprocess
+        argv = await trio.to_thread.run_sync(
+            functools.partial(sandbox_argv, cwd, argv, network=mode == "network")
         )
-    except OSError as exc:
-        return ToolOutput(f"Bash: could not start bash: {exc.strerror or exc}", True)
-    run = _Running(proc)
-    with _lock:
-        _running.add(run)
-    assert proc.stdout is not None
-    fd = proc.stdout.fileno()
+    token = secrets.token_hex(8)
     buffer = _HeadTail(MAX_BASH_OUTPUT)
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
 
@@ -134,63 +103,31 @@ def run_bash(
             if on_output is not None:
                 on_output(text)
 
-    outcome = "exited"
-    eof = False
+    ended = False
     try:
-        deadline = time.monotonic() + timeout
-        while not _has_exited(proc) and not run.stop.is_set():
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                outcome = "timeout"
-                break
-            if eof:  # bash closed its output but runs on: only exit, stop or time can end it
-                run.stop.wait(min(_POLL, remaining))
-            else:
-                eof = _read_some(fd, feed, min(_POLL, remaining))
-        if run.stop.is_set():  # also when the command exited as it was being stopped
-            outcome = "terminated"
-        # Stop the group: leftover background jobs when bash exited, everything otherwise.
-        _signal(run, signal.SIGTERM)
-        grace_end = time.monotonic() + kill_grace
-        while time.monotonic() < grace_end and not (eof and _has_exited(proc)):
-            if eof:  # only the leader's exit is missing; it is dying from the signal
-                time.sleep(0.01)
-            else:
-                eof = _read_some(fd, feed, max(0.0, min(_POLL, grace_end - time.monotonic())))
-        _signal(run, signal.SIGKILL)
-        drain_end = time.monotonic() + _DRAIN_AFTER_KILL
-        while not eof and time.monotonic() < drain_end:
-            eof = _read_some(fd, feed, _POLL)
+        result = await run_child(
+            argv,
+            cwd=cwd,
+            env={**_command_env(), _MARKER_ENV: token},
+            stdin=None,
+            on_output=feed,
+            timeout=timeout,
+            grace=kill_grace,
+            marker=(_MARKER_ENV, token),
+            drain=_DRAIN_AFTER_EXIT,
+        )
+        ended = True
+    except OSError as exc:
+        ended = True
+        return ToolOutput(f"Bash: could not start bash: {exc.strerror or exc}", True)
     finally:
-        _signal(run, signal.SIGKILL)  # a no-op on the normal path; vital if feed() raised
-        with _lock:
-            _running.discard(run)
-            _unregistered.notify_all()
-        proc.stdout.close()
-        returncode = proc.wait()
+        # Cancelled (the agent is stopping; trio may wrap it in a group): say so on the way.
+        if not ended and on_output is not None:
+            feed(b"")
+            on_output(f"\n{_TERMINATED}\n")
     feed(b"")
-    return _result(buffer.render(), outcome, returncode, timeout)
-
-
-def terminate_running_commands(*, grace: float = KILL_GRACE) -> None:
-    """Stop every running Bash command's process group: TERM now, KILL after ``grace``.
-
-    Thread-safe; returns once every command has been killed (the threads running them then
-    return their partial output, marked as terminated).
-    """
-    with _lock:
-        runs = list(_running)
-        for run in runs:
-            run.stop.set()
-            _signal_locked(run, signal.SIGTERM)
-        end = time.monotonic() + grace
-        while _running.intersection(runs):
-            remaining = end - time.monotonic()
-            if remaining <= 0:
-                break
-            _unregistered.wait(remaining)
-        for run in _running.intersection(runs):
-            _signal_locked(run, signal.SIGKILL)
+    outcome = "timeout" if result.timed_out else "exited"
+    return _result(buffer.render(), outcome, result.returncode, timeout)
 
 
 def cap_output(text: str, limit: int = MAX_BASH_OUTPUT) -> str:
@@ -243,9 +180,6 @@ def _result(output: str, outcome: str, returncode: int, timeout: float) -> ToolO
             "the output above is partial]"
         )
         return ToolOutput(f"{body}\n{note}" if body else note, True)
-    if outcome == "terminated":
-        note = "[command terminated because the agent is stopping; output above is partial]"
-        return ToolOutput(f"{body}\n{note}" if body else note, True)
     if returncode == 0:
         return ToolOutput(body if body else "(no output)")
     if returncode < 0:
@@ -257,43 +191,6 @@ def _result(output: str, outcome: str, returncode: int, timeout: float) -> ToolO
     else:
         note = f"[exit code {returncode}]"
     return ToolOutput(f"{body}\n{note}" if body else note, True)
-
-
-def _read_some(fd: int, feed: Callable[[bytes], None], wait: float) -> bool:
-    """Read what is available within ``wait`` seconds; True at end of file."""
-    poller = select.poll()  # not select(): that fails on descriptors above FD_SETSIZE
-    poller.register(fd, select.POLLIN)
-    if not poller.poll(max(0, int(wait * 1000))):
-        return False
-    data = os.read(fd, _READ_SIZE)
-    if not data:
-        return True
-    feed(data)
-    return False
-
-
-def _has_exited(proc: subprocess.Popen[bytes]) -> bool:
-    """Whether the leader has exited, without reaping it (see the module docstring)."""
-    if proc.returncode is not None:
-        return True
-    if not hasattr(os, "waitid"):  # pragma: no cover - every supported Unix has it
-        return proc.poll() is not None
-    try:
-        info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-    except ChildProcessError:
-        return True
-    return info is not None
-
-
-def _signal(run: _Running, sig: signal.Signals) -> None:
-    with _lock:
-        _signal_locked(run, sig)
-
-
-def _signal_locked(run: _Running, sig: signal.Signals) -> None:
-    if run not in _running:
-        return
-    kill_group(run.pgid, sig)
 
 
 def _command_env() -> dict[str, str]:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import trio
 
 from forgeflare.agent.tools._bash import bash_tool
 from forgeflare.agent.tools._edit import edit_file
@@ -24,8 +27,9 @@ class _Tool:
     description: str
     properties: dict[str, dict[str, Any]]
     required: tuple[str, ...]
-    run: Callable[..., ToolOutput]
+    run: Callable[..., ToolOutput] | Callable[..., Awaitable[ToolOutput]]
     streams: bool = False
+    """An async tool streaming its output (Bash); the others are synchronous."""
 
 
 def _str(description: str) -> dict[str, Any]:
@@ -138,14 +142,14 @@ def tool_schemas() -> list[dict[str, Any]]:
     ]
 
 
-def dispatch_tool(
+async def dispatch_tool(
     name: str,
     input: dict[str, Any] | None,
     *,
     cwd: Path,
     on_output: Callable[[str], None] | None = None,
 ) -> ToolOutput:
-    """Run tool ``name`` on ``input``; synchronous, safe to call from a worker thread.
+    """Run tool ``name`` on ``input``: Bash awaited, the file tools in a worker thread.
 
     Never raises for a tool-level problem (unknown tool, bad or missing input, missing file,
     denied command, timeout): those come back as ``ToolOutput(is_error=True)`` with a message
@@ -165,8 +169,12 @@ def dispatch_tool(
         return ToolOutput(f"{name}: the tool input must be a JSON object", True)
     try:
         if tool.streams:
-            return tool.run(input, cwd=cwd, on_output=on_output)
-        return tool.run(input, cwd=cwd)
+            result = tool.run(input, cwd=cwd, on_output=on_output)
+            assert not isinstance(result, ToolOutput)
+            return await result
+        out = await trio.to_thread.run_sync(functools.partial(tool.run, input, cwd=cwd))
+        assert isinstance(out, ToolOutput)
+        return out
     except ToolError as exc:
         return ToolOutput(str(exc), True)
     except OSError as exc:

@@ -1,0 +1,187 @@
+"""Process groups from synchronous code: signal a group, find and end marked descendants,
+start and stop a long-lived child in a group of its own.
+
+The trio side (:mod:`forgeflare._process`) builds on these; nothing here imports trio, so a
+parent that only starts a server (the mock API) does not pay for it. The /proc parts are
+Linux-only and say how they degrade elsewhere (macOS).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = [
+    "POLL_MAX",
+    "POLL_MIN",
+    "end_marked_processes",
+    "end_popen",
+    "group_alive",
+    "kill_group",
+    "marked_processes",
+    "popen_in_group",
+]
+
+# How often a group (or a leader) is checked during a grace: quick first, then gently.
+POLL_MIN, POLL_MAX = 0.005, 0.05
+
+
+def kill_group(pgid: int, sig: int = signal.SIGKILL) -> bool:
+    """Send ``sig`` to process group ``pgid``; ``False`` when the group is already gone."""
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def _proc_environ_pids(needle: bytes, mine: set[int]) -> list[int]:
+    """Linux: pids whose /proc environ holds ``needle``; faster than psutil by far."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) in mine:
+            continue
+        try:
+            with open(f"/proc/{entry.name}/environ", "rb") as fh:
+                env = fh.read()
+        except OSError:  # gone, or another user's process: not ours to end
+            continue
+        if (b"\0" + env).find(needle) >= 0:
+            found.append(int(entry.name))
+    return found
+
+
+def _ancestors() -> set[int]:
+    """This process and its ancestors (from /proc on Linux, else psutil)."""
+    mine = {os.getpid()}
+    if sys.platform.startswith("linux"):
+        pid = os.getppid()
+        while pid > 0 and pid not in mine:
+            mine.add(pid)
+            try:
+                stat = open(f"/proc/{pid}/stat", "rb").read()  # noqa: SIM115 - one read
+            except OSError:
+                break
+            pid = int(stat[stat.rindex(b")") + 2 :].split()[1])
+        return mine
+    import psutil
+
+    with contextlib.suppress(psutil.Error):
+        mine |= {p.pid for p in psutil.Process().parents()}
+    return mine
+
+
+def marked_processes(name: str, value: str) -> list[int]:
+    """Pids of processes whose environment has ``name=value`` (not this process or its
+    ancestors). Children inherit the marker however they detach (a new session, a double
+    fork), so this finds what a process-group kill misses. Reads /proc on Linux; elsewhere
+    (macOS) psutil, which may see fewer processes; empty where neither can read environments.
+    """
+    mine = _ancestors()
+    if sys.platform.startswith("linux"):
+        return _proc_environ_pids(f"\0{name}={value}\0".encode(), mine)
+    import psutil
+
+    found = []
+    for proc in psutil.process_iter(["pid"]):
+        if proc.pid in mine:
+            continue
+        try:
+            env = proc.environ()
+        except (psutil.Error, OSError):
+            continue
+        if env.get(name) == value:
+            found.append(proc.pid)
+    return found
+
+
+def end_marked_processes(name: str, value: str, grace: float) -> list[int]:
+    """End every process carrying the marker: TERM, up to ``grace`` seconds, then KILL.
+
+    Blocking (run it in a thread from async code); also used by ``--resume`` for a dead run.
+    """
+    pids = marked_processes(name, value)
+    if not pids:
+        return []  # the common case: psutil is not even imported
+    import psutil
+
+    procs = []
+    for pid in pids:
+        try:
+            proc = psutil.Process(pid)  # remembers the start time: a reused pid is not hit
+            proc.terminate()
+            procs.append(proc)
+        except psutil.Error:
+            continue
+    if not procs:
+        return []
+    _, alive = psutil.wait_procs(procs, timeout=grace)
+    for proc in alive:
+        with contextlib.suppress(psutil.Error):
+            proc.kill()
+    psutil.wait_procs(alive, timeout=max(grace, 1.0))
+    return [p.pid for p in procs]
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether group ``pgid`` has a member that is not a zombie.
+
+    Killed orphans stay zombies until init reaps them, which some container inits do only
+    every second or so: they must not hold up the grace. Without /proc (macOS) a zombie
+    member counts as alive, so the wait may run to the end of the grace there.
+    """
+    if not kill_group(pgid, 0):
+        return False
+    if not sys.platform.startswith("linux"):
+        return True
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:  # exited while we looked
+            continue
+        fields = stat[stat.rindex(b")") + 2 :].split()  # state ppid pgrp ...
+        if int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
+
+
+def popen_in_group(argv: Sequence[str], **options: Any) -> subprocess.Popen[bytes]:
+    """Start a long-lived child from synchronous code (a server the caller stops later) in a
+    process group of its own, like :func:`run_child`; end it with :func:`end_popen`."""
+    return subprocess.Popen(list(argv), process_group=0, **options)
+
+
+def end_popen(proc: subprocess.Popen[bytes], grace: float) -> None:
+    """TERM the child's group, wait up to ``grace`` for the leader to exit, KILL the group,
+    reap the leader. The leader is reaped last: until then its pid, the group id, cannot be
+    reused, so the KILL cannot reach another group. Idempotent.
+    """
+    if proc.returncode is not None:
+        return
+    if not _exited_unreaped(proc.pid):
+        kill_group(proc.pid, signal.SIGTERM)
+        end = time.monotonic() + grace
+        delay = POLL_MIN
+        while not _exited_unreaped(proc.pid) and time.monotonic() < end:
+            time.sleep(delay)  # bounded polling: Popen has no way to wait without reaping
+            delay = min(delay * 2, POLL_MAX)
+    kill_group(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def _exited_unreaped(pid: int) -> bool:
+    """Whether child ``pid`` has exited, without reaping it (``waitid`` with ``WNOWAIT``)."""
+    try:
+        info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return True
+    return info is not None

@@ -1,0 +1,54 @@
+"""A fleet loop as a real process: started, logged, and nothing it started left behind."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+
+
+def live(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+def test_fleet_loop_runs_logs_and_leaves_no_detached_process(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for args in (["init", "-q", "-b", "main"], ["commit", "-q", "--allow-empty", "-m", "init"]):
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=repo, check=True
+        )
+    child = tmp_path / "child.pid"
+    # The agent starts a process in a session of its own, as Claude Code does for its commands.
+    agent = f"bash -c 'setsid sleep 600 >/dev/null 2>&1 & echo $! > {child}; cat >/dev/null'"
+    (tmp_path / "FLEET.toml").write_text(
+        '[fleet]\nname = "t"\nparallel = 1\nland = "none"\n\n'
+        '[[loop]]\nname = "one"\nrepo = "repo"\nbase = "main"\nprompt = "p"\n'
+        f'max_iterations = 1\nagent_command = "{agent.replace(chr(34), chr(92) + chr(34))}"\n'
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "forgeflare", "fleet", "run", "FLEET.toml"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert "one: finished" in done.stdout + done.stderr
+    log = tmp_path / ".forgeflare-fleet" / "t" / "logs" / "one.log"
+    assert "iteration 1" in log.read_text()
+    pid = int(child.read_text())
+    deadline = time.monotonic() + 10
+    while live(pid) and time.monotonic() < deadline:
+        time.sleep(0.02)  # bounded polling: the kill is asynchronous
+    assert not live(pid)

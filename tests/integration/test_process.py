@@ -1,0 +1,315 @@
+"""The process primitive with real processes: groups, grace, markers, streaming, reaping."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import trio
+import trio.testing
+
+from forgeflare._pgroup import end_popen, popen_in_group
+from forgeflare._process import (
+    ChildResult,
+    exit_status,
+    kill_group,
+    marked_processes,
+    run_child,
+)
+
+PY = sys.executable
+SRC = Path(__file__).resolve().parents[2] / "src"
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+
+
+def state(pid: int) -> str | None:
+    """The /proc state letter of ``pid``, or None when it no longer exists."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat.rsplit(")", 1)[1].split()[0]
+
+
+def gone(pid: int) -> bool:
+    return state(pid) in (None, "Z", "X")
+
+
+async def wait_gone(*pids: int, within: float = 5.0) -> None:
+    # Signals are delivered asynchronously: poll, bounded, until the kernel has done it.
+    with trio.fail_after(within):
+        while not all(gone(p) for p in pids):
+            await trio.sleep(0.01)
+
+
+def marker() -> tuple[str, str]:
+    return ("FORGEFLARE_TEST_MARK", secrets.token_hex(8))
+
+
+def env_with(mark: tuple[str, str]) -> dict[str, str]:
+    return {**os.environ, mark[0]: mark[1]}
+
+
+def ints(out: bytearray) -> list[int]:
+    return [int(word) for word in out.split()]
+
+
+async def until(out: bytearray, count: int) -> None:
+    with trio.fail_after(10):
+        while len(out.split()) < count:
+            await trio.sleep(0.01)
+
+
+async def test_stdin_fed_output_streamed_and_reaped(tmp_path: Path) -> None:
+    out = bytearray()
+    big = b"x" * 300_000  # more than a pipe buffer
+    code = "import os, sys; d = sys.stdin.buffer.read(); print(len(d), os.getpid())"
+    result = await run_child([PY, "-c", code], cwd=tmp_path, stdin=big, on_output=out.extend)
+    assert result == ChildResult(0, False, False, result.duration)
+    size, pid = ints(out)
+    assert size == len(big)
+    assert state(pid) is None  # reaped: not even a zombie is left
+
+
+async def test_output_arrives_while_the_child_runs(tmp_path: Path) -> None:
+    release = trio.Event()
+    lines: list[bytes] = []
+
+    def on_line(line: bytes) -> None:
+        lines.append(line)
+        release.set()
+
+    fifo = tmp_path / "go"
+    os.mkfifo(fifo)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(
+            lambda: run_child(
+                ["bash", "-c", f"echo first; read x < {fifo}; printf 'second'"],
+                on_output=on_line,
+                lines=True,
+            )
+        )
+        await release.wait()
+        assert lines == [b"first\n"]
+        await trio.to_thread.run_sync(fifo.write_text, "go\n")
+    assert lines == [b"first\n", b"second"]
+
+
+async def test_child_is_in_its_own_group_not_a_new_session(tmp_path: Path) -> None:
+    out = bytearray()
+    code = "import os; print(os.getpgid(0), os.getsid(0), os.getpid())"
+    await run_child([PY, "-c", code], on_output=out.extend)
+    pgid, sid, pid = ints(out)
+    assert pgid == pid
+    assert sid == os.getsid(0)
+
+
+async def test_timeout_ends_the_whole_group(tmp_path: Path) -> None:
+    out = bytearray()
+    result = await run_child(
+        ["bash", "-c", "sleep 600 & echo $$ $!; wait"], on_output=out.extend, timeout=0.5
+    )
+    assert result.timed_out
+    assert exit_status(result) == 124
+    await wait_gone(*ints(out))
+
+
+async def test_grace_zero_kills_at_once(tmp_path: Path) -> None:
+    code = "trap '' TERM; sleep 600"
+    start = trio.current_time()
+    result = await run_child(["bash", "-c", code], timeout=0.2, grace=0)
+    assert result.timed_out
+    assert result.returncode == -9
+    assert trio.current_time() - start < 5
+
+
+async def test_child_ignoring_term_is_killed_after_the_grace(tmp_path: Path) -> None:
+    out = bytearray()
+    code = "trap '' TERM; echo $$; sleep 600 & wait"
+    start = trio.current_time()
+    result = await run_child(["bash", "-c", code], on_output=out.extend, timeout=0.2, grace=0.6)
+    took = trio.current_time() - start
+    assert result.timed_out
+    assert result.returncode == -9
+    assert took >= 0.2 + 0.6
+    await wait_gone(*ints(out))
+
+
+async def test_leftover_in_group_ended_after_the_leader_exits(tmp_path: Path) -> None:
+    out = bytearray()
+    result = await run_child(["bash", "-c", "sleep 600 & echo $!"], on_output=out.extend)
+    assert result.returncode == 0
+    await wait_gone(*ints(out))
+
+
+async def test_setsid_descendant_ended_after_the_leader_exits(tmp_path: Path) -> None:
+    mark = marker()
+    out = bytearray()
+    result = await run_child(
+        ["bash", "-c", "setsid sleep 600 > /dev/null & echo $!"],
+        env=env_with(mark),
+        on_output=out.extend,
+        marker=mark,
+        drain=0,
+    )
+    assert result.returncode == 0
+    (pid,) = ints(out)
+    await wait_gone(pid)
+    assert marked_processes(*mark) == []
+
+
+async def test_setsid_descendant_ended_after_a_cancel(tmp_path: Path) -> None:
+    mark = marker()
+    out = bytearray()
+
+    async def run() -> None:
+        await run_child(
+            ["bash", "-c", "setsid sleep 600 > /dev/null & echo $! $$; sleep 600"],
+            env=env_with(mark),
+            on_output=out.extend,
+            marker=mark,
+        )
+        raise AssertionError("run_child returned although cancelled")
+
+    with trio.move_on_after(30) as outer:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(run)
+            await until(out, 2)
+            nursery.cancel_scope.cancel()
+    assert not outer.cancelled_caught
+    await wait_gone(*ints(out))
+    assert marked_processes(*mark) == []
+
+
+async def test_setsid_descendant_that_ignores_term_is_killed(tmp_path: Path) -> None:
+    mark = marker()
+    out = bytearray()
+    code = "trap '' TERM; setsid sleep 600 > /dev/null & echo $!"
+    await run_child(
+        ["bash", "-c", code], env=env_with(mark), on_output=out.extend, marker=mark, grace=0.3
+    )
+    await wait_gone(*ints(out))
+
+
+async def test_stop_ends_with_grace_and_kill_cuts_it_short(tmp_path: Path) -> None:
+    stop, kill = trio.Event(), trio.Event()
+    out = bytearray()
+    got: list[ChildResult] = []
+    code = "trap '' TERM; echo $$; sleep 600 & wait"
+
+    async def run() -> None:
+        got.append(
+            await run_child(
+                ["bash", "-c", code], on_output=out.extend, grace=60, stop=stop, kill=kill
+            )
+        )
+
+    with trio.fail_after(20):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(run)
+            await until(out, 1)
+            stop.set()
+            await trio.testing.wait_all_tasks_blocked()  # TERM sent (and ignored), grace runs
+            assert not got
+            kill.set()
+    assert got[0].stopped
+    assert got[0].exit_code is None
+    assert exit_status(got[0]) == 137
+    await wait_gone(*ints(out))
+
+
+async def test_stop_lets_a_polite_child_exit_on_term(tmp_path: Path) -> None:
+    stop = trio.Event()
+    out = bytearray()
+    got: list[ChildResult] = []
+
+    async def run() -> None:
+        got.append(
+            await run_child(
+                ["bash", "-c", "trap 'exit 5' TERM; echo up; sleep 600 & wait"],
+                on_output=out.extend,
+                stop=stop,
+            )
+        )
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(run)
+        await until(out, 1)
+        stop.set()
+    assert got[0].stopped
+    assert got[0].returncode == 5
+
+
+async def test_drain_is_bounded_when_an_outsider_holds_the_pipe(tmp_path: Path) -> None:
+    # A descendant in its own session, unmarked, keeps stdout open: reading stops anyway.
+    out = bytearray()
+    start = trio.current_time()
+    await run_child(
+        ["bash", "-c", "setsid sleep 5 & echo $!; echo done"], on_output=out.extend, drain=0.3
+    )
+    assert trio.current_time() - start < 4
+    pid = int(out.split()[0])
+    kill_group(pid)  # it left our group in a session of its own: its pid is its group id
+    assert b"done" in out
+
+
+async def test_spawn_failure_raises_oserror_bare(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        await run_child([str(tmp_path / "nope")])
+
+
+async def test_cancel_reaps_and_propagates(tmp_path: Path) -> None:
+    out = bytearray()
+    with trio.move_on_after(30) as outer:
+        async with trio.open_nursery() as nursery:
+
+            async def run() -> None:
+                await run_child(["bash", "-c", "echo $$; sleep 600"], on_output=out.extend)
+                raise AssertionError("returned although cancelled")
+
+            nursery.start_soon(run)
+            await until(out, 1)
+            nursery.cancel_scope.cancel()
+    assert not outer.cancelled_caught
+    (pid,) = ints(out)
+    assert state(pid) is None
+
+
+def test_only_the_primitive_starts_sessions() -> None:
+    """``setsid`` / ``start_new_session`` appear in src/ only in the process primitive."""
+    found = subprocess.run(
+        ["grep", "-rln", r"start_new_session\|setsid", str(SRC)],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.split()
+    # The template guard script lists setsid as a command prefix to look through.
+    allowed = {"_process.py", "bash-guard.py"}
+    assert {Path(p).name for p in found} <= allowed
+    assert str(SRC / "forgeflare" / "_process.py") in found
+
+
+def test_popen_in_group_ended_with_grace_then_kill() -> None:
+    code = "trap '' TERM; sleep 600 & echo $!; wait"
+    proc = popen_in_group(["bash", "-c", code], stdout=subprocess.PIPE)
+    assert proc.stdout is not None
+    child = int(proc.stdout.readline())
+    assert os.getpgid(proc.pid) == proc.pid
+    end_popen(proc, grace=0.3)
+    assert proc.returncode == -9
+    assert gone(child) or state(child) is None
+    proc.stdout.close()
+    end_popen(proc, grace=0.3)  # idempotent
+
+
+def test_end_popen_reaps_a_child_that_exited() -> None:
+    proc = popen_in_group(["true"])
+    while not gone(proc.pid):  # exited, still unreaped: a zombie
+        time.sleep(0.01)
+    end_popen(proc, grace=5)
+    assert proc.returncode == 0
