@@ -99,7 +99,7 @@ def test_test_command_shows_each_hook(tmp_path: Path) -> None:
         {"event": "PreToolUse", "phase": "observe", "command": "exit 5"},
     )
     out = forgeflare(tmp_path, "test", "PreToolUse", "--tool", "Bash", "--input",
-                     '{"command": "rm -rf /"}')  # fmt: skip
+                     '{"command": "rm -rf build"}')  # fmt: skip
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()  # a pipe: plain lines, no table
     guard = lines[0].split("\t")
@@ -115,6 +115,20 @@ def test_test_command_shows_each_hook(tmp_path: Path) -> None:
         f"{SCRIPTS}/ralph-guard.sh: destructive command detected"
     )
     assert not (tmp_path / ".forgeflare" / "convergence.json").exists()
+
+
+def test_test_command_runs_the_built_in_bash_check_first(tmp_path: Path) -> None:
+    # The same hooks as `forgeflare run`: the deny-list check blocks before any shell guard.
+    write_hooks(tmp_path, {"event": "PreToolUse", "command": "touch guard-ran; echo {}"})
+    out = forgeflare(tmp_path, "test", "PreToolUse", "--tool", "Bash", "--input",
+                     '{"command": "rm -rf /"}')  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    first = out.stdout.splitlines()[0].split("\t")
+    assert first[:3] == ["PreToolUse/guard", "forgeflare:bash-check", "block"]
+    assert out.stdout.splitlines()[-1].startswith(
+        "result: block, the model sees: blocked by forgeflare:bash-check: "
+    )
+    assert not (tmp_path / "guard-ran").exists()
 
 
 def test_schema_is_json_with_descriptions(tmp_path: Path) -> None:

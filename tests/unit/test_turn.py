@@ -123,8 +123,8 @@ class ScriptedHooks:
         self.calls.append(("stop", (reason, tool_iterations, total_tokens)))
         return self.stop_fn(reason)
 
-    async def agent_failed(self, *, error: BaseException) -> None:
-        self.calls.append(("agent_failed", error))
+    async def agent_failed(self, *, error: BaseException, reason: str) -> None:
+        self.calls.append(("agent_failed", (reason, error)))
 
     def named(self, name: str) -> list[Any]:
         return [args for n, args in self.calls if n == name]
