@@ -503,7 +503,7 @@ def test_agent_failed_on_interrupt(tmp_path: Path, mock_api: MockAPI) -> None:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 143, stderr
-    assert events(tmp_path)[-1][:2] == ["AgentFailed", "interrupted"]
+    assert events(tmp_path)[-1][:2] == ["AgentFailed", "interrupted"], events(tmp_path)[-1]
 
 
 TIMEOUT_HOOKS = """
@@ -570,3 +570,20 @@ def test_built_in_bash_check_is_a_guard_without_any_hooks(
     assert [(r["hook"], r["kind"], r["outcome"]) for r in audit] == [
         ("forgeflare:bash-check", "builtin", "block")
     ]
+
+
+def test_match_naming_no_tool_stops_start_up(tmp_path: Path, mock_api: MockAPI) -> None:
+    project(tmp_path, '[[hooks]]\nevent = "PreToolUse"\nmatch_tool = "bash"\ncommand = "x"\n', {})
+    server = mock_api({"responses": [text_response("never")]})
+    proc = run_agent(tmp_path, server.url)
+    assert proc.returncode == 2
+    assert server.requests() == []
+    assert "match_tool 'bash' names no tool; did you mean Bash?" in proc.stderr
+    (tmp_path / ".forgeflare" / "hooks.toml").unlink()
+    (tmp_path / "typohooks.py").write_text(
+        "from forgeflare.hooks import hook\n\n"
+        "@hook('PreToolUse', match='Bsh')\ndef guard():\n    return None\n"
+    )
+    proc = run_agent(tmp_path, server.url, "task", "--hooks-module", "typohooks")
+    assert proc.returncode == 2
+    assert "match 'Bsh' names no tool; did you mean Bash?" in proc.stderr

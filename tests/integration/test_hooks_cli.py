@@ -52,6 +52,15 @@ def test_validate_ok_and_errors(tmp_path: Path) -> None:
         "expected PreToolUse, PostToolUse or Stop"
     ]
 
+    typo = tmp_path / "typo.toml"
+    typo.write_text('[[hooks]]\nevent = "PreToolUse"\nmatch_tool = "Bsh"\ncommand = "x"\n')
+    out = forgeflare(tmp_path, "validate", str(typo))
+    assert out.returncode == 1
+    assert out.stderr.strip().splitlines() == [
+        f"forgeflare: error: {typo}: hooks[0] (event 'PreToolUse'): match_tool 'Bsh' names no "
+        "tool; did you mean Bash?"
+    ]
+
 
 def test_usage_errors_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # The same commands in this process (typer's runner): cheaper than a subprocess each.

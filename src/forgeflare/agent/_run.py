@@ -29,6 +29,7 @@ from forgeflare.agent._retry import RetryingClient
 from forgeflare.agent._session import SessionWriter
 from forgeflare.agent._turn import TurnLoop, TurnResult
 from forgeflare.agent.tools import terminate_running_commands, tool_schemas
+from forgeflare.agent.tools._registry import TOOL_NAMES
 from forgeflare.agent.tools._sandbox import SANDBOX_ENV, check_sandbox
 from forgeflare.hooks import (
     EXIT_CODES,
@@ -132,6 +133,7 @@ async def run_agent(
         hooks_modules=options.hooks_modules,
         python_hooks=options.python_hooks,
         builtins=builtin_hooks(),
+        tools=TOOL_NAMES,
     )
     session = SessionWriter(project_dir)
     hooks = build_pipeline(

@@ -93,6 +93,13 @@ def block_limit(consecutive: int, total: int) -> ExitReason | None:
     return None
 
 
+def _is_interrupt(exc: BaseException) -> bool:
+    """Cancellation or Ctrl-C, also when a nursery (httpx's, a batch's) wrapped it in a group."""
+    if isinstance(exc, BaseExceptionGroup):
+        return exc.split((trio.Cancelled, KeyboardInterrupt))[1] is None
+    return isinstance(exc, trio.Cancelled | KeyboardInterrupt)
+
+
 @dataclass
 class Spend:
     """Tokens of a turn by kind, summed over its requests (``input`` excludes cache reads)."""
@@ -222,7 +229,7 @@ class TurnLoop:
                 self.display.info(f"Stop hook: continuing ({stop_continuations}): {more}")
                 self._push_user_text(more)
         except BaseException as exc:
-            interrupted = isinstance(exc, trio.Cancelled | KeyboardInterrupt)
+            interrupted = _is_interrupt(exc)
             # Shielded and capped: an interrupt still tells the hooks, and a hung hook
             # cannot keep the process from exiting.
             with trio.CancelScope(shield=True), trio.move_on_after(AGENT_FAILED_GRACE):

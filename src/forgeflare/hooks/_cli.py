@@ -44,8 +44,10 @@ def validate(
     path: Annotated[Path, typer.Argument(help="The hooks file to check.")] = HOOKS_RELPATH,
 ) -> None:
     """Check a hooks file with the same rules as start-up: exit 0 with "OK: N hooks", or 1."""
+    from forgeflare.agent.tools._registry import TOOL_NAMES  # the tools a matcher may name
+
     try:
-        loaded = load_hooks_file(path)
+        loaded = load_hooks_file(path, TOOL_NAMES)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     if loaded is None:
@@ -149,6 +151,7 @@ def run_test(
     # The same collection as `forgeflare run` (entry points and built-ins included), without
     # the convergence recorder: nothing is written.
     from forgeflare.agent._agent_hooks import builtin_hooks  # the agent's, only for this command
+    from forgeflare.agent.tools._registry import TOOL_NAMES
 
     try:
         collected = collect_agent_hooks(
@@ -156,6 +159,7 @@ def run_test(
             hooks_file=hooks,
             hooks_modules=hooks_module or (),
             builtins=builtin_hooks(),
+            tools=TOOL_NAMES,
         )
     except ConfigError as exc:
         raise _fail(str(exc)) from None

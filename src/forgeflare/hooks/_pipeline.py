@@ -26,7 +26,7 @@ import json
 import math
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -39,12 +39,13 @@ from forgeflare.hooks._api import (
     DEFAULT_CONTINUE_PROMPT,
     Hook,
     HookEvent,
+    HookRegistrationError,
     load_entry_point_hooks,
     load_hooks_module,
     make_hook,
     python_verdict,
 )
-from forgeflare.hooks._config import HOOKS_RELPATH, HookConfig, load_hooks_file
+from forgeflare.hooks._config import HOOKS_RELPATH, HookConfig, load_hooks_file, unknown_tool
 from forgeflare.hooks._convergence import Observation, append_observations, convergence_path
 from forgeflare.hooks._protocol import (
     HookFailure,
@@ -327,14 +328,9 @@ class HookDispatcher:
         return Block(reason=cap_for_model(reason), message=message, blocked_by=entry.name)
 
     async def post_tool_use(
-        self,
-        *,
-        tool: str,
-        input: dict[str, Any],
-        result: str,
-        is_error: bool,
+        self, *, tool: str, input: dict[str, Any], result: str, is_error: bool,
         tool_iterations: int,
-    ) -> PostToolResult:
+    ) -> PostToolResult:  # fmt: skip
         """All matching hooks (fail-open); every signal collected, the first returned."""
         signals: list[Signal] = []
         for entry in self._hooks(HookEvent.POST_TOOL_USE, None, tool):
@@ -406,17 +402,19 @@ def collect_agent_hooks(
     python_hooks: Sequence[Hook] = (),
     entry_points: bool = True,
     builtins: Sequence[Hook] = (),
+    tools: Collection[str] | None = None,
 ) -> AgentHooks:
     """The one collection of agent hooks, for ``forgeflare run`` and ``forgeflare hooks test``.
 
     In order: hooks.toml (default ``project_dir/.forgeflare/hooks.toml``), ``python_hooks``
     given in code, entry points (group ``forgeflare.hooks``), ``--hooks-module`` modules
-    (imported with ``project_dir`` on ``sys.path``), and forgeflare's ``builtins``. Raises
+    (imported with ``project_dir`` on ``sys.path``), and forgeflare's ``builtins``. Given the
+    agent's ``tools``, a matcher naming no tool is an error ("did you mean Bash?"). Raises
     :class:`~forgeflare.hooks.HookConfigError` or
     :class:`~forgeflare.hooks.HookRegistrationError`.
     """
     path = hooks_file if hooks_file is not None else project_dir / HOOKS_RELPATH
-    loaded = load_hooks_file(path)
+    loaded = load_hooks_file(path, tools)
     python = [*python_hooks, *(load_entry_point_hooks() if entry_points else ())]
     if hooks_modules and str(project_dir) not in sys.path:
         # A hooks module usually lives in the project; the console script does not put the
@@ -424,6 +422,8 @@ def collect_agent_hooks(
         sys.path.insert(0, str(project_dir))
     for module in hooks_modules:
         python.extend(load_hooks_module(module))
+    if tools is not None:
+        _check_matchers(python, tools)
     return AgentHooks(
         hooks_file=path,
         file_found=loaded is not None,
@@ -431,6 +431,15 @@ def collect_agent_hooks(
         python=tuple(python),
         builtins=tuple(builtins),
     )
+
+
+def _check_matchers(hooks: Sequence[Hook], tools: Collection[str]) -> None:
+    """A Python hook's exact tool names must name tools too (a regex may match none)."""
+    for h in hooks:
+        for name in sorted(h.names or ()):
+            problem = unknown_tool(name, tools)
+            if problem is not None:
+                raise HookRegistrationError(f"hook {h.name!r} ({h.event}): match {problem}")
 
 
 def _jsonl_writer(path: Path, log: Callable[[str], None]) -> AuditSink:
