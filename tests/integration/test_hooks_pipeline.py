@@ -595,3 +595,50 @@ async def test_first_signal_creates_the_forgeflare_directory(tmp_path: Path) -> 
     state = read_convergence(project / ".forgeflare" / "convergence.json")
     assert state is not None
     assert [o.signal for o in state.observations] == ["done"]
+
+
+def test_run_pipeline_without_hooks_checks_bash_with_no_process_and_no_file(
+    tmp_path: Path,
+) -> None:
+    # `forgeflare run`'s collection with nothing configured: only the built-ins, in-process.
+    code = textwrap.dedent(
+        """
+        import sys, trio
+        from pathlib import Path
+        spawns = []
+        sys.addaudithook(
+            lambda ev, args: spawns.append(ev)
+            if ev in ("subprocess.Popen", "os.posix_spawn", "os.fork", "os.exec") else None
+        )
+        from forgeflare.agent._agent_hooks import builtin_hooks
+        from forgeflare.hooks._pipeline import build_pipeline, collect_agent_hooks
+        project = Path(sys.argv[1])
+        hooks = collect_agent_hooks(project_dir=project, builtins=builtin_hooks())
+        p = build_pipeline(project_dir=project, hooks=hooks, audit_path=project / "a.jsonl",
+                           log=print)
+        async def main():
+            ok = await p.pre_tool_use(tool="Bash", input={"command": "ls"}, tool_iterations=0)
+            await p.post_tool_use(tool="Bash", input={}, result="", is_error=False,
+                                  tool_iterations=0)
+            bad = await p.pre_tool_use(tool="Bash", input={"command": "rm -rf /"},
+                                       tool_iterations=0)
+            print(type(ok).__name__, type(bad).__name__, bad.blocked_by, len(spawns))
+        trio.run(main)
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert out.stdout.split() == ["Allow", "Block", "forgeflare:bash-check", "0"]
+    # Only the block is audited: a built-in with no opinion leaves no record.
+    [record] = [json.loads(line) for line in (tmp_path / "a.jsonl").read_text().splitlines()]
+    assert (record["hook"], record["kind"], record["outcome"]) == (
+        "forgeflare:bash-check",
+        "builtin",
+        "block",
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl"]

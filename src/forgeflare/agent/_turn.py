@@ -262,13 +262,9 @@ class TurnLoop:
             c.step += 1
             await self.hooks.step_start(step=c.step)
             request = MessagesRequest(
-                model=self.model,
-                max_tokens=self.max_tokens,
-                system=self.system,
-                messages=self.conversation,
-                tools=self.tools,
-                cache=self.prompt_cache,
-            )
+                model=self.model, max_tokens=self.max_tokens, system=self.system,
+                messages=self.conversation, tools=self.tools, cache=self.prompt_cache,
+            )  # fmt: skip
             try:
                 response = await self.model_client.send(request, on_text=self.display.text)
             except APIError as exc:

@@ -27,7 +27,7 @@ __all__ = ["register"]
 
 hooks_app = typer.Typer(
     name="hooks",
-    help="Check, try out and describe the agent's hooks (.forgeflare/hooks.toml).",
+    help="Check, try out and describe the agent hooks (.forgeflare/hooks.toml, --hooks-module).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
