@@ -1,4 +1,8 @@
-"""``forgeflare hooks validate|test|schema``: operator tools for hooks.toml."""
+"""``forgeflare hooks validate|test|schema``: operator tools for the agent hooks.
+
+``hooks test`` collects hooks exactly as ``forgeflare run`` does (hooks.toml, entry points,
+``--hooks-module``, the built-ins) and runs them for one synthetic event.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""``.forgeflare/hooks.toml``: the shell hook configuration (hook spec R2).
+"""``.forgeflare/hooks.toml``: the agent's shell hooks (hook spec R2).
+
+These are agent hooks, run by ``forgeflare run``; not the lifecycle hooks of ``forgeflare
+loop`` (``.fresher/hooks``) nor Claude Code's Stop hook (``forgeflare stop-hook``).
 
 The file is read once, at start-up. Every problem a user can make in it becomes one
 :class:`HookConfigError` whose message names the file, the entry and the problem, e.g.
