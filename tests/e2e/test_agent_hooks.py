@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import stat
+import subprocess
+import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -393,3 +398,192 @@ def test_unknown_hooks_module_is_one_line(tmp_path: Path, mock_api: MockAPI) -> 
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1
     assert "no_such_module_here" in lines[0]
+
+
+EVENTS_HOOKS = """
+import json, time
+from forgeflare.hooks import hook
+
+
+def log(*record):
+    with open("events.jsonl", "a") as f:
+        f.write(json.dumps([*record, time.monotonic()]) + "\\n")
+
+
+@hook("StepStart")
+def step_start(step):
+    log("StepStart", step)
+
+
+@hook("StepEnd")
+def step_end(step, stop_reason):
+    log("StepEnd", step, stop_reason)
+
+
+@hook("PostToolUse")
+def post(tool):
+    log("PostToolUse", tool)
+
+
+@hook("AgentFailed")
+def failed(error, reason):
+    log("AgentFailed", reason, type(error).__name__)
+"""
+
+
+def events(tmp_path: Path) -> list[list[Any]]:
+    path = tmp_path / "events.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line)[:-1] for line in path.read_text().splitlines()]
+
+
+def test_step_end_fires_after_the_steps_tools(tmp_path: Path, mock_api: MockAPI) -> None:
+    (tmp_path / "loophooks.py").write_text(EVENTS_HOOKS)
+    server = mock_api(
+        {"responses": [tool_response(("Bash", {"command": "sleep 0.3"})), text_response("ok")]}
+    )
+    proc = run_agent(tmp_path, server.url, "task", "--hooks-module", "loophooks")
+    assert proc.returncode == 0, proc.stderr
+    assert events(tmp_path) == [
+        ["StepStart", 1],
+        ["PostToolUse", "Bash"],
+        ["StepEnd", 1, "tool_use"],
+        ["StepStart", 2],
+        ["StepEnd", 2, "end_turn"],
+    ]  # and no AgentFailed: end_turn is not a failure
+    times = [json.loads(line)[-1] for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    assert times[2] - times[0] >= 0.3  # the step's duration includes its tool
+
+
+@pytest.mark.parametrize(
+    ("response", "status", "failed"),
+    [
+        ({"error": {"status": 400, "type": "invalid_request_error", "message": "bad"}}, 3,
+         ["AgentFailed", "api_error", "APIStatusError"]),
+        (text_response("I can't help with that.", "refusal"), 8,
+         ["AgentFailed", "refusal", "TurnFailure"]),
+    ],
+)  # fmt: skip
+def test_agent_failed_on_failure_exits(
+    tmp_path: Path, mock_api: MockAPI, response: dict[str, Any], status: int, failed: list[str]
+) -> None:
+    (tmp_path / "loophooks.py").write_text(EVENTS_HOOKS)
+    server = mock_api({"responses": [response]})
+    proc = run_agent(tmp_path, server.url, "task", "--hooks-module", "loophooks")
+    assert proc.returncode == status, proc.stderr
+    assert events(tmp_path)[-1] == failed
+    assert [e[0] for e in events(tmp_path)].count("AgentFailed") == 1
+
+
+def test_agent_failed_on_interrupt(tmp_path: Path, mock_api: MockAPI) -> None:
+    (tmp_path / "loophooks.py").write_text(EVENTS_HOOKS)
+    long_bash = ("Bash", {"command": "touch started && sleep 600"})
+    server = mock_api({"responses": [tool_response(long_bash)]})
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update({"ANTHROPIC_API_URL": server.url, "ANTHROPIC_API_KEY": "k"})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "forgeflare", "run", "go", "--hooks-module", "loophooks"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "started").exists():
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "the agent did not reach its Bash command"
+            time.sleep(0.02)  # bounded polling for the marker file
+        proc.send_signal(signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 143, stderr
+    assert events(tmp_path)[-1][:2] == ["AgentFailed", "interrupted"], events(tmp_path)[-1]
+
+
+TIMEOUT_HOOKS = """
+import time
+import trio
+from forgeflare.hooks import Signal, hook
+
+
+@hook("PreToolUse", match="Bash", timeout=0.2)
+def slow_guard(input):
+    if "slow" in input["command"]:
+        time.sleep(3)  # a sync hook with a timeout runs in a thread: abandoned at 0.2 s
+
+
+@hook("PostToolUse", timeout=0.2)
+async def slow_observer(tool):
+    await trio.sleep(3)
+    return Signal("never")
+"""
+
+
+def test_python_hook_timeout_fails_closed_for_guards_open_elsewhere(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    (tmp_path / "loophooks.py").write_text(TIMEOUT_HOOKS)
+    server = mock_api(
+        {
+            "responses": [
+                tool_response(("Bash", {"command": "echo slow > ran"})),
+                tool_response(("Bash", {"command": "echo fast > ran"})),
+                text_response("done"),
+            ]
+        }
+    )
+    started = time.monotonic()
+    proc = run_agent(tmp_path, server.url, "task", "--hooks-module", "loophooks")
+    assert proc.returncode == 0, proc.stderr
+    assert time.monotonic() - started < 20
+    (blocked,) = tool_results(server.requests()[1])
+    assert blocked["is_error"] is True
+    assert blocked["content"] == (
+        "hook failed: loophooks.slow_guard timed out after 200ms (tool blocked by default)"
+    )
+    (ran,) = tool_results(server.requests()[2])
+    assert ran["is_error"] is False
+    assert (tmp_path / "ran").read_text() == "fast\n"
+    assert "loophooks.slow_observer timed out after 200ms (ignored)" in proc.stderr
+    assert final_of(tmp_path)["final"]["reason"] == "end_turn"  # no signal from a timed-out hook
+
+
+def test_built_in_bash_check_is_a_guard_without_any_hooks(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    server = mock_api(
+        {"responses": [tool_response(("Bash", {"command": "rm -rf /"})), text_response("ok")]}
+    )
+    proc = run_agent(tmp_path, server.url)
+    assert proc.returncode == 0, proc.stderr
+    (denied,) = tool_results(server.requests()[1])
+    assert denied["is_error"] is True
+    assert denied["content"].startswith("blocked by forgeflare:bash-check: ")
+    [session] = list((tmp_path / ".entire" / "metadata").iterdir())
+    audit = [json.loads(line) for line in (session / "hooks.jsonl").read_text().splitlines()]
+    assert [(r["hook"], r["kind"], r["outcome"]) for r in audit] == [
+        ("forgeflare:bash-check", "builtin", "block")
+    ]
+
+
+def test_match_naming_no_tool_stops_start_up(tmp_path: Path, mock_api: MockAPI) -> None:
+    project(tmp_path, '[[hooks]]\nevent = "PreToolUse"\nmatch_tool = "bash"\ncommand = "x"\n', {})
+    server = mock_api({"responses": [text_response("never")]})
+    proc = run_agent(tmp_path, server.url)
+    assert proc.returncode == 2
+    assert server.requests() == []
+    assert "match_tool 'bash' names no tool; did you mean Bash?" in proc.stderr
+    (tmp_path / ".forgeflare" / "hooks.toml").unlink()
+    (tmp_path / "typohooks.py").write_text(
+        "from forgeflare.hooks import hook\n\n"
+        "@hook('PreToolUse', match='Bsh')\ndef guard():\n    return None\n"
+    )
+    proc = run_agent(tmp_path, server.url, "task", "--hooks-module", "typohooks")
+    assert proc.returncode == 2
+    assert "match 'Bsh' names no tool; did you mean Bash?" in proc.stderr

@@ -52,6 +52,15 @@ def test_validate_ok_and_errors(tmp_path: Path) -> None:
         "expected PreToolUse, PostToolUse or Stop"
     ]
 
+    typo = tmp_path / "typo.toml"
+    typo.write_text('[[hooks]]\nevent = "PreToolUse"\nmatch_tool = "Bsh"\ncommand = "x"\n')
+    out = forgeflare(tmp_path, "validate", str(typo))
+    assert out.returncode == 1
+    assert out.stderr.strip().splitlines() == [
+        f"forgeflare: error: {typo}: hooks[0] (event 'PreToolUse'): match_tool 'Bsh' names no "
+        "tool; did you mean Bash?"
+    ]
+
 
 def test_usage_errors_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # The same commands in this process (typer's runner): cheaper than a subprocess each.
@@ -78,10 +87,10 @@ def test_usage_errors_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert stop.stdout.splitlines()[0].split("\t")[:3] == ["Stop", "true", "invalid_json"]
     module = f"cli_hooks_{uuid.uuid4().hex}"
     (tmp_path / f"{module}.py").write_text(
-        "from forgeflare.hooks import HookOutcome, hook\n"
+        "from forgeflare.hooks import Continue, hook\n"
         "@hook('Stop')\n"
         "def again(reason):\n"
-        "    return HookOutcome('continue', reason='keep going')\n"
+        "    return Continue('keep going')\n"
     )
     try:
         py = runner.invoke(hooks_app, ["test", "Stop", "--hooks-module", module])
@@ -99,7 +108,7 @@ def test_test_command_shows_each_hook(tmp_path: Path) -> None:
         {"event": "PreToolUse", "phase": "observe", "command": "exit 5"},
     )
     out = forgeflare(tmp_path, "test", "PreToolUse", "--tool", "Bash", "--input",
-                     '{"command": "rm -rf /"}')  # fmt: skip
+                     '{"command": "rm -rf build"}')  # fmt: skip
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()  # a pipe: plain lines, no table
     guard = lines[0].split("\t")
@@ -115,6 +124,46 @@ def test_test_command_shows_each_hook(tmp_path: Path) -> None:
         f"{SCRIPTS}/ralph-guard.sh: destructive command detected"
     )
     assert not (tmp_path / ".forgeflare" / "convergence.json").exists()
+
+
+def test_test_command_collects_entry_point_hooks_like_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An installed package's hooks (entry point group forgeflare.hooks) take part, with no
+    # hooks.toml and no --hooks-module: the same collection as `forgeflare run`.
+    mod = f"ephooks_{uuid.uuid4().hex}"
+    (tmp_path / f"{mod}.py").write_text(
+        "from forgeflare.hooks import Block, hook\n"
+        "@hook('PreToolUse', match='Bash')\n"
+        "def no_curl(input):\n"
+        "    return Block('no curl') if 'curl' in input['command'] else None\n"
+    )
+    info = tmp_path / f"{mod}-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {mod}\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[forgeflare.hooks]\nrules = {mod}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    out = CliRunner().invoke(hooks_app, ["test", "PreToolUse", "--input", '{"command": "curl x"}'])
+    assert out.exit_code == 0, out.stderr
+    assert out.stdout.splitlines()[0].split("\t")[1:3] == [f"{mod}.no_curl", "block"]
+    assert out.stdout.splitlines()[-1] == (
+        f"result: block, the model sees: blocked by {mod}.no_curl: no curl"
+    )
+
+
+def test_test_command_runs_the_built_in_bash_check_first(tmp_path: Path) -> None:
+    # The same hooks as `forgeflare run`: the deny-list check blocks before any shell guard.
+    write_hooks(tmp_path, {"event": "PreToolUse", "command": "touch guard-ran; echo {}"})
+    out = forgeflare(tmp_path, "test", "PreToolUse", "--tool", "Bash", "--input",
+                     '{"command": "rm -rf /"}')  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    first = out.stdout.splitlines()[0].split("\t")
+    assert first[:3] == ["PreToolUse/guard", "forgeflare:bash-check", "block"]
+    assert out.stdout.splitlines()[-1].startswith(
+        "result: block, the model sees: blocked by forgeflare:bash-check: "
+    )
+    assert not (tmp_path / "guard-ran").exists()
 
 
 def test_schema_is_json_with_descriptions(tmp_path: Path) -> None:

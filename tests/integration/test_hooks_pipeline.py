@@ -391,10 +391,10 @@ def test_build_pipeline_no_hooks(tmp_path: Path) -> None:
 async def test_python_deny_blocks_after_shell_guards(tmp_path: Path) -> None:
     calls: list[str] = []
 
-    def deny_push(input: dict[str, Any]) -> HookOutcome | None:
+    def deny_push(input: dict[str, Any]) -> Block | None:
         calls.append(input["command"])
         if "push" in input["command"]:
-            return HookOutcome("deny", reason="no pushes")
+            return Block("no pushes")
         return None
 
     py = make_hook(deny_push, "PreToolUse", match="Bash", name="deny_push")
@@ -411,11 +411,11 @@ async def test_python_deny_blocks_after_shell_guards(tmp_path: Path) -> None:
 
 
 async def test_python_allow_with_update_chains(tmp_path: Path) -> None:
-    async def add_flag(input: dict[str, Any]) -> HookOutcome:
-        return HookOutcome("allow", updated_input={**input, "command": input["command"] + " -q"})
+    async def add_flag(input: dict[str, Any]) -> Allow:
+        return Allow(updated_input={**input, "command": input["command"] + " -q"})
 
-    def add_timeout(input: dict[str, Any]) -> HookOutcome:
-        return HookOutcome("allow", updated_input={**input, "timeout": 10})
+    def add_timeout(input: dict[str, Any]) -> Allow:
+        return Allow(updated_input={**input, "timeout": 10})
 
     chain = (
         make_hook(add_flag, "PreToolUse", name="add_flag"),
@@ -449,10 +449,35 @@ async def test_python_hook_exception_in_guard_fails_closed(tmp_path: Path) -> No
     p = Project(tmp_path, "", (make_hook(wrong_type, "PreToolUse", name="wrong"),))
     result = await p.pipeline.pre_tool_use(tool="Read", input={}, tool_iterations=0)
     assert isinstance(result, Block)
-    assert "returned str, expected HookOutcome or None" in result.message
+    assert "returned str, expected Allow, Block or None" in result.message
 
 
-async def test_python_post_stop_is_a_signal(tmp_path: Path) -> None:
+async def test_python_post_signal(tmp_path: Path) -> None:
+    seen: list[tuple[Signal, ...]] = []
+
+    def named(result: str) -> Signal:
+        return Signal("tests_pass")
+
+    def looks(signals: tuple[Signal, ...]) -> None:
+        seen.append(signals)
+
+    p = Project(
+        tmp_path,
+        hooks(_post("shell_first")),
+        (make_hook(named, "PostToolUse"), make_hook(looks, "PostToolUse")),
+    )
+    res = await p.pipeline.post_tool_use(
+        tool="Bash", input={}, result="0 failed", is_error=False, tool_iterations=2
+    )
+    assert res == Signal(signal="shell_first", reason="clean test run")  # shell hooks first
+    assert seen == [(res, Signal("tests_pass"))]  # later hooks see the signals so far
+    state = read_convergence(tmp_path / ".forgeflare" / "convergence.json")
+    assert state is not None
+    assert [o.signal for o in state.observations] == ["shell_first", "tests_pass"]
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+async def test_deprecated_hook_outcome_post_stop_is_a_signal(tmp_path: Path) -> None:
     def named(result: str) -> HookOutcome:
         return HookOutcome("stop", reason="tests_pass")
 
@@ -479,13 +504,13 @@ async def test_python_stop_continue_returns_prompt(tmp_path: Path) -> None:
     def observe(reason: str, total_tokens: int) -> None:
         seen.append((reason, total_tokens))
 
-    def keep_going(reason: str) -> HookOutcome | None:
+    def keep_going(reason: str) -> Continue | None:
         if reason == "end_turn":
-            return HookOutcome("continue", reason="The plan has unchecked items; continue.")
+            return Continue(prompt="The plan has unchecked items; continue.")
         return None
 
-    def never_reached() -> HookOutcome:
-        return HookOutcome("continue", reason="second")
+    def never_reached() -> Continue:
+        return Continue("second")
 
     p = Project(
         tmp_path,
@@ -528,7 +553,7 @@ async def test_python_observe_events_never_fatal(tmp_path: Path) -> None:
     await p.pipeline.execution_start(prompt="go")
     await p.pipeline.step_start(step=1)
     await p.pipeline.step_end(step=1, stop_reason="tool_use")
-    await p.pipeline.agent_failed(error=KeyError("k"))
+    await p.pipeline.agent_failed(error=KeyError("k"), reason="internal_error")
     assert seen == [(1, "tool_use"), "KeyError('k')"]
     assert any("boom raised ValueError: bad hook" in line for line in p.logs)
 
@@ -560,7 +585,7 @@ async def test_audit_trail(tmp_path: Path) -> None:
 async def test_first_signal_creates_the_forgeflare_directory(tmp_path: Path) -> None:
     project = tmp_path / "fresh"
     project.mkdir()
-    done = make_hook(lambda: HookOutcome("stop", reason="done"), "PostToolUse", name="done")
+    done = make_hook(lambda: Signal("done", "done"), "PostToolUse", name="done")
     pipeline = build_pipeline(project_dir=project, python_hooks=[done], log=print)
     assert not (project / ".forgeflare").exists()
     res = await pipeline.post_tool_use(
@@ -570,3 +595,50 @@ async def test_first_signal_creates_the_forgeflare_directory(tmp_path: Path) -> 
     state = read_convergence(project / ".forgeflare" / "convergence.json")
     assert state is not None
     assert [o.signal for o in state.observations] == ["done"]
+
+
+def test_run_pipeline_without_hooks_checks_bash_with_no_process_and_no_file(
+    tmp_path: Path,
+) -> None:
+    # `forgeflare run`'s collection with nothing configured: only the built-ins, in-process.
+    code = textwrap.dedent(
+        """
+        import sys, trio
+        from pathlib import Path
+        spawns = []
+        sys.addaudithook(
+            lambda ev, args: spawns.append(ev)
+            if ev in ("subprocess.Popen", "os.posix_spawn", "os.fork", "os.exec") else None
+        )
+        from forgeflare.agent._agent_hooks import builtin_hooks
+        from forgeflare.hooks._pipeline import build_pipeline, collect_agent_hooks
+        project = Path(sys.argv[1])
+        hooks = collect_agent_hooks(project_dir=project, builtins=builtin_hooks())
+        p = build_pipeline(project_dir=project, hooks=hooks, audit_path=project / "a.jsonl",
+                           log=print)
+        async def main():
+            ok = await p.pre_tool_use(tool="Bash", input={"command": "ls"}, tool_iterations=0)
+            await p.post_tool_use(tool="Bash", input={}, result="", is_error=False,
+                                  tool_iterations=0)
+            bad = await p.pre_tool_use(tool="Bash", input={"command": "rm -rf /"},
+                                       tool_iterations=0)
+            print(type(ok).__name__, type(bad).__name__, bad.blocked_by, len(spawns))
+        trio.run(main)
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert out.stdout.split() == ["Allow", "Block", "forgeflare:bash-check", "0"]
+    # Only the block is audited: a built-in with no opinion leaves no record.
+    [record] = [json.loads(line) for line in (tmp_path / "a.jsonl").read_text().splitlines()]
+    assert (record["hook"], record["kind"], record["outcome"]) == (
+        "forgeflare:bash-check",
+        "builtin",
+        "block",
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl"]

@@ -78,7 +78,9 @@ async def test_stdout_over_one_mib_is_a_failure_not_a_blow_up(tmp_path: Path) ->
         tool="Bash", input={}, tool_iterations=0
     )
     assert isinstance(result, Block)
-    assert result.message.endswith("returned invalid JSON (tool blocked by default)")
+    # More than the output limit is "output too large", not "invalid JSON" (issue 12).
+    assert " output too large (" in result.message
+    assert result.message.endswith(" (tool blocked by default)")
 
 
 async def test_output_just_under_the_cap_is_read_whole(tmp_path: Path) -> None:

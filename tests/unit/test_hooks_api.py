@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+import threading
 import uuid
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,8 @@ from forgeflare.hooks import (
     load_hooks_module,
     make_hook,
 )
+from forgeflare.hooks._api import python_verdict
+from forgeflare.hooks._types import Allow, Block, Continue, Signal, Stop
 
 
 def test_make_hook_takes_the_arguments_it_names() -> None:
@@ -95,25 +98,91 @@ def test_matchers() -> None:
 
 
 def test_outcome_validation() -> None:
-    with pytest.raises(ValueError, match="unknown decision"):
+    with (
+        pytest.warns(DeprecationWarning, match="deprecated"),
+        pytest.raises(ValueError, match="unknown decision"),
+    ):
         HookOutcome("block")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="'allow' only"):
+    with (
+        pytest.warns(DeprecationWarning, match="deprecated"),
+        pytest.raises(ValueError, match="'allow' only"),
+    ):
         HookOutcome("deny", updated_input={"a": 1})
-    assert HookOutcome("allow", updated_input={"a": 1}).updated_input == {"a": 1}
+    with pytest.warns(DeprecationWarning, match="return Allow, Block, Signal") as warned:
+        outcome = HookOutcome("allow", updated_input={"a": 1})
+    assert outcome.updated_input == {"a": 1}
+    assert warned[0].filename == __file__  # points at the hook's own line
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@pytest.mark.parametrize(
+    ("event", "decision", "reason", "answer", "note"),
+    [
+        ("PreToolUse", "deny", "no", Block("no"), None),
+        ("PreToolUse", "stop", None, Block("denied"), None),
+        ("PreToolUse", "allow", None, Allow(), None),
+        ("PreToolUse", "continue", "x", None, None),
+        ("PostToolUse", "stop", "tests_pass", Signal("tests_pass", "tests_pass"), None),
+        ("PostToolUse", "stop", None, Signal("h"), None),
+        ("PostToolUse", "deny", "x", None, "decision 'deny' after the tool ran is ignored"),
+        ("PostToolUse", "continue", None, None, None),
+        ("Stop", "continue", "go on", Continue("go on"), None),
+        ("Stop", "continue", None, Continue("Continue."), None),
+        ("Stop", "stop", None, Stop(), None),
+        ("Stop", "allow", None, None, None),
+        ("StepEnd", "stop", "x", None, None),
+    ],
+)
+def test_hook_outcome_adapter_keeps_the_old_meaning(
+    event: str, decision: Any, reason: str | None, answer: object, note: str | None
+) -> None:
+    verdict = python_verdict(HookEvent(event), "h", HookOutcome(decision, reason=reason))
+    assert (verdict.answer, verdict.failure, verdict.note) == (answer, None, note)
+
+
+def test_python_verdict_accepts_only_the_events_answers() -> None:
+    ok = python_verdict(HookEvent.PRE_TOOL_USE, "h", Allow({"a": 1}))
+    assert ok.answer == Allow({"a": 1})
+    wrong = python_verdict(HookEvent.POST_TOOL_USE, "h", Block("x"))
+    assert wrong.failure is not None
+    assert wrong.failure.detail == "returned Block, expected Continue, Signal or None"
+    observe = python_verdict(HookEvent.STEP_END, "h", Continue())
+    assert observe.failure is not None
+    assert observe.failure.detail == "returned Continue, expected None"
+
+
+@pytest.mark.parametrize("timeout", [0, -1, float("nan"), float("inf"), True, "2"])
+def test_timeout_must_be_positive_seconds(timeout: Any) -> None:
+    with pytest.raises(HookRegistrationError, match="timeout must be a positive number"):
+        make_hook(lambda: None, "PreToolUse", timeout=timeout)
+    assert make_hook(lambda: None, "PreToolUse", timeout=0.5).timeout == 0.5
+
+
+async def test_sync_hook_with_timeout_runs_off_the_event_loop() -> None:
+    loop_thread = threading.get_ident()
+    threads: list[int] = []
+
+    def where() -> None:
+        threads.append(threading.get_ident())
+
+    await make_hook(where, "StepStart").call(step=1)
+    await make_hook(where, "StepStart", timeout=5).call(step=1)
+    assert threads[0] == loop_thread
+    assert threads[1] != loop_thread
 
 
 async def test_call_sync_and_async_with_only_wanted_arguments() -> None:
     seen: list[Any] = []
 
-    def sync(tool: str) -> HookOutcome:
+    def sync(tool: str) -> Allow:
         seen.append(tool)
-        return HookOutcome("allow")
+        return Allow()
 
     async def asynchronous(input: dict[str, Any]) -> None:
         seen.append(input)
 
     everything = {"tool": "Bash", "input": {"c": 1}, "tool_iterations": 1}
-    assert await make_hook(sync, "PreToolUse").call(**everything) == HookOutcome("allow")
+    assert await make_hook(sync, "PreToolUse").call(**everything) == Allow()
     assert await make_hook(asynchronous, "PreToolUse").call(**everything) is None
     assert seen == ["Bash", {"c": 1}]
 
@@ -156,13 +225,13 @@ def test_load_hooks_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
         tmp_path,
         monkeypatch,
         """
-        from forgeflare.hooks import HookOutcome, HookRegistry, hook
+        from forgeflare.hooks import Block, HookRegistry, hook
 
         registry = HookRegistry()
 
         @hook("PreToolUse", match="Bash")
         def no_push(input):
-            return HookOutcome("deny", reason="no pushes")
+            return Block("no pushes")
 
         @registry.hook("Stop")
         def keep_going(reason):
@@ -204,6 +273,7 @@ def _fake_distribution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: 
     (tmp_path / f"{mod}.py").write_text(
         textwrap.dedent(
             """
+            # A published package written for the old API: it must keep working.
             from forgeflare.hooks import HookOutcome, HookRegistry
 
             registry = HookRegistry()

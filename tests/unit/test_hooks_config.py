@@ -8,6 +8,7 @@ import pytest
 
 from forgeflare._errors import ConfigError
 from forgeflare.hooks import HookConfigError, HooksFile, load_hooks_file
+from forgeflare.hooks._config import unknown_tool
 
 
 def _load(tmp_path: Path, text: str) -> HooksFile | None:
@@ -159,3 +160,36 @@ def test_schema_has_field_descriptions() -> None:
     assert set(props) == {"event", "command", "match_tool", "phase", "timeout_ms"}
     assert all(p.get("description") for p in props.values())
     assert props["event"]["enum"] == ["PreToolUse", "PostToolUse", "Stop"]
+
+
+TOOLS = ("Bash", "Read", "Glob", "Grep", "Edit")
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        ("Bash", None),
+        ("bash", "'bash' names no tool; did you mean Bash?"),
+        ("Bsh", "'Bsh' names no tool; did you mean Bash?"),
+        ("grep", "'grep' names no tool; did you mean Grep?"),
+        ("Reed", "'Reed' names no tool; did you mean Read?"),
+        ("Deploy", "'Deploy' names no tool; tools: Bash, Read, Glob, Grep, Edit"),
+    ],
+)
+def test_unknown_tool_suggests_the_nearest(name: str, problem: str | None) -> None:
+    assert unknown_tool(name, TOOLS) == problem
+
+
+def test_match_tool_naming_no_tool_is_an_error_given_the_tools(tmp_path: Path) -> None:
+    path = tmp_path / "hooks.toml"
+    path.write_text(
+        '[[hooks]]\nevent = "Stop"\ncommand = "a"\n\n'
+        '[[hooks]]\nevent = "PreToolUse"\nmatch_tool = "bash"\ncommand = "x"\n'
+    )
+    assert load_hooks_file(path) is not None  # without the tools: only the syntax is checked
+    with pytest.raises(HookConfigError) as info:
+        load_hooks_file(path, TOOLS)
+    assert str(info.value) == (
+        f"{path}: hooks[1] (event 'PreToolUse'): match_tool 'bash' names no tool; "
+        "did you mean Bash?"
+    )

@@ -1,8 +1,9 @@
-"""The pipeline's aggregation rules, as properties over sequences of Python hook outcomes.
+"""The pipeline's aggregation rules, as properties over sequences of Python hook answers.
 
 Python hooks start no process, so any sequence of answers can be tried quickly against a
-small model of the rules: first deny wins, allow-with-update chains, every signal recorded
-and the first returned, the first deciding Stop hook wins.
+small model of the rules: first block wins, allow-with-update chains, every signal recorded
+and the first returned, the first deciding Stop hook wins. Both the typed answers and the
+deprecated ``HookOutcome`` (through its adapter) are tried.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from forgeflare.hooks import (
     make_hook,
     read_convergence,
 )
+from forgeflare.hooks._pipeline import convergence_recorder
+from forgeflare.hooks._types import Stop
 
 # An answer: None, an outcome, or "raise".
 answers = st.one_of(
@@ -64,8 +67,8 @@ def _dispatcher(root: Path, hooks: list[Any], logs: list[str]) -> HookDispatcher
     return HookDispatcher(
         project_dir=root,
         python_hooks=hooks,
+        builtins=[convergence_recorder(root / "convergence.json", logs.append)],
         log=logs.append,
-        convergence_file=root / "convergence.json",
     )
 
 
@@ -144,6 +147,92 @@ def test_stop_first_deciding_hook_wins(plan: list[Any]) -> None:
             return
         if isinstance(answer, HookOutcome) and answer.decision == "stop":
             assert prompt is None
+            assert calls == list(range(i + 1))
+            return
+    assert prompt is None
+    assert calls == list(range(len(plan)))
+
+
+# -- the typed answers: each means one thing, a wrong one for the event is a failure ----------
+
+typed = st.one_of(
+    st.none(),
+    st.just("raise"),
+    st.builds(Allow, st.one_of(st.none(), st.dictionaries(st.text(max_size=3), st.integers()))),
+    st.builds(Block, st.text(max_size=5)),
+    st.builds(Signal, st.text(min_size=1, max_size=5), st.text(max_size=5)),
+    st.builds(Continue, st.one_of(st.none(), st.text(min_size=1, max_size=5))),
+    st.builds(Stop, st.text(max_size=5)),
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(typed, max_size=6))
+def test_typed_pre_tool_use(plan: list[Any]) -> None:
+    calls: list[int] = []
+    original = {"command": "ls"}
+    result = trio.run(
+        lambda: _dispatcher(Path("."), _hooks("PreToolUse", plan, calls), []).pre_tool_use(
+            tool="Bash", input=original, tool_iterations=0
+        )
+    )
+    current: dict[str, Any] = original
+    for i, answer in enumerate(plan):
+        if answer is None or isinstance(answer, Allow):
+            if isinstance(answer, Allow) and answer.updated_input is not None:
+                current = answer.updated_input
+            continue
+        assert isinstance(result, Block)  # a Block, an exception or a wrong type: fail-closed
+        assert result.blocked_by == f"h{i}"
+        assert calls == list(range(i + 1))
+        if isinstance(answer, Block):
+            assert result.message == f"blocked by h{i}: {answer.reason}"
+        elif answer != "raise":
+            assert result.message == (
+                f"hook failed: h{i} returned {type(answer).__name__}, expected Allow, Block "
+                "or None (tool blocked by default)"
+            )
+        return
+    assert result == Allow(current)
+    assert calls == list(range(len(plan)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(typed, max_size=5))
+def test_typed_post_tool_use(plan: list[Any]) -> None:
+    calls: list[int] = []
+    logs: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        result = trio.run(
+            lambda: _dispatcher(root, _hooks("PostToolUse", plan, calls), logs).post_tool_use(
+                tool="Bash", input={}, result="ok", is_error=False, tool_iterations=5
+            )
+        )
+        state = read_convergence(root / "convergence.json")
+    signals = [a for a in plan if isinstance(a, Signal)]
+    assert calls == list(range(len(plan)))
+    assert result == (signals[0] if signals else Continue())
+    recorded = [] if state is None else [Signal(o.signal, o.reason) for o in state.observations]
+    assert recorded == signals
+    wrong = [a for a in plan if isinstance(a, Allow | Block | Stop)]
+    assert sum("expected Continue, Signal or None" in line for line in logs) == len(wrong)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(typed, max_size=6))
+def test_typed_stop(plan: list[Any]) -> None:
+    calls: list[int] = []
+    prompt = trio.run(
+        lambda: _dispatcher(Path("."), _hooks("Stop", plan, calls), []).stop(
+            reason=ExitReason.END_TURN, tool_iterations=0, total_tokens=0
+        )
+    )
+    for i, answer in enumerate(plan):
+        if isinstance(answer, Continue | Stop):
+            assert prompt == (
+                (answer.prompt or "Continue.") if isinstance(answer, Continue) else None
+            )
             assert calls == list(range(i + 1))
             return
     assert prompt is None

@@ -10,9 +10,11 @@ from hypothesis import strategies as st
 
 from forgeflare.hooks._protocol import (
     RESULT_CAP_BYTES,
-    HookResult,
+    HookFailure,
     ProcessOutcome,
+    Verdict,
     block_message,
+    cap_for_model,
     floor_char_boundary,
     interpret_guard,
     interpret_observe,
@@ -23,6 +25,7 @@ from forgeflare.hooks._protocol import (
     stop_payload,
     truncate_result,
 )
+from forgeflare.hooks._types import Block, Signal
 
 MARKER_PREFIX = "\n... (truncated for hook, full result: "
 
@@ -182,15 +185,21 @@ def _ok(out: object) -> ProcessOutcome:
 def test_guard_outputs() -> None:
     assert interpret_guard(_ok({"action": "allow"})).outcome == "allow"
     blocked = interpret_guard(_ok({"action": "block", "reason": "no"}))
-    assert (blocked.outcome, blocked.reason) == ("block", "no")
+    assert (blocked.outcome, blocked.answer) == ("block", Block("no"))
     assert interpret_guard(_ok({"action": "maybe"})).outcome == "invalid_json"
     assert interpret_guard(_ok(b"not json")).outcome == "invalid_json"
     assert interpret_guard(_ok(b"")).outcome == "invalid_json"
     assert interpret_guard(_ok([1])).outcome == "invalid_json"
     crash = interpret_guard(ProcessOutcome("exited", returncode=2, stdout=b'{"action":"allow"}'))
-    assert (crash.outcome, crash.returncode) == ("crash", 2)
+    assert crash.failure is not None
+    assert (crash.outcome, crash.failure.returncode) == ("crash", 2)
     assert interpret_guard(ProcessOutcome("timeout")).outcome == "timeout"
-    assert interpret_guard(ProcessOutcome("too_large")).outcome == "invalid_json"
+    # More output than the limit is its own failure, not "invalid JSON" (issue 12).
+    too_large = interpret_guard(ProcessOutcome("too_large", detail="stdout exceeded 9 bytes"))
+    assert too_large.outcome == "too_large"
+    assert block_message("g.sh", too_large, 5000) == (
+        "hook failed: g.sh output too large (stdout exceeded 9 bytes) (tool blocked by default)"
+    )
 
 
 @given(st.binary(max_size=200), st.integers(min_value=-9, max_value=255))
@@ -199,6 +208,7 @@ def test_guard_never_allows_by_accident(stdout: bytes, code: int) -> None:
     if code != 0:
         assert r.outcome == "crash"
     assert r.outcome in ("allow", "block", "crash", "invalid_json")
+    assert (r.answer is None) == (r.failure is not None)
     if r.outcome == "allow":
         assert json.loads(stdout)["action"] == "allow"
 
@@ -206,7 +216,7 @@ def test_guard_never_allows_by_accident(stdout: bytes, code: int) -> None:
 def test_post_outputs() -> None:
     assert interpret_post(_ok({"action": "continue"})).outcome == "continue"
     sig = interpret_post(_ok({"action": "signal", "signal": "converged", "reason": "3 runs"}))
-    assert (sig.outcome, sig.signal, sig.reason) == ("signal", "converged", "3 runs")
+    assert (sig.outcome, sig.answer) == ("signal", Signal("converged", "3 runs"))
     assert interpret_post(_ok({"action": "signal"})).outcome == "invalid_json"
     assert interpret_post(_ok({"action": "block"})).outcome == "invalid_json"
 
@@ -228,15 +238,30 @@ def test_observe_output_ignored_unless_broken() -> None:
 @pytest.mark.parametrize(
     ("result", "message"),
     [
-        (HookResult("block", reason="destructive command detected"),
+        (Verdict(Block("destructive command detected")),
          "blocked by ralph-guard.sh: destructive command detected"),
-        (HookResult("timeout"),
+        (Verdict(failure=HookFailure("timeout")),
          "hook failed: ralph-guard.sh timed out after 5000ms (tool blocked by default)"),
-        (HookResult("crash", returncode=2),
+        (Verdict(failure=HookFailure("crash", returncode=2)),
          "hook failed: ralph-guard.sh exited with code 2 (tool blocked by default)"),
-        (HookResult("invalid_json"),
+        (Verdict(failure=HookFailure("invalid_json")),
          "hook failed: ralph-guard.sh returned invalid JSON (tool blocked by default)"),
     ],
 )  # fmt: skip
-def test_the_four_guard_messages(result: HookResult, message: str) -> None:
+def test_the_four_guard_messages(result: Verdict, message: str) -> None:
     assert block_message("ralph-guard.sh", result, 5000) == message
+
+
+@given(st.text(max_size=12000))
+def test_what_reaches_the_model_is_capped(reason: str) -> None:
+    # A 500 KB block reason once reached the model (issue 12): messages keep head and tail.
+    message = block_message("g.sh", Verdict(Block(reason)), None)
+    size = len(message.encode("utf-8", errors="surrogatepass"))
+    assert size <= RESULT_CAP_BYTES + 80
+    full = f"blocked by g.sh: {reason}"
+    if len(full.encode("utf-8", errors="surrogatepass")) <= RESULT_CAP_BYTES:
+        assert message == full
+    else:
+        assert message.startswith("blocked by g.sh: ")
+        assert "truncated hook output, full length" in message
+    assert cap_for_model(message) == message  # capping is idempotent on short text

@@ -31,6 +31,7 @@ from forgeflare.agent._turn import (
     MAX_STOP_CONTINUATIONS,
     MAX_TOOL_ITERATIONS,
     TurnLoop,
+    _is_interrupt,
     block_limit,
 )
 from forgeflare.agent.tools import ToolEffect, ToolOutput, tool_effect
@@ -123,8 +124,8 @@ class ScriptedHooks:
         self.calls.append(("stop", (reason, tool_iterations, total_tokens)))
         return self.stop_fn(reason)
 
-    async def agent_failed(self, *, error: BaseException) -> None:
-        self.calls.append(("agent_failed", error))
+    async def agent_failed(self, *, error: BaseException, reason: str) -> None:
+        self.calls.append(("agent_failed", (reason, error)))
 
     def named(self, name: str) -> list[Any]:
         return [args for n, args in self.calls if n == name]
@@ -472,3 +473,24 @@ def test_block_limit_table() -> None:
     assert block_limit(3, 3) is ExitReason.BLOCK_LIMIT_CONSECUTIVE
     assert block_limit(3, 10) is ExitReason.BLOCK_LIMIT_CONSECUTIVE
     assert block_limit(1, 10) is ExitReason.BLOCK_LIMIT_TOTAL
+
+
+@pytest.mark.parametrize(
+    ("exc", "interrupt"),
+    [
+        (KeyboardInterrupt(), True),
+        (BaseExceptionGroup("g", [KeyboardInterrupt()]), True),
+        (
+            BaseExceptionGroup(
+                "g", [KeyboardInterrupt(), BaseExceptionGroup("h", [KeyboardInterrupt()])]
+            ),
+            True,
+        ),
+        (RuntimeError("x"), False),
+        (BaseExceptionGroup("g", [KeyboardInterrupt(), RuntimeError("x")]), False),
+    ],
+)
+def test_an_interrupt_is_told_apart_from_an_internal_error(
+    exc: BaseException, interrupt: bool
+) -> None:
+    assert _is_interrupt(exc) is interrupt

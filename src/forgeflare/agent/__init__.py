@@ -1,5 +1,9 @@
 """The coding agent behind ``forgeflare run``: API client, tools, turn loop, session capture."""
 
+from forgeflare.agent._agent_hooks import (
+    BASH_CHECK,
+    builtin_hooks,
+)
 from forgeflare.agent._client import (
     ANTHROPIC_VERSION,
     DEFAULT_BASE_URL,
@@ -102,6 +106,7 @@ from forgeflare.agent._turn import (
 
 __all__ = [
     "ANTHROPIC_VERSION",
+    "BASH_CHECK",
     "CONTINUE_PROMPT",
     "DEFAULT_BACKOFF",
     "DEFAULT_BASE_URL",
@@ -155,6 +160,7 @@ __all__ = [
     "add_user_text",
     "block_limit",
     "build_system_prompt",
+    "builtin_hooks",
     "classify_max_tokens",
     "conversation_bytes",
     "drop_null_input_tool_uses",

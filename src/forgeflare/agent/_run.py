@@ -20,6 +20,7 @@ import trio
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError
 from forgeflare._pricing import price_usd
+from forgeflare.agent._agent_hooks import builtin_hooks
 from forgeflare.agent._client import DEFAULT_BASE_URL, MessagesClient, resolve_base_url
 from forgeflare.agent._display import Display
 from forgeflare.agent._errors import UsageLimitError
@@ -28,18 +29,17 @@ from forgeflare.agent._retry import RetryingClient
 from forgeflare.agent._session import SessionWriter
 from forgeflare.agent._turn import TurnLoop, TurnResult
 from forgeflare.agent.tools import tool_schemas
+from forgeflare.agent.tools._registry import TOOL_NAMES
 from forgeflare.agent.tools._sandbox import SANDBOX_ENV, check_sandbox
 from forgeflare.hooks import (
     EXIT_CODES,
     Final,
     Hook,
-    build_pipeline,
     clear_convergence,
     convergence_path,
-    load_entry_point_hooks,
-    load_hooks_module,
     write_final,
 )
+from forgeflare.hooks._pipeline import build_pipeline, collect_agent_hooks
 from forgeflare.hooks._trust import agent_trust_items, require_trust
 
 __all__ = ["DEFAULT_MAX_TOKENS", "DEFAULT_MODEL", "RunOptions", "run_agent"]
@@ -127,18 +127,18 @@ async def run_agent(
         flag=options.trust_project,
     )
 
-    python_hooks: list[Hook] = [*options.python_hooks, *load_entry_point_hooks()]
-    if options.hooks_modules and str(project_dir) not in sys.path:
-        # A hooks module usually lives in the project; the console script does not put the
-        # working directory on sys.path the way `python -m` does.
-        sys.path.insert(0, str(project_dir))
-    for module in options.hooks_modules:
-        python_hooks.extend(load_hooks_module(module))
+    collected = collect_agent_hooks(
+        project_dir=project_dir,
+        hooks_file=options.hooks_file,
+        hooks_modules=options.hooks_modules,
+        python_hooks=options.python_hooks,
+        builtins=builtin_hooks(),
+        tools=TOOL_NAMES,
+    )
     session = SessionWriter(project_dir)
     hooks = build_pipeline(
         project_dir=project_dir,
-        hooks_file=options.hooks_file,
-        python_hooks=python_hooks,
+        hooks=collected,
         audit_path=session.directory / "hooks.jsonl",
         log=display.warn,
     )

@@ -43,6 +43,7 @@ from forgeflare.agent._messages import (
 )
 from forgeflare.agent.tools import ToolEffect, ToolOutput, dispatch_tool, tool_effect
 from forgeflare.hooks import Block, ExitReason, HookPipeline, NoHooks, Signal
+from forgeflare.hooks._types import EXIT_CODES, TurnFailure
 
 __all__ = [
     "MAX_CONSECUTIVE_BLOCKS",
@@ -61,6 +62,8 @@ MAX_TOOL_ITERATIONS = 50
 MAX_CONSECUTIVE_BLOCKS = 3
 MAX_TOTAL_BLOCKS = 10
 MAX_STOP_CONTINUATIONS = 3
+AGENT_FAILED_GRACE = 5.0
+"""Seconds AgentFailed hooks get after an interrupt or an internal error."""
 """How many times in a row a Python Stop hook may keep a turn going: every stop-blocking
 loop needs a cap, or one buggy hook traps the agent forever."""
 
@@ -89,6 +92,13 @@ def block_limit(consecutive: int, total: int) -> ExitReason | None:
     if total >= MAX_TOTAL_BLOCKS:
         return ExitReason.BLOCK_LIMIT_TOTAL
     return None
+
+
+def _is_interrupt(exc: BaseException) -> bool:
+    """Cancellation or Ctrl-C, also when a nursery (httpx's, a batch's) wrapped it in a group."""
+    if isinstance(exc, BaseExceptionGroup):
+        return exc.split((trio.Cancelled, KeyboardInterrupt))[1] is None
+    return isinstance(exc, trio.Cancelled | KeyboardInterrupt)
 
 
 @dataclass
@@ -139,6 +149,8 @@ class _Counters:
     total_tokens: int = 0
     last_input_tokens: int = 0
     step: int = 0
+    stop_reason: str | None = None
+    """The response's stop_reason until the step's StepEnd fired."""
     spend: Spend = field(default_factory=Spend)
     failure: APIError | None = None
 
@@ -197,17 +209,20 @@ class TurnLoop:
                 more = await self.hooks.stop(
                     reason=reason, tool_iterations=c.tool_iterations, total_tokens=c.total_tokens
                 )
-                if more is None:
-                    return TurnResult(
-                        reason, c.tool_iterations, c.total_tokens, error, c.spend, c.failure
-                    )
                 last_is_assistant = bool(self.conversation) and (
                     self.conversation[-1].role == "assistant"
                 )
-                if stop_continuations >= MAX_STOP_CONTINUATIONS or not last_is_assistant:
+                if more is not None and (
+                    stop_continuations >= MAX_STOP_CONTINUATIONS or not last_is_assistant
+                ):
                     self.display.warn(
                         f"a Stop hook asked to continue; not continuing ({reason} stands)"
                     )
+                    more = None
+                if more is None:
+                    if EXIT_CODES[reason] != 0:  # a failure exit: AgentFailed hooks hear of it
+                        failure = c.failure if c.failure is not None else TurnFailure(reason)
+                        await self.hooks.agent_failed(error=failure, reason=reason.value)
                     return TurnResult(
                         reason, c.tool_iterations, c.total_tokens, error, c.spend, c.failure
                     )
@@ -215,12 +230,29 @@ class TurnLoop:
                 self.display.info(f"Stop hook: continuing ({stop_continuations}): {more}")
                 self._push_user_text(more)
         except BaseException as exc:
-            if not isinstance(exc, trio.Cancelled | KeyboardInterrupt):
-                await self.hooks.agent_failed(error=exc)
+            interrupted = _is_interrupt(exc)
+            # Shielded and capped: an interrupt still tells the hooks, and a hung hook
+            # cannot keep the process from exiting.
+            with trio.CancelScope(shield=True), trio.move_on_after(AGENT_FAILED_GRACE):
+                await self.hooks.agent_failed(
+                    error=exc, reason="interrupted" if interrupted else "internal_error"
+                )
             raise
 
     async def _inner(self, c: _Counters) -> tuple[ExitReason, str | None]:
+        """The steps of one turn; each step's StepEnd fires once its tools ran."""
+        outcome = await self._steps(c)
+        await self._end_step(c)
+        return outcome
+
+    async def _end_step(self, c: _Counters) -> None:
+        if c.stop_reason is not None:
+            step_end, c.stop_reason = c.stop_reason, None
+            await self.hooks.step_end(step=c.step, stop_reason=step_end)
+
+    async def _steps(self, c: _Counters) -> tuple[ExitReason, str | None]:
         while True:
+            await self._end_step(c)
             if c.tool_iterations >= MAX_TOOL_ITERATIONS:
                 self.display.warn(f"stopping: {MAX_TOOL_ITERATIONS} tool iterations reached")
                 return ExitReason.ITERATION_LIMIT, None
@@ -231,13 +263,9 @@ class TurnLoop:
             c.step += 1
             await self.hooks.step_start(step=c.step)
             request = MessagesRequest(
-                model=self.model,
-                max_tokens=self.max_tokens,
-                system=self.system,
-                messages=self.conversation,
-                tools=self.tools,
-                cache=self.prompt_cache,
-            )
+                model=self.model, max_tokens=self.max_tokens, system=self.system,
+                messages=self.conversation, tools=self.tools, cache=self.prompt_cache,
+            )  # fmt: skip
             try:
                 response = await self.model_client.send(request, on_text=self.display.text)
             except APIError as exc:
@@ -260,7 +288,7 @@ class TurnLoop:
             )
             content = drop_null_input_tool_uses(response.content)
             self._push(Message(role="assistant", content=content))
-            await self.hooks.step_end(step=c.step, stop_reason=response.stop_reason.value)
+            c.stop_reason = response.stop_reason.value  # StepEnd fires after the tools
             tool_uses = [b for b in content if isinstance(b, ToolUseBlock)]
 
             if response.stop_reason is StopReason.MAX_TOKENS:

@@ -1,46 +1,69 @@
-"""The in-process Python hook API: events, outcomes, the ``@hook`` marker and registries.
+"""The in-process Python hook API: events, answers, the ``@hook`` marker and registries.
 
-A hook is a plain function, sync or async, that takes keyword arguments only and names the
-ones it wants (like pluggy)::
+These are *agent hooks* (run by ``forgeflare run``, like the shell hooks of hooks.toml), not the
+*lifecycle hooks* of ``forgeflare loop`` (.fresher/hooks) nor *Claude Code's Stop hook*
+(``forgeflare stop-hook``). A hook is a plain function, sync or async, that takes keyword
+arguments only and names the ones it wants (like pluggy), and returns one of the pipeline's
+typed answers, or ``None`` for no opinion::
 
-    from forgeflare.hooks import HookOutcome, hook
+    from forgeflare.hooks import Allow, Block, hook
 
-    @hook("PreToolUse", match="Bash")
+    @hook("PreToolUse", match="Bash", timeout=2)
     def no_force_push(input):
         if "push --force" in input.get("command", ""):
-            return HookOutcome("deny", reason="no force pushes")
-        return None  # no opinion
+            return Block("no force pushes")
+        return None  # no opinion; Allow(updated_input={...}) would change the input
+
+Answers by event (anything else is the hook's failure): PreToolUse ``Allow(updated_input=...)``
+or ``Block(reason)``; PostToolUse ``Signal(name, reason)`` (a convergence signal) or
+``Continue()``; Stop ``Continue(prompt=...)`` (go on with that user message) or ``Stop()`` (let
+it stop, ask no later Stop hook); other events observe and return ``None``.
 
 Arguments by event: ExecutionStart ``prompt``; StepStart ``step``; StepEnd ``step,
-stop_reason``; PreToolUse ``tool, input, tool_iterations``; PostToolUse ``tool, input, result,
-is_error, tool_iterations``; Stop ``reason, tool_iterations, total_tokens``; AgentFailed
-``error``. Everything is checked when the hook is made, so a typo fails at start-up with an
-error naming the hook, not in the middle of a night's loop.
+stop_reason`` (after the step's tools ran); PreToolUse ``tool, input, tool_iterations``;
+PostToolUse ``tool, input, result, is_error, tool_iterations, signals`` (the signals earlier
+hooks of this call returned); Stop ``reason, tool_iterations, total_tokens``; AgentFailed
+``error, reason`` (on every failure exit: an API error, a refusal, a limit, an interrupt, an
+internal error). Everything is checked when the hook is made, so a typo fails at start-up
+with an error naming the hook, not in the middle of a night's loop.
 
-Python hooks run in the agent's process and have no timeout: a sync hook runs on the event
-loop, so keep it quick (or make it async). A hook that raises is a failure like a shell hook's:
-a PreToolUse hook's exception blocks the tool (fail-closed), any other is logged.
+Python hooks run in the agent's process. Without ``timeout=`` (seconds) a sync hook runs on the
+event loop, so keep it quick; with one, a sync hook runs in a worker thread and is abandoned
+when the time is up. A hook that raises, times out or returns the wrong type fails like a shell
+hook: a PreToolUse hook's failure blocks the tool (fail-closed), any other is logged.
+
+Deprecated: ``HookOutcome(decision=...)`` (whose meaning changed per event) still works and is
+translated to the answers above with a :class:`DeprecationWarning`.
 
 Hooks are collected from code (:class:`HookRegistry` or ``@hook``), from a module given on the
 command line (:func:`load_hooks_module`) and from installed distributions' entry points in the
-group ``forgeflare.hooks`` (:func:`load_entry_point_hooks`).
+group ``forgeflare.hooks`` (:func:`load_entry_point_hooks`). forgeflare's own built-ins (the
+Bash deny-list check, the convergence recorder) are made with :func:`make_hook` too.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.metadata
 import inspect
+import math
 import re
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from types import ModuleType
 from typing import Any, Literal, TypeVar
 
+import trio
+
 from forgeflare._errors import ConfigError
+from forgeflare.hooks._protocol import HookFailure, Verdict
+from forgeflare.hooks._types import ANSWERS, Allow, Block, Continue, HookAnswer, Signal, Stop
 
 __all__ = [
+    "DEFAULT_CONTINUE_PROMPT",
     "ENTRY_POINT_GROUP",
     "EVENT_ARGUMENTS",
     "Decision",
@@ -55,6 +78,7 @@ __all__ = [
     "load_entry_point_hooks",
     "load_hooks_module",
     "make_hook",
+    "python_verdict",
 ]
 
 ENTRY_POINT_GROUP = "forgeflare.hooks"
@@ -78,15 +102,23 @@ EVENT_ARGUMENTS: dict[HookEvent, tuple[str, ...]] = {
     HookEvent.STEP_START: ("step",),
     HookEvent.STEP_END: ("step", "stop_reason"),
     HookEvent.PRE_TOOL_USE: ("tool", "input", "tool_iterations"),
-    HookEvent.POST_TOOL_USE: ("tool", "input", "result", "is_error", "tool_iterations"),
+    HookEvent.POST_TOOL_USE: (
+        "tool",
+        "input",
+        "result",
+        "is_error",
+        "tool_iterations",
+        "signals",
+    ),
     HookEvent.STOP: ("reason", "tool_iterations", "total_tokens"),
-    HookEvent.AGENT_FAILED: ("error",),
+    HookEvent.AGENT_FAILED: ("error", "reason"),
 }
 """The keyword arguments each event passes; a hook takes any subset of them."""
 
 _TOOL_EVENTS = (HookEvent.PRE_TOOL_USE, HookEvent.POST_TOOL_USE)
 
 Decision = Literal["allow", "deny", "stop", "continue"]
+"""The decisions of the deprecated :class:`HookOutcome`."""
 _DECISIONS: tuple[str, ...] = ("allow", "deny", "stop", "continue")
 
 Matcher = str | Sequence[str] | re.Pattern[str] | None
@@ -99,16 +131,15 @@ class HookRegistrationError(ConfigError):
     or entry point cannot be loaded. The message names the hook or the module."""
 
 
+DEFAULT_CONTINUE_PROMPT = "Continue."
+"""The next user prompt when a Stop hook answers ``Continue()`` without a prompt."""
+
+
 @dataclass(frozen=True, slots=True)
 class HookOutcome:
-    """A hook's answer; a hook returning ``None`` has no opinion.
-
-    - PreToolUse: ``deny`` (or ``stop``) blocks the tool with ``reason``; ``allow`` with
-      ``updated_input`` replaces the tool's input for the next hooks and the tool.
-    - PostToolUse: ``stop`` is a convergence signal named ``reason`` (or the hook's name).
-    - Stop: ``continue`` keeps the agent going with ``reason`` as the next user message;
-      ``stop`` lets it stop (and ends the search for a ``continue``).
-    - Other events: ignored.
+    """Deprecated: return :class:`Allow`, :class:`Block`, :class:`Signal`, :class:`Continue`
+    or :class:`Stop` instead. Kept (with a :class:`DeprecationWarning`) so published hook
+    packages do not break; :meth:`answer` says what each decision meant per event.
     """
 
     decision: Decision
@@ -116,6 +147,12 @@ class HookOutcome:
     reason: str | None = None
 
     def __post_init__(self) -> None:
+        warnings.warn(
+            "HookOutcome is deprecated: return Allow, Block, Signal, Continue or Stop from "
+            "forgeflare.hooks instead",
+            DeprecationWarning,
+            stacklevel=3,  # the hook's own line, past the dataclass __init__
+        )
         if self.decision not in _DECISIONS:
             raise ValueError(
                 f"unknown decision {self.decision!r}; expected allow, deny, stop or continue"
@@ -125,6 +162,45 @@ class HookOutcome:
                 raise ValueError("updated_input goes with decision 'allow' only")
             if not isinstance(self.updated_input, dict):
                 raise ValueError("updated_input must be a dict")
+
+    def answer(self, event: HookEvent, hook: str) -> Verdict:
+        """The typed answer this decision meant for ``event`` (the old per-event rules)."""
+        decision, reason = self.decision, self.reason
+        if event is HookEvent.PRE_TOOL_USE:
+            if decision in ("deny", "stop"):
+                return Verdict(Block(reason or "denied"))
+            return Verdict(Allow(self.updated_input) if decision == "allow" else None)
+        if event is HookEvent.POST_TOOL_USE:
+            if decision == "stop":
+                return Verdict(Signal(reason or hook, reason or ""))
+            if decision == "deny":
+                return Verdict(note="decision 'deny' after the tool ran is ignored")
+        if event is HookEvent.STOP:
+            if decision == "continue":
+                return Verdict(Continue(reason or DEFAULT_CONTINUE_PROMPT))
+            if decision == "stop":
+                return Verdict(Stop(reason or ""))
+        return Verdict()
+
+
+def python_verdict(event: HookEvent, hook: str, value: object) -> Verdict:
+    """What a Python hook's return value means for ``event``; a wrong type is a failure."""
+    if value is None:
+        return Verdict()
+    if isinstance(value, HookOutcome):
+        return value.answer(event, hook)
+    accepted: tuple[type, ...] = ANSWERS.get(event.value, ())
+    if isinstance(value, accepted):
+        answer: HookAnswer = value  # type: ignore[assignment]  # narrowed by ANSWERS
+        return Verdict(answer)
+    expected = ", ".join(t.__name__ for t in accepted)
+    return Verdict(
+        failure=HookFailure(
+            "crash",
+            f"returned {type(value).__name__}, expected "
+            + (f"{expected} or None" if expected else "None"),
+        )
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +213,8 @@ class Hook:
     names: frozenset[str] | None
     pattern: re.Pattern[str] | None
     arguments: tuple[str, ...]
+    timeout: float | None = None
+    """Seconds before the hook counts as failed (``None``: no limit)."""
 
     def matches(self, tool: str) -> bool:
         """Whether this hook wants a call for ``tool`` (every tool when it has no matcher)."""
@@ -147,8 +225,17 @@ class Hook:
         return True
 
     async def call(self, **kwargs: Any) -> Any:
-        """Call with the arguments it asked for; await it if it is async. Returns what it did."""
-        result = self.func(**{k: kwargs[k] for k in self.arguments})
+        """Call with the arguments it asked for; await it if it is async. Returns what it did.
+
+        With a timeout a sync hook runs in a worker thread, so the caller's deadline can
+        abandon it (a sync call on the event loop could not be interrupted).
+        """
+        args = {k: kwargs[k] for k in self.arguments}
+        if self.timeout is not None and not inspect.iscoroutinefunction(self.func):
+            call = functools.partial(self.func, **args)
+            result = await trio.to_thread.run_sync(call, abandon_on_cancel=True)
+        else:
+            result = self.func(**args)
         if inspect.isawaitable(result):
             result = await result
         return result
@@ -217,13 +304,27 @@ def make_hook(
     *,
     match: Matcher = None,
     name: str | None = None,
+    timeout: float | None = None,
 ) -> Hook:
-    """Validate ``func`` as a hook for ``event``. Raises :class:`HookRegistrationError`."""
+    """Validate ``func`` as a hook for ``event``. Raises :class:`HookRegistrationError`.
+
+    ``timeout`` (seconds): a guard that takes longer blocks the tool, any other hook's
+    overrun is logged, as with shell hooks.
+    """
     if not callable(func):
         raise HookRegistrationError(f"hook {name or func!r}: not callable")
     label = name or f"{getattr(func, '__module__', '?')}.{getattr(func, '__qualname__', func)}"
     ev = _event(event, label)
     names, pattern = _matcher(match, ev, label)
+    if timeout is not None and (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, int | float)
+        or not math.isfinite(timeout)
+        or timeout <= 0
+    ):
+        raise HookRegistrationError(
+            f"hook {label!r} ({ev}): timeout must be a positive number of seconds, got {timeout!r}"
+        )
     return Hook(
         event=ev,
         func=func,
@@ -231,6 +332,7 @@ def make_hook(
         names=names,
         pattern=pattern,
         arguments=_arguments(func, ev, label),
+        timeout=timeout,
     )
 
 
@@ -238,7 +340,11 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def hook(
-    event: HookEvent | str, *, match: Matcher = None, name: str | None = None
+    event: HookEvent | str,
+    *,
+    match: Matcher = None,
+    name: str | None = None,
+    timeout: float | None = None,
 ) -> Callable[[_F], _F]:
     """Mark a function as a hook; :func:`load_hooks_module` and entry points find it.
 
@@ -246,7 +352,7 @@ def hook(
     """
 
     def mark(func: _F) -> _F:
-        made = make_hook(func, event, match=match, name=name)
+        made = make_hook(func, event, match=match, name=name, timeout=timeout)
         marks: list[Hook] = list(getattr(func, _MARK, ()))
         marks.append(made)
         setattr(func, _MARK, marks)
@@ -262,12 +368,17 @@ class HookRegistry:
         self._hooks: list[Hook] = list(hooks)
 
     def hook(
-        self, event: HookEvent | str, *, match: Matcher = None, name: str | None = None
+        self,
+        event: HookEvent | str,
+        *,
+        match: Matcher = None,
+        name: str | None = None,
+        timeout: float | None = None,
     ) -> Callable[[_F], _F]:
         """Decorator: validate and register ``func`` here (returned unchanged)."""
 
         def register(func: _F) -> _F:
-            self._hooks.append(make_hook(func, event, match=match, name=name))
+            self.add(func, event, match=match, name=name, timeout=timeout)
             return func
 
         return register
@@ -279,6 +390,7 @@ class HookRegistry:
         *,
         match: Matcher = None,
         name: str | None = None,
+        timeout: float | None = None,
     ) -> Hook:
         """Register a made :class:`Hook`, or make one from ``func`` and ``event``."""
         if isinstance(func, Hook):
@@ -286,7 +398,7 @@ class HookRegistry:
         elif event is None:
             raise HookRegistrationError(f"hook {name or func!r}: no event given")
         else:
-            made = make_hook(func, event, match=match, name=name)
+            made = make_hook(func, event, match=match, name=name, timeout=timeout)
         self._hooks.append(made)
         return made
 
@@ -336,26 +448,31 @@ def collect_hooks(obj: object) -> list[Hook]:
     return found
 
 
+def _load(where: str, verb: str, load: Callable[[], object], empty: str) -> list[Hook]:
+    """Load an object and collect its hooks; every failure names ``where``."""
+    try:
+        obj = load()
+    except HookRegistrationError as exc:
+        raise HookRegistrationError(f"{where}: {exc}") from exc
+    except Exception as exc:
+        raise HookRegistrationError(f"{where}: cannot {verb}: {type(exc).__name__}: {exc}") from exc
+    hooks = collect_hooks(obj)
+    if not hooks:
+        raise HookRegistrationError(f"{where}: {empty}")
+    return hooks
+
+
 def load_hooks_module(name: str) -> list[Hook]:
     """Import module ``name`` (``--hooks-module``) and return the hooks it defines.
 
     Raises :class:`HookRegistrationError` when the import fails or it defines no hook.
     """
-    try:
-        module = importlib.import_module(name)
-    except HookRegistrationError as exc:
-        raise HookRegistrationError(f"hooks module {name!r}: {exc}") from exc
-    except Exception as exc:
-        raise HookRegistrationError(
-            f"hooks module {name!r}: cannot import: {type(exc).__name__}: {exc}"
-        ) from exc
-    hooks = collect_hooks(module)
-    if not hooks:
-        raise HookRegistrationError(
-            f"hooks module {name!r}: defines no hooks (use @forgeflare.hooks.hook or a "
-            "HookRegistry)"
-        )
-    return hooks
+    return _load(
+        f"hooks module {name!r}",
+        "import",
+        functools.partial(importlib.import_module, name),
+        "defines no hooks (use @forgeflare.hooks.hook or a HookRegistry)",
+    )
 
 
 def load_entry_point_hooks() -> list[Hook]:
@@ -367,16 +484,5 @@ def load_entry_point_hooks() -> list[Hook]:
     hooks: list[Hook] = []
     for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
         where = f"entry point {ep.name!r} ({ep.value}) in group {ENTRY_POINT_GROUP}"
-        try:
-            obj = ep.load()
-        except HookRegistrationError as exc:
-            raise HookRegistrationError(f"{where}: {exc}") from exc
-        except Exception as exc:
-            raise HookRegistrationError(
-                f"{where}: cannot load: {type(exc).__name__}: {exc}"
-            ) from exc
-        found = collect_hooks(obj)
-        if not found:
-            raise HookRegistrationError(f"{where}: provides no hooks")
-        hooks.extend(found)
+        hooks.extend(_load(where, "load", ep.load, "provides no hooks"))
     return hooks

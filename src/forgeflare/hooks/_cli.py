@@ -1,4 +1,8 @@
-"""``forgeflare hooks validate|test|schema``: operator tools for hooks.toml."""
+"""``forgeflare hooks validate|test|schema``: operator tools for the agent hooks.
+
+``hooks test`` collects hooks exactly as ``forgeflare run`` does (hooks.toml, entry points,
+``--hooks-module``, the built-ins) and runs them for one synthetic event.
+"""
 
 from __future__ import annotations
 
@@ -11,9 +15,8 @@ import trio
 import typer
 
 from forgeflare._errors import ConfigError
-from forgeflare.hooks._api import Hook, load_hooks_module
 from forgeflare.hooks._config import HOOKS_RELPATH, SHELL_EVENTS, HooksFile, load_hooks_file
-from forgeflare.hooks._pipeline import HookDispatcher
+from forgeflare.hooks._pipeline import build_pipeline, collect_agent_hooks
 from forgeflare.hooks._types import (
     Allow,
     Block,
@@ -28,7 +31,7 @@ __all__ = ["register"]
 
 hooks_app = typer.Typer(
     name="hooks",
-    help="Check, try out and describe the agent's hooks (.forgeflare/hooks.toml).",
+    help="Check, try out and describe the agent hooks (.forgeflare/hooks.toml, --hooks-module).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -45,8 +48,10 @@ def validate(
     path: Annotated[Path, typer.Argument(help="The hooks file to check.")] = HOOKS_RELPATH,
 ) -> None:
     """Check a hooks file with the same rules as start-up: exit 0 with "OK: N hooks", or 1."""
+    from forgeflare.agent.tools._registry import TOOL_NAMES  # the tools a matcher may name
+
     try:
-        loaded = load_hooks_file(path)
+        loaded = load_hooks_file(path, TOOL_NAMES)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     if loaded is None:
@@ -147,28 +152,31 @@ def run_test(
     except ValueError:
         known = ", ".join(r.value for r in ExitReason)
         raise _fail(f"--reason: unknown stop reason {reason!r}; expected one of {known}") from None
-    path = hooks if hooks is not None else Path.cwd() / HOOKS_RELPATH
+    # The same collection as `forgeflare run` (entry points and built-ins included), without
+    # the convergence recorder: nothing is written.
+    from forgeflare.agent._agent_hooks import builtin_hooks  # the agent's, only for this command
+    from forgeflare.agent.tools._registry import TOOL_NAMES
+
     try:
-        loaded = load_hooks_file(path)
-        python_hooks: list[Hook] = []
-        if hooks_module and str(Path.cwd()) not in sys.path:
-            # As `forgeflare run` does: project modules import the way `python -m` finds them.
-            sys.path.insert(0, str(Path.cwd()))
-        for name in hooks_module or ():
-            python_hooks.extend(load_hooks_module(name))
+        collected = collect_agent_hooks(
+            project_dir=Path.cwd(),
+            hooks_file=hooks,
+            hooks_modules=hooks_module or (),
+            builtins=builtin_hooks(),
+            tools=TOOL_NAMES,
+        )
     except ConfigError as exc:
         raise _fail(str(exc)) from None
-    if loaded is None and not python_hooks:
-        raise _fail(f"{path}: no such file")
+    if not collected.file_found and not collected.python:
+        raise _fail(f"{collected.hooks_file}: no such file")
     records: list[dict[str, Any]] = []
     logs: list[str] = []
-    pipeline = HookDispatcher(
+    pipeline = build_pipeline(
         project_dir=Path.cwd(),
-        shell_hooks=loaded.hooks if loaded is not None else (),
-        python_hooks=python_hooks,
+        hooks=collected,
         log=logs.append,
         audit=records.append,
-        convergence_file=None,
+        record_convergence=False,
     )
 
     async def run() -> PreToolResult | PostToolResult | str | None:

@@ -1,4 +1,7 @@
-"""``.forgeflare/hooks.toml``: the shell hook configuration (hook spec R2).
+"""``.forgeflare/hooks.toml``: the agent's shell hooks (hook spec R2).
+
+These are agent hooks, run by ``forgeflare run``; not the lifecycle hooks of ``forgeflare
+loop`` (``.fresher/hooks``) nor Claude Code's Stop hook (``forgeflare stop-hook``).
 
 The file is read once, at start-up. Every problem a user can make in it becomes one
 :class:`HookConfigError` whose message names the file, the entry and the problem, e.g.
@@ -7,7 +10,9 @@ The file is read once, at start-up. Every problem a user can make in it becomes 
 
 from __future__ import annotations
 
+import difflib
 import tomllib
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -25,6 +30,7 @@ __all__ = [
     "HooksFile",
     "load_hooks_file",
     "parse_hooks_text",
+    "unknown_tool",
 ]
 
 HOOKS_RELPATH = Path(".forgeflare") / "hooks.toml"
@@ -163,11 +169,31 @@ def parse_hooks_text(text: str, path: Path) -> HooksFile:
     return HooksFile(hooks=[_check_entry(path, i, e) for i, e in enumerate(entries)])
 
 
-def load_hooks_file(path: Path) -> HooksFile | None:
+def unknown_tool(name: str, tools: Collection[str]) -> str | None:
+    """The problem with a tool matcher naming no tool (``None`` if it names one), with a
+    suggestion: ``match_tool 'bash' names no tool; did you mean Bash?``."""
+    if name in tools:
+        return None
+    same = [t for t in tools if t.lower() == name.lower()]
+    close = same or difflib.get_close_matches(name, list(tools), n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]}?" if close else "tools: " + ", ".join(tools)
+    return f"{name!r} names no tool; {hint}"
+
+
+def _check_tools(path: Path, hooks: HooksFile, tools: Collection[str]) -> None:
+    for index, h in enumerate(hooks.hooks):
+        problem = None if h.match_tool is None else unknown_tool(h.match_tool, tools)
+        if problem is not None:
+            raise HookConfigError(
+                f"{path}: hooks[{index}] (event {h.event!r}): match_tool {problem}"
+            )
+
+
+def load_hooks_file(path: Path, tools: Collection[str] | None = None) -> HooksFile | None:
     """Read and validate a hooks file. ``None`` when it does not exist (no hooks at all).
 
     Raises :class:`HookConfigError` for anything else that is wrong, including a file that
-    exists but cannot be read.
+    exists but cannot be read, and (given the agent's ``tools``) a ``match_tool`` naming none.
     """
     try:
         raw = path.read_bytes()
@@ -179,4 +205,7 @@ def load_hooks_file(path: Path) -> HooksFile | None:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise HookConfigError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
-    return parse_hooks_text(text, path)
+    hooks = parse_hooks_text(text, path)
+    if tools is not None:
+        _check_tools(path, hooks, tools)
+    return hooks

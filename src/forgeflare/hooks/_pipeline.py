@@ -1,40 +1,58 @@
-"""One hook pipeline for shell hooks (hooks.toml) and Python hooks (hook spec R1-R8).
+"""One agent-hook pipeline for shell hooks (hooks.toml) and Python hooks (hook spec R1-R8).
 
-Order and policy, per event:
+A hooks.toml entry is wrapped as a :class:`ShellHook` with the same async call as a Python
+:class:`~forgeflare.hooks._api.Hook`, so each event has one ordered list of hooks and one
+short policy loop:
 
-- **PreToolUse**: guards run in order (shell guards as declared, then Python PreToolUse hooks
-  as registered); the first block or failure wins (fail-closed) and ends the guard phase. A
-  Python ``allow`` with ``updated_input`` passes the new input to later hooks and the tool.
-  Then every matching shell observe hook runs (fail-open) with ``blocked`` and, when blocked,
+- **PreToolUse guards**: built-in guards, shell guards as declared, then Python PreToolUse
+  hooks as registered; the first ``Block`` or failure wins (fail-closed) and ends the phase.
+  ``Allow(updated_input=...)`` passes the new input to later hooks and the tool. Then every
+  matching shell observe hook runs (fail-open) with ``blocked`` and, when blocked,
   ``blocked_by``/``block_reason``.
-- **PostToolUse**: shell hooks then Python hooks, all of them; every signal becomes an
-  observation, the first one is returned; one read-modify-write of convergence.json per call.
-  Failures are logged (fail-open).
-- **Stop**: shell Stop hooks are observe-only (output validated and logged); then Python Stop
-  hooks until one decides: ``continue`` returns its reason as the next user prompt.
-- **ExecutionStart, StepStart, StepEnd, AgentFailed**: Python hooks observe; exceptions are
-  logged, never fatal.
+- **PostToolUse**: shell hooks, Python hooks, then the built-in convergence recorder; all of
+  them run (fail-open), every ``Signal`` is collected, the first one is returned, and the
+  recorder does one read-modify-write of convergence.json per call.
+- **Stop**: shell Stop hooks observe; the first decisive Python answer wins: ``Continue``
+  returns its prompt (the next user message), ``Stop`` ends the search.
+- **ExecutionStart, StepStart, StepEnd, AgentFailed**: Python hooks observe (fail-open).
 
-Every invocation is one audit record (a dict; :func:`build_pipeline` writes them as JSONL).
+Every invocation of a configured hook is one audit record (a dict; :func:`build_pipeline`
+writes them as JSONL); a built-in is recorded only when it decides something.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+import trio
+
 from forgeflare._clock import utc_timestamp
 from forgeflare._fsutil import append_line
-from forgeflare.hooks._api import Hook, HookEvent, HookOutcome
-from forgeflare.hooks._config import HOOKS_RELPATH, HookConfig, load_hooks_file
+from forgeflare.hooks._api import (
+    DEFAULT_CONTINUE_PROMPT,
+    Hook,
+    HookEvent,
+    HookRegistrationError,
+    load_entry_point_hooks,
+    load_hooks_module,
+    make_hook,
+    python_verdict,
+)
+from forgeflare.hooks._config import HOOKS_RELPATH, HookConfig, load_hooks_file, unknown_tool
 from forgeflare.hooks._convergence import Observation, append_observations, convergence_path
 from forgeflare.hooks._protocol import (
-    HookResult,
+    HookFailure,
     ProcessOutcome,
+    Verdict,
     block_message,
+    cap_for_model,
     failure_text,
     interpret_guard,
     interpret_observe,
@@ -55,15 +73,32 @@ from forgeflare.hooks._types import (
     PostToolResult,
     PreToolResult,
     Signal,
+    Stop,
 )
 
-__all__ = ["DEFAULT_CONTINUE_PROMPT", "AuditSink", "HookDispatcher", "build_pipeline"]
+__all__ = [
+    "CONVERGENCE_RECORDER",
+    "AgentHooks",
+    "AuditSink",
+    "HookDispatcher",
+    "ShellHook",
+    "build_pipeline",
+    "collect_agent_hooks",
+    "convergence_recorder",
+]
 
 AuditSink = Callable[[dict[str, Any]], None]
-DEFAULT_CONTINUE_PROMPT = "Continue."
-"""The next user prompt when a Python Stop hook says ``continue`` without a reason."""
+Kind = Literal["shell", "python", "builtin"]
+Phase = Literal["guard", "observe"] | None
+CONVERGENCE_RECORDER = "forgeflare:convergence"
 
-_Interpret = Callable[[ProcessOutcome], HookResult]
+_Interpret = Callable[[ProcessOutcome], Verdict]
+_INTERPRET: dict[tuple[str, Phase], _Interpret] = {
+    ("PreToolUse", "guard"): interpret_guard,
+    ("PreToolUse", "observe"): interpret_observe,
+    ("PostToolUse", None): interpret_post,
+    ("Stop", None): interpret_stop,
+}
 
 
 def _encode(payload: dict[str, Any]) -> bytes:
@@ -73,335 +108,337 @@ def _encode(payload: dict[str, Any]) -> bytes:
     )
 
 
-def _detail(result: HookResult) -> str:
-    """What a failure's message does not already say (why the JSON was invalid)."""
-    return f": {result.reason}" if result.outcome == "invalid_json" and result.reason else ""
+def _payload(event: str, phase: Phase, args: dict[str, Any]) -> dict[str, Any]:
+    """A shell hook's stdin from the event's keyword arguments (spec R3)."""
+    if event == "PreToolUse":
+        keys = ("tool", "input", "tool_iterations", "cwd", "blocked", "blocked_by", "block_reason")
+        return pre_tool_payload(phase=phase or "guard", **{k: args[k] for k in keys if k in args})
+    if event == "PostToolUse":
+        post = ("tool", "input", "result", "is_error", "tool_iterations", "cwd")
+        return post_tool_payload(**{k: args[k] for k in post})
+    return stop_payload(
+        reason=str(args["reason"]),
+        tool_iterations=args["tool_iterations"],
+        total_tokens=args["total_tokens"],
+        cwd=args["cwd"],
+    )
 
 
-def _python_result(hook: Hook, value: object) -> HookResult:
-    """Translate what a Python hook returned into the pipeline's one result shape."""
-    if value is None:
-        return HookResult("continue")
-    if not isinstance(value, HookOutcome):
-        return HookResult(
-            "crash", reason=f"returned {type(value).__name__}, expected HookOutcome or None"
+@dataclass(frozen=True, slots=True)
+class ShellHook:
+    """A hooks.toml entry as a hook: ``await call(**event_arguments)`` gives its verdict."""
+
+    config: HookConfig
+    project_dir: Path
+
+    async def call(self, **kwargs: Any) -> Verdict:
+        """Run the command with the event's JSON on stdin; never raises for its failure."""
+        event, phase = self.config.event, self.config.effective_phase
+        proc = await run_hook_process(
+            self.config.command,
+            _encode(_payload(event, phase, kwargs)),
+            cwd=self.project_dir,
+            timeout_ms=self.config.effective_timeout_ms,
         )
-    decision, reason, event = value.decision, value.reason, hook.event
-    if event is HookEvent.PRE_TOOL_USE:
-        if decision in ("deny", "stop"):
-            return HookResult("block", reason=reason or "denied")
-        if decision == "allow":
-            return HookResult("allow", updated_input=value.updated_input)
-        return HookResult("continue")
-    if event is HookEvent.POST_TOOL_USE:
-        if decision == "stop":
-            return HookResult("signal", signal=reason or hook.name, reason=reason or "")
-        if decision == "deny":
-            return HookResult("continue", note="decision 'deny' after the tool ran is ignored")
-        return HookResult("continue")
-    if event is HookEvent.STOP:
-        if decision == "continue":
-            return HookResult("continue", prompt=reason or DEFAULT_CONTINUE_PROMPT)
-        if decision == "stop":
-            return HookResult("stop", reason=reason or "")
-    return HookResult("continue")
+        return _INTERPRET[event, phase](proc)
 
 
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    """One hook in an event's ordered list, shell or Python, with what the policy needs."""
+
+    name: str
+    kind: Kind
+    phase: Phase
+    timeout_ms: int | None
+    matches: Callable[[str], bool]
+    call: Callable[..., Any]
+    event: HookEvent
+
+
+def _shell_entry(config: HookConfig, project_dir: Path) -> _Entry:
+    return _Entry(
+        name=config.command,
+        kind="shell",
+        phase=config.effective_phase,
+        timeout_ms=config.effective_timeout_ms,
+        matches=config.matches,
+        call=ShellHook(config, project_dir).call,
+        event=HookEvent(config.event),
+    )
+
+
+def _python_entry(hook: Hook, kind: Kind) -> _Entry:
+    timeout_ms = None if hook.timeout is None else round(hook.timeout * 1000)
+    phase: Phase = "guard" if hook.event is HookEvent.PRE_TOOL_USE else None
+    return _Entry(hook.name, kind, phase, timeout_ms, hook.matches, hook.call, hook.event)
+
+
+def _detail(verdict: Verdict) -> str:
+    """What a failure's message does not already say (why the JSON was invalid)."""
+    failure = verdict.failure
+    return f": {failure.detail}" if failure and failure.kind == "invalid_json" else ""
+
+
+@dataclass
 class HookDispatcher:
-    """The :class:`~forgeflare.hooks.HookPipeline` for configured shell and Python hooks.
+    """The :class:`~forgeflare.hooks.HookPipeline` for configured agent hooks.
 
-    ``convergence_file`` receives PostToolUse observations (``None``: not recorded, as in
-    ``forgeflare hooks test``). ``audit`` gets one dict per hook invocation.
+    ``builtins`` run first in PreToolUse and last elsewhere (the convergence recorder must see
+    every signal). ``audit`` gets one dict per hook invocation.
     """
 
-    def __init__(
-        self,
-        *,
-        project_dir: Path,
-        shell_hooks: Sequence[HookConfig] = (),
-        python_hooks: Sequence[Hook] = (),
-        log: Callable[[str], None],
-        audit: AuditSink | None = None,
-        convergence_file: Path | None = None,
-    ) -> None:
-        self._project_dir = project_dir
-        self._cwd = str(project_dir.resolve())
-        self._log = log
-        self._audit = audit
-        self._convergence_file = convergence_file
+    project_dir: Path
+    shell_hooks: Sequence[HookConfig] = ()
+    python_hooks: Sequence[Hook] = ()
+    builtins: Sequence[Hook] = ()
+    log: Callable[[str], None] = print
+    audit: AuditSink | None = None
+    _lists: dict[tuple[HookEvent, Phase], list[_Entry]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._cwd = str(self.project_dir.resolve())
+        entries = [_shell_entry(h, self.project_dir) for h in self.shell_hooks]
+        entries += [_python_entry(h, "python") for h in self.python_hooks]
+        first = [_python_entry(h, "builtin") for h in self.builtins]
+        guards = [e for e in first if e.phase == "guard"]
         # Split once at start-up: each call only filters by tool name.
-        self._guards = [h for h in shell_hooks if h.effective_phase == "guard"]
-        self._observers = [h for h in shell_hooks if h.effective_phase == "observe"]
-        self._post = [h for h in shell_hooks if h.event == "PostToolUse"]
-        self._stop = [h for h in shell_hooks if h.event == "Stop"]
-        self._py: dict[HookEvent, list[Hook]] = {e: [] for e in HookEvent}
-        for h in python_hooks:
-            self._py[h.event].append(h)
+        self._lists = {}
+        for e in [*guards, *entries, *(e for e in first if e.phase != "guard")]:
+            self._lists.setdefault((e.event, e.phase), []).append(e)
+
+    def _hooks(
+        self, event: HookEvent, phase: Phase = None, tool: str | None = None
+    ) -> list[_Entry]:
+        found = self._lists.get((event, phase), [])
+        return found if tool is None else [e for e in found if e.matches(tool)]
 
     # -- running one hook -------------------------------------------------------------
 
+    async def _invoke(self, entry: _Entry, args: dict[str, Any]) -> Verdict:
+        """Call one hook with its timeout; a Python hook's exception is its failure."""
+        started = time.perf_counter()
+        verdict: Verdict | None = None
+        try:
+            if entry.kind == "shell":  # its own process timeout, exact (SIGKILL at the limit)
+                verdict = await entry.call(**args)
+            else:
+                seconds = entry.timeout_ms / 1000 if entry.timeout_ms else math.inf
+                with trio.move_on_after(seconds):
+                    value = await entry.call(**args)
+                    verdict = python_verdict(entry.event, entry.name, value)
+                if verdict is None:
+                    verdict = Verdict(failure=HookFailure("timeout", "timed out"))
+        except Exception as exc:  # a broken hook is a failure to report, not a crash
+            verdict = Verdict(failure=HookFailure("crash", f"raised {type(exc).__name__}: {exc}"))
+        self._record(entry, args, verdict, started)
+        return verdict
+
     def _record(
-        self,
-        *,
-        event: str,
-        phase: str | None,
-        hook: str,
-        kind: Literal["shell", "python"],
-        tool: str | None,
-        started: float,
-        result: HookResult,
-        extra: dict[str, Any] | None = None,
+        self, entry: _Entry, args: dict[str, Any], verdict: Verdict, started: float
     ) -> None:
-        if self._audit is None:
+        if self.audit is None or (entry.kind == "builtin" and verdict.outcome == "continue"):
             return
         record: dict[str, Any] = {
             "ts": utc_timestamp(),
-            "event": event,
-            "phase": phase,
-            "hook": hook,
-            "kind": kind,
-            "tool": tool,
+            "event": entry.event.value,
+            "phase": entry.phase,
+            "hook": entry.name,
+            "kind": entry.kind,
+            "tool": args.get("tool"),
             "duration_ms": round((time.perf_counter() - started) * 1000, 3),
-            "outcome": result.outcome,
+            "outcome": verdict.outcome,
         }
-        if result.reason:
-            record["reason"] = result.reason
-        if result.signal is not None:
-            record["signal"] = result.signal
-        if result.returncode is not None:
-            record["exit_code"] = result.returncode
-        if result.note:
-            record["note"] = result.note
-        if result.prompt is not None:
-            record["prompt"] = result.prompt
-        if extra:
-            record.update(extra)
-        self._audit(record)
+        answer, failure = verdict.answer, verdict.failure
+        reason = getattr(answer, "reason", "") if failure is None else failure.detail
+        if reason:
+            record["reason"] = reason
+        if isinstance(answer, Signal):
+            record["signal"] = answer.signal
+        if failure is not None and failure.returncode is not None:
+            record["exit_code"] = failure.returncode
+        if verdict.note:
+            record["note"] = verdict.note
+        if isinstance(answer, Continue) and entry.event is HookEvent.STOP:
+            record["prompt"] = answer.prompt or DEFAULT_CONTINUE_PROMPT
+        if isinstance(answer, Allow) and answer.updated_input is not None:
+            record["input"] = args.get("input")
+            record["updated_input"] = answer.updated_input
+        self.audit(record)
 
-    async def _shell(
-        self,
-        hook: HookConfig,
-        payload: bytes,
-        interpret: _Interpret,
-        *,
-        phase: str | None,
-        tool: str | None,
-    ) -> HookResult:
-        started = time.perf_counter()
-        proc = await run_hook_process(
-            hook.command, payload, cwd=self._project_dir, timeout_ms=hook.effective_timeout_ms
-        )
-        result = interpret(proc)
-        self._record(
-            event=hook.event,
-            phase=phase,
-            hook=hook.command,
-            kind="shell",
-            tool=tool,
-            started=started,
-            result=result,
-        )
-        return result
+    def _log_ignored(self, entry: _Entry, verdict: Verdict) -> None:
+        where = f"{entry.event} {'observe ' if entry.phase == 'observe' else ''}hook"
+        if verdict.failure is not None:
+            text = failure_text(entry.name, verdict.failure, entry.timeout_ms)
+            self.log(f"{where}: {text}{_detail(verdict)} (ignored)")
+        elif verdict.note:
+            self.log(f"{where}: {entry.name}: {verdict.note}")
 
-    async def _python(
-        self, hook: Hook, kwargs: dict[str, Any], *, phase: str | None = None
-    ) -> HookResult:
-        started = time.perf_counter()
-        try:
-            value = await hook.call(**kwargs)
-        except Exception as exc:  # a broken hook is a failure to report, not a crash
-            result = HookResult("crash", reason=f"raised {type(exc).__name__}: {exc}")
-        else:
-            result = _python_result(hook, value)
-        extra = None
-        if result.updated_input is not None:
-            extra = {"input": kwargs.get("input"), "updated_input": result.updated_input}
-        self._record(
-            event=hook.event.value,
-            phase=phase,
-            hook=hook.name,
-            kind="python",
-            tool=kwargs.get("tool"),
-            started=started,
-            result=result,
-            extra=extra,
-        )
-        return result
-
-    def _log_ignored(self, where: str, name: str, result: HookResult, timeout: int | None) -> None:
-        if result.failed:
-            self._log(f"{where}: {failure_text(name, result, timeout)}{_detail(result)} (ignored)")
-        elif result.note:
-            self._log(f"{where}: {name}: {result.note}")
+    async def _observe(self, event: HookEvent, **args: Any) -> None:
+        for entry in self._hooks(event):
+            self._log_ignored(entry, await self._invoke(entry, args))
 
     # -- the pipeline -------------------------------------------------------------------
 
     async def execution_start(self, *, prompt: str) -> None:
-        """Python ExecutionStart hooks (observe)."""
-        await self._observe_python(HookEvent.EXECUTION_START, prompt=prompt)
+        """ExecutionStart hooks (observe)."""
+        await self._observe(HookEvent.EXECUTION_START, prompt=prompt)
 
     async def step_start(self, *, step: int) -> None:
-        """Python StepStart hooks (observe)."""
-        await self._observe_python(HookEvent.STEP_START, step=step)
+        """StepStart hooks (observe)."""
+        await self._observe(HookEvent.STEP_START, step=step)
 
     async def step_end(self, *, step: int, stop_reason: str) -> None:
-        """Python StepEnd hooks (observe)."""
-        await self._observe_python(HookEvent.STEP_END, step=step, stop_reason=stop_reason)
+        """StepEnd hooks (observe)."""
+        await self._observe(HookEvent.STEP_END, step=step, stop_reason=stop_reason)
 
-    async def agent_failed(self, *, error: BaseException) -> None:
-        """Python AgentFailed hooks (observe)."""
-        await self._observe_python(HookEvent.AGENT_FAILED, error=error)
-
-    async def _observe_python(self, event: HookEvent, **kwargs: Any) -> None:
-        for h in self._py[event]:
-            result = await self._python(h, kwargs)
-            self._log_ignored(f"{event} hook", h.name, result, None)
+    async def agent_failed(self, *, error: BaseException, reason: str) -> None:
+        """AgentFailed hooks (observe)."""
+        await self._observe(HookEvent.AGENT_FAILED, error=error, reason=reason)
 
     async def pre_tool_use(
         self, *, tool: str, input: dict[str, Any], tool_iterations: int
     ) -> PreToolResult:
         """Guards (fail-closed, first block wins), then observers (fail-open)."""
-        current = input
+        args: dict[str, Any] = {"tool": tool, "input": input, "tool_iterations": tool_iterations,
+                                "cwd": self._cwd}  # fmt: skip
         block: Block | None = None
-        guards = [h for h in self._guards if h.matches(tool)]
-        if guards:
-            payload = _encode(
-                pre_tool_payload(
-                    phase="guard", tool=tool, input=input, tool_iterations=tool_iterations,
-                    cwd=self._cwd,
-                )
-            )  # fmt: skip
-            for g in guards:
-                result = await self._shell(g, payload, interpret_guard, phase="guard", tool=tool)
-                if result.outcome != "allow":
-                    block = self._block(g.command, result, g.effective_timeout_ms)
-                    break
-        if block is None:
-            for p in self._py[HookEvent.PRE_TOOL_USE]:
-                if not p.matches(tool):
-                    continue
-                args = {"tool": tool, "input": current, "tool_iterations": tool_iterations}
-                result = await self._python(p, args, phase="guard")
-                if result.outcome == "allow" and result.updated_input is not None:
-                    current = result.updated_input
-                elif result.outcome == "block" or result.failed:
-                    block = self._block(p.name, result, None)
-                    break
-        observers = [h for h in self._observers if h.matches(tool)]
+        for entry in self._hooks(HookEvent.PRE_TOOL_USE, "guard", tool):
+            verdict = await self._invoke(entry, args)
+            if isinstance(verdict.answer, Allow) and verdict.answer.updated_input is not None:
+                args = {**args, "input": verdict.answer.updated_input}
+            elif isinstance(verdict.answer, Block) or verdict.failure is not None:
+                block = self._block(entry, verdict)
+                break
+        observers = self._hooks(HookEvent.PRE_TOOL_USE, "observe", tool)
         if observers:
-            payload = _encode(
-                pre_tool_payload(
-                    phase="observe", tool=tool, input=current, tool_iterations=tool_iterations,
-                    cwd=self._cwd, blocked=block is not None,
-                    blocked_by=block.blocked_by if block else None,
-                    block_reason=block.reason if block else None,
-                )
-            )  # fmt: skip
-            for o in observers:
-                result = await self._shell(
-                    o, payload, interpret_observe, phase="observe", tool=tool
-                )
-                self._log_ignored(
-                    "PreToolUse observe hook", o.command, result, o.effective_timeout_ms
-                )
-        return block if block is not None else Allow(current)
+            args["blocked"] = block is not None
+            if block is not None:
+                args.update(blocked_by=block.blocked_by, block_reason=block.reason)
+            for entry in observers:
+                self._log_ignored(entry, await self._invoke(entry, args))
+        return block if block is not None else Allow(args["input"])
 
-    def _block(self, name: str, result: HookResult, timeout_ms: int | None) -> Block:
-        message = block_message(name, result, timeout_ms)
-        if result.failed:
-            self._log(f"PreToolUse guard: {message}{_detail(result)}")
-        return Block(
-            message=message,
-            blocked_by=name,
-            reason=result.reason if result.outcome == "block" else message,
-        )
+    def _block(self, entry: _Entry, verdict: Verdict) -> Block:
+        message = block_message(entry.name, verdict, entry.timeout_ms)
+        if verdict.failure is not None:
+            self.log(f"PreToolUse guard: {message}{_detail(verdict)}")
+        reason = verdict.answer.reason if isinstance(verdict.answer, Block) else message
+        return Block(reason=cap_for_model(reason), message=message, blocked_by=entry.name)
 
     async def post_tool_use(
-        self,
-        *,
-        tool: str,
-        input: dict[str, Any],
-        result: str,
-        is_error: bool,
+        self, *, tool: str, input: dict[str, Any], result: str, is_error: bool,
         tool_iterations: int,
-    ) -> PostToolResult:
-        """All matching hooks; first signal returned, every signal recorded (one write)."""
-        first: Signal | None = None
-        observations: list[Observation] = []
-
-        def take(res: HookResult) -> None:
-            nonlocal first
-            if res.outcome == "signal" and res.signal is not None:
-                observations.append(
-                    Observation(
-                        signal=res.signal, reason=res.reason, tool_iterations=tool_iterations
-                    )
-                )
-                if first is None:
-                    first = Signal(signal=res.signal, reason=res.reason)
-
-        shell = [h for h in self._post if h.matches(tool)]
-        if shell:
-            payload = _encode(
-                post_tool_payload(
-                    tool=tool, input=input, result=result, is_error=is_error,
-                    tool_iterations=tool_iterations, cwd=self._cwd,
-                )
-            )  # fmt: skip
-            for h in shell:
-                res = await self._shell(h, payload, interpret_post, phase=None, tool=tool)
-                self._log_ignored("PostToolUse hook", h.command, res, h.effective_timeout_ms)
-                take(res)
-        for p in self._py[HookEvent.POST_TOOL_USE]:
-            if not p.matches(tool):
-                continue
-            args = {
-                "tool": tool,
-                "input": input,
-                "result": result,
-                "is_error": is_error,
-                "tool_iterations": tool_iterations,
-            }
-            res = await self._python(p, args)
-            self._log_ignored("PostToolUse hook", p.name, res, None)
-            take(res)
-        if observations and self._convergence_file is not None:
-            try:
-                append_observations(self._convergence_file, observations)
-            except OSError as exc:
-                self._log(
-                    f"warning: could not record convergence signal in "
-                    f"{self._convergence_file}: {exc.strerror or exc}"
-                )
-        return first if first is not None else Continue()
+    ) -> PostToolResult:  # fmt: skip
+        """All matching hooks (fail-open); every signal collected, the first returned."""
+        signals: list[Signal] = []
+        for entry in self._hooks(HookEvent.POST_TOOL_USE, None, tool):
+            args = {"tool": tool, "input": input, "result": result, "is_error": is_error,
+                    "tool_iterations": tool_iterations, "cwd": self._cwd,
+                    "signals": tuple(signals)}  # fmt: skip
+            verdict = await self._invoke(entry, args)
+            self._log_ignored(entry, verdict)
+            if isinstance(verdict.answer, Signal):
+                signals.append(verdict.answer)
+        return signals[0] if signals else Continue()
 
     async def stop(
         self, *, reason: ExitReason, tool_iterations: int, total_tokens: int
     ) -> str | None:
-        """Shell Stop hooks observe; the first Python ``continue`` returns the next prompt."""
-        if self._stop:
-            payload = _encode(
-                stop_payload(
-                    reason=str(reason), tool_iterations=tool_iterations,
-                    total_tokens=total_tokens, cwd=self._cwd,
-                )
-            )  # fmt: skip
-            for h in self._stop:
-                res = await self._shell(h, payload, interpret_stop, phase=None, tool=None)
-                self._log_ignored("Stop hook", h.command, res, h.effective_timeout_ms)
-        for p in self._py[HookEvent.STOP]:
-            args = {
-                "reason": reason,
-                "tool_iterations": tool_iterations,
-                "total_tokens": total_tokens,
-            }
-            res = await self._python(p, args)
-            self._log_ignored("Stop hook", p.name, res, None)
-            if res.prompt is not None:
-                return res.prompt
-            if res.outcome == "stop":
+        """Shell Stop hooks observe; the first ``Continue`` or ``Stop`` answer decides."""
+        args = {"reason": reason, "tool_iterations": tool_iterations,
+                "total_tokens": total_tokens, "cwd": self._cwd}  # fmt: skip
+        for entry in self._hooks(HookEvent.STOP):
+            verdict = await self._invoke(entry, args)
+            self._log_ignored(entry, verdict)
+            if isinstance(verdict.answer, Continue):
+                return cap_for_model(verdict.answer.prompt or DEFAULT_CONTINUE_PROMPT)
+            if isinstance(verdict.answer, Stop):
                 return None
         return None
+
+
+def convergence_recorder(path: Path, log: Callable[[str], None]) -> Hook:
+    """The built-in last PostToolUse hook: one read-modify-write of ``path`` per call with
+    every signal the hooks before it returned (spec R8). A write failure is a warning."""
+
+    def record(signals: tuple[Signal, ...], tool_iterations: int) -> None:
+        if not signals:
+            return
+        observations = [
+            Observation(signal=s.signal, reason=s.reason, tool_iterations=tool_iterations)
+            for s in signals
+        ]
+        try:
+            append_observations(path, observations)
+        except OSError as exc:
+            log(f"warning: could not record convergence signal in {path}: {exc.strerror or exc}")
+
+    return make_hook(record, "PostToolUse", name=CONVERGENCE_RECORDER)
+
+
+@dataclass(frozen=True)
+class AgentHooks:
+    """Every agent hook of a run, as :func:`collect_agent_hooks` found them."""
+
+    hooks_file: Path
+    file_found: bool
+    shell: tuple[HookConfig, ...] = ()
+    python: tuple[Hook, ...] = ()
+    builtins: tuple[Hook, ...] = ()
+
+    @property
+    def configured(self) -> bool:
+        """Whether the user configured any hook (built-ins aside)."""
+        return bool(self.shell or self.python)
+
+
+def collect_agent_hooks(
+    *,
+    project_dir: Path,
+    hooks_file: Path | None = None,
+    hooks_modules: Sequence[str] = (),
+    python_hooks: Sequence[Hook] = (),
+    entry_points: bool = True,
+    builtins: Sequence[Hook] = (),
+    tools: Collection[str] | None = None,
+) -> AgentHooks:
+    """The one collection of agent hooks, for ``forgeflare run`` and ``forgeflare hooks test``.
+
+    In order: hooks.toml (default ``project_dir/.forgeflare/hooks.toml``), ``python_hooks``
+    given in code, entry points (group ``forgeflare.hooks``), ``--hooks-module`` modules
+    (imported with ``project_dir`` on ``sys.path``), and forgeflare's ``builtins``. Given the
+    agent's ``tools``, a matcher naming no tool is an error ("did you mean Bash?"). Raises
+    :class:`~forgeflare.hooks.HookConfigError` or
+    :class:`~forgeflare.hooks.HookRegistrationError`.
+    """
+    path = hooks_file if hooks_file is not None else project_dir / HOOKS_RELPATH
+    loaded = load_hooks_file(path, tools)
+    python = [*python_hooks, *(load_entry_point_hooks() if entry_points else ())]
+    if hooks_modules and str(project_dir) not in sys.path:
+        # A hooks module usually lives in the project; the console script does not put the
+        # working directory on sys.path the way `python -m` does.
+        sys.path.insert(0, str(project_dir))
+    for module in hooks_modules:
+        python.extend(load_hooks_module(module))
+    if tools is not None:
+        _check_matchers(python, tools)
+    return AgentHooks(
+        hooks_file=path,
+        file_found=loaded is not None,
+        shell=tuple(loaded.hooks) if loaded is not None else (),
+        python=tuple(python),
+        builtins=tuple(builtins),
+    )
+
+
+def _check_matchers(hooks: Sequence[Hook], tools: Collection[str]) -> None:
+    """A Python hook's exact tool names must name tools too (a regex may match none)."""
+    for h in hooks:
+        for name in sorted(h.names or ()):
+            problem = unknown_tool(name, tools)
+            if problem is not None:
+                raise HookRegistrationError(f"hook {h.name!r} ({h.event}): match {problem}")
 
 
 def _jsonl_writer(path: Path, log: Callable[[str], None]) -> AuditSink:
@@ -426,25 +463,40 @@ def build_pipeline(
     project_dir: Path,
     hooks_file: Path | None = None,
     python_hooks: Sequence[Hook] = (),
+    hooks: AgentHooks | None = None,
     audit_path: Path | None = None,
     log: Callable[[str], None],
+    record_convergence: bool = True,
+    audit: AuditSink | None = None,
 ) -> HookPipeline:
-    """Load hooks.toml (default ``project_dir/.forgeflare/hooks.toml``) and build the pipeline.
+    """The pipeline for ``hooks`` (default: hooks.toml and ``python_hooks``, no entry points).
 
-    Returns :class:`NoHooks` when the file is missing (or lists no hooks) and there are no
-    Python hooks: then no hook work happens at all. Raises
-    :class:`~forgeflare.hooks.HookConfigError` for a malformed file.
+    Returns :class:`NoHooks` when there is no hook at all: then no hook work happens. The
+    convergence recorder joins when a PostToolUse hook can signal (``record_convergence``).
+    Raises :class:`~forgeflare.hooks.HookConfigError` for a malformed file.
     """
-    path = hooks_file if hooks_file is not None else project_dir / HOOKS_RELPATH
-    loaded = load_hooks_file(path)
-    shell = loaded.hooks if loaded is not None else []
-    if not shell and not python_hooks:
+    if hooks is None:
+        hooks = collect_agent_hooks(
+            project_dir=project_dir,
+            hooks_file=hooks_file,
+            python_hooks=python_hooks,
+            entry_points=False,
+        )
+    builtins = list(hooks.builtins)
+    signalling = any(h.event == "PostToolUse" for h in hooks.shell) or any(
+        h.event is HookEvent.POST_TOOL_USE for h in hooks.python
+    )
+    if record_convergence and signalling:
+        builtins.append(convergence_recorder(convergence_path(project_dir), log))
+    if not hooks.configured and not builtins:
         return NoHooks()
+    if audit is None and audit_path is not None:
+        audit = _jsonl_writer(audit_path, log)
     return HookDispatcher(
         project_dir=project_dir,
-        shell_hooks=shell,
-        python_hooks=python_hooks,
+        shell_hooks=hooks.shell,
+        python_hooks=hooks.python,
+        builtins=builtins,
         log=log,
-        audit=_jsonl_writer(audit_path, log) if audit_path is not None else None,
-        convergence_file=convergence_path(project_dir),
+        audit=audit,
     )

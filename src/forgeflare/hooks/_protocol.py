@@ -8,15 +8,21 @@ decides with these.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from forgeflare.hooks._types import Allow, Block, Continue, HookAnswer, Signal, Stop
+
 __all__ = [
     "RESULT_CAP_BYTES",
-    "HookResult",
+    "FailureKind",
+    "HookFailure",
     "Outcome",
     "ProcessOutcome",
+    "Verdict",
     "block_message",
+    "cap_for_model",
     "failure_text",
     "floor_char_boundary",
     "interpret_guard",
@@ -33,11 +39,10 @@ RESULT_CAP_BYTES = 5120
 _HALF = RESULT_CAP_BYTES // 2
 
 Outcome = Literal[
-    "allow", "block", "signal", "continue", "stop", "timeout", "crash", "invalid_json"
-]
+    "allow", "block", "signal", "continue", "stop", "timeout", "crash", "invalid_json",
+    "too_large",
+]  # fmt: skip
 """What one hook invocation came to, as recorded in the audit trail."""
-
-_FAILURES = ("timeout", "crash", "invalid_json")
 
 
 def floor_char_boundary(data: bytes, index: int) -> int:
@@ -50,24 +55,32 @@ def floor_char_boundary(data: bytes, index: int) -> int:
     return index
 
 
-def truncate_result(result: str) -> str:
-    """Cap a tool result at 5120 UTF-8 bytes for a hook's stdin (the model still sees it all).
-
-    Longer results keep the first 2560 and last 2560 bytes around a marker giving the full
-    length; both cuts move down to a character boundary so no character is ever split.
-    """
-    data = result.encode("utf-8", errors="surrogatepass")
+def _cut(text: str, what: str) -> str:
+    """Keep the first and last 2560 UTF-8 bytes of a longer ``text`` around a marker giving
+    the full length; both cuts move down to a character boundary so none is ever split."""
+    data = text.encode("utf-8", errors="surrogatepass")
     total = len(data)
     if total <= RESULT_CAP_BYTES:
-        return result
+        return text
     head = data[: floor_char_boundary(data, _HALF)]
     tail = data[floor_char_boundary(data, total - _HALF) :]
-    marker = f"\n... (truncated for hook, full result: {total} bytes)\n"
+    marker = f"\n... ({what}: {total} bytes)\n"
     return (
         head.decode("utf-8", errors="surrogatepass")
         + marker
         + tail.decode("utf-8", errors="surrogatepass")
     )
+
+
+def truncate_result(result: str) -> str:
+    """Cap a tool result at 5120 UTF-8 bytes for a hook's stdin (the model still sees it all)."""
+    return _cut(result, "truncated for hook, full result")
+
+
+def cap_for_model(text: str) -> str:
+    """Cap what a hook puts in front of the model (a block reason, a Stop hook's prompt) at
+    5120 UTF-8 bytes: a runaway hook must not fill the context."""
+    return _cut(text, "truncated hook output, full length")
 
 
 def pre_tool_payload(
@@ -137,124 +150,154 @@ class ProcessOutcome:
     detail: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class HookResult:
-    """What one hook invocation decided (shell or Python), in one shape for the pipeline.
+FailureKind = Literal["timeout", "crash", "invalid_json", "too_large"]
 
-    ``reason`` is the block or signal reason for decisions and the failure detail for
-    ``timeout``/``crash``/``invalid_json``; ``note`` is something worth logging that did not
-    change the decision (an unrecognised Stop action).
+
+@dataclass(frozen=True, slots=True)
+class HookFailure:
+    """A hook that broke instead of answering: timed out, crashed (exit code, exception),
+    printed no JSON object, or printed more than its output limit."""
+
+    kind: FailureKind
+    detail: str = ""
+    returncode: int | None = None
+
+
+_OUTCOMES: dict[type, Outcome] = {
+    Allow: "allow",
+    Block: "block",
+    Signal: "signal",
+    Continue: "continue",
+    Stop: "stop",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What one hook invocation came to, shell or Python: an answer, a failure, or no opinion.
+
+    ``note`` is something worth logging that did not change the decision (an unrecognised
+    Stop action, a deprecated ``HookOutcome`` decision that means nothing for its event).
     """
 
-    outcome: Outcome
-    reason: str = ""
-    signal: str | None = None
-    updated_input: dict[str, Any] | None = None
-    prompt: str | None = None
-    returncode: int | None = None
+    answer: HookAnswer | None = None
+    failure: HookFailure | None = None
     note: str | None = None
 
     @property
-    def failed(self) -> bool:
-        """The hook broke (as opposed to deciding)."""
-        return self.outcome in _FAILURES
+    def outcome(self) -> Outcome:
+        """The audit trail's name for it."""
+        if self.failure is not None:
+            return self.failure.kind
+        return "continue" if self.answer is None else _OUTCOMES[type(self.answer)]
 
 
-def _failure(proc: ProcessOutcome) -> HookResult | None:
+def _failure(proc: ProcessOutcome) -> Verdict | None:
     """The failure a process outcome is on its own, or ``None`` if it exited 0."""
     if proc.kind == "timeout":
-        return HookResult("timeout", reason="timed out")
+        return Verdict(failure=HookFailure("timeout", "timed out"))
     if proc.kind == "too_large":
-        return HookResult("invalid_json", reason=proc.detail or "stdout too large")
+        return Verdict(failure=HookFailure("too_large", proc.detail or "stdout too large"))
     if proc.kind == "spawn_error":
-        return HookResult("crash", reason=proc.detail or "could not start")
+        return Verdict(failure=HookFailure("crash", proc.detail or "could not start"))
     if proc.returncode != 0:
-        return HookResult(
-            "crash", reason=f"exit code {proc.returncode}", returncode=proc.returncode
-        )
+        failure = HookFailure("crash", f"exit code {proc.returncode}", proc.returncode)
+        return Verdict(failure=failure)
     return None
 
 
-def _invalid(detail: str) -> HookResult:
-    return HookResult("invalid_json", reason=detail)
+def _invalid(detail: str) -> Verdict:
+    return Verdict(failure=HookFailure("invalid_json", detail))
 
 
-def _output(proc: ProcessOutcome) -> dict[str, Any] | HookResult:
-    """The JSON object a hook printed, or the failure it came to (every event's first step)."""
+def _text(out: dict[str, Any], key: str, default: str) -> str:
+    value = out.get(key)
+    return value if isinstance(value, str) else default
+
+
+def _signal(out: dict[str, Any]) -> Verdict:
+    signal = out.get("signal")
+    if not isinstance(signal, str) or not signal:
+        return _invalid("signal action without a 'signal' name")
+    return Verdict(Signal(signal, _text(out, "reason", "")))
+
+
+_Action = Callable[[dict[str, Any]], Verdict]
+_GUARD: dict[str, _Action] = {
+    "allow": lambda out: Verdict(Allow()),
+    "block": lambda out: Verdict(Block(_text(out, "reason", "no reason given"))),
+}
+_POST: dict[str, _Action] = {"continue": lambda out: Verdict(), "signal": _signal}
+
+
+def _interpret(proc: ProcessOutcome, actions: dict[str, _Action] | None) -> Verdict:
+    """Every event's steps: a failure, else the JSON object's ``action`` looked up in
+    ``actions`` (``None``: any object will do; the output is not read)."""
     failed = _failure(proc)
     if failed is not None:
         return failed
     try:
-        value = json.loads(proc.stdout)
+        out = json.loads(proc.stdout)
     except (ValueError, UnicodeDecodeError):
-        value = None
-    return value if isinstance(value, dict) else _invalid("stdout is not a JSON object")
-
-
-def interpret_guard(proc: ProcessOutcome) -> HookResult:
-    """A guard's verdict: ``allow``, ``block``, or a failure (which blocks: fail-closed)."""
-    out = _output(proc)
-    if isinstance(out, HookResult):
-        return out
+        out = None
+    if not isinstance(out, dict):
+        return _invalid("stdout is not a JSON object")
+    if actions is None:
+        return Verdict()
     action = out.get("action")
-    if action == "allow":
-        return HookResult("allow")
-    if action == "block":
-        reason = out.get("reason")
-        return HookResult("block", reason=reason if isinstance(reason, str) else "no reason given")
-    return _invalid(f"unexpected action {action!r}; expected allow or block")
+    decide = actions.get(action) if isinstance(action, str) else None
+    if decide is None:
+        return _invalid(f"unexpected action {action!r}; expected {' or '.join(actions)}")
+    return decide(out)
 
 
-def interpret_observe(proc: ProcessOutcome) -> HookResult:
+def interpret_guard(proc: ProcessOutcome) -> Verdict:
+    """A guard's verdict: ``Allow``, ``Block``, or a failure (which blocks: fail-closed)."""
+    return _interpret(proc, _GUARD)
+
+
+def interpret_observe(proc: ProcessOutcome) -> Verdict:
     """An observer's output is discarded; only a failure is worth recording."""
-    out = _output(proc)
-    return out if isinstance(out, HookResult) else HookResult("continue")
+    return _interpret(proc, None)
 
 
-def interpret_post(proc: ProcessOutcome) -> HookResult:
-    """PostToolUse: ``continue``, ``signal`` (with its name), or a failure (fail-open)."""
-    out = _output(proc)
-    if isinstance(out, HookResult):
-        return out
-    action = out.get("action")
+def interpret_post(proc: ProcessOutcome) -> Verdict:
+    """PostToolUse: no opinion (``continue``), a ``Signal``, or a failure (fail-open)."""
+    return _interpret(proc, _POST)
+
+
+def interpret_stop(proc: ProcessOutcome) -> Verdict:
+    """Shell Stop hooks observe: output validated for the log only; an unrecognised action
+    counts as continue."""
+    verdict = _interpret(proc, None)
+    if verdict.failure is not None:
+        return verdict
+    action = json.loads(proc.stdout).get("action")
     if action == "continue":
-        return HookResult("continue")
-    if action == "signal":
-        signal = out.get("signal")
-        if not isinstance(signal, str) or not signal:
-            return _invalid("signal action without a 'signal' name")
-        reason = out.get("reason")
-        return HookResult("signal", signal=signal, reason=reason if isinstance(reason, str) else "")
-    return _invalid(f"unexpected action {action!r}; expected continue or signal")
+        return verdict
+    return Verdict(note=f"unrecognised Stop action {action!r}, treated as continue")
 
 
-def interpret_stop(proc: ProcessOutcome) -> HookResult:
-    """Stop output is validated for the log only; an unrecognised action counts as continue."""
-    out = _output(proc)
-    if isinstance(out, HookResult):
-        return out
-    action = out.get("action")
-    if action == "continue":
-        return HookResult("continue")
-    return HookResult("continue", note=f"unrecognised Stop action {action!r}, treated as continue")
-
-
-def failure_text(hook: str, result: HookResult, timeout_ms: int | None) -> str:
-    """``hook failed: X timed out after Nms`` / ``exited with code N`` / ``returned invalid JSON``.
-
-    Python hooks have no timeout and no exit code: a crash there carries its exception text.
-    """
-    if result.outcome == "timeout":
+def failure_text(hook: str, failure: HookFailure, timeout_ms: int | None) -> str:
+    """``hook failed: X timed out after Nms`` / ``exited with code N`` / ``returned invalid
+    JSON`` / ``output too large``; a Python hook's crash carries its exception text."""
+    if failure.kind == "timeout":
         return f"hook failed: {hook} timed out after {timeout_ms}ms"
-    if result.outcome == "invalid_json":
+    if failure.kind == "invalid_json":
         return f"hook failed: {hook} returned invalid JSON"
-    if result.returncode is not None:
-        return f"hook failed: {hook} exited with code {result.returncode}"
-    return f"hook failed: {hook} {result.reason}"
+    if failure.kind == "too_large":
+        return f"hook failed: {hook} output too large ({failure.detail})"
+    if failure.returncode is not None:
+        return f"hook failed: {hook} exited with code {failure.returncode}"
+    return f"hook failed: {hook} {failure.detail}"
 
 
-def block_message(hook: str, result: HookResult, timeout_ms: int | None) -> str:
-    """The text of the error tool_result when a guard blocks or fails (spec R4, exact)."""
-    if result.outcome == "block":
-        return f"blocked by {hook}: {result.reason}"
-    return failure_text(hook, result, timeout_ms) + " (tool blocked by default)"
+def block_message(hook: str, verdict: Verdict, timeout_ms: int | None) -> str:
+    """The text of the error tool_result when a guard blocks or fails (spec R4, exact),
+    capped at 5120 bytes like everything a hook puts in front of the model."""
+    if isinstance(verdict.answer, Block):
+        return cap_for_model(f"blocked by {hook}: {verdict.answer.reason}")
+    assert verdict.failure is not None, "a guard that did not block failed"
+    return cap_for_model(
+        failure_text(hook, verdict.failure, timeout_ms) + " (tool blocked by default)"
+    )

@@ -1,8 +1,10 @@
 """The contract between the turn loop and the hook layer.
 
 The turn loop calls a :class:`HookPipeline` at fixed points; the hook layer implements it
-(shell hooks from hooks.toml and Python hooks on one pipeline). :class:`NoHooks` is the
-pipeline of an agent with nothing configured: every call returns at once.
+(agent hooks: shell hooks from hooks.toml and Python hooks, on one pipeline). The typed
+answers below are both what a Python hook returns and what the pipeline answers the turn loop.
+:class:`NoHooks` is the pipeline of a turn loop with nothing configured: every call returns at
+once.
 """
 
 from __future__ import annotations
@@ -12,16 +14,20 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 __all__ = [
+    "ANSWERS",
     "EXIT_CODES",
     "Allow",
     "Block",
     "Continue",
     "ExitReason",
+    "HookAnswer",
     "HookPipeline",
     "NoHooks",
     "PostToolResult",
     "PreToolResult",
     "Signal",
+    "Stop",
+    "TurnFailure",
 ]
 
 
@@ -64,23 +70,34 @@ EXIT_CODES: dict[ExitReason, int] = {
 
 @dataclass(frozen=True, slots=True)
 class Allow:
-    """The guards let the tool run, with ``input`` (possibly updated by a Python hook)."""
+    """PreToolUse: let the tool run.
 
-    input: dict[str, Any]
+    A Python guard returns ``Allow()`` (same as ``None``) or ``Allow(updated_input={...})`` to
+    replace the tool's input for later hooks and the tool. The pipeline's own answer always
+    carries the input the tool runs with (:attr:`input`).
+    """
+
+    updated_input: dict[str, Any] | None = None
+
+    @property
+    def input(self) -> dict[str, Any]:
+        """The input the tool runs with (the pipeline's answer always sets it)."""
+        return self.updated_input if self.updated_input is not None else {}
 
 
 @dataclass(frozen=True, slots=True)
 class Block:
-    """A guard blocked the tool (or failed, which blocks too).
+    """PreToolUse: do not run the tool. A Python guard returns ``Block("why")``.
 
-    ``message`` is the whole text the model sees in the error tool_result, e.g.
-    ``"blocked by guard.sh: destructive command"`` or
-    ``"hook failed: guard.sh timed out after 5000ms (tool blocked by default)"``.
+    In the pipeline's answer ``message`` is the whole text the model sees in the error
+    tool_result, e.g. ``"blocked by guard.sh: destructive command"`` or
+    ``"hook failed: guard.sh timed out after 5000ms (tool blocked by default)"``, and
+    ``blocked_by`` names the hook.
     """
 
-    message: str
-    blocked_by: str
-    reason: str
+    reason: str = "denied"
+    message: str = ""
+    blocked_by: str = ""
 
 
 PreToolResult = Allow | Block
@@ -88,75 +105,75 @@ PreToolResult = Allow | Block
 
 @dataclass(frozen=True, slots=True)
 class Continue:
-    """No PostToolUse hook signalled."""
+    """The agent goes on.
+
+    PostToolUse: no signal (same as ``None``). Stop: keep the turn going with ``prompt`` as the
+    next user message (``None``: ``"Continue."``).
+    """
+
+    prompt: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Signal:
-    """The first convergence signal a PostToolUse hook returned."""
+    """PostToolUse: a convergence signal (recorded in convergence.json; the first one ends the
+    turn after its batch)."""
 
     signal: str
-    reason: str
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Stop:
+    """Stop: let the agent stop; no later Stop hook is asked for a ``Continue``."""
+
+    reason: str = ""
 
 
 PostToolResult = Continue | Signal
+HookAnswer = Allow | Block | Continue | Signal | Stop
+"""Everything a Python hook may return (besides ``None``, no opinion)."""
+
+ANSWERS: dict[str, tuple[type, ...]] = {
+    "PreToolUse": (Allow, Block),
+    "PostToolUse": (Continue, Signal),
+    "Stop": (Continue, Stop),
+}
+"""What each event accepts from a hook; other events take only ``None``. Anything else is the
+hook's failure (so a guard returning the wrong type blocks)."""
+
+
+class TurnFailure(Exception):
+    """The ``error`` AgentFailed hooks get when a turn ends on a failure exit without an
+    exception of its own (refusal, budget, a limit); ``reason`` is the exit reason."""
+
+    def __init__(self, reason: ExitReason) -> None:
+        super().__init__(f"the turn ended with {reason.value}")
+        self.reason = reason
 
 
 class HookPipeline(Protocol):
-    """What the turn loop calls. All calls are keyword-only."""
+    """What the turn loop calls. All calls are keyword-only.
+
+    The bodies are the answers of a pipeline with nothing configured (:class:`NoHooks`).
+    """
 
     async def execution_start(self, *, prompt: str) -> None:
         """Once per turn, before the first API call."""
+        return None
 
     async def step_start(self, *, step: int) -> None:
         """Before each API call of the turn."""
+        return None
 
     async def step_end(self, *, step: int, stop_reason: str) -> None:
-        """After each API response was handled."""
+        """After each API response was handled, its tools included."""
+        return None
 
     async def pre_tool_use(
         self, *, tool: str, input: dict[str, Any], tool_iterations: int
     ) -> PreToolResult:
         """Guard phase (fail-closed) then observe phase (fail-open) for one tool call."""
-        ...
-
-    async def post_tool_use(
-        self,
-        *,
-        tool: str,
-        input: dict[str, Any],
-        result: str,
-        is_error: bool,
-        tool_iterations: int,
-    ) -> PostToolResult:
-        """After a dispatched tool; records signals in convergence.json."""
-        ...
-
-    async def stop(
-        self, *, reason: ExitReason, tool_iterations: int, total_tokens: int
-    ) -> str | None:
-        """When the inner loop ends. Returns a prompt if a Python Stop hook asks to go on."""
-        ...
-
-    async def agent_failed(self, *, error: BaseException) -> None:
-        """When the turn fails with an exception (before it propagates)."""
-
-
-class NoHooks:
-    """The pipeline of an agent with no hooks: no subprocess, no file, no work."""
-
-    async def execution_start(self, *, prompt: str) -> None:
-        return None
-
-    async def step_start(self, *, step: int) -> None:
-        return None
-
-    async def step_end(self, *, step: int, stop_reason: str) -> None:
-        return None
-
-    async def pre_tool_use(
-        self, *, tool: str, input: dict[str, Any], tool_iterations: int
-    ) -> PreToolResult:
         return Allow(input)
 
     async def post_tool_use(
@@ -168,12 +185,20 @@ class NoHooks:
         is_error: bool,
         tool_iterations: int,
     ) -> PostToolResult:
+        """After a dispatched tool; records signals in convergence.json."""
         return Continue()
 
     async def stop(
         self, *, reason: ExitReason, tool_iterations: int, total_tokens: int
     ) -> str | None:
+        """When the inner loop ends. Returns a prompt if a Python Stop hook asks to go on."""
         return None
 
-    async def agent_failed(self, *, error: BaseException) -> None:
+    async def agent_failed(self, *, error: BaseException, reason: str) -> None:
+        """On every failure exit of a turn (``reason``: the exit reason, ``interrupted`` or
+        ``internal_error``), before it ends."""
         return None
+
+
+class NoHooks(HookPipeline):
+    """The pipeline of an agent with no hooks: no subprocess, no file, no work."""

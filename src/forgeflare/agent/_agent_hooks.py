@@ -1,0 +1,30 @@
+"""forgeflare's built-in agent hooks, registered through the same API as a user's.
+
+The Bash deny-list check is a PreToolUse guard for every Bash command, hooks configured or
+not; it runs in-process, so an agent with no hooks still starts no hook subprocess.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from forgeflare.agent.tools._guard import denied_reason
+from forgeflare.hooks._api import Hook, make_hook
+from forgeflare.hooks._types import Block
+
+__all__ = ["BASH_CHECK", "builtin_hooks"]
+
+BASH_CHECK = "forgeflare:bash-check"
+
+
+def _bash_check(input: dict[str, Any]) -> Block | None:
+    command = input.get("command")
+    if not isinstance(command, str):
+        return None  # the Bash tool itself reports a malformed input
+    reason = denied_reason(command)
+    return None if reason is None else Block(f"{reason} (forgeflare's safety guard; nothing ran)")
+
+
+def builtin_hooks() -> list[Hook]:
+    """The built-ins, first in their events (guards run before the user's)."""
+    return [make_hook(_bash_check, "PreToolUse", match="Bash", name=BASH_CHECK)]
