@@ -29,6 +29,7 @@ from pydantic import (
 )
 
 from forgeflare._errors import ConfigError
+from forgeflare._validation import validation_message
 
 __all__ = [
     "CONFIG_RELPATH",
@@ -305,20 +306,6 @@ def env_name(section: str, key: str) -> str:
     return f"FRESHER_{section.upper()}_{key.upper()}"
 
 
-def _message(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    kind = err["type"]
-    if kind in {"int_parsing", "int_type", "int_from_float"}:
-        return "not an integer"
-    if kind in {"bool_parsing", "bool_type"}:
-        return "not a boolean (true or false)"
-    if kind in {"string_type"}:
-        return "not a string"
-    if kind == "value_error":
-        return str(err["msg"]).removeprefix("Value error, ")
-    return str(err["msg"]).lower()
-
-
 @dataclass
 class LoadedConfig:
     """A validated config, where each value came from, and warnings to show once."""
@@ -377,7 +364,7 @@ def load_config(
             try:
                 values[key] = adapter.validate_python(raw)
             except ValidationError as exc:
-                raise ConfigError(f"{where}: {_message(exc)}") from exc
+                raise ConfigError(validation_message(exc, where)) from exc
             sources[dotted] = source
         sections[name] = model.model_validate(values)
     config = LoopConfig.model_validate({k: v.model_dump() for k, v in sections.items()})
