@@ -14,7 +14,7 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.markup import escape
 
-__all__ = ["Display", "summarize_input"]
+__all__ = ["AgentDisplay", "summarize_input"]
 
 _PREVIEW = 200
 
@@ -33,7 +33,7 @@ def _size(text: str) -> str:
     return f"{n} B" if n < 1024 else f"{n / 1024:.1f} KB"
 
 
-class Display:
+class AgentDisplay:
     """Terminal and log output of one agent process. Safe to call from worker threads."""
 
     def __init__(
