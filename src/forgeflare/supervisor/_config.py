@@ -9,6 +9,7 @@ below are reported as warnings.
 
 from __future__ import annotations
 
+import importlib.resources
 import re
 import shlex
 import tomllib
@@ -409,41 +410,16 @@ _DURATION_KEYS = frozenset(
 )
 
 
-_PROMPTS: dict[str, str] = {
-    "planning": """\
-You are in PLANNING mode of a Ralph loop: a fresh agent runs this prompt again and again.
-
-0a. Study the specifications in `specs/` to learn what is to be built.
-0b. Study `.fresher/AGENTS.md` (if present) for how to build and test this project.
-0c. Study `IMPLEMENTATION_PLAN.md` (if present) and the existing source code.
-
-1. Compare the specifications with the code. Write or update `IMPLEMENTATION_PLAN.md`: a
-   prioritised list of tasks as Markdown checkboxes (`- [ ] task`), the most important first,
-   each small enough for one iteration. Mark nothing as done that is not done.
-2. Do not implement anything in planning mode. Do not assume something is missing: search the
-   code first.
-3. When the plan is complete and accurate, stop.
-""",
-    "building": """\
-You are in BUILDING mode of a Ralph loop: a fresh agent runs this prompt again and again.
-
-0a. Study the specifications in `specs/`.
-0b. Study `.fresher/AGENTS.md` (if present) for how to build and test this project.
-0c. Study `IMPLEMENTATION_PLAN.md`.
-
-1. Pick the single most important unchecked task (`- [ ]`) from `IMPLEMENTATION_PLAN.md`.
-   Search the code before assuming it is not implemented.
-2. Implement it completely, with tests. Run the tests and fix what fails.
-3. Check the task off (`- [x]`) in `IMPLEMENTATION_PLAN.md`, and note anything you learned
-   that the next iteration needs. Commit your work with a message that says what changed.
-4. Do one task per iteration, then stop.
-""",
-}
+_PROMPT_MODES = ("planning", "building")
 
 
 def default_prompt(mode: str) -> str:
-    """The built-in prompt of ``mode`` (used when ``.fresher/PROMPT.<mode>.md`` is absent)."""
-    try:
-        return _PROMPTS[mode]
-    except KeyError:
-        raise ConfigError(f"unknown mode {mode!r}: expected planning or building") from None
+    """The built-in prompt of ``mode`` (used when ``.fresher/PROMPT.<mode>.md`` is absent).
+
+    The prompts are package data (``forgeflare/templates/prompts/<mode>.md``), so they read
+    and diff as the Markdown the agent gets.
+    """
+    if mode not in _PROMPT_MODES:
+        raise ConfigError(f"unknown mode {mode!r}: expected planning or building")
+    prompts = importlib.resources.files("forgeflare") / "templates" / "prompts"
+    return (prompts / f"{mode}.md").read_text(encoding="utf-8")
