@@ -24,12 +24,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from forgeflare.agent.tools._inputs import GrepInput, parse_input
 from forgeflare.agent.tools._types import (
     ToolError,
     ToolOutput,
-    optional_bool,
-    optional_str,
-    require_str,
     resolve_path,
 )
 
@@ -84,12 +82,13 @@ def find_rg() -> str | None:
 
 def grep_tool(data: dict[str, Any], *, cwd: Path) -> ToolOutput:
     """The Grep tool on a tool_use input."""
+    args = parse_input(GrepInput, "Grep", data)
     return search(
-        require_str("Grep", data, "pattern"),
+        args.pattern,
         cwd=cwd,
-        path=optional_str("Grep", data, "path"),
-        file_type=optional_str("Grep", data, "file_type"),
-        case_sensitive=optional_bool("Grep", data, "case_sensitive"),
+        path=args.path,
+        file_type=args.file_type,
+        case_sensitive=args.case_sensitive,
         rg=find_rg(),
     )
 
