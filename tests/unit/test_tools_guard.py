@@ -238,7 +238,9 @@ _SAFE_WORDS = [
     "if=a",
     "of=b",
     "chmod",
-    "+x",
+    # Not "+x" alone: after "git push REMOTE" it is a force-push refspec (the old flake),
+    # so chmod +x comes as a command of its own.
+    "&& chmod +x run.sh",
     "run.sh",
 ]
 
