@@ -107,10 +107,10 @@ def search(
         raise ToolError("Grep: 'pattern' is empty")
     if path is not None and not resolve_path(cwd, path).exists():
         raise ToolError(f"Grep: path not found: {path}")
-    if rg is not None:
-        lines, total = _rg_lines(rg, pattern, cwd, path, file_type, case_sensitive)
-    else:
-        lines, total = _python_lines(pattern, cwd, path, file_type, case_sensitive)
+    query = GrepInput.model_construct(
+        pattern=pattern, path=path, file_type=file_type, case_sensitive=case_sensitive
+    )
+    lines, total = _rg_lines(rg, query, cwd) if rg is not None else _python_lines(query, cwd)
     where = path or "."
     if not lines:
         return ToolOutput(f"No matches for {pattern!r} in {where}")
@@ -128,14 +128,8 @@ def _clip(line: str) -> str:
     return line if len(line) <= _MAX_LINE else line[:_MAX_LINE] + " [... line truncated]"
 
 
-def _rg_lines(
-    rg: str,
-    pattern: str,
-    cwd: Path,
-    path: str | None,
-    file_type: str | None,
-    case_sensitive: bool | None,
-) -> tuple[list[str], int]:
+def _rg_lines(rg: str, query: GrepInput, cwd: Path) -> tuple[list[str], int]:
+    pattern, path, file_type = query.pattern, query.path, query.file_type
     case = {True: "--case-sensitive", False: "--ignore-case", None: "--smart-case"}
     args = [
         rg,
@@ -147,7 +141,7 @@ def _rg_lines(
         "--no-config",
         # Unreadable files are skipped without a word; pattern errors are still reported.
         "--no-messages",
-        case[case_sensitive],
+        case[query.case_sensitive],
     ]
     if file_type:
         # A --type filter lets hidden files back in (ripgrep whitelists what it selects);
@@ -215,13 +209,9 @@ class _Timer:
         self._timer.cancel()
 
 
-def _python_lines(
-    pattern: str,
-    cwd: Path,
-    path: str | None,
-    file_type: str | None,
-    case_sensitive: bool | None,
-) -> tuple[list[str], int]:
+def _python_lines(query: GrepInput, cwd: Path) -> tuple[list[str], int]:
+    pattern, path, file_type = query.pattern, query.path, query.file_type
+    case_sensitive = query.case_sensitive
     if case_sensitive is None:  # smart case, as ripgrep: a capital (not an escape) => sensitive
         case_sensitive = any(ch.isupper() for ch in re.sub(r"\\.", "", pattern))
     try:
