@@ -42,6 +42,12 @@ class _Table(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
 
+def _check_name(value: str, example: str) -> str:
+    if not _NAME.match(value):
+        raise ValueError(f"lower-case letters, digits and '-', at most 40, e.g. {example!r}")
+    return value
+
+
 class FleetSettings(_Table):
     """``[fleet]``: settings for all loops together."""
 
@@ -64,9 +70,7 @@ class FleetSettings(_Table):
     @field_validator("name")
     @classmethod
     def _name(cls, value: str) -> str:
-        if not _NAME.match(value):
-            raise ValueError("lower-case letters, digits and '-', at most 40, e.g. 'night'")
-        return value
+        return _check_name(value, "night")
 
 
 class FleetLoop(_Table):
@@ -101,9 +105,7 @@ class FleetLoop(_Table):
     @field_validator("name")
     @classmethod
     def _name(cls, value: str) -> str:
-        if not _NAME.match(value):
-            raise ValueError("lower-case letters, digits and '-', at most 40, e.g. 'parser'")
-        return value
+        return _check_name(value, "parser")
 
     @field_validator("max_runtime")
     @classmethod

@@ -161,9 +161,12 @@ class HTTPErrorSpec(_Spec):
     @property
     def error_message(self) -> str:
         """The ``error.message`` to send."""
-        if self.message is not None:
-            return self.message
-        return DEFAULT_ERROR_MESSAGES.get(self.error_type, "Error")
+        return _message_or_default(self.message, self.error_type)
+
+
+def _message_or_default(message: str | None, error_type: str) -> str:
+    """The scripted message, else the API's usual message for ``error_type``."""
+    return message if message is not None else DEFAULT_ERROR_MESSAGES.get(error_type, "Error")
 
 
 class StreamErrorSpec(_Spec):
@@ -176,9 +179,7 @@ class StreamErrorSpec(_Spec):
     @property
     def error_message(self) -> str:
         """The ``error.message`` to send."""
-        if self.message is not None:
-            return self.message
-        return DEFAULT_ERROR_MESSAGES.get(self.type, "Error")
+        return _message_or_default(self.message, self.type)
 
 
 class StallSpec(_Spec):
