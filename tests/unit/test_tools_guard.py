@@ -99,6 +99,10 @@ DENIED = [
     "echo `rm -rf /`",
     'echo "`rm -rf /`"',
     "sh -c 'sh -c \"rm -rf /\"'",
+    "cat <(rm -rf /)",
+    "diff <(ls) <(sudo rm -rf ~)",
+    "echo x > >(rm -rf /)",
+    "{rm,-rf,/}",
     # find, chown, more force pushes.
     "find / -delete",
     "find ~ -name '*.bak' -delete",

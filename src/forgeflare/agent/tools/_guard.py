@@ -203,7 +203,9 @@ def _scan(text: str, strict: bool, depth: int) -> str | None:
         return comment is not None
 
     def finish_command() -> str | None:
+        nonlocal redirect
         finish_word()
+        redirect = ""  # ``<(cmd)``: the command inside is no redirection target
         reason = _verdict(words, redirects, strict, depth) if words or redirects else None
         words.clear()
         redirects.clear()
@@ -368,6 +370,10 @@ def _verdict(
 ) -> str | None:
     """A reason to block one simple command, or ``None``."""
     first = words[0] if words else ""
+    if first[:1] == "{" and first[-1:] == "}" and "," in first:
+        # Brace expansion: ``{rm,-rf,/}`` is the command ``rm -rf /``.
+        words = first[1:-1].split(",") + words[1:]
+        first = words[0]
     name = first.rsplit("/", 1)[-1] if "/" in first else first
     boring = name not in _NAMED and "=" not in first and not name.startswith("mkfs")
     if boring and not redirects:
