@@ -103,6 +103,10 @@ DENIED = [
     "diff <(ls) <(sudo rm -rf ~)",
     "echo x > >(rm -rf /)",
     "{rm,-rf,/}",
+    "rm${IFS}-rf${IFS}/",
+    "rm$IFS-rf$IFS~",
+    "cat image.iso | sudo tee /dev/sda > /dev/null",
+    "cp image.iso /dev/nvme0n1",
     # find, chown, more force pushes.
     "find / -delete",
     "find ~ -name '*.bak' -delete",
@@ -162,6 +166,9 @@ ALLOWED = [
     "env FOO=1 make test",
     "chmod -R 755 build",
     "echo $(date) > /dev/null",
+    "echo hi | tee /dev/stderr",
+    "cp a.txt b.txt",
+    'echo "$IFS" | od -c',
     "cat <<'EOF' > notes.md\nplain text\nEOF",
     "bomb() { echo boom; }; bomb",
 ]

@@ -9,7 +9,7 @@ So the core is standard library only and runs on any Python 3.7+.
 
 The command is lower-cased (capitals get nothing past it) and read the way a shell reads
 it, in one pass: quotes and backslashes are removed from words (``"rm"``, ``r''m``, ``\\rm``
-are ``rm``), commands are split at ``;`` ``&&`` ``||`` ``|`` ``&`` newlines, ``( )``,
+are ``rm``; ``${IFS}`` is a blank; ``{rm,-rf,/}`` is ``rm -rf /``), commands are split at ``;`` ``&&`` ``||`` ``|`` ``&`` newlines, ``( )``,
 ``$( )`` and backticks (also inside double quotes), and the command name is taken after
 wrappers (``sudo``, ``env``, ``nohup``, ``timeout``, ``xargs``, ``nice``, ``time``...) and
 variable assignments. ``bash -c``/``sh -c`` strings, ``eval``, ``su -c`` and ``env -S`` are
@@ -23,8 +23,9 @@ Denied in both modes:
   ``--no-preserve-root`` anywhere; ``find`` from ``/`` or ``~`` with ``-delete`` or
   ``-exec rm``;
 - fork bombs (``:(){ :|:& };:`` under any function name, spaces anywhere);
-- ``dd of=/dev/...`` other than null/zero/stdout/stderr/tty/fd, and redirection onto a disk
-  device (``> /dev/sda``); ``mkfs`` in any form (``mkfs``, ``mkfs.ext4``, ``mke2fs``);
+- ``dd of=/dev/...`` other than null/zero/stdout/stderr/tty/fd, redirection, ``tee`` or
+  ``cp`` onto a disk device (``> /dev/sda``); ``mkfs`` in any form (``mkfs``, ``mkfs.ext4``,
+  ``mke2fs``);
 - ``chmod`` 777/``a+rwx`` on ``/`` or ``~``, and ``chmod``/``chown``/``chgrp -R`` on them;
 - force pushes: ``git push`` with ``--force``, ``-f`` (alone or in a cluster such as
   ``-fu``), ``--force-with-lease`` / ``--force-if-includes`` in any form, ``--mirror``, or a
@@ -98,7 +99,7 @@ _WRAPPERS = {
 }
 # Every command name a rule looks at; any other simple command is passed over at once.
 _NAMED = _SHELLS | _KEYWORDS | set(_WRAPPERS) | {"eval", "su", "rm", "find", "dd", "git"}
-_NAMED |= {"chmod", "chown", "chgrp", "mke2fs", "mkswap", "wipefs", "shred"}
+_NAMED |= {"chmod", "chown", "chgrp", "mke2fs", "mkswap", "wipefs", "shred", "tee", "cp"}
 # A command can only be denied if one of these words survives removing quotes and
 # backslashes (which is how ``r''m`` or ``\\rm`` spell ``rm``): a cheap first look.
 _UNQUOTE = str.maketrans("", "", "'\"\\")
@@ -117,7 +118,10 @@ def normalize_command(command: str) -> str:
 
 def check_command(command: str, *, strict: bool = False) -> str | None:
     """Why ``command`` must not run, or ``None``; ``strict`` adds the template's rules."""
-    return _check(command.lower(), strict, 0)
+    text = command.lower()
+    if "$" in text:  # ``rm${IFS}-rf${IFS}/``: the field separator is a blank
+        text = text.replace("${ifs}", " ").replace("$ifs", " ")
+    return _check(text, strict, 0)
 
 
 def _check(text: str, strict: bool, depth: int) -> str | None:
@@ -417,6 +421,8 @@ def _verdict(
             if arg.startswith("of=/dev/") and not arg[8:].startswith(_SAFE_DEVICES):
                 return f"dd writing to a device ({arg}) destroys its data"
         return None
+    if name in ("tee", "cp") and any(_DISK.match(arg) for arg in args):
+        return f"{name} onto a disk device destroys its data"
     if name in ("chmod", "chown", "chgrp"):
         roots = [a for a in args if _whole_tree(a)]
         if roots and name == "chmod" and any(_MODE_ALL.fullmatch(a) for a in args):

@@ -74,7 +74,7 @@ _WRAPPERS = {
 }
 # Every command name a rule looks at; any other simple command is passed over at once.
 _NAMED = _SHELLS | _KEYWORDS | set(_WRAPPERS) | {"eval", "su", "rm", "find", "dd", "git"}
-_NAMED |= {"chmod", "chown", "chgrp", "mke2fs", "mkswap", "wipefs", "shred"}
+_NAMED |= {"chmod", "chown", "chgrp", "mke2fs", "mkswap", "wipefs", "shred", "tee", "cp"}
 # A command can only be denied if one of these words survives removing quotes and
 # backslashes (which is how ``r''m`` or ``\\rm`` spell ``rm``): a cheap first look.
 _UNQUOTE = str.maketrans("", "", "'\"\\")
@@ -93,7 +93,10 @@ def normalize_command(command: str) -> str:
 
 def check_command(command: str, *, strict: bool = False) -> str | None:
     """Why ``command`` must not run, or ``None``; ``strict`` adds the template's rules."""
-    return _check(command.lower(), strict, 0)
+    text = command.lower()
+    if "$" in text:  # ``rm${IFS}-rf${IFS}/``: the field separator is a blank
+        text = text.replace("${ifs}", " ").replace("$ifs", " ")
+    return _check(text, strict, 0)
 
 
 def _check(text: str, strict: bool, depth: int) -> str | None:
@@ -393,6 +396,8 @@ def _verdict(
             if arg.startswith("of=/dev/") and not arg[8:].startswith(_SAFE_DEVICES):
                 return f"dd writing to a device ({arg}) destroys its data"
         return None
+    if name in ("tee", "cp") and any(_DISK.match(arg) for arg in args):
+        return f"{name} onto a disk device destroys its data"
     if name in ("chmod", "chown", "chgrp"):
         roots = [a for a in args if _whole_tree(a)]
         if roots and name == "chmod" and any(_MODE_ALL.fullmatch(a) for a in args):
