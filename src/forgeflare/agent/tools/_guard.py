@@ -9,12 +9,13 @@ So the core is standard library only and runs on any Python 3.7+.
 
 The command is lower-cased (capitals get nothing past it) and read the way a shell reads
 it, in one pass: quotes and backslashes are removed from words (``"rm"``, ``r''m``, ``\\rm``
-are ``rm``; ``${IFS}`` is a blank; ``{rm,-rf,/}`` is ``rm -rf /``), commands are split at ``;`` ``&&`` ``||`` ``|`` ``&`` newlines, ``( )``,
-``$( )`` and backticks (also inside double quotes), and the command name is taken after
-wrappers (``sudo``, ``env``, ``nohup``, ``timeout``, ``xargs``, ``nice``, ``time``...) and
-variable assignments. ``bash -c``/``sh -c`` strings, ``eval``, ``su -c`` and ``env -S`` are
-checked again as commands (at most four levels deep, so the work stays linear). Newlines are
-also read as spaces in a second pass, so splitting a command over lines does not hide it.
+are ``rm``; ``${IFS}`` is a blank; ``{rm,-rf,/}`` is ``rm -rf /``), commands are split at
+``;`` ``&&`` ``||`` ``|`` ``&`` newlines, ``( )``, ``$( )`` and backticks (also inside double
+quotes), and the command name is taken after wrappers (``sudo``, ``env``, ``nohup``,
+``timeout``, ``xargs``, ``nice``, ``time``...) and variable assignments. ``bash -c``/``sh -c``
+strings, ``eval``, ``su -c`` and ``env -S`` are checked again as commands (at most four levels
+deep, so the work stays linear). Newlines are also read as spaces in a second pass, so
+splitting a command over lines does not hide it.
 
 Denied in both modes:
 
