@@ -316,7 +316,7 @@ def _unwrap(words: list[str], strict: bool, depth: int) -> tuple[list[str], str 
     while index < size:
         word = words[index]
         name = word.rsplit("/", 1)[-1]
-        if name in _KEYWORDS or _ASSIGNMENT.match(word):
+        if word in _KEYWORDS or _ASSIGNMENT.match(word):
             index += 1
             continue
         options = _WRAPPERS.get(name)
@@ -344,15 +344,20 @@ def _unwrap(words: list[str], strict: bool, depth: int) -> tuple[list[str], str 
     return words[index:], None
 
 
+def _braces(words: list[str]) -> list[str]:
+    """Brace expansion of the command word: ``{rm,-rf,/}`` is the command ``rm -rf /``."""
+    first = words[0] if words else ""
+    if first[:1] == "{" and first[-1:] == "}" and "," in first:
+        return first[1:-1].split(",") + words[1:]
+    return words
+
+
 def _verdict(
     words: list[str], redirects: list[tuple[str, str]], strict: bool, depth: int
 ) -> str | None:
     """A reason to block one simple command, or ``None``."""
+    words = _braces(words)
     first = words[0] if words else ""
-    if first[:1] == "{" and first[-1:] == "}" and "," in first:
-        # Brace expansion: ``{rm,-rf,/}`` is the command ``rm -rf /``.
-        words = first[1:-1].split(",") + words[1:]
-        first = words[0]
     name = first.rsplit("/", 1)[-1] if "/" in first else first
     boring = name not in _NAMED and "=" not in first and not name.startswith("mkfs")
     if boring and not redirects:
@@ -360,10 +365,11 @@ def _verdict(
     for op, target in redirects:
         if op != "<<<" and _DISK.match(target):
             return "redirecting output onto a disk device destroys its data"
-    if name in _KEYWORDS or name in _WRAPPERS or "=" in first:
+    if first in _KEYWORDS or name in _WRAPPERS or "=" in first:
         words, reason = _unwrap(words, strict, depth)
         if reason or not words:
             return reason
+        words = _braces(words)
         name = words[0].rsplit("/", 1)[-1]
     if not words:
         return None
