@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator
 
 from forgeflare.agent.tools._types import ToolError
 
@@ -40,8 +40,8 @@ class ToolInput(BaseModel):
 
     @field_validator("*", mode="before")
     @classmethod
-    def _lenient(cls, value: Any, info: Any) -> Any:
-        field = cls.model_fields[info.field_name]
+    def _lenient(cls, value: Any, info: ValidationInfo) -> Any:
+        field = cls.model_fields[info.field_name or ""]
         word = value.strip().lower() if isinstance(value, str) else None
         if field.annotation in (bool, bool | None) and word in ("true", "false"):
             return word == "true"
