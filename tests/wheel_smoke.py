@@ -27,6 +27,10 @@ PLUGIN_FILES = (
 )
 """The Claude Code plugin's files (package data), as ``install --plugin`` writes them."""
 
+_PROMPT_CHECK = (
+    "from forgeflare.supervisor import default_prompt; print(default_prompt('building'))"
+)
+
 
 def run(argv: list[str], cwd: Path, env: dict[str, str], stdin: str = "") -> str:
     done = subprocess.run(
@@ -60,6 +64,11 @@ def smoke(wheel: Path) -> None:
         for rel in (".forgeflare/hooks.toml", ".fresher/hooks/started", "IMPLEMENTATION_PLAN.md"):
             if not (root / "project" / rel).exists():
                 sys.exit(f"wheel smoke: init wrote no {rel} (package data missing?)")
+        prompt = run(
+            [str(bin_dir / "python"), "-c", _PROMPT_CHECK], root, env
+        )  # the default mode prompts are package data
+        if "BUILDING mode" not in prompt:
+            sys.exit(f"wheel smoke: no default building prompt (package data missing?)\n{prompt}")
         demo = run([str(bin_dir / "forgeflare"), "demo", "--dir", str(root / "demo")], root, env)
         if "The loop finished complete." not in demo:
             sys.exit(f"wheel smoke: the demo did not complete\n{demo}")

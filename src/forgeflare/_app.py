@@ -36,7 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "hooks": (
         "hooks._cli",
-        "Check, try out and describe the agent's hooks (.forgeflare/hooks.toml).",
+        "Check, try out and describe the agent hooks (.forgeflare/hooks.toml, --hooks-module).",
     ),
     "stop-hook": (
         "stophook._cli",

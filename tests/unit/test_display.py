@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import io
 
-from forgeflare.agent._display import Display
+from forgeflare.agent._display import AgentDisplay
 
 
 def test_held_text_is_written_on_acceptance_and_dropped_on_discard() -> None:
     out, err = io.StringIO(), io.StringIO()
-    display = Display(out=out, err=err, hold_text=True)
+    display = AgentDisplay(out=out, err=err, hold_text=True)
     display.text("cut ")
     display.text("short")
     display.discard()
@@ -22,7 +22,7 @@ def test_held_text_is_written_on_acceptance_and_dropped_on_discard() -> None:
 
 def test_streamed_text_that_is_discarded_is_marked() -> None:
     out, err = io.StringIO(), io.StringIO()
-    display = Display(out=out, err=err, hold_text=False)
+    display = AgentDisplay(out=out, err=err, hold_text=False)
     display.text("cut sh")
     display.discard()
     display.text("the answer")
@@ -34,7 +34,7 @@ def test_streamed_text_that_is_discarded_is_marked() -> None:
 
 def test_a_discard_with_nothing_streamed_prints_nothing() -> None:
     out, err = io.StringIO(), io.StringIO()
-    display = Display(out=out, err=err, hold_text=False)
+    display = AgentDisplay(out=out, err=err, hold_text=False)
     display.discard()
     display.end_message()
     assert out.getvalue() == ""
@@ -42,7 +42,7 @@ def test_a_discard_with_nothing_streamed_prints_nothing() -> None:
 
 def test_text_is_held_by_default_when_stdout_is_not_a_terminal() -> None:
     out = io.StringIO()
-    display = Display(out=out, err=io.StringIO())
+    display = AgentDisplay(out=out, err=io.StringIO())
     display.text("x")
     assert out.getvalue() == ""
     display.end_message()

@@ -118,7 +118,7 @@ def test_error_status_and_type_complete_each_other(
         ({"responses": [{"content": [{"type": "tool_use"}]}]}, "responses[0].content[0].name"),
         ({"responses": [{"stop_reason": "bored"}]}, "responses[0].stop_reason"),
         ({"responses": [{"delay_ms": -1}]}, "responses[0].delay_ms"),
-        ({"responses": [{"contents": []}]}, "responses[0].contents: Extra inputs"),
+        ({"responses": [{"contents": []}]}, "responses[0].contents: unknown key"),
         ({"responses": [{"error": {}}]}, "an error needs a status or a type"),
         (
             {"responses": [{"error": {"status": 500}, "content": [{"type": "text", "text": "x"}]}]},

@@ -139,6 +139,16 @@ def test_html_is_self_contained_with_a_plot() -> None:
     assert "iteration-002.log" in page
 
 
+def test_html_marks_commits_and_signals() -> None:
+    pytest.importorskip("plotly", reason="plotly is the optional report extra")
+    signal = {"observations": [{"signal": True, "name": "stuck"}]}
+    page = render_html(build_digest(run("complete", [row(1), row(2, **signal)])))
+    assert '"name":"commits"' in page
+    assert "#2: 1 commit(s)" in page
+    assert '"name":"signals"' in page
+    assert '"hovertext":["stuck"]' in page
+
+
 @given(
     st.lists(
         st.fixed_dictionaries(

@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import forgeflare.templates
+from forgeflare.templates._guard_script import guard_core, render_guard_script
 
 SCRIPT = (
     Path(forgeflare.templates.__file__).parent
@@ -22,8 +23,8 @@ SCRIPT = (
 )
 
 
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bash_guard", SCRIPT)
+def _load(path: Path = SCRIPT, name: str = "bash_guard") -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -32,6 +33,7 @@ def _load() -> ModuleType:
 
 
 guard = _load()
+BUILT_IN_DENIED: list[str] = _load(Path(__file__).with_name("test_tools_guard.py"), "tg").DENIED
 
 BLOCKED = [
     "rm -rf build",
@@ -129,3 +131,24 @@ def test_check_never_raises(command: str) -> None:
 )
 def test_recursive_rm_is_blocked_in_any_position(prefix: str, flags: str, target: str) -> None:
     assert guard.check(f"{prefix}rm {flags} {target}") is not None
+
+
+def test_the_shipped_script_carries_the_current_core() -> None:
+    # After changing agent/tools/_guard.py: python -m forgeflare.templates._guard_script
+    text = SCRIPT.read_text(encoding="utf-8")
+    assert guard_core() in text
+    assert render_guard_script(text) == text
+
+
+def test_render_replaces_only_the_core() -> None:
+    stale = "head\n# --- guard core begin ---\nold = 1\n# --- guard core end ---\ntail\n"
+    assert render_guard_script(stale) == (
+        "head\n# --- guard core begin ---\n" + guard_core() + "# --- guard core end ---\ntail\n"
+    )
+    with pytest.raises(ValueError, match="markers"):
+        render_guard_script("no markers here")
+
+
+@pytest.mark.parametrize("command", BUILT_IN_DENIED)
+def test_the_template_blocks_everything_the_built_in_check_blocks(command: str) -> None:
+    assert guard.check(command) is not None

@@ -1,6 +1,8 @@
-"""The Bash deny-list: a table of commands, and properties of its normalised matching."""
+"""The Bash deny-list: a table of commands, and properties of its shell-like reading."""
 
 from __future__ import annotations
+
+import shlex
 
 import pytest
 from hypothesis import given, settings
@@ -56,12 +58,75 @@ DENIED = [
     "git push origin +main",
     "git -C repo push --force",
     "git add . && git commit -m wip && git push -f",
+    # Every spelling of rm and of / or ~.
+    "\\rm -rf /",
+    '"rm" -rf /',
+    "r''m -rf /",
+    "'/bin/rm' -rf /",
+    "rm -rf //",
+    "rm -rf /./",
+    "rm -rf /..",
+    "rm -rf /.*",
+    "rm -rf -- /",
+    "rm -rf ${HOME}",
+    'rm -rf "$HOME"',
+    "rm -rf $HOME/",
+    "rm -rf ~/*",
+    "rm -rf ~root",
+    "RM -RF /",
+    # The same inside wrappers and nested shells.
+    "bash -c 'rm -rf /'",
+    'sh -c "rm -rf ~"',
+    "bash -lc 'sudo rm -rf /'",
+    "bash <<< 'rm -rf /'",
+    "eval rm -rf /",
+    "eval 'rm -rf /'",
+    "xargs rm -rf /",
+    "xargs -I {} rm -rf /",
+    "sudo -u root rm -rf /",
+    "sudo -H rm -rf /",
+    "env rm -rf /",
+    "env FOO=1 rm -rf /",
+    "env -S 'rm -rf /'",
+    "nohup rm -rf / &",
+    "timeout 10 rm -rf /",
+    "timeout -s KILL 5 rm -rf ~",
+    "su -c 'rm -rf /'",
+    "FOO=1 rm -rf /",
+    "if true; then rm -rf /; fi",
+    'echo "$(rm -rf /)"',
+    "echo `rm -rf /`",
+    'echo "`rm -rf /`"',
+    "sh -c 'sh -c \"rm -rf /\"'",
+    "cat <(rm -rf /)",
+    "diff <(ls) <(sudo rm -rf ~)",
+    "echo x > >(rm -rf /)",
+    "{rm,-rf,/}",
+    "rm${IFS}-rf${IFS}/",
+    "rm$IFS-rf$IFS~",
+    "cat image.iso | sudo tee /dev/sda > /dev/null",
+    "cp image.iso /dev/nvme0n1",
+    # find, chown, more force pushes.
+    "find / -delete",
+    "find ~ -name '*.bak' -delete",
+    "find -L / -exec rm -rf {} +",
+    "chown -R nobody /",
+    "chmod -R 755 ~",
+    "git push --mirror",
+    "git push origin +main:main",
+    "git push --repo=origin +main",
+    "FOO=1 git push -f",
+    "sudo git push --force",
+    "bash -c 'git push -f'",
 ]
 
 ALLOWED = [
     "ls -la",
     "rm -rf build",
+    "rm -rf node_modules",
     "rm -rf ./build /tmp/scratch",
+    "rm -rf $HOMEWORK",
+    "rm -rf /home/me/project/build",
     "rm -rf /tmp/forgeflare-test",
     "rm file.txt",
     "rm -f /",  # not recursive: rm refuses a directory without -r
@@ -85,6 +150,26 @@ ALLOWED = [
     "make test",
     "python -c 'print(1)'",
     "grep -rn mkfs_helper src",
+    # The first plain argument of git push names the remote, even a strange one.
+    "git push +x",
+    "git push origin",
+    "echo 'rm -rf /'",
+    'git commit -m "never rm -rf / or git push -f"',
+    "grep -rn 'git push --force' docs",
+    "echo hi # rm -rf /",
+    "find . -name '*.pyc' -delete",
+    "find /tmp/scratch -delete",
+    "bash -c 'rm -rf build'",
+    "sudo rm -rf /var/tmp/scratch",
+    "timeout 60 pytest -q",
+    "env FOO=1 make test",
+    "chmod -R 755 build",
+    "echo $(date) > /dev/null",
+    "echo hi | tee /dev/stderr",
+    "cp a.txt b.txt",
+    'echo "$IFS" | od -c',
+    "cat <<'EOF' > notes.md\nplain text\nEOF",
+    "bomb() { echo boom; }; bomb",
 ]
 
 
@@ -163,7 +248,9 @@ _SAFE_WORDS = [
     "if=a",
     "of=b",
     "chmod",
-    "+x",
+    # Not "+x" alone: after "git push REMOTE" it is a force-push refspec (the old flake),
+    # so chmod +x comes as a command of its own.
+    "&& chmod +x run.sh",
     "run.sh",
 ]
 
@@ -172,6 +259,37 @@ _SAFE_WORDS = [
 @given(st.lists(st.sampled_from(_SAFE_WORDS), max_size=12))
 def test_ordinary_commands_pass(words: list[str]) -> None:
     assert denied_reason(" ".join(words)) is None
+
+
+_WRAPPERS = [
+    lambda c: "bash -c " + shlex.quote(c),
+    lambda c: "sh -c " + shlex.quote(c),
+    lambda c: "eval " + shlex.quote(c),
+    lambda c: "sudo " + c,
+    lambda c: "sudo -u root " + c,
+    lambda c: "env FOO=1 " + c,
+    lambda c: "nohup " + c,
+    lambda c: "timeout 30 " + c,
+]
+
+
+@settings(max_examples=80)
+@given(
+    command=st.sampled_from(DENIED),
+    wrappers=st.lists(st.sampled_from(_WRAPPERS), min_size=1, max_size=3),
+)
+def test_a_block_stays_a_block_when_wrapped(command: str, wrappers: list) -> None:
+    for wrap in wrappers:
+        command = wrap(command)
+    assert denied_reason(command) is not None
+
+
+def test_nesting_beyond_the_limit_is_refused_not_skipped() -> None:
+    # (Nesting without a word any rule looks at, such as ``ls``, is read no further.)
+    command = "git status"
+    for _ in range(6):
+        command = "bash -c " + shlex.quote(command)
+    assert denied_reason(command) == "command nested too deeply to check"
 
 
 @settings(max_examples=40)

@@ -17,15 +17,18 @@ import pytest
 from forgeflare.agent._conversation import CONTINUE_PROMPT
 from forgeflare.agent._errors import APIStatusError
 from forgeflare.agent._messages import (
-    AssistantResponse,
-    ContentBlock,
     Message,
     MessagesRequest,
     StopReason,
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
-    Usage,
+)
+from forgeflare.agent._scripted import (
+    ScriptedModel,
+    ScriptedResponse,
+    text_response,
+    tool_use_response,
 )
 from forgeflare.agent._turn import (
     MAX_STOP_CONTINUATIONS,
@@ -45,42 +48,8 @@ from forgeflare.hooks import (
     Signal,
 )
 
-Response = AssistantResponse | Exception
-
-
-def text(t: str, stop: StopReason = StopReason.END_TURN) -> AssistantResponse:
-    return AssistantResponse(
-        content=[TextBlock(text=t)], stop_reason=stop, usage=Usage(input_tokens=10, output_tokens=5)
-    )
-
-
-def tools(
-    *calls: tuple[str, dict[str, Any] | None], stop: StopReason = StopReason.TOOL_USE
-) -> AssistantResponse:
-    content: list[ContentBlock] = [
-        ToolUseBlock(id=f"toolu_{i}", name=name, input=inp) for i, (name, inp) in enumerate(calls)
-    ]
-    return AssistantResponse(
-        content=content, stop_reason=stop, usage=Usage(input_tokens=10, output_tokens=5)
-    )
-
-
-class ScriptedModel:
-    """Answers requests from a list; records a copy of each request's messages."""
-
-    def __init__(self, responses: list[Response] | Callable[[int], Response]) -> None:
-        self.responses = responses
-        self.requests: list[list[Message]] = []
-
-    async def send(
-        self, request: MessagesRequest, *, on_text: Callable[[str], None] | None = None
-    ) -> AssistantResponse:
-        n = len(self.requests)
-        self.requests.append([m.model_copy(deep=True) for m in request.messages])
-        item = self.responses(n) if callable(self.responses) else self.responses[n]
-        if isinstance(item, Exception):
-            raise item
-        return item
+text = text_response
+tools = tool_use_response
 
 
 class ScriptedHooks:
@@ -212,7 +181,7 @@ async def test_max_tokens_continuation_three_times_then_cap(tmp_path: Path) -> N
 
 @pytest.mark.parametrize("count", [0, 1, 2])
 async def test_max_tokens_continuation_then_end(tmp_path: Path, count: int) -> None:
-    script: list[Response] = [text(f"p{i}", StopReason.MAX_TOKENS) for i in range(count)]
+    script: list[ScriptedResponse] = [text(f"p{i}", StopReason.MAX_TOKENS) for i in range(count)]
     model = ScriptedModel([*script, text("end")])
     loop = make_loop(model, tmp_path=tmp_path)
     result = await loop.run_turn("task")
@@ -494,3 +463,12 @@ def test_an_interrupt_is_told_apart_from_an_internal_error(
     exc: BaseException, interrupt: bool
 ) -> None:
     assert _is_interrupt(exc) is interrupt
+
+
+async def test_scripted_model_says_when_its_script_runs_out() -> None:
+    model = ScriptedModel([text("only")])
+    request = MessagesRequest(model="m", max_tokens=10, messages=[])
+    assert await model.send(request) == text("only")
+    with pytest.raises(LookupError, match="no response 2"):
+        await model.send(request)
+    assert len(model.requests) == 2

@@ -28,7 +28,7 @@ from forgeflare.agent._conversation import (
     trim_conversation,
 )
 from forgeflare.agent._display import (
-    Display,
+    AgentDisplay,
     summarize_input,
 )
 from forgeflare.agent._errors import (
@@ -73,6 +73,12 @@ from forgeflare.agent._run import (
     DEFAULT_MODEL,
     RunOptions,
     run_agent,
+)
+from forgeflare.agent._scripted import (
+    ScriptedModel,
+    ScriptedResponse,
+    text_response,
+    tool_use_response,
 )
 from forgeflare.agent._session import (
     SessionWriteError,
@@ -127,10 +133,10 @@ __all__ = [
     "APIRequestError",
     "APIStatusError",
     "APITimeoutError",
+    "AgentDisplay",
     "AssistantResponse",
     "ContentBlock",
     "Dispatch",
-    "Display",
     "MaxTokensAction",
     "Message",
     "MessageAccumulator",
@@ -141,6 +147,8 @@ __all__ = [
     "RetryingClient",
     "RunOptions",
     "SSEDecoder",
+    "ScriptedModel",
+    "ScriptedResponse",
     "ServerBlock",
     "SessionWriteError",
     "SessionWriter",
@@ -180,6 +188,8 @@ __all__ = [
     "status_error",
     "stream_error_from_event",
     "summarize_input",
+    "text_response",
+    "tool_use_response",
     "transcript_line",
     "transcript_timestamp",
     "trim_conversation",

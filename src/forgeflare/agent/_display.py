@@ -18,7 +18,7 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.markup import escape
 
-__all__ = ["Display", "summarize_input"]
+__all__ = ["AgentDisplay", "summarize_input"]
 
 _PREVIEW = 200
 
@@ -44,7 +44,7 @@ def _isatty(stream: TextIO) -> bool:
         return False
 
 
-class Display:
+class AgentDisplay:
     """Terminal and log output of one agent process. Safe to call from worker threads."""
 
     def __init__(

@@ -22,7 +22,7 @@ from forgeflare._errors import ConfigError
 from forgeflare._pricing import price_usd
 from forgeflare.agent._agent_hooks import builtin_hooks
 from forgeflare.agent._client import DEFAULT_BASE_URL, MessagesClient, resolve_base_url
-from forgeflare.agent._display import Display
+from forgeflare.agent._display import AgentDisplay
 from forgeflare.agent._errors import UsageLimitError
 from forgeflare.agent._prompt import build_system_prompt
 from forgeflare.agent._retry import RetryingClient
@@ -106,10 +106,10 @@ def prompt_source(prompt: str | None) -> AsyncIterator[str]:
 
 
 async def run_agent(
-    options: RunOptions, prompts: AsyncIterator[str], *, display: Display | None = None
+    options: RunOptions, prompts: AsyncIterator[str], *, display: AgentDisplay | None = None
 ) -> int:
     """Run turns for each prompt; returns the process exit status."""
-    display = display or Display(verbose=options.verbose)
+    display = display or AgentDisplay(verbose=options.verbose)
     project_dir = options.cwd.resolve()
     if not project_dir.is_dir():
         raise ConfigError(f"--cwd {options.cwd}: not a directory")
@@ -197,7 +197,7 @@ async def run_agent(
 def _write_final(
     project_dir: Path,
     result: TurnResult,
-    display: Display,
+    display: AgentDisplay,
     *,
     model: str,
     session: SessionWriter | None = None,

@@ -28,7 +28,7 @@ from forgeflare.agent._conversation import (
     should_trim,
     trim_conversation,
 )
-from forgeflare.agent._display import Display
+from forgeflare.agent._display import AgentDisplay
 from forgeflare.agent._errors import APIError, UsageLimitError
 from forgeflare.agent._messages import (
     AssistantResponse,
@@ -166,7 +166,7 @@ class TurnLoop:
     tools: list[dict[str, Any]]
     cwd: Path
     hooks: HookPipeline = field(default_factory=NoHooks)
-    display: Display = field(default_factory=Display)
+    display: AgentDisplay = field(default_factory=AgentDisplay)
     transcript: TranscriptSink | None = None
     dispatch: Dispatch = dispatch_tool
     effect: Callable[[str], ToolEffect] = tool_effect

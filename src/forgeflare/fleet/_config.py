@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from forgeflare._errors import ConfigError
+from forgeflare._validation import Loc, error_key, validation_message
 
 __all__ = [
     "FleetConfigError",
@@ -48,6 +49,12 @@ class _Table(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
 
+def _check_name(value: str, example: str) -> str:
+    if not _NAME.match(value):
+        raise ValueError(f"lower-case letters, digits and '-', at most 40, e.g. {example!r}")
+    return value
+
+
 class FleetSettings(_Table):
     """``[fleet]``: settings for all loops together."""
 
@@ -70,9 +77,7 @@ class FleetSettings(_Table):
     @field_validator("name")
     @classmethod
     def _name(cls, value: str) -> str:
-        if not _NAME.match(value):
-            raise ValueError("lower-case letters, digits and '-', at most 40, e.g. 'night'")
-        return value
+        return _check_name(value, "night")
 
 
 class FleetLoop(_Table):
@@ -107,9 +112,7 @@ class FleetLoop(_Table):
     @field_validator("name")
     @classmethod
     def _name(cls, value: str) -> str:
-        if not _NAME.match(value):
-            raise ValueError("lower-case letters, digits and '-', at most 40, e.g. 'parser'")
-        return value
+        return _check_name(value, "parser")
 
     @field_validator("max_runtime")
     @classmethod
@@ -137,25 +140,15 @@ class FleetFile(_Table):
         return self.fleet.secret or f"forgeflare-{self.fleet.name}"
 
 
-def _where(path: Path, data: dict[str, Any], loc: tuple[int | str, ...]) -> str:
-    if loc and loc[0] == "loop" and len(loc) > 1 and isinstance(loc[1], int):
+def _loop_key(data: dict[str, Any], loc: Loc) -> str:
+    """``loop[1] (name): key`` for a loop's key (the name helps find it), else the key."""
+    if len(loc) > 1 and loc[0] == "loop" and isinstance(loc[1], int):
         loops = data.get("loop") or []
         name = loops[loc[1]].get("name") if loc[1] < len(loops) else None
         where = f"loop[{loc[1]}]" + (f" ({name})" if isinstance(name, str) else "")
-        rest = ".".join(str(p) for p in loc[2:])
-        return f"{path}: {where}" + (f": {rest}" if rest else "")
-    return f"{path}: " + ".".join(str(p) for p in loc)
-
-
-def _problem(err: Any) -> str:
-    kind = err["type"]
-    if kind == "missing":
-        return "missing"
-    if kind == "extra_forbidden":
-        return "unknown key"
-    if kind == "value_error":
-        return str(err["msg"]).removeprefix("Value error, ")
-    return str(err["msg"]).lower()
+        rest = error_key(loc[2:])
+        return where + (f": {rest}" if rest else "")
+    return error_key(loc)
 
 
 def parse_fleet_text(text: str, path: Path) -> FleetFile:
@@ -167,8 +160,8 @@ def parse_fleet_text(text: str, path: Path) -> FleetFile:
     try:
         fleet = FleetFile.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        raise FleetConfigError(f"{_where(path, data, err['loc'])}: {_problem(err)}") from exc
+        line = validation_message(exc, str(path), key=lambda loc: _loop_key(data, loc))
+        raise FleetConfigError(line) from exc
     names = [loop.name for loop in fleet.loop]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:

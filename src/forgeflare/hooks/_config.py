@@ -19,6 +19,7 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from forgeflare._errors import ConfigError
+from forgeflare._validation import validation_message
 
 __all__ = [
     "DEFAULT_STOP_TIMEOUT_MS",
@@ -148,9 +149,7 @@ def _check_entry(path: Path, index: int, entry: object) -> HookConfig:
     try:
         return HookConfig.model_validate(entry)
     except ValidationError as exc:  # a case the checks above missed: still one line
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"])
-        raise _entry_error(path, index, entry, f"{loc}: {first['msg']}") from exc
+        raise _entry_error(path, index, entry, validation_message(exc)) from exc
 
 
 def parse_hooks_text(text: str, path: Path) -> HooksFile:

@@ -32,9 +32,9 @@ from forgeflare.mockapi._script import (
 __all__ = [
     "COUNT_TOKENS_PATH",
     "MESSAGES_PATH",
-    "Decision",
     "JSONReply",
     "Reply",
+    "ScriptReply",
     "StreamReply",
     "decide",
     "record_entry",
@@ -73,7 +73,7 @@ Reply = JSONReply | StreamReply
 
 
 @dataclass(frozen=True)
-class Decision:
+class ScriptReply:
     """The reply; whether it used up a place in the script; which scripted response it was.
 
     ``response_index`` is ``None`` for requests that use no scripted response (errors of the
@@ -149,7 +149,7 @@ def decide(
     headers: Mapping[str, str],
     body: bytes,
     cached: set[str] | None = None,
-) -> Decision:
+) -> ScriptReply:
     """Decide the reply to one request.
 
     ``used`` is how many scripted responses earlier requests consumed; ``request_number``
@@ -158,27 +158,27 @@ def decide(
     """
     rid = make_id("req", request_number)
     if path not in (MESSAGES_PATH, COUNT_TOKENS_PATH):
-        return Decision(_error(404, "not_found_error", f"Not found: {method} {path}", rid))
+        return ScriptReply(_error(404, "not_found_error", f"Not found: {method} {path}", rid))
     if method != "POST":
-        return Decision(
+        return ScriptReply(
             _error(405, "invalid_request_error", f"Method {method} not allowed on {path}", rid)
         )
     if script.require_auth and not _has_auth(headers):
-        return Decision(_error(401, "authentication_error", "x-api-key header is required", rid))
+        return ScriptReply(_error(401, "authentication_error", "x-api-key header is required", rid))
     try:
         parsed = json.loads(body)
     except (UnicodeDecodeError, json.JSONDecodeError):
         parsed = None
     if not isinstance(parsed, dict):
-        return Decision(
+        return ScriptReply(
             _error(400, "invalid_request_error", "The request body is not a JSON object", rid)
         )
     count_only = path == COUNT_TOKENS_PATH
     problem = _validate_messages_body(parsed, count_only=count_only)
     if problem is not None:
-        return Decision(_error(400, "invalid_request_error", problem, rid))
+        return ScriptReply(_error(400, "invalid_request_error", problem, rid))
     if count_only:
-        return Decision(
+        return ScriptReply(
             JSONReply(200, {"input_tokens": count_tokens(parsed)}, (("request-id", rid),))
         )
 
@@ -189,9 +189,9 @@ def decide(
         tokens = count_tokens(parsed)
         if parsed.get("stream", False):
             events = render_events(side, model=model, index=0, default_input_tokens=tokens)
-            return Decision(StreamReply(events, (("request-id", rid),)))
+            return ScriptReply(StreamReply(events, (("request-id", rid),)))
         message = render_message(side, model=model, index=0, default_input_tokens=tokens)
-        return Decision(JSONReply(200, message, (("request-id", rid),)))
+        return ScriptReply(JSONReply(200, message, (("request-id", rid),)))
     index = used
     exhausted = index >= len(script.responses)
     if exhausted and script.when_exhausted == "error":
@@ -199,7 +199,7 @@ def decide(
         spent = _error(500, "api_error", f"mock script exhausted after {n} responses", rid)
         # clients must stop at once, not retry a script that has nothing left
         final = JSONReply(spent.status, spent.body, (*spent.headers, ("x-should-retry", "false")))
-        return Decision(final, consumed=True)
+        return ScriptReply(final, consumed=True)
     response = _exhausted_response(script) if exhausted else script.responses[index]
     used_index = None if exhausted else index
     headers_out: tuple[tuple[str, str], ...] = (("request-id", rid),)
@@ -211,7 +211,7 @@ def decide(
             headers_out + tuple((k.lower(), v) for k, v in err.headers.items()),
             response.delay_ms,
         )
-        return Decision(reply, True, used_index)
+        return ScriptReply(reply, True, used_index)
     model = str(parsed["model"])
     input_tokens, read, write = cache_usage(parsed, cached if cached is not None else set())
     if parsed.get("stream", False):
@@ -232,7 +232,7 @@ def decide(
             truncated=truncated,
             drop=truncated and response.truncate_mode == "drop",
         )
-        return Decision(reply, True, used_index)
+        return ScriptReply(reply, True, used_index)
     if response.stream_error is not None:
         # Without a stream the same failure can only be an HTTP error.
         err_s = response.stream_error
@@ -242,7 +242,7 @@ def decide(
             headers_out,
             response.delay_ms,
         )
-        return Decision(reply, True, used_index)
+        return ScriptReply(reply, True, used_index)
     message = render_message(
         response,
         model=model,
@@ -250,7 +250,7 @@ def decide(
         default_input_tokens=input_tokens,
         default_cache=(read, write),
     )
-    return Decision(JSONReply(200, message, headers_out, response.delay_ms), True, used_index)
+    return ScriptReply(JSONReply(200, message, headers_out, response.delay_ms), True, used_index)
 
 
 _SECRET_HEADERS = frozenset({"x-api-key", "authorization", "proxy-authorization", "cookie"})

@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from forgeflare._validation import Loc, error_key, validation_message
 from forgeflare.mockapi._errors import MockScriptError
 
 __all__ = [
@@ -185,9 +186,12 @@ class HTTPErrorSpec(_Spec):
     @property
     def error_message(self) -> str:
         """The ``error.message`` to send."""
-        if self.message is not None:
-            return self.message
-        return DEFAULT_ERROR_MESSAGES.get(self.error_type, "Error")
+        return _message_or_default(self.message, self.error_type)
+
+
+def _message_or_default(message: str | None, error_type: str) -> str:
+    """The scripted message, else the API's usual message for ``error_type``."""
+    return message if message is not None else DEFAULT_ERROR_MESSAGES.get(error_type, "Error")
 
 
 class StreamErrorSpec(_Spec):
@@ -200,9 +204,7 @@ class StreamErrorSpec(_Spec):
     @property
     def error_message(self) -> str:
         """The ``error.message`` to send."""
-        if self.message is not None:
-            return self.message
-        return DEFAULT_ERROR_MESSAGES.get(self.type, "Error")
+        return _message_or_default(self.message, self.type)
 
 
 class StallSpec(_Spec):
@@ -263,17 +265,12 @@ class Script(_Spec):
     """Answer 401 to requests with neither ``x-api-key`` nor ``Authorization: Bearer``."""
 
 
-def _format_loc(loc: tuple[int | str, ...]) -> str:
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif part in ("text", "tool_use", "thinking", "redacted_thinking") and out.endswith("]"):
-            # pydantic adds the discriminator tag to the path; it only repeats the block type.
-            continue
-        else:
-            out += f".{part}" if out else str(part)
-    return out or "(top level)"
+_BLOCK_TAGS = frozenset({"text", "tool_use", "thinking", "redacted_thinking"})
+
+
+def _script_key(loc: Loc) -> str:
+    # pydantic adds the discriminator tag to the path; it only repeats the block type.
+    return error_key(loc, tags=_BLOCK_TAGS) or "(top level)"
 
 
 def parse_script(data: object, *, source: str = "script") -> Script:
@@ -281,13 +278,8 @@ def parse_script(data: object, *, source: str = "script") -> Script:
     try:
         return Script.model_validate(data)
     except ValidationError as exc:
-        errors = exc.errors()
-        first = errors[0]
-        msg = str(first["msg"]).removeprefix("Value error, ")
-        more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
-        raise MockScriptError(
-            f"mock script {source}: {_format_loc(tuple(first['loc']))}: {msg}{more}"
-        ) from exc
+        line = validation_message(exc, source, key=_script_key, count_others=True)
+        raise MockScriptError(f"mock script {line}") from exc
 
 
 def load_script(path: Path) -> Script:

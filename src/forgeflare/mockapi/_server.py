@@ -22,8 +22,8 @@ import trio
 
 from forgeflare._fsutil import atomic_write_text
 from forgeflare.mockapi._decide import (
-    Decision,
     JSONReply,
+    ScriptReply,
     StreamReply,
     decide,
     record_entry,
@@ -50,7 +50,7 @@ class _State:
         self.cached: set[str] = set()
         """Prompt-cache prefixes seen so far (hashes), for cache_read/creation tokens."""
 
-    def handle(self, method: str, target: str, headers: dict[str, str], body: bytes) -> Decision:
+    def handle(self, method: str, target: str, headers: dict[str, str], body: bytes) -> ScriptReply:
         path, _, query = target.partition("?")
         number = self.requests
         self.requests += 1
@@ -68,7 +68,7 @@ class _State:
         except Exception as exc:  # a bug here must cost one request, not the server
             traceback.print_exc(file=sys.stderr)
             reply = JSONReply(500, error_body("api_error", f"mock server bug: {exc!r}"))
-            decision = Decision(reply)
+            decision = ScriptReply(reply)
         if decision.consumed:
             self.used += 1
         if self.record is not None:

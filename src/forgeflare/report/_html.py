@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import os
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -89,31 +90,23 @@ def _figure(d: Digest, origin: datetime) -> str | None:
             col=1,
         )
     ends = [s + timedelta(seconds=r.duration) for s, r in zip(starts, rows, strict=True)]
-    commit_at = [(e, r) for e, r in zip(ends, rows, strict=True) if r.commits]
-    if commit_at:
+    # One marker row each: iterations that committed, and iterations that raised signals.
+    markers: list[tuple[str, str, int, str, Callable[[IterationRow], str]]] = [
+        ("commits", "diamond", 11, "#37474f", lambda r: f"#{r.number}: {r.commits} commit(s)"),
+        ("signals", "star", 13, "#f9a825", lambda r: ", ".join(r.signals)),
+    ]
+    for name, symbol, size, color, label in markers:
+        hits = [(e, r) for e, r in zip(ends, rows, strict=True) if getattr(r, name)]
+        if not hits:
+            continue
         fig.add_trace(
             go.Scatter(
-                name="commits",
+                name=name,
                 mode="markers",
-                x=[e.isoformat() for e, _ in commit_at],
-                y=["commits"] * len(commit_at),
-                marker={"symbol": "diamond", "size": 11, "color": "#37474f"},
-                hovertext=[f"#{r.number}: {r.commits} commit(s)" for _, r in commit_at],
-                hoverinfo="text",
-            ),
-            row=1,
-            col=1,
-        )
-    signal_at = [(e, r) for e, r in zip(ends, rows, strict=True) if r.signals]
-    if signal_at:
-        fig.add_trace(
-            go.Scatter(
-                name="signals",
-                mode="markers",
-                x=[e.isoformat() for e, _ in signal_at],
-                y=["signals"] * len(signal_at),
-                marker={"symbol": "star", "size": 13, "color": "#f9a825"},
-                hovertext=[", ".join(r.signals) for _, r in signal_at],
+                x=[e.isoformat() for e, _ in hits],
+                y=[name] * len(hits),
+                marker={"symbol": symbol, "size": size, "color": color},
+                hovertext=[label(r) for _, r in hits],
                 hoverinfo="text",
             ),
             row=1,

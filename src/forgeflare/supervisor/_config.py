@@ -10,6 +10,7 @@ Unknown sections and unknown keys are ignored with a warning (naming the closest
 from __future__ import annotations
 
 import difflib
+import importlib.resources
 import re
 import shlex
 import tomllib
@@ -30,6 +31,7 @@ from pydantic import (
 )
 
 from forgeflare._errors import ConfigError
+from forgeflare._validation import validation_message
 
 __all__ = [
     "CONFIG_RELPATH",
@@ -306,20 +308,6 @@ def env_name(section: str, key: str) -> str:
     return f"FRESHER_{section.upper()}_{key.upper()}"
 
 
-def _message(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    kind = err["type"]
-    if kind in {"int_parsing", "int_type", "int_from_float"}:
-        return "not an integer"
-    if kind in {"bool_parsing", "bool_type"}:
-        return "not a boolean (true or false)"
-    if kind in {"string_type"}:
-        return "not a string"
-    if kind == "value_error":
-        return str(err["msg"]).removeprefix("Value error, ")
-    return str(err["msg"]).lower()
-
-
 @dataclass
 class LoadedConfig:
     """A validated config, where each value came from, and warnings to show once."""
@@ -390,7 +378,7 @@ def load_config(
             try:
                 values[key] = adapter.validate_python(raw)
             except ValidationError as exc:
-                raise ConfigError(f"{where}: {_message(exc)}") from exc
+                raise ConfigError(validation_message(exc, where)) from exc
             sources[dotted] = source
         sections[name] = model.model_validate(values)
     config = LoopConfig.model_validate({k: v.model_dump() for k, v in sections.items()})
@@ -435,41 +423,16 @@ _DURATION_KEYS = frozenset(
 )
 
 
-_PROMPTS: dict[str, str] = {
-    "planning": """\
-You are in PLANNING mode of a Ralph loop: a fresh agent runs this prompt again and again.
-
-0a. Study the specifications in `specs/` to learn what is to be built.
-0b. Study `.fresher/AGENTS.md` (if present) for how to build and test this project.
-0c. Study `IMPLEMENTATION_PLAN.md` (if present) and the existing source code.
-
-1. Compare the specifications with the code. Write or update `IMPLEMENTATION_PLAN.md`: a
-   prioritised list of tasks as Markdown checkboxes (`- [ ] task`), the most important first,
-   each small enough for one iteration. Mark nothing as done that is not done.
-2. Do not implement anything in planning mode. Do not assume something is missing: search the
-   code first.
-3. When the plan is complete and accurate, stop.
-""",
-    "building": """\
-You are in BUILDING mode of a Ralph loop: a fresh agent runs this prompt again and again.
-
-0a. Study the specifications in `specs/`.
-0b. Study `.fresher/AGENTS.md` (if present) for how to build and test this project.
-0c. Study `IMPLEMENTATION_PLAN.md`.
-
-1. Pick the single most important unchecked task (`- [ ]`) from `IMPLEMENTATION_PLAN.md`.
-   Search the code before assuming it is not implemented.
-2. Implement it completely, with tests. Run the tests and fix what fails.
-3. Check the task off (`- [x]`) in `IMPLEMENTATION_PLAN.md`, and note anything you learned
-   that the next iteration needs. Commit your work with a message that says what changed.
-4. Do one task per iteration, then stop.
-""",
-}
+_PROMPT_MODES = ("planning", "building")
 
 
 def default_prompt(mode: str) -> str:
-    """The built-in prompt of ``mode`` (used when ``.fresher/PROMPT.<mode>.md`` is absent)."""
-    try:
-        return _PROMPTS[mode]
-    except KeyError:
-        raise ConfigError(f"unknown mode {mode!r}: expected planning or building") from None
+    """The built-in prompt of ``mode`` (used when ``.fresher/PROMPT.<mode>.md`` is absent).
+
+    The prompts are package data (``forgeflare/templates/prompts/<mode>.md``), so they read
+    and diff as the Markdown the agent gets.
+    """
+    if mode not in _PROMPT_MODES:
+        raise ConfigError(f"unknown mode {mode!r}: expected planning or building")
+    prompts = importlib.resources.files("forgeflare") / "templates" / "prompts"
+    return (prompts / f"{mode}.md").read_text(encoding="utf-8")

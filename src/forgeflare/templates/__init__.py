@@ -15,6 +15,11 @@ from forgeflare.templates._demo import (
     seed_files,
     summarize,
 )
+from forgeflare.templates._guard_script import (
+    GUARD_SCRIPT,
+    guard_core,
+    render_guard_script,
+)
 from forgeflare.templates._init import (
     CLAUDE_AGENT_COMMAND,
     GITIGNORE_LINES,
@@ -34,6 +39,7 @@ from forgeflare.templates._init import (
 __all__ = [
     "CLAUDE_AGENT_COMMAND",
     "GITIGNORE_LINES",
+    "GUARD_SCRIPT",
     "Action",
     "DemoSummary",
     "InitAction",
@@ -43,9 +49,11 @@ __all__ = [
     "backend_config_toml",
     "claude_config_toml",
     "demo_story_text",
+    "guard_core",
     "init_project",
     "merge_gitignore",
     "plan_init",
+    "render_guard_script",
     "run_demo",
     "seed_files",
     "summarize",

@@ -23,8 +23,19 @@ from forgeflare.agent.tools._grep import (
     search,
 )
 from forgeflare.agent.tools._guard import (
+    check_command,
     denied_reason,
     normalize_command,
+)
+from forgeflare.agent.tools._inputs import (
+    BashInput,
+    EditInput,
+    GlobInput,
+    GrepInput,
+    ReadInput,
+    ToolInput,
+    parse_input,
+    tool_schema,
 )
 from forgeflare.agent.tools._read import (
     MAX_READ_BYTES,
@@ -49,9 +60,6 @@ from forgeflare.agent.tools._types import (
     ToolOutput,
     allowed_roots,
     confine,
-    optional_bool,
-    optional_str,
-    require_str,
     resolve_path,
 )
 
@@ -66,12 +74,19 @@ __all__ = [
     "MAX_READ_BYTES",
     "SANDBOX_ENV",
     "TOOL_NAMES",
+    "BashInput",
+    "EditInput",
+    "GlobInput",
+    "GrepInput",
+    "ReadInput",
     "ToolEffect",
     "ToolError",
+    "ToolInput",
     "ToolOutput",
     "allowed_roots",
     "bash_tool",
     "cap_output",
+    "check_command",
     "check_sandbox",
     "confine",
     "denied_reason",
@@ -81,15 +96,14 @@ __all__ = [
     "glob_files",
     "grep_tool",
     "normalize_command",
-    "optional_bool",
-    "optional_str",
+    "parse_input",
     "read_file",
-    "require_str",
     "resolve_path",
     "run_bash",
     "sandbox_argv",
     "sandbox_mode",
     "search",
     "tool_effect",
+    "tool_schema",
     "tool_schemas",
 ]

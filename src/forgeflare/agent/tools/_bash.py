@@ -24,8 +24,9 @@ import trio
 
 from forgeflare._process import run_child
 from forgeflare.agent.tools._guard import denied_reason
+from forgeflare.agent.tools._inputs import BashInput, parse_input
 from forgeflare.agent.tools._sandbox import sandbox_argv, sandbox_mode
-from forgeflare.agent.tools._types import ToolError, ToolOutput, require_str
+from forgeflare.agent.tools._types import ToolError, ToolOutput
 
 __all__ = [
     "BASH_TIMEOUT",
@@ -57,7 +58,7 @@ async def bash_tool(
     data: dict[str, Any], *, cwd: Path, on_output: Callable[[str], None] | None = None
 ) -> ToolOutput:
     """The Bash tool on a tool_use input (``command``; ``description`` is only for display)."""
-    command = require_str("Bash", data, "command")
+    command = parse_input(BashInput, "Bash", data).command
     if not command.strip():
         raise ToolError("Bash: 'command' is empty")
     return await run_bash(command, cwd=cwd, on_output=on_output)

@@ -17,12 +17,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from forgeflare.agent.tools._inputs import EditInput, parse_input
 from forgeflare.agent.tools._read import MAX_READ_BYTES
 from forgeflare.agent.tools._types import (
     ToolError,
     ToolOutput,
-    optional_bool,
-    require_str,
     resolve_path,
 )
 
@@ -34,12 +33,10 @@ MAX_EDIT_BYTES = 100 * 1024
 
 def edit_file(data: dict[str, Any], *, cwd: Path) -> ToolOutput:
     """Apply one Edit call; the result says what changed."""
-    raw = require_str("Edit", data, "file_path")
+    args = parse_input(EditInput, "Edit", data)
+    raw, old, new, replace_all = args.file_path, args.old_str, args.new_str, args.replace_all
     if not raw:
         raise ToolError("Edit: 'file_path' is empty")
-    old = require_str("Edit", data, "old_str")
-    new = require_str("Edit", data, "new_str")
-    replace_all = optional_bool("Edit", data, "replace_all") or False
     for key, value in (("old_str", old), ("new_str", new)):
         size = len(value.encode("utf-8"))
         if size > MAX_EDIT_BYTES:

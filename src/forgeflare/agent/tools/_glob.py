@@ -11,13 +11,12 @@ import os
 from pathlib import Path
 from typing import Any
 
+from forgeflare.agent.tools._inputs import GlobInput, parse_input
 from forgeflare.agent.tools._types import (
     ToolError,
     ToolOutput,
     allowed_roots,
     confine,
-    optional_str,
-    require_str,
     resolve_path,
 )
 
@@ -35,10 +34,11 @@ def glob_files(data: dict[str, Any], *, cwd: Path) -> ToolOutput:
     Paths are shown relative to ``cwd`` (absolute when outside it), so Read can open them
     as given; directories end with ``/``.
     """
-    pattern = require_str("Glob", data, "pattern")
+    args = parse_input(GlobInput, "Glob", data)
+    pattern = args.pattern
     if not pattern.strip():
         raise ToolError("Glob: 'pattern' is empty; try '**/*.py'")
-    raw_base = optional_str("Glob", data, "path")
+    raw_base = args.path
     base = cwd if raw_base is None else resolve_path(cwd, raw_base)
     shown_base = raw_base or "."
     if not base.exists():

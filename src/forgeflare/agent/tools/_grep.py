@@ -24,12 +24,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from forgeflare.agent.tools._inputs import GrepInput, parse_input
 from forgeflare.agent.tools._types import (
     ToolError,
     ToolOutput,
-    optional_bool,
-    optional_str,
-    require_str,
     resolve_path,
 )
 
@@ -84,12 +82,13 @@ def find_rg() -> str | None:
 
 def grep_tool(data: dict[str, Any], *, cwd: Path) -> ToolOutput:
     """The Grep tool on a tool_use input."""
+    args = parse_input(GrepInput, "Grep", data)
     return search(
-        require_str("Grep", data, "pattern"),
+        args.pattern,
         cwd=cwd,
-        path=optional_str("Grep", data, "path"),
-        file_type=optional_str("Grep", data, "file_type"),
-        case_sensitive=optional_bool("Grep", data, "case_sensitive"),
+        path=args.path,
+        file_type=args.file_type,
+        case_sensitive=args.case_sensitive,
         rg=find_rg(),
     )
 
@@ -108,10 +107,10 @@ def search(
         raise ToolError("Grep: 'pattern' is empty")
     if path is not None and not resolve_path(cwd, path).exists():
         raise ToolError(f"Grep: path not found: {path}")
-    if rg is not None:
-        lines, total = _rg_lines(rg, pattern, cwd, path, file_type, case_sensitive)
-    else:
-        lines, total = _python_lines(pattern, cwd, path, file_type, case_sensitive)
+    query = GrepInput.model_construct(
+        pattern=pattern, path=path, file_type=file_type, case_sensitive=case_sensitive
+    )
+    lines, total = _rg_lines(rg, query, cwd) if rg is not None else _python_lines(query, cwd)
     where = path or "."
     if not lines:
         return ToolOutput(f"No matches for {pattern!r} in {where}")
@@ -129,14 +128,8 @@ def _clip(line: str) -> str:
     return line if len(line) <= _MAX_LINE else line[:_MAX_LINE] + " [... line truncated]"
 
 
-def _rg_lines(
-    rg: str,
-    pattern: str,
-    cwd: Path,
-    path: str | None,
-    file_type: str | None,
-    case_sensitive: bool | None,
-) -> tuple[list[str], int]:
+def _rg_lines(rg: str, query: GrepInput, cwd: Path) -> tuple[list[str], int]:
+    pattern, path, file_type = query.pattern, query.path, query.file_type
     case = {True: "--case-sensitive", False: "--ignore-case", None: "--smart-case"}
     args = [
         rg,
@@ -148,7 +141,7 @@ def _rg_lines(
         "--no-config",
         # Unreadable files are skipped without a word; pattern errors are still reported.
         "--no-messages",
-        case[case_sensitive],
+        case[query.case_sensitive],
     ]
     if file_type:
         # A --type filter lets hidden files back in (ripgrep whitelists what it selects);
@@ -216,13 +209,9 @@ class _Timer:
         self._timer.cancel()
 
 
-def _python_lines(
-    pattern: str,
-    cwd: Path,
-    path: str | None,
-    file_type: str | None,
-    case_sensitive: bool | None,
-) -> tuple[list[str], int]:
+def _python_lines(query: GrepInput, cwd: Path) -> tuple[list[str], int]:
+    pattern, path, file_type = query.pattern, query.path, query.file_type
+    case_sensitive = query.case_sensitive
     if case_sensitive is None:  # smart case, as ripgrep: a capital (not an escape) => sensitive
         case_sensitive = any(ch.isupper() for ch in re.sub(r"\\.", "", pattern))
     try:

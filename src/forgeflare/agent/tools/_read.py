@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from forgeflare.agent.tools._types import ToolError, ToolOutput, require_str, resolve_path
+from forgeflare.agent.tools._inputs import ReadInput, parse_input
+from forgeflare.agent.tools._types import ToolError, ToolOutput, resolve_path
 
 __all__ = ["MAX_READ_BYTES", "read_file"]
 
@@ -18,7 +19,7 @@ _SNIFF_BYTES = 8192
 
 def read_file(data: dict[str, Any], *, cwd: Path) -> ToolOutput:
     """Read ``data["file_path"]`` (relative to ``cwd``) as UTF-8 text, returned verbatim."""
-    raw = require_str("Read", data, "file_path")
+    raw = parse_input(ReadInput, "Read", data).file_path
     if not raw:
         raise ToolError("Read: 'file_path' is empty")
     path = resolve_path(cwd, raw)

@@ -14,6 +14,15 @@ from forgeflare.agent.tools._bash import bash_tool
 from forgeflare.agent.tools._edit import edit_file
 from forgeflare.agent.tools._glob import glob_files
 from forgeflare.agent.tools._grep import grep_tool
+from forgeflare.agent.tools._inputs import (
+    BashInput,
+    EditInput,
+    GlobInput,
+    GrepInput,
+    ReadInput,
+    ToolInput,
+    tool_schema,
+)
 from forgeflare.agent.tools._read import read_file
 from forgeflare.agent.tools._types import ToolEffect, ToolError, ToolOutput
 
@@ -24,94 +33,19 @@ __all__ = ["TOOL_NAMES", "dispatch_tool", "tool_effect", "tool_schemas"]
 class _Tool:
     name: str
     effect: ToolEffect
-    description: str
-    properties: dict[str, dict[str, Any]]
-    required: tuple[str, ...]
+    model: type[ToolInput]
+    """The input model; its docstrings are the schema's descriptions."""
     run: Callable[..., ToolOutput] | Callable[..., Awaitable[ToolOutput]]
     streams: bool = False
     """An async tool streaming its output (Bash); the others are synchronous."""
 
 
-def _str(description: str) -> dict[str, Any]:
-    return {"type": "string", "description": description}
-
-
-def _bool(description: str) -> dict[str, Any]:
-    return {"type": "boolean", "description": description}
-
-
 _TOOLS: tuple[_Tool, ...] = (
-    _Tool(
-        "Read",
-        ToolEffect.PURE,
-        "Read a UTF-8 text file and return its contents verbatim. Limit: 1 MB; binary files "
-        "and directories are refused (use Glob to list a directory).",
-        {"file_path": _str("Path of the file, absolute or relative to the working directory.")},
-        ("file_path",),
-        read_file,
-    ),
-    _Tool(
-        "Glob",
-        ToolEffect.PURE,
-        "Find files by name pattern, e.g. '**/*.py' or 'src/*.rs' ('**' spans directories). "
-        "Returns matching paths sorted, one per line, directories ending in '/'; at most 1000 "
-        "entries. Hidden files match only when the pattern names the leading dot.",
-        {
-            "pattern": _str("Glob pattern, relative to path."),
-            "path": _str("Directory to search in (default: the working directory)."),
-        },
-        ("pattern",),
-        glob_files,
-    ),
-    _Tool(
-        "Bash",
-        ToolEffect.MUTATING,
-        "Run a command with bash in the working directory; stdout and stderr are merged. "
-        "Timeout: 120 s (the process group is then killed and partial output returned). "
-        "Output over 100 KB is cut in the middle. No stdin; background processes are stopped "
-        "when the command finishes. Destructive commands (rm -rf /, mkfs, dd to a device, "
-        "force pushes, ...) are refused.",
-        {
-            "command": _str("The bash command to run."),
-            "description": _str("A few words saying what the command is for."),
-        },
-        ("command",),
-        bash_tool,
-        streams=True,
-    ),
-    _Tool(
-        "Edit",
-        ToolEffect.MUTATING,
-        "Edit a text file by exact replacement: old_str must occur exactly once (whitespace "
-        "included) unless replace_all is true. An empty old_str creates a missing file (with "
-        "parent directories) or appends new_str to an existing one. Limits: old_str and "
-        "new_str 100 KB each; the file 1 MB.",
-        {
-            "file_path": _str("Path of the file, absolute or relative to the working directory."),
-            "old_str": _str("Exact text to replace; empty to create or append."),
-            "new_str": _str("Replacement text."),
-            "replace_all": _bool("Replace every occurrence of old_str (default false)."),
-        },
-        ("file_path", "old_str", "new_str"),
-        edit_file,
-    ),
-    _Tool(
-        "Grep",
-        ToolEffect.PURE,
-        "Search file contents with a regular expression (ripgrep; .gitignore and hidden files "
-        "are skipped). Returns 'path:line:text' lines sorted by path, at most 50 matches.",
-        {
-            "pattern": _str("Regular expression to search for."),
-            "path": _str("File or directory to search (default: the working directory)."),
-            "file_type": _str("Only search this file type, e.g. 'py', 'rust', 'js', 'md'."),
-            "case_sensitive": _bool(
-                "true or false to force it; omitted: smart case (insensitive unless the "
-                "pattern has a capital letter)."
-            ),
-        },
-        ("pattern",),
-        grep_tool,
-    ),
+    _Tool("Read", ToolEffect.PURE, ReadInput, read_file),
+    _Tool("Glob", ToolEffect.PURE, GlobInput, glob_files),
+    _Tool("Bash", ToolEffect.MUTATING, BashInput, bash_tool, streams=True),
+    _Tool("Edit", ToolEffect.MUTATING, EditInput, edit_file),
+    _Tool("Grep", ToolEffect.PURE, GrepInput, grep_tool),
 )
 
 _BY_NAME = {tool.name: tool for tool in _TOOLS}
@@ -128,18 +62,7 @@ def tool_effect(name: str) -> ToolEffect:
 
 def tool_schemas() -> list[dict[str, Any]]:
     """The tool definitions for the Messages API (``name``, ``description``, ``input_schema``)."""
-    return [
-        {
-            "name": tool.name,
-            "description": tool.description,
-            "input_schema": {
-                "type": "object",
-                "properties": {key: dict(value) for key, value in tool.properties.items()},
-                "required": list(tool.required),
-            },
-        }
-        for tool in _TOOLS
-    ]
+    return [tool_schema(tool.name, tool.model) for tool in _TOOLS]
 
 
 async def dispatch_tool(

@@ -1,4 +1,4 @@
-"""Shared shapes of the tools: their output, their effect class, and input checking.
+"""Shared shapes of the tools: their output, their effect class, and path confinement.
 
 Errors::
 
@@ -13,7 +13,6 @@ import os
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
 
 from forgeflare._errors import ForgeflareError
 
@@ -24,9 +23,6 @@ __all__ = [
     "ToolOutput",
     "allowed_roots",
     "confine",
-    "optional_bool",
-    "optional_str",
-    "require_str",
     "resolve_path",
 ]
 
@@ -48,37 +44,6 @@ class ToolEffect(StrEnum):
 
 class ToolError(ForgeflareError):
     """A tool call cannot proceed; the message is written for the model to act on."""
-
-
-def require_str(tool: str, data: dict[str, Any], key: str) -> str:
-    """``data[key]`` as a string, or a ToolError naming the tool and the field."""
-    if key not in data or data[key] is None:
-        raise ToolError(f"{tool}: missing required field '{key}'")
-    value = data[key]
-    if not isinstance(value, str):
-        raise ToolError(f"{tool}: '{key}' must be a string, got {type(value).__name__}")
-    return value
-
-
-def optional_str(tool: str, data: dict[str, Any], key: str) -> str | None:
-    """``data[key]`` as a string, ``None`` when absent, null or empty."""
-    if data.get(key) is None:
-        return None
-    value = require_str(tool, data, key)
-    return value or None
-
-
-def optional_bool(tool: str, data: dict[str, Any], key: str) -> bool | None:
-    """``data[key]`` as a bool (the strings "true"/"false" too), ``None`` when absent or null."""
-    value = data.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return value
-    # Models sometimes send booleans as strings; accepting them costs nothing.
-    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
-        return value.strip().lower() == "true"
-    raise ToolError(f"{tool}: '{key}' must be true or false, got {value!r}")
 
 
 ALLOW_PATHS_ENV = "FORGEFLARE_ALLOW_PATHS"
