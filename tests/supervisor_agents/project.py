@@ -16,6 +16,7 @@ from typing import Any
 
 from forgeflare._errors import ForgeflareError
 from forgeflare.supervisor import Display, LoopOptions, StopControl, load_config, run_loop
+from platform_support import alive as alive  # re-exported: the loop tests import it here
 
 _FLAGS = {
     "--agent-cmd": "agent.command",
@@ -51,15 +52,6 @@ def wait_for(predicate: Callable[[], bool], *, timeout: float = 20.0) -> None:
         if time.monotonic() > deadline:
             raise AssertionError("condition not reached in time")
         time.sleep(0.02)
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie counts as dead)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rpartition(")")[2].split()[0] != "Z"
 
 
 @dataclass
