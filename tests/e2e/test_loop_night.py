@@ -228,3 +228,46 @@ def test_a_timed_outage_is_waited_out_and_the_loop_completes(
     indexes = [r["response_index"] for r in server.requests()]
     assert indexes[: indexes.index(1)] == [0] * indexes.index(1)
     assert indexes[indexes.index(1) :] == [1, 2]
+
+
+GOOD_HOOKS = """\
+from forgeflare.hooks import hook
+
+
+@hook("PreToolUse", match="Bash")
+def observe(input):
+    return None
+"""
+
+
+def test_preflight_loads_the_hook_modules_before_any_hook(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    project = Project(tmp_path)
+    marker = started_marker(project)
+    # Importing a module must not run its hooks, nor leave the project's code in the loop.
+    project.write("broken_hooks.py", "raise RuntimeError('boom at import')\n")
+    project.write("empty_hooks.py", "X = 1\n")
+    project.write("good_hooks.py", GOOD_HOOKS)
+    server = mock_api({"responses": [text_response("done")]})
+    cases = [
+        ("--hooks-module nosuch_hooks", "hooks module 'nosuch_hooks': cannot import"),
+        ("--hooks-module good_hooks --hooks-module=broken_hooks", "RuntimeError: boom at import"),
+        ("--hooks-module empty_hooks", "hooks module 'empty_hooks': defines no hooks"),
+    ]
+    for extra_args, needle in cases:
+        project.write(".fresher/config.toml", f"[agent]\nextra_args = {extra_args!r}\n")
+        done = project.run("--mode", "planning", "--max-iterations", "1", env=env_for(server))
+        assert done.code == 2, (extra_args, done.stderr)
+        assert needle in done.stderr
+        assert "every iteration would fail" in done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+        assert not marker.exists()
+        assert project.run_dirs() == []
+    assert server.requests() == []
+    # A module that loads lets the loop start; the agent gets it.
+    project.write(".fresher/config.toml", "[agent]\nextra_args = '--hooks-module good_hooks'\n")
+    done = project.run("--mode", "planning", "--max-iterations", "1", env=env_for(server))
+    assert done.code == 10, done.stderr
+    assert marker.exists()
+    assert len(server.requests()) == 1
