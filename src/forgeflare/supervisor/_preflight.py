@@ -20,11 +20,11 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from forgeflare._errors import ConfigError
-from forgeflare.hooks._trust import python_module_items, require_trust
+from forgeflare.hooks._trust import require_trust
 from forgeflare.supervisor._config import LoopConfig
-from forgeflare.supervisor._trust import loop_trust_items
+from forgeflare.supervisor._trust import hooks_modules, loop_trust_items
 
-__all__ = ["LOCK_RELPATH", "hooks_modules", "lock_holder", "preflight", "project_lock"]
+__all__ = ["LOCK_RELPATH", "lock_holder", "preflight", "project_lock"]
 
 LOCK_RELPATH = Path(".fresher") / "loop.lock"
 _DEFAULT_API = "https://api.anthropic.com"
@@ -88,17 +88,6 @@ def _is_git_repo(project: Path) -> bool | None:
     return done.returncode == 0 and done.stdout.strip() == "true"
 
 
-def hooks_modules(argv: Sequence[str]) -> list[str]:
-    """The Python hook modules an agent command names with ``--hooks-module``."""
-    names = []
-    for i, word in enumerate(argv):
-        if word == "--hooks-module" and i + 1 < len(argv):
-            names.append(argv[i + 1])
-        elif word.startswith("--hooks-module="):
-            names.append(word.partition("=")[2])
-    return names
-
-
 # Imported in a child process: the project's module code must not run inside the loop itself.
 _LOAD_MODULES = """\
 import sys
@@ -152,12 +141,11 @@ def preflight(
             f"another forgeflare loop is running in {project} (pid {holder}); stop it with "
             "`forgeflare stop` or wait for it"
         )
+    items = loop_trust_items(project, config, project_command=project_command)
+    require_trust(project, items, env, flag=trust_project)
     backend = config.backend_name
     argv = config.agent_argv(sys.executable)
     modules = hooks_modules(argv)
-    items = loop_trust_items(project, config, project_command=project_command)
-    items += python_module_items(modules, project)
-    require_trust(project, items, env, flag=trust_project)
     if modules:
         _check_hooks_modules(project, modules, env, config.hooks.timeout)
     if backend == "forgeflare":
