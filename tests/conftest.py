@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 
 from claude_code_support import require_claude_code
 from mockapi_support import MockServer, start_mock_server
+from platform_support import LINUX_ONLY_MARKER, linux_only_skip_reason
 
 __all__ = ["MockServer"]
 
@@ -22,6 +24,22 @@ __all__ = ["MockServer"]
 os.environ["FORGEFLARE_TRUST"] = "1"
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="forgeflare-test-config-")
 atexit.register(shutil.rmtree, os.environ["XDG_CONFIG_HOME"], True)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", LINUX_ONLY_MARKER)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # Tests that read /proc or start bubblewrap skip elsewhere with their stated reason.
+    for item in items:
+        marker = item.get_closest_marker("linux_only")
+        if marker is None:
+            continue
+        reason = marker.args[0] if marker.args else marker.kwargs.get("reason")
+        skip = linux_only_skip_reason(sys.platform, reason)
+        if skip is not None:
+            item.add_marker(pytest.mark.skip(reason=skip))
 
 
 @pytest.fixture

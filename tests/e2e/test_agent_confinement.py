@@ -118,6 +118,7 @@ def _write_outside(tmp_path: Path, mock_api: MockAPI, *args: str) -> tuple[Path,
     return target, done
 
 
+@pytest.mark.linux_only("bubblewrap is Linux software")
 @pytest.mark.skipif(
     BWRAP is None, reason="needs bubblewrap (Debian: bubblewrap, installed by .ci/run)"
 )
@@ -130,6 +131,7 @@ def test_sandbox_blocks_writes_outside_the_project(tmp_path: Path, mock_api: Moc
     assert target.read_text() == "escaped\n"
 
 
+@pytest.mark.linux_only("elsewhere --sandbox refuses with 'bubblewrap runs on Linux only'")
 def test_sandbox_without_bubblewrap_refuses(tmp_path: Path, mock_api: MockAPI) -> None:
     server = mock_api({"responses": [text_response("ok")]})
     env = {"PATH": "/nonexistent"}

@@ -16,6 +16,7 @@ from typing import Any
 
 from agent_support import read_json, run_agent, text_response, tool_response, tool_results
 from mockapi_support import MockServer
+from platform_support import alive, live_group_members
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
 
@@ -194,8 +195,7 @@ def test_sigterm_ends_bash_and_flushes_records(tmp_path: Path, mock_api: MockAPI
     with contextlib.suppress(ProcessLookupError):
         # Gone, or at most a zombie waiting for init: never a live `sleep 600`.
         os.killpg(bash_group, 0)
-        alive = [p for p in Path("/proc").iterdir() if p.name.isdigit() and _live_in(p, bash_group)]
-        assert alive == []
+        assert live_group_members(bash_group) == []
     [session] = list((tmp_path / ".entire" / "metadata").iterdir())
     assert (session / "context.md").exists()
     assert not (tmp_path / ".forgeflare" / "convergence.json").exists()  # no final: interrupted
@@ -210,28 +210,11 @@ def test_sigterm_ends_a_bash_descendant_in_its_own_session(
     proc.send_signal(signal.SIGTERM)
     _, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 143, stderr
-    detached = Path("/proc") / (tmp_path / "detached.pid").read_text().strip()
+    detached = int((tmp_path / "detached.pid").read_text().strip())
     deadline = time.monotonic() + 10
-    while _live(detached) and time.monotonic() < deadline:
+    while alive(detached) and time.monotonic() < deadline:
         time.sleep(0.02)  # bounded polling: the kill is asynchronous
-    assert not _live(detached)
-
-
-def _live(proc_dir: Path) -> bool:
-    """Whether /proc/PID is a live (not zombie) process."""
-    try:
-        return (proc_dir / "stat").read_text().split(")")[-1].split()[0] not in ("Z", "X")
-    except (OSError, IndexError):
-        return False
-
-
-def _live_in(proc_dir: Path, pgid: int) -> bool:
-    """Whether /proc/PID is a live (not zombie) process of process group ``pgid``."""
-    try:
-        fields = (proc_dir / "stat").read_text().split(")")[-1].split()
-        return int(fields[2]) == pgid and fields[0] != "Z"
-    except (OSError, ValueError, IndexError):
-        return False
+    assert not alive(detached)
 
 
 def test_bash_output_streams_to_stderr_between_tagged_lines(

@@ -37,6 +37,15 @@ def test_demo_runs_a_complete_loop_offline(tmp_path: Path) -> None:
     assert run["totals"]["iterations"] >= 2
     assert f"iterations       {run['totals']['iterations']}" in out
 
+    # The demo ends by pointing at its report: the path it prints is the run's HTML report.
+    (report_line,) = [line for line in out.splitlines() if line.startswith("report ")]
+    report = Path(report_line.removeprefix("report").strip())
+    assert report == runs[0] / "report.html"
+    page = report.read_text()
+    assert page.lower().startswith("<!doctype html>")
+    assert run["run_id"] in page
+    assert f"forgeflare report --dir {project}" in out
+
     # Lifecycle hooks fired (and the summary says so).
     hooks = [e["hook"] for e in _jsonl(runs[0] / "events.jsonl") if e["event"] == "hook"]
     assert hooks[0] == "started"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -31,6 +32,23 @@ def env_for(server: MockServer, **extra: str) -> dict[str, str]:
 
 def error(status: int, kind: str, **headers: str) -> dict[str, Any]:
     return {"error": {"status": status, "type": kind, "message": kind, "headers": headers}}
+
+
+# The agent ticks the plan's one task (the loop then completes by the plan).
+TICK_PLAN: dict[str, Any] = {
+    "content": [
+        {
+            "type": "tool_use",
+            "name": "Edit",
+            "input": {
+                "file_path": "IMPLEMENTATION_PLAN.md",
+                "old_str": "- [ ] one",
+                "new_str": "- [x] one",
+            },
+        }
+    ],
+    "stop_reason": "tool_use",
+}
 
 
 def started_marker(project: Project) -> Path:
@@ -72,20 +90,7 @@ def test_an_outage_is_waited_out_and_the_loop_completes(tmp_path: Path, mock_api
     project = Project(tmp_path)
     project.write("IMPLEMENTATION_PLAN.md", "- [x] done already? no:\n- [ ] one\n")
     overloaded = error(529, "overloaded_error", **{"retry-after": "0"})
-    check = {
-        "content": [
-            {
-                "type": "tool_use",
-                "name": "Edit",
-                "input": {
-                    "file_path": "IMPLEMENTATION_PLAN.md",
-                    "old_str": "- [ ] one",
-                    "new_str": "- [x] one",
-                },
-            }
-        ],
-        "stop_reason": "tool_use",
-    }
+    check = TICK_PLAN
     # two iterations' worth of 529s (1 try + 4 retries each), then the API recovers
     server = mock_api({"responses": [overloaded] * 10 + [check, text_response("done")]})
     done = project.run(env=env_for(server, FRESHER_MAX_CONSECUTIVE_ERRORS="1"))
@@ -191,3 +196,78 @@ def test_unbounded_run_stops_at_the_default_bounds(tmp_path: Path) -> None:
     assert len(rec["iterations"]) == 50
     assert "bounds: 50 iterations, runtime 10h 00m, no cost cap" in done.stderr
     assert "no_changes cannot stop an idle loop" in done.stderr
+
+
+# The mock's outage: longer than one agent iteration (1 try + 4 retries) plus the loop's first
+# back-off (30 s, scaled by FORGEFLARE_TIME_SCALE to 0.3 s), so the loop waits it out.
+OUTAGE_MS = 5000
+
+
+def test_a_timed_outage_is_waited_out_and_the_loop_completes(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    # The issue's "10 minutes of 529", scaled: OUTAGE_MS of 529s by the wall clock, however
+    # many requests the agent's retries make, then the API recovers.
+    project = Project(tmp_path)
+    project.write("IMPLEMENTATION_PLAN.md", "- [ ] one\n")
+    outage = {**error(529, "overloaded_error", **{"retry-after": "0"}), "repeat_for_ms": OUTAGE_MS}
+    server = mock_api({"responses": [outage, TICK_PLAN, text_response("done")]})
+    started = time.monotonic()
+    done = project.run(env=env_for(server, FRESHER_MAX_CONSECUTIVE_ERRORS="1"))
+    elapsed = time.monotonic() - started
+    assert done.code == 0, done.stderr
+    rec = project.record()
+    assert rec["finish_type"] == "complete"
+    *failed, last = rec["iterations"]
+    # Error iterations beyond max_consecutive_errors = 1 would have ended the loop `error`.
+    assert failed
+    assert all(r["outcome"] == "api_error" and r["transient"] for r in failed)
+    assert last["outcome"] == "ok"
+    assert [w["kind"] for w in rec["waits"]] == ["outage"] * len(failed)
+    assert elapsed * 1000 >= OUTAGE_MS  # it was running through the whole outage
+    indexes = [r["response_index"] for r in server.requests()]
+    assert indexes[: indexes.index(1)] == [0] * indexes.index(1)
+    assert indexes[indexes.index(1) :] == [1, 2]
+
+
+GOOD_HOOKS = """\
+from forgeflare.hooks import hook
+
+
+@hook("PreToolUse", match="Bash")
+def observe(input):
+    return None
+"""
+
+
+def test_preflight_loads_the_hook_modules_before_any_hook(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    project = Project(tmp_path)
+    marker = started_marker(project)
+    # Importing a module must not run its hooks, nor leave the project's code in the loop.
+    project.write("broken_hooks.py", "raise RuntimeError('boom at import')\n")
+    project.write("empty_hooks.py", "X = 1\n")
+    project.write("good_hooks.py", GOOD_HOOKS)
+    server = mock_api({"responses": [text_response("done")]})
+    cases = [
+        ("--hooks-module nosuch_hooks", "hooks module 'nosuch_hooks': cannot import"),
+        ("--hooks-module good_hooks --hooks-module=broken_hooks", "RuntimeError: boom at import"),
+        ("--hooks-module empty_hooks", "hooks module 'empty_hooks': defines no hooks"),
+    ]
+    for extra_args, needle in cases:
+        project.write(".fresher/config.toml", f"[agent]\nextra_args = {extra_args!r}\n")
+        done = project.run("--mode", "planning", "--max-iterations", "1", env=env_for(server))
+        assert done.code == 2, (extra_args, done.stderr)
+        assert needle in done.stderr
+        assert "every iteration would fail" in done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+        assert not marker.exists()
+        assert project.run_dirs() == []
+    assert server.requests() == []
+    # A module that loads lets the loop start; the agent gets it.
+    project.write(".fresher/config.toml", "[agent]\nextra_args = '--hooks-module good_hooks'\n")
+    done = project.run("--mode", "planning", "--max-iterations", "1", env=env_for(server))
+    assert done.code == 10, done.stderr
+    assert marker.exists()
+    assert len(server.requests()) == 1

@@ -9,24 +9,14 @@ import trio
 
 from forgeflare.hooks import Allow, Block, HookConfig, HookDispatcher
 from forgeflare.hooks._shell import MAX_STDOUT_BYTES, run_hook_process
+from platform_support import live_group_members
 
 ALLOW = """echo '{"action":"allow"}'"""
 
 
 def _group_members(pgid: int) -> list[int]:
-    """Live (non-zombie) processes in process group ``pgid``, from /proc."""
-    members = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()  # after "(comm)": state ppid pgrp ...
-        if fields[0] not in ("Z", "X") and int(fields[2]) == pgid:
-            members.append(int(entry.name))
-    return members
+    """Live (non-zombie) processes in process group ``pgid``."""
+    return live_group_members(pgid)
 
 
 async def _assert_group_gone(pgid: int) -> None:

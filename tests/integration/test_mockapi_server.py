@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -385,3 +386,30 @@ async def test_in_process_pipelining_and_expect_continue() -> None:
                     reply += await stream.receive_some(65536)
         assert b'"n2"' in reply
         nursery.cancel_scope.cancel()
+
+
+def test_repeat_for_ms_is_an_outage_of_that_long(mock_api: MockAPI) -> None:
+    window = 400
+    server = mock_api(
+        {
+            "responses": [
+                {"error": {"status": 529, "type": "overloaded_error"}, "repeat_for_ms": window},
+                {"content": [{"type": "text", "text": "back"}]},
+            ]
+        }
+    )
+    statuses = []
+    with httpx.Client(timeout=10) as client:
+        started = time.monotonic()
+        # Bounded polling: the mock's window is what ends it, each answer is one request.
+        while len(statuses) < 10_000:
+            resp, _ = post_stream(server.url, client=client)
+            statuses.append(resp.status_code)
+            if resp.status_code != 529:
+                break
+        recovered = time.monotonic() - started
+    assert statuses[-1] == 200
+    assert set(statuses[:-1]) == {529}
+    assert len(statuses) >= 3  # it did repeat
+    assert recovered * 1000 >= window
+    assert [r["response_index"] for r in server.requests()] == [0] * (len(statuses) - 1) + [1]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import pty
+import re
 import select
 import subprocess
 import sys
@@ -89,3 +90,41 @@ def test_watch_in_a_terminal_redraws_until_the_end(tmp_path: Path) -> None:
     assert went
     assert "iteration 1/2" in text
     assert "finished: max_iterations" in text
+
+
+# Counts its iterations in a file, says which one it is, and waits for that iteration's go file.
+COUNTING_AGENT = (
+    "sh -c 'n=$(cat count 2>/dev/null || echo 0); n=$((n + 1)); echo $n > count; "
+    'echo "agent says $n"; '
+    'while [ ! -e "$FRESHER_PROJECT_DIR/go.$n" ]; do sleep 0.02; done\''
+)
+ISO_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|\+00:00) ")
+
+
+def test_loop_log_grows_across_iterations_with_a_utc_time_on_every_line(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    loop = project.popen(
+        "--agent-cmd", COUNTING_AGENT, "--max-iterations", "2", "--mode", "planning"
+    )
+    wait_for(lambda: any((d / "loop.log").exists() for d in project.run_dirs()))
+    (run_dir,) = project.run_dirs()
+    log = run_dir / "loop.log"
+    wait_for(lambda: "agent says 1" in log.read_text())
+    first = log.read_text()
+    inode = log.stat().st_ino
+    (project.dir / "go.1").touch()
+    wait_for(lambda: "agent says 2" in log.read_text())
+    second = log.read_text()
+    # One file for `tail -f`: the same file, appended to, not rewritten per iteration.
+    assert log.stat().st_ino == inode
+    assert second.startswith(first)
+    assert len(second) > len(first)
+    (project.dir / "go.2").touch()
+    assert loop.wait(timeout=30) == 10
+    text = log.read_text()
+    assert text.startswith(second)
+    lines = text.splitlines()
+    assert lines
+    bad = [line for line in lines if not ISO_UTC.match(line)]
+    assert bad == []
+    assert text.index("agent says 1") < text.index("agent says 2")

@@ -170,3 +170,43 @@ def test_a_hook_changed_during_the_night_stops_the_loop(cloned: Path, tmp_path: 
     record = json.loads(next((cloned / ".fresher" / "runs").glob("*/run.json")).read_text())
     assert record["finish_type"] == "hook_abort"
     assert len(record["iterations"]) == 1
+
+
+MODULE_HOOKS = """\
+import pathlib
+
+from forgeflare.hooks import hook
+
+pathlib.Path("module-imported").touch()
+
+
+@hook("PreToolUse", match="Read")
+def observe(input):
+    return None
+"""
+
+
+def test_a_loop_hooks_module_is_trusted_before_it_is_imported(
+    tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+) -> None:
+    project = tmp_path / "p"
+    (project / ".fresher").mkdir(parents=True)
+    (project / ".fresher" / "config.toml").write_text(
+        "[agent]\nextra_args = '--hooks-module myhooks'\n"
+    )
+    (project / "myhooks.py").write_text(MODULE_HOOKS)
+    server = mock_api({"responses": [], "when_exhausted": "end_turn"})
+    env = _env(tmp_path, ANTHROPIC_API_URL=server.url, ANTHROPIC_API_KEY="test-key")
+    args = ("loop", "--max-iterations", "1", "--mode", "planning")
+    refused = _forgeflare(project, env, *args)
+    assert refused.returncode == 2
+    assert "not trusted" in refused.stderr
+    assert "hooks module myhooks" in refused.stderr
+    assert not (project / "module-imported").exists()  # neither the preflight nor an agent
+    shown = _forgeflare(project, env, "trust", "--show")
+    assert "myhooks.py" in shown.stdout
+    assert _forgeflare(project, env, "trust").returncode == 0
+    ran = _forgeflare(project, env, *args)
+    assert ran.returncode == 10, ran.stderr
+    assert (project / "module-imported").exists()
+    assert len(server.requests()) == 1

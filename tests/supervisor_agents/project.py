@@ -17,6 +17,7 @@ from typing import Any
 from forgeflare._errors import ForgeflareError
 from forgeflare.supervisor import LoopOptions, StopControl, load_config, run_loop
 from forgeflare.supervisor._display import LoopDisplay
+from platform_support import alive as alive  # re-exported: the loop tests import it here
 
 _FLAGS = {
     "--agent-cmd": "agent.command",
@@ -52,15 +53,6 @@ def wait_for(predicate: Callable[[], bool], *, timeout: float = 20.0) -> None:
         if time.monotonic() > deadline:
             raise AssertionError("condition not reached in time")
         time.sleep(0.02)
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie counts as dead)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rpartition(")")[2].split()[0] != "Z"
 
 
 @dataclass

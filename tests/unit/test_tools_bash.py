@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from forgeflare.agent.tools import ToolOutput
 from forgeflare.agent.tools._bash import MAX_BASH_OUTPUT, cap_output, run_bash
+from platform_support import alive, live_group_members
 from tool_support import run_tool
 
 WAIT = 10.0  # upper bound of every wait below; none of them sleeps for a fixed time
@@ -28,25 +29,6 @@ def bash(command: str, cwd: Path) -> ToolOutput:
 
 def run_bash_sync(command: str, **options: Any) -> ToolOutput:
     return trio.run(functools.partial(run_bash, command, **options))
-
-
-def live_members(pgid: int) -> list[int] | None:
-    """Pids of group ``pgid`` that are not zombies (from /proc), or None without /proc."""
-    proc = Path("/proc")
-    if not (proc / "self" / "stat").exists():
-        return None
-    live = []
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue  # exited while we looked
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            live.append(int(entry.name))
-    return live
 
 
 def group_gone(pgid: int) -> bool:
@@ -62,7 +44,7 @@ def group_gone(pgid: int) -> bool:
             os.killpg(pgid, 0)
         except ProcessLookupError:
             return True
-        if live_members(pgid) == []:
+        if live_group_members(pgid) == []:
             return True
         time.sleep(0.01)
     return False
@@ -216,11 +198,7 @@ def pid_gone(pid: int) -> bool:
     """Poll (bounded) until ``pid`` is gone or a zombie."""
     end = time.monotonic() + WAIT
     while time.monotonic() < end:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            return True
-        if state in ("Z", "X"):
+        if not alive(pid):
             return True
         time.sleep(0.01)
     return False

@@ -42,6 +42,9 @@ from forgeflare.mockapi._render import (
     render_events,
     render_message,
 )
+from forgeflare.mockapi._repeat import (
+    RepeatWindows,
+)
 from forgeflare.mockapi._script import (
     DEFAULT_ERROR_MESSAGES,
     ERROR_STATUS,
@@ -82,6 +85,7 @@ __all__ = [
     "MockListenError",
     "MockScriptError",
     "RedactedThinkingSpec",
+    "RepeatWindows",
     "Reply",
     "Script",
     "ScriptBlock",

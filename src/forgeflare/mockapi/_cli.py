@@ -33,6 +33,8 @@ response keys: stop_sequence, model, event_delay_ms, chunk_chars, truncate_mode
 x-should-retry: false, so clients stop at once ("when_exhausted": "end_turn" answers a plain
 end_turn text instead). An error's "headers" may carry retry-after and the
 anthropic-ratelimit-unified-* headers of a usage limit.
+A response with "repeat_for_ms": N answers every request for N ms of wall clock from the
+first one it answers, then the script moves on (an outage of that length).
 
 Side requests (a client's title or summary calls) do not consume the script: a request with
 no tools whose system prompt asks for a title, a summary, a topic or a quota, or whose

@@ -243,6 +243,9 @@ class ScriptResponse(_Spec):
     """``eof`` ends the HTTP body cleanly; ``drop`` closes the connection mid-body."""
     stream_error: StreamErrorSpec | None = None
     error: HTTPErrorSpec | None = None
+    repeat_for_ms: int | None = Field(default=None, ge=0)
+    """Answer every request with this response for this long (wall clock, from the first
+    request it answered), then move on: an outage of N ms, whatever the clients retry."""
 
     @model_validator(mode="after")
     def _error_is_exclusive(self) -> ScriptResponse:

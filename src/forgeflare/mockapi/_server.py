@@ -30,6 +30,7 @@ from forgeflare.mockapi._decide import (
 )
 from forgeflare.mockapi._errors import MockAPIError, MockListenError
 from forgeflare.mockapi._render import encode_event, error_body
+from forgeflare.mockapi._repeat import RepeatWindows
 from forgeflare.mockapi._script import Script
 
 __all__ = ["run_server", "serve"]
@@ -49,11 +50,14 @@ class _State:
         self.requests = 0
         self.cached: set[str] = set()
         """Prompt-cache prefixes seen so far (hashes), for cache_read/creation tokens."""
+        self.repeats = RepeatWindows()
+        """When each ``repeat_for_ms`` response began to repeat."""
 
     def handle(self, method: str, target: str, headers: dict[str, str], body: bytes) -> ScriptReply:
         path, _, query = target.partition("?")
         number = self.requests
         self.requests += 1
+        self.used = self.repeats.position(self.script, self.used)
         try:
             decision = decide(
                 self.script,
@@ -69,7 +73,8 @@ class _State:
             traceback.print_exc(file=sys.stderr)
             reply = JSONReply(500, error_body("api_error", f"mock server bug: {exc!r}"))
             decision = ScriptReply(reply)
-        if decision.consumed:
+        index = decision.response_index
+        if decision.consumed and not (index is not None and self.repeats.holds(self.script, index)):
             self.used += 1
         if self.record is not None:
             entry = record_entry(

@@ -112,6 +112,7 @@ from forgeflare.supervisor._stop import (
 )
 from forgeflare.supervisor._trust import (
     describe_items,
+    hooks_modules,
     loop_trust_items,
     uses_claude_code,
 )
@@ -200,6 +201,7 @@ __all__ = [
     "git_snapshot",
     "hook_env",
     "hook_verdict",
+    "hooks_modules",
     "is_alive",
     "is_error",
     "is_fresh",

@@ -1,7 +1,8 @@
 """Before anything starts: what would make every iteration fail, and one loop per project.
 
 :func:`preflight` runs before the ``started`` hook: trust, the API key the own agent needs,
-``hooks.toml``, the agent's executable, the prompt file, the plan (a warning in building mode),
+``hooks.toml``, the Python hook modules the agent is given (``--hooks-module``), the agent's
+executable, the prompt file, the plan (a warning in building mode),
 git (a warning). Each failure is one line and exit 2, with no hook or agent run.
 :func:`project_lock` holds ``.fresher/loop.lock`` (``flock``) for the loop's lifetime, so a second
 ``forgeflare loop`` in the same project refuses and names the running one.
@@ -15,13 +16,13 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from forgeflare._errors import ConfigError
 from forgeflare.hooks._trust import require_trust
 from forgeflare.supervisor._config import LoopConfig
-from forgeflare.supervisor._trust import loop_trust_items
+from forgeflare.supervisor._trust import hooks_modules, loop_trust_items
 
 __all__ = ["LOCK_RELPATH", "lock_holder", "preflight", "project_lock"]
 
@@ -87,6 +88,42 @@ def _is_git_repo(project: Path) -> bool | None:
     return done.returncode == 0 and done.stdout.strip() == "true"
 
 
+# Imported in a child process: the project's module code must not run inside the loop itself.
+_LOAD_MODULES = """\
+import sys
+sys.path.insert(0, sys.argv[1])
+from forgeflare.hooks import HookRegistrationError, load_hooks_module
+for name in sys.argv[2:]:
+    try:
+        load_hooks_module(name)
+    except HookRegistrationError as exc:
+        sys.exit(str(exc).splitlines()[0])
+"""
+
+
+def _check_hooks_modules(
+    project: Path, names: Sequence[str], env: Mapping[str, str], timeout: float
+) -> None:
+    """Raise ``ConfigError`` unless every module imports and defines hooks (none is run)."""
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _LOAD_MODULES, str(project), *names],
+            cwd=project,
+            env=dict(env),
+            capture_output=True,
+            text=True,
+            timeout=timeout or None,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise ConfigError(
+            f"hooks modules {', '.join(names)}: not loaded within {timeout:g}s ([hooks] timeout)"
+        ) from None
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines() or [f"exit status {done.returncode}"]
+        raise ConfigError(f"{lines[-1]}: every iteration would fail")
+
+
 def preflight(
     project: Path,
     config: LoopConfig,
@@ -108,6 +145,9 @@ def preflight(
     require_trust(project, items, env, flag=trust_project)
     backend = config.backend_name
     argv = config.agent_argv(sys.executable)
+    modules = hooks_modules(argv)
+    if modules:
+        _check_hooks_modules(project, modules, env, config.hooks.timeout)
     if backend == "forgeflare":
         url = (env.get("ANTHROPIC_API_URL") or env.get("ANTHROPIC_BASE_URL") or "").strip()
         if not env.get("ANTHROPIC_API_KEY") and (not url or url.rstrip("/") == _DEFAULT_API):

@@ -8,6 +8,8 @@ here (the hook layer knows only its own part) and checked once before anything s
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from forgeflare.hooks._trust import (
@@ -19,7 +21,18 @@ from forgeflare.hooks._trust import (
 )
 from forgeflare.supervisor._config import LoopConfig
 
-__all__ = ["describe_items", "loop_trust_items", "uses_claude_code"]
+__all__ = ["describe_items", "hooks_modules", "loop_trust_items", "uses_claude_code"]
+
+
+def hooks_modules(argv: Sequence[str]) -> list[str]:
+    """The Python hook modules an agent command names with ``--hooks-module``."""
+    names = []
+    for i, word in enumerate(argv):
+        if word == "--hooks-module" and i + 1 < len(argv):
+            names.append(argv[i + 1])
+        elif word.startswith("--hooks-module="):
+            names.append(word.partition("=")[2])
+    return names
 
 
 def uses_claude_code(config: LoopConfig) -> bool:
@@ -37,7 +50,9 @@ def loop_trust_items(
     ``project_command=False`` when the agent command came from the user (a flag or a
     variable), not from the project's config.toml: what the user typed is theirs.
     """
-    items = agent_trust_items(project)
+    # The agent imports the hook modules its command names (e.g. [agent] extra_args).
+    modules = hooks_modules(config.agent_argv(sys.executable))
+    items = agent_trust_items(project, hooks_modules=modules)
     if config.hooks.enabled:
         items += directory_items(project / config.paths.hooks_dir, project)
     if config.agent.command and project_command:

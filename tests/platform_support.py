@@ -1,0 +1,48 @@
+"""What differs between Linux and macOS in the tests.
+
+``linux_only(reason)`` marks a test that needs Linux itself (bubblewrap, a Linux-only message);
+elsewhere it skips with the stated reason instead of failing (``tests/conftest.py`` applies the
+rule at collection). Process checks that used to read ``/proc`` go through psutil, which reads
+the same facts on Linux and macOS.
+"""
+
+from __future__ import annotations
+
+import os
+
+import psutil
+
+__all__ = ["LINUX_ONLY_MARKER", "alive", "linux_only_skip_reason", "live_group_members"]
+
+LINUX_ONLY_MARKER = "linux_only(reason): needs Linux (bubblewrap, ...); skipped elsewhere"
+
+
+def linux_only_skip_reason(platform: str, reason: str | None) -> str | None:
+    """The skip reason for a ``linux_only`` test on ``platform`` (``sys.platform``), or None."""
+    if platform.startswith("linux"):
+        return None
+    return f"Linux only ({platform}): {reason or 'needs Linux'}"
+
+
+def _live(proc: psutil.Process) -> bool:
+    return proc.status() not in (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD)
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie counts as dead)."""
+    try:
+        return _live(psutil.Process(pid))
+    except psutil.Error:
+        return False
+
+
+def live_group_members(pgid: int) -> list[int]:
+    """Pids of the live (not zombie) processes in process group ``pgid``."""
+    members = []
+    for proc in psutil.process_iter():
+        try:
+            if os.getpgid(proc.pid) == pgid and _live(proc):
+                members.append(proc.pid)
+        except (psutil.Error, OSError):
+            continue  # exited while we looked
+    return members
