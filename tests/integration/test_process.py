@@ -288,8 +288,9 @@ def test_only_the_primitive_starts_sessions() -> None:
         text=True,
         check=False,
     ).stdout.split()
-    # The template guard script lists setsid as a command prefix to look through.
-    allowed = {"_process.py", "bash-guard.py"}
+    # The Bash deny-list core (and the template guard generated from it) lists setsid as a
+    # command prefix to look through; neither starts a process.
+    allowed = {"_process.py", "_guard.py", "bash-guard.py"}
     assert {Path(p).name for p in found} <= allowed
     assert str(SRC / "forgeflare" / "_process.py") in found
 
