@@ -144,3 +144,19 @@ def test_no_commits_and_unfinished_never_land(repo: tuple[Path, Path]) -> None:
         ).status
         == "not_complete"
     )
+
+
+def test_uncommitted_changes_in_the_worktree_are_not_landed(repo: tuple[Path, Path]) -> None:
+    main, tree = repo
+    commit(tree, "parser.py", "x = 1\n")
+    (tree / "shared.txt").write_text("half done\n")
+    result = land(
+        repo=main,
+        worktree=tree,
+        branch="forgeflare/night/parser",
+        base="main",
+        finish_type="complete",
+    )
+    assert result.status == "error"
+    assert result.reason == "uncommitted changes in the loop's worktree (shared.txt); not landed"
+    assert git(main, "rev-list", "--count", "main") == "1"

@@ -71,8 +71,7 @@ def register(app: typer.Typer) -> None:
         record = trio.run(functools.partial(run_fleet, opts))
         for line in _status_lines(record):
             typer.echo(line)
-        bad = [loop for loop in record.loops if loop.status not in ("landed", "not_landed")]
-        raise typer.Exit(1 if bad else 0)
+        raise typer.Exit(0 if all(_fine(spec, loop) for loop in record.loops) else 1)
 
     @fleet.command("status", help="Show each loop of a fleet: status, runs, spend, landing.")
     def status_cmd(fleet_file: Path = typer.Argument(..., help="The fleet file.")) -> None:
@@ -132,6 +131,13 @@ def _log(line: str) -> None:
 
     stamp = datetime.now(UTC).strftime("%H:%M:%S")
     print(f"{stamp} [fleet] {line}", file=sys.stderr, flush=True)
+
+
+def _fine(spec: Any, loop: Any) -> bool:
+    """Landed, or completed with ``land = none``: anything else makes ``fleet run`` exit 1."""
+    if loop.status == "landed":
+        return True
+    return bool(spec.fleet.land == "none" and loop.finish_type == "complete")
 
 
 def _record(fleet_file: Path) -> Any:

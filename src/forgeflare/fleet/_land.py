@@ -83,6 +83,14 @@ def land(
     refused = may_land(finish_type, commits)
     if refused is not None:
         return refused
+    dirty = _git(worktree, "status", "--porcelain", "--untracked-files=no").stdout.split("\n")
+    changed = [line[3:] for line in dirty if line.strip()]
+    if changed:
+        # Uncommitted work is not the loop's result: say so rather than "rebase failed".
+        files = ", ".join(changed[:5]) + (" ..." if len(changed) > 5 else "")
+        return LandResult(
+            "error", f"uncommitted changes in the loop's worktree ({files}); not landed", commits
+        )
     rebase = _git(worktree, "rebase", "--quiet", base)
     if rebase.returncode != 0:
         conflicted = _git(worktree, "diff", "--name-only", "--diff-filter=U").stdout.split()

@@ -259,8 +259,16 @@ class _Fleet:
     async def run_loop(self, spec: FleetLoop) -> None:
         loop = self.record.loop(spec.name)
         async with self.limiter:
-            if self.record.budget_hit:
+            max_cost = self.opts.fleet.fleet.max_cost
+            # The spend of a loop that just ended is counted before its slot frees: check it
+            # here, not only the watcher's flag (a loop given --max-cost 0 would have no cap).
+            if self.record.budget_hit or (max_cost and self.spend() >= max_cost):
+                self.record.budget_hit = True
                 loop.status, loop.reason = "stopped", "the fleet budget was spent first"
+                self.save()
+                return
+            if (self.sdir / "stop").exists():
+                loop.status, loop.reason = "stopped", "the fleet was stopped (fleet stop)"
                 self.save()
                 return
             await self._start_and_wait(spec, loop)
@@ -406,6 +414,8 @@ async def run_fleet(opts: FleetOptions) -> FleetRecord:
                 loop.status, loop.pid, loop.pid_started = "pending", None, None
     else:
         record = _new_record(opts, sdir)
+    # A stop asked of an earlier run does not stop this one.
+    (sdir / "stop").unlink(missing_ok=True)
     record.pid = os.getpid()
     record.pid_started = _process_started(os.getpid())
     record.finished_at = None
