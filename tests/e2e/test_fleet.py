@@ -181,6 +181,15 @@ def test_three_loops_two_land_one_conflicts(tmp_path: Path, mock_api: MockAPI) -
     assert report.returncode == 0, report.stderr
     assert "landed" in report.stdout
     assert "rebase onto main conflicts in shared.txt" in report.stdout
+    assert "landed: 2 of 3 loop(s)" in report.stdout
+    for name in ("one", "two", "three"):
+        assert f"== {name} (forgeflare/night/{name}) ==" in report.stdout
+    page = tmp_path / "fleet.html"
+    written = fleet("report", str(path), "--html", str(page), env=env_for(server))
+    assert written.stdout.strip() == f"report: {page}"
+    text = page.read_text()
+    assert "<h1>forgeflare fleet night</h1>" in text
+    assert all(f"id='loop-{name}'" in text for name in ("one", "two", "three"))
 
 
 def spends(loop: str) -> list[dict[str, Any]]:
@@ -340,3 +349,40 @@ def test_fleet_stop_ends_the_running_loop_and_starts_no_other(
     assert other["reason"] == "the fleet was stopped (fleet stop)"
     assert other["runs"] == []
     assert len(server.requests()) == 2
+
+
+def test_land_pr_pushes_and_opens_a_pull_request_with_the_report(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    repo = make_repo(tmp_path, "a")
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(repo, "remote", "add", "origin", str(remote))
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "gh").write_text(
+        '#!/bin/sh\nprintf \'%s\\n\' "$@" > "$GH_LOG.argv"\ncat > "$GH_LOG.stdin"\n'
+        "echo https://github.example/o/r/pull/1\n"
+    )
+    (bindir / "gh").chmod(0o755)
+    server = mock_api({"conversations": [conv("a", completes_with("a", "a.txt", "a"))]})
+    path = fleet_file(tmp_path, "prs", [loop("a")], land="pr")
+    env = env_for(server)
+    env.update(PATH=f"{bindir}:{env['PATH']}", GH_LOG=str(tmp_path / "gh"))
+    done = fleet("run", str(path), env=env)
+    assert done.returncode == 0, done.stderr
+    rec = state(path, "prs")
+    assert rec["a"]["status"] == "pr_opened"
+    assert rec["a"]["reason"] == "pushed to origin; pull request https://github.example/o/r/pull/1"
+    branch = "forgeflare/prs/a"
+    assert git(remote, "rev-parse", branch) == git(repo, "rev-parse", branch)
+    assert git(repo, "rev-list", "--count", "main") == "1"  # nothing merged locally
+    argv = (tmp_path / "gh.argv").read_text().splitlines()
+    assert argv[argv.index("--title") + 1] == "prs/a: Task a: do it."
+    (run,) = run_records(tmp_path / ".forgeflare-fleet/prs/worktrees/a")
+    body = (tmp_path / "gh.stdin").read_text()
+    assert "> Task a: do it." in body
+    assert f"run {run['run_id']}" in body
+    report = fleet("report", str(path), env=env)
+    assert "landed: 1 of 1 loop(s)" in report.stdout
+    assert f"run {run['run_id']}" in report.stdout

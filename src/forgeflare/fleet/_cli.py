@@ -92,23 +92,26 @@ def register(app: typer.Typer) -> None:
         (Path(record.fleet_file).parent / ".forgeflare-fleet" / record.name / "stop").touch()
         typer.echo(f"asked {asked} running loop(s) to stop after their iteration")
 
-    @fleet.command("report", help="One digest of every loop of the fleet, and what landed.")
-    def report_cmd(fleet_file: Path = typer.Argument(..., help="The fleet file.")) -> None:
-        from forgeflare.report._collect import collect_digest, find_run
-        from forgeflare.report._text import render_text
+    @fleet.command("report", help=_REPORT_HELP)
+    def report_cmd(
+        fleet_file: Path = typer.Argument(..., help="The fleet file."),
+        html_out: Path = typer.Option(None, "--html", metavar="FILE", help="Write HTML here."),
+    ) -> None:
+        from forgeflare.fleet._config import load_fleet_file
+        from forgeflare.fleet._report import fleet_report_html, fleet_report_text
 
         record = _record(fleet_file)
-        for line in _status_lines(record):
-            typer.echo(line)
-        for loop in record.loops:
-            typer.echo(f"\n== {loop.name} ({loop.branch}) ==")
-            tree = Path(loop.worktree)
-            try:
-                run_dir = find_run(tree, None, {})
-            except ConfigError as exc:
-                typer.echo(f"no run: {exc}")
-                continue
-            typer.echo(render_text(collect_digest(tree, run_dir)), nl=False)
+        budget = load_fleet_file(fleet_file).fleet.max_cost
+        if html_out is None:
+            typer.echo(fleet_report_text(record, budget), nl=False)
+            return
+        page = fleet_report_html(record, html_out, budget)
+        try:
+            html_out.parent.mkdir(parents=True, exist_ok=True)
+            html_out.write_text(page, encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"--html {html_out}: cannot write: {exc.strerror}") from exc
+        typer.echo(f"report: {html_out}")
 
     app.add_typer(fleet, name="fleet")
 
@@ -125,6 +128,12 @@ was left running and goes on. Exit 0 when every loop finished and landed (or lan
 """
 
 
+_REPORT_HELP = """One digest of every loop of the fleet: what landed (and where), what stayed on
+its branch and why, the fleet's spend against its max_cost, then each loop's report page (the
+newest run of `forgeflare report` in its worktree). --html FILE writes it as one HTML page.
+"""
+
+
 def _log(line: str) -> None:
     import sys
     from datetime import UTC, datetime
@@ -135,7 +144,7 @@ def _log(line: str) -> None:
 
 def _fine(spec: Any, loop: Any) -> bool:
     """Landed, or completed with ``land = none``: anything else makes ``fleet run`` exit 1."""
-    if loop.status == "landed":
+    if loop.status in ("landed", "pr_opened"):
         return True
     return bool(spec.fleet.land == "none" and loop.finish_type == "complete")
 

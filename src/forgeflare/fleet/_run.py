@@ -29,7 +29,7 @@ import trio
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError
 from forgeflare.fleet._config import FleetFile, FleetLoop
-from forgeflare.fleet._land import land
+from forgeflare.fleet._land import LandResult, land, land_pr
 from forgeflare.fleet._state import FleetRecord, LoopRecord, load_record, save_record, state_dir
 
 __all__ = ["FleetOptions", "end_leftovers", "run_fleet"]
@@ -350,24 +350,54 @@ class _Fleet:
                 "land = none" if fleet.fleet.land == "none" else f"finished {loop.finish_type}"
             )
             return
-        repo = Path(loop.repo)
-        result = land(
-            repo=repo,
-            worktree=Path(loop.worktree),
-            branch=loop.branch,
-            base=spec.base,
-            gate=fleet.fleet.gate,
-            finish_type=loop.finish_type,
-            gate_timeout=self.opts.gate_timeout,
+        result = (
+            self._land_pr(spec, loop) if fleet.fleet.land == "pr" else self._land_ff(spec, loop)
         )
         loop.land_status, loop.reason = result.status, result.reason
         loop.status = {
             "landed": "landed",
+            "pr_opened": "pr_opened",
             "conflict": "conflict",
             "gate_failed": "gate_failed",
             "base_dirty": "base_dirty",
         }.get(result.status, "not_landed")  # type: ignore[assignment]
         self.opts.log(f"{spec.name}: {result.status}: {result.reason}")
+
+    def _land_ff(self, spec: FleetLoop, loop: LoopRecord) -> LandResult:
+        return land(
+            repo=Path(loop.repo),
+            worktree=Path(loop.worktree),
+            branch=loop.branch,
+            base=spec.base,
+            gate=self.opts.fleet.fleet.gate,
+            finish_type=loop.finish_type,
+            gate_timeout=self.opts.gate_timeout,
+        )
+
+    def _land_pr(self, spec: FleetLoop, loop: LoopRecord) -> LandResult:
+        from forgeflare.fleet._report import loop_report_text
+
+        task = spec.prompt.strip().splitlines()[0]
+        title = f"{self.opts.fleet.fleet.name}/{spec.name}: {task}"
+        title = title if len(title) <= 72 else title[:71] + "…"
+        report = loop_report_text(loop) or "(no run record)"
+        quoted = "\n".join(f"> {line}" for line in spec.prompt.strip().splitlines())
+        body = (
+            f"Loop `{spec.name}` of the forgeflare fleet `{self.opts.fleet.fleet.name}`.\n\n"
+            f"Task:\n\n{quoted}\n\n```\n{report.rstrip()}\n```\n"
+        )
+        return land_pr(
+            repo=Path(loop.repo),
+            worktree=Path(loop.worktree),
+            branch=loop.branch,
+            base=spec.base,
+            title=title,
+            body=body,
+            gate=self.opts.fleet.fleet.gate,
+            finish_type=loop.finish_type,
+            gate_timeout=self.opts.gate_timeout,
+            env=self.opts.env,
+        )
 
 
 def _new_record(opts: FleetOptions, sdir: Path) -> FleetRecord:
