@@ -79,7 +79,9 @@ def register(app: typer.Typer) -> None:
         for line in _status_lines(record):
             typer.echo(line)
 
-    @fleet.command("stop", help="Stop a running fleet: each loop ends after its iteration.")
+    @fleet.command(
+        "stop", help="Stop a fleet: running loops end after their iteration; no new one starts."
+    )
     def stop_cmd(fleet_file: Path = typer.Argument(..., help="The fleet file.")) -> None:
         from forgeflare.supervisor._stop import request_stop
 
@@ -122,9 +124,10 @@ Each loop is a normal `forgeflare loop` in a git worktree on the branch
 forgeflare/<fleet>/<loop>, with its own records. The fleet's max_cost is shared by all loops;
 a usage limit one loop reports makes the others wait too. A loop that finishes complete with
 commits is landed: rebased onto its base branch, the gate run, then fast-forwarded (never a
-force, never a loop that did not complete or made no commit). State is in
+force, never a loop that did not complete or made no commit); with land = "pr" the branch is
+pushed instead and `gh pr create` opens a pull request with the loop's report. State is in
 .forgeflare-fleet/<name>/fleet.json beside the fleet file; after a crash, --resume ends what
-was left running and goes on. Exit 0 when every loop finished and landed (or land = none).
+was left running and goes on. Exit 0 when every loop landed (land = none: completed), else 1.
 """
 
 

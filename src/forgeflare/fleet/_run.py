@@ -276,6 +276,10 @@ class _Fleet:
             await trio.to_thread.run_sync(self._land, spec, loop)
         self.save()
 
+    async def land_only(self, spec: FleetLoop) -> None:
+        await trio.to_thread.run_sync(self._land, spec, self.record.loop(spec.name))
+        self.save()
+
     def _argv(self, spec: FleetLoop, loop: LoopRecord, task: Path) -> list[str]:
         argv = [self.opts.python, "-m", "forgeflare", "loop", "--dir", loop.worktree]
         argv += ["--mode", spec.mode, "--max-iterations", str(spec.max_iterations)]
@@ -462,8 +466,12 @@ async def run_fleet(opts: FleetOptions) -> FleetRecord:
         outer.start_soon(fleet.watch, done)
         async with trio.open_nursery() as nursery:
             for spec in opts.fleet.loop:
-                if record.loop(spec.name).status == "pending":
+                status = record.loop(spec.name).status
+                if status == "pending":
                     nursery.start_soon(fleet.run_loop, spec)
+                elif status == "finished":
+                    # The dead fleet ended before landing this loop: land it now.
+                    nursery.start_soon(fleet.land_only, spec)
         done.set()
     record.spent_usd = round(fleet.spend(), 6)
     record.finished_at = utc_timestamp()
