@@ -314,6 +314,41 @@ def test_kill_9_then_resume_leaves_no_process_and_loses_no_record(
         assert second["finish_type"] == "complete"
 
 
+def test_sigterm_ends_the_loops_and_leaves_the_fleet_resumable(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    make_repo(tmp_path, "a", "b")
+    hang = {**text_response("Still thinking."), "delay_ms": 120_000}
+    server = mock_api({"conversations": [conv("a", [hang]), conv("b", [hang])]})
+    path = fleet_file(tmp_path, "term", [loop("a"), loop("b")], parallel=2)
+    sdir = tmp_path / ".forgeflare-fleet" / "term"
+    supervisor = subprocess.Popen(
+        [sys.executable, "-m", "forgeflare", "fleet", "run", str(path)],
+        env=env_for(server),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wait_for(lambda: len(server.requests()) >= 2, timeout=60)
+    supervisor.send_signal(signal.SIGTERM)
+    _, err = supervisor.communicate(timeout=60)
+    assert supervisor.returncode == 130, err
+    assert (
+        err.strip()
+        .splitlines()[-1]
+        .endswith(
+            "SIGTERM: the fleet's loops were ended; continue with `forgeflare fleet run --resume`"
+        )
+    )
+    assert marked_processes(str(sdir)) == []
+    rec = state(path, "term")
+    assert rec["fleet"]["finished_at"] is None
+    for name in "ab":
+        assert rec[name]["status"] == "pending"
+        (run,) = run_records(sdir / "worktrees" / name)
+        assert run["finished_at"] is not None  # each loop ended cleanly and wrote its record
+
+
 def test_fleet_stop_ends_the_running_loop_and_starts_no_other(
     tmp_path: Path, mock_api: MockAPI
 ) -> None:

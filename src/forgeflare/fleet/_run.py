@@ -27,14 +27,28 @@ from typing import Any
 import trio
 
 from forgeflare._clock import utc_timestamp
-from forgeflare._errors import ConfigError
+from forgeflare._errors import ConfigError, ForgeflareError
 from forgeflare.fleet._config import FleetFile, FleetLoop
 from forgeflare.fleet._land import LandResult, land, land_pr
 from forgeflare.fleet._state import FleetRecord, LoopRecord, load_record, save_record, state_dir
 
-__all__ = ["FleetOptions", "end_leftovers", "run_fleet"]
+__all__ = ["FleetInterrupted", "FleetOptions", "end_leftovers", "run_fleet"]
 
 WINDOW_ENV = "FORGEFLARE_WINDOW_FILE"
+
+
+class FleetInterrupted(ForgeflareError):
+    """SIGINT or SIGTERM ended the fleet: its loops were ended; ``--resume`` goes on."""
+
+    exit_code = 130
+
+
+async def _on_signals(scope: trio.CancelScope, got: list[int]) -> None:
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for signum in signals:
+            got.append(signum)
+            scope.cancel()
+            return
 
 
 def _process_started(pid: int) -> float | None:
@@ -183,6 +197,8 @@ class _Fleet:
         self.path = sdir / "fleet.json"
         self.limiter = trio.CapacityLimiter(opts.fleet.fleet.parallel)
         self.running: dict[str, trio.Process] = {}
+        self.landing = trio.Lock()
+        """One landing at a time: each rebases onto the base branch the one before moved."""
 
     def save(self) -> None:
         save_record(self.path, self.record)
@@ -273,11 +289,13 @@ class _Fleet:
                 return
             await self._start_and_wait(spec, loop)
         if loop.status == "finished":
-            await trio.to_thread.run_sync(self._land, spec, loop)
+            async with self.landing:
+                await trio.to_thread.run_sync(self._land, spec, loop)
         self.save()
 
     async def land_only(self, spec: FleetLoop) -> None:
-        await trio.to_thread.run_sync(self._land, spec, self.record.loop(spec.name))
+        async with self.landing:
+            await trio.to_thread.run_sync(self._land, spec, self.record.loop(spec.name))
         self.save()
 
     def _argv(self, spec: FleetLoop, loop: LoopRecord, task: Path) -> list[str]:
@@ -462,17 +480,33 @@ async def run_fleet(opts: FleetOptions) -> FleetRecord:
             )
     fleet.save()
     done = trio.Event()
+    got: list[int] = []
     async with trio.open_nursery() as outer:
         outer.start_soon(fleet.watch, done)
-        async with trio.open_nursery() as nursery:
-            for spec in opts.fleet.loop:
-                status = record.loop(spec.name).status
-                if status == "pending":
-                    nursery.start_soon(fleet.run_loop, spec)
-                elif status == "finished":
-                    # The dead fleet ended before landing this loop: land it now.
-                    nursery.start_soon(fleet.land_only, spec)
+        loops = trio.CancelScope()
+        outer.start_soon(_on_signals, loops, got)
+        # Each loop's task ends its process (TERM, grace, KILL) when cancelled.
+        with loops:
+            async with trio.open_nursery() as nursery:
+                for spec in opts.fleet.loop:
+                    status = record.loop(spec.name).status
+                    if status == "pending":
+                        nursery.start_soon(fleet.run_loop, spec)
+                    elif status == "finished":
+                        # The dead fleet ended before landing this loop: land it now.
+                        nursery.start_soon(fleet.land_only, spec)
         done.set()
+        outer.cancel_scope.cancel()
+    if got:
+        for loop in record.loops:
+            if loop.status == "running":
+                loop.status, loop.pid, loop.pid_started = "pending", None, None
+        record.pid = record.pid_started = None
+        fleet.save()
+        name = signal.Signals(got[0]).name
+        raise FleetInterrupted(
+            f"{name}: the fleet's loops were ended; continue with `forgeflare fleet run --resume`"
+        )
     record.spent_usd = round(fleet.spend(), 6)
     record.finished_at = utc_timestamp()
     fleet.save()
