@@ -227,7 +227,7 @@ def test_a_usage_limit_in_one_loop_makes_the_others_wait(tmp_path: Path, mock_ap
         "error": {"status": 429, "type": "rate_limit_error", "headers": {"retry-after": "100"}}
     }
     # b's first iteration is still running when a meets the limit; b waits before its second
-    slow = {**text_response("Half way."), "delay_ms": 4000}
+    slow = {**text_response("Half way."), "delay_ms": 5000}
     server = mock_api(
         {
             "conversations": [
@@ -357,7 +357,7 @@ def test_fleet_stop_ends_the_running_loop_and_starts_no_other(
     def works(name: str) -> list[dict[str, Any]]:
         return [
             commits(name),
-            {**text_response("More to do."), "delay_ms": 3000},
+            {**text_response("More to do."), "delay_ms": 6000},
         ]
 
     server = mock_api({"conversations": [conv("a", works("a")), conv("b", works("b"))]})
