@@ -209,8 +209,10 @@ def test_the_fleet_budget_stops_the_remaining_loops(tmp_path: Path, mock_api: Mo
     assert rec["fleet"]["budget_hit"] is True
     assert 5.0 <= rec["fleet"]["spent_usd"] < 5.01
     # whichever loop ran first spent $5 in its first iteration and finished budget ...
-    ran, other = sorted((rec["a"], rec["b"]), key=lambda r: r["status"] == "stopped")
+    ran, other = sorted((rec["a"], rec["b"]), key=lambda r: r["runs"] == [])
     assert ran["finish_type"] == "budget"
+    assert ran["status"] == "stopped"
+    assert ran["reason"] == "the fleet budget was spent (the loop finished budget)"
     assert ran["cost_usd"] == rec["fleet"]["spent_usd"]
     (record,) = run_records(tmp_path / ".forgeflare-fleet/budget/worktrees" / ran["name"])
     assert len(record["iterations"]) == 1
@@ -219,6 +221,24 @@ def test_the_fleet_budget_stops_the_remaining_loops(tmp_path: Path, mock_api: Mo
     assert other["reason"] == "the fleet budget was spent first"
     assert other["runs"] == []
     assert "budget spent" in fleet("status", str(path), env=env_for(server)).stdout
+
+
+def test_the_fleet_budget_stops_a_running_loop(tmp_path: Path, mock_api: MockAPI) -> None:
+    make_repo(tmp_path, "a", "b")
+    hang = {**text_response("Still thinking."), "delay_ms": 120_000}
+    server = mock_api({"conversations": [conv("a", spends("a")), conv("b", [hang])]})
+    loops = [loop(n, model="claude-opus-4-6") for n in ("a", "b")]
+    path = fleet_file(tmp_path, "budget2", loops, parallel=2, max_cost=4)
+    done = fleet("run", str(path), env=env_for(server))
+    assert done.returncode == 1, done.stderr
+    assert "fleet budget $4 spent: stopping the loops" in done.stderr
+    rec = state(path, "budget2")
+    assert rec["a"]["finish_type"] == "budget"
+    assert rec["b"]["status"] == "stopped"
+    assert rec["b"]["reason"].startswith("the fleet budget was spent (the loop finished ")
+    (b_run,) = run_records(tmp_path / ".forgeflare-fleet/budget2/worktrees/b")
+    assert b_run["finished_at"] is not None
+    assert marked_processes(str(tmp_path / ".forgeflare-fleet")) == []
 
 
 def test_a_usage_limit_in_one_loop_makes_the_others_wait(tmp_path: Path, mock_api: MockAPI) -> None:

@@ -366,6 +366,11 @@ class _Fleet:
 
     def _land(self, spec: FleetLoop, loop: LoopRecord) -> None:
         fleet = self.opts.fleet
+        if self.record.budget_hit and loop.finish_type != "complete":
+            # Ended by the fleet's budget (its own cap, or the TERM the watcher sent).
+            loop.status = "stopped"
+            loop.reason = f"the fleet budget was spent (the loop finished {loop.finish_type})"
+            return
         if fleet.fleet.land == "none" or loop.finish_type != "complete":
             loop.status = "not_landed"
             loop.reason = (
