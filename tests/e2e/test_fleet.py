@@ -66,11 +66,13 @@ def completes_with(loop: str, name: str, text: str) -> list[dict[str, Any]]:
     return [commit_file(loop, name, text), text_response("Done.")]
 
 
-def fleet_file(root: Path, fleet: str, loops: list[dict[str, Any]], **settings: Any) -> Path:
+def fleet_file(
+    root: Path, fleet: str, loops: list[dict[str, Any]], *, repo: str = "repo", **settings: Any
+) -> Path:
     lines = ["[fleet]", f'name = "{fleet}"']
     lines += [f"{k} = {json.dumps(v)}" for k, v in settings.items()]
     for loop in loops:
-        lines += ["", "[[loop]]", 'repo = "repo"']
+        lines += ["", "[[loop]]", f"repo = {json.dumps(repo)}"]
         lines += [f"{k} = {json.dumps(v)}" for k, v in loop.items()]
     path = root / "fleet.toml"
     path.write_text("\n".join(lines) + "\n")
@@ -146,13 +148,17 @@ def test_three_loops_two_land_one_conflicts(tmp_path: Path, mock_api: MockAPI) -
             ]
         }
     )
+    # as in the README: the fleet file in the repository, repo = "."
     path = fleet_file(
-        tmp_path,
+        repo,
         "night",
         [loop("one"), loop("two"), loop("three")],
+        repo=".",
         parallel=2,
         gate="test -s shared.txt || test -s two.txt",
     )
+    git(repo, "add", "fleet.toml")
+    git(repo, "commit", "-qm", "fleet")
     done = fleet("run", str(path), env=env_for(server))
     assert done.returncode == 1, done.stderr  # one loop did not land
     rec = state(path, "night")
@@ -168,7 +174,7 @@ def test_three_loops_two_land_one_conflicts(tmp_path: Path, mock_api: MockAPI) -
         assert rec[name]["commits"] == 1
     # fast-forwards only: main is init + two commits, in a line
     log = git(repo, "log", "--format=%s", "main").splitlines()
-    assert sorted(log) == ["init", "write shared.txt", "write two.txt"]
+    assert sorted(log) == ["fleet", "init", "write shared.txt", "write two.txt"]
     assert git(repo, "rev-list", "--merges", "--count", "main") == "0"
     assert (repo / "shared.txt").read_text() == f"{winner}\n"  # the user's tree moved too
     # the conflicting work stays on its branch
@@ -184,6 +190,7 @@ def test_three_loops_two_land_one_conflicts(tmp_path: Path, mock_api: MockAPI) -
     assert "landed: 2 of 3 loop(s)" in report.stdout
     for name in ("one", "two", "three"):
         assert f"== {name} (forgeflare/night/{name}) ==" in report.stdout
+    assert git(repo, "status", "--porcelain") == ""  # the fleet's state is ignored
     page = tmp_path / "fleet.html"
     written = fleet("report", str(path), "--html", str(page), env=env_for(server))
     assert written.stdout.strip() == f"report: {page}"

@@ -452,6 +452,11 @@ async def run_fleet(opts: FleetOptions) -> FleetRecord:
     """Run (or resume) the fleet until every loop has finished and landed or not."""
     sdir = state_dir(opts.fleet_file, opts.fleet.fleet.name)
     sdir.mkdir(parents=True, exist_ok=True)
+    ignore = sdir.parent / ".gitignore"
+    if not ignore.exists():
+        # The fleet file often sits in the repository it works on: keep the worktrees and
+        # records out of that repository's status and `git add -A`.
+        ignore.write_text("*\n", encoding="utf-8")
     path = sdir / "fleet.json"
     old = load_record(path)
     if old is not None and old.finished_at is None:
