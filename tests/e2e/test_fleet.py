@@ -282,6 +282,8 @@ def test_a_usage_limit_in_one_loop_makes_the_others_wait(tmp_path: Path, mock_ap
     assert a_run["iterations"][0]["outcome"] == "rate_limited"
     window = a_run["waits"][0]["until"]
     assert rec["fleet"]["window_until"] == window
+    status = fleet("status", str(path), env=env_for(server)).stdout
+    assert f"usage window until {window}" in status.splitlines()[0]
     # b never met the limit itself, yet it waited for the same window
     assert all(row["outcome"] == "ok" for row in b_run["iterations"])
     assert {"kind": "limit_wait", "until": window}.items() <= b_run["waits"][0].items()

@@ -169,6 +169,7 @@ def _status_lines(record: Any) -> list[str]:
         + ("running" if record.finished_at is None else f"finished {record.finished_at}")
         + f" · spent ${record.spent_usd:.2f}"
         + (" · budget spent" if record.budget_hit else "")
+        + (f" · usage window until {record.window_until}" if record.window_until else "")
     ]
     for loop in record.loops:
         cost = "cost unknown" if loop.cost_usd is None else f"${loop.cost_usd:.2f}"
