@@ -58,6 +58,18 @@ README = REPO / "README.md"
 SKIPPED: dict[str, str] = {
     "forgeflare run": "interactive: with no argument and nothing piped it reads tasks from a "
     "terminal, which a test does not have",
+    # A fleet needs a git repository with its base branch (the walkthrough has none) and loops
+    # that land; tests/e2e/test_fleet.py runs each of these against the mock API.
+    **dict.fromkeys(
+        (
+            "forgeflare fleet run FLEET.toml",
+            "forgeflare fleet status FLEET.toml",
+            "forgeflare fleet stop FLEET.toml",
+            "forgeflare fleet report FLEET.toml --html fleet.html",
+            "forgeflare fleet run --resume FLEET.toml",
+        ),
+        "needs a git repository with a base branch; tests/e2e/test_fleet.py runs it",
+    ),
 }
 """Commands shown in the README that are not run, each with the reason."""
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from forgeflare.fleet._land import land, may_land
+from forgeflare.fleet._land import land, land_pr, may_land
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -144,3 +145,116 @@ def test_no_commits_and_unfinished_never_land(repo: tuple[Path, Path]) -> None:
         ).status
         == "not_complete"
     )
+
+
+def test_uncommitted_changes_in_the_worktree_are_not_landed(repo: tuple[Path, Path]) -> None:
+    main, tree = repo
+    commit(tree, "parser.py", "x = 1\n")
+    (tree / "shared.txt").write_text("half done\n")
+    result = land(
+        repo=main,
+        worktree=tree,
+        branch="forgeflare/night/parser",
+        base="main",
+        finish_type="complete",
+    )
+    assert result.status == "error"
+    assert result.reason == "uncommitted changes in the loop's worktree (shared.txt); not landed"
+    assert git(main, "rev-list", "--count", "main") == "1"
+
+
+GH = """#!/bin/sh
+# stand-in gh: records its argv and stdin, prints a pull request URL
+printf '%s\\n' "$@" > "$GH_LOG.argv"
+cat > "$GH_LOG.stdin"
+echo https://github.example/o/r/pull/7
+"""
+
+
+@pytest.fixture
+def fake_gh(tmp_path: Path) -> dict[str, str]:
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    gh = bindir / "gh"
+    gh.write_text(GH)
+    gh.chmod(0o755)
+    return {"PATH": f"{bindir}:/usr/bin:/bin", "GH_LOG": str(tmp_path / "gh")}
+
+
+def land_pr_args(main: Path, tree: Path, env: dict[str, str]) -> dict[str, Any]:
+    return {
+        "repo": main,
+        "worktree": tree,
+        "branch": "forgeflare/night/parser",
+        "base": "main",
+        "title": "night/parser: the parser",
+        "body": "the report\n",
+        "finish_type": "complete",
+        "env": env,
+    }
+
+
+def test_land_pr_pushes_and_opens_a_pull_request(
+    repo: tuple[Path, Path], tmp_path: Path, fake_gh: dict[str, str]
+) -> None:
+    main, tree = repo
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(main, "remote", "add", "origin", str(remote))
+    git(main, "push", "-q", "origin", "main")
+    commit(tree, "parser.py", "x = 1\n")
+    commit(main, "other.txt", "moved on\n")
+    result = land_pr(**land_pr_args(main, tree, fake_gh), gate="test -f parser.py")
+    assert result.status == "pr_opened", result
+    assert result.reason == "pushed to origin; pull request https://github.example/o/r/pull/7"
+    # the rebased branch is on the remote; the base branch is untouched
+    pushed = git(remote, "rev-parse", "refs/heads/forgeflare/night/parser")
+    assert pushed == git(tree, "rev-parse", "HEAD")
+    assert git(remote, "rev-list", "--count", "main") == "1"
+    argv = (tmp_path / "gh.argv").read_text().splitlines()
+    assert argv[:2] == ["pr", "create"]
+    assert argv[argv.index("--base") + 1] == "main"
+    assert argv[argv.index("--head") + 1] == "forgeflare/night/parser"
+    assert argv[argv.index("--title") + 1] == "night/parser: the parser"
+    assert argv[-2:] == ["--body-file", "-"]
+    assert (tmp_path / "gh.stdin").read_text() == "the report\n"
+
+
+def test_land_pr_never_forces_a_push(
+    repo: tuple[Path, Path], tmp_path: Path, fake_gh: dict[str, str]
+) -> None:
+    main, tree = repo
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(main, "remote", "add", "origin", str(remote))
+    git(main, "push", "-q", "origin", "main:refs/heads/forgeflare/night/parser")
+    commit(main, "elsewhere.txt", "someone else\n")
+    git(main, "push", "-q", "origin", "main:refs/heads/forgeflare/night/parser")
+    commit(tree, "parser.py", "x = 1\n")
+    before = git(remote, "rev-parse", "refs/heads/forgeflare/night/parser")
+    result = land_pr(**{**land_pr_args(main, tree, fake_gh), "base": "main~1"})
+    assert result.status == "error"
+    assert result.reason.startswith("git push origin forgeflare/night/parser failed")
+    assert git(remote, "rev-parse", "refs/heads/forgeflare/night/parser") == before
+    assert not (tmp_path / "gh.argv").exists()
+
+
+def test_land_pr_without_a_remote_or_gh_leaves_the_branch(
+    repo: tuple[Path, Path], tmp_path: Path, fake_gh: dict[str, str]
+) -> None:
+    main, tree = repo
+    commit(tree, "parser.py", "x = 1\n")
+    tip = git(tree, "rev-parse", "HEAD")
+    result = land_pr(**land_pr_args(main, tree, fake_gh))
+    assert result.status == "no_pr"
+    assert result.reason == (
+        f"land = pr: {main} has no git remote; the work stays on forgeflare/night/parser"
+    )
+    git(main, "remote", "add", "origin", str(tmp_path / "nowhere.git"))
+    result = land_pr(**land_pr_args(main, tree, {"PATH": str(tmp_path / "empty")}))
+    assert result.status == "no_pr"
+    assert (
+        result.reason == "land = pr: gh is not installed; the work stays on forgeflare/night/parser"
+    )
+    assert git(tree, "rev-parse", "HEAD") == tip
+    assert git(main, "rev-list", "--count", "main") == "1"

@@ -71,8 +71,7 @@ def register(app: typer.Typer) -> None:
         record = trio.run(functools.partial(run_fleet, opts))
         for line in _status_lines(record):
             typer.echo(line)
-        bad = [loop for loop in record.loops if loop.status not in ("landed", "not_landed")]
-        raise typer.Exit(1 if bad else 0)
+        raise typer.Exit(0 if all(_fine(spec, loop) for loop in record.loops) else 1)
 
     @fleet.command("status", help="Show each loop of a fleet: status, runs, spend, landing.")
     def status_cmd(fleet_file: Path = typer.Argument(..., help="The fleet file.")) -> None:
@@ -80,7 +79,9 @@ def register(app: typer.Typer) -> None:
         for line in _status_lines(record):
             typer.echo(line)
 
-    @fleet.command("stop", help="Stop a running fleet: each loop ends after its iteration.")
+    @fleet.command(
+        "stop", help="Stop a fleet: running loops end after their iteration; no new one starts."
+    )
     def stop_cmd(fleet_file: Path = typer.Argument(..., help="The fleet file.")) -> None:
         from forgeflare.supervisor._stop import request_stop
 
@@ -93,23 +94,26 @@ def register(app: typer.Typer) -> None:
         (Path(record.fleet_file).parent / ".forgeflare-fleet" / record.name / "stop").touch()
         typer.echo(f"asked {asked} running loop(s) to stop after their iteration")
 
-    @fleet.command("report", help="One digest of every loop of the fleet, and what landed.")
-    def report_cmd(fleet_file: Path = typer.Argument(..., help="The fleet file.")) -> None:
-        from forgeflare.report._collect import collect_digest, find_run
-        from forgeflare.report._text import render_text
+    @fleet.command("report", help=_REPORT_HELP)
+    def report_cmd(
+        fleet_file: Path = typer.Argument(..., help="The fleet file."),
+        html_out: Path = typer.Option(None, "--html", metavar="FILE", help="Write HTML here."),
+    ) -> None:
+        from forgeflare.fleet._config import load_fleet_file
+        from forgeflare.fleet._report import fleet_report_html, fleet_report_text
 
         record = _record(fleet_file)
-        for line in _status_lines(record):
-            typer.echo(line)
-        for loop in record.loops:
-            typer.echo(f"\n== {loop.name} ({loop.branch}) ==")
-            tree = Path(loop.worktree)
-            try:
-                run_dir = find_run(tree, None, {})
-            except ConfigError as exc:
-                typer.echo(f"no run: {exc}")
-                continue
-            typer.echo(render_text(collect_digest(tree, run_dir)), nl=False)
+        budget = load_fleet_file(fleet_file).fleet.max_cost
+        if html_out is None:
+            typer.echo(fleet_report_text(record, budget), nl=False)
+            return
+        page = fleet_report_html(record, html_out, budget)
+        try:
+            html_out.parent.mkdir(parents=True, exist_ok=True)
+            html_out.write_text(page, encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"--html {html_out}: cannot write: {exc.strerror}") from exc
+        typer.echo(f"report: {html_out}")
 
     app.add_typer(fleet, name="fleet")
 
@@ -120,9 +124,16 @@ Each loop is a normal `forgeflare loop` in a git worktree on the branch
 forgeflare/<fleet>/<loop>, with its own records. The fleet's max_cost is shared by all loops;
 a usage limit one loop reports makes the others wait too. A loop that finishes complete with
 commits is landed: rebased onto its base branch, the gate run, then fast-forwarded (never a
-force, never a loop that did not complete or made no commit). State is in
+force, never a loop that did not complete or made no commit); with land = "pr" the branch is
+pushed instead and `gh pr create` opens a pull request with the loop's report. State is in
 .forgeflare-fleet/<name>/fleet.json beside the fleet file; after a crash, --resume ends what
-was left running and goes on. Exit 0 when every loop finished and landed (or land = none).
+was left running and goes on. Exit 0 when every loop landed (land = none: completed), else 1.
+"""
+
+
+_REPORT_HELP = """One digest of every loop of the fleet: what landed (and where), what stayed on
+its branch and why, the fleet's spend against its max_cost, then each loop's report page (the
+newest run of `forgeflare report` in its worktree). --html FILE writes it as one HTML page.
 """
 
 
@@ -132,6 +143,13 @@ def _log(line: str) -> None:
 
     stamp = datetime.now(UTC).strftime("%H:%M:%S")
     print(f"{stamp} [fleet] {line}", file=sys.stderr, flush=True)
+
+
+def _fine(spec: Any, loop: Any) -> bool:
+    """Landed, or completed with ``land = none``: anything else makes ``fleet run`` exit 1."""
+    if loop.status in ("landed", "pr_opened"):
+        return True
+    return bool(spec.fleet.land == "none" and loop.finish_type == "complete")
 
 
 def _record(fleet_file: Path) -> Any:
@@ -151,6 +169,7 @@ def _status_lines(record: Any) -> list[str]:
         + ("running" if record.finished_at is None else f"finished {record.finished_at}")
         + f" · spent ${record.spent_usd:.2f}"
         + (" · budget spent" if record.budget_hit else "")
+        + (f" · usage window until {record.window_until}" if record.window_until else "")
     ]
     for loop in record.loops:
         cost = "cost unknown" if loop.cost_usd is None else f"${loop.cost_usd:.2f}"

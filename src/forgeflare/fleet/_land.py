@@ -10,17 +10,27 @@ updated with it); otherwise the branch is left and the result says so.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from forgeflare._process import run_child_blocking
 
-__all__ = ["LandResult", "land", "may_land"]
+__all__ = ["LandResult", "land", "land_pr", "may_land", "pr_remote"]
 
 LandStatus = Literal[
-    "landed", "not_complete", "no_commits", "conflict", "gate_failed", "base_dirty", "error"
+    "landed",
+    "pr_opened",
+    "not_complete",
+    "no_commits",
+    "conflict",
+    "gate_failed",
+    "base_dirty",
+    "no_pr",
+    "error",
 ]
 
 
@@ -34,7 +44,7 @@ class LandResult:
 
     @property
     def landed(self) -> bool:
-        return self.status == "landed"
+        return self.status in ("landed", "pr_opened")
 
 
 def may_land(finish_type: str | None, commits: int) -> LandResult | None:
@@ -69,22 +79,23 @@ def _checked_out_at(repo: Path, branch: str) -> Path | None:
     return None
 
 
-def land(
-    *,
-    repo: Path,
-    worktree: Path,
-    branch: str,
-    base: str,
-    gate: str = "",
-    finish_type: str | None,
-    gate_timeout: float = 3600,
+def _prepare(
+    worktree: Path, branch: str, base: str, gate: str, finish_type: str | None, gate_timeout: float
 ) -> LandResult:
-    """Land ``branch`` (checked out in ``worktree``) into ``base`` of ``repo``."""
+    """Count, refuse, rebase and gate: ``status == "landed"`` here means ready to land."""
     count = _git(worktree, "rev-list", "--count", f"{base}..{branch}")
     commits = int(count.stdout.strip() or 0) if count.returncode == 0 else 0
     refused = may_land(finish_type, commits)
     if refused is not None:
         return refused
+    dirty = _git(worktree, "status", "--porcelain", "--untracked-files=no").stdout.split("\n")
+    changed = [line[3:] for line in dirty if line.strip()]
+    if changed:
+        # Uncommitted work is not the loop's result: say so rather than "rebase failed".
+        files = ", ".join(changed[:5]) + (" ..." if len(changed) > 5 else "")
+        return LandResult(
+            "error", f"uncommitted changes in the loop's worktree ({files}); not landed", commits
+        )
     rebase = _git(worktree, "rebase", "--quiet", base)
     if rebase.returncode != 0:
         conflicted = _git(worktree, "diff", "--name-only", "--diff-filter=U").stdout.split()
@@ -107,6 +118,24 @@ def land(
             return LandResult(
                 "gate_failed", f"gate `{gate}` exited {done.returncode}: {last}", commits
             )
+    return LandResult("landed", "ready", commits)
+
+
+def land(
+    *,
+    repo: Path,
+    worktree: Path,
+    branch: str,
+    base: str,
+    gate: str = "",
+    finish_type: str | None,
+    gate_timeout: float = 3600,
+) -> LandResult:
+    """Land ``branch`` (checked out in ``worktree``) into ``base`` of ``repo``."""
+    ready = _prepare(worktree, branch, base, gate, finish_type, gate_timeout)
+    if not ready.landed:
+        return ready
+    commits = ready.commits
     tip = _git(worktree, "rev-parse", "HEAD").stdout.strip()
     holder = _checked_out_at(repo, base)
     if holder is not None:
@@ -124,3 +153,68 @@ def land(
     if merged.returncode != 0:
         return LandResult("error", f"fast-forward of {base} failed: {_last_line(merged)}", commits)
     return LandResult("landed", f"{commits} commit(s) fast-forwarded into {base}", commits)
+
+
+def pr_remote(repo: Path) -> str | None:
+    """The remote a pull request goes to: ``origin``, else the only remote, else ``None``."""
+    remotes = _git(repo, "remote").stdout.split()
+    if "origin" in remotes:
+        return "origin"
+    return remotes[0] if len(remotes) == 1 else None
+
+
+def land_pr(
+    *,
+    repo: Path,
+    worktree: Path,
+    branch: str,
+    base: str,
+    title: str,
+    body: str,
+    gate: str = "",
+    finish_type: str | None,
+    gate_timeout: float = 3600,
+    env: Mapping[str, str] | None = None,
+) -> LandResult:
+    """Push ``branch`` (never forced) and open a pull request into ``base`` with ``gh``.
+
+    The same refusals, rebase and gate as :func:`land` come first. Without a remote or ``gh``
+    the branch stays as it is and the result says so in one line.
+    """
+    remote = pr_remote(repo)
+    if remote is None:
+        return LandResult(
+            "no_pr", f"land = pr: {repo} has no git remote; the work stays on {branch}"
+        )
+    path = None if env is None else env.get("PATH")
+    gh = shutil.which("gh", path=path)
+    if gh is None:
+        return LandResult("no_pr", f"land = pr: gh is not installed; the work stays on {branch}")
+    ready = _prepare(worktree, branch, base, gate, finish_type, gate_timeout)
+    if not ready.landed:
+        return ready
+    commits = ready.commits
+    # No --force: a remote branch that moved elsewhere is refused, not overwritten.
+    push = _git(worktree, "push", "--quiet", remote, f"{branch}:refs/heads/{branch}")
+    if push.returncode != 0:
+        return LandResult(
+            "error", f"git push {remote} {branch} failed: {_last_line(push)}", commits
+        )
+    argv = [gh, "pr", "create", "--base", base, "--head", branch, "--title", title]
+    try:
+        opened = subprocess.run(
+            [*argv, "--body-file", "-"],
+            cwd=worktree,
+            input=body,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+            env=None if env is None else dict(env),
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return LandResult("error", f"gh pr create failed: {exc}", commits)
+    if opened.returncode != 0:
+        return LandResult("error", f"gh pr create failed: {_last_line(opened)}", commits)
+    url = (opened.stdout.strip().splitlines() or ["(no url)"])[-1]
+    return LandResult("pr_opened", f"pushed to {remote}; pull request {url}", commits)

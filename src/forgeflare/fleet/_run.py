@@ -28,17 +28,31 @@ from typing import Any
 import trio
 
 from forgeflare._clock import utc_timestamp
-from forgeflare._errors import ConfigError
+from forgeflare._errors import ConfigError, ForgeflareError
 from forgeflare._process import run_child
 from forgeflare.fleet._config import FleetFile, FleetLoop
-from forgeflare.fleet._land import land
+from forgeflare.fleet._land import LandResult, land, land_pr
 from forgeflare.fleet._state import FleetRecord, LoopRecord, load_record, save_record, state_dir
 
-__all__ = ["FleetOptions", "end_leftovers", "run_fleet"]
+__all__ = ["FleetInterrupted", "FleetOptions", "end_leftovers", "run_fleet"]
 
 WINDOW_ENV = "FORGEFLARE_WINDOW_FILE"
 # Every process of one fleet loop carries it: found however it detached, ended with the loop.
 _LOOP_MARKER = "FORGEFLARE_FLEET_LOOP"
+
+
+class FleetInterrupted(ForgeflareError):
+    """SIGINT or SIGTERM ended the fleet: its loops were ended; ``--resume`` goes on."""
+
+    exit_code = 130
+
+
+async def _on_signals(scope: trio.CancelScope, got: list[int]) -> None:
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for signum in signals:
+            got.append(signum)
+            scope.cancel()
+            return
 
 
 def _process_started(pid: int) -> float | None:
@@ -187,6 +201,8 @@ class _Fleet:
         self.path = sdir / "fleet.json"
         self.limiter = trio.CapacityLimiter(opts.fleet.fleet.parallel)
         self.running: dict[str, trio.Process] = {}
+        self.landing = trio.Lock()
+        """One landing at a time: each rebases onto the base branch the one before moved."""
 
     def save(self) -> None:
         save_record(self.path, self.record)
@@ -263,13 +279,27 @@ class _Fleet:
     async def run_loop(self, spec: FleetLoop) -> None:
         loop = self.record.loop(spec.name)
         async with self.limiter:
-            if self.record.budget_hit:
+            max_cost = self.opts.fleet.fleet.max_cost
+            # The spend of a loop that just ended is counted before its slot frees: check it
+            # here, not only the watcher's flag (a loop given --max-cost 0 would have no cap).
+            if self.record.budget_hit or (max_cost and self.spend() >= max_cost):
+                self.record.budget_hit = True
                 loop.status, loop.reason = "stopped", "the fleet budget was spent first"
+                self.save()
+                return
+            if (self.sdir / "stop").exists():
+                loop.status, loop.reason = "stopped", "the fleet was stopped (fleet stop)"
                 self.save()
                 return
             await self._start_and_wait(spec, loop)
         if loop.status == "finished":
-            await trio.to_thread.run_sync(self._land, spec, loop)
+            async with self.landing:
+                await trio.to_thread.run_sync(self._land, spec, loop)
+        self.save()
+
+    async def land_only(self, spec: FleetLoop) -> None:
+        async with self.landing:
+            await trio.to_thread.run_sync(self._land, spec, self.record.loop(spec.name))
         self.save()
 
     def _argv(self, spec: FleetLoop, loop: LoopRecord, task: Path) -> list[str]:
@@ -336,30 +366,65 @@ class _Fleet:
 
     def _land(self, spec: FleetLoop, loop: LoopRecord) -> None:
         fleet = self.opts.fleet
+        if self.record.budget_hit and loop.finish_type != "complete":
+            # Ended by the fleet's budget (its own cap, or the TERM the watcher sent).
+            loop.status = "stopped"
+            loop.reason = f"the fleet budget was spent (the loop finished {loop.finish_type})"
+            return
         if fleet.fleet.land == "none" or loop.finish_type != "complete":
             loop.status = "not_landed"
             loop.reason = (
                 "land = none" if fleet.fleet.land == "none" else f"finished {loop.finish_type}"
             )
             return
-        repo = Path(loop.repo)
-        result = land(
-            repo=repo,
-            worktree=Path(loop.worktree),
-            branch=loop.branch,
-            base=spec.base,
-            gate=fleet.fleet.gate,
-            finish_type=loop.finish_type,
-            gate_timeout=self.opts.gate_timeout,
+        result = (
+            self._land_pr(spec, loop) if fleet.fleet.land == "pr" else self._land_ff(spec, loop)
         )
         loop.land_status, loop.reason = result.status, result.reason
         loop.status = {
             "landed": "landed",
+            "pr_opened": "pr_opened",
             "conflict": "conflict",
             "gate_failed": "gate_failed",
             "base_dirty": "base_dirty",
         }.get(result.status, "not_landed")  # type: ignore[assignment]
         self.opts.log(f"{spec.name}: {result.status}: {result.reason}")
+
+    def _land_ff(self, spec: FleetLoop, loop: LoopRecord) -> LandResult:
+        return land(
+            repo=Path(loop.repo),
+            worktree=Path(loop.worktree),
+            branch=loop.branch,
+            base=spec.base,
+            gate=self.opts.fleet.fleet.gate,
+            finish_type=loop.finish_type,
+            gate_timeout=self.opts.gate_timeout,
+        )
+
+    def _land_pr(self, spec: FleetLoop, loop: LoopRecord) -> LandResult:
+        from forgeflare.fleet._report import loop_report_text
+
+        task = spec.prompt.strip().splitlines()[0]
+        title = f"{self.opts.fleet.fleet.name}/{spec.name}: {task}"
+        title = title if len(title) <= 72 else title[:71] + "…"
+        report = loop_report_text(loop) or "(no run record)"
+        quoted = "\n".join(f"> {line}" for line in spec.prompt.strip().splitlines())
+        body = (
+            f"Loop `{spec.name}` of the forgeflare fleet `{self.opts.fleet.fleet.name}`.\n\n"
+            f"Task:\n\n{quoted}\n\n```\n{report.rstrip()}\n```\n"
+        )
+        return land_pr(
+            repo=Path(loop.repo),
+            worktree=Path(loop.worktree),
+            branch=loop.branch,
+            base=spec.base,
+            title=title,
+            body=body,
+            gate=self.opts.fleet.fleet.gate,
+            finish_type=loop.finish_type,
+            gate_timeout=self.opts.gate_timeout,
+            env=self.opts.env,
+        )
 
 
 def _new_record(opts: FleetOptions, sdir: Path) -> FleetRecord:
@@ -387,6 +452,11 @@ async def run_fleet(opts: FleetOptions) -> FleetRecord:
     """Run (or resume) the fleet until every loop has finished and landed or not."""
     sdir = state_dir(opts.fleet_file, opts.fleet.fleet.name)
     sdir.mkdir(parents=True, exist_ok=True)
+    ignore = sdir.parent / ".gitignore"
+    if not ignore.exists():
+        # The fleet file often sits in the repository it works on: keep the worktrees and
+        # records out of that repository's status and `git add -A`.
+        ignore.write_text("*\n", encoding="utf-8")
     path = sdir / "fleet.json"
     old = load_record(path)
     if old is not None and old.finished_at is None:
@@ -406,6 +476,8 @@ async def run_fleet(opts: FleetOptions) -> FleetRecord:
                 loop.status, loop.pid, loop.pid_started = "pending", None, None
     else:
         record = _new_record(opts, sdir)
+    # A stop asked of an earlier run does not stop this one.
+    (sdir / "stop").unlink(missing_ok=True)
     record.pid = os.getpid()
     record.pid_started = _process_started(os.getpid())
     record.finished_at = None
@@ -418,13 +490,33 @@ async def run_fleet(opts: FleetOptions) -> FleetRecord:
             )
     fleet.save()
     done = trio.Event()
+    got: list[int] = []
     async with trio.open_nursery() as outer:
         outer.start_soon(fleet.watch, done)
-        async with trio.open_nursery() as nursery:
-            for spec in opts.fleet.loop:
-                if record.loop(spec.name).status == "pending":
-                    nursery.start_soon(fleet.run_loop, spec)
+        loops = trio.CancelScope()
+        outer.start_soon(_on_signals, loops, got)
+        # Each loop's task ends its process (TERM, grace, KILL) when cancelled.
+        with loops:
+            async with trio.open_nursery() as nursery:
+                for spec in opts.fleet.loop:
+                    status = record.loop(spec.name).status
+                    if status == "pending":
+                        nursery.start_soon(fleet.run_loop, spec)
+                    elif status == "finished":
+                        # The dead fleet ended before landing this loop: land it now.
+                        nursery.start_soon(fleet.land_only, spec)
         done.set()
+        outer.cancel_scope.cancel()
+    if got:
+        for loop in record.loops:
+            if loop.status == "running":
+                loop.status, loop.pid, loop.pid_started = "pending", None, None
+        record.pid = record.pid_started = None
+        fleet.save()
+        name = signal.Signals(got[0]).name
+        raise FleetInterrupted(
+            f"{name}: the fleet's loops were ended; continue with `forgeflare fleet run --resume`"
+        )
     record.spent_usd = round(fleet.spend(), 6)
     record.finished_at = utc_timestamp()
     fleet.save()

@@ -23,6 +23,7 @@ LoopStatus = Literal[
     "running",
     "finished",
     "landed",
+    "pr_opened",
     "conflict",
     "gate_failed",
     "base_dirty",

@@ -42,6 +42,11 @@ max_tokens is 1, is answered "Loop session". Prompt caching is counted: cache_re
 cache_creation input tokens follow the cache_control prefixes the server has seen (a
 scripted usage with input_tokens wins). --record redacts x-api-key and authorization.
 
+For parallel clients a script may hold conversations instead of "responses":
+{"conversations": [{"match": "parser", "responses": [...]}, ...]}. A request goes to the
+first conversation whose "match" is in its first user message, each consumed in its own
+order; side requests are recognised first; an unmatched request gets a 500 naming it.
+
 Prints "listening on http://HOST:PORT" when ready; stops cleanly on SIGINT or SIGTERM.
 A malformed script is reported in one line (exit status 2) before anything listens.
 """

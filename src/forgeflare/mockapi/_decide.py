@@ -36,7 +36,9 @@ __all__ = [
     "Reply",
     "ScriptReply",
     "StreamReply",
+    "choose_conversation",
     "decide",
+    "first_user_text",
     "record_entry",
 ]
 
@@ -83,6 +85,8 @@ class ScriptReply:
     reply: Reply
     consumed: bool = False
     response_index: int | None = None
+    conversation: int | None = None
+    """The conversation of a multi-conversation script whose response was used."""
 
 
 def _error(status: int, error_type: str, message: str, request_id: str) -> JSONReply:
@@ -135,6 +139,36 @@ def is_side_request(body: Mapping[str, Any]) -> bool:
     return any(word in text for word in _SIDE_WORDS)
 
 
+def first_user_text(body: Mapping[str, Any]) -> str:
+    """The text of the request's first user message (text blocks joined)."""
+    for message in body.get("messages") or []:
+        if not isinstance(message, Mapping) or message.get("role") != "user":
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            return content
+        if isinstance(content, list):
+            return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, Mapping))
+        return ""
+    return ""
+
+
+def choose_conversation(script: Script, body: Mapping[str, Any]) -> int | None:
+    """The first conversation whose ``match`` is in the first user message, or ``None``."""
+    text = first_user_text(body)
+    return next((i for i, c in enumerate(script.conversations) if c.match in text), None)
+
+
+def _unmatched(body: Mapping[str, Any], script: Script, rid: str) -> JSONReply:
+    text = " ".join(first_user_text(body).split())
+    shown = text[:80] + ("..." if len(text) > 80 else "")
+    matches = ", ".join(repr(c.match) for c in script.conversations)
+    message = f"mock script: no conversation matches the request {shown!r} (matches: {matches})"
+    spent = _error(500, "api_error", message, rid)
+    # a retry would be just as unmatched
+    return JSONReply(spent.status, spent.body, (*spent.headers, ("x-should-retry", "false")))
+
+
 def _exhausted_response(script: Script) -> ScriptResponse:
     return ScriptResponse(content=[TextSpec(type="text", text=script.exhausted_text)])
 
@@ -149,12 +183,14 @@ def decide(
     headers: Mapping[str, str],
     body: bytes,
     cached: set[str] | None = None,
+    conversation_used: Mapping[int, int] | None = None,
 ) -> ScriptReply:
     """Decide the reply to one request.
 
     ``used`` is how many scripted responses earlier requests consumed; ``request_number``
     (0-based, every request counts) seeds the ``request-id`` header. ``headers`` has
-    lower-case names. Only a well-formed ``POST /v1/messages`` consumes a response.
+    lower-case names. Only a well-formed ``POST /v1/messages`` consumes a response. In a
+    multi-conversation script ``conversation_used`` counts each conversation's used responses.
     """
     rid = make_id("req", request_number)
     if path not in (MESSAGES_PATH, COUNT_TOKENS_PATH):
@@ -192,15 +228,23 @@ def decide(
             return ScriptReply(StreamReply(events, (("request-id", rid),)))
         message = render_message(side, model=model, index=0, default_input_tokens=tokens)
         return ScriptReply(JSONReply(200, message, (("request-id", rid),)))
-    index = used
-    exhausted = index >= len(script.responses)
+    index, responses, conv, what = used, script.responses, None, "mock script"
+    if script.conversations:
+        # Side requests were answered above: they belong to no conversation.
+        conv = choose_conversation(script, parsed)
+        if conv is None:
+            return ScriptReply(_unmatched(parsed, script, rid))
+        index = (conversation_used or {}).get(conv, 0)
+        responses = script.conversations[conv].responses
+        what = f"mock script conversation {script.conversations[conv].match!r}"
+    exhausted = index >= len(responses)
     if exhausted and script.when_exhausted == "error":
-        n = len(script.responses)
-        spent = _error(500, "api_error", f"mock script exhausted after {n} responses", rid)
+        n = len(responses)
+        spent = _error(500, "api_error", f"{what} exhausted after {n} responses", rid)
         # clients must stop at once, not retry a script that has nothing left
         final = JSONReply(spent.status, spent.body, (*spent.headers, ("x-should-retry", "false")))
-        return ScriptReply(final, consumed=True)
-    response = _exhausted_response(script) if exhausted else script.responses[index]
+        return ScriptReply(final, consumed=True, conversation=conv)
+    response = _exhausted_response(script) if exhausted else responses[index]
     used_index = None if exhausted else index
     headers_out: tuple[tuple[str, str], ...] = (("request-id", rid),)
     if response.error is not None:
@@ -211,7 +255,7 @@ def decide(
             headers_out + tuple((k.lower(), v) for k, v in err.headers.items()),
             response.delay_ms,
         )
-        return ScriptReply(reply, True, used_index)
+        return ScriptReply(reply, True, used_index, conv)
     model = str(parsed["model"])
     input_tokens, read, write = cache_usage(parsed, cached if cached is not None else set())
     if parsed.get("stream", False):
@@ -232,7 +276,7 @@ def decide(
             truncated=truncated,
             drop=truncated and response.truncate_mode == "drop",
         )
-        return ScriptReply(reply, True, used_index)
+        return ScriptReply(reply, True, used_index, conv)
     if response.stream_error is not None:
         # Without a stream the same failure can only be an HTTP error.
         err_s = response.stream_error
@@ -242,7 +286,7 @@ def decide(
             headers_out,
             response.delay_ms,
         )
-        return ScriptReply(reply, True, used_index)
+        return ScriptReply(reply, True, used_index, conv)
     message = render_message(
         response,
         model=model,
@@ -250,7 +294,8 @@ def decide(
         default_input_tokens=input_tokens,
         default_cache=(read, write),
     )
-    return ScriptReply(JSONReply(200, message, headers_out, response.delay_ms), True, used_index)
+    reply = JSONReply(200, message, headers_out, response.delay_ms)
+    return ScriptReply(reply, True, used_index, conv)
 
 
 _SECRET_HEADERS = frozenset({"x-api-key", "authorization", "proxy-authorization", "cookie"})

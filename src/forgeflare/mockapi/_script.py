@@ -6,7 +6,12 @@ A script is JSON (or TOML when the file name ends in ``.toml``)::
                    {"error": {"status": 529, "type": "overloaded_error"}}],
      "when_exhausted": "error"}
 
-Every request to ``POST /v1/messages`` consumes the next response, in order.
+Every request to ``POST /v1/messages`` consumes the next response, in order. A script for
+parallel clients holds several conversations instead, each chosen by a substring of the
+request's first user message and consumed in its own order::
+
+    {"conversations": [{"match": "parser", "responses": [...]},
+                       {"match": "lexer", "responses": [...]}]}
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ __all__ = [
     "RedactedThinkingSpec",
     "Script",
     "ScriptBlock",
+    "ScriptConversation",
     "ScriptResponse",
     "ServerToolResultSpec",
     "ServerToolUseSpec",
@@ -256,16 +262,33 @@ class ScriptResponse(_Spec):
         return self
 
 
+class ScriptConversation(_Spec):
+    """One conversation of a multi-conversation script: its own responses, in its own order."""
+
+    match: str = Field(min_length=1)
+    """Chooses this conversation: a substring of the request's first user message."""
+    responses: list[ScriptResponse] = Field(default_factory=list)
+
+
 class Script(_Spec):
     """A whole script: the responses in order, and what to do once they are used up."""
 
     responses: list[ScriptResponse] = Field(default_factory=list)
+    conversations: list[ScriptConversation] = Field(default_factory=list)
+    """Instead of ``responses``: conversations chosen by a substring of the first user message
+    (the first that matches wins), for parallel clients such as a fleet's loops."""
     when_exhausted: Literal["error", "end_turn"] = "error"
     """``error``: a 500 ``api_error`` saying so; ``end_turn``: a plain end_turn text answer."""
     exhausted_text: str = "Done."
     """The text of the ``end_turn`` answer given once the script is exhausted."""
     require_auth: bool = False
     """Answer 401 to requests with neither ``x-api-key`` nor ``Authorization: Bearer``."""
+
+    @model_validator(mode="after")
+    def _responses_or_conversations(self) -> Script:
+        if self.responses and self.conversations:
+            raise ValueError("give 'responses' or 'conversations', not both")
+        return self
 
 
 _BLOCK_TAGS = frozenset({"text", "tool_use", "thinking", "redacted_thinking"})
@@ -305,5 +328,7 @@ def load_script(path: Path) -> Script:
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise MockScriptError(f"mock script {path}: invalid JSON: {exc}") from exc
     if not isinstance(data, Mapping):
-        raise MockScriptError(f"mock script {path}: expected an object with 'responses'")
+        raise MockScriptError(
+            f"mock script {path}: expected an object with 'responses' or 'conversations'"
+        )
     return parse_script(data, source=str(path))

@@ -47,6 +47,8 @@ class _State:
         self.record = record
         self.log = log
         self.used = 0
+        self.conversation_used: dict[int, int] = {}
+        """Responses used per conversation of a multi-conversation script."""
         self.requests = 0
         self.cached: set[str] = set()
         """Prompt-cache prefixes seen so far (hashes), for cache_read/creation tokens."""
@@ -68,13 +70,19 @@ class _State:
                 headers=headers,
                 body=body,
                 cached=self.cached,
+                conversation_used=self.conversation_used,
             )
         except Exception as exc:  # a bug here must cost one request, not the server
             traceback.print_exc(file=sys.stderr)
             reply = JSONReply(500, error_body("api_error", f"mock server bug: {exc!r}"))
             decision = ScriptReply(reply)
         index = decision.response_index
-        if decision.consumed and not (index is not None and self.repeats.holds(self.script, index)):
+        if decision.consumed and decision.conversation is not None:
+            conv = decision.conversation
+            self.conversation_used[conv] = self.conversation_used.get(conv, 0) + 1
+        elif decision.consumed and not (
+            index is not None and self.repeats.holds(self.script, index)
+        ):
             self.used += 1
         if self.record is not None:
             entry = record_entry(
@@ -85,6 +93,8 @@ class _State:
                 body=body,
                 response_index=decision.response_index,
             )
+            if decision.conversation is not None:
+                entry["conversation"] = decision.conversation
             # Flushed before the reply is sent: a client that has its answer finds the line.
             self.record.write(json.dumps(entry, ensure_ascii=False) + "\n")
             self.record.flush()

@@ -1,0 +1,134 @@
+"""``forgeflare fleet report``: one digest of every loop, the fleet's spend and what landed.
+
+Each loop's section is the report page of its newest run (``forgeflare report``), read from the
+loop's worktree; the head says what landed, what stayed on a branch and why, and what the fleet
+spent. The HTML form puts each loop's report page, as it is, into one page.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+from forgeflare._errors import ConfigError
+from forgeflare.fleet._state import FleetRecord, LoopRecord
+
+__all__ = ["fleet_report_html", "fleet_report_text", "loop_report_text"]
+
+_LANDED = ("landed", "pr_opened")
+
+
+def _money(value: float | None) -> str:
+    return "cost unknown" if value is None else f"${value:.2f}"
+
+
+def _newest_run(loop: LoopRecord) -> Path | None:
+    from forgeflare.report._collect import find_run
+
+    if not loop.worktree or not Path(loop.worktree).is_dir():
+        return None
+    try:
+        return find_run(Path(loop.worktree), None, {})
+    except ConfigError:
+        return None
+
+
+def loop_report_text(loop: LoopRecord) -> str | None:
+    """The text report of the loop's newest run, or ``None`` when it has not run."""
+    from forgeflare.report._collect import collect_digest
+    from forgeflare.report._text import render_text
+
+    run_dir = _newest_run(loop)
+    if run_dir is None:
+        return None
+    return render_text(collect_digest(Path(loop.worktree), run_dir))
+
+
+def _head(record: FleetRecord, budget: float | None) -> list[str]:
+    state = "running" if record.finished_at is None else f"finished {record.finished_at}"
+    cap = f" of ${budget:g}" if budget else ""
+    lines = [
+        f"fleet {record.name}: started {record.started_at}, {state}",
+        f"spent {_money(record.spent_usd)}{cap}"
+        + (" · the budget was spent: the remaining loops stopped" if record.budget_hit else "")
+        + (f" · usage window until {record.window_until}" if record.window_until else ""),
+    ]
+    landed = [loop for loop in record.loops if loop.status in _LANDED]
+    left = [loop for loop in record.loops if loop.status not in _LANDED]
+    lines.append(f"landed: {len(landed)} of {len(record.loops)} loop(s)")
+    lines += [f"  {loop.name} ({loop.branch}): {loop.reason}" for loop in landed]
+    if left:
+        lines.append("not landed:")
+        lines += [
+            f"  {loop.name} ({loop.branch}): {loop.status}"
+            + (f" · {loop.reason}" if loop.reason else "")
+            for loop in left
+        ]
+    return lines
+
+
+def _loop_line(loop: LoopRecord) -> str:
+    return (
+        f"{loop.status} · finished {loop.finish_type or '-'} · {loop.commits} commit(s) · "
+        f"{_money(loop.cost_usd)} · {len(loop.runs)} run(s)"
+    )
+
+
+def fleet_report_text(record: FleetRecord, budget: float | None = None) -> str:
+    """The whole fleet in text: the head, then each loop's report page."""
+    out = _head(record, budget)
+    for loop in record.loops:
+        out += ["", f"== {loop.name} ({loop.branch}) ==", _loop_line(loop)]
+        if loop.reason:
+            out.append(loop.reason)
+        page = loop_report_text(loop)
+        out += ["", page.rstrip("\n") if page is not None else "(no run)"]
+    return "\n".join(out) + "\n"
+
+
+_BODY = re.compile(r"<body>(.*)</body>", re.S)
+_STYLE = re.compile(r"<style>(.*?)</style>", re.S)
+
+
+def fleet_report_html(record: FleetRecord, out: Path, budget: float | None = None) -> str:
+    """One HTML page: the head, then each loop's ``forgeflare report`` page as a section."""
+    from forgeflare.report._collect import collect_digest
+    from forgeflare.report._html import render_html
+
+    style = ""
+    sections: list[str] = []
+    for loop in record.loops:
+        e = html.escape
+        sections.append(
+            f"<section><h1 id='loop-{e(loop.name)}'>{e(loop.name)} "
+            f"<small>{e(loop.branch)}</small></h1><p>{e(_loop_line(loop))}</p>"
+            + (f"<p class='reason'>{e(loop.reason)}</p>" if loop.reason else "")
+        )
+        run_dir = _newest_run(loop)
+        if run_dir is None:
+            sections.append("<p class='muted'>(no run)</p></section>")
+            continue
+        page = render_html(
+            collect_digest(Path(loop.worktree), run_dir),
+            run_dir=run_dir.resolve(),
+            out=out.resolve(),
+        )
+        if not style and (m := _STYLE.search(page)):
+            style = m.group(1)
+        body = _BODY.search(page)
+        sections.append((body.group(1) if body else "") + "</section>")
+    head = "".join(f"<li>{html.escape(line.strip())}</li>" for line in _head(record, budget)[2:])
+    top = _head(record, budget)[:2]
+    return "\n".join(
+        [
+            "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+            f"<title>forgeflare fleet {html.escape(record.name)}</title>",
+            f"<style>{style}</style></head><body>",
+            f"<h1>forgeflare fleet {html.escape(record.name)}</h1>",
+            *(f"<p>{html.escape(line)}</p>" for line in top),
+            f"<ul>{head}</ul>",
+            *sections,
+            "</body></html>\n",
+        ]
+    )

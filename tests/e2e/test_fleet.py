@@ -1,0 +1,452 @@
+"""Fleets of real ``forgeflare loop`` processes against ``forgeflare mock-api``.
+
+Each loop's task names it, so one multi-conversation script serves loops that run in parallel.
+Waits are real but scaled down with ``FORGEFLARE_TIME_SCALE``; every loop runs 1-2 iterations.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agent_support import text_response, tool_response
+from mockapi_support import MockServer
+from supervisor_agents.project import alive, base_env, wait_for
+
+MockAPI = Callable[[dict[str, Any]], MockServer]
+MILLION = {"input_tokens": 1_000_000, "output_tokens": 0}  # $5 at claude-opus-4-6 prices
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
+    ).stdout.strip()
+
+
+def make_repo(root: Path, *loops: str) -> Path:
+    """A repository on ``main`` with a one-task plan file per loop (``PLAN-<loop>.md``)."""
+    repo = root / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "user.name", "Test")
+    git(repo, "config", "user.email", "test@example.invalid")
+    git(repo, "config", "commit.gpgsign", "false")
+    (repo / ".gitignore").write_text(".fresher/\n")
+    (repo / "README.md").write_text("base\n")
+    for name in loops:
+        (repo / f"PLAN-{name}.md").write_text(f"- [ ] {name}\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "init")
+    return repo
+
+
+def commit_file(loop: str, name: str, text: str) -> dict[str, Any]:
+    """A scripted turn: the agent writes ``name``, checks off its plan and commits."""
+    command = (
+        f"printf '{text}\\n' > {name} && sed -i 's/- \\[ \\]/- [x]/' PLAN-{loop}.md"
+        f" && git add {name} PLAN-{loop}.md && git commit -qm 'write {name}'"
+    )
+    return tool_response(("Bash", {"command": command}))
+
+
+def commits(name: str) -> dict[str, Any]:
+    """A scripted turn: the agent commits ``<name>.txt`` (work, but the plan stays open)."""
+    command = f"echo 1 > {name}.txt && git add {name}.txt && git commit -qm {name}"
+    return tool_response(("Bash", {"command": command}))
+
+
+def completes_with(loop: str, name: str, text: str) -> list[dict[str, Any]]:
+    """One iteration that commits ``name`` and checks off the loop's plan (so it completes)."""
+    return [commit_file(loop, name, text), text_response("Done.")]
+
+
+def fleet_file(
+    root: Path, fleet: str, loops: list[dict[str, Any]], *, repo: str = "repo", **settings: Any
+) -> Path:
+    lines = ["[fleet]", f'name = "{fleet}"']
+    lines += [f"{k} = {json.dumps(v)}" for k, v in settings.items()]
+    for loop in loops:
+        lines += ["", "[[loop]]", f"repo = {json.dumps(repo)}"]
+        lines += [f"{k} = {json.dumps(v)}" for k, v in loop.items()]
+    path = root / "fleet.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def loop(name: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "name": name,
+        "prompt": f"Task {name}: do it.",
+        "plan": f"PLAN-{name}.md",
+        "max_iterations": 2,
+        **extra,
+    }
+
+
+def conv(name: str, responses: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"match": f"Task {name}:", "responses": responses}
+
+
+def env_for(server: MockServer) -> dict[str, str]:
+    return base_env(
+        ANTHROPIC_API_URL=server.url, ANTHROPIC_API_KEY="test-key", FORGEFLARE_TIME_SCALE="0.01"
+    )
+
+
+def fleet(
+    *args: str, env: dict[str, str], timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "forgeflare", "fleet", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def state(path: Path, name: str) -> dict[str, Any]:
+    data = json.loads((path.parent / ".forgeflare-fleet" / name / "fleet.json").read_text())
+    return {"fleet": data, **{loop["name"]: loop for loop in data["loops"]}}
+
+
+def run_records(worktree: Path) -> list[dict[str, Any]]:
+    root = worktree / ".fresher" / "runs"
+    return [json.loads((d / "run.json").read_text()) for d in sorted(root.iterdir())]
+
+
+def marked_processes(marker: str) -> list[int]:
+    """Processes of this user whose command line or environment mentions ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            text = (entry / "cmdline").read_bytes() + (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        if marker.encode() in text and alive(int(entry.name)):
+            found.append(int(entry.name))
+    return found
+
+
+def test_three_loops_two_land_one_conflicts(tmp_path: Path, mock_api: MockAPI) -> None:
+    repo = make_repo(tmp_path, "one", "two", "three")
+    server = mock_api(
+        {
+            "conversations": [
+                conv("one", completes_with("one", "shared.txt", "one")),
+                conv("two", completes_with("two", "two.txt", "two")),
+                conv("three", completes_with("three", "shared.txt", "three")),
+            ]
+        }
+    )
+    # as in the README: the fleet file in the repository, repo = "."
+    path = fleet_file(
+        repo,
+        "night",
+        [loop("one"), loop("two"), loop("three")],
+        repo=".",
+        parallel=2,
+        gate="test -s shared.txt || test -s two.txt",
+    )
+    git(repo, "add", "fleet.toml")
+    git(repo, "commit", "-qm", "fleet")
+    done = fleet("run", str(path), env=env_for(server))
+    assert done.returncode == 1, done.stderr  # one loop did not land
+    rec = state(path, "night")
+    assert rec["two"]["status"] == "landed"
+    # one and three both write shared.txt: whichever lands second conflicts
+    statuses = sorted(rec[n]["status"] for n in ("one", "three"))
+    assert statuses == ["conflict", "landed"], rec
+    loser = next(n for n in ("one", "three") if rec[n]["status"] == "conflict")
+    winner = "three" if loser == "one" else "one"
+    assert "conflicts in shared.txt" in rec[loser]["reason"]
+    for name in ("one", "two", "three"):
+        assert rec[name]["finish_type"] == "complete"
+        assert rec[name]["commits"] == 1
+    # fast-forwards only: main is init + two commits, in a line
+    log = git(repo, "log", "--format=%s", "main").splitlines()
+    assert sorted(log) == ["fleet", "init", "write shared.txt", "write two.txt"]
+    assert git(repo, "rev-list", "--merges", "--count", "main") == "0"
+    assert (repo / "shared.txt").read_text() == f"{winner}\n"  # the user's tree moved too
+    # the conflicting work stays on its branch
+    assert git(repo, "show", f"forgeflare/night/{loser}:shared.txt") == loser
+    status = fleet("status", str(path), env=env_for(server))
+    assert status.returncode == 0
+    (line,) = [x for x in status.stdout.splitlines() if x.split()[0] == loser]
+    assert line.split()[1] == "conflict"
+    report = fleet("report", str(path), env=env_for(server))
+    assert report.returncode == 0, report.stderr
+    assert "landed" in report.stdout
+    assert "rebase onto main conflicts in shared.txt" in report.stdout
+    assert "landed: 2 of 3 loop(s)" in report.stdout
+    for name in ("one", "two", "three"):
+        assert f"== {name} (forgeflare/night/{name}) ==" in report.stdout
+    assert git(repo, "status", "--porcelain") == ""  # the fleet's state is ignored
+    page = tmp_path / "fleet.html"
+    written = fleet("report", str(path), "--html", str(page), env=env_for(server))
+    assert written.stdout.strip() == f"report: {page}"
+    text = page.read_text()
+    assert "<h1>forgeflare fleet night</h1>" in text
+    assert all(f"id='loop-{name}'" in text for name in ("one", "two", "three"))
+
+
+def spends(loop: str) -> list[dict[str, Any]]:
+    """An iteration that commits and spends $5 (a million input tokens at opus-4-6 prices)."""
+    work = {**commits(loop), "usage": MILLION}
+    return [work, text_response("More to do.")] * 2
+
+
+def test_the_fleet_budget_stops_the_remaining_loops(tmp_path: Path, mock_api: MockAPI) -> None:
+    make_repo(tmp_path, "a", "b")
+    server = mock_api({"conversations": [conv("a", spends("a")), conv("b", spends("b"))]})
+    loops = [loop(n, model="claude-opus-4-6") for n in ("a", "b")]
+    path = fleet_file(tmp_path, "budget", loops, parallel=1, max_cost=4)
+    done = fleet("run", str(path), env=env_for(server))
+    assert done.returncode == 1, done.stderr
+    rec = state(path, "budget")
+    assert rec["fleet"]["budget_hit"] is True
+    assert 5.0 <= rec["fleet"]["spent_usd"] < 5.01
+    # whichever loop ran first spent $5 in its first iteration and finished budget ...
+    ran, other = sorted((rec["a"], rec["b"]), key=lambda r: r["runs"] == [])
+    assert ran["finish_type"] == "budget"
+    assert ran["status"] == "stopped"
+    assert ran["reason"] == "the fleet budget was spent (the loop finished budget)"
+    assert ran["cost_usd"] == rec["fleet"]["spent_usd"]
+    (record,) = run_records(tmp_path / ".forgeflare-fleet/budget/worktrees" / ran["name"])
+    assert len(record["iterations"]) == 1
+    # ... and the other never started
+    assert other["status"] == "stopped"
+    assert other["reason"] == "the fleet budget was spent first"
+    assert other["runs"] == []
+    assert "budget spent" in fleet("status", str(path), env=env_for(server)).stdout
+
+
+def test_the_fleet_budget_stops_a_running_loop(tmp_path: Path, mock_api: MockAPI) -> None:
+    make_repo(tmp_path, "a", "b")
+    hang = {**text_response("Still thinking."), "delay_ms": 120_000}
+    server = mock_api({"conversations": [conv("a", spends("a")), conv("b", [hang])]})
+    loops = [loop(n, model="claude-opus-4-6") for n in ("a", "b")]
+    path = fleet_file(tmp_path, "budget2", loops, parallel=2, max_cost=4)
+    done = fleet("run", str(path), env=env_for(server))
+    assert done.returncode == 1, done.stderr
+    assert "fleet budget $4 spent: stopping the loops" in done.stderr
+    rec = state(path, "budget2")
+    assert rec["a"]["finish_type"] == "budget"
+    assert rec["b"]["status"] == "stopped"
+    assert rec["b"]["reason"].startswith("the fleet budget was spent (the loop finished ")
+    (b_run,) = run_records(tmp_path / ".forgeflare-fleet/budget2/worktrees/b")
+    assert b_run["finished_at"] is not None
+    assert marked_processes(str(tmp_path / ".forgeflare-fleet")) == []
+
+
+def test_a_usage_limit_in_one_loop_makes_the_others_wait(tmp_path: Path, mock_api: MockAPI) -> None:
+    make_repo(tmp_path, "a", "b")
+    limit = {
+        "error": {"status": 429, "type": "rate_limit_error", "headers": {"retry-after": "100"}}
+    }
+    # b's first iteration is still running when a meets the limit; b waits before its second
+    slow = {**text_response("Half way."), "delay_ms": 5000}
+    server = mock_api(
+        {
+            "conversations": [
+                conv("a", [limit, *completes_with("a", "a.txt", "a")]),
+                conv(
+                    "b",
+                    [
+                        commits("b1"),
+                        slow,
+                        *completes_with("b", "b.txt", "b"),
+                    ],
+                ),
+            ]
+        }
+    )
+    path = fleet_file(tmp_path, "limits", [loop("a"), loop("b")], parallel=2)
+    done = fleet("run", str(path), env=env_for(server))
+    assert done.returncode == 0, done.stderr
+    assert "usage limit reported: every loop waits until" in done.stderr
+    rec = state(path, "limits")
+    assert rec["a"]["status"] == rec["b"]["status"] == "landed"
+    trees = tmp_path / ".forgeflare-fleet/limits/worktrees"
+    (a_run,) = run_records(trees / "a")
+    (b_run,) = run_records(trees / "b")
+    assert a_run["iterations"][0]["outcome"] == "rate_limited"
+    window = a_run["waits"][0]["until"]
+    assert rec["fleet"]["window_until"] == window
+    status = fleet("status", str(path), env=env_for(server)).stdout
+    assert f"usage window until {window}" in status.splitlines()[0]
+    # b never met the limit itself, yet it waited for the same window
+    assert all(row["outcome"] == "ok" for row in b_run["iterations"])
+    assert {"kind": "limit_wait", "until": window}.items() <= b_run["waits"][0].items()
+
+
+def test_kill_9_then_resume_leaves_no_process_and_loses_no_record(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    make_repo(tmp_path, "a", "b")
+    hang = {**text_response("Still thinking."), "delay_ms": 120_000}
+    server = mock_api(
+        {
+            "conversations": [
+                conv("a", [hang, *completes_with("a", "a.txt", "a")]),
+                conv("b", [hang, *completes_with("b", "b.txt", "b")]),
+            ]
+        }
+    )
+    path = fleet_file(tmp_path, "crash", [loop("a"), loop("b")], parallel=2)
+    sdir = tmp_path / ".forgeflare-fleet" / "crash"
+    env = env_for(server)
+    supervisor = subprocess.Popen(
+        [sys.executable, "-m", "forgeflare", "fleet", "run", str(path)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+    def both_waiting() -> bool:
+        if len(server.requests()) < 2 or not (sdir / "fleet.json").exists():
+            return False
+        rec = state(path, "crash")
+        return all(rec[n]["status"] == "running" and rec[n]["runs"] for n in "ab")
+
+    wait_for(both_waiting, timeout=60)
+    status = fleet("status", str(path), env=env)
+    assert status.stdout.startswith("fleet crash: running")
+    before = state(path, "crash")
+    loop_pids = [before[n]["pid"] for n in "ab"]
+    supervisor.send_signal(signal.SIGKILL)
+    supervisor.wait(timeout=10)
+    assert all(alive(pid) for pid in loop_pids)  # orphaned, still running
+    refused = fleet("run", str(path), env=env)
+    assert refused.returncode == 2
+    assert "fleet run --resume" in refused.stderr
+    done = fleet("run", "--resume", str(path), env=env)
+    assert done.returncode == 0, done.stderr
+    assert "ended 2 loop process(es) the dead fleet left running" in done.stderr
+    assert marked_processes(str(sdir)) == []
+    rec = state(path, "crash")
+    for name in "ab":
+        assert rec[name]["status"] == "landed"
+        first, second = run_records(sdir / "worktrees" / name)
+        assert [first["run_id"], second["run_id"]] == rec[name]["runs"]
+        assert first["run_id"] == before[name]["runs"][0]
+        assert first["finished_at"] is not None  # the ended loop wrote its record
+        assert second["finish_type"] == "complete"
+
+
+def test_sigterm_ends_the_loops_and_leaves_the_fleet_resumable(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    make_repo(tmp_path, "a", "b")
+    hang = {**text_response("Still thinking."), "delay_ms": 120_000}
+    server = mock_api({"conversations": [conv("a", [hang]), conv("b", [hang])]})
+    path = fleet_file(tmp_path, "term", [loop("a"), loop("b")], parallel=2)
+    sdir = tmp_path / ".forgeflare-fleet" / "term"
+    supervisor = subprocess.Popen(
+        [sys.executable, "-m", "forgeflare", "fleet", "run", str(path)],
+        env=env_for(server),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wait_for(lambda: len(server.requests()) >= 2, timeout=60)
+    supervisor.send_signal(signal.SIGTERM)
+    _, err = supervisor.communicate(timeout=60)
+    assert supervisor.returncode == 130, err
+    assert (
+        err.strip()
+        .splitlines()[-1]
+        .endswith(
+            "SIGTERM: the fleet's loops were ended; continue with `forgeflare fleet run --resume`"
+        )
+    )
+    assert marked_processes(str(sdir)) == []
+    rec = state(path, "term")
+    assert rec["fleet"]["finished_at"] is None
+    for name in "ab":
+        assert rec[name]["status"] == "pending"
+        (run,) = run_records(sdir / "worktrees" / name)
+        assert run["finished_at"] is not None  # each loop ended cleanly and wrote its record
+
+
+def test_fleet_stop_ends_the_running_loop_and_starts_no_other(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    make_repo(tmp_path, "a", "b")
+
+    def works(name: str) -> list[dict[str, Any]]:
+        return [
+            commits(name),
+            {**text_response("More to do."), "delay_ms": 6000},
+        ]
+
+    server = mock_api({"conversations": [conv("a", works("a")), conv("b", works("b"))]})
+    path = fleet_file(tmp_path, "stopme", [loop("a"), loop("b")], parallel=1)
+    env = env_for(server)
+    supervisor = subprocess.Popen(
+        [sys.executable, "-m", "forgeflare", "fleet", "run", str(path)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wait_for(lambda: len(server.requests()) >= 2, timeout=60)  # the slow answer is on its way
+    asked = fleet("stop", str(path), env=env)
+    assert asked.returncode == 0
+    assert asked.stdout.strip() == "asked 1 running loop(s) to stop after their iteration"
+    _, err = supervisor.communicate(timeout=60)
+    assert supervisor.returncode == 1, err
+    rec = state(path, "stopme")
+    ran, other = sorted((rec["a"], rec["b"]), key=lambda r: r["runs"] == [])
+    assert ran["finish_type"] == "stopped"
+    assert ran["status"] == "not_landed"
+    assert other["status"] == "stopped"
+    assert other["reason"] == "the fleet was stopped (fleet stop)"
+    assert other["runs"] == []
+    assert len(server.requests()) == 2
+
+
+def test_land_pr_pushes_and_opens_a_pull_request_with_the_report(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    repo = make_repo(tmp_path, "a")
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(repo, "remote", "add", "origin", str(remote))
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "gh").write_text(
+        '#!/bin/sh\nprintf \'%s\\n\' "$@" > "$GH_LOG.argv"\ncat > "$GH_LOG.stdin"\n'
+        "echo https://github.example/o/r/pull/1\n"
+    )
+    (bindir / "gh").chmod(0o755)
+    server = mock_api({"conversations": [conv("a", completes_with("a", "a.txt", "a"))]})
+    path = fleet_file(tmp_path, "prs", [loop("a")], land="pr")
+    env = env_for(server)
+    env.update(PATH=f"{bindir}:{env['PATH']}", GH_LOG=str(tmp_path / "gh"))
+    done = fleet("run", str(path), env=env)
+    assert done.returncode == 0, done.stderr
+    rec = state(path, "prs")
+    assert rec["a"]["status"] == "pr_opened"
+    assert rec["a"]["reason"] == "pushed to origin; pull request https://github.example/o/r/pull/1"
+    branch = "forgeflare/prs/a"
+    assert git(remote, "rev-parse", branch) == git(repo, "rev-parse", branch)
+    assert git(repo, "rev-list", "--count", "main") == "1"  # nothing merged locally
+    argv = (tmp_path / "gh.argv").read_text().splitlines()
+    assert argv[argv.index("--title") + 1] == "prs/a: Task a: do it."
+    (run,) = run_records(tmp_path / ".forgeflare-fleet/prs/worktrees/a")
+    body = (tmp_path / "gh.stdin").read_text()
+    assert "> Task a: do it." in body
+    assert f"run {run['run_id']}" in body
+    report = fleet("report", str(path), env=env)
+    assert "landed: 1 of 1 loop(s)" in report.stdout
+    assert f"run {run['run_id']}" in report.stdout

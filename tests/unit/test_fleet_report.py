@@ -1,0 +1,67 @@
+"""The fleet digest's head: what landed, what stayed and why, and the spend."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from forgeflare.fleet._report import fleet_report_html, fleet_report_text
+from forgeflare.fleet._state import FleetRecord, LoopRecord
+
+RECORD = FleetRecord(
+    name="night",
+    fleet_file="/x/fleet.toml",
+    started_at="2026-11-24T01:00:00Z",
+    finished_at="2026-11-24T05:00:00Z",
+    spent_usd=12.5,
+    budget_hit=True,
+    loops=[
+        LoopRecord(
+            name="parser",
+            status="landed",
+            branch="forgeflare/night/parser",
+            finish_type="complete",
+            commits=3,
+            cost_usd=7.25,
+            runs=["r1"],
+            reason="3 commit(s) fast-forwarded into main",
+        ),
+        LoopRecord(
+            name="lexer",
+            status="conflict",
+            branch="forgeflare/night/lexer",
+            finish_type="complete",
+            commits=1,
+            cost_usd=5.25,
+            runs=["r2"],
+            reason="rebase onto main conflicts in lexer.py",
+        ),
+        LoopRecord(name="docs", status="stopped", reason="the fleet budget was spent first"),
+    ],
+)
+
+
+def test_text_head_and_sections() -> None:
+    text = fleet_report_text(RECORD, 12)
+    lines = text.splitlines()
+    assert lines[:7] == [
+        "fleet night: started 2026-11-24T01:00:00Z, finished 2026-11-24T05:00:00Z",
+        "spent $12.50 of $12 · the budget was spent: the remaining loops stopped",
+        "landed: 1 of 3 loop(s)",
+        "  parser (forgeflare/night/parser): 3 commit(s) fast-forwarded into main",
+        "not landed:",
+        "  lexer (forgeflare/night/lexer): conflict · rebase onto main conflicts in lexer.py",
+        "  docs (): stopped · the fleet budget was spent first",
+    ]
+    assert "== lexer (forgeflare/night/lexer) ==" in lines
+    assert "conflict · finished complete · 1 commit(s) · $5.25 · 1 run(s)" in lines
+    assert text.count("(no run)") == 3  # no worktrees here
+
+
+def test_html_escapes_and_has_a_section_per_loop(tmp_path: Path) -> None:
+    record = RECORD.model_copy(
+        update={"loops": [LoopRecord(name="x", status="failed", reason="<exit 1>")]}
+    )
+    page = fleet_report_html(record, tmp_path / "out.html")
+    assert "&lt;exit 1&gt;" in page
+    assert "<exit 1>" not in page
+    assert "id='loop-x'" in page
