@@ -5,6 +5,7 @@ Waits are real but scaled down with ``FORGEFLARE_TIME_SCALE`` (a 70 s window wai
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 import time
@@ -271,3 +272,25 @@ def test_preflight_loads_the_hook_modules_before_any_hook(
     assert done.code == 10, done.stderr
     assert marker.exists()
     assert len(server.requests()) == 1
+
+
+def test_a_loop_whose_terminal_died_still_finishes_and_records(tmp_path: Path) -> None:
+    """The reader of the loop's output dies (a fleet supervisor killed with -9, a dropped ssh
+    session): the loop's next write fails with EPIPE, yet SIGTERM still ends it properly."""
+    project = Project(tmp_path)
+    project.hook("finished", 'echo "$FRESHER_FINISH_TYPE" > "$FRESHER_PROJECT_DIR/finish"')
+    agent = "sh -c 'while [ ! -e \"$FRESHER_PROJECT_DIR/go\" ]; do sleep 0.02; done'"
+    loop = project.popen("--agent-cmd", agent, "--max-iterations", "3")
+    wait_for(lambda: any((d / "iteration-001.log").exists() for d in project.run_dirs()))
+    assert loop.stdout is not None
+    assert loop.stderr is not None
+    loop.stdout.close()  # nobody reads the loop's output any more
+    loop.stderr.close()
+    loop.send_signal(signal.SIGTERM)
+    assert loop.wait(timeout=30) == 130
+    record = project.record()
+    assert record["finish_type"] == "manual"
+    assert record["finished_at"] is not None
+    assert (project.dir / "finish").read_text().strip() == "manual"
+    (run_dir,) = project.run_dirs()
+    assert "finished: manual" in (run_dir / "loop.log").read_text()

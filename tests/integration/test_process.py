@@ -283,7 +283,7 @@ async def test_cancel_reaps_and_propagates(tmp_path: Path) -> None:
 def test_only_the_primitive_starts_sessions() -> None:
     """``setsid`` / ``start_new_session`` appear in src/ only in the process primitive."""
     found = subprocess.run(
-        ["grep", "-rln", r"start_new_session\|setsid", str(SRC)],
+        ["grep", "-rln", "--include=*.py", r"start_new_session\|setsid", str(SRC / "forgeflare")],
         capture_output=True,
         text=True,
         check=False,

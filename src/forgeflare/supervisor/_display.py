@@ -9,9 +9,13 @@ loop's trio task, never by a thread.
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import os
 import re
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
@@ -61,6 +65,22 @@ def _elapsed(seconds: float) -> str:
     return f"{seconds // 3600:d}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
 
 
+def _write(stream: TextIO, text: str) -> None:
+    stream.write(text)
+    stream.flush()
+
+
+def _silence_standard_streams() -> None:
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    for fd in (1, 2):
+        with contextlib.suppress(OSError):
+            os.dup2(null, fd)
+    os.close(null)
+
+
 class LoopDisplay:
     """The supervisor's output. ``live=None`` means: live status line when stderr is a TTY."""
 
@@ -86,6 +106,23 @@ class LoopDisplay:
         """``hooks.log``: lifecycle hook output, each line with an ISO UTC time."""
         self.spent: float | None = None
         self._log_failed = False
+        self._terminal_gone = False
+
+    def _terminal(self, write: Callable[[], object]) -> None:
+        """Write to the terminal unless it is gone.
+
+        When whatever read our output died (a fleet supervisor killed with -9, a closed ssh
+        session: EPIPE, EIO), the loop must still stop its agent, run ``finished`` and write its
+        records; ``loop.log`` keeps every line. The standard streams are pointed at /dev/null so
+        that no later write (or the flush at exit) fails again.
+        """
+        if self._terminal_gone:
+            return
+        try:
+            write()
+        except OSError:
+            self._terminal_gone = True
+            _silence_standard_streams()
 
     def _log(self, text: str, *, hooks: bool = False) -> None:
         targets = [self.log_file] + ([self.hooks_log] if hooks else [])
@@ -98,16 +135,18 @@ class LoopDisplay:
             except OSError as exc:
                 if not self._log_failed:
                     self._log_failed = True
-                    self._err.write(f"{_clock()} [loop] warning: cannot write {path}: {exc}\n")
+                    warning = f"{_clock()} [loop] warning: cannot write {path}: {exc}\n"
+                    self._terminal(functools.partial(_write, self._err, warning))
 
     # -- messages -------------------------------------------------------------------------
     def _line(self, level: str, message: str, style: str) -> None:
         self._log(f"[loop] {level}{message}")
         if self.live:
-            self._console.print(Text(f"{_clock()} {level}{message}", style=style))
+            self._terminal(
+                lambda: self._console.print(Text(f"{_clock()} {level}{message}", style=style))
+            )
         else:
-            self._err.write(f"{_clock()} [loop] {level}{message}\n")
-            self._err.flush()
+            self._terminal(lambda: _write(self._err, f"{_clock()} [loop] {level}{message}\n"))
 
     def info(self, message: str) -> None:
         """A normal message."""
@@ -128,11 +167,13 @@ class LoopDisplay:
         if not prefix:
             self.status = parse_agent_line(text, self.status)
         if self.live:
-            self._console.print(Text(prefix + text.rstrip("\n")), markup=False)
+            self._terminal(
+                lambda: self._console.print(Text(prefix + text.rstrip("\n")), markup=False)
+            )
             self.refresh()
         else:
-            self._out.write(prefix + text if text.endswith("\n") else prefix + text + "\n")
-            self._out.flush()
+            whole = prefix + text if text.endswith("\n") else prefix + text + "\n"
+            self._terminal(lambda: _write(self._out, whole))
 
     # -- live status line -----------------------------------------------------------------
     def start_iteration(self, iteration: int, max_iterations: int) -> None:
@@ -144,7 +185,7 @@ class LoopDisplay:
             self._live = Live(
                 self._render(), console=self._console, auto_refresh=False, transient=True
             )
-            self._live.start()
+            self._terminal(self._live.start)
 
     def _render(self) -> Text:
         most = str(self.max_iterations) if self.max_iterations else "∞"
@@ -158,14 +199,15 @@ class LoopDisplay:
 
     def refresh(self) -> None:
         """Redraw the status line (called by the loop's ticker and on agent output)."""
-        if self._live is not None:
-            self._live.update(self._render(), refresh=True)
+        live = self._live
+        if live is not None:
+            self._terminal(lambda: live.update(self._render(), refresh=True))
 
     def end_iteration(self) -> None:
         """The agent run is over: remove the status line."""
-        if self._live is not None:
-            self._live.stop()
-            self._live = None
+        live, self._live = self._live, None
+        if live is not None:
+            self._terminal(live.stop)
 
     # -- summary ----------------------------------------------------------------------------
     def summary(self, record: RunRecord) -> None:
@@ -217,6 +259,7 @@ class LoopDisplay:
             str(t.commits),
             "",
         )
-        self._console.print(table)
+        self._terminal(lambda: self._console.print(table))
         if record.finish_reason:
-            self._console.print(Text(record.finish_reason))
+            reason = record.finish_reason
+            self._terminal(lambda: self._console.print(Text(reason)))
