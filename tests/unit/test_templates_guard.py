@@ -11,19 +11,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import forgeflare.templates
-from forgeflare.templates._guard_script import guard_core, render_guard_script
+from forgeflare.templates import template_files
+from forgeflare.templates._guard_script import GUARD_SCRIPT, guard_core, render_guard_script
 
-SCRIPT = (
-    Path(forgeflare.templates.__file__).parent
-    / "files"
-    / "dot-forgeflare"
-    / "hooks"
-    / "bash-guard.py"
-)
+# The guard as `forgeflare init` writes it (the shipped template carries only the markers).
+_WRITTEN = next(f for f in template_files() if f.relpath == ".forgeflare/hooks/bash-guard.py")
 
 
-def _load(path: Path = SCRIPT, name: str = "bash_guard") -> ModuleType:
+def _from_text(text: str, name: str) -> ModuleType:
+    module = ModuleType(name)
+    exec(compile(text, f"<{name}>", "exec"), module.__dict__)
+    return module
+
+
+def _load(path: Path, name: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None
     assert spec.loader is not None
@@ -32,7 +33,7 @@ def _load(path: Path = SCRIPT, name: str = "bash_guard") -> ModuleType:
     return module
 
 
-guard = _load()
+guard = _from_text(_WRITTEN.content, "bash_guard")
 BUILT_IN_DENIED: list[str] = _load(Path(__file__).with_name("test_tools_guard.py"), "tg").DENIED
 
 BLOCKED = [
@@ -133,11 +134,12 @@ def test_recursive_rm_is_blocked_in_any_position(prefix: str, flags: str, target
     assert guard.check(f"{prefix}rm {flags} {target}") is not None
 
 
-def test_the_shipped_script_carries_the_current_core() -> None:
-    # After changing agent/tools/_guard.py: python -m forgeflare.templates._guard_script
-    text = SCRIPT.read_text(encoding="utf-8")
-    assert guard_core() in text
-    assert render_guard_script(text) == text
+def test_init_writes_the_current_core_and_the_package_ships_it_once() -> None:
+    assert guard_core() in _WRITTEN.content
+    assert render_guard_script(_WRITTEN.content) == _WRITTEN.content
+    shipped = GUARD_SCRIPT.read_text(encoding="utf-8")
+    assert "def check_command" not in shipped  # only the markers: the core lives in _guard.py
+    assert render_guard_script(shipped) == _WRITTEN.content
 
 
 def test_render_replaces_only_the_core() -> None:

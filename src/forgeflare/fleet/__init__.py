@@ -1,46 +1,34 @@
 """Many loops: fleet files, worktrees and landing, and the fleet on Kubernetes."""
 
-from forgeflare.fleet._config import (
-    FleetConfigError,
-    FleetFile,
-    FleetLoop,
-    FleetSettings,
-    load_fleet_file,
-    parse_fleet_text,
-)
-from forgeflare.fleet._k8s import (
-    CONTAINERFILE,
-    RETRIED_EXIT_CODES,
-    k8s_documents,
-    k8s_files,
-    pod_failure_policy,
-)
-from forgeflare.fleet._land import (
-    LandResult,
-    land,
-    land_pr,
-    may_land,
-    pr_remote,
-)
-from forgeflare.fleet._report import (
-    fleet_report_html,
-    fleet_report_text,
-    loop_report_text,
-)
-from forgeflare.fleet._run import (
-    FleetInterrupted,
-    FleetOptions,
-    end_leftovers,
-    run_fleet,
-)
-from forgeflare.fleet._state import (
-    FleetRecord,
-    LoopRecord,
-    LoopStatus,
-    load_record,
-    save_record,
-    state_dir,
-)
+from forgeflare.fleet._config import FleetConfigError
+from forgeflare.fleet._config import FleetFile
+from forgeflare.fleet._config import FleetLoop
+from forgeflare.fleet._config import FleetSettings
+from forgeflare.fleet._config import load_fleet_file
+from forgeflare.fleet._config import parse_fleet_text
+from forgeflare.fleet._k8s import CONTAINERFILE
+from forgeflare.fleet._k8s import RETRIED_EXIT_CODES
+from forgeflare.fleet._k8s import k8s_documents
+from forgeflare.fleet._k8s import k8s_files
+from forgeflare.fleet._k8s import pod_failure_policy
+from forgeflare.fleet._land import LandResult
+from forgeflare.fleet._land import land
+from forgeflare.fleet._land import land_pr
+from forgeflare.fleet._land import may_land
+from forgeflare.fleet._land import pr_remote
+from forgeflare.fleet._report import fleet_report_html
+from forgeflare.fleet._report import fleet_report_text
+from forgeflare.fleet._report import loop_report_text
+from forgeflare.fleet._run import FleetInterrupted
+from forgeflare.fleet._run import FleetOptions
+from forgeflare.fleet._run import end_leftovers
+from forgeflare.fleet._run import run_fleet
+from forgeflare.fleet._state import FleetRecord
+from forgeflare.fleet._state import LoopRecord
+from forgeflare.fleet._state import LoopStatus
+from forgeflare.fleet._state import load_record
+from forgeflare.fleet._state import save_record
+from forgeflare.fleet._state import state_dir
 
 __all__ = [
     "CONTAINERFILE",

@@ -16,118 +16,102 @@ Errors (below ``forgeflare.ForgeflareError``)::
 A hook that fails while running never raises: guards block (fail-closed), observers log.
 """
 
-from forgeflare.hooks._api import (
-    DEFAULT_CONTINUE_PROMPT,
-    ENTRY_POINT_GROUP,
-    EVENT_ARGUMENTS,
-    Decision,
-    Hook,
-    HookEvent,
-    HookOutcome,
-    HookRegistrationError,
-    HookRegistry,
-    Matcher,
-    collect_hooks,
-    hook,
-    load_entry_point_hooks,
-    load_hooks_module,
-    make_hook,
-    python_verdict,
-)
-from forgeflare.hooks._config import (
-    DEFAULT_STOP_TIMEOUT_MS,
-    DEFAULT_TIMEOUT_MS,
-    HOOKS_RELPATH,
-    SHELL_EVENTS,
-    HookConfig,
-    HookConfigError,
-    HooksFile,
-    load_hooks_file,
-    parse_hooks_text,
-    unknown_tool,
-)
-from forgeflare.hooks._convergence import (
-    CONVERGENCE_RELPATH,
-    ConvergenceError,
-    ConvergenceState,
-    Final,
-    Observation,
-    append_observations,
-    clear_convergence,
-    convergence_path,
-    read_convergence,
-    write_final,
-)
-from forgeflare.hooks._pipeline import (
-    CONVERGENCE_RECORDER,
-    AgentHooks,
-    AuditSink,
-    HookDispatcher,
-    ShellHook,
-    build_pipeline,
-    collect_agent_hooks,
-    convergence_recorder,
-)
-from forgeflare.hooks._protocol import (
-    RESULT_CAP_BYTES,
-    FailureKind,
-    HookFailure,
-    Outcome,
-    ProcessOutcome,
-    Verdict,
-    block_message,
-    cap_for_model,
-    failure_text,
-    floor_char_boundary,
-    interpret_guard,
-    interpret_observe,
-    interpret_post,
-    interpret_stop,
-    post_tool_payload,
-    pre_tool_payload,
-    stop_payload,
-    truncate_result,
-)
-from forgeflare.hooks._shell import (
-    MAX_STDOUT_BYTES,
-    run_hook_process,
-)
-from forgeflare.hooks._trust import (
-    TRUST_ENV,
-    TrustCheck,
-    TrustError,
-    TrustItem,
-    TrustRecord,
-    TrustStore,
-    agent_trust_items,
-    check_trust,
-    claude_items,
-    command_item,
-    default_trust_file,
-    directory_items,
-    fingerprint,
-    hooks_file_items,
-    python_module_items,
-    require_trust,
-    trust_override,
-    untrusted_message,
-)
-from forgeflare.hooks._types import (
-    ANSWERS,
-    EXIT_CODES,
-    Allow,
-    Block,
-    Continue,
-    ExitReason,
-    HookAnswer,
-    HookPipeline,
-    NoHooks,
-    PostToolResult,
-    PreToolResult,
-    Signal,
-    Stop,
-    TurnFailure,
-)
+from forgeflare.hooks._api import DEFAULT_CONTINUE_PROMPT
+from forgeflare.hooks._api import Decision
+from forgeflare.hooks._api import ENTRY_POINT_GROUP
+from forgeflare.hooks._api import EVENT_ARGUMENTS
+from forgeflare.hooks._api import Hook
+from forgeflare.hooks._api import HookEvent
+from forgeflare.hooks._api import HookOutcome
+from forgeflare.hooks._api import HookRegistrationError
+from forgeflare.hooks._api import HookRegistry
+from forgeflare.hooks._api import Matcher
+from forgeflare.hooks._api import collect_hooks
+from forgeflare.hooks._api import hook
+from forgeflare.hooks._api import load_entry_point_hooks
+from forgeflare.hooks._api import load_hooks_module
+from forgeflare.hooks._api import make_hook
+from forgeflare.hooks._api import python_verdict
+from forgeflare.hooks._config import DEFAULT_STOP_TIMEOUT_MS
+from forgeflare.hooks._config import DEFAULT_TIMEOUT_MS
+from forgeflare.hooks._config import HOOKS_RELPATH
+from forgeflare.hooks._config import HookConfig
+from forgeflare.hooks._config import HookConfigError
+from forgeflare.hooks._config import HooksFile
+from forgeflare.hooks._config import SHELL_EVENTS
+from forgeflare.hooks._config import load_hooks_file
+from forgeflare.hooks._config import parse_hooks_text
+from forgeflare.hooks._config import unknown_tool
+from forgeflare.hooks._convergence import CONVERGENCE_RELPATH
+from forgeflare.hooks._convergence import ConvergenceError
+from forgeflare.hooks._convergence import ConvergenceState
+from forgeflare.hooks._convergence import Final
+from forgeflare.hooks._convergence import Observation
+from forgeflare.hooks._convergence import append_observations
+from forgeflare.hooks._convergence import clear_convergence
+from forgeflare.hooks._convergence import convergence_path
+from forgeflare.hooks._convergence import read_convergence
+from forgeflare.hooks._convergence import write_final
+from forgeflare.hooks._pipeline import AgentHooks
+from forgeflare.hooks._pipeline import AuditSink
+from forgeflare.hooks._pipeline import CONVERGENCE_RECORDER
+from forgeflare.hooks._pipeline import HookDispatcher
+from forgeflare.hooks._pipeline import ShellHook
+from forgeflare.hooks._pipeline import build_pipeline
+from forgeflare.hooks._pipeline import collect_agent_hooks
+from forgeflare.hooks._pipeline import convergence_recorder
+from forgeflare.hooks._protocol import FailureKind
+from forgeflare.hooks._protocol import HookFailure
+from forgeflare.hooks._protocol import Outcome
+from forgeflare.hooks._protocol import ProcessOutcome
+from forgeflare.hooks._protocol import RESULT_CAP_BYTES
+from forgeflare.hooks._protocol import Verdict
+from forgeflare.hooks._protocol import block_message
+from forgeflare.hooks._protocol import cap_for_model
+from forgeflare.hooks._protocol import failure_text
+from forgeflare.hooks._protocol import floor_char_boundary
+from forgeflare.hooks._protocol import interpret_guard
+from forgeflare.hooks._protocol import interpret_observe
+from forgeflare.hooks._protocol import interpret_post
+from forgeflare.hooks._protocol import interpret_stop
+from forgeflare.hooks._protocol import post_tool_payload
+from forgeflare.hooks._protocol import pre_tool_payload
+from forgeflare.hooks._protocol import stop_payload
+from forgeflare.hooks._protocol import truncate_result
+from forgeflare.hooks._shell import MAX_STDOUT_BYTES
+from forgeflare.hooks._shell import run_hook_process
+from forgeflare.hooks._trust import TRUST_ENV
+from forgeflare.hooks._trust import TrustCheck
+from forgeflare.hooks._trust import TrustError
+from forgeflare.hooks._trust import TrustItem
+from forgeflare.hooks._trust import TrustRecord
+from forgeflare.hooks._trust import TrustStore
+from forgeflare.hooks._trust import agent_trust_items
+from forgeflare.hooks._trust import check_trust
+from forgeflare.hooks._trust import claude_items
+from forgeflare.hooks._trust import command_item
+from forgeflare.hooks._trust import default_trust_file
+from forgeflare.hooks._trust import directory_items
+from forgeflare.hooks._trust import fingerprint
+from forgeflare.hooks._trust import hooks_file_items
+from forgeflare.hooks._trust import python_module_items
+from forgeflare.hooks._trust import require_trust
+from forgeflare.hooks._trust import trust_override
+from forgeflare.hooks._trust import untrusted_message
+from forgeflare.hooks._types import ANSWERS
+from forgeflare.hooks._types import Allow
+from forgeflare.hooks._types import Block
+from forgeflare.hooks._types import Continue
+from forgeflare.hooks._types import EXIT_CODES
+from forgeflare.hooks._types import ExitReason
+from forgeflare.hooks._types import HookAnswer
+from forgeflare.hooks._types import HookPipeline
+from forgeflare.hooks._types import NoHooks
+from forgeflare.hooks._types import PostToolResult
+from forgeflare.hooks._types import PreToolResult
+from forgeflare.hooks._types import Signal
+from forgeflare.hooks._types import Stop
+from forgeflare.hooks._types import TurnFailure
 
 __all__ = [
     "ANSWERS",

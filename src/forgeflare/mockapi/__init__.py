@@ -17,64 +17,50 @@ Errors (a branch of ``ForgeflareError``)::
     └── MockListenError       the listening socket could not be bound
 """
 
-from forgeflare.mockapi._decide import (
-    COUNT_TOKENS_PATH,
-    MESSAGES_PATH,
-    JSONReply,
-    Reply,
-    ScriptReply,
-    StreamReply,
-    choose_conversation,
-    decide,
-    first_user_text,
-    record_entry,
-)
-from forgeflare.mockapi._errors import (
-    MockAPIError,
-    MockListenError,
-    MockScriptError,
-)
-from forgeflare.mockapi._render import (
-    Event,
-    count_tokens,
-    encode_event,
-    encode_sse,
-    error_body,
-    make_id,
-    render_events,
-    render_message,
-)
-from forgeflare.mockapi._repeat import (
-    RepeatWindows,
-)
-from forgeflare.mockapi._script import (
-    DEFAULT_ERROR_MESSAGES,
-    ERROR_STATUS,
-    HTTPErrorSpec,
-    RedactedThinkingSpec,
-    Script,
-    ScriptBlock,
-    ScriptConversation,
-    ScriptResponse,
-    ServerToolResultSpec,
-    ServerToolUseSpec,
-    StallSpec,
-    StreamErrorSpec,
-    TextSpec,
-    ThinkingSpec,
-    ToolUseSpec,
-    UsageSpec,
-    load_script,
-    parse_script,
-)
-from forgeflare.mockapi._server import (
-    run_server,
-    serve,
-)
-from forgeflare.mockapi._spawn import (
-    start_mock_api,
-    stop_mock_api,
-)
+from forgeflare.mockapi._decide import COUNT_TOKENS_PATH
+from forgeflare.mockapi._decide import JSONReply
+from forgeflare.mockapi._decide import MESSAGES_PATH
+from forgeflare.mockapi._decide import Reply
+from forgeflare.mockapi._decide import ScriptReply
+from forgeflare.mockapi._decide import StreamReply
+from forgeflare.mockapi._decide import choose_conversation
+from forgeflare.mockapi._decide import decide
+from forgeflare.mockapi._decide import first_user_text
+from forgeflare.mockapi._decide import record_entry
+from forgeflare.mockapi._errors import MockAPIError
+from forgeflare.mockapi._errors import MockListenError
+from forgeflare.mockapi._errors import MockScriptError
+from forgeflare.mockapi._render import Event
+from forgeflare.mockapi._render import count_tokens
+from forgeflare.mockapi._render import encode_event
+from forgeflare.mockapi._render import encode_sse
+from forgeflare.mockapi._render import error_body
+from forgeflare.mockapi._render import make_id
+from forgeflare.mockapi._render import render_events
+from forgeflare.mockapi._render import render_message
+from forgeflare.mockapi._repeat import RepeatWindows
+from forgeflare.mockapi._script import DEFAULT_ERROR_MESSAGES
+from forgeflare.mockapi._script import ERROR_STATUS
+from forgeflare.mockapi._script import HTTPErrorSpec
+from forgeflare.mockapi._script import RedactedThinkingSpec
+from forgeflare.mockapi._script import Script
+from forgeflare.mockapi._script import ScriptBlock
+from forgeflare.mockapi._script import ScriptConversation
+from forgeflare.mockapi._script import ScriptResponse
+from forgeflare.mockapi._script import ServerToolResultSpec
+from forgeflare.mockapi._script import ServerToolUseSpec
+from forgeflare.mockapi._script import StallSpec
+from forgeflare.mockapi._script import StreamErrorSpec
+from forgeflare.mockapi._script import TextSpec
+from forgeflare.mockapi._script import ThinkingSpec
+from forgeflare.mockapi._script import ToolUseSpec
+from forgeflare.mockapi._script import UsageSpec
+from forgeflare.mockapi._script import load_script
+from forgeflare.mockapi._script import parse_script
+from forgeflare.mockapi._server import run_server
+from forgeflare.mockapi._server import serve
+from forgeflare.mockapi._spawn import start_mock_api
+from forgeflare.mockapi._spawn import stop_mock_api
 
 __all__ = [
     "COUNT_TOKENS_PATH",

@@ -1,52 +1,40 @@
 """The morning after: run summaries, the report, watching a loop, notifications."""
 
-from forgeflare.report._collect import (
-    collect_digest,
-    find_run,
-    list_runs,
-    load_run,
-    runs_root,
-)
-from forgeflare.report._digest import (
-    Commit,
-    Digest,
-    IterationRow,
-    RunSummary,
-    Wait,
-    build_digest,
-    finish_reason,
-    iteration_rows,
-    parse_time,
-    summarize,
-)
-from forgeflare.report._html import (
-    OUTCOME_COLOURS,
-    render_html,
-)
-from forgeflare.report._notify import (
-    NOTIFY_EVENTS,
-    NOTIFY_URLS_ENV,
-    Notifier,
-    notify_urls,
-    render_message,
-    should_notify,
-)
-from forgeflare.report._text import (
-    format_cost,
-    format_duration,
-    format_tokens,
-    render_runs,
-    render_text,
-)
-from forgeflare.report._watch import (
-    WatchState,
-    current_tool,
-    fold_events,
-    render_line,
-    render_status,
-    state_from_run,
-    watch,
-)
+from forgeflare.report._collect import collect_digest
+from forgeflare.report._collect import find_run
+from forgeflare.report._collect import list_runs
+from forgeflare.report._collect import load_run
+from forgeflare.report._collect import runs_root
+from forgeflare.report._digest import Commit
+from forgeflare.report._digest import Digest
+from forgeflare.report._digest import IterationRow
+from forgeflare.report._digest import RunSummary
+from forgeflare.report._digest import Wait
+from forgeflare.report._digest import build_digest
+from forgeflare.report._digest import finish_reason
+from forgeflare.report._digest import iteration_rows
+from forgeflare.report._digest import parse_time
+from forgeflare.report._digest import summarize
+from forgeflare.report._html import OUTCOME_COLOURS
+from forgeflare.report._html import render_html
+from forgeflare.report._notify import NOTIFY_EVENTS
+from forgeflare.report._notify import NOTIFY_URLS_ENV
+from forgeflare.report._notify import Notifier
+from forgeflare.report._notify import notify_urls
+from forgeflare.report._notify import render_message
+from forgeflare.report._notify import should_notify
+from forgeflare.report._text import format_cost
+from forgeflare.report._text import format_duration
+from forgeflare.report._text import format_tokens
+from forgeflare.report._text import render_runs
+from forgeflare.report._text import render_text
+from forgeflare.report._watch import WatchState
+from forgeflare.report._watch import current_tool
+from forgeflare.report._watch import fold_events
+from forgeflare.report._watch import render_line
+from forgeflare.report._watch import render_status
+from forgeflare.report._watch import state_from_run
+from forgeflare.report._watch import watch
 
 __all__ = [
     "NOTIFY_EVENTS",

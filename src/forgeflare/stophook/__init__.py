@@ -4,91 +4,71 @@ The pure core is :func:`transition` (with :func:`find_signal` for markdown-aware
 detection); :func:`run_stop_hook` is the shell Claude Code's Stop hook runs.
 """
 
-from forgeflare.stophook._completion import (
-    RULE,
-    completion_hint,
-    judged_text,
-)
-from forgeflare.stophook._errors import (
-    LoopStateError,
-    SettingsFileError,
-    StateLockTimeout,
-    StopHookError,
-    TranscriptError,
-)
-from forgeflare.stophook._hook import (
-    DISABLE_ENV,
-    DISABLE_FILE,
-    StopHookOutcome,
-    run_stop_hook,
-)
-from forgeflare.stophook._install import (
-    DEFAULT_COMMAND,
-    SETTINGS_RELPATH,
-    command_problem,
-    forgeflare_command,
-    hook_command,
-    install_hook,
-    is_stop_hook_command,
-    merge_stop_hook,
-)
-from forgeflare.stophook._loops import (
-    cancel_loops,
-    describe_state,
-    loop_status,
-    start_loop,
-)
-from forgeflare.stophook._machine import (
-    BLOCK_MESSAGE,
-    STALE_AFTER,
-    Corrupt,
-    Event,
-    Frame,
-    LoopRecord,
-    Phase,
-    StopDecision,
-    StoredState,
-    block_reason,
-    push_frame,
-    transition,
-)
-from forgeflare.stophook._plugin import (
-    PLUGIN_FILES,
-    LoopArgs,
-    default_plugin_dir,
-    install_plugin,
-    parse_loop_args,
-    plugin_files,
-)
-from forgeflare.stophook._signals import (
-    SIGNALS,
-    Mode,
-    find_signal,
-)
-from forgeflare.stophook._statefile import (
-    JSON_STATE_RELPATH,
-    LOCK_TIMEOUT_S,
-    MARKDOWN_STATE_RELPATH,
-    SCHEMA_VERSION,
-    MarkdownLoop,
-    StateSession,
-    any_state,
-    open_json_state,
-    open_state,
-    parse_json_state,
-    parse_markdown_state,
-    parse_timestamp,
-    render_json_state,
-    render_markdown_state,
-    state_lock,
-    state_paths,
-)
-from forgeflare.stophook._transcript import (
-    FinalMessage,
-    assistant_text_of,
-    final_message,
-    last_assistant_text,
-)
+from forgeflare.stophook._completion import RULE
+from forgeflare.stophook._completion import completion_hint
+from forgeflare.stophook._completion import judged_text
+from forgeflare.stophook._errors import LoopStateError
+from forgeflare.stophook._errors import SettingsFileError
+from forgeflare.stophook._errors import StateLockTimeout
+from forgeflare.stophook._errors import StopHookError
+from forgeflare.stophook._errors import TranscriptError
+from forgeflare.stophook._hook import DISABLE_ENV
+from forgeflare.stophook._hook import DISABLE_FILE
+from forgeflare.stophook._hook import StopHookOutcome
+from forgeflare.stophook._hook import run_stop_hook
+from forgeflare.stophook._install import DEFAULT_COMMAND
+from forgeflare.stophook._install import SETTINGS_RELPATH
+from forgeflare.stophook._install import command_problem
+from forgeflare.stophook._install import forgeflare_command
+from forgeflare.stophook._install import hook_command
+from forgeflare.stophook._install import install_hook
+from forgeflare.stophook._install import is_stop_hook_command
+from forgeflare.stophook._install import merge_stop_hook
+from forgeflare.stophook._loops import cancel_loops
+from forgeflare.stophook._loops import describe_state
+from forgeflare.stophook._loops import loop_status
+from forgeflare.stophook._loops import start_loop
+from forgeflare.stophook._machine import BLOCK_MESSAGE
+from forgeflare.stophook._machine import Corrupt
+from forgeflare.stophook._machine import Event
+from forgeflare.stophook._machine import Frame
+from forgeflare.stophook._machine import LoopRecord
+from forgeflare.stophook._machine import Phase
+from forgeflare.stophook._machine import STALE_AFTER
+from forgeflare.stophook._machine import StopDecision
+from forgeflare.stophook._machine import StoredState
+from forgeflare.stophook._machine import block_reason
+from forgeflare.stophook._machine import push_frame
+from forgeflare.stophook._machine import transition
+from forgeflare.stophook._plugin import LoopArgs
+from forgeflare.stophook._plugin import PLUGIN_FILES
+from forgeflare.stophook._plugin import default_plugin_dir
+from forgeflare.stophook._plugin import install_plugin
+from forgeflare.stophook._plugin import parse_loop_args
+from forgeflare.stophook._plugin import plugin_files
+from forgeflare.stophook._signals import Mode
+from forgeflare.stophook._signals import SIGNALS
+from forgeflare.stophook._signals import find_signal
+from forgeflare.stophook._statefile import JSON_STATE_RELPATH
+from forgeflare.stophook._statefile import LOCK_TIMEOUT_S
+from forgeflare.stophook._statefile import MARKDOWN_STATE_RELPATH
+from forgeflare.stophook._statefile import MarkdownLoop
+from forgeflare.stophook._statefile import SCHEMA_VERSION
+from forgeflare.stophook._statefile import StateSession
+from forgeflare.stophook._statefile import any_state
+from forgeflare.stophook._statefile import open_json_state
+from forgeflare.stophook._statefile import open_state
+from forgeflare.stophook._statefile import parse_json_state
+from forgeflare.stophook._statefile import parse_markdown_state
+from forgeflare.stophook._statefile import parse_timestamp
+from forgeflare.stophook._statefile import render_json_state
+from forgeflare.stophook._statefile import render_markdown_state
+from forgeflare.stophook._statefile import state_lock
+from forgeflare.stophook._statefile import state_paths
+from forgeflare.stophook._transcript import FinalMessage
+from forgeflare.stophook._transcript import assistant_text_of
+from forgeflare.stophook._transcript import final_message
+from forgeflare.stophook._transcript import last_assistant_text
 
 __all__ = [
     "BLOCK_MESSAGE",

@@ -4,129 +4,103 @@ Errors of this part: ``ConfigError`` (a bad setting, names key and source) and
 :class:`RecordError` (a run record cannot be written or read; a ``ForgeflareError``).
 """
 
-from forgeflare.supervisor._agentproc import (
-    ChildResult,
-    StopControl,
-    exit_status,
-    supervise,
-)
-from forgeflare.supervisor._config import (
-    CONFIG_RELPATH,
-    AgentSection,
-    FresherSection,
-    HooksSection,
-    LimitsSection,
-    LoadedConfig,
-    LoopConfig,
-    NotifySection,
-    PathsSection,
-    SecuritySection,
-    default_config_toml,
-    default_prompt,
-    format_duration,
-    load_config,
-    parse_duration,
-)
-from forgeflare.supervisor._display import (
-    AgentStatus,
-    LoopDisplay,
-    parse_agent_line,
-)
-from forgeflare.supervisor._finish import (
-    FINISH_EXIT_CODES,
-    Between,
-    ContinueLoop,
-    Finish,
-    FinishDecision,
-    FinishType,
-    IterationFacts,
-    IterationOutcome,
-    Limits,
-    RunGate,
-    Skip,
-    Streaks,
-    Verdict,
-    agent_time,
-    before_iteration,
-    check_limits,
-    count_unchecked,
-    decide,
-    error_pause,
-    finish_rule,
-    hook_verdict,
-    is_error,
-)
-from forgeflare.supervisor._git import (
-    GitSnapshot,
-    commits_between,
-    git_snapshot,
-)
-from forgeflare.supervisor._lifecycle import (
-    HookContext,
-    HookName,
-    HookStatus,
-    LifecycleResult,
-    classify_exit,
-    hook_env,
-    run_lifecycle_hook,
-)
-from forgeflare.supervisor._loop import (
-    FileStamp,
-    LoopOptions,
-    LoopResult,
-    is_fresh,
-    run_loop,
-    watch_signals,
-)
-from forgeflare.supervisor._preflight import (
-    LOCK_RELPATH,
-    lock_holder,
-    preflight,
-    project_lock,
-)
-from forgeflare.supervisor._records import (
-    RUN_MARKER,
-    HookRecord,
-    InProgress,
-    IterationRecord,
-    RecordError,
-    RunRecord,
-    RunStore,
-    Totals,
-    find_resumable,
-    new_run_id,
-    orphan_group,
-)
-from forgeflare.supervisor._resume import (
-    Resumed,
-    is_alive,
-    killed_iteration,
-    open_resumable,
-    process_started,
-)
-from forgeflare.supervisor._stop import (
-    STOP_RELPATH,
-    clear_stop,
-    request_stop,
-    stop_requested,
-)
-from forgeflare.supervisor._trust import (
-    describe_items,
-    hooks_modules,
-    loop_trust_items,
-    uses_claude_code,
-)
-from forgeflare.supervisor._waits import (
-    Decide,
-    FinishNow,
-    WaitFor,
-    WaitSettings,
-    WaitStreaks,
-    after_iteration,
-    budget_exhausted,
-    limit_backoff,
-    outage_backoff,
-)
+from forgeflare.supervisor._agentproc import ChildResult
+from forgeflare.supervisor._agentproc import StopControl
+from forgeflare.supervisor._agentproc import exit_status
+from forgeflare.supervisor._agentproc import supervise
+from forgeflare.supervisor._config import AgentSection
+from forgeflare.supervisor._config import CONFIG_RELPATH
+from forgeflare.supervisor._config import FresherSection
+from forgeflare.supervisor._config import HooksSection
+from forgeflare.supervisor._config import LimitsSection
+from forgeflare.supervisor._config import LoadedConfig
+from forgeflare.supervisor._config import LoopConfig
+from forgeflare.supervisor._config import NotifySection
+from forgeflare.supervisor._config import PathsSection
+from forgeflare.supervisor._config import SecuritySection
+from forgeflare.supervisor._config import default_config_toml
+from forgeflare.supervisor._config import default_prompt
+from forgeflare.supervisor._config import format_duration
+from forgeflare.supervisor._config import load_config
+from forgeflare.supervisor._config import parse_duration
+from forgeflare.supervisor._display import AgentStatus
+from forgeflare.supervisor._display import LoopDisplay
+from forgeflare.supervisor._display import parse_agent_line
+from forgeflare.supervisor._finish import Between
+from forgeflare.supervisor._finish import ContinueLoop
+from forgeflare.supervisor._finish import FINISH_EXIT_CODES
+from forgeflare.supervisor._finish import Finish
+from forgeflare.supervisor._finish import FinishDecision
+from forgeflare.supervisor._finish import FinishType
+from forgeflare.supervisor._finish import IterationFacts
+from forgeflare.supervisor._finish import IterationOutcome
+from forgeflare.supervisor._finish import Limits
+from forgeflare.supervisor._finish import RunGate
+from forgeflare.supervisor._finish import Skip
+from forgeflare.supervisor._finish import Streaks
+from forgeflare.supervisor._finish import Verdict
+from forgeflare.supervisor._finish import agent_time
+from forgeflare.supervisor._finish import before_iteration
+from forgeflare.supervisor._finish import check_limits
+from forgeflare.supervisor._finish import count_unchecked
+from forgeflare.supervisor._finish import decide
+from forgeflare.supervisor._finish import error_pause
+from forgeflare.supervisor._finish import finish_rule
+from forgeflare.supervisor._finish import hook_verdict
+from forgeflare.supervisor._finish import is_error
+from forgeflare.supervisor._git import GitSnapshot
+from forgeflare.supervisor._git import commits_between
+from forgeflare.supervisor._git import git_snapshot
+from forgeflare.supervisor._lifecycle import HookContext
+from forgeflare.supervisor._lifecycle import HookName
+from forgeflare.supervisor._lifecycle import HookStatus
+from forgeflare.supervisor._lifecycle import LifecycleResult
+from forgeflare.supervisor._lifecycle import classify_exit
+from forgeflare.supervisor._lifecycle import hook_env
+from forgeflare.supervisor._lifecycle import run_lifecycle_hook
+from forgeflare.supervisor._loop import FileStamp
+from forgeflare.supervisor._loop import LoopOptions
+from forgeflare.supervisor._loop import LoopResult
+from forgeflare.supervisor._loop import is_fresh
+from forgeflare.supervisor._loop import run_loop
+from forgeflare.supervisor._loop import watch_signals
+from forgeflare.supervisor._preflight import LOCK_RELPATH
+from forgeflare.supervisor._preflight import lock_holder
+from forgeflare.supervisor._preflight import preflight
+from forgeflare.supervisor._preflight import project_lock
+from forgeflare.supervisor._records import HookRecord
+from forgeflare.supervisor._records import InProgress
+from forgeflare.supervisor._records import IterationRecord
+from forgeflare.supervisor._records import RUN_MARKER
+from forgeflare.supervisor._records import RecordError
+from forgeflare.supervisor._records import RunRecord
+from forgeflare.supervisor._records import RunStore
+from forgeflare.supervisor._records import Totals
+from forgeflare.supervisor._records import find_resumable
+from forgeflare.supervisor._records import new_run_id
+from forgeflare.supervisor._records import orphan_group
+from forgeflare.supervisor._resume import Resumed
+from forgeflare.supervisor._resume import is_alive
+from forgeflare.supervisor._resume import killed_iteration
+from forgeflare.supervisor._resume import open_resumable
+from forgeflare.supervisor._resume import process_started
+from forgeflare.supervisor._stop import STOP_RELPATH
+from forgeflare.supervisor._stop import clear_stop
+from forgeflare.supervisor._stop import request_stop
+from forgeflare.supervisor._stop import stop_requested
+from forgeflare.supervisor._trust import describe_items
+from forgeflare.supervisor._trust import hooks_modules
+from forgeflare.supervisor._trust import loop_trust_items
+from forgeflare.supervisor._trust import uses_claude_code
+from forgeflare.supervisor._waits import Decide
+from forgeflare.supervisor._waits import FinishNow
+from forgeflare.supervisor._waits import WaitFor
+from forgeflare.supervisor._waits import WaitSettings
+from forgeflare.supervisor._waits import WaitStreaks
+from forgeflare.supervisor._waits import after_iteration
+from forgeflare.supervisor._waits import budget_exhausted
+from forgeflare.supervisor._waits import limit_backoff
+from forgeflare.supervisor._waits import outage_backoff
 
 __all__ = [
     "CONFIG_RELPATH",

@@ -8,38 +8,34 @@ Names are imported on first use (PEP 562): the CLI imports this package on every
 and ``init``'s dependencies (pydantic models of the supervisor) are not light.
 """
 
-from forgeflare.templates._demo import (
-    DemoSummary,
-    demo_story_text,
-    run_demo,
-    seed_files,
-    summarize,
-)
-from forgeflare.templates._guard_script import (
-    GUARD_SCRIPT,
-    guard_core,
-    render_guard_script,
-)
-from forgeflare.templates._init import (
-    CLAUDE_AGENT_COMMAND,
-    GITIGNORE_LINES,
-    Action,
-    InitAction,
-    InitReport,
-    TemplateError,
-    TemplateFile,
-    backend_config_toml,
-    claude_config_toml,
-    init_project,
-    merge_gitignore,
-    plan_init,
-    template_files,
-)
+from forgeflare.templates._demo import DemoSummary
+from forgeflare.templates._demo import demo_story_text
+from forgeflare.templates._demo import run_demo
+from forgeflare.templates._demo import seed_files
+from forgeflare.templates._demo import summarize
+from forgeflare.templates._guard_script import GUARD_SCRIPT
+from forgeflare.templates._guard_script import GUARD_SCRIPT_NAME
+from forgeflare.templates._guard_script import guard_core
+from forgeflare.templates._guard_script import render_guard_script
+from forgeflare.templates._init import Action
+from forgeflare.templates._init import CLAUDE_AGENT_COMMAND
+from forgeflare.templates._init import GITIGNORE_LINES
+from forgeflare.templates._init import InitAction
+from forgeflare.templates._init import InitReport
+from forgeflare.templates._init import TemplateError
+from forgeflare.templates._init import TemplateFile
+from forgeflare.templates._init import backend_config_toml
+from forgeflare.templates._init import claude_config_toml
+from forgeflare.templates._init import init_project
+from forgeflare.templates._init import merge_gitignore
+from forgeflare.templates._init import plan_init
+from forgeflare.templates._init import template_files
 
 __all__ = [
     "CLAUDE_AGENT_COMMAND",
     "GITIGNORE_LINES",
     "GUARD_SCRIPT",
+    "GUARD_SCRIPT_NAME",
     "Action",
     "DemoSummary",
     "InitAction",

@@ -1,11 +1,9 @@
 """The template hook ``bash-guard.py``, written from the one Bash deny-list core.
 
 The script must run with a bare ``python3`` in any project, so it cannot import forgeflare:
-it carries a copy of the code between the ``guard core`` markers of
-``forgeflare/agent/tools/_guard.py``. :func:`render_guard_script` puts the current core into
-the script text; a test keeps the shipped script equal to it. After changing the core run::
-
-    python -m forgeflare.templates._guard_script
+``forgeflare init`` writes it with a copy of the code between the ``guard core`` markers of
+``forgeflare/agent/tools/_guard.py`` (:func:`render_guard_script`). The package ships the
+script with those markers only, so the core exists once in the source.
 """
 
 from __future__ import annotations
@@ -14,11 +12,13 @@ from pathlib import Path
 
 from forgeflare.agent.tools import _guard
 
-__all__ = ["GUARD_SCRIPT", "guard_core", "render_guard_script"]
+__all__ = ["GUARD_SCRIPT", "GUARD_SCRIPT_NAME", "guard_core", "render_guard_script"]
 
 BEGIN = "# --- guard core begin ---\n"
 END = "# --- guard core end ---\n"
-GUARD_SCRIPT = Path(__file__).parent / "files" / "dot-forgeflare" / "hooks" / "bash-guard.py"
+GUARD_SCRIPT_NAME = "bash-guard.py"
+GUARD_SCRIPT = Path(__file__).parent / "files" / "dot-forgeflare" / "hooks" / GUARD_SCRIPT_NAME
+"""The shipped template (markers only); ``init`` writes :func:`render_guard_script` of it."""
 
 
 def _between(text: str, where: str) -> tuple[int, int]:
@@ -39,14 +39,3 @@ def render_guard_script(script: str) -> str:
     """``script`` with the text between its markers replaced by the current core."""
     start, end = _between(script, "bash-guard.py")
     return script[:start] + guard_core() + script[end:]
-
-
-def main() -> None:
-    """Rewrite the shipped ``bash-guard.py`` from the core."""
-    GUARD_SCRIPT.write_text(
-        render_guard_script(GUARD_SCRIPT.read_text(encoding="utf-8")), encoding="utf-8"
-    )
-
-
-if __name__ == "__main__":
-    main()

@@ -28,6 +28,7 @@ from forgeflare.hooks._trust import TrustItem, TrustStore, default_trust_file
 from forgeflare.stophook._install import hook_command, install_hook
 from forgeflare.supervisor._config import default_config_toml, default_prompt, load_config
 from forgeflare.supervisor._trust import loop_trust_items
+from forgeflare.templates._guard_script import GUARD_SCRIPT_NAME, render_guard_script
 
 __all__ = [
     "CLAUDE_AGENT_COMMAND",
@@ -170,7 +171,10 @@ def _walk(node: Traversable, parts: tuple[str, ...]) -> Iterator[tuple[tuple[str
         if child.is_dir():
             yield from _walk(child, (*parts, child.name))
         else:
-            yield (*parts, child.name), child.read_text(encoding="utf-8")
+            text = child.read_text(encoding="utf-8")
+            if child.name == GUARD_SCRIPT_NAME:
+                text = render_guard_script(text)  # the one deny-list core, copied in
+            yield (*parts, child.name), text
 
 
 def _is_executable(parts: Sequence[str]) -> bool:

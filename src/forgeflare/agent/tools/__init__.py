@@ -1,67 +1,47 @@
 """The agent's five tools (Read, Glob, Bash, Edit, Grep): schemas, effects and dispatch."""
 
-from forgeflare.agent.tools._bash import (
-    BASH_TIMEOUT,
-    MAX_BASH_OUTPUT,
-    bash_tool,
-    cap_output,
-    run_bash,
-)
-from forgeflare.agent.tools._edit import (
-    MAX_EDIT_BYTES,
-    edit_file,
-)
-from forgeflare.agent.tools._glob import (
-    MAX_GLOB_ENTRIES,
-    glob_files,
-)
-from forgeflare.agent.tools._grep import (
-    GREP_TIMEOUT,
-    MAX_GREP_MATCHES,
-    find_rg,
-    grep_tool,
-    search,
-)
-from forgeflare.agent.tools._guard import (
-    check_command,
-    denied_reason,
-    normalize_command,
-)
-from forgeflare.agent.tools._inputs import (
-    BashInput,
-    EditInput,
-    GlobInput,
-    GrepInput,
-    ReadInput,
-    ToolInput,
-    parse_input,
-    tool_schema,
-)
-from forgeflare.agent.tools._read import (
-    MAX_READ_BYTES,
-    read_file,
-)
-from forgeflare.agent.tools._registry import (
-    TOOL_NAMES,
-    dispatch_tool,
-    tool_effect,
-    tool_schemas,
-)
-from forgeflare.agent.tools._sandbox import (
-    SANDBOX_ENV,
-    check_sandbox,
-    sandbox_argv,
-    sandbox_mode,
-)
-from forgeflare.agent.tools._types import (
-    ALLOW_PATHS_ENV,
-    ToolEffect,
-    ToolError,
-    ToolOutput,
-    allowed_roots,
-    confine,
-    resolve_path,
-)
+from forgeflare.agent.tools._bash import BASH_TIMEOUT
+from forgeflare.agent.tools._bash import MAX_BASH_OUTPUT
+from forgeflare.agent.tools._bash import bash_tool
+from forgeflare.agent.tools._bash import cap_output
+from forgeflare.agent.tools._bash import run_bash
+from forgeflare.agent.tools._edit import MAX_EDIT_BYTES
+from forgeflare.agent.tools._edit import edit_file
+from forgeflare.agent.tools._glob import MAX_GLOB_ENTRIES
+from forgeflare.agent.tools._glob import glob_files
+from forgeflare.agent.tools._grep import GREP_TIMEOUT
+from forgeflare.agent.tools._grep import MAX_GREP_MATCHES
+from forgeflare.agent.tools._grep import find_rg
+from forgeflare.agent.tools._grep import grep_tool
+from forgeflare.agent.tools._grep import search
+from forgeflare.agent.tools._guard import check_command
+from forgeflare.agent.tools._guard import denied_reason
+from forgeflare.agent.tools._guard import normalize_command
+from forgeflare.agent.tools._inputs import BashInput
+from forgeflare.agent.tools._inputs import EditInput
+from forgeflare.agent.tools._inputs import GlobInput
+from forgeflare.agent.tools._inputs import GrepInput
+from forgeflare.agent.tools._inputs import ReadInput
+from forgeflare.agent.tools._inputs import ToolInput
+from forgeflare.agent.tools._inputs import parse_input
+from forgeflare.agent.tools._inputs import tool_schema
+from forgeflare.agent.tools._read import MAX_READ_BYTES
+from forgeflare.agent.tools._read import read_file
+from forgeflare.agent.tools._registry import TOOL_NAMES
+from forgeflare.agent.tools._registry import dispatch_tool
+from forgeflare.agent.tools._registry import tool_effect
+from forgeflare.agent.tools._registry import tool_schemas
+from forgeflare.agent.tools._sandbox import SANDBOX_ENV
+from forgeflare.agent.tools._sandbox import check_sandbox
+from forgeflare.agent.tools._sandbox import sandbox_argv
+from forgeflare.agent.tools._sandbox import sandbox_mode
+from forgeflare.agent.tools._types import ALLOW_PATHS_ENV
+from forgeflare.agent.tools._types import ToolEffect
+from forgeflare.agent.tools._types import ToolError
+from forgeflare.agent.tools._types import ToolOutput
+from forgeflare.agent.tools._types import allowed_roots
+from forgeflare.agent.tools._types import confine
+from forgeflare.agent.tools._types import resolve_path
 
 __all__ = [
     "ALLOW_PATHS_ENV",

@@ -1,35 +1,27 @@
 """Agent backends: how to start an agent and read its output into an iteration report."""
 
-from forgeflare.supervisor.backends._backends import (
-    BACKENDS,
-    COMPLETE_TAG,
-    REPORT_ENV,
-    Backend,
-    ChildEnd,
-    ClaudeBackend,
-    CodexBackend,
-    CommandBackend,
-    ForgeflareBackend,
-    LineReader,
-    completion_signal,
-)
-from forgeflare.supervisor.backends._claude import (
-    ClaudeStreamReader,
-    JsonStreamReader,
-    as_int,
-    format_tokens,
-    json_event,
-    tool_line,
-)
-from forgeflare.supervisor.backends._codex import (
-    CodexStreamReader,
-)
-from forgeflare.supervisor.backends._report import (
-    OUTCOMES,
-    IterationReport,
-    Outcome,
-    Tokens,
-)
+from forgeflare.supervisor.backends._backends import BACKENDS
+from forgeflare.supervisor.backends._backends import Backend
+from forgeflare.supervisor.backends._backends import COMPLETE_TAG
+from forgeflare.supervisor.backends._backends import ChildEnd
+from forgeflare.supervisor.backends._backends import ClaudeBackend
+from forgeflare.supervisor.backends._backends import CodexBackend
+from forgeflare.supervisor.backends._backends import CommandBackend
+from forgeflare.supervisor.backends._backends import ForgeflareBackend
+from forgeflare.supervisor.backends._backends import LineReader
+from forgeflare.supervisor.backends._backends import REPORT_ENV
+from forgeflare.supervisor.backends._backends import completion_signal
+from forgeflare.supervisor.backends._claude import ClaudeStreamReader
+from forgeflare.supervisor.backends._claude import JsonStreamReader
+from forgeflare.supervisor.backends._claude import as_int
+from forgeflare.supervisor.backends._claude import format_tokens
+from forgeflare.supervisor.backends._claude import json_event
+from forgeflare.supervisor.backends._claude import tool_line
+from forgeflare.supervisor.backends._codex import CodexStreamReader
+from forgeflare.supervisor.backends._report import IterationReport
+from forgeflare.supervisor.backends._report import OUTCOMES
+from forgeflare.supervisor.backends._report import Outcome
+from forgeflare.supervisor.backends._report import Tokens
 
 __all__ = [
     "BACKENDS",
