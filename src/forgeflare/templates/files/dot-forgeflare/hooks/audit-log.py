@@ -41,10 +41,14 @@ def main() -> None:
         who, why = event.get("blocked_by", "?"), event.get("block_reason", "")
         fields.append(one_line(f"blocked by {who}: {why}", 400))
     log = os.path.join(event.get("cwd") or os.getcwd(), ".forgeflare", "audit.log")
-    os.makedirs(os.path.dirname(log), exist_ok=True)
-    # One write of one short line in append mode: lines of concurrent hooks do not mix.
-    with open(log, "a", encoding="utf-8") as fh:
-        fh.write("\t".join(fields) + "\n")
+    try:
+        os.makedirs(os.path.dirname(log), exist_ok=True)
+        # One write of one short line in append mode: lines of concurrent hooks do not mix.
+        with open(log, "a", encoding="utf-8") as fh:
+            fh.write("\t".join(fields) + "\n")
+    except OSError as exc:
+        # A full disk or a read-only folder: one line, never a traceback; the agent goes on.
+        print(f"audit-log: cannot write {log}: {exc.strerror or exc}", file=sys.stderr)
     print(json.dumps({"action": "continue"}))
 
 

@@ -20,9 +20,13 @@ def main() -> None:
     fields += [f"{key}={event.get(key, '?')}" for key in ("reason", "tool_iterations")]
     fields.append(f"total_tokens={event.get('total_tokens', '?')}")
     log = os.path.join(event.get("cwd") or os.getcwd(), ".forgeflare", "sessions.log")
-    os.makedirs(os.path.dirname(log), exist_ok=True)
-    with open(log, "a", encoding="utf-8") as fh:
-        fh.write("\t".join(fields) + "\n")
+    try:
+        os.makedirs(os.path.dirname(log), exist_ok=True)
+        with open(log, "a", encoding="utf-8") as fh:
+            fh.write("\t".join(fields) + "\n")
+    except OSError as exc:
+        # A full disk or a read-only folder: one line, never a traceback; the agent goes on.
+        print(f"session-end: cannot write {log}: {exc.strerror or exc}", file=sys.stderr)
     print(json.dumps({"action": "continue"}))
 
 

@@ -1,0 +1,152 @@
+"""Chaos: ``kill -9`` of a random process of a committing loop's tree every 2-6 s.
+
+The supervisor is resumed each time it is the one killed. At the end no process of the loop is
+left, and every commit made since the start is attributed to an iteration in the records.
+``FORGEFLARE_CHAOS_SECONDS`` (default 60) sets how long the kills go on, and
+``FORGEFLARE_CHAOS_SEED`` (default 12) the seed of the random choices, so a failure replays.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from supervisor_agents.project import Project, base_env
+
+SECONDS = float(os.environ.get("FORGEFLARE_CHAOS_SECONDS", "60"))
+SEED = int(os.environ.get("FORGEFLARE_CHAOS_SEED", "12"))
+
+# The agent commits three times per iteration (the pauses are its work, not synchronisation)
+# and leaves a detached process behind, as Claude Code's Bash commands do (`setsid`).
+AGENT = """\
+rm -f .git/index.lock
+for step in 1 2 3; do
+  echo "$FRESHER_ITERATION.$step" >> work.txt
+  git add work.txt && git commit -qm "iteration $FRESHER_ITERATION step $step"
+  sleep 0.3
+done
+setsid sleep {tag} >/dev/null 2>&1 </dev/null &
+sleep 0.3
+"""
+
+
+def loop_processes(supervisor: int, run_ids: list[str], tag: str) -> list[psutil.Process]:
+    """The supervisor, its descendants, and whatever carries a run's marker or the tag."""
+    found: dict[int, psutil.Process] = {}
+    if supervisor > 0:
+        try:
+            root = psutil.Process(supervisor)
+            found[root.pid] = root
+            found.update({p.pid: p for p in root.children(recursive=True)})
+        except psutil.Error:
+            pass
+    needles = [f"={r}".encode() for r in run_ids]
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+            environ = (entry / "environ").read_bytes().split(b"\0")
+            proc = psutil.Process(int(entry.name))
+            if proc.status() == psutil.STATUS_ZOMBIE:
+                continue
+        except (OSError, psutil.Error):
+            continue
+        if tag.encode() in cmdline or any(v.endswith(n) for v in environ for n in needles):
+            found[proc.pid] = proc
+    return [p for p in found.values() if p.is_running()]
+
+
+def records(project: Project) -> list[dict[str, Any]]:
+    out = []
+    for run_dir in project.run_dirs():
+        path = run_dir / "run.json"
+        if path.exists():
+            out.append(json.loads(path.read_text()))
+    return out
+
+
+def git_lines(project: Project, *args: str) -> list[str]:
+    done = subprocess.run(
+        ["git", *args], cwd=project.dir, capture_output=True, text=True, check=True
+    )
+    return done.stdout.split()
+
+
+@pytest.mark.timeout(SECONDS + 240)
+def test_kill_9_anywhere_loses_no_commit_and_leaves_no_process(tmp_path: Path) -> None:
+    rng = random.Random(SEED)
+    project = Project(tmp_path)
+    project.git_init()
+    start = git_lines(project, "rev-parse", "HEAD")[0]
+    tag = f"{4000 + uuid.uuid4().int % 1000}.{uuid.uuid4().int % 10**6:06d}"
+    agent = project.write("agent.sh", AGENT.format(tag=tag))
+    env = base_env(
+        FRESHER_SMART_TERMINATION="false",
+        FRESHER_MAX_CONSECUTIVE_ERRORS="100000",
+        FRESHER_AGENT_KILL_GRACE="1",
+    )
+    args = ("--agent-cmd", f"sh {agent}", "--max-iterations", "100000")
+    supervisor = project.popen(*args, env=env)
+    kills: list[str] = []
+    resumes = 0
+    deadline = time.monotonic() + SECONDS
+    try:
+        while time.monotonic() < deadline:
+            time.sleep(rng.uniform(2, 6))  # the chaos schedule, not a synchronisation
+            if supervisor.poll() is not None:  # it finished by itself: resume or start again
+                resumable = any(r.get("finished_at") is None for r in records(project))
+                supervisor = project.popen(*(("--resume",) if resumable else ()), *args, env=env)
+                continue
+            run_ids = [d.name for d in project.run_dirs()]
+            procs = loop_processes(supervisor.pid, run_ids, tag)
+            if not procs:
+                continue
+            victim = rng.choice(sorted(procs, key=lambda p: p.pid))
+            try:
+                kills.append(" ".join(victim.cmdline())[:80])
+                victim.send_signal(signal.SIGKILL)
+            except psutil.Error:
+                continue
+            if victim.pid == supervisor.pid:
+                supervisor.communicate()
+                supervisor = project.popen("--resume", *args, env=env)
+                resumes += 1
+        if supervisor.poll() is None:
+            supervisor.send_signal(signal.SIGINT)
+        supervisor.communicate(timeout=60)
+        # A run the last kill cut short: a resume that ends at once closes it properly.
+        for _ in range(5):
+            if all(r.get("finished_at") for r in records(project)):
+                break
+            done = project.run("--resume", "--agent-cmd", "true", "--max-iterations", "1", env=env)
+            assert done.code in (0, 1, 10, 130), done.stderr
+    finally:
+        if supervisor.poll() is None:
+            supervisor.kill()
+            supervisor.communicate()
+    assert kills, "the chaos killed nothing"
+    run_ids = [d.name for d in project.run_dirs()]
+    left = loop_processes(-1, run_ids, tag)
+    assert left == [], [" ".join(p.cmdline()) for p in left]
+    made = set(git_lines(project, "rev-list", f"{start}..HEAD"))
+    attributed: set[str] = set()
+    for rec in records(project):
+        assert rec["finished_at"] is not None
+        for row in rec["iterations"]:
+            before, after = row.get("head_before"), row.get("head_after")
+            if before and after and before != after:
+                attributed |= set(git_lines(project, "rev-list", f"{before}..{after}"))
+    missing = made - attributed
+    print(f"chaos: {len(kills)} kills, {resumes} resumes, {len(made)} commits")
+    assert not missing, f"{len(missing)} of {len(made)} commits in no record ({len(kills)} kills)"
