@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -24,11 +25,44 @@ def atomic_write_text(path: Path, text: str) -> None:
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except OSError:
+        # A full disk: a half-written temp file would hold on to the little space left.
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+
+
+def overwrite_in_place(path: Path, data: bytes) -> bool:
+    """Rewrite an existing file in place when ``data`` fits in the blocks it already holds.
+
+    The fallback for a full disk or a read-only folder, where :func:`atomic_write_text` cannot
+    make its temporary file: no new block is needed, so the write cannot run out of space.
+    ``False`` (nothing written) when the file is missing, not writable, or ``data`` needs more
+    room than it has.
+    """
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        if len(data) > os.fstat(fd).st_blocks * 512:
+            return False
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.ftruncate(fd, len(data))
+        os.fsync(fd)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def append_line(path: Path, line: str) -> None:

@@ -186,7 +186,6 @@ def test_double_ctrl_c_kills_the_agent_but_finished_runs(tmp_path: Path, then: s
 WAIT_FOR_GO = "sh -c 'while [ ! -e \"$FRESHER_PROJECT_DIR/go\" ]; do sleep 0.02; done'"
 
 
-@pytest.mark.xfail(strict=True, reason=AFTER_MERGE)
 def test_resume_refuses_a_live_run(tmp_path: Path) -> None:
     project = Project(tmp_path)
     first = project.popen("--agent-cmd", WAIT_FOR_GO, "--max-iterations", "1")
@@ -305,7 +304,6 @@ FILL = (
 )
 
 
-@pytest.mark.xfail(strict=True, reason=AFTER_MERGE)
 def test_a_full_disk_finishes_the_run_and_runs_finished(
     tmp_path: Path, small_tmpfs: Callable[[Path], Path]
 ) -> None:
@@ -316,8 +314,10 @@ def test_a_full_disk_finishes_the_run_and_runs_finished(
     assert done.code != 0
     assert "Traceback" not in done.stderr
     assert (project.dir / "finish").read_text().strip() == "error"
+    # One line says what failed (the loop's own log may say it cannot write loop.log as well).
     failed = [line for line in done.stderr.splitlines() if "No space left on device" in line]
-    assert len(failed) == 1, done.stderr
+    assert [line for line in failed if "error:" in line and "cannot write" in line], done.stderr
+    assert len(failed) <= 2, done.stderr
     rec = project.record()
     assert rec["finished_at"] is not None  # not left resumable
     assert rec["finish_type"] == "error"

@@ -149,3 +149,16 @@ def test_rows_derive_from_the_report_and_add_to_the_totals() -> None:
     on_disk = json.loads(row.model_dump_json())
     assert on_disk["tokens"] == {"input": 10, "output": 5, "cache_read": 100, "cache_write": 0}
     assert on_disk["cost_usd"] == 0.25
+
+
+def test_a_failed_save_rewrites_run_json_in_place_and_still_raises(tmp_path: Path) -> None:
+    # A full disk or a read-only folder: the temporary file cannot be made, but a finished
+    # run must not be left resumable, so the record goes over the old one where it fits.
+    store = make(tmp_path, "20260101-000000-aaaa", finished=False)
+    (store.dir / "run.json.tmp").mkdir()
+    record = store.load()
+    record.finished_at = "t2"
+    with pytest.raises(RecordError, match="cannot write"):
+        store.save(record)
+    assert store.load().finished_at == "t2"
+    assert find_resumable(tmp_path) is None

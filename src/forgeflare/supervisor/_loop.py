@@ -16,6 +16,7 @@ agent that never writes one) can never complete a run.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import signal
@@ -198,6 +199,10 @@ class _Loop:
         self.backend = backend
         self.wait_streaks = WaitStreaks()
         self.finish_reason: str | None = None
+        self.finishing = False
+        self.records_failure: Exception | None = None
+        """A write that failed during the agent: raised once its iteration is recorded."""
+        """Set once the loop is finishing: a records failure then no longer stops anything."""
         self.time_scale = _time_scale(opts.env)
         from forgeflare.hooks._trust import default_trust_file
 
@@ -331,14 +336,18 @@ class _Loop:
             )
         self.report_hook(result, hooks.timeout)
         if result.status is not HookStatus.MISSING:
-            self.store.event(
-                "hook",
-                hook=name,
-                status=result.status.value,
-                exit_code=result.exit_code,
-                duration=round(result.duration, 3),
-                iteration=ctx.iteration,
-            )
+            try:
+                self.store.event(
+                    "hook",
+                    hook=name,
+                    status=result.status.value,
+                    exit_code=result.exit_code,
+                    duration=round(result.duration, 3),
+                    iteration=ctx.iteration,
+                )
+            except RecordError:
+                if not self.finishing:
+                    raise
         return result
 
     def report_hook(self, result: LifecycleResult, timeout: float) -> None:
@@ -424,20 +433,35 @@ class _Loop:
         self.record.current = InProgress(number=number, started_at=started_at)
         self.store.event("iteration_started", number=number, head=head_before, log=log_path.name)
 
+        failed: list[Exception] = []
+
         def on_start(pid: int) -> None:
             assert self.record.current is not None
             self.record.current.agent_pid = pid
-            self.save()
+            try:
+                self.save()
+            except RecordError as exc:
+                failed.append(exc)  # raised once the agent is done: it must not be left running
 
         self.display.info(f"iteration {number}: starting {argv[0]} ({self.backend.name})")
         self.display.start_iteration(number, self.limits.max_iterations)
         reader = self.backend.reader()
         # Plain blocking writes: a local append per line is cheaper than a thread hop.
-        with open(log_path, "wb") as log:  # noqa: ASYNC230
+        # Unbuffered, so that a full disk fails the write, not the close.
+        try:
+            log = open(log_path, "wb", buffering=0)  # noqa: ASYNC230, SIM115
+        except OSError as exc:
+            raise RecordError(f"{log_path}: cannot write: {exc.strerror}") from exc
+        with log:
 
             def on_line(line: bytes) -> None:
-                log.write(line)
-                log.flush()
+                if not failed:
+                    try:
+                        log.write(line)
+                    except OSError as exc:
+                        # A full disk must not cut the iteration short: the terminal still
+                        # shows the output, and the records' failure ends the loop after it.
+                        failed.append(RecordError(f"{log_path}: cannot write: {exc.strerror}"))
                 shown = reader.feed(line.decode("utf-8", errors="replace"))
                 if self.opts.raw:
                     self.display.output(line)
@@ -459,7 +483,8 @@ class _Loop:
                 )
             except OSError as exc:
                 msg = f"cannot start the agent {argv[0]!r}: {exc.strerror or exc}"
-                log.write(f"forgeflare loop: {msg}\n".encode())
+                with contextlib.suppress(OSError):
+                    log.write(f"forgeflare loop: {msg}\n".encode())
                 self.display.error(msg)
                 result = ChildResult(returncode=127, timed_out=False, stopped=False, duration=0.0)
             finally:
@@ -470,6 +495,7 @@ class _Loop:
         )
         if leftovers:
             self.display.warn(f"ended {len(leftovers)} process(es) the agent left running")
+        self.records_failure = failed[0] if failed else None
         state: ConvergenceState | None = None
         if is_fresh(before, _stamp(conv)):
             try:
@@ -549,6 +575,9 @@ class _Loop:
         self.display.spent = rec.totals.cost_usd
         self.save()
         self.store.event("iteration", **it.model_dump(exclude={"observations"}))
+        if self.records_failure is not None:
+            failure, self.records_failure = self.records_failure, None
+            raise failure
 
     def counted_iterations(self) -> int:
         """Iterations that count toward max_iterations (not limit or outage waits)."""
@@ -739,6 +768,7 @@ class _Loop:
             snap = await self.snapshot()
             self.record.head_at_start = snap.head if snap else None
         finish: FinishType | None = None
+        said = False
         if not self.opts.resume:
             started = await self.hook("started", self.context())
             self.record.hooks.append(_hook_record(started, 0))
@@ -754,8 +784,10 @@ class _Loop:
         except RecordError as exc:
             # Disk full or a read-only run folder: finish properly, say once what failed.
             self.display.error(str(exc))
-            self.finish_reason = f"stopped: the records could not be written ({exc})"
+            self.finish_reason = "stopped: the run records could not be written"
             finish = FinishType.ERROR
+            said = True
+        self.finishing = True
         if finish is FinishType.MANUAL:
             self.display.warn(f"stopped by {self.stop.signal_name or 'request'}")
         self.display.info(f"finishing: {finish.value}")
@@ -779,7 +811,10 @@ class _Loop:
                 commits=rec.totals.commits,
             )
         except RecordError as exc:
-            self.display.error(str(exc))
+            # Said once already, or the first failure: run.json is rewritten in place where
+            # the record fits, so the run is not left resumable.
+            if not said:
+                self.display.error(str(exc))
         self.display.summary(rec)
         await self.notifier.send("finish", self.summary())
         return LoopResult(finish_type=finish, run_dir=self.store.dir, record=rec)

@@ -22,6 +22,7 @@ from pathlib import Path
 from forgeflare._errors import ConfigError
 from forgeflare.hooks._trust import require_trust
 from forgeflare.supervisor._config import LoopConfig
+from forgeflare.supervisor._records import find_resumable
 from forgeflare.supervisor._trust import hooks_modules, loop_trust_items
 
 __all__ = ["LOCK_RELPATH", "lock_holder", "preflight", "project_lock"]
@@ -136,6 +137,11 @@ def preflight(
 ) -> None:
     """Raise ``ConfigError`` (one line, exit 2) for what would make every iteration fail."""
     holder = lock_holder(project)
+    if holder is not None and resume:
+        # --resume never takes over a live run: name the run it would have picked up.
+        running = find_resumable(project / config.paths.log_dir)
+        if running is not None:
+            raise ConfigError(f"run {running.dir.name} is still running, pid {holder}")
     if holder is not None:
         raise ConfigError(
             f"another forgeflare loop is running in {project} (pid {holder}); stop it with "

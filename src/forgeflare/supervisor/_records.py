@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ForgeflareError
-from forgeflare._fsutil import append_line, atomic_write_text
+from forgeflare._fsutil import append_line, atomic_write_text, overwrite_in_place
 from forgeflare._jsonl import json_objects
 from forgeflare.supervisor.backends._report import IterationReport
 
@@ -216,11 +216,18 @@ class RunStore:
             raise RecordError(f"{self.dir}: cannot create run folder: {exc.strerror}") from exc
 
     def save(self, record: RunRecord) -> None:
-        """Replace run.json atomically (compact: its cost must not grow with the run)."""
+        """Replace run.json atomically (compact: its cost must not grow with the run).
+
+        When that fails (a full disk, a read-only folder), the record is written over the old
+        one in place if it fits in the file's blocks, so a finished run is not left resumable;
+        ``RecordError`` is still raised, so the loop says what failed and finishes.
+        """
+        text = record.model_dump_json() + "\n"
         try:
-            atomic_write_text(self.run_json, record.model_dump_json() + "\n")
+            atomic_write_text(self.run_json, text)
         except OSError as exc:
-            raise RecordError(f"{self.run_json}: cannot write: {exc.strerror}") from exc
+            overwrite_in_place(self.run_json, text.encode("utf-8"))
+            raise RecordError(f"{self.run_json}: cannot write: {exc.strerror or exc}") from exc
 
     def event(self, name: str, /, **fields: Any) -> None:
         """Append one line to events.jsonl."""
