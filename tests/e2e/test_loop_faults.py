@@ -143,10 +143,6 @@ WAITING_FINISHED = (
 )
 
 
-AFTER_MERGE = "fixed in the supervisor once the process and loop rewrites are merged"
-
-
-@pytest.mark.xfail(strict=False, reason=AFTER_MERGE)
 @pytest.mark.parametrize("then", ["hook ends", "third ctrl-c"])
 def test_double_ctrl_c_kills_the_agent_but_finished_runs(tmp_path: Path, then: str) -> None:
     project = Project(tmp_path)

@@ -33,9 +33,13 @@ class StopControl:
         self.stop = trio.Event()
         self.kill = trio.Event()
         self.signal_name: str | None = None
+        self._later: list[StopControl] = []
 
     def request(self, name: str) -> None:
         """Record one stop request (a signal named ``name``)."""
+        for view in self._later:
+            view.stop.set()
+            view.kill.set()
         if self.stop.is_set():
             self.kill.set()
         else:
@@ -43,9 +47,13 @@ class StopControl:
             self.stop.set()
 
     def escalated(self) -> StopControl:
-        """A control that ends a child only on a *further* request (for the finished hook)."""
+        """A control that sees only the requests made *after* this call (the finished hook).
+
+        After a double Ctrl+C both events here are set, yet the ``finished`` hook must still
+        run to its end within its own timeout; a Ctrl+C while it runs ends it at once.
+        """
         view = StopControl()
-        view.stop = view.kill = self.kill
+        self._later.append(view)
         return view
 
 

@@ -200,9 +200,9 @@ class _Loop:
         self.wait_streaks = WaitStreaks()
         self.finish_reason: str | None = None
         self.finishing = False
+        """Set once the loop is finishing: a records failure then no longer stops anything."""
         self.records_failure: Exception | None = None
         """A write that failed during the agent: raised once its iteration is recorded."""
-        """Set once the loop is finishing: a records failure then no longer stops anything."""
         self.time_scale = _time_scale(opts.env)
         from forgeflare.hooks._trust import default_trust_file
 
