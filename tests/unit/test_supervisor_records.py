@@ -162,3 +162,13 @@ def test_a_failed_save_rewrites_run_json_in_place_and_still_raises(tmp_path: Pat
         store.save(record)
     assert store.load().finished_at == "t2"
     assert find_resumable(tmp_path) is None
+
+
+def test_an_iteration_log_is_never_overwritten(tmp_path: Path) -> None:
+    store = make(tmp_path, "20260101-000000-aaaa", finished=False)
+    names = []
+    for _ in range(3):
+        path = store.iteration_log(7)
+        path.write_text("kept\n")
+        names.append(path.name)
+    assert names == ["iteration-007.log", "iteration-007.r1.log", "iteration-007.r2.log"]
