@@ -16,7 +16,7 @@ __all__ = ["append_line", "atomic_write_text", "read_json_model"]
 _M = TypeVar("_M", bound="BaseModel")
 
 
-def atomic_write_text(path: Path, text: str) -> None:
+def atomic_write_text(path: Path, text: str, *, fsync: bool = True) -> None:
     """Write ``text`` to ``path`` so that readers see the old or the new file, never a part.
 
     The temporary file is ``<path>.tmp`` in the same directory: ``rename`` is atomic only
@@ -29,7 +29,8 @@ def atomic_write_text(path: Path, text: str) -> None:
         with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
-            os.fsync(fh.fileno())
+            if fsync:
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except OSError:
         # A full disk: a half-written temp file would hold on to the little space left.

@@ -172,3 +172,21 @@ def test_an_iteration_log_is_never_overwritten(tmp_path: Path) -> None:
         path.write_text("kept\n")
         names.append(path.name)
     assert names == ["iteration-007.log", "iteration-007.r1.log", "iteration-007.r2.log"]
+
+
+def test_saved_run_json_equals_the_record_as_rows_are_added_and_reloaded(tmp_path: Path) -> None:
+    # Rows are serialised once per run (a save must not cost more at iteration 1,000): what is
+    # on disk is still exactly the record, also after a resume loads new row objects.
+    store = make(tmp_path, "20260101-000000-aaaa", finished=False)
+    record = store.load()
+    for number in range(1, 4):
+        record.add_iteration(IterationRecord(number=number, started_at="t"), counted=True)
+        store.save(record)
+        assert json.loads(store.run_json.read_text()) == json.loads(record.model_dump_json())
+    record = store.load()
+    record.add_iteration(IterationRecord(number=4, started_at="t", commits=2), counted=True)
+    store.save(record)
+    assert json.loads(store.run_json.read_text()) == json.loads(record.model_dump_json())
+    other = RunRecord(run_id="other", mode="planning", project_dir="/q", started_at="u")
+    store.save(other)
+    assert store.load() == other
