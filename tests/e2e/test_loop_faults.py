@@ -92,12 +92,13 @@ def stop_all(*procs: subprocess.Popen[str]) -> None:
 # -- 1. no descendant survives an iteration ------------------------------------------------
 
 
-@pytest.mark.parametrize("victim", ["agent", "supervisor"])
+@pytest.mark.parametrize("victim", ["agent", "supervisor", "double ctrl-c"])
 def test_a_setsid_descendant_never_outlives_its_iteration(
     tmp_path: Path, mock_api: MockAPI, victim: str
 ) -> None:
     """The agent's Bash tool runs ``setsid sleep`` (a new session: the group kill misses it);
-    then ``kill -9`` of the agent (the loop goes on) or of the supervisor (``--resume``)."""
+    then ``kill -9`` of the agent (the loop goes on), of the supervisor (``--resume``), or a
+    double Ctrl+C."""
     project = Project(tmp_path)
     tag = unique_tag()
     command = (
@@ -116,6 +117,12 @@ def test_a_setsid_descendant_never_outlives_its_iteration(
         if victim == "agent":
             os.kill(current_agent_pid(project), signal.SIGKILL)
             assert loop.wait(timeout=60) == 10
+        elif victim == "double ctrl-c":
+            loop.send_signal(signal.SIGINT)
+            said = project.run_dirs()[0] / "loop.log"
+            wait_for(lambda: "SIGINT: stopping" in said.read_text())  # one signal at a time
+            loop.send_signal(signal.SIGINT)
+            assert loop.wait(timeout=60) == 130
         else:
             loop.kill()
             loop.wait()
