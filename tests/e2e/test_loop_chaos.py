@@ -50,19 +50,14 @@ def loop_processes(supervisor: int, run_ids: list[str], tag: str) -> list[psutil
             found.update({p.pid: p for p in root.children(recursive=True)})
         except psutil.Error:
             pass
-    needles = [f"={r}".encode() for r in run_ids]
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+    for proc in psutil.process_iter(["pid", "cmdline", "status"]):
+        if proc.pid == os.getpid() or proc.info["status"] == psutil.STATUS_ZOMBIE:
             continue
         try:
-            cmdline = (entry / "cmdline").read_bytes()
-            environ = (entry / "environ").read_bytes().split(b"\0")
-            proc = psutil.Process(int(entry.name))
-            if proc.status() == psutil.STATUS_ZOMBIE:
-                continue
-        except (OSError, psutil.Error):
-            continue
-        if tag.encode() in cmdline or any(v.endswith(n) for v in environ for n in needles):
+            environ = proc.environ()
+        except (psutil.Error, OSError):
+            environ = {}
+        if tag in " ".join(proc.info["cmdline"] or ()) or set(run_ids) & set(environ.values()):
             found[proc.pid] = proc
     return [p for p in found.values() if p.is_running()]
 
@@ -83,6 +78,7 @@ def git_lines(project: Project, *args: str) -> list[str]:
     return done.stdout.split()
 
 
+@pytest.mark.linux_only("the agent detaches with the setsid command (util-linux)")
 @pytest.mark.timeout(SECONDS + 240)
 def test_kill_9_anywhere_loses_no_commit_and_leaves_no_process(tmp_path: Path) -> None:
     rng = random.Random(SEED)

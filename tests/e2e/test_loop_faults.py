@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from agent_support import text_response, tool_response
@@ -45,19 +46,16 @@ def survivors(*needles: str) -> list[str]:
     descendants that left the agent's process group, however they detached.
     """
     found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid() or not alive(int(entry.name)):
+    for proc in psutil.process_iter(["pid", "cmdline", "status"]):
+        if proc.pid == os.getpid() or proc.info["status"] == psutil.STATUS_ZOMBIE:
             continue
+        cmdline = " ".join(proc.info["cmdline"] or ())
         try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
-            environ = (entry / "environ").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        for needle in needles:
-            raw = needle.encode()
-            if raw in cmdline or any(v.endswith(b"=" + raw) for v in environ):
-                found.append(f"{entry.name}: {cmdline.decode(errors='replace')[:120]}")
-                break
+            environ = proc.environ()
+        except (psutil.Error, OSError):
+            environ = {}
+        if any(n in cmdline or n in environ.values() for n in needles):
+            found.append(f"{proc.pid}: {cmdline[:120]}")
     return found
 
 
@@ -92,6 +90,7 @@ def stop_all(*procs: subprocess.Popen[str]) -> None:
 # -- 1. no descendant survives an iteration ------------------------------------------------
 
 
+@pytest.mark.linux_only("the setsid command is util-linux")
 @pytest.mark.parametrize("victim", ["agent", "supervisor", "double ctrl-c"])
 def test_a_setsid_descendant_never_outlives_its_iteration(
     tmp_path: Path, mock_api: MockAPI, victim: str
