@@ -190,3 +190,32 @@ def test_saved_run_json_equals_the_record_as_rows_are_added_and_reloaded(tmp_pat
     other = RunRecord(run_id="other", mode="planning", project_dir="/q", started_at="u")
     store.save(other)
     assert store.load() == other
+
+
+@pytest.mark.parametrize(
+    ("events", "current", "killed"),
+    [
+        ([], None, None),  # killed between iterations: nothing was cut short
+        ([("iteration_started", 3)], None, 3),  # killed before run.json knew of the agent
+        ([("iteration_started", 3)], 3, 3),
+        ([("iteration_started", 2), ("iteration", 2)], None, None),  # row 2 is recorded
+        ([("iteration_started", 2), ("iteration", 2), ("iteration_started", 3)], None, 3),
+    ],
+)
+def test_the_cut_iteration_comes_from_events_before_run_json(
+    tmp_path: Path, events: list[tuple[str, int]], current: int | None, killed: int | None
+) -> None:
+    store = make(tmp_path, "20260101-000000-aaaa", finished=False)
+    record = store.load()
+    record.supervisor_pid = 2**22 + 12345  # no such process: the supervisor is dead
+    for name, number in events:
+        store.event(name, number=number, head=None, log=f"iteration-{number:03d}.log")
+        if name == "iteration":
+            record.add_iteration(IterationRecord(number=number, started_at="t"), counted=True)
+    if current is not None:
+        record.current = InProgress(number=current, started_at="2026-01-01T00:00:00Z")
+    store.save(record)
+    resumed = open_resumable(tmp_path, tmp_path, grace=0.1)
+    assert (resumed.killed.number if resumed.killed else None) == killed
+    if resumed.killed is not None:
+        assert resumed.killed.log == f"iteration-{killed:03d}.log"

@@ -58,16 +58,30 @@ def _git(project: Path, *args: str) -> str:
 
 
 def killed_iteration(store: RunStore, record: RunRecord, project: Path) -> IterationRecord | None:
-    """The iteration a crash cut short (``record.current``) as a ``killed`` row, or ``None``."""
+    """The iteration a crash cut short as a ``killed`` row, or ``None``.
+
+    ``events.jsonl`` is the authority: its ``iteration_started`` line (with the starting HEAD)
+    is written before the agent starts, while ``run.json`` gets ``current`` only once the agent
+    runs, so a supervisor killed between the two still has its iteration, and its commits,
+    recorded.
+    """
+    started = next(
+        (e for e in reversed(store.events()) if e.get("event") == "iteration_started"), None
+    )
+    if started is not None and not (
+        isinstance(started.get("number"), int) and started["number"] > record.iterations_done
+    ):
+        started = None
     current = record.current
-    if current is None:
+    if started is not None:
+        number: int = started["number"]
+    elif current is not None:
+        number = current.number
+    else:
         return None
-    head_before: str | None = None
-    log: str | None = None
-    for event in reversed(store.events()):
-        if event.get("event") == "iteration_started" and event.get("number") == current.number:
-            head_before, log = event.get("head"), event.get("log")
-            break
+    head_before: str | None = started.get("head") if started else None
+    log: str | None = started.get("log") if started else None
+    when = current.started_at if current is not None and current.number == number else None
     commits = 0
     head_after: str | None = None
     if head_before:
@@ -78,8 +92,8 @@ def killed_iteration(store: RunStore, record: RunRecord, project: Path) -> Itera
             except ValueError:
                 commits = 1
     return IterationRecord(
-        number=current.number,
-        started_at=current.started_at or utc_timestamp(),
+        number=number,
+        started_at=when or (started.get("ts") if started else None) or utc_timestamp(),
         outcome="killed",
         detail="the supervisor was killed during this iteration",
         head_before=head_before,
