@@ -411,3 +411,20 @@ def test_at_most_two_git_processes_per_iteration(tmp_path: Path) -> None:
     per_iteration = [w.count("\ngit ") for w in windows[:-1]]
     assert len(per_iteration) == 2
     assert all(n <= 2 for n in per_iteration), text
+
+
+# -- a lifecycle hook that ignores SIGTERM ends at its timeout plus the grace ---------------
+
+
+def test_a_hook_ignoring_sigterm_ends_at_timeout_plus_grace(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    tag = unique_tag()
+    project.hook("finished", f"trap '' TERM; sleep {tag} & wait; sleep {tag}")
+    env = base_env(FRESHER_HOOK_TIMEOUT="1")
+    done = project.run("--agent-cmd", "true", "--max-iterations", "1", env=env)
+    assert done.code == 10, done.stderr
+    (finished,) = [h for h in project.record()["hooks"] if h["name"] == "finished"]
+    assert finished["status"] == "timeout"
+    # TERM at 1 s is ignored; KILL follows after the grace (2 s at most): about 3 s, not more.
+    assert 1.0 <= finished["duration"] < 4.5, finished
+    assert survivors(tag) == []
