@@ -23,6 +23,7 @@ import psutil
 import pytest
 
 from agent_support import text_response, tool_response
+from forgeflare.templates import init_project
 from mockapi_support import MockServer
 from supervisor_agents.project import Project, agent_cmd, alive, base_env, wait_for
 
@@ -328,30 +329,37 @@ def test_a_full_disk_finishes_the_run_and_runs_finished(
 
 
 HOOK_SCRIPTS = sorted(
-    (Path(__file__).parents[2] / "src/forgeflare/templates/files/dot-forgeflare/hooks").glob("*.py")
+    p.name
+    for p in (
+        Path(__file__).parents[2] / "src/forgeflare/templates/files/dot-forgeflare/hooks"
+    ).glob("*.py")
 )
 
 
-@pytest.mark.parametrize("script", HOOK_SCRIPTS, ids=lambda p: p.name)
+@pytest.mark.parametrize("script", HOOK_SCRIPTS)
 def test_scaffolded_hook_scripts_print_no_traceback_on_a_full_disk(
-    tmp_path: Path, small_tmpfs: Callable[[Path], Path], script: Path
+    tmp_path: Path, small_tmpfs: Callable[[Path], Path], script: str
 ) -> None:
-    fill(small_tmpfs(tmp_path / ".forgeflare"))
+    scaffold = tmp_path / "scaffold"
+    scaffold.mkdir()
+    init_project(scaffold)  # the scripts as `forgeflare init` writes them
+    project = tmp_path / "project"
+    fill(small_tmpfs(project / ".forgeflare"))
     event = {
         "event": "PostToolUse",
-        "cwd": str(tmp_path),
+        "cwd": str(project),
         "tool": "Bash",
         "input": {"command": "pytest"},
         "is_error": False,
         "reason": "end_turn",
     }
     done = subprocess.run(
-        [sys.executable, str(script)],
+        [sys.executable, str(scaffold / ".forgeflare" / "hooks" / script)],
         input=json.dumps(event),
         capture_output=True,
         text=True,
         env=base_env(),
-        cwd=tmp_path,
+        cwd=project,
         timeout=30,
         check=False,
     )
