@@ -92,38 +92,49 @@ def stop_all(*procs: subprocess.Popen[str]) -> None:
 
 
 @pytest.mark.linux_only("the setsid command is util-linux")
-@pytest.mark.parametrize("victim", ["agent", "supervisor", "double ctrl-c"])
+@pytest.mark.parametrize(
+    "ending", ["agent exits", "timeout", "agent kill -9", "supervisor kill -9", "double ctrl-c"]
+)
 def test_a_setsid_descendant_never_outlives_its_iteration(
-    tmp_path: Path, mock_api: MockAPI, victim: str
+    tmp_path: Path, mock_api: MockAPI, ending: str
 ) -> None:
-    """The agent's Bash tool runs ``setsid sleep`` (a new session: the group kill misses it);
-    then ``kill -9`` of the agent (the loop goes on), of the supervisor (``--resume``), or a
-    double Ctrl+C."""
+    """The agent's Bash tool runs ``setsid sleep`` (a new session: the group kill misses it),
+    then the iteration ends: the agent's turn ends, the iteration timeout, ``kill -9`` of the
+    agent (the loop goes on) or of the supervisor (``--resume``), or a double Ctrl+C."""
     project = Project(tmp_path)
     tag = unique_tag()
     command = (
-        f"setsid sleep {tag} >/dev/null 2>&1 </dev/null & "
-        f'touch "$FRESHER_PROJECT_DIR/bash-ran"; sleep {tag}'
+        f"setsid sleep {tag} >/dev/null 2>&1 </dev/null & echo $! > detached.pid; "
+        f'touch "$FRESHER_PROJECT_DIR/bash-ran"'
     )
+    if ending != "agent exits":
+        command += f"; sleep {tag}"  # the turn goes on until the iteration is ended
     server = mock_api(
         {"responses": [tool_response(("Bash", {"command": command})), text_response("done")]}
     )
     env = env_for(server)
-    loop = project.popen("--max-iterations", "1", env=env)
+    bounds = ["--max-iterations", "1"]
+    if ending == "timeout":
+        bounds += ["--iteration-timeout", "8s"]
+    loop = project.popen(*bounds, env=env)
     try:
         wait_for(lambda: (project.dir / "bash-ran").exists(), timeout=30)
         run_id = run_id_of(project)
-        wait_for(lambda: len(survivors(tag)) >= 2)  # the detached sleep and the foreground one
-        if victim == "agent":
+        if ending in ("agent exits", "timeout"):
+            assert loop.wait(timeout=60) == 10
+        elif ending == "agent kill -9":
+            wait_for(lambda: len(survivors(tag)) >= 2)  # the detached sleep, the foreground one
             os.kill(current_agent_pid(project), signal.SIGKILL)
             assert loop.wait(timeout=60) == 10
-        elif victim == "double ctrl-c":
+        elif ending == "double ctrl-c":
+            wait_for(lambda: len(survivors(tag)) >= 2)
             loop.send_signal(signal.SIGINT)
             said = project.run_dirs()[0] / "loop.log"
             wait_for(lambda: "SIGINT: stopping" in said.read_text())  # one signal at a time
             loop.send_signal(signal.SIGINT)
             assert loop.wait(timeout=60) == 130
         else:
+            wait_for(lambda: len(survivors(tag)) >= 2)
             loop.kill()
             loop.wait()
             assert survivors(tag), "the agent should still run after its supervisor died"
@@ -132,7 +143,10 @@ def test_a_setsid_descendant_never_outlives_its_iteration(
             assert project.record()["iterations"][0]["outcome"] == "killed"
     finally:
         stop_all(loop)
+    assert (project.dir / "detached.pid").read_text().strip().isdigit()
     assert survivors(tag, run_id) == []
+    if ending == "timeout":
+        assert project.record()["iterations"][0]["timed_out"] is True
 
 
 # -- 2. Ctrl+C twice: the agent dies at once, `finished` still runs ------------------------
