@@ -219,3 +219,23 @@ def test_the_cut_iteration_comes_from_events_before_run_json(
     assert (resumed.killed.number if resumed.killed else None) == killed
     if resumed.killed is not None:
         assert resumed.killed.log == f"iteration-{killed:03d}.log"
+
+
+@pytest.mark.parametrize(
+    "decisions",
+    [
+        [],
+        ["continue"] * 5,
+        ["limit_wait", "continue", "outage", "outage", "complete"],
+        ["outage"] * 3,
+    ],
+)
+def test_counted_iterations_leave_out_waits_as_rows_are_added(decisions: list[str]) -> None:
+    record = RunRecord(run_id="r", mode="building", project_dir="/p", started_at="t")
+    for number, decision in enumerate(decisions, 1):
+        row = IterationRecord(number=number, started_at="t", decision=decision)
+        record.add_iteration(row, counted=True)
+        expected = sum(d not in ("limit_wait", "outage") for d in decisions[:number])
+        assert record.counted_iterations == expected
+    reloaded = RunRecord.model_validate_json(record.model_dump_json())
+    assert reloaded.counted_iterations == record.counted_iterations

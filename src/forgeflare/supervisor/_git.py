@@ -71,8 +71,17 @@ async def git_snapshot(project_dir: Path, *, excluded: tuple[Path, ...] = ()) ->
     untracked path; their size and mtime (a stat, no git) catch a file changed again.
     """
     spec = _pathspec(project_dir, excluded)
+    # --no-optional-locks: no index refresh written back (cheaper, and never an index.lock in
+    # the way of the agent's own git commands, or of a hook's).
     code, out = await _git(
-        project_dir, "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", *spec
+        project_dir,
+        "--no-optional-locks",
+        "status",
+        "--porcelain=v2",
+        "-z",
+        "--branch",
+        "--untracked-files=all",
+        *spec,
     )
     if code != 0:
         return None

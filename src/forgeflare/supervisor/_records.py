@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ForgeflareError
@@ -156,6 +156,7 @@ class RunRecord(BaseModel):
     supervisor_pid: int | None = None
     supervisor_started: float | None = None
     """The supervisor's process start time: a resume refuses a run whose supervisor lives."""
+    _counted: tuple[int, int] = PrivateAttr(default=(0, 0))
 
     @property
     def iterations_done(self) -> int:
@@ -165,7 +166,14 @@ class RunRecord(BaseModel):
     @property
     def counted_iterations(self) -> int:
         """Rows that count toward ``max_iterations`` (not usage-window or outage waits)."""
-        return sum(1 for it in self.iterations if it.decision not in _WAIT_DECISIONS)
+        # Counted once per row (rows are only appended): the check runs every iteration.
+        seen, count = self._counted
+        rows = self.iterations
+        if seen > len(rows):
+            seen = count = 0
+        count += sum(1 for it in rows[seen:] if it.decision not in _WAIT_DECISIONS)
+        self._counted = (len(rows), count)
+        return count
 
     def add_iteration(self, it: IterationRecord, *, counted: bool) -> None:
         """Append a finished iteration's row and add it to the totals."""
@@ -189,8 +197,9 @@ class RunStore:
 
     def __init__(self, run_dir: Path) -> None:
         self.dir = run_dir
-        self._rows: list[tuple[IterationRecord, str]] = []
-        """Each recorded iteration row with its JSON: a row does not change once added."""
+        self._rows: list[IterationRecord] = []
+        self._texts: list[str] = []
+        """The JSON of each row in ``_rows``: a row does not change once added."""
 
     @property
     def run_json(self) -> Path:
@@ -235,16 +244,19 @@ class RunStore:
 
     def _json(self, record: RunRecord) -> str:
         """``record`` as compact JSON, each iteration row serialised once for the whole run
-        (so a save costs the same at iteration 1,000 as at iteration 10)."""
-        rows, cache = record.iterations, self._rows
+        (a save at iteration 1,000 does not serialise the 999 rows before it again)."""
+        rows, cache, texts = record.iterations, self._rows, self._texts
         fresh = len(cache) <= len(rows) and all(
-            cache[i][0] is rows[i] for i in (0, len(cache) - 1) if cache
+            cache[i] is rows[i] for i in (0, len(cache) - 1) if cache
         )
         if not fresh:
             cache.clear()
-        cache.extend((row, row.model_dump_json()) for row in rows[len(cache) :])
+            texts.clear()
+        added = rows[len(cache) :]
+        cache.extend(added)
+        texts.extend(row.model_dump_json() for row in added)
         head = record.model_dump_json(exclude={"iterations"})
-        return f'{head[:-1]},"iterations":[{",".join(text for _, text in cache)}]}}\n'
+        return f'{head[:-1]},"iterations":[{",".join(texts)}]}}\n'
 
     def event(self, name: str, /, **fields: Any) -> None:
         """Append one line to events.jsonl."""
