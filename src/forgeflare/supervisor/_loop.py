@@ -769,16 +769,16 @@ class _Loop:
             self.record.head_at_start = snap.head if snap else None
         finish: FinishType | None = None
         said = False
-        if not self.opts.resume:
-            started = await self.hook("started", self.context())
-            self.record.hooks.append(_hook_record(started, 0))
-            self.save()
-            verdict = hook_verdict(
-                started.status.value, stopped=self.stop.stop.is_set(), skippable=False
-            )
-            if isinstance(verdict, Finish):
-                finish = verdict.type
         try:
+            if not self.opts.resume:
+                started = await self.hook("started", self.context())
+                self.record.hooks.append(_hook_record(started, 0))
+                self.save()
+                verdict = hook_verdict(
+                    started.status.value, stopped=self.stop.stop.is_set(), skippable=False
+                )
+                if isinstance(verdict, Finish):
+                    finish = verdict.type
             while finish is None:
                 finish = await self.iterate()
         except RecordError as exc:
