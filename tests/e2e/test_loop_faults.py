@@ -450,3 +450,30 @@ def test_a_hook_ignoring_sigterm_ends_at_timeout_plus_grace(tmp_path: Path) -> N
     # TERM at 1 s is ignored; KILL follows after the grace (2 s at most): about 3 s, not more.
     assert 1.0 <= finished["duration"] < 4.5, finished
     assert survivors(tag) == []
+
+
+def test_resume_ends_the_dead_runs_agent_with_term_first(tmp_path: Path) -> None:
+    """The agent a killed supervisor left gets TERM (it may save its work), then KILL."""
+    project = Project(tmp_path)
+    script = project.write(
+        "polite.py",
+        "import signal, sys, time\n"
+        "def bye(*_):\n    open('got-term', 'w').close()\n    sys.exit(0)\n"
+        "signal.signal(signal.SIGTERM, bye)\n"
+        "sys.stdin.read()\nopen('ready', 'w').close()\n"
+        "while True:\n    time.sleep(1)\n",
+    )
+    agent = f"{sys.executable} {script}"
+    loop = project.popen("--agent-cmd", agent, "--max-iterations", "1")
+    try:
+        wait_for(lambda: (project.dir / "ready").exists())
+        pid = current_agent_pid(project)
+        loop.kill()
+        loop.wait()
+    finally:
+        stop_all(loop)
+    assert alive(pid)
+    done = project.run("--resume", "--agent-cmd", agent, "--max-iterations", "1")
+    assert done.code == 10, done.stderr
+    assert (project.dir / "got-term").exists()
+    assert not alive(pid)
