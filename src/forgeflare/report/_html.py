@@ -16,8 +16,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from forgeflare.report._digest import Digest, IterationRow
+from forgeflare.report._digest import Digest
 from forgeflare.report._text import format_cost, format_duration
+from forgeflare.supervisor._history import IterationRow
 
 __all__ = ["OUTCOME_COLOURS", "render_html"]
 
@@ -167,7 +168,7 @@ def render_html(d: Digest, *, run_dir: Path | None = None, out: Path | None = No
     s = d.summary
     origin = next((r.started_at for r in d.rows if r.started_at), None)
     if origin is None:
-        from forgeflare.report._digest import parse_time
+        from forgeflare._clock import parse_time
 
         origin = parse_time(s.started_at) or datetime.fromtimestamp(0).astimezone()
     figure = _figure(d, origin) if d.rows else None

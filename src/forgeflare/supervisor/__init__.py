@@ -4,12 +4,7 @@ Errors of this part: ``ConfigError`` (a bad setting, names key and source) and
 :class:`RecordError` (a run record cannot be written or read; a ``ForgeflareError``).
 """
 
-from forgeflare.supervisor._agentproc import (
-    ChildResult,
-    StopControl,
-    exit_status,
-    supervise,
-)
+from forgeflare.supervisor._agentproc import ChildResult, StopControl, exit_status, supervise
 from forgeflare.supervisor._config import (
     CONFIG_RELPATH,
     AgentSection,
@@ -27,11 +22,7 @@ from forgeflare.supervisor._config import (
     load_config,
     parse_duration,
 )
-from forgeflare.supervisor._display import (
-    AgentStatus,
-    LoopDisplay,
-    parse_agent_line,
-)
+from forgeflare.supervisor._display import AgentStatus, LoopDisplay, parse_agent_line
 from forgeflare.supervisor._finish import (
     FINISH_EXIT_CODES,
     Between,
@@ -56,11 +47,8 @@ from forgeflare.supervisor._finish import (
     hook_verdict,
     is_error,
 )
-from forgeflare.supervisor._git import (
-    GitSnapshot,
-    commits_between,
-    git_snapshot,
-)
+from forgeflare.supervisor._git import GitSnapshot, commits_between, git_snapshot
+from forgeflare.supervisor._history import IterationRow, finish_reason, iteration_rows
 from forgeflare.supervisor._lifecycle import (
     HookContext,
     HookName,
@@ -78,12 +66,15 @@ from forgeflare.supervisor._loop import (
     run_loop,
     watch_signals,
 )
-from forgeflare.supervisor._preflight import (
-    LOCK_RELPATH,
-    lock_holder,
-    preflight,
-    project_lock,
+from forgeflare.supervisor._notify import (
+    NOTIFY_EVENTS,
+    NOTIFY_URLS_ENV,
+    Notifier,
+    notify_urls,
+    render_message,
+    should_notify,
 )
+from forgeflare.supervisor._preflight import LOCK_RELPATH, lock_holder, preflight, project_lock
 from forgeflare.supervisor._records import (
     RUN_MARKER,
     HookRecord,
@@ -104,12 +95,7 @@ from forgeflare.supervisor._resume import (
     open_resumable,
     process_started,
 )
-from forgeflare.supervisor._stop import (
-    STOP_RELPATH,
-    clear_stop,
-    request_stop,
-    stop_requested,
-)
+from forgeflare.supervisor._stop import STOP_RELPATH, clear_stop, request_stop, stop_requested
 from forgeflare.supervisor._trust import (
     describe_items,
     hooks_modules,
@@ -132,6 +118,8 @@ __all__ = [
     "CONFIG_RELPATH",
     "FINISH_EXIT_CODES",
     "LOCK_RELPATH",
+    "NOTIFY_EVENTS",
+    "NOTIFY_URLS_ENV",
     "RUN_MARKER",
     "STOP_RELPATH",
     "AgentSection",
@@ -156,6 +144,7 @@ __all__ = [
     "IterationFacts",
     "IterationOutcome",
     "IterationRecord",
+    "IterationRow",
     "LifecycleResult",
     "Limits",
     "LimitsSection",
@@ -164,6 +153,7 @@ __all__ = [
     "LoopDisplay",
     "LoopOptions",
     "LoopResult",
+    "Notifier",
     "NotifySection",
     "PathsSection",
     "RecordError",
@@ -196,6 +186,7 @@ __all__ = [
     "error_pause",
     "exit_status",
     "find_resumable",
+    "finish_reason",
     "finish_rule",
     "format_duration",
     "git_snapshot",
@@ -205,12 +196,14 @@ __all__ = [
     "is_alive",
     "is_error",
     "is_fresh",
+    "iteration_rows",
     "killed_iteration",
     "limit_backoff",
     "load_config",
     "lock_holder",
     "loop_trust_items",
     "new_run_id",
+    "notify_urls",
     "open_resumable",
     "orphan_group",
     "outage_backoff",
@@ -219,9 +212,11 @@ __all__ = [
     "preflight",
     "process_started",
     "project_lock",
+    "render_message",
     "request_stop",
     "run_lifecycle_hook",
     "run_loop",
+    "should_notify",
     "stop_requested",
     "supervise",
     "uses_claude_code",

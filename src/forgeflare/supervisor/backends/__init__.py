@@ -17,19 +17,11 @@ from forgeflare.supervisor.backends._claude import (
     ClaudeStreamReader,
     JsonStreamReader,
     as_int,
-    format_tokens,
     json_event,
     tool_line,
 )
-from forgeflare.supervisor.backends._codex import (
-    CodexStreamReader,
-)
-from forgeflare.supervisor.backends._report import (
-    OUTCOMES,
-    IterationReport,
-    Outcome,
-    Tokens,
-)
+from forgeflare.supervisor.backends._codex import CodexStreamReader
+from forgeflare.supervisor.backends._report import OUTCOMES, IterationReport, Outcome, Tokens
 
 __all__ = [
     "BACKENDS",
@@ -51,7 +43,6 @@ __all__ = [
     "Tokens",
     "as_int",
     "completion_signal",
-    "format_tokens",
     "json_event",
     "tool_line",
 ]
