@@ -46,18 +46,7 @@ from forgeflare.hooks._config import (
     parse_hooks_text,
     unknown_tool,
 )
-from forgeflare.hooks._convergence import (
-    CONVERGENCE_RELPATH,
-    ConvergenceError,
-    ConvergenceState,
-    Final,
-    Observation,
-    append_observations,
-    clear_convergence,
-    convergence_path,
-    read_convergence,
-    write_final,
-)
+from forgeflare.hooks._convergence import append_observations
 from forgeflare.hooks._pipeline import (
     CONVERGENCE_RECORDER,
     AgentHooks,
@@ -88,10 +77,7 @@ from forgeflare.hooks._protocol import (
     stop_payload,
     truncate_result,
 )
-from forgeflare.hooks._shell import (
-    MAX_STDOUT_BYTES,
-    run_hook_process,
-)
+from forgeflare.hooks._shell import MAX_STDOUT_BYTES, run_hook_process
 from forgeflare.hooks._trust import (
     TRUST_ENV,
     TrustCheck,
@@ -132,7 +118,6 @@ from forgeflare.hooks._types import (
 __all__ = [
     "ANSWERS",
     "CONVERGENCE_RECORDER",
-    "CONVERGENCE_RELPATH",
     "DEFAULT_CONTINUE_PROMPT",
     "DEFAULT_STOP_TIMEOUT_MS",
     "DEFAULT_TIMEOUT_MS",
@@ -149,12 +134,9 @@ __all__ = [
     "AuditSink",
     "Block",
     "Continue",
-    "ConvergenceError",
-    "ConvergenceState",
     "Decision",
     "ExitReason",
     "FailureKind",
-    "Final",
     "Hook",
     "HookAnswer",
     "HookConfig",
@@ -169,7 +151,6 @@ __all__ = [
     "HooksFile",
     "Matcher",
     "NoHooks",
-    "Observation",
     "Outcome",
     "PostToolResult",
     "PreToolResult",
@@ -191,11 +172,9 @@ __all__ = [
     "cap_for_model",
     "check_trust",
     "claude_items",
-    "clear_convergence",
     "collect_agent_hooks",
     "collect_hooks",
     "command_item",
-    "convergence_path",
     "convergence_recorder",
     "default_trust_file",
     "directory_items",
@@ -217,7 +196,6 @@ __all__ = [
     "pre_tool_payload",
     "python_module_items",
     "python_verdict",
-    "read_convergence",
     "require_trust",
     "run_hook_process",
     "stop_payload",
@@ -225,5 +203,4 @@ __all__ = [
     "trust_override",
     "unknown_tool",
     "untrusted_message",
-    "write_final",
 ]
