@@ -2,7 +2,7 @@
 
 from forgeflare.report._collect import collect_digest, find_run, list_runs, load_run, runs_root
 from forgeflare.report._digest import Commit, Digest, RunSummary, Wait, build_digest, summarize
-from forgeflare.report._html import OUTCOME_COLOURS, render_html
+from forgeflare.report._html import OUTCOME_COLOURS, render_html, write_html
 from forgeflare.report._text import format_cost, format_duration, render_runs, render_text
 from forgeflare.report._watch import (
     WatchState,
@@ -39,4 +39,5 @@ __all__ = [
     "state_from_run",
     "summarize",
     "watch",
+    "write_html",
 ]
