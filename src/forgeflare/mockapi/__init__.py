@@ -29,11 +29,7 @@ from forgeflare.mockapi._decide import (
     first_user_text,
     record_entry,
 )
-from forgeflare.mockapi._errors import (
-    MockAPIError,
-    MockListenError,
-    MockScriptError,
-)
+from forgeflare.mockapi._errors import MockAPIError, MockListenError, MockScriptError
 from forgeflare.mockapi._render import (
     Event,
     count_tokens,
@@ -41,12 +37,11 @@ from forgeflare.mockapi._render import (
     encode_sse,
     error_body,
     make_id,
+    message_events,
     render_events,
     render_message,
 )
-from forgeflare.mockapi._repeat import (
-    RepeatWindows,
-)
+from forgeflare.mockapi._repeat import RepeatWindows
 from forgeflare.mockapi._script import (
     DEFAULT_ERROR_MESSAGES,
     ERROR_STATUS,
@@ -67,14 +62,8 @@ from forgeflare.mockapi._script import (
     load_script,
     parse_script,
 )
-from forgeflare.mockapi._server import (
-    run_server,
-    serve,
-)
-from forgeflare.mockapi._spawn import (
-    start_mock_api,
-    stop_mock_api,
-)
+from forgeflare.mockapi._server import run_server, serve
+from forgeflare.mockapi._spawn import start_mock_api, stop_mock_api
 
 __all__ = [
     "COUNT_TOKENS_PATH",
@@ -113,6 +102,7 @@ __all__ = [
     "first_user_text",
     "load_script",
     "make_id",
+    "message_events",
     "parse_script",
     "record_entry",
     "render_events",
