@@ -1,4 +1,4 @@
-"""The morning after: run summaries, the report, watching a loop, notifications."""
+"""The morning after: run summaries, the report, watching a loop (it reads what the loop wrote)."""
 
 from forgeflare.report._collect import collect_digest, find_run, list_runs, load_run, runs_root
 from forgeflare.report._digest import Commit, Digest, RunSummary, Wait, build_digest, summarize
