@@ -35,7 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Run a whole Ralph loop offline: no network, no API key, exit 0 when complete.",
     ),
     "hooks": (
-        "hooks._cli",
+        "agent._hookscli",
         "Check, try out and describe the agent hooks (.forgeflare/hooks.toml, --hooks-module).",
     ),
     "stop-hook": (

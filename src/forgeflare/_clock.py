@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-__all__ = ["format_wait", "utc_timestamp"]
+__all__ = ["format_wait", "parse_time", "utc_timestamp"]
 
 
 def utc_timestamp(moment: datetime | None = None) -> str:
@@ -20,3 +20,14 @@ def format_wait(seconds: float) -> str:
     if s < 3600:
         return f"{s // 60}m"
     return f"{s // 3600}h {s % 3600 // 60:02d}m"
+
+
+def parse_time(value: object) -> datetime | None:
+    """An ISO UTC time from the records, or ``None``."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

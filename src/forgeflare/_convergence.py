@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from forgeflare._errors import ForgeflareError
 from forgeflare._fsutil import atomic_write_text, read_json_model
 
 __all__ = [
     "CONVERGENCE_RELPATH",
+    "AgentReport",
     "ConvergenceError",
     "ConvergenceState",
     "Final",
@@ -44,11 +45,30 @@ class Observation(BaseModel):
     tool_iterations: int = 0
 
 
-class Final(BaseModel):
+class AgentReport(BaseModel):
+    """What an agent reports of its work beside how it ended: the fields that ``final`` and the
+    loop's iteration report share (one meaning, one declaration)."""
+
+    model_config = ConfigDict(extra="ignore", use_attribute_docstrings=True)
+
+    cost_usd: float | None = None
+    """Cost in USD: the agent's own figure, else priced from the tokens; null when unknown."""
+    resets_at: str | None = None
+    """For rate_limited: when the usage window resets (ISO 8601 UTC), if known."""
+    session_id: str | None = None
+    """The agent's session (Claude Code session, Codex thread, forgeflare session folder)."""
+    model: str | None = None
+    """The model the agent used."""
+    detail: str | None = None
+    """A short description of an error (e.g. ``529 overloaded_error``)."""
+
+
+class Final(AgentReport):
     """How the agent's turn ended, with its report to the loop; written once per turn.
 
     Beside the hook spec's fields the agent reports what a loop records of an iteration:
-    tokens by kind, cost, requests, model and session, and for a usage limit its reset time.
+    tokens by kind, requests, and the :class:`AgentReport` fields (cost, model, session, for a
+    usage limit its reset time, for an error its detail).
     """
 
     reason: str
@@ -57,17 +77,9 @@ class Final(BaseModel):
     timestamp: str = ""
     tokens: dict[str, int] | None = None
     """``input`` (without cache reads), ``output``, ``cache_read``, ``cache_write``."""
-    cost_usd: float | None = None
-    """What the turn cost at list prices (``None`` when the model's price is unknown)."""
     requests: int = 0
-    model: str | None = None
-    session_id: str | None = None
-    resets_at: str | None = None
-    """For ``rate_limited``: when the usage window resets (ISO UTC), if the API said."""
     transient: bool | None = None
     """For ``api_error``: whether the failure was transient (overloaded, 5xx, connection)."""
-    detail: str | None = None
-    """A short description of the error, e.g. ``529 overloaded_error``."""
 
 
 class ConvergenceState(BaseModel):

@@ -2,7 +2,8 @@
 
 Claude Code runs ``forgeflare stop-hook`` on every Stop of every session, so a bare
 ``stop-hook`` goes straight to the stop-hook's own entry before typer (or any other part) is
-imported; every other command goes through the typer app in :mod:`forgeflare._app`.
+imported; every other command goes through the typer app in :mod:`forgeflare._app`. The
+``forgeflare-stop-hook`` console script is :func:`stop_hook_main`.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 
 from forgeflare._errors import ForgeflareError
 
-__all__ = ["main"]
+__all__ = ["main", "stop_hook_main"]
 
 
 def _only_forgeflare_error(group: BaseExceptionGroup[BaseException]) -> ForgeflareError | None:
@@ -56,3 +57,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     except KeyboardInterrupt:
         print("forgeflare: interrupted", file=sys.stderr)
         sys.exit(130)
+
+
+def stop_hook_main(argv: Sequence[str] | None = None) -> None:
+    """``forgeflare-stop-hook [start|status|cancel|install|--help ...]``.
+
+    With no argument it is the hook; anything else is ``forgeflare stop-hook ...``.
+    """
+    args = sys.argv[1:] if argv is None else list(argv)
+    if not args:
+        from forgeflare.stophook._entry import run_stop_hook_process
+
+        sys.exit(run_stop_hook_process())
+    main(["stop-hook", *args])

@@ -37,7 +37,8 @@ from typing import Any
 from typer.testing import CliRunner
 
 from forgeflare._app import app
-from forgeflare.hooks import EXIT_CODES, ConvergenceState, ExitReason
+from forgeflare._convergence import ConvergenceState
+from forgeflare.hooks import EXIT_CODES, ExitReason
 from forgeflare.hooks._config import parse_hooks_text
 from forgeflare.hooks._protocol import (
     ProcessOutcome,

@@ -12,7 +12,7 @@ import pytest
 import tomli_w
 from typer.testing import CliRunner
 
-from forgeflare.hooks._cli import hooks_app
+from forgeflare.agent._hookscli import hooks_app
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "hook_scripts"
 

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import tomli_w
 
+from forgeflare._convergence import read_convergence
 from forgeflare.hooks import (
     Allow,
     Block,
@@ -26,7 +27,6 @@ from forgeflare.hooks import (
     Signal,
     build_pipeline,
     make_hook,
-    read_convergence,
 )
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "hook_scripts"

@@ -133,7 +133,7 @@ def test_a_commands_help_imports_only_its_part() -> None:
 
 def test_forgeflare_stop_hook_script_is_the_hook_and_the_group(tmp_path: Path) -> None:
     """``forgeflare-stop-hook`` alone is the hook; with arguments it is ``forgeflare stop-hook``."""
-    entry = [sys.executable, "-c", "from forgeflare.stophook._entry import main; main()"]
+    entry = [sys.executable, "-c", "from forgeflare.cli import stop_hook_main; stop_hook_main()"]
     hook = subprocess.run(entry, input="{}", capture_output=True, text=True, cwd=tmp_path)
     assert (hook.returncode, hook.stdout) == (0, "")
     status = subprocess.run([*entry, "status"], capture_output=True, text=True, cwd=tmp_path)

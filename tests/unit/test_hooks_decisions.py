@@ -17,6 +17,7 @@ import trio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from forgeflare._convergence import read_convergence
 from forgeflare.hooks import (
     Allow,
     Block,
@@ -26,7 +27,6 @@ from forgeflare.hooks import (
     HookOutcome,
     Signal,
     make_hook,
-    read_convergence,
 )
 from forgeflare.hooks._pipeline import convergence_recorder
 from forgeflare.hooks._types import Stop

@@ -9,9 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forgeflare.report import build_digest, finish_reason, render_html, render_text, summarize
+from forgeflare.report import build_digest, render_html, render_text, summarize
 from forgeflare.report._digest import Commit
 from forgeflare.report._text import format_duration, render_runs
+from forgeflare.supervisor import finish_reason
 
 
 def row(n: int, outcome: str = "ok", **extra: Any) -> dict[str, Any]:

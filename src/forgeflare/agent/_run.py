@@ -18,6 +18,7 @@ from pathlib import Path
 import trio
 
 from forgeflare._clock import utc_timestamp
+from forgeflare._convergence import Final, clear_convergence, convergence_path, write_final
 from forgeflare._errors import ConfigError
 from forgeflare._pricing import price_usd
 from forgeflare.agent._agent_hooks import builtin_hooks
@@ -31,14 +32,7 @@ from forgeflare.agent._turn import TurnLoop, TurnResult
 from forgeflare.agent.tools import tool_schemas
 from forgeflare.agent.tools._registry import TOOL_NAMES
 from forgeflare.agent.tools._sandbox import SANDBOX_ENV, check_sandbox
-from forgeflare.hooks import (
-    EXIT_CODES,
-    Final,
-    Hook,
-    clear_convergence,
-    convergence_path,
-    write_final,
-)
+from forgeflare.hooks import EXIT_CODES, Hook
 from forgeflare.hooks._pipeline import build_pipeline, collect_agent_hooks
 from forgeflare.hooks._trust import agent_trust_items, require_trust
 

@@ -101,6 +101,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         from forgeflare.fleet._config import load_fleet_file
         from forgeflare.fleet._report import fleet_report_html, fleet_report_text
+        from forgeflare.report._html import write_html
 
         record = _record(fleet_file)
         budget = load_fleet_file(fleet_file).fleet.max_cost
@@ -108,11 +109,7 @@ def register(app: typer.Typer) -> None:
             typer.echo(fleet_report_text(record, budget), nl=False)
             return
         page = fleet_report_html(record, html_out, budget)
-        try:
-            html_out.parent.mkdir(parents=True, exist_ok=True)
-            html_out.write_text(page, encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"--html {html_out}: cannot write: {exc.strerror}") from exc
+        write_html(html_out, page)
         typer.echo(f"report: {html_out}")
 
     app.add_typer(fleet, name="fleet")

@@ -42,16 +42,7 @@ from forgeflare.hooks._config import SHELL_EVENTS
 from forgeflare.hooks._config import load_hooks_file
 from forgeflare.hooks._config import parse_hooks_text
 from forgeflare.hooks._config import unknown_tool
-from forgeflare.hooks._convergence import CONVERGENCE_RELPATH
-from forgeflare.hooks._convergence import ConvergenceError
-from forgeflare.hooks._convergence import ConvergenceState
-from forgeflare.hooks._convergence import Final
-from forgeflare.hooks._convergence import Observation
 from forgeflare.hooks._convergence import append_observations
-from forgeflare.hooks._convergence import clear_convergence
-from forgeflare.hooks._convergence import convergence_path
-from forgeflare.hooks._convergence import read_convergence
-from forgeflare.hooks._convergence import write_final
 from forgeflare.hooks._pipeline import AgentHooks
 from forgeflare.hooks._pipeline import AuditSink
 from forgeflare.hooks._pipeline import CONVERGENCE_RECORDER
@@ -116,7 +107,6 @@ from forgeflare.hooks._types import TurnFailure
 __all__ = [
     "ANSWERS",
     "CONVERGENCE_RECORDER",
-    "CONVERGENCE_RELPATH",
     "DEFAULT_CONTINUE_PROMPT",
     "DEFAULT_STOP_TIMEOUT_MS",
     "DEFAULT_TIMEOUT_MS",
@@ -133,12 +123,9 @@ __all__ = [
     "AuditSink",
     "Block",
     "Continue",
-    "ConvergenceError",
-    "ConvergenceState",
     "Decision",
     "ExitReason",
     "FailureKind",
-    "Final",
     "Hook",
     "HookAnswer",
     "HookConfig",
@@ -153,7 +140,6 @@ __all__ = [
     "HooksFile",
     "Matcher",
     "NoHooks",
-    "Observation",
     "Outcome",
     "PostToolResult",
     "PreToolResult",
@@ -175,11 +161,9 @@ __all__ = [
     "cap_for_model",
     "check_trust",
     "claude_items",
-    "clear_convergence",
     "collect_agent_hooks",
     "collect_hooks",
     "command_item",
-    "convergence_path",
     "convergence_recorder",
     "default_trust_file",
     "directory_items",
@@ -201,7 +185,6 @@ __all__ = [
     "pre_tool_payload",
     "python_module_items",
     "python_verdict",
-    "read_convergence",
     "require_trust",
     "run_hook_process",
     "stop_payload",
@@ -209,5 +192,4 @@ __all__ = [
     "trust_override",
     "unknown_tool",
     "untrusted_message",
-    "write_final",
 ]

@@ -36,6 +36,7 @@ from forgeflare.mockapi._render import encode_event
 from forgeflare.mockapi._render import encode_sse
 from forgeflare.mockapi._render import error_body
 from forgeflare.mockapi._render import make_id
+from forgeflare.mockapi._render import message_events
 from forgeflare.mockapi._render import render_events
 from forgeflare.mockapi._render import render_message
 from forgeflare.mockapi._repeat import RepeatWindows
@@ -99,6 +100,7 @@ __all__ = [
     "first_user_text",
     "load_script",
     "make_id",
+    "message_events",
     "parse_script",
     "record_entry",
     "render_events",

@@ -18,6 +18,7 @@ from forgeflare.mockapi._render import (
     count_tokens,
     error_body,
     make_id,
+    message_events,
     render_events,
     render_message,
 )
@@ -258,14 +259,15 @@ def decide(
         return ScriptReply(reply, True, used_index, conv)
     model = str(parsed["model"])
     input_tokens, read, write = cache_usage(parsed, cached if cached is not None else set())
+    message = render_message(
+        response,
+        model=model,
+        index=index,
+        default_input_tokens=input_tokens,
+        default_cache=(read, write),
+    )
     if parsed.get("stream", False):
-        events = render_events(
-            response,
-            model=model,
-            index=index,
-            default_input_tokens=input_tokens,
-            default_cache=(read, write),
-        )
+        events = message_events(response, message)
         truncated = response.truncate_after_events is not None
         reply = StreamReply(
             events,
@@ -287,13 +289,6 @@ def decide(
             response.delay_ms,
         )
         return ScriptReply(reply, True, used_index, conv)
-    message = render_message(
-        response,
-        model=model,
-        index=index,
-        default_input_tokens=input_tokens,
-        default_cache=(read, write),
-    )
     reply = JSONReply(200, message, headers_out, response.delay_ms)
     return ScriptReply(reply, True, used_index, conv)
 

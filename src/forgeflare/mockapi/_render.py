@@ -33,6 +33,7 @@ __all__ = [
     "encode_sse",
     "error_body",
     "make_id",
+    "message_events",
     "render_events",
     "render_message",
 ]
@@ -265,6 +266,17 @@ def render_events(
         default_input_tokens=default_input_tokens,
         default_cache=default_cache,
     )
+    return message_events(resp, message)
+
+
+def message_events(
+    response: ScriptResponse | Mapping[str, Any], message: dict[str, Any]
+) -> list[Event]:
+    """The stream events of ``response``, from the body :func:`render_message` gave for it.
+
+    One rendering serves both answers: the events carry exactly that message's ids and usage.
+    """
+    resp = _as_response(response)
     usage = message["usage"]
     start_message = dict(message, content=[], stop_reason=None, stop_sequence=None)
     # Like the real API: message_start reports the input side and a provisional output count;

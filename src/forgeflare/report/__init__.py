@@ -1,4 +1,4 @@
-"""The morning after: run summaries, the report, watching a loop, notifications."""
+"""The morning after: run summaries, the report, watching a loop (it reads what the loop wrote)."""
 
 from forgeflare.report._collect import collect_digest
 from forgeflare.report._collect import find_run
@@ -7,25 +7,15 @@ from forgeflare.report._collect import load_run
 from forgeflare.report._collect import runs_root
 from forgeflare.report._digest import Commit
 from forgeflare.report._digest import Digest
-from forgeflare.report._digest import IterationRow
 from forgeflare.report._digest import RunSummary
 from forgeflare.report._digest import Wait
 from forgeflare.report._digest import build_digest
-from forgeflare.report._digest import finish_reason
-from forgeflare.report._digest import iteration_rows
-from forgeflare.report._digest import parse_time
 from forgeflare.report._digest import summarize
 from forgeflare.report._html import OUTCOME_COLOURS
 from forgeflare.report._html import render_html
-from forgeflare.report._notify import NOTIFY_EVENTS
-from forgeflare.report._notify import NOTIFY_URLS_ENV
-from forgeflare.report._notify import Notifier
-from forgeflare.report._notify import notify_urls
-from forgeflare.report._notify import render_message
-from forgeflare.report._notify import should_notify
+from forgeflare.report._html import write_html
 from forgeflare.report._text import format_cost
 from forgeflare.report._text import format_duration
-from forgeflare.report._text import format_tokens
 from forgeflare.report._text import render_runs
 from forgeflare.report._text import render_text
 from forgeflare.report._watch import WatchState
@@ -37,13 +27,9 @@ from forgeflare.report._watch import state_from_run
 from forgeflare.report._watch import watch
 
 __all__ = [
-    "NOTIFY_EVENTS",
-    "NOTIFY_URLS_ENV",
     "OUTCOME_COLOURS",
     "Commit",
     "Digest",
-    "IterationRow",
-    "Notifier",
     "RunSummary",
     "Wait",
     "WatchState",
@@ -51,25 +37,19 @@ __all__ = [
     "collect_digest",
     "current_tool",
     "find_run",
-    "finish_reason",
     "fold_events",
     "format_cost",
     "format_duration",
-    "format_tokens",
-    "iteration_rows",
     "list_runs",
     "load_run",
-    "notify_urls",
-    "parse_time",
     "render_html",
     "render_line",
-    "render_message",
     "render_runs",
     "render_status",
     "render_text",
     "runs_root",
-    "should_notify",
     "state_from_run",
     "summarize",
     "watch",
+    "write_html",
 ]

@@ -79,7 +79,7 @@ def register(app: typer.Typer) -> None:
         open_it: bool = typer.Option(False, "--open", help="Open the HTML page in a browser."),
     ) -> None:
         from forgeflare.report._collect import collect_digest, find_run
-        from forgeflare.report._html import render_html
+        from forgeflare.report._html import render_html, write_html
         from forgeflare.report._text import render_text
 
         if not directory.is_dir():
@@ -92,11 +92,7 @@ def register(app: typer.Typer) -> None:
             typer.echo(render_text(digest), nl=False)
             return
         page = render_html(digest, run_dir=run_dir.resolve(), out=html_out.resolve())
-        try:
-            html_out.parent.mkdir(parents=True, exist_ok=True)
-            html_out.write_text(page, encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"--html {html_out}: cannot write: {exc.strerror}") from exc
+        write_html(html_out, page)
         typer.echo(f"report: {html_out}")
         if open_it:
             webbrowser.open(html_out.resolve().as_uri())

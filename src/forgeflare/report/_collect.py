@@ -11,6 +11,7 @@ from typing import Any
 
 from forgeflare._errors import ConfigError
 from forgeflare.report._digest import Commit, Digest, build_digest
+from forgeflare.supervisor._config import load_config
 
 __all__ = ["collect_digest", "find_run", "list_runs", "load_run", "runs_root"]
 
@@ -19,8 +20,6 @@ _TASK = re.compile(r"^[ \t]*[-*+][ \t]+\[( |x|X)\][ \t]*(.*)$")
 
 def runs_root(project: Path, env: Mapping[str, str]) -> Path:
     """Where the project's run folders are (``[paths] log_dir``, default ``.fresher/runs``)."""
-    from forgeflare.supervisor._config import load_config
-
     try:
         log_dir = load_config(project, env=env).config.paths.log_dir
     except ConfigError:

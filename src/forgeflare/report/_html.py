@@ -16,10 +16,12 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from forgeflare.report._digest import Digest, IterationRow
+from forgeflare._errors import ConfigError
+from forgeflare.report._digest import Digest
 from forgeflare.report._text import format_cost, format_duration
+from forgeflare.supervisor._history import IterationRow
 
-__all__ = ["OUTCOME_COLOURS", "render_html"]
+__all__ = ["OUTCOME_COLOURS", "render_html", "write_html"]
 
 OUTCOME_COLOURS: dict[str, str] = {
     "ok": "#2e7d32",
@@ -167,7 +169,7 @@ def render_html(d: Digest, *, run_dir: Path | None = None, out: Path | None = No
     s = d.summary
     origin = next((r.started_at for r in d.rows if r.started_at), None)
     if origin is None:
-        from forgeflare.report._digest import parse_time
+        from forgeflare._clock import parse_time
 
         origin = parse_time(s.started_at) or datetime.fromtimestamp(0).astimezone()
     figure = _figure(d, origin) if d.rows else None
@@ -240,3 +242,12 @@ def render_html(d: Digest, *, run_dir: Path | None = None, out: Path | None = No
         )
     parts.append("</table></body></html>\n")
     return "\n".join(parts)
+
+
+def write_html(out: Path, page: str) -> None:
+    """Write a page for ``--html FILE``; a failure is the option's error, in one line."""
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"--html {out}: cannot write: {exc.strerror}") from exc

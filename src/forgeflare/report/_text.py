@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from forgeflare._units import format_tokens
 from forgeflare.report._digest import Digest, RunSummary
 
-__all__ = ["format_cost", "format_duration", "format_tokens", "render_runs", "render_text"]
+__all__ = ["format_cost", "format_duration", "render_runs", "render_text"]
 
 
 def format_duration(seconds: float) -> str:
@@ -22,15 +23,6 @@ def format_duration(seconds: float) -> str:
 def format_cost(cost: float | None) -> str:
     """``$1.23``, or ``cost unknown``."""
     return "cost unknown" if cost is None else f"${cost:.2f}"
-
-
-def format_tokens(n: int, *, millions: int = 1) -> str:
-    """``950``, ``12.3k``, ``1.2M`` (``millions`` digits after the point for millions)."""
-    if n < 1000:
-        return str(n)
-    if n < 1_000_000:
-        return f"{n / 1000:.1f}k"
-    return f"{n / 1_000_000:.{millions}f}M"
 
 
 def _tokens(n: int) -> str:

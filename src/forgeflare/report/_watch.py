@@ -19,9 +19,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from forgeflare._clock import parse_time
 from forgeflare._jsonl import json_objects
-from forgeflare.report._digest import iteration_rows, parse_time
 from forgeflare.report._text import format_cost, format_duration
+from forgeflare.supervisor._history import iteration_rows
 
 __all__ = [
     "WatchState",

@@ -2,21 +2,20 @@
 
 Nothing here imports typer, pydantic, rich, trio or httpx: the whole process must cost little
 more than a bare interpreter. ``forgeflare.cli.main`` hands a bare ``stop-hook`` to
-:func:`run_stop_hook_process` before it loads typer; the ``forgeflare-stop-hook`` console
-script is :func:`main`.
+:func:`run_stop_hook_process` before it loads typer, and so does the ``forgeflare-stop-hook``
+console script (``forgeflare.cli.stop_hook_main``) when it has no argument.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
 from forgeflare.stophook._hook import StopHookOutcome, run_stop_hook
 
-__all__ = ["main", "run_stop_hook_process"]
+__all__ = ["run_stop_hook_process"]
 
 
 def run_stop_hook_process() -> int:
@@ -41,16 +40,3 @@ def run_stop_hook_process() -> int:
     except OSError:
         return 0
     return outcome.exit_code
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    """``forgeflare-stop-hook [start|status|cancel|install|--help ...]``.
-
-    With no argument it is the hook; anything else is ``forgeflare stop-hook ...``.
-    """
-    args = sys.argv[1:] if argv is None else list(argv)
-    if not args:
-        sys.exit(run_stop_hook_process())
-    from forgeflare.cli import main as cli_main
-
-    cli_main(["stop-hook", *args])

@@ -7,7 +7,7 @@ import os
 from datetime import datetime
 from pathlib import Path
 
-from forgeflare._clock import utc_timestamp
+from forgeflare._clock import format_wait, utc_timestamp
 from forgeflare._fsutil import atomic_write_text
 from forgeflare.stophook._errors import LoopStateError
 from forgeflare.stophook._machine import (
@@ -81,15 +81,6 @@ def cancel_loops(project_dir: Path) -> list[tuple[Path, StoredState]]:
     return removed
 
 
-def _ago(seconds: float) -> str:
-    seconds = int(seconds)
-    if seconds < 120:
-        return f"{seconds} s ago"
-    if seconds < 7200:
-        return f"{seconds // 60} min ago"
-    return f"{seconds // 3600} h ago"
-
-
 def _first_line(text: str, width: int = 60) -> str:
     line = text.strip().splitlines()[0] if text.strip() else ""
     return line if len(line) <= width else line[: width - 1] + "…"
@@ -110,7 +101,7 @@ def describe_state(path: Path | None, state: StoredState, now: datetime) -> str:
     lines = [
         f"{path}",
         f"{run} · {state.event} · updated {utc_timestamp(state.updated_at)} "
-        f"({_ago(max(age, 0))}){stale}",
+        f"({format_wait(max(age, 0))} ago){stale}",
     ]
     if not state.stack:
         lines.append("  (stack empty)")

@@ -51,6 +51,9 @@ from forgeflare.supervisor._finish import is_error
 from forgeflare.supervisor._git import GitSnapshot
 from forgeflare.supervisor._git import commits_between
 from forgeflare.supervisor._git import git_snapshot
+from forgeflare.supervisor._history import IterationRow
+from forgeflare.supervisor._history import finish_reason
+from forgeflare.supervisor._history import iteration_rows
 from forgeflare.supervisor._lifecycle import HookContext
 from forgeflare.supervisor._lifecycle import HookName
 from forgeflare.supervisor._lifecycle import HookStatus
@@ -64,6 +67,12 @@ from forgeflare.supervisor._loop import LoopResult
 from forgeflare.supervisor._loop import is_fresh
 from forgeflare.supervisor._loop import run_loop
 from forgeflare.supervisor._loop import watch_signals
+from forgeflare.supervisor._notify import NOTIFY_EVENTS
+from forgeflare.supervisor._notify import NOTIFY_URLS_ENV
+from forgeflare.supervisor._notify import Notifier
+from forgeflare.supervisor._notify import notify_urls
+from forgeflare.supervisor._notify import render_message
+from forgeflare.supervisor._notify import should_notify
 from forgeflare.supervisor._preflight import LOCK_RELPATH
 from forgeflare.supervisor._preflight import lock_holder
 from forgeflare.supervisor._preflight import preflight
@@ -106,6 +115,8 @@ __all__ = [
     "CONFIG_RELPATH",
     "FINISH_EXIT_CODES",
     "LOCK_RELPATH",
+    "NOTIFY_EVENTS",
+    "NOTIFY_URLS_ENV",
     "RUN_MARKER",
     "STOP_RELPATH",
     "AgentSection",
@@ -130,6 +141,7 @@ __all__ = [
     "IterationFacts",
     "IterationOutcome",
     "IterationRecord",
+    "IterationRow",
     "LifecycleResult",
     "Limits",
     "LimitsSection",
@@ -138,6 +150,7 @@ __all__ = [
     "LoopDisplay",
     "LoopOptions",
     "LoopResult",
+    "Notifier",
     "NotifySection",
     "PathsSection",
     "RecordError",
@@ -170,6 +183,7 @@ __all__ = [
     "error_pause",
     "exit_status",
     "find_resumable",
+    "finish_reason",
     "finish_rule",
     "format_duration",
     "git_snapshot",
@@ -179,12 +193,14 @@ __all__ = [
     "is_alive",
     "is_error",
     "is_fresh",
+    "iteration_rows",
     "killed_iteration",
     "limit_backoff",
     "load_config",
     "lock_holder",
     "loop_trust_items",
     "new_run_id",
+    "notify_urls",
     "open_resumable",
     "orphan_group",
     "outage_backoff",
@@ -193,9 +209,11 @@ __all__ = [
     "preflight",
     "process_started",
     "project_lock",
+    "render_message",
     "request_stop",
     "run_lifecycle_hook",
     "run_loop",
+    "should_notify",
     "stop_requested",
     "supervise",
     "uses_claude_code",

@@ -30,7 +30,7 @@ from typing import Any
 
 import trio
 
-from forgeflare._clock import format_wait, utc_timestamp
+from forgeflare._clock import format_wait, parse_time, utc_timestamp
 from forgeflare._convergence import (
     ConvergenceError,
     ConvergenceState,
@@ -42,8 +42,6 @@ from forgeflare._errors import ConfigError
 from forgeflare._process import end_marked_processes, run_child
 from forgeflare._secrets import AGENT_KEYS, PASS_ENV_VAR, child_environment
 from forgeflare.hooks._trust import TrustError, require_trust
-from forgeflare.report._digest import parse_time
-from forgeflare.report._notify import Notifier, notify_urls
 from forgeflare.supervisor._agentproc import (
     ChildResult,
     StopControl,
@@ -70,6 +68,7 @@ from forgeflare.supervisor._finish import (
     hook_verdict,
 )
 from forgeflare.supervisor._git import GitSnapshot, commits_between, git_snapshot
+from forgeflare.supervisor._history import finish_reason
 from forgeflare.supervisor._lifecycle import (
     HookContext,
     HookName,
@@ -78,6 +77,7 @@ from forgeflare.supervisor._lifecycle import (
     hook_env,
     run_lifecycle_hook,
 )
+from forgeflare.supervisor._notify import Notifier, notify_urls
 from forgeflare.supervisor._records import (
     HookRecord,
     InProgress,
@@ -845,8 +845,6 @@ def shared_window(env: Mapping[str, str]) -> datetime | None:
 
 def finish_words(record: RunRecord) -> str:
     """Why a run ended, in words, from its record (the report reads the same)."""
-    from forgeflare.report._digest import finish_reason
-
     return finish_reason(record.model_dump())
 
 

@@ -14,7 +14,6 @@ from forgeflare.supervisor.backends._backends import completion_signal
 from forgeflare.supervisor.backends._claude import ClaudeStreamReader
 from forgeflare.supervisor.backends._claude import JsonStreamReader
 from forgeflare.supervisor.backends._claude import as_int
-from forgeflare.supervisor.backends._claude import format_tokens
 from forgeflare.supervisor.backends._claude import json_event
 from forgeflare.supervisor.backends._claude import tool_line
 from forgeflare.supervisor.backends._codex import CodexStreamReader
@@ -43,7 +42,6 @@ __all__ = [
     "Tokens",
     "as_int",
     "completion_signal",
-    "format_tokens",
     "json_event",
     "tool_line",
 ]

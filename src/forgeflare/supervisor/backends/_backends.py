@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from pydantic import ValidationError
 
-from forgeflare._convergence import Final
+from forgeflare._convergence import AgentReport, Final
 from forgeflare._pricing import price_usd
 from forgeflare.stophook._signals import Mode, find_signal
 from forgeflare.supervisor.backends._claude import ClaudeStreamReader
@@ -181,12 +181,8 @@ class ForgeflareBackend(_PlainBackend):
             transient=bool(final.transient) and final.reason == "api_error",
             stop_reason=final.reason,
             tokens=tokens,
-            cost_usd=final.cost_usd,
-            resets_at=final.resets_at,
             turns=final.requests,
-            session_id=final.session_id,
-            model=final.model,
-            detail=final.detail,
+            **final.model_dump(include=set(AgentReport.model_fields)),
         )
 
 

@@ -21,13 +21,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from forgeflare.report._text import format_tokens
+from forgeflare._units import format_tokens
 
 __all__ = [
     "ClaudeStreamReader",
     "JsonStreamReader",
     "as_int",
-    "format_tokens",
     "json_event",
     "tool_line",
 ]

@@ -15,10 +15,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from forgeflare._units import format_tokens
 from forgeflare.supervisor.backends._claude import (
     JsonStreamReader,
     as_int,
-    format_tokens,
     tool_line,
 )
 

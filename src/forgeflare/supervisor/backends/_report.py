@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from forgeflare._convergence import AgentReport
+
 __all__ = ["OUTCOMES", "IterationReport", "Outcome", "Tokens"]
 
 Outcome = Literal[
@@ -47,10 +49,9 @@ class Tokens(BaseModel):
         return self.input + self.output + self.cache_read + self.cache_write
 
 
-class IterationReport(BaseModel):
-    """What one iteration's agent did, in the loop's words."""
-
-    model_config = ConfigDict(extra="ignore", use_attribute_docstrings=True)
+class IterationReport(AgentReport):
+    """What one iteration's agent did, in the loop's words (and the :class:`AgentReport`
+    fields it shares with ``final``)."""
 
     outcome: Outcome = "ok"
     """ok, agent_error (crash, no result), api_error (the agent gave up on the API),
@@ -62,18 +63,8 @@ class IterationReport(BaseModel):
     """The agent's own reason for ending (e.g. end_turn, convergence_signal, success)."""
     tokens: Tokens = Field(default_factory=Tokens)
     """Tokens of the whole iteration."""
-    cost_usd: float | None = None
-    """Cost in USD: the agent's own figure, else priced from the tokens; null when unknown."""
-    resets_at: str | None = None
-    """For rate_limited: when the usage window resets (ISO 8601 UTC), if known."""
     turns: int = 0
     """Model turns (requests) the agent made."""
-    session_id: str | None = None
-    """The agent's session (Claude Code session, Codex thread, forgeflare session folder)."""
-    model: str | None = None
-    """The model the agent used."""
-    detail: str | None = None
-    """A short description of an error (e.g. ``529 overloaded_error``)."""
     signal: str | None = None
     """A completion signal found in the final message (``<loop-done>COMPLETE</loop-done>``)."""
 

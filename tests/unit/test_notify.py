@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from forgeflare.report import Notifier, notify_urls, render_message, should_notify
+from forgeflare.supervisor import Notifier, notify_urls, render_message, should_notify
 
 SUMMARY: dict[str, Any] = {
     "run_id": "20261124-010203",

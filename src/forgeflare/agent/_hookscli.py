@@ -1,5 +1,8 @@
 """``forgeflare hooks validate|test|schema``: operator tools for the agent hooks.
 
+It lives with the agent, above the hook layer, because it checks matchers against the agent's
+tool names and runs the agent's built-in hooks.
+
 ``hooks test`` collects hooks exactly as ``forgeflare run`` does (hooks.toml, entry points,
 ``--hooks-module``, the built-ins) and runs them for one synthetic event.
 """
@@ -15,6 +18,8 @@ import trio
 import typer
 
 from forgeflare._errors import ConfigError
+from forgeflare.agent._agent_hooks import builtin_hooks
+from forgeflare.agent.tools._registry import TOOL_NAMES
 from forgeflare.hooks._config import HOOKS_RELPATH, SHELL_EVENTS, HooksFile, load_hooks_file
 from forgeflare.hooks._pipeline import build_pipeline, collect_agent_hooks
 from forgeflare.hooks._types import (
@@ -48,8 +53,6 @@ def validate(
     path: Annotated[Path, typer.Argument(help="The hooks file to check.")] = HOOKS_RELPATH,
 ) -> None:
     """Check a hooks file with the same rules as start-up: exit 0 with "OK: N hooks", or 1."""
-    from forgeflare.agent.tools._registry import TOOL_NAMES  # the tools a matcher may name
-
     try:
         loaded = load_hooks_file(path, TOOL_NAMES)
     except ConfigError as exc:
@@ -154,9 +157,6 @@ def run_test(
         raise _fail(f"--reason: unknown stop reason {reason!r}; expected one of {known}") from None
     # The same collection as `forgeflare run` (entry points and built-ins included), without
     # the convergence recorder: nothing is written.
-    from forgeflare.agent._agent_hooks import builtin_hooks  # the agent's, only for this command
-    from forgeflare.agent.tools._registry import TOOL_NAMES
-
     try:
         collected = collect_agent_hooks(
             project_dir=Path.cwd(),
