@@ -211,3 +211,8 @@ def test_note_stays_one_line_when_the_transcript_path_has_a_newline(tmp_path: Pa
     assert out.exit_code == 0
     assert out.stderr.count("\n") == 1
     assert "a\\nb" in out.stderr
+
+
+def test_a_transcript_path_with_a_nul_byte_allows_the_stop(tmp_path: Path) -> None:
+    out = run_stop_hook('{"transcript_path": "a\\u0000b"}', environ={}, cwd=tmp_path, now=NOW)
+    assert out.exit_code == 0

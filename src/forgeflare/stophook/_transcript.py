@@ -129,8 +129,9 @@ def last_assistant_text(path: Path) -> str:
                     found.append(item[1])
                     found_id = item[0]
             return "\n".join(reversed(found))
-    except OSError as exc:
-        raise TranscriptError(f"{path}: cannot read transcript: {exc.strerror or exc}") from exc
+    except (OSError, ValueError) as exc:  # ValueError: a path with a NUL byte
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise TranscriptError(f"{path}: cannot read transcript: {reason}") from exc
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,8 +176,9 @@ def final_message(path: Path) -> FinalMessage | None:
     try:
         with open(path, "rb") as fh:
             return _final_message(fh)
-    except OSError as exc:
-        raise TranscriptError(f"{path}: cannot read transcript: {exc.strerror or exc}") from exc
+    except (OSError, ValueError) as exc:  # ValueError: a path with a NUL byte
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise TranscriptError(f"{path}: cannot read transcript: {reason}") from exc
 
 
 def _final_message(fh: BinaryIO) -> FinalMessage | None:
