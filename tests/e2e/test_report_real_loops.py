@@ -4,17 +4,14 @@ agent against ``forgeflare mock-api``: finish types complete, error, budget and 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agent_support import text_response, tool_response
 from mockapi_support import MockServer, start_mock_server
-from supervisor_agents.project import Project, base_env, wait_for
+from supervisor_agents.project import Project, base_env, forgeflare, wait_for
 
 OPUS_IN = 5 / 1e6  # USD per input token, claude-opus-4-6 list price
 TICK = tool_response(
@@ -23,18 +20,6 @@ TICK = tool_response(
         {"file_path": "IMPLEMENTATION_PLAN.md", "old_str": "- [ ] one", "new_str": "- [x] one"},
     )
 )
-
-
-def forgeflare(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "forgeflare", *args],
-        cwd=project,
-        env=base_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
 
 
 @pytest.fixture(scope="module")

@@ -11,19 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from supervisor_agents.project import Project, agent_cmd, base_env, wait_for
-
-
-def forgeflare(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "forgeflare", *args],
-        cwd=project,
-        env=base_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+from supervisor_agents.project import Project, agent_cmd, base_env, forgeflare, wait_for
 
 
 @pytest.fixture(scope="module")

@@ -46,6 +46,19 @@ def base_env(**extra: str) -> dict[str, str]:
     return env
 
 
+def forgeflare(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``forgeflare ARGS`` in ``project`` with the test environment (``runs``, ``report`` ...)."""
+    return subprocess.run(
+        [sys.executable, "-m", "forgeflare", *args],
+        cwd=project,
+        env=base_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
 def wait_for(predicate: Callable[[], bool], *, timeout: float = 20.0) -> None:
     """Bounded polling (not a synchronising sleep: it re-checks a condition)."""
     deadline = time.monotonic() + timeout
