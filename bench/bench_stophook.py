@@ -53,24 +53,25 @@ def last_assistant_text(path: Path) -> str:
 
 
 def tail_lines(text: str = SIGNAL_TEXT) -> list[str]:
+    """Claude Code's shape: a tool call, its result, then the turn's final message (``text``)."""
     entries = [
         {
             "type": "assistant",
             "message": {
                 "id": "m1",
                 "role": "assistant",
-                "content": [{"type": "text", "text": text}],
+                "content": [{"type": "tool_use", "id": "t", "name": "Bash", "input": {}}],
             },
         },
+        {"type": "user", "message": {"role": "user", "content": [{"type": "tool_result"}]}},
         {
             "type": "assistant",
             "message": {
                 "id": "m2",
                 "role": "assistant",
-                "content": [{"type": "tool_use", "id": "t", "name": "Bash", "input": {}}],
+                "content": [{"type": "text", "text": text}],
             },
         },
-        {"type": "user", "message": {"role": "user", "content": [{"type": "tool_result"}]}},
     ]
     return [json.dumps(e) + "\n" for e in entries]
 

@@ -18,7 +18,6 @@ import copy
 import json
 import os
 import shlex
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -85,6 +84,8 @@ def command_problem(command: str, *, path: str | None = None) -> str | None:
         return "the command is empty"
     program = words[0]
     if "/" not in program:
+        import shutil  # here: the Stop hot path imports this module but never looks up programs
+
         if shutil.which(program, path=path) is None:
             return (
                 f"{program!r} is not on PATH, so Claude Code would fail with exit 127 and "

@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
+from typing import NamedTuple
 
 from forgeflare import __version__
 from forgeflare._fsutil import atomic_write_text
@@ -51,6 +50,9 @@ def default_plugin_dir(home: Path | None = None) -> Path:
 
 def plugin_files(forgeflare: str, version: str = __version__) -> dict[str, str]:
     """The plugin's files (relative path -> text) running forgeflare as ``forgeflare``."""
+    # Imported here: every Stop loads this module with its package, and never installs.
+    from importlib import resources
+
     root = resources.files("forgeflare.templates").joinpath("claude_plugin")
     out: dict[str, str] = {}
     for rel in PLUGIN_FILES:
@@ -75,8 +77,7 @@ def install_plugin(target: Path, forgeflare: str) -> list[Path]:
     return written
 
 
-@dataclass(frozen=True, slots=True)
-class LoopArgs:
+class LoopArgs(NamedTuple):
     """What ``/forgeflare:loop <prompt> [--max-iterations N] [--mode M]`` asked for."""
 
     prompt: str

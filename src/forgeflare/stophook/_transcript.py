@@ -17,9 +17,8 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 from forgeflare.stophook._errors import TranscriptError
 
@@ -134,8 +133,7 @@ def last_assistant_text(path: Path) -> str:
         raise TranscriptError(f"{path}: cannot read transcript: {reason}") from exc
 
 
-@dataclass(frozen=True, slots=True)
-class FinalMessage:
+class FinalMessage(NamedTuple):
     """The final assistant message of the turn: all its text blocks, and the last one alone.
 
     ``last_text`` is what Claude Code sends as ``last_assistant_message``; comparing the two
