@@ -207,11 +207,21 @@ def _scan(text: str, strict: bool, depth: int) -> str | None:
                 finish_word()
         return comment is not None
 
+    # Simple commands that pass, as seen: a long script repeats the same few commands, and a
+    # verdict depends on the command alone.
+    passed: set[tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] = set()
+
     def finish_command() -> str | None:
         nonlocal redirect
         finish_word()
         redirect = ""  # ``<(cmd)``: the command inside is no redirection target
-        reason = _verdict(words, redirects, strict, depth) if words or redirects else None
+        reason = None
+        if words or redirects:
+            key = (tuple(words), tuple(redirects))
+            if key not in passed:
+                reason = _verdict(words, redirects, strict, depth)
+                if reason is None:
+                    passed.add(key)
         words.clear()
         redirects.clear()
         return reason
