@@ -21,11 +21,14 @@ __all__ = [
     "POLL_MAX",
     "POLL_MIN",
     "end_marked_processes",
+    "end_pids",
     "end_popen",
     "group_alive",
+    "is_alive",
     "kill_group",
     "marked_processes",
     "popen_in_group",
+    "process_started",
 ]
 
 # How often a group (or a leader) is checked during a grace: quick first, then gently.
@@ -107,14 +110,20 @@ def end_marked_processes(name: str, value: str, grace: float) -> list[int]:
     Blocking (run it in a thread from async code); also used by ``--resume`` for a dead run.
     """
     pids = marked_processes(name, value)
-    if not pids:
-        return []  # the common case: psutil is not even imported
+    return end_pids(pids, grace) if pids else []  # commonly none: psutil is not even imported
+
+
+def end_pids(pids: Sequence[int], grace: float) -> list[int]:
+    """TERM each process, wait up to ``grace`` seconds, KILL what is left; the pids signalled.
+
+    psutil remembers each process's start time, so a pid reused meanwhile is never hit.
+    """
     import psutil
 
     procs = []
     for pid in pids:
         try:
-            proc = psutil.Process(pid)  # remembers the start time: a reused pid is not hit
+            proc = psutil.Process(pid)
             proc.terminate()
             procs.append(proc)
         except psutil.Error:
@@ -127,6 +136,27 @@ def end_marked_processes(name: str, value: str, grace: float) -> list[int]:
             proc.kill()
     psutil.wait_procs(alive, timeout=max(grace, 1.0))
     return [p.pid for p in procs]
+
+
+def process_started(pid: int | None) -> float | None:
+    """The start time of a live (not zombie) process, or ``None``."""
+    if pid is None:
+        return None
+    import psutil
+
+    try:
+        proc = psutil.Process(pid)
+        if proc.status() == psutil.STATUS_ZOMBIE:
+            return None
+        return float(proc.create_time())
+    except psutil.Error:
+        return None
+
+
+def is_alive(pid: int | None, started: float | None) -> bool:
+    """Is ``pid`` alive and the same process that started at ``started``?"""
+    now = process_started(pid)
+    return now is not None and (started is None or abs(now - started) < 1.0)
 
 
 def group_alive(pgid: int) -> bool:

@@ -10,6 +10,7 @@ import pytest
 
 import forgeflare.supervisor as supervisor
 from forgeflare._errors import ConfigError
+from forgeflare._pgroup import process_started
 from forgeflare.supervisor._records import (
     InProgress,
     IterationRecord,
@@ -19,7 +20,7 @@ from forgeflare.supervisor._records import (
     find_resumable,
     orphan_group,
 )
-from forgeflare.supervisor._resume import open_resumable, process_started
+from forgeflare.supervisor._resume import open_resumable
 from forgeflare.supervisor.backends._report import IterationReport, Tokens
 
 

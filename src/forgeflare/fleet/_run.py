@@ -11,7 +11,6 @@ ends what the dead fleet left running and goes on where it stopped.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -29,6 +28,7 @@ import trio
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError, ForgeflareError
+from forgeflare._pgroup import end_pids, is_alive, process_started
 from forgeflare._process import run_child
 from forgeflare.fleet._config import FleetFile, FleetLoop
 from forgeflare.fleet._land import LandResult, land, land_pr
@@ -55,52 +55,18 @@ async def _on_signals(scope: trio.CancelScope, got: list[int]) -> None:
             return
 
 
-def _process_started(pid: int) -> float | None:
-    """The start time of ``pid`` (psutil), or ``None`` when it does not run."""
-    import psutil
-
-    try:
-        proc = psutil.Process(pid)
-        if proc.status() == psutil.STATUS_ZOMBIE:
-            return None
-        return float(proc.create_time())
-    except (psutil.NoSuchProcess, psutil.AccessDenied):
-        return None
-
-
-def _alive(pid: int | None, started: float | None) -> bool:
-    if pid is None:
-        return False
-    now = _process_started(pid)
-    return now is not None and (started is None or abs(now - started) < 1.0)
-
-
 def end_leftovers(record: FleetRecord, grace: float) -> list[int]:
     """End the loop processes a dead fleet supervisor left running (TERM, grace, KILL).
 
     A loop ends its own agent and hooks on TERM and writes its records; KILL is the last resort.
     Only processes whose start time matches the record are signalled (pids are reused).
     """
-    import psutil
-
-    ended: list[int] = []
-    procs = []
-    for loop in record.loops:
-        if _alive(loop.pid, loop.pid_started):
-            assert loop.pid is not None
-            try:
-                proc = psutil.Process(loop.pid)
-                proc.send_signal(signal.SIGTERM)
-                procs.append(proc)
-            except psutil.NoSuchProcess:
-                continue
-    _, survivors = psutil.wait_procs(procs, timeout=grace)
-    for proc in survivors:
-        with contextlib.suppress(psutil.NoSuchProcess):
-            proc.kill()
-    psutil.wait_procs(survivors, timeout=grace)
-    ended = [p.pid for p in procs]
-    return ended
+    pids = [
+        loop.pid
+        for loop in record.loops
+        if loop.pid is not None and is_alive(loop.pid, loop.pid_started)
+    ]
+    return end_pids(pids, grace)
 
 
 @dataclass
@@ -340,7 +306,7 @@ class _Fleet:
             def started(proc: trio.Process) -> None:
                 self.running[spec.name] = proc
                 loop.status, loop.pid = "running", proc.pid
-                loop.pid_started = _process_started(proc.pid)
+                loop.pid_started = process_started(proc.pid)
                 self.save()
 
             try:
@@ -460,7 +426,7 @@ async def run_fleet(opts: FleetOptions) -> FleetRecord:
     path = sdir / "fleet.json"
     old = load_record(path)
     if old is not None and old.finished_at is None:
-        if _alive(old.pid, old.pid_started):
+        if is_alive(old.pid, old.pid_started):
             raise ConfigError(f"fleet {old.name} is still running, pid {old.pid}")
         if not opts.resume:
             raise ConfigError(
@@ -479,7 +445,7 @@ async def run_fleet(opts: FleetOptions) -> FleetRecord:
     # A stop asked of an earlier run does not stop this one.
     (sdir / "stop").unlink(missing_ok=True)
     record.pid = os.getpid()
-    record.pid_started = _process_started(os.getpid())
+    record.pid_started = process_started(os.getpid())
     record.finished_at = None
     fleet = _Fleet(opts, record, sdir)
     for spec in opts.fleet.loop:

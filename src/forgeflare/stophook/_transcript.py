@@ -16,13 +16,15 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple
+from typing import Any, BinaryIO, NamedTuple, TypeVar
 
 from forgeflare.stophook._errors import TranscriptError
 
 __all__ = ["FinalMessage", "assistant_text_of", "final_message", "last_assistant_text"]
+
+_T = TypeVar("_T")
 
 BLOCK_SIZE = 1 << 16
 MAX_LINE_BYTES = 64 << 20
@@ -107,30 +109,39 @@ def _entries_backwards(fh: BinaryIO) -> Iterator[tuple[str | None, str] | None]:
         yield assistant_text_of(entry)
 
 
+def _read(path: Path, read: Callable[[BinaryIO], _T]) -> _T:
+    """``read`` the open transcript; :class:`TranscriptError` when it cannot be opened or read."""
+    try:
+        with open(path, "rb") as fh:
+            return read(fh)
+    except (OSError, ValueError) as exc:  # ValueError: a path with a NUL byte
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise TranscriptError(f"{path}: cannot read transcript: {reason}") from exc
+
+
 def last_assistant_text(path: Path) -> str:
     """The text of the last assistant message that has text, ``""`` when there is none.
 
     Raises :class:`TranscriptError` when the file cannot be opened or read.
     """
-    try:
-        with open(path, "rb") as fh:
-            found: list[str] = []
-            found_id: str | None = None
-            for item in _entries_backwards(fh):
-                if found:
-                    # Earlier blocks of the same message (same id) belong to its text.
-                    if item is None or found_id is None or item[0] != found_id:
-                        break
-                    if item[1].strip():
-                        found.append(item[1])
-                    continue
-                if item is not None and item[1].strip():
-                    found.append(item[1])
-                    found_id = item[0]
-            return "\n".join(reversed(found))
-    except (OSError, ValueError) as exc:  # ValueError: a path with a NUL byte
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        raise TranscriptError(f"{path}: cannot read transcript: {reason}") from exc
+    return _read(path, _last_assistant_text)
+
+
+def _last_assistant_text(fh: BinaryIO) -> str:
+    found: list[str] = []
+    found_id: str | None = None
+    for item in _entries_backwards(fh):
+        if found:
+            # Earlier blocks of the same message (same id) belong to its text.
+            if item is None or found_id is None or item[0] != found_id:
+                break
+            if item[1].strip():
+                found.append(item[1])
+            continue
+        if item is not None and item[1].strip():
+            found.append(item[1])
+            found_id = item[0]
+    return "\n".join(reversed(found))
 
 
 class FinalMessage(NamedTuple):
@@ -171,12 +182,7 @@ def final_message(path: Path) -> FinalMessage | None:
 
     Raises :class:`TranscriptError` when the file cannot be opened or read.
     """
-    try:
-        with open(path, "rb") as fh:
-            return _final_message(fh)
-    except (OSError, ValueError) as exc:  # ValueError: a path with a NUL byte
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        raise TranscriptError(f"{path}: cannot read transcript: {reason}") from exc
+    return _read(path, _final_message)
 
 
 def _final_message(fh: BinaryIO) -> FinalMessage | None:

@@ -89,10 +89,8 @@ from forgeflare.supervisor._records import find_resumable
 from forgeflare.supervisor._records import new_run_id
 from forgeflare.supervisor._records import orphan_group
 from forgeflare.supervisor._resume import Resumed
-from forgeflare.supervisor._resume import is_alive
 from forgeflare.supervisor._resume import killed_iteration
 from forgeflare.supervisor._resume import open_resumable
-from forgeflare.supervisor._resume import process_started
 from forgeflare.supervisor._stop import STOP_RELPATH
 from forgeflare.supervisor._stop import clear_stop
 from forgeflare.supervisor._stop import request_stop
@@ -190,7 +188,6 @@ __all__ = [
     "hook_env",
     "hook_verdict",
     "hooks_modules",
-    "is_alive",
     "is_error",
     "is_fresh",
     "iteration_rows",
@@ -207,7 +204,6 @@ __all__ = [
     "parse_agent_line",
     "parse_duration",
     "preflight",
-    "process_started",
     "project_lock",
     "render_message",
     "request_stop",

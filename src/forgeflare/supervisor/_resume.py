@@ -17,6 +17,7 @@ from pathlib import Path
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError
+from forgeflare._pgroup import is_alive
 from forgeflare._process import end_marked_processes, kill_group
 from forgeflare.supervisor._records import (
     RUN_MARKER,
@@ -28,28 +29,7 @@ from forgeflare.supervisor._records import (
     orphan_group,
 )
 
-__all__ = ["Resumed", "is_alive", "killed_iteration", "open_resumable", "process_started"]
-
-
-def process_started(pid: int | None) -> float | None:
-    """The start time of a live (not zombie) process, or ``None``."""
-    if pid is None:
-        return None
-    import psutil
-
-    try:
-        proc = psutil.Process(pid)
-        if proc.status() == psutil.STATUS_ZOMBIE:
-            return None
-        return float(proc.create_time())
-    except psutil.Error:
-        return None
-
-
-def is_alive(pid: int | None, started: float | None) -> bool:
-    """Is ``pid`` alive and the same process that started at ``started``?"""
-    now = process_started(pid)
-    return now is not None and (started is None or abs(now - started) < 1.0)
+__all__ = ["Resumed", "killed_iteration", "open_resumable"]
 
 
 def _git(project: Path, *args: str) -> str:

@@ -79,6 +79,8 @@ async def run_bash(
     output is kept in all three. Cancellation ends the command's group (TERM, grace, KILL),
     streams the "terminated" note and propagates.
     """
+    # Checked here too, not only by the built-in PreToolUse guard: a user's hook may rewrite
+    # the command (updated_input) after that guard ran, and run_bash is callable on its own.
     reason = denied_reason(command)
     if reason is not None:
         return ToolOutput(
