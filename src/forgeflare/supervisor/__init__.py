@@ -54,6 +54,7 @@ from forgeflare.supervisor._git import git_snapshot
 from forgeflare.supervisor._history import IterationRow
 from forgeflare.supervisor._history import finish_reason
 from forgeflare.supervisor._history import iteration_rows
+from forgeflare.supervisor._history import runs_root
 from forgeflare.supervisor._lifecycle import HookContext
 from forgeflare.supervisor._lifecycle import HookName
 from forgeflare.supervisor._lifecycle import HookStatus
@@ -88,6 +89,13 @@ from forgeflare.supervisor._records import Totals
 from forgeflare.supervisor._records import find_resumable
 from forgeflare.supervisor._records import new_run_id
 from forgeflare.supervisor._records import orphan_group
+from forgeflare.supervisor._records import RunListing
+from forgeflare.supervisor._records import SCHEMA_VERSION
+from forgeflare.supervisor._records import WaitRecord
+from forgeflare.supervisor._records import list_runs
+from forgeflare.supervisor._records import newest_run
+from forgeflare.supervisor._records import read_run
+from forgeflare.supervisor._records import upgrade_row
 from forgeflare.supervisor._resume import Resumed
 from forgeflare.supervisor._resume import killed_iteration
 from forgeflare.supervisor._resume import open_resumable
@@ -116,6 +124,7 @@ __all__ = [
     "NOTIFY_EVENTS",
     "NOTIFY_URLS_ENV",
     "RUN_MARKER",
+    "SCHEMA_VERSION",
     "STOP_RELPATH",
     "AgentSection",
     "AgentStatus",
@@ -154,6 +163,7 @@ __all__ = [
     "RecordError",
     "Resumed",
     "RunGate",
+    "RunListing",
     "RunRecord",
     "RunStore",
     "SecuritySection",
@@ -163,6 +173,7 @@ __all__ = [
     "Totals",
     "Verdict",
     "WaitFor",
+    "WaitRecord",
     "WaitSettings",
     "WaitStreaks",
     "after_iteration",
@@ -193,10 +204,12 @@ __all__ = [
     "iteration_rows",
     "killed_iteration",
     "limit_backoff",
+    "list_runs",
     "load_config",
     "lock_holder",
     "loop_trust_items",
     "new_run_id",
+    "newest_run",
     "notify_urls",
     "open_resumable",
     "orphan_group",
@@ -205,13 +218,16 @@ __all__ = [
     "parse_duration",
     "preflight",
     "project_lock",
+    "read_run",
     "render_message",
     "request_stop",
     "run_lifecycle_hook",
     "run_loop",
+    "runs_root",
     "should_notify",
     "stop_requested",
     "supervise",
+    "upgrade_row",
     "uses_claude_code",
     "watch_signals",
 ]

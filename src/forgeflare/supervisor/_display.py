@@ -229,19 +229,19 @@ class LoopDisplay:
                 self._line(
                     "",
                     f"  #{it.number}: {'skipped' if it.skipped else f'exit {it.exit_code}'}"
-                    f" {it.outcome} final={it.final_reason} {it.duration:.1f}s"
+                    f" {it.outcome} stop={it.stop_reason} {it.duration:.1f}s"
                     f" commits={it.commits} -> {it.decision}",
                     "",
                 )
             return
         table = Table(title=f"run {record.run_id}: {record.finish_type}")
-        for col in ("#", "outcome", "final", "time", "tokens", "cost", "commits", "decision"):
+        for col in ("#", "outcome", "stop", "time", "tokens", "cost", "commits", "decision"):
             table.add_column(col)
         for it in record.iterations:
             table.add_row(
                 str(it.number),
                 "skipped" if it.skipped else it.outcome,
-                it.final_reason or "-",
+                it.stop_reason or "-",
                 f"{it.duration:.1f}s",
                 str(it.tokens.total),
                 "-" if it.cost_usd is None else f"${it.cost_usd:.4f}",

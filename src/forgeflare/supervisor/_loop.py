@@ -86,6 +86,7 @@ from forgeflare.supervisor._records import (
     RecordError,
     RunRecord,
     RunStore,
+    WaitRecord,
     new_run_id,
 )
 from forgeflare.supervisor._resume import open_resumable
@@ -529,7 +530,6 @@ class _Loop:
             duration=round(result.duration, 3),
             exit_code=exit_status(result),
             timed_out=result.timed_out,
-            final_reason=final.reason if final else None,
             observations=[o.model_dump() for o in state.observations] if state else [],
             head_before=head_before,
             head_after=git_after.head if git_after else None,
@@ -542,7 +542,7 @@ class _Loop:
             mode="planning" if self.record.mode == "planning" else "building",
             exit_code=result.exit_code,
             timed_out=result.timed_out,
-            final_reason=it.final_reason,
+            final_reason=final.reason if final else None,
             final_expected=self.cfg.final_expected,
             plan_unchecked=it.plan_unchecked,
             git_changed=changed,
@@ -557,7 +557,7 @@ class _Loop:
             self.display.error(f"iteration {number}: agent killed at the {what}")
         cost = "" if it.cost_usd is None else f", ${it.cost_usd:.4f}"
         self.display.info(
-            f"iteration {number}: {it.outcome}, exit {it.exit_code}, final {it.final_reason}, "
+            f"iteration {number}: {it.outcome}, exit {it.exit_code}, stop {it.stop_reason}, "
             f"{it.duration:.1f}s, tokens {report.tokens.total}{cost}, commits {commits}"
         )
         self.last_exit, self.last_duration = exit_status(result), it.duration
@@ -608,7 +608,7 @@ class _Loop:
         waited = round(time.monotonic() - t0, 3)
         self.record.totals.waited_seconds = round(self.record.totals.waited_seconds + waited, 3)
         self.record.waits.append(
-            {"kind": kind, "started_at": started, "duration": waited, "until": utc_timestamp(until)}
+            WaitRecord(kind=kind, started_at=started, duration=waited, until=utc_timestamp(until))
         )
         self.store.event("wait_ended", kind=kind, waited=waited)
 
@@ -846,7 +846,7 @@ def shared_window(env: Mapping[str, str]) -> datetime | None:
 
 def finish_words(record: RunRecord) -> str:
     """Why a run ended, in words, from its record (the report reads the same)."""
-    return finish_reason(record.model_dump())
+    return finish_reason(record)
 
 
 def _hook_record(result: LifecycleResult, iteration: int) -> HookRecord:
