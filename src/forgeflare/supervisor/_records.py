@@ -21,11 +21,19 @@ import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    model_validator,
+)
 
-from forgeflare._clock import utc_timestamp
+from forgeflare._clock import parse_time, utc_timestamp
 from forgeflare._errors import ForgeflareError
 from forgeflare._fsutil import append_line, atomic_write_text, overwrite_in_place
 from forgeflare._jsonl import json_objects
@@ -77,6 +85,18 @@ _COUNT = Field(default=0, ge=0, le=10**15)
 _FINITE = ConfigDict(extra="ignore", allow_inf_nan=False)
 
 
+def _sane_time(value: str | None) -> str | None:
+    """A time in a record must lie where a reader can add a duration to it."""
+    when = parse_time(value)
+    if when is not None and not 1970 <= when.year <= 9000:
+        raise ValueError(f"a time out of range: {value}")
+    return value
+
+
+Time = Annotated[str, AfterValidator(_sane_time)]
+"""An ISO UTC time (what is not one is kept as text and shown as unknown)."""
+
+
 class HookRecord(BaseModel):
     """One lifecycle hook run."""
 
@@ -96,7 +116,7 @@ class WaitRecord(BaseModel):
 
     kind: str = "wait"
     """``limit_wait`` (a usage window) or ``outage``."""
-    started_at: str | None = None
+    started_at: Time | None = None
     duration: float = _SECONDS
     until: str | None = None
     """When the wait was to end (ISO UTC), if known."""
@@ -144,7 +164,7 @@ class IterationRecord(IterationReport):
     model_config = _FINITE
 
     number: int = Field(ge=0, le=10**9)
-    started_at: str = ""
+    started_at: Time = ""
     duration: float = _SECONDS
     skipped: bool = False
     exit_code: int | None = None
@@ -200,7 +220,7 @@ class InProgress(BaseModel):
 
     number: int = Field(ge=0, le=10**9)
     agent_pid: int | None = None
-    started_at: str = ""
+    started_at: Time = ""
 
 
 class RunRecord(BaseModel):
@@ -212,9 +232,9 @@ class RunRecord(BaseModel):
     run_id: str
     mode: str
     project_dir: str
-    started_at: str
+    started_at: Time
     max_iterations: int = _COUNT
-    finished_at: str | None = None
+    finished_at: Time | None = None
     finish_type: str | None = None
     exit_code: int | None = None
     resumes: int = _COUNT
