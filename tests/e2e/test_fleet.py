@@ -450,3 +450,29 @@ def test_land_pr_pushes_and_opens_a_pull_request_with_the_report(
     report = fleet("report", str(path), env=env)
     assert "landed: 1 of 1 loop(s)" in report.stdout
     assert f"run {run['run_id']}" in report.stdout
+
+
+def test_the_fleet_budget_reads_spend_under_a_custom_log_dir(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    """With ``[paths] log_dir`` set, the fleet finds each loop's runs there (not .fresher/runs)."""
+    repo = make_repo(tmp_path, "a", "b")
+    (repo / ".fresher").mkdir()
+    (repo / ".fresher" / "config.toml").write_text('[paths]\nlog_dir = "night-logs"\n')
+    (repo / ".gitignore").write_text(".fresher/\nnight-logs/\n")
+    git(repo, "add", "-f", ".fresher/config.toml", ".gitignore")
+    git(repo, "commit", "-qm", "runs in night-logs")
+    hang = {**text_response("Still thinking."), "delay_ms": 120_000}
+    server = mock_api({"conversations": [conv("a", spends("a")), conv("b", [hang])]})
+    loops = [loop(n, model="claude-opus-4-6") for n in ("a", "b")]
+    path = fleet_file(tmp_path, "logdir", loops, parallel=2, max_cost=4)
+    done = fleet("run", str(path), env=env_for(server))
+    assert done.returncode == 1, done.stderr
+    assert "fleet budget $4 spent: stopping the loops" in done.stderr
+    rec = state(path, "logdir")
+    assert 5.0 <= rec["fleet"]["spent_usd"] < 5.01
+    assert rec["a"]["finish_type"] == "budget"
+    assert rec["b"]["status"] == "stopped"
+    worktree = tmp_path / ".forgeflare-fleet/logdir/worktrees/a"
+    assert not (worktree / ".fresher" / "runs").exists()
+    assert list((worktree / "night-logs").glob("*/run.json"))

@@ -253,7 +253,7 @@ async def test_stale_convergence_never_counts(project: Project) -> None:
     )
     done = await project.arun("--agent-cmd", agent_cmd(), "--max-iterations", "2")
     assert done.code == 10, done.stderr
-    assert [it["final_reason"] for it in project.record()["iterations"]] == [None, None]
+    assert [it["stop_reason"] for it in project.record()["iterations"]] == [None, None]
 
 
 async def test_convergence_signal_completes(project: Project) -> None:
@@ -261,7 +261,7 @@ async def test_convergence_signal_completes(project: Project) -> None:
         "--agent-cmd", agent_cmd("--final=end_turn@1", "--final=convergence_signal@2")
     )
     assert done.code == 0
-    assert [it["final_reason"] for it in project.record()["iterations"]] == [
+    assert [it["stop_reason"] for it in project.record()["iterations"]] == [
         "end_turn",
         "convergence_signal",
     ]

@@ -165,7 +165,11 @@ def _status_lines(record: Any) -> list[str]:
     lines = [
         f"fleet {record.name}: "
         + ("running" if record.finished_at is None else f"finished {record.finished_at}")
-        + f" · spent {format_cost(record.spent_usd)}"
+        + (
+            f" · spent ${record.spent_usd:.2f}"
+            if record.spent_usd is not None
+            else " · cost unknown"
+        )
         + (" · budget spent" if record.budget_hit else "")
         + (f" · usage window until {record.window_until}" if record.window_until else "")
     ]

@@ -47,7 +47,8 @@ def _head(record: FleetRecord, budget: float | None) -> list[str]:
     cap = f" of ${budget:g}" if budget else ""
     lines = [
         f"fleet {record.name}: started {record.started_at}, {state}",
-        f"spent {format_cost(record.spent_usd)}{cap}"
+        (f"spent ${record.spent_usd:.2f}" if record.spent_usd is not None else "cost unknown")
+        + cap
         + (" · the budget was spent: the remaining loops stopped" if record.budget_hit else "")
         + (f" · usage window until {record.window_until}" if record.window_until else ""),
     ]

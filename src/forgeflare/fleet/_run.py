@@ -35,7 +35,7 @@ from forgeflare.fleet._state import FleetRecord, LoopRecord, load_record, save_r
 from forgeflare.supervisor._history import runs_root
 from forgeflare.supervisor._records import newest_run
 
-__all__ = ["FleetInterrupted", "FleetOptions", "end_leftovers", "run_fleet"]
+__all__ = ["FleetInterrupted", "FleetOptions", "end_leftovers", "fleet_spent", "run_fleet"]
 
 WINDOW_ENV = "FORGEFLARE_WINDOW_FILE"
 # Every process of one fleet loop carries it: found however it detached, ended with the loop.
@@ -121,6 +121,13 @@ def _prepare_worktree(repo: Path, tree: Path, branch: str, base: str) -> None:
         raise ConfigError(f"{repo}: cannot add a worktree for {branch}: {done.stderr.strip()}")
 
 
+def fleet_spent(loops: list[LoopRecord]) -> float | None:
+    """What the loops spent; ``None`` (cost unknown) when they used tokens and none had a price."""
+    if not any(loop.cost_usd is not None for loop in loops) and any(loop.tokens for loop in loops):
+        return None
+    return round(sum(loop.cost_usd or 0.0 for loop in loops), 6)
+
+
 class _Fleet:
     def __init__(self, opts: FleetOptions, record: FleetRecord, sdir: Path) -> None:
         self.opts = opts
@@ -142,12 +149,7 @@ class _Fleet:
         return total
 
     def spent(self) -> float | None:
-        """What the fleet spent; ``None`` (cost unknown) when loops used tokens at no price."""
-        if any(loop.cost_usd is None and loop.tokens for loop in self.record.loops) and not any(
-            loop.cost_usd is not None for loop in self.record.loops
-        ):
-            return None
-        return round(self.spend(), 6)
+        return fleet_spent(self.record.loops)
 
     def _runs_root(self, loop: LoopRecord) -> Path | None:
         """Where the loop's runs are: its worktree's ``[paths] log_dir``."""
