@@ -21,9 +21,12 @@ def format_duration(seconds: float) -> str:
     return f"{h}h {m:02d}m"
 
 
-def format_cost(cost: float | None, *, digits: int = 2) -> str:
-    """``$1.23``, or ``cost unknown`` when no price was known."""
-    return "cost unknown" if cost is None else f"${cost:.{digits}f}"
+def format_cost(cost: float | None) -> str:
+    """``$1.23``, ``$0.0042`` (cents are too coarse for one small iteration), or
+    ``cost unknown`` when no price was known."""
+    if cost is None:
+        return "cost unknown"
+    return f"${cost:.2f}" if cost >= 1 or cost == round(cost, 2) else f"${cost:.4f}"
 
 
 def format_tokens(n: int, *, millions: int = 1) -> str:

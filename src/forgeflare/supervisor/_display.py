@@ -27,6 +27,7 @@ from rich.text import Text
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._fsutil import append_line
+from forgeflare._units import format_cost
 from forgeflare.supervisor._records import RunRecord
 
 __all__ = ["AgentStatus", "LoopDisplay", "parse_agent_line"]
@@ -190,7 +191,7 @@ class LoopDisplay:
     def _render(self) -> Text:
         most = str(self.max_iterations) if self.max_iterations else "∞"
         tool = self.status.last_tool or "-"
-        spent = "" if self.spent is None else f"  spent: ${self.spent:.2f}"
+        spent = "" if self.spent is None else f"  spent: {format_cost(self.spent)}"
         return Text(
             f"iteration {self.iteration}/{most}  {_elapsed(time.monotonic() - self._started)}"
             f"  last tool: {tool}  tokens: {self.status.tokens}{spent}",
@@ -215,7 +216,7 @@ class LoopDisplay:
         self.end_iteration()
         if not self.live:
             t = record.totals
-            cost = "cost unknown" if t.cost_usd is None else f"${t.cost_usd:.4f}"
+            cost = format_cost(t.cost_usd)
             self._line(
                 "",
                 f"finished: {record.finish_type} (exit {record.exit_code}); "
@@ -244,7 +245,7 @@ class LoopDisplay:
                 it.stop_reason or "-",
                 f"{it.duration:.1f}s",
                 str(it.tokens.total),
-                "-" if it.cost_usd is None else f"${it.cost_usd:.4f}",
+                "-" if it.cost_usd is None else format_cost(it.cost_usd),
                 str(it.commits),
                 it.decision,
             )
@@ -255,7 +256,7 @@ class LoopDisplay:
             "",
             _elapsed(t.active_seconds),
             str(t.tokens),
-            "-" if t.cost_usd is None else f"${t.cost_usd:.4f}",
+            "-" if t.cost_usd is None else format_cost(t.cost_usd),
             str(t.commits),
             "",
         )

@@ -42,6 +42,7 @@ from forgeflare._errors import ConfigError
 from forgeflare._pgroup import process_started
 from forgeflare._process import end_marked_processes, run_child
 from forgeflare._secrets import AGENT_KEYS, PASS_ENV_VAR, child_environment
+from forgeflare._units import format_cost
 from forgeflare.hooks._trust import TrustError, require_trust
 from forgeflare.supervisor._agentproc import (
     ChildResult,
@@ -555,7 +556,7 @@ class _Loop:
         if result.timed_out:
             what = "runtime limit" if outcome.runtime_hit else "iteration timeout"
             self.display.error(f"iteration {number}: agent killed at the {what}")
-        cost = "" if it.cost_usd is None else f", ${it.cost_usd:.4f}"
+        cost = f", {format_cost(it.cost_usd)}"
         self.display.info(
             f"iteration {number}: {it.outcome}, exit {it.exit_code}, stop {it.stop_reason}, "
             f"{it.duration:.1f}s, tokens {report.tokens.total}{cost}, commits {commits}"

@@ -24,6 +24,7 @@ from typing import Any
 import trio
 
 from forgeflare._process import run_child
+from forgeflare._units import format_cost
 
 __all__ = [
     "NOTIFY_EVENTS",
@@ -75,7 +76,7 @@ def render_message(event: str, summary: Mapping[str, Any]) -> tuple[str, str]:
     totals = summary.get("totals")
     if isinstance(totals, Mapping):
         cost = totals.get("cost_usd")
-        spent = f"${cost:.2f}" if isinstance(cost, int | float) else "cost unknown"
+        spent = format_cost(cost if isinstance(cost, int | float) else None)
         lines.append(
             f"iterations {totals.get('iterations', '?')} · commits {totals.get('commits', '?')}"
             f" · {spent} · {_duration(totals.get('duration', summary.get('duration')))}"
