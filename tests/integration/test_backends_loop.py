@@ -3,6 +3,7 @@ that writes the report file."""
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 from pathlib import Path
@@ -81,3 +82,20 @@ def test_command_agent_without_report_is_judged_by_exit(tmp_path: Path) -> None:
     rows = project.record()["iterations"]
     assert [r["outcome"] for r in rows] == ["agent_error", "agent_error"]
     assert rows[0]["stop_reason"] == "exit 1"
+
+
+def test_final_required_makes_a_silent_command_agent_an_error(tmp_path: Path) -> None:
+    """``[agent] final_required = "yes"``: a command agent that exits 0 without writing
+    ``convergence.json``'s ``final`` had an error iteration; by default its exit status decides."""
+    project = Project(tmp_path)
+    args = ("--agent-cmd", "true", "--mode", "planning", "--max-iterations", "2")
+    done = project.run(*args)
+    assert done.code == 10, done.stderr
+    project.write(".fresher/config.toml", '[agent]\nfinal_required = "yes"\n')
+    required = project.run(
+        *args, env=base_env(FRESHER_MAX_CONSECUTIVE_ERRORS="2", FRESHER_ERROR_PAUSE="0")
+    )
+    assert required.code == 12, required.stderr
+    newest = sorted(project.run_dirs())[-1]
+    rows = json.loads((newest / "run.json").read_text())["iterations"]
+    assert [(r["outcome"], r["detail"]) for r in rows] == [("agent_error", "no final written")] * 2

@@ -463,3 +463,13 @@ def _events_or_empty(project: Project) -> list[dict[str, object]]:
         return project.events()
     except (OSError, IndexError, ValueError):
         return []
+
+
+@pytest.mark.parametrize("value", ["1", "true", "yes", "on", "YES"])
+def test_every_trusting_value_is_said_in_the_banner(project: Project, value: str) -> None:
+    """The banner reads FORGEFLARE_TRUST with the same parser that trusts the project."""
+    done = project.run(
+        "--agent-cmd", "true", "--max-iterations", "1", env=base_env(FORGEFLARE_TRUST=value)
+    )
+    assert done.code == 10, done.stderr
+    assert "trusting the project's hooks without review" in done.stderr

@@ -17,7 +17,7 @@ import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import tomli_w
 from pydantic import (
@@ -32,6 +32,9 @@ from pydantic import (
 
 from forgeflare._errors import ConfigError
 from forgeflare._validation import validation_message
+
+if TYPE_CHECKING:
+    from forgeflare.supervisor.backends import Backend
 
 __all__ = [
     "CONFIG_RELPATH",
@@ -256,13 +259,20 @@ class LoopConfig(BaseModel):
             return self.agent.backend
         return "command" if self.agent.command.strip() else "forgeflare"
 
-    def agent_argv(self, python: str) -> list[str]:
-        """The agent command as argv (``python`` runs the default agent)."""
+    def backend(self) -> Backend:
+        """The configured backend, with its settings (the loop builds this one instance)."""
         from forgeflare.supervisor.backends import BACKENDS, ClaudeBackend
 
         backend = BACKENDS[self.backend_name]()
         if isinstance(backend, ClaudeBackend):
             backend.permission_mode = self.agent.permission_mode
+        if hasattr(backend, "final_required"):
+            backend.final_required = self.final_expected
+        return backend
+
+    def agent_argv(self, python: str, backend: Backend | None = None) -> list[str]:
+        """The agent command as argv (``python`` runs the default agent)."""
+        backend = backend or self.backend()
         return backend.argv(
             python=python,
             model=self.fresher.model,
@@ -272,7 +282,7 @@ class LoopConfig(BaseModel):
 
     @property
     def final_expected(self) -> bool:
-        """Whether a missing ``final`` means the agent crashed."""
+        """Whether a missing ``final`` means the agent crashed (``[agent] final_required``)."""
         if self.agent.final_required == "auto":
             return self.backend_name == "forgeflare"
         return self.agent.final_required == "yes"

@@ -43,6 +43,7 @@ from forgeflare._pgroup import process_started
 from forgeflare._process import end_marked_processes, run_child
 from forgeflare._secrets import AGENT_KEYS, PASS_ENV_VAR, child_environment
 from forgeflare._units import format_cost
+from forgeflare.hooks import trust_override
 from forgeflare.hooks._trust import TrustError, require_trust
 from forgeflare.supervisor._agentproc import (
     ChildResult,
@@ -94,7 +95,7 @@ from forgeflare.supervisor._resume import open_resumable
 from forgeflare.supervisor._stop import clear_stop, stop_requested
 from forgeflare.supervisor._trust import loop_trust_items
 from forgeflare.supervisor._waits import WaitFor, WaitSettings, WaitStreaks
-from forgeflare.supervisor.backends import BACKENDS, COMPLETE_TAG, REPORT_ENV, ChildEnd
+from forgeflare.supervisor.backends import COMPLETE_TAG, REPORT_ENV, ChildEnd
 
 __all__ = ["FileStamp", "LoopOptions", "LoopResult", "is_fresh", "run_loop", "watch_signals"]
 
@@ -198,8 +199,7 @@ class _Loop:
         self.last_duration = 0.0
         self.git_repo = False
         self.git_last: GitSnapshot | None = None
-        backend = BACKENDS[self.cfg.backend_name]()
-        self.backend = backend
+        self.backend = self.cfg.backend()
         self.wait_streaks = WaitStreaks()
         self.finish_reason: str | None = None
         self.finishing = False
@@ -314,7 +314,7 @@ class _Loop:
             f"bounds: {most} iterations, runtime {runtime}, {cost}, iteration timeout "
             f"{timeout}, agent {self.backend.name}"
         )
-        if self.opts.trust_project or self.opts.env.get("FORGEFLARE_TRUST", "") in ("1", "true"):
+        if trust_override(self.opts.env, self.opts.trust_project):  # the one override parser
             self.display.warn("trusting the project's hooks without review (--trust-project)")
 
     # -- hooks ------------------------------------------------------------------------------
@@ -390,7 +390,7 @@ class _Loop:
         return await git_snapshot(self.project, excluded=(self.log_root,))
 
     def agent_argv(self) -> list[str]:
-        argv = self.cfg.agent_argv(self.opts.python)
+        argv = self.cfg.agent_argv(self.opts.python, self.backend)
         max_cost = self.cfg.limits.max_cost
         if max_cost:
             argv += self.backend.budget_argv(max_cost - (self.record.totals.cost_usd or 0.0))
@@ -543,8 +543,7 @@ class _Loop:
             mode="planning" if self.record.mode == "planning" else "building",
             exit_code=result.exit_code,
             timed_out=result.timed_out,
-            final_reason=final.reason if final else None,
-            final_expected=self.cfg.final_expected,
+            stop_reason=report.stop_reason,
             plan_unchecked=it.plan_unchecked,
             git_changed=changed,
             outcome=report.outcome,

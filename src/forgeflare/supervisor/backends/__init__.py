@@ -12,10 +12,10 @@ from forgeflare.supervisor.backends._backends import LineReader
 from forgeflare.supervisor.backends._backends import REPORT_ENV
 from forgeflare.supervisor.backends._backends import completion_signal
 from forgeflare.supervisor.backends._claude import ClaudeStreamReader
-from forgeflare.supervisor.backends._claude import JsonStreamReader
-from forgeflare.supervisor.backends._claude import as_int
-from forgeflare.supervisor.backends._claude import json_event
-from forgeflare.supervisor.backends._claude import tool_line
+from forgeflare.supervisor.backends._stream import JsonStreamReader
+from forgeflare.supervisor.backends._stream import as_int
+from forgeflare.supervisor.backends._stream import json_event
+from forgeflare.supervisor.backends._stream import tool_line
 from forgeflare.supervisor.backends._codex import CodexStreamReader
 from forgeflare.supervisor.backends._report import IterationReport
 from forgeflare.supervisor.backends._report import OUTCOMES

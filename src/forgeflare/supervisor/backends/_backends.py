@@ -120,8 +120,6 @@ class Backend(Protocol):
     """How to run one kind of agent: the loop's whole agent side goes through this seam."""
 
     name: str
-    writes_final: bool
-    """Does the agent always write ``convergence.json``'s ``final`` (a missing one = crash)?"""
     prompt_suffix: str
     """Added to every iteration's prompt (how to say the task is complete), or empty."""
 
@@ -146,7 +144,9 @@ class Backend(Protocol):
 class _PlainBackend:
     """An agent whose output is for people (shown as it is) and that has no completion tag."""
 
-    writes_final: bool = False
+    final_required: bool = False
+    """``[agent] final_required``: the agent always writes ``convergence.json``'s ``final``, so
+    an iteration without one is an ``agent_error`` even when it exited 0."""
     prompt_suffix: str = ""
 
     def budget_argv(self, left_usd: float) -> list[str]:
@@ -161,7 +161,7 @@ class ForgeflareBackend(_PlainBackend):
     """Our own agent: ``python -m forgeflare run``; it reports through ``final``."""
 
     name: str = "forgeflare"
-    writes_final: bool = True
+    final_required: bool = True
 
     def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]:
         return _with_model([python, "-m", "forgeflare", "run"], model, extra)
@@ -174,6 +174,8 @@ class ForgeflareBackend(_PlainBackend):
     ) -> IterationReport:
         outcome = _ended(end)
         if final is None:
+            if not self.final_required:
+                return _by_exit_status(end, outcome)
             return IterationReport(outcome=outcome or "agent_error", detail="no final written")
         tokens = Tokens(**final.tokens) if final.tokens else Tokens(output=final.total_tokens)
         return IterationReport(
@@ -207,15 +209,22 @@ class CommandBackend(_PlainBackend):
                 cost = price_usd(written.model, written.tokens.model_dump())
                 written = written.model_copy(update={"cost_usd": cost})
             return written
-        if outcome is not None:
-            return IterationReport(outcome=outcome)
-        if final is not None:  # an agent that writes final like ours
-            return ForgeflareBackend().report(reader, end, final, None)
-        good = end.exit_code == 0
-        return IterationReport(
-            outcome="ok" if good else "agent_error",
-            stop_reason=None if good else f"exit {end.exit_code}",
-        )
+        if final is not None or self.final_required:  # an agent that writes final like ours
+            return ForgeflareBackend(final_required=self.final_required).report(
+                reader, end, final, None
+            )
+        return _by_exit_status(end, outcome)
+
+
+def _by_exit_status(end: ChildEnd, outcome: str | None) -> IterationReport:
+    """The report of an agent that wrote none: its exit status decides."""
+    if outcome is not None:
+        return IterationReport(outcome=outcome)
+    good = end.exit_code == 0
+    return IterationReport(
+        outcome="ok" if good else "agent_error",
+        stop_reason=None if good else f"exit {end.exit_code}",
+    )
 
 
 @runtime_checkable
@@ -227,7 +236,6 @@ class _StreamReader(LineReader, Protocol):
 class _StreamBackend:
     """An agent whose JSON event stream on stdout is its report, and that completes by the tag."""
 
-    writes_final: bool = False
     prompt_suffix: str = _COMPLETE_PROMPT
     program: ClassVar[str]
     """The command when ``[agent] command`` names none."""
