@@ -23,6 +23,8 @@ from forgeflare.supervisor._config import default_prompt
 from forgeflare.supervisor._config import format_duration
 from forgeflare.supervisor._config import load_config
 from forgeflare.supervisor._config import parse_duration
+from forgeflare.supervisor._config import BackendName
+from forgeflare.supervisor._config import known_backend
 from forgeflare.supervisor._display import AgentStatus
 from forgeflare.supervisor._display import LoopDisplay
 from forgeflare.supervisor._display import parse_agent_line
@@ -128,6 +130,7 @@ __all__ = [
     "STOP_RELPATH",
     "AgentSection",
     "AgentStatus",
+    "BackendName",
     "Between",
     "ChildResult",
     "ContinueLoop",
@@ -203,6 +206,7 @@ __all__ = [
     "is_fresh",
     "iteration_rows",
     "killed_iteration",
+    "known_backend",
     "limit_backoff",
     "list_runs",
     "load_config",

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CONFIG_RELPATH",
     "AgentSection",
+    "BackendName",
     "FresherSection",
     "HooksSection",
     "LimitsSection",
@@ -50,6 +51,7 @@ __all__ = [
     "default_config_toml",
     "default_prompt",
     "format_duration",
+    "known_backend",
     "load_config",
     "parse_duration",
 ]
@@ -74,6 +76,21 @@ def parse_duration(value: object) -> float:
         if match:
             return float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
     raise ValueError("not a duration (like 90s, 15m, 2h or seconds)")
+
+
+def known_backend(name: str) -> str:
+    """``name`` when a backend of that name is registered (the one list of names)."""
+    from forgeflare.supervisor.backends import BACKENDS
+
+    if name not in BACKENDS:
+        close = difflib.get_close_matches(name, list(BACKENDS), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ValueError(f"unknown backend {name!r}{hint}; one of: {', '.join(sorted(BACKENDS))}")
+    return name
+
+
+BackendName = Annotated[str, AfterValidator(lambda name: name and known_backend(name))]
+"""A backend's name, checked against the registry (empty: chosen from ``[agent] command``)."""
 
 
 def format_duration(seconds: float) -> str | int:
@@ -171,9 +188,9 @@ class HooksSection(_Section):
 class AgentSection(_Section):
     """``[agent]``: the agent started each iteration."""
 
-    backend: Literal["", "forgeflare", "claude", "codex", "command"] = ""
-    """Agent backend: forgeflare, claude, codex or command (empty: command when [agent]
-    command is set, else forgeflare)."""
+    backend: BackendName = ""
+    """Agent backend: forgeflare, claude, codex, command or a registered one (empty: command
+    when [agent] command is set, else forgeflare)."""
     command: ShellWords = ""
     """Agent command line, prompt on stdin (with backend claude/codex: the executable)."""
     permission_mode: str = "bypassPermissions"

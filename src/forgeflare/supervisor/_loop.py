@@ -41,7 +41,7 @@ from forgeflare._convergence import (
 from forgeflare._errors import ConfigError
 from forgeflare._pgroup import process_started
 from forgeflare._process import end_marked_processes, run_child
-from forgeflare._secrets import AGENT_KEYS, PASS_ENV_VAR, child_environment
+from forgeflare._secrets import PASS_ENV_VAR, child_environment
 from forgeflare._units import format_cost
 from forgeflare.hooks import trust_override
 from forgeflare.hooks._trust import TrustError, require_trust
@@ -399,9 +399,7 @@ class _Loop:
     def agent_env(self, number: int, report_path: Path) -> dict[str, str]:
         """The agent's environment: no secrets but its backend's key, the run's variables."""
         env = {
-            **child_environment(
-                self.opts.env, self.opts.pass_env, keep=AGENT_KEYS.get(self.backend.name, ())
-            ),
+            **child_environment(self.opts.env, self.opts.pass_env, keep=self.backend.secret_names),
             **hook_env("agent", self.context(iteration=number)),
             REPORT_ENV: str(report_path),
         }
@@ -528,6 +526,7 @@ class _Loop:
             report,
             number=number,
             started_at=started_at,
+            backend=self.backend.name,
             duration=round(result.duration, 3),
             exit_code=exit_status(result),
             timed_out=result.timed_out,

@@ -165,6 +165,8 @@ class IterationRecord(IterationReport):
 
     number: int = Field(ge=0, le=10**9)
     started_at: Time = ""
+    backend: str | None = None
+    """The backend that ran this iteration (``None`` in rows written by 0.2)."""
     duration: float = _SECONDS
     skipped: bool = False
     exit_code: int | None = None

@@ -11,6 +11,8 @@ from forgeflare.supervisor.backends._backends import ForgeflareBackend
 from forgeflare.supervisor.backends._backends import LineReader
 from forgeflare.supervisor.backends._backends import REPORT_ENV
 from forgeflare.supervisor.backends._backends import completion_signal
+from forgeflare.supervisor.backends._backends import backend_names
+from forgeflare.supervisor.backends._backends import register_backend
 from forgeflare.supervisor.backends._claude import ClaudeStreamReader
 from forgeflare.supervisor.backends._stream import JsonStreamReader
 from forgeflare.supervisor.backends._stream import as_int
@@ -41,7 +43,9 @@ __all__ = [
     "Outcome",
     "Tokens",
     "as_int",
+    "backend_names",
     "completion_signal",
     "json_event",
+    "register_backend",
     "tool_line",
 ]
