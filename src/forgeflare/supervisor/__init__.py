@@ -76,6 +76,7 @@ from forgeflare.supervisor._notify import Notifier
 from forgeflare.supervisor._notify import notify_urls
 from forgeflare.supervisor._notify import render_message
 from forgeflare.supervisor._notify import should_notify
+from forgeflare.supervisor._notify import NotifyEvent
 from forgeflare.supervisor._preflight import LOCK_RELPATH
 from forgeflare.supervisor._preflight import lock_holder
 from forgeflare.supervisor._preflight import preflight
@@ -161,6 +162,7 @@ __all__ = [
     "LoopOptions",
     "LoopResult",
     "Notifier",
+    "NotifyEvent",
     "NotifySection",
     "PathsSection",
     "RecordError",

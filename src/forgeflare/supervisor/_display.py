@@ -27,7 +27,7 @@ from rich.text import Text
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._fsutil import append_line
-from forgeflare._units import format_cost
+from forgeflare._units import format_cost, format_duration
 from forgeflare.supervisor._records import RunRecord
 
 __all__ = ["AgentStatus", "LoopDisplay", "parse_agent_line"]
@@ -62,8 +62,7 @@ def _clock() -> str:
 
 
 def _elapsed(seconds: float) -> str:
-    seconds = int(seconds)
-    return f"{seconds // 3600:d}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+    return format_duration(seconds)
 
 
 def _write(stream: TextIO, text: str) -> None:
