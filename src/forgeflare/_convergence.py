@@ -23,6 +23,7 @@ __all__ = [
     "ConvergenceState",
     "Final",
     "Observation",
+    "append_observations",
     "clear_convergence",
     "convergence_path",
     "load_for_update",
@@ -133,4 +134,12 @@ def write_final(path: Path, final: Final) -> None:
     """Set the ``final`` key, keeping observations. Raises ``OSError`` on failure."""
     state = load_for_update(path)
     state.final = final
+    atomic_write_text(path, state.model_dump_json(indent=2) + "\n")
+
+
+def append_observations(path: Path, observations: list[Observation]) -> None:
+    """One read-modify-write that appends ``observations`` (the hook layer records PostToolUse
+    signals with it). Raises ``OSError`` on failure."""
+    state = load_for_update(path)
+    state.observations.extend(observations)
     atomic_write_text(path, state.model_dump_json(indent=2) + "\n")

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from forgeflare._completion import count_unchecked
 from forgeflare.supervisor._finish import (
     FINISH_EXIT_CODES,
     Between,
@@ -26,7 +27,6 @@ from forgeflare.supervisor._finish import (
     agent_time,
     before_iteration,
     check_limits,
-    count_unchecked,
     decide,
     finish_rule,
     hook_verdict,

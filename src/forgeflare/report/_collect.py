@@ -7,14 +7,13 @@ import subprocess
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from forgeflare._completion import plan_tasks
 from forgeflare._errors import ConfigError
 from forgeflare.report._digest import Commit, Digest, build_digest
 from forgeflare.supervisor._history import runs_root
 from forgeflare.supervisor._records import RecordError, RunRecord, list_runs, read_run
 
 __all__ = ["collect_digest", "find_run", "list_runs", "load_run", "runs_root", "skipped_line"]
-
-_TASK = re.compile(r"^[ \t]*[-*+][ \t]+\[( |x|X)\][ \t]*(.*)$")
 
 
 def load_run(run_dir: Path) -> RunRecord:
@@ -107,19 +106,10 @@ def _commits(project: Path, run: RunRecord) -> list[Commit]:
     return commits
 
 
-def _tasks(text: str) -> list[tuple[bool, str]]:
-    out = []
-    for line in text.splitlines():
-        m = _TASK.match(line)
-        if m:
-            out.append((m.group(1) != " ", m.group(2).strip()))
-    return out
-
-
 def _plan(project: Path, run: RunRecord) -> tuple[list[str], list[str]]:
     plan_rel = run.plan_file or "IMPLEMENTATION_PLAN.md"
     try:
-        now = _tasks((project / plan_rel).read_text(encoding="utf-8"))
+        now = plan_tasks((project / plan_rel).read_text(encoding="utf-8"))
     except (OSError, ValueError):  # ValueError: not UTF-8, or a NUL in a damaged record's path
         return [], []
     start, _ = _heads(run)
@@ -127,7 +117,7 @@ def _plan(project: Path, run: RunRecord) -> tuple[list[str], list[str]]:
     if start:
         before = _git(project, "show", f"{start}:{plan_rel}")
         if before is not None:
-            open_before = {t for is_done, t in _tasks(before) if not is_done}
+            open_before = {t for is_done, t in plan_tasks(before) if not is_done}
     # Without the run's starting commit, every checked task is shown (it cannot be attributed).
     done = [t for is_done, t in now if is_done and (open_before is None or t in open_before)]
     return done, [t for is_done, t in now if not is_done]

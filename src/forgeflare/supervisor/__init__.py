@@ -44,7 +44,6 @@ from forgeflare.supervisor._finish import Verdict
 from forgeflare.supervisor._finish import agent_time
 from forgeflare.supervisor._finish import before_iteration
 from forgeflare.supervisor._finish import check_limits
-from forgeflare.supervisor._finish import count_unchecked
 from forgeflare.supervisor._finish import decide
 from forgeflare.supervisor._finish import error_pause
 from forgeflare.supervisor._finish import finish_rule
@@ -189,7 +188,6 @@ __all__ = [
     "classify_exit",
     "clear_stop",
     "commits_between",
-    "count_unchecked",
     "decide",
     "default_config_toml",
     "default_prompt",

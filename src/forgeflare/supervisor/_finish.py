@@ -40,7 +40,6 @@ I/O and applies the answer. Three questions, asked in this order each pass:
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -72,7 +71,6 @@ __all__ = [
     "agent_time",
     "before_iteration",
     "check_limits",
-    "count_unchecked",
     "decide",
     "error_pause",
     "finish_rule",
@@ -198,14 +196,6 @@ def is_error(outcome: IterationOutcome) -> bool:
     """An error iteration: the report says the agent crashed, was killed, timed out, was
     refused or hit an API error (how each backend judges that is its report's business)."""
     return not outcome.skipped and outcome.outcome in _ERROR_OUTCOMES
-
-
-_UNCHECKED_RE = re.compile(r"^[ \t]*[-*+][ \t]+\[ \]", re.MULTILINE)
-
-
-def count_unchecked(plan_text: str) -> int:
-    """Unchecked Markdown task boxes (``- [ ] ...``, also ``*`` / ``+`` bullets) in a plan."""
-    return len(_UNCHECKED_RE.findall(plan_text))
 
 
 def _plan_done(outcome: IterationOutcome) -> bool:

@@ -31,6 +31,7 @@ from typing import Any
 import trio
 
 from forgeflare._clock import format_wait, parse_time, utc_timestamp
+from forgeflare._completion import count_unchecked
 from forgeflare._convergence import (
     ConvergenceError,
     ConvergenceState,
@@ -66,7 +67,6 @@ from forgeflare.supervisor._finish import (
     Verdict,
     agent_time,
     before_iteration,
-    count_unchecked,
     decide,
     hook_verdict,
 )

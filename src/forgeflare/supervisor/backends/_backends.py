@@ -21,10 +21,10 @@ from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 from pydantic import ValidationError
 
+from forgeflare._completion import COMPLETE_TAG, LOOP_COMPLETE_PROMPT, completion_signal
 from forgeflare._convergence import AgentReport, Final
 from forgeflare._errors import ConfigError
 from forgeflare._pricing import price_usd
-from forgeflare.stophook._signals import Mode, find_signal
 from forgeflare.supervisor.backends._claude import ClaudeStreamReader
 from forgeflare.supervisor.backends._codex import CodexStreamReader
 from forgeflare.supervisor.backends._report import IterationReport, Tokens
@@ -49,13 +49,6 @@ _DEFAULT_API = "https://api.anthropic.com"
 
 REPORT_ENV = "FORGEFLARE_REPORT"
 """Where a ``command`` agent may write its report JSON (``forgeflare schema report``)."""
-
-COMPLETE_TAG = "<loop-done>COMPLETE</loop-done>"
-
-
-def completion_signal(text: str) -> str | None:
-    """``COMPLETE_TAG`` when it stands on its own line, outside code, in ``text``."""
-    return COMPLETE_TAG if find_signal(text or "", Mode.LOOP) == COMPLETE_TAG else None
 
 
 @dataclass(frozen=True)
@@ -114,11 +107,7 @@ def _report_file(path: Path | None) -> IterationReport | None:
         return None
 
 
-_COMPLETE_PROMPT = (
-    f"\nWhen the whole task is done, end your final message with {COMPLETE_TAG} on a "
-    "line of its own (not in code). Do not write it before.\n"
-)
-"""Appended to the prompt of agents that complete by the tag in their final message."""
+_COMPLETE_PROMPT = LOOP_COMPLETE_PROMPT
 
 
 def _found(project: Path, argv: list[str], env: Mapping[str, str], backend: str) -> None:
