@@ -63,10 +63,11 @@ from forgeflare.supervisor._lifecycle import LifecycleResult
 from forgeflare.supervisor._lifecycle import classify_exit
 from forgeflare.supervisor._lifecycle import hook_env
 from forgeflare.supervisor._lifecycle import run_lifecycle_hook
-from forgeflare.supervisor._loop import FileStamp
+from forgeflare.supervisor._iteration import FileStamp
 from forgeflare.supervisor._loop import LoopOptions
 from forgeflare.supervisor._loop import LoopResult
-from forgeflare.supervisor._loop import is_fresh
+from forgeflare.supervisor._iteration import is_fresh
+from forgeflare.supervisor._iteration import IterationRunner
 from forgeflare.supervisor._loop import run_loop
 from forgeflare.supervisor._loop import watch_signals
 from forgeflare.supervisor._notify import NOTIFY_EVENTS
@@ -152,6 +153,7 @@ __all__ = [
     "IterationOutcome",
     "IterationRecord",
     "IterationRow",
+    "IterationRunner",
     "LifecycleResult",
     "Limits",
     "LimitsSection",
