@@ -14,9 +14,10 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import trio
 
@@ -61,8 +62,21 @@ from forgeflare.supervisor.backends import (
     LineReader,
 )
 
-if TYPE_CHECKING:
-    from forgeflare.supervisor._loop import LoopOptions
+
+class _Options(Protocol):
+    """What an iteration reads of the loop's options (:class:`~._loop.LoopOptions`)."""
+
+    @property
+    def env(self) -> Mapping[str, str]: ...
+    @property
+    def python(self) -> str: ...
+    @property
+    def task(self) -> str | None: ...
+    @property
+    def pass_env(self) -> Sequence[str]: ...
+    @property
+    def raw(self) -> bool: ...
+
 
 __all__ = ["FileStamp", "IterationRunner", "is_fresh"]
 
@@ -118,7 +132,7 @@ class _Start:
 class IterationRunner:
     """The iteration half of the loop (a base of the loop, which holds the state below)."""
 
-    opts: LoopOptions
+    opts: _Options
     cfg: LoopConfig
     display: LoopDisplay
     project: Path

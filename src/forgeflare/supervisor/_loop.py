@@ -116,6 +116,8 @@ class LoopResult:
 
 
 class _Loop(IterationRunner):
+    opts: LoopOptions
+
     def __init__(self, opts: LoopOptions, display: LoopDisplay, stop: StopControl) -> None:
         self.opts = opts
         self.cfg = opts.config
