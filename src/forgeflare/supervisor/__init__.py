@@ -120,6 +120,8 @@ from forgeflare.supervisor._waits import budget_exhausted
 from forgeflare.supervisor._waits import limit_backoff
 from forgeflare.supervisor._waits import outage_backoff
 
+from forgeflare.supervisor._waiting import LoopWaits
+
 __all__ = [
     "CONFIG_RELPATH",
     "FINISH_EXIT_CODES",
@@ -162,6 +164,7 @@ __all__ = [
     "LoopDisplay",
     "LoopOptions",
     "LoopResult",
+    "LoopWaits",
     "Notifier",
     "NotifyEvent",
     "NotifySection",

@@ -1,8 +1,8 @@
 """One iteration of a loop: start its agent, watch it, read what it did, record it.
 
-:class:`IterationRunner` is the iteration half of the loop supervisor (with the lifecycle hooks
-that run around iterations): the loop (:mod:`forgeflare.supervisor._loop`) keeps the run, its
-waits and its finish, and calls :meth:`IterationRunner.run_agent` once per iteration.
+:class:`IterationRunner` is the iteration half of the loop supervisor: the loop
+(:mod:`forgeflare.supervisor._loop`) keeps the run, its hooks, waits and finish, and calls
+:meth:`IterationRunner.run_agent` once per iteration.
 
 ``convergence.json`` counts only when it was written during the iteration: :func:`is_fresh`
 compares the file's (inode, mtime, size) before and after, so a stale ``final`` from an earlier
@@ -41,11 +41,7 @@ from forgeflare.supervisor._finish import IterationOutcome, Limits, agent_time
 from forgeflare.supervisor._git import GitSnapshot, commits_between, git_snapshot
 from forgeflare.supervisor._lifecycle import (
     HookContext,
-    HookName,
-    HookStatus,
-    LifecycleResult,
     hook_env,
-    run_lifecycle_hook,
 )
 from forgeflare.supervisor._records import (
     InProgress,
@@ -97,24 +93,6 @@ def is_fresh(before: FileStamp | None, after: FileStamp | None) -> bool:
     return after is not None and after != before
 
 
-_HOOK_SWITCH = {
-    "started": "started_enabled",
-    "next_iteration": "next_iteration_enabled",
-    "finished": "finished_enabled",
-}
-
-
-_HOOK_SAYS: dict[HookStatus, tuple[str, str]] = {
-    HookStatus.NOT_EXECUTABLE: ("warn", "exists but is not executable (skipped)"),
-    HookStatus.OK: ("info", "completed successfully"),
-    HookStatus.WARNING: ("warn", "returned warning (exit 1)"),
-    HookStatus.ABORT: ("error", "requested abort (exit {code})"),
-    HookStatus.TIMEOUT: ("error", "timed out after {timeout:g}s (exit 124)"),
-    HookStatus.ERROR: ("error", "failed with exit code {code}"),
-}
-"""What the loop says of a lifecycle hook's run, by its status: (display level, words)."""
-
-
 @dataclass
 class _Start:
     """What an iteration knew when its agent started (read again once it ended)."""
@@ -147,7 +125,6 @@ class IterationRunner:
     last_exit: int
     last_duration: float
     records_failure: Exception | None
-    finishing: bool
 
     # The loop's own, used here: how long the run has gone, its records, the hooks' context.
     def elapsed(self) -> float:
@@ -158,49 +135,6 @@ class IterationRunner:
 
     def context(self, *, iteration: int | None = None, finish_type: str = "") -> HookContext:
         raise NotImplementedError
-
-    # -- lifecycle hooks (started, next_iteration, finished) -------------------------------
-    async def hook(self, name: HookName, ctx: HookContext) -> LifecycleResult:
-        hooks = self.cfg.hooks
-        hooks_dir = self.project / self.cfg.paths.hooks_dir
-        if not hooks.enabled or not getattr(hooks, _HOOK_SWITCH[name]):
-            result = LifecycleResult(name, HookStatus.DISABLED)
-        else:
-            path = hooks_dir / name
-            if path.is_file() and os.access(path, os.X_OK):
-                self.display.info(f"Running hook: {name}")
-            result = await run_lifecycle_hook(
-                name,
-                hooks_dir=hooks_dir,
-                cwd=self.project,
-                env={**child_environment(self.opts.env, self.opts.pass_env), **hook_env(name, ctx)},
-                timeout=hooks.timeout,
-                fail_behavior=hooks.fail_behavior,
-                stop=self.stop.escalated() if name == "finished" else self.stop,
-                on_line=lambda line: self.display.output(line, prefix=f"[{name}] "),
-            )
-        self.report_hook(result, hooks.timeout)
-        if result.status is not HookStatus.MISSING:
-            try:
-                self.store.event(
-                    "hook",
-                    hook=name,
-                    status=result.status.value,
-                    exit_code=result.exit_code,
-                    duration=round(result.duration, 3),
-                    iteration=ctx.iteration,
-                )
-            except RecordError:
-                if not self.finishing:
-                    raise
-        return result
-
-    def report_hook(self, result: LifecycleResult, timeout: float) -> None:
-        said = _HOOK_SAYS.get(result.status)
-        if said is not None:
-            level, words = said
-            text = words.format(name=result.name, code=result.exit_code, timeout=timeout)
-            getattr(self.display, level)(f"Hook {result.name} {text}")
 
     # -- one agent run -------------------------------------------------------------------------
     def prompt(self) -> str:

@@ -22,9 +22,8 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import trio
 
@@ -59,7 +58,11 @@ from forgeflare.supervisor._history import finish_reason
 from forgeflare.supervisor._iteration import IterationRunner
 from forgeflare.supervisor._lifecycle import (
     HookContext,
+    HookName,
+    HookStatus,
     LifecycleResult,
+    hook_env,
+    run_lifecycle_hook,
 )
 from forgeflare.supervisor._notify import Notifier, notify_urls
 from forgeflare.supervisor._records import (
@@ -68,12 +71,12 @@ from forgeflare.supervisor._records import (
     RecordError,
     RunRecord,
     RunStore,
-    WaitRecord,
     new_run_id,
 )
 from forgeflare.supervisor._resume import open_resumable
 from forgeflare.supervisor._stop import clear_stop, stop_requested
 from forgeflare.supervisor._trust import loop_trust_items
+from forgeflare.supervisor._waiting import LoopWaits
 from forgeflare.supervisor._waits import WaitFor, WaitSettings, WaitStreaks
 
 __all__ = ["LoopOptions", "LoopResult", "run_loop", "watch_signals"]
@@ -115,7 +118,25 @@ class LoopResult:
         return self.finish_type.exit_code
 
 
-class _Loop(IterationRunner):
+_HOOK_SWITCH = {
+    "started": "started_enabled",
+    "next_iteration": "next_iteration_enabled",
+    "finished": "finished_enabled",
+}
+
+
+_HOOK_SAYS: dict[HookStatus, tuple[str, str]] = {
+    HookStatus.NOT_EXECUTABLE: ("warn", "exists but is not executable (skipped)"),
+    HookStatus.OK: ("info", "completed successfully"),
+    HookStatus.WARNING: ("warn", "returned warning (exit 1)"),
+    HookStatus.ABORT: ("error", "requested abort (exit {code})"),
+    HookStatus.TIMEOUT: ("error", "timed out after {timeout:g}s (exit 124)"),
+    HookStatus.ERROR: ("error", "failed with exit code {code}"),
+}
+"""What the loop says of a lifecycle hook's run, by its status: (display level, words)."""
+
+
+class _Loop(IterationRunner, LoopWaits):
     opts: LoopOptions
 
     def __init__(self, opts: LoopOptions, display: LoopDisplay, stop: StopControl) -> None:
@@ -265,56 +286,52 @@ class _Loop(IterationRunner):
             self.display.warn("trusting the project's hooks without review (--trust-project)")
 
     # -- hooks ------------------------------------------------------------------------------
+    async def hook(self, name: HookName, ctx: HookContext) -> LifecycleResult:
+        hooks = self.cfg.hooks
+        hooks_dir = self.project / self.cfg.paths.hooks_dir
+        if not hooks.enabled or not getattr(hooks, _HOOK_SWITCH[name]):
+            result = LifecycleResult(name, HookStatus.DISABLED)
+        else:
+            path = hooks_dir / name
+            if path.is_file() and os.access(path, os.X_OK):
+                self.display.info(f"Running hook: {name}")
+            result = await run_lifecycle_hook(
+                name,
+                hooks_dir=hooks_dir,
+                cwd=self.project,
+                env={**child_environment(self.opts.env, self.opts.pass_env), **hook_env(name, ctx)},
+                timeout=hooks.timeout,
+                fail_behavior=hooks.fail_behavior,
+                stop=self.stop.escalated() if name == "finished" else self.stop,
+                on_line=lambda line: self.display.output(line, prefix=f"[{name}] "),
+            )
+        self.report_hook(result, hooks.timeout)
+        if result.status is not HookStatus.MISSING:
+            try:
+                self.store.event(
+                    "hook",
+                    hook=name,
+                    status=result.status.value,
+                    exit_code=result.exit_code,
+                    duration=round(result.duration, 3),
+                    iteration=ctx.iteration,
+                )
+            except RecordError:
+                if not self.finishing:
+                    raise
+        return result
+
+    def report_hook(self, result: LifecycleResult, timeout: float) -> None:
+        said = _HOOK_SAYS.get(result.status)
+        if said is not None:
+            level, words = said
+            text = words.format(name=result.name, code=result.exit_code, timeout=timeout)
+            getattr(self.display, level)(f"Hook {result.name} {text}")
+
     # -- one agent run ----------------------------------------------------------------------
     def counted_iterations(self) -> int:
         """Iterations that count toward max_iterations (not limit or outage waits)."""
         return self.record.counted_iterations
-
-    async def wait(self, kind: str, seconds: float, until: datetime) -> None:
-        """Wait ``seconds`` by the wall clock (a suspend does not stretch it), or a stop."""
-        local = until.astimezone().strftime("%H:%M")
-        what = "the usage window" if kind == "limit_wait" else "the API (outage)"
-        self.display.warn(f"waiting for {what} until {local} ({format_wait(seconds)})")
-        started = utc_timestamp()
-        self.store.event("wait_started", kind=kind, until=utc_timestamp(until), seconds=seconds)
-        await self.notifier.send(
-            kind,
-            {**self.summary(), "until": local, "detail": f"waiting {format_wait(seconds)}"},
-        )
-        scale = self.time_scale
-        deadline = datetime.now(UTC) + timedelta(seconds=seconds * scale)
-        t0 = time.monotonic()
-        while not self.stop.stop.is_set() and not stop_requested(self.project):
-            left = (deadline - datetime.now(UTC)).total_seconds()
-            if left <= 0:
-                break
-            # Poll the stop request each second (a file: `forgeflare stop` from another shell).
-            with trio.move_on_after(min(left, 1.0)):
-                await self.stop.stop.wait()
-        waited = round(time.monotonic() - t0, 3)
-        self.record.totals.waited_seconds = round(self.record.totals.waited_seconds + waited, 3)
-        self.record.waits.append(
-            WaitRecord(kind=kind, started_at=started, duration=waited, until=utc_timestamp(until))
-        )
-        self.store.event("wait_ended", kind=kind, waited=waited)
-
-    def summary(self) -> dict[str, Any]:
-        rec = self.record
-        return {
-            "run_id": rec.run_id,
-            "project_dir": rec.project_dir,
-            "mode": rec.mode,
-            "started_at": rec.started_at,
-            "finished_at": rec.finished_at,
-            "finish_type": rec.finish_type,
-            "finish_reason": rec.finish_reason,
-            "exit_code": rec.exit_code,
-            "totals": {
-                **rec.totals.model_dump(),
-                "duration": round(self.elapsed(), 1),
-            },
-            "run_dir": str(self.store.dir),
-        }
 
     async def before_iteration(self) -> FinishType | None:
         """Checks between iterations (the rules are :func:`before_iteration`'s)."""
