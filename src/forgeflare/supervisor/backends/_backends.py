@@ -29,10 +29,21 @@ from forgeflare.supervisor.backends._claude import ClaudeStreamReader
 from forgeflare.supervisor.backends._codex import CodexStreamReader
 from forgeflare.supervisor.backends._report import IterationReport, Tokens
 
+
+class AgentSettings(Protocol):
+    """What a backend reads of ``[agent]`` (the config's ``AgentSection``)."""
+
+    @property
+    def permission_mode(self) -> str: ...
+    @property
+    def final_required(self) -> str: ...
+
+
 __all__ = [
     "BACKENDS",
     "COMPLETE_TAG",
     "REPORT_ENV",
+    "AgentSettings",
     "Backend",
     "ChildEnd",
     "ClaudeBackend",
@@ -135,6 +146,10 @@ class Backend(Protocol):
     secret_names: ClassVar[tuple[str, ...]]
     """Secrets the agent's process keeps (the key for its API); every other one is scrubbed."""
 
+    def configure(self, agent: AgentSettings) -> None:
+        """Take this backend's settings from ``[agent]`` (the loop builds one instance)."""
+        ...
+
     def preflight(self, project: Path, argv: list[str], env: Mapping[str, str]) -> None:
         """Raise ``ConfigError`` (one line) for what would make every iteration fail."""
         ...
@@ -175,6 +190,10 @@ class _PlainBackend:
 
     def reader(self) -> LineReader:
         return _RawReader()
+
+    def configure(self, agent: AgentSettings) -> None:
+        if agent.final_required != "auto":  # auto: the class's own (yes for forgeflare only)
+            self.final_required = agent.final_required == "yes"
 
     def preflight(self, project: Path, argv: list[str], env: Mapping[str, str]) -> None:
         _found(project, argv, env, getattr(self, "name", "command"))
@@ -293,6 +312,10 @@ class _StreamBackend:
     def budget_argv(self, left_usd: float) -> list[str]:
         return []
 
+    def configure(self, agent: AgentSettings) -> None:
+        if agent.final_required != "auto":  # auto: the class's own (yes for forgeflare only)
+            self.final_required = agent.final_required == "yes"
+
     def preflight(self, project: Path, argv: list[str], env: Mapping[str, str]) -> None:
         _found(project, argv, env, getattr(self, "name", "command"))
 
@@ -319,6 +342,9 @@ class ClaudeBackend(_StreamBackend):
     permission_mode: str = "bypassPermissions"
     program: ClassVar[str] = "claude"
     args: ClassVar[tuple[str, ...]] = ("-p", "--output-format", "stream-json", "--verbose")
+
+    def configure(self, agent: AgentSettings) -> None:
+        self.permission_mode = agent.permission_mode
 
     def options(self) -> list[str]:
         return ["--permission-mode", self.permission_mode] if self.permission_mode else []
