@@ -34,7 +34,8 @@ from forgeflare.agent.tools._registry import TOOL_NAMES
 from forgeflare.agent.tools._sandbox import SANDBOX_ENV, check_sandbox
 from forgeflare.hooks import EXIT_CODES, Hook
 from forgeflare.hooks._pipeline import build_pipeline, collect_agent_hooks
-from forgeflare.hooks._trust import agent_trust_items, require_trust
+from forgeflare.trust._items import agent_trust_items
+from forgeflare.trust._store import require_trust
 
 __all__ = ["DEFAULT_MAX_TOKENS", "DEFAULT_MODEL", "RunOptions", "run_agent"]
 

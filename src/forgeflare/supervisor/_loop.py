@@ -42,7 +42,6 @@ from forgeflare._errors import ConfigError
 from forgeflare._pgroup import process_started
 from forgeflare._process import end_marked_processes, run_child
 from forgeflare._secrets import AGENT_KEYS, PASS_ENV_VAR, child_environment
-from forgeflare.hooks._trust import TrustError, require_trust
 from forgeflare.supervisor._agentproc import (
     ChildResult,
     StopControl,
@@ -93,6 +92,8 @@ from forgeflare.supervisor._stop import clear_stop, stop_requested
 from forgeflare.supervisor._trust import loop_trust_items
 from forgeflare.supervisor._waits import WaitFor, WaitSettings, WaitStreaks
 from forgeflare.supervisor.backends import BACKENDS, COMPLETE_TAG, REPORT_ENV, ChildEnd
+from forgeflare.trust._policy import TrustError, trust_override
+from forgeflare.trust._store import require_trust
 
 __all__ = ["FileStamp", "LoopOptions", "LoopResult", "is_fresh", "run_loop", "watch_signals"]
 
@@ -205,7 +206,7 @@ class _Loop:
         self.records_failure: Exception | None = None
         """A write that failed during the agent: raised once its iteration is recorded."""
         self.time_scale = _time_scale(opts.env)
-        from forgeflare.hooks._trust import default_trust_file
+        from forgeflare.trust._store import default_trust_file
 
         config_dir = default_trust_file(opts.env).parent
         self.notifier = Notifier(
@@ -312,7 +313,7 @@ class _Loop:
             f"bounds: {most} iterations, runtime {runtime}, {cost}, iteration timeout "
             f"{timeout}, agent {self.backend.name}"
         )
-        if self.opts.trust_project or self.opts.env.get("FORGEFLARE_TRUST", "") in ("1", "true"):
+        if trust_override(self.opts.env, self.opts.trust_project):
             self.display.warn("trusting the project's hooks without review (--trust-project)")
 
     # -- hooks ------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forgeflare.hooks._trust import (
+from forgeflare.trust import (
     TrustItem,
     TrustRecord,
     TrustStore,
@@ -127,7 +127,10 @@ def test_project_dir_variables_and_symlinks(tmp_path: Path) -> None:
     outside = tmp_path.parent / f"{tmp_path.name}-outside.sh"
     outside.write_text("echo out\n")
     (tmp_path / "link.sh").symlink_to(outside)
-    assert command_item("c", "./link.sh", tmp_path).files == {}
+    linked = command_item("c", "./link.sh", tmp_path)
+    assert linked.files["link.sh"].startswith(f"-> {outside}")  # covered by its target
+    outside.write_text("echo changed\n")
+    assert command_item("c", "./link.sh", tmp_path).digest != linked.digest
     outside.unlink()
 
 
