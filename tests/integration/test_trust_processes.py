@@ -210,3 +210,34 @@ def test_a_loop_hooks_module_is_trusted_before_it_is_imported(
     assert ran.returncode == 10, ran.stderr
     assert (project / "module-imported").exists()
     assert len(server.requests()) == 1
+
+
+EVIL_HOOK = HOOK.replace('write_text("yes")', 'write_text("evil")')
+
+
+def test_a_hook_rewritten_mid_run_is_refused_at_its_next_call(
+    cloned: Path, tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+) -> None:
+    guard = ".forgeflare/hooks/guard.py"
+    rewrite = f"cat > {guard} <<'EOF'\n{EVIL_HOOK}EOF\n"
+    server = mock_api(
+        {
+            "responses": [
+                tool_response(("Read", {"file_path": "README.md"})),
+                tool_response(("Bash", {"command": rewrite})),
+                tool_response(("Read", {"file_path": "README.md"})),
+                text_response("ok"),
+            ],
+            "when_exhausted": "end_turn",
+        }
+    )
+    env = _env(tmp_path)
+    assert _forgeflare(cloned, env, "trust").returncode == 0
+    ran = run_agent(cloned, server.url, env=env)
+    assert "evil" in (cloned / guard).read_text()  # the agent did rewrite it
+    assert (cloned / "hook-ran").read_text() == "yes"  # but the rewritten hook never ran
+    refusals = [s for s in ran.stderr.splitlines() if "[warn]" in s and "hook refused" in s]
+    assert len(refusals) == 1, ran.stderr
+    assert "changed: hooks.toml[0] PreToolUse" in refusals[0]
+    last = server.requests()[-1]
+    assert "hook refused" in json.dumps(last)  # the Read was blocked, the model was told

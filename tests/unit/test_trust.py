@@ -10,8 +10,10 @@ from hypothesis import strategies as st
 
 from forgeflare.trust import (
     TrustItem,
+    TrustPin,
     TrustRecord,
     TrustStore,
+    agent_trust_items,
     check_trust,
     command_item,
     default_trust_file,
@@ -167,3 +169,25 @@ def test_store_round_trip_and_revoke(tmp_path: Path) -> None:
 def test_default_trust_file_honours_xdg(tmp_path: Path) -> None:
     path = default_trust_file({"XDG_CONFIG_HOME": str(tmp_path)})
     assert path == tmp_path / "forgeflare" / "trust.json"
+
+
+def test_pin_refuses_a_change_and_not_a_touch(tmp_path: Path) -> None:
+    hooks = tmp_path / ".forgeflare" / "hooks"
+    hooks.mkdir(parents=True)
+    (hooks / "guard.py").write_text("print('{}')\n")
+    toml = tmp_path / ".forgeflare" / "hooks.toml"
+    toml.write_text('[[hooks]]\nevent = "Stop"\ncommand = "python3 .forgeflare/hooks/guard.py"\n')
+    items = agent_trust_items(tmp_path)
+    pin = TrustPin(tmp_path, lambda: agent_trust_items(tmp_path), items, watch=[toml])
+    assert pin.refusal() is None
+    os.utime(hooks / "guard.py", ns=(1, 1))  # touched, same content
+    assert pin.refusal() is None
+    (hooks / "json.py").write_text("import os\n")  # a module beside a trusted Python hook
+    refusal = pin.refusal()
+    assert refusal is not None
+    assert "changed: hooks.toml[0] Stop" in refusal
+    assert "\n" not in refusal
+    (hooks / "json.py").unlink()
+    assert pin.refusal() is None
+    toml.write_text(toml.read_text().replace("Stop", "PostToolUse"))
+    assert "new: hooks.toml[0] PostToolUse" in (pin.refusal() or "")

@@ -206,6 +206,8 @@ class _Loop:
         self.records_failure: Exception | None = None
         """A write that failed during the agent: raised once its iteration is recorded."""
         self.time_scale = _time_scale(opts.env)
+        self.refused = ""
+        """The last trust refusal printed."""
         from forgeflare.trust._store import default_trust_file
 
         config_dir = default_trust_file(opts.env).parent
@@ -320,8 +322,12 @@ class _Loop:
     async def hook(self, name: HookName, ctx: HookContext) -> LifecycleResult:
         hooks = self.cfg.hooks
         hooks_dir = self.project / self.cfg.paths.hooks_dir
+        refusal = None
         if not hooks.enabled or not getattr(hooks, _HOOK_SWITCH[name]):
             result = LifecycleResult(name, HookStatus.DISABLED)
+        elif (refusal := await self.untrusted_now()) is not None:
+            # Checked before every call: the agent may have rewritten the hook meanwhile.
+            result = LifecycleResult(name, HookStatus.ABORT)
         else:
             path = hooks_dir / name
             if path.is_file() and os.access(path, os.X_OK):
@@ -336,7 +342,8 @@ class _Loop:
                 stop=self.stop.escalated() if name == "finished" else self.stop,
                 on_line=lambda line: self.display.output(line, prefix=f"[{name}] "),
             )
-        self.report_hook(result, hooks.timeout)
+        if refusal is None:
+            self.report_hook(result, hooks.timeout)
         if result.status is not HookStatus.MISSING:
             try:
                 self.store.event(
@@ -662,7 +669,7 @@ class _Loop:
         if verdict.type is FinishType.STOPPED:
             clear_stop(self.project)
         elif verdict.type is FinishType.HOOK_ABORT and trust_error is not None:
-            self.display.error(trust_error)
+            self.say_refusal(trust_error)
         if verdict.reason is not None:
             self.finish_reason = verdict.reason
         return verdict.type
@@ -671,6 +678,21 @@ class _Loop:
         """Raise TrustError when a project hook or command changed since the start."""
         now = loop_trust_items(self.project, self.cfg, project_command=self.opts.project_command)
         require_trust(self.project, now, self.opts.env, flag=self.opts.trust_project)
+
+    async def untrusted_now(self) -> str | None:
+        """The one refusal line when what the project runs is no longer trusted, else None."""
+        try:
+            await trio.to_thread.run_sync(self.check_trust)
+        except TrustError as exc:
+            self.say_refusal(str(exc))
+            return str(exc)
+        return None
+
+    def say_refusal(self, line: str) -> None:
+        """Print a trust refusal once (the finished hook is refused for the same reason)."""
+        if line != self.refused:
+            self.refused = line
+            self.display.error(line)
 
     async def iterate(self) -> FinishType | None:
         """One pass of the loop: ``None`` to go on."""
@@ -740,6 +762,8 @@ class _Loop:
     async def run_gate(self) -> tuple[bool, str]:
         """Run ``[limits] gate`` in the project: complete counts only when it passes."""
         gate = self.cfg.limits.gate
+        if await self.untrusted_now() is not None:
+            return False, "not trusted"
         self.display.info(f"gate: {gate}")
         out = bytearray()
         try:
