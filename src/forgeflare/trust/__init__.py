@@ -15,6 +15,8 @@ from forgeflare.trust._items import claude_settings_items
 from forgeflare.trust._items import command_item
 from forgeflare.trust._items import config_items
 from forgeflare.trust._items import directory_items
+from forgeflare.trust._items import fleet_files
+from forgeflare.trust._items import fleet_items
 from forgeflare.trust._items import hooks_file_items
 from forgeflare.trust._items import loosens
 from forgeflare.trust._items import python_module_items
@@ -56,6 +58,8 @@ __all__ = [
     "default_trust_file",
     "directory_items",
     "fingerprint",
+    "fleet_files",
+    "fleet_items",
     "hooks_file_items",
     "loosens",
     "parse_records",

@@ -43,7 +43,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         from forgeflare.supervisor._config import load_config
         from forgeflare.supervisor._trust import describe_items, loop_trust_items
-        from forgeflare.trust._items import python_module_items
+        from forgeflare.trust._items import fleet_files, fleet_items, python_module_items
         from forgeflare.trust._policy import check_trust
         from forgeflare.trust._store import TrustStore, default_trust_file
 
@@ -70,6 +70,8 @@ def register(app: typer.Typer) -> None:
         config = load_config(directory, env=env).config
         items = loop_trust_items(directory, config, every_backend=True)
         items += python_module_items(hooks_module, directory)
+        for fleet_file in fleet_files(directory):
+            items += fleet_items(fleet_file, directory)
         if not items:
             typer.echo(f"{real}: nothing to run from this project (no hooks, no commands)")
             return

@@ -35,6 +35,8 @@ __all__ = [
     "command_item",
     "config_items",
     "directory_items",
+    "fleet_files",
+    "fleet_items",
     "hooks_file_items",
     "loosens",
     "python_module_items",
@@ -529,6 +531,35 @@ def config_items(project: Path, relpath: str = ".fresher/config.toml") -> list[T
     elif security:
         items.append(TrustItem("[security]", repr(security)))
     return items
+
+
+def fleet_items(path: Path, project: Path) -> list[TrustItem]:
+    """A fleet file's commands: ``[fleet] gate`` and each loop's ``agent_command``."""
+    path, project = _rebase(path, project)
+    data = _read_toml(path)
+    if data is None:
+        return [_bytes_item(path.name, path)] if path.is_file() else []
+    items: list[TrustItem] = []
+    fleet = data.get("fleet")
+    if isinstance(fleet, dict) and fleet.get("gate"):
+        items.append(command_item(f"{path.name} [fleet] gate", str(fleet["gate"]), project))
+    loops = data.get("loop")
+    for index, loop in enumerate(loops if isinstance(loops, list) else []):
+        if isinstance(loop, dict) and loop.get("agent_command"):
+            name = loop.get("name", index)
+            key = f"{path.name} loop[{name}] agent_command"
+            items.append(command_item(key, str(loop["agent_command"]), project))
+    return items
+
+
+def fleet_files(project: Path) -> list[Path]:
+    """The project's top-level TOML files that are fleet files (a ``[fleet]`` table)."""
+    found = []
+    for path in sorted(project.glob("*.toml")):
+        data = _read_toml(path)
+        if data is not None and isinstance(data.get("fleet"), dict) and "loop" in data:
+            found.append(path)
+    return found
 
 
 def _words(value: object) -> str:
