@@ -12,19 +12,27 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from forgeflare.trust import (
+    TRUE_WORDS,
     TrustItem,
     TrustPin,
     TrustRecord,
     TrustStore,
     TrustStoreError,
     agent_trust_items,
+    blind_spots,
     check_trust,
+    claude_items,
     command_item,
+    config_items,
     default_trust_file,
     directory_items,
     fingerprint,
+    fleet_files,
+    fleet_items,
     hooks_file_items,
+    loosens,
     python_module_items,
+    referenced_files,
     trust_override,
 )
 
@@ -243,3 +251,137 @@ def test_store_file_errors_name_the_file(tmp_path: Path) -> None:
     (tmp_path / "trust.json").mkdir()
     with pytest.raises(TrustStoreError, match=r"trust\.json: cannot read"):
         TrustStore(tmp_path / "trust.json").load()
+
+
+def test_security_keys_loosen_unless_default_or_tighter() -> None:
+    rows = [
+        # key, value, default -> loosens
+        ("pass_env", ["ANTHROPIC_API_KEY"], [], True),
+        ("pass_env", [], [], False),
+        ("allow_paths", ["/"], [], True),
+        ("writable", ["/home"], [], True),
+        ("sandbox", "off", "auto", True),
+        ("sandbox", "", "auto", True),
+        ("sandbox", "", "", False),  # the default is not a loosening
+        ("sandbox", "bwrap", "", False),
+        ("sandbox", "auto", "", False),
+        ("sandbox_network", True, False, True),
+        ("sandbox_network", False, False, False),
+        ("sandbox_network", "no", True, False),
+        ("something_new", 1, None, True),  # when in doubt, an item
+    ]
+    for key, value, default, expected in rows:
+        assert loosens(key, value, default) is expected, (key, value)
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
+def test_config_items_table(tmp_path: Path) -> None:
+    rows = [
+        ("[limits]\ngate = 'make check'\n", ["[limits] gate"]),
+        ("[agent]\nextra_args = '--api-url http://x'\n", ["[agent] extra_args"]),
+        ("[agent.profiles.night]\ncommand = 'claude'\n", ["[agent.profiles.night]"]),
+        (
+            "[security]\npass_env = ['GITHUB_TOKEN']\nsandbox_network = false\n",
+            ["[security] pass_env"],
+        ),
+        ("[security]\nsandbox = 'bwrap'\n[hooks]\nenabled = false\n", []),
+        ("[fresher]\nmode = 'planning'\n", []),
+        ("not toml [", [".fresher/config.toml"]),
+    ]
+    for text, keys in rows:
+        _write(tmp_path, {".fresher/config.toml": text})
+        assert [i.key for i in config_items(tmp_path)] == keys, text
+
+
+def test_claude_settings_keys_that_run_or_redirect_are_items(tmp_path: Path) -> None:
+    settings = {
+        "model": "opus",
+        "permissions": {"deny": ["Bash(curl:*)"]},
+        "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./stop.sh"}]}]},
+        "apiKeyHelper": "./key.sh",
+        "env": {"ANTHROPIC_BASE_URL": "http://elsewhere"},
+        "statusLine": {"type": "command", "command": "make status"},
+        "enabledPlugins": {"x@y": True},
+    }
+    _write(tmp_path, {
+        ".claude/settings.local.json": json.dumps(settings),
+        "stop.sh": "true\n",
+        "key.sh": "echo k\n",
+        "conf/hostile.json": json.dumps({"apiKeyHelper": "echo k"}),
+        ".mcp.json": "{}",
+    })  # fmt: skip
+    items = {i.key: i for i in claude_items(tmp_path, "--settings conf/hostile.json")}
+    local = ".claude/settings.local.json"
+    assert sorted(items) == sorted([
+        f"{local} apiKeyHelper", f"{local} enabledPlugins", f"{local} env", f"{local} hooks",
+        f"{local} statusLine", ".mcp.json", "--settings conf/hostile.json apiKeyHelper",
+    ])  # fmt: skip
+    assert "stop.sh" in items[f"{local} hooks"].files
+    assert "key.sh" in items[f"{local} apiKeyHelper"].files
+    assert items[f"{local} statusLine"].blind  # make: dependencies not covered
+    _write(tmp_path, {".claude/settings.json": "[1, 2"})
+    assert ".claude/settings.json" in {i.key for i in claude_items(tmp_path)}
+
+
+def test_what_a_command_really_runs_is_covered(tmp_path: Path) -> None:
+    _write(tmp_path, {
+        "hooks/a/h.sh": ". ./lib.sh\n",
+        "hooks/a/lib.sh": "true\n",
+        "hooks/a/sub/deep.sh": "true\n",
+        "tools/b/run.sh": "true\n",
+        "mod.py": "import helper\n",
+        "helper.py": "x = 1\n",
+        "json.py": "shadow = True\n",
+        "README.md": "not code\n",
+        "pkg/__init__.py": "",
+        "pkg/part.py": "",
+        "pkg/__pycache__/part.cpython-311.pyc": "",
+        "Makefile": "all:\n\ttrue\n",
+    })  # fmt: skip
+    rows = [
+        ("hooks/a/h.sh", {"hooks/a/h.sh", "hooks/a/lib.sh", "hooks/a/sub/deep.sh"}),
+        ("cd tools/b && ./run.sh", {"tools/b/run.sh"}),
+        ("bash -c 'cd tools/b; ./run.sh'", {"tools/b/run.sh"}),
+        ("python3 -m mod", {"mod.py", "helper.py", "json.py"}),
+        ("python3 -m pkg", {"pkg/__init__.py", "pkg/part.py",
+                            "pkg/__pycache__/part.cpython-311.pyc", "json.py"}),
+        ("make -s all", {"Makefile"}),
+        ("echo hi", set()),
+    ]  # fmt: skip
+    for command, expected in rows:
+        assert set(referenced_files(command, tmp_path)) == expected, command
+    assert blind_spots("make -s all") == ("`make` runs recipes whose dependencies are not covered",)
+    assert blind_spots("./h.sh $(cat list)") == ("command substitution",)
+    assert blind_spots("./h.sh") == ()
+
+
+def test_pyc_and_extension_modules_are_module_files(tmp_path: Path) -> None:
+    (tmp_path / "evilc.pyc").write_bytes(b"\x00" * 16)
+    (tmp_path / "fast.cpython-311-x86_64-linux-gnu.so").write_bytes(b"\x7fELF")
+    keys = [i.key for i in python_module_items(["evilc", "fast", "absent"], tmp_path)]
+    assert keys == ["hooks module evilc", "hooks module fast"]
+
+
+def test_fleet_items(tmp_path: Path) -> None:
+    _write(tmp_path, {
+        "FLEET.toml": "[fleet]\nname = 'n'\ngate = 'make test'\n[[loop]]\nname = 'a'\n"
+        "prompt = 'p'\nagent_command = './agent.sh'\n[[loop]]\nname = 'b'\nprompt = 'p'\n",
+        "agent.sh": "true\n",
+        "other.toml": "[tool]\nx = 1\n",
+    })  # fmt: skip
+    assert fleet_files(tmp_path) == [tmp_path / "FLEET.toml"]
+    items = fleet_items(tmp_path / "FLEET.toml", tmp_path)
+    assert [i.key for i in items] == ["FLEET.toml [fleet] gate", "FLEET.toml loop[a] agent_command"]
+    assert "agent.sh" in items[1].files
+
+
+def test_override_words_are_one_list() -> None:
+    for word in TRUE_WORDS:
+        assert trust_override({"FORGEFLARE_TRUST": f" {word.upper()} "})
+    for word in ("0", "false", "no", "off", "", "2"):
+        assert not trust_override({"FORGEFLARE_TRUST": word})

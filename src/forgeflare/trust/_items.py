@@ -482,12 +482,18 @@ def claude_items(project: Path, extra_args: str = "") -> list[TrustItem]:
 # --- the project's own config ------------------------------------------------------------------
 
 
-def loosens(key: str, value: object) -> bool:
+_NO_DEFAULT = object()
+
+
+def loosens(key: str, value: object, default: object = _NO_DEFAULT) -> bool:
     """Does a project's ``[security] key = value`` loosen a limit (so it needs trust)?
 
-    A project may tighten without trust: turn the sandbox on, network off, pass nothing,
-    allow no path. Anything else, unknown keys included, loosens.
+    The default (what a project without the key gets) never loosens. A project may tighten
+    without trust: turn the sandbox on, network off, pass nothing, allow no path. Anything
+    else, unknown keys included, loosens.
     """
+    if value == default:
+        return False
     if key in {"pass_env", "allow_paths", "writable"}:
         return value not in ("", [], None)
     if key == "sandbox":
@@ -524,8 +530,9 @@ def config_items(project: Path, relpath: str = ".fresher/config.toml") -> list[T
                     files.update(referenced_files(s, project))
                 items.append(TrustItem(f"[agent.profiles.{name}]", text, files))
     if isinstance(security, dict):
+        defaults = _security_defaults()
         for key, value in sorted(security.items()):
-            if loosens(key, value):
+            if loosens(key, value, defaults.get(key, _NO_DEFAULT)):
                 text = json.dumps(value, sort_keys=True, default=str)
                 items.append(TrustItem(f"[security] {key}", text))
     elif security:
@@ -560,6 +567,16 @@ def fleet_files(project: Path) -> list[Path]:
         if data is not None and isinstance(data.get("fleet"), dict) and "loop" in data:
             found.append(path)
     return found
+
+
+def _security_defaults() -> dict[str, object]:
+    """``[security]`` defaults, from the config model (the one home of them)."""
+    from forgeflare.supervisor._config import SecuritySection
+
+    return {
+        name: info.get_default(call_default_factory=True)
+        for name, info in SecuritySection.model_fields.items()
+    }
 
 
 def _words(value: object) -> str:
