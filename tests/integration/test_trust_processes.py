@@ -241,3 +241,38 @@ def test_a_hook_rewritten_mid_run_is_refused_at_its_next_call(
     assert "changed: hooks.toml[0] PreToolUse" in refusals[0]
     last = server.requests()[-1]
     assert "hook refused" in json.dumps(last)  # the Read was blocked, the model was told
+
+
+def test_a_python_hook_importing_its_neighbour_stays_trusted_call_after_call(
+    tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+) -> None:
+    project = tmp_path / "p"
+    hooks = project / ".forgeflare" / "hooks"
+    hooks.mkdir(parents=True)
+    (hooks / "helper.py").write_text("ANSWER = {'action': 'allow'}\n")
+    guard = hooks / "guard.py"
+    guard.write_text(
+        "import json, pathlib, sys\nfrom helper import ANSWER\njson.load(sys.stdin)\n"
+        "with open('calls', 'a') as f:\n    f.write('x')\nprint(json.dumps(ANSWER))\n"
+    )
+    guard.chmod(0o755)
+    (project / ".forgeflare" / "hooks.toml").write_text(
+        '[[hooks]]\nevent = "PreToolUse"\nmatch_tool = "Read"\n'
+        'command = "python3 .forgeflare/hooks/guard.py"\n'
+    )
+    (project / "README.md").write_text("hi\n")
+    read = ("Read", {"file_path": "README.md"})
+    server = mock_api(
+        {
+            "responses": [tool_response(read), tool_response(read), text_response("ok")],
+            "when_exhausted": "end_turn",
+        }
+    )
+    env = _env(tmp_path)
+    env["PYTHONDONTWRITEBYTECODE"] = ""  # as on most machines: Python writes __pycache__
+    assert _forgeflare(project, env, "trust").returncode == 0
+    ran = run_agent(project, server.url, env=env)
+    assert ran.returncode == 0, ran.stderr
+    assert "hook refused" not in ran.stderr
+    assert (project / "calls").read_text() == "xx"
+    assert not (hooks / "__pycache__").exists()

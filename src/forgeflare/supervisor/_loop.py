@@ -336,7 +336,11 @@ class _Loop:
                 name,
                 hooks_dir=hooks_dir,
                 cwd=self.project,
-                env={**child_environment(self.opts.env, self.opts.pass_env), **hook_env(name, ctx)},
+                env={
+                    **child_environment(self.opts.env, self.opts.pass_env),
+                    **hook_env(name, ctx),
+                    "PYTHONDONTWRITEBYTECODE": "1",  # no __pycache__ in the trusted hooks dir
+                },
                 timeout=hooks.timeout,
                 fail_behavior=hooks.fail_behavior,
                 stop=self.stop.escalated() if name == "finished" else self.stop,
