@@ -291,6 +291,7 @@ def test_config_items_table(tmp_path: Path) -> None:
         ),
         ("[security]\nsandbox = 'bwrap'\n[hooks]\nenabled = false\n", []),
         ("[fresher]\nmode = 'planning'\n", []),
+        ("[paths]\nhooks_dir = '../elsewhere'\nlog_dir = 'logs'\n", ["[paths] hooks_dir"]),
         ("not toml [", [".fresher/config.toml"]),
     ]
     for text, keys in rows:

@@ -504,7 +504,8 @@ def loosens(key: str, value: object, default: object = _NO_DEFAULT) -> bool:
 
 
 def config_items(project: Path, relpath: str = ".fresher/config.toml") -> list[TrustItem]:
-    """Items of the project's config file: gate, extra_args, profiles, loosening security."""
+    """Items of the project's config file: gate, extra_args, profiles, loosening security,
+    paths that lead out of the project."""
     project = project.resolve()
     path = project / relpath
     if not (path.is_file() or path.is_symlink()):
@@ -529,6 +530,12 @@ def config_items(project: Path, relpath: str = ".fresher/config.toml") -> list[T
                 for s in _strings(profile):
                     files.update(referenced_files(s, project))
                 items.append(TrustItem(f"[agent.profiles.{name}]", text, files))
+    paths = data.get("paths", {})
+    for key, value in sorted(paths.items() if isinstance(paths, dict) else []):
+        # Lifecycle hooks or records outside the project are outside what trust can see.
+        where = Path(os.path.normpath(project / str(value)))
+        if not isinstance(value, str) or _lexically_inside(where, project) is None:
+            items.append(TrustItem(f"[paths] {key}", json.dumps(value, default=str)))
     if isinstance(security, dict):
         defaults = _security_defaults()
         for key, value in sorted(security.items()):
