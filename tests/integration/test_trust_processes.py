@@ -276,3 +276,38 @@ def test_a_python_hook_importing_its_neighbour_stays_trusted_call_after_call(
     assert "hook refused" not in ran.stderr
     assert (project / "calls").read_text() == "xx"
     assert not (hooks / "__pycache__").exists()
+
+
+def test_trust_of_a_missing_directory_is_one_line(tmp_path: Path) -> None:
+    done = _forgeflare(tmp_path, _env(tmp_path), "trust", str(tmp_path / "nonexistent"))
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"forgeflare: error: {tmp_path / 'nonexistent'}: no such directory"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("raw", "commands"),
+    [
+        (b"\xff\xfe{", ["run", "trust", "list", "show", "revoke", "hooks"]),
+        (b'{"projects": []}', ["trust"]),  # the store's shapes are fuzzed in the unit tests
+        (b"[" * 5000, ["run"]),
+    ],
+)
+def test_a_damaged_trust_file_is_one_line_from_every_command(
+    cloned: Path, tmp_path: Path, raw: bytes, commands: list[str]
+) -> None:
+    env = _env(tmp_path, ANTHROPIC_API_URL="http://127.0.0.1:9", ANTHROPIC_API_KEY="k")
+    store = tmp_path / "config" / "forgeflare" / "trust.json"
+    store.parent.mkdir(parents=True)
+    store.write_bytes(raw)
+    argv = {"run": ["run", "hi"], "trust": ["trust"], "list": ["trust", "--list"],
+            "show": ["trust", "--show"], "revoke": ["trust", "--revoke"],
+            "hooks": ["hooks", "test", "Stop"]}  # fmt: skip
+    for args in (argv[c] for c in commands):
+        done = _forgeflare(cloned, env, *args)
+        lines = done.stderr.strip().splitlines()
+        assert done.returncode == 2, (args, done.stderr)
+        assert len(lines) == 1, (args, done.stderr)
+        assert f"{store}: the trust records are damaged" in lines[0]
+    assert not (cloned / "hook-ran").exists()
