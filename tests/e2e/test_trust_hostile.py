@@ -337,8 +337,8 @@ def _argv(command: str, channel: Channel, claude: Path | None) -> list[str]:
     return ["hooks", "test", "PreToolUse", "--tool", "Read", *channel.extra]
 
 
-def _leaks(seen: list[str], server: MockServer) -> int:
-    bodies = [json.dumps(r.get("body")) for r in server.requests()]
+def _leaks(seen: list[str], server: MockServer | None) -> int:
+    bodies = [json.dumps(r.get("body")) for r in (server.requests() if server else [])]
     return sum(KEY in s for s in seen) + sum(KEY in b for b in bodies)
 
 
@@ -361,11 +361,13 @@ def test_a_hostile_clone_runs_nothing_and_leaks_no_key(
     outside = tmp_path / "outside-secret.txt"
     outside.write_text(KEY)
     project = _clone(tmp_path, "repo", channel.files(mark, url, str(tmp_path)))
-    server = mock_api(_mock_script(url, outside))
+    # A model to talk to only where one is asked (fleet, hooks test: none); leaks go to `url`.
+    server = mock_api(_mock_script(url, outside)) if command in {"run", "loop", "claude"} else None
+    api = server.url if server is not None else url
     claude = request.getfixturevalue("claude_code") if command == "claude" else None
-    env = claude_env(tmp_path / "home", server.url, ANTHROPIC_API_KEY=KEY)
+    env = claude_env(tmp_path / "home", api, ANTHROPIC_API_KEY=KEY)
     env.update(
-        ANTHROPIC_API_URL=server.url,
+        ANTHROPIC_API_URL=api,
         XDG_CONFIG_HOME=str(tmp_path / "empty-config"),  # an empty trust store
         FORGEFLARE_TRUST="0",
         FORGEFLARE_TIME_SCALE="0.001",
