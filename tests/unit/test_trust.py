@@ -386,3 +386,17 @@ def test_override_words_are_one_list() -> None:
         assert trust_override({"FORGEFLARE_TRUST": f" {word.upper()} "})
     for word in ("0", "false", "no", "off", "", "2"):
         assert not trust_override({"FORGEFLARE_TRUST": word})
+
+
+def test_a_script_reading_other_files_is_a_warning(tmp_path: Path) -> None:
+    _write(tmp_path, {
+        "hooks/h.sh": "sh scripts/helper.sh\ncat config/rules.txt\n. ./lib.sh\n",
+        "hooks/lib.sh": "true\n",
+        "scripts/helper.sh": "true\n",
+        "config/rules.txt": "x\n",
+    })  # fmt: skip
+    item = command_item("k", "hooks/h.sh", tmp_path)
+    assert item.blind == (
+        "`hooks/h.sh` mentions scripts/helper.sh, whose changes are not covered",
+        "`hooks/h.sh` mentions config/rules.txt, whose changes are not covered",
+    )  # lib.sh is beside it: covered, no warning

@@ -17,6 +17,7 @@ import ast
 import hashlib
 import json
 import os
+import re
 import shlex
 import sys
 import tomllib
@@ -304,14 +305,54 @@ def blind_spots(command: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(notes))
 
 
+_MENTION = re.compile(r"[\w.-]*/[\w./-]+|[\w-]+\.(?:sh|py|bash|pl|rb|js|mk|toml|json|ya?ml|cfg)\b")
+_MENTIONS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {}
+
+
+def _mentions(path: Path) -> tuple[str, ...]:
+    """Path-like words in a small text file (cached while its stat is the same)."""
+    try:
+        st = path.stat()
+        key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        cached = _MENTIONS.get(str(path))
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        found: tuple[str, ...] = ()
+        if st.st_size <= 256 * 1024:
+            text = path.read_bytes().decode("utf-8", "replace")
+            found = tuple(dict.fromkeys(_MENTION.findall(text)))
+    except OSError:
+        return ()
+    _MENTIONS[str(path)] = (key, found)
+    return found
+
+
+def _unseen_reads(files: Mapping[str, str], project: Path) -> tuple[str, ...]:
+    """Project files a covered script mentions that its fingerprint does not cover."""
+    notes: list[str] = []
+    for rel in sorted(files):
+        if files[rel].startswith("->"):
+            continue
+        script = project / rel
+        for word in _mentions(script):
+            for base in (script.parent, project):
+                target = Path(os.path.normpath(base / word))
+                other = _lexically_inside(target, project)
+                if other is not None and other not in files and target.is_file():
+                    notes.append(f"`{rel}` mentions {other}, whose changes are not covered")
+                    break
+    return tuple(dict.fromkeys(notes))[:5]
+
+
 def command_item(key: str, command: str, project: Path, **definition: object) -> TrustItem:
     """An item for a shell command (plus any named fields), with the files it refers to."""
     fields = {"command": command, **{k: v for k, v in definition.items() if v is not None}}
+    files = referenced_files(command, project)
     return TrustItem(
         key=key,
         definition=json.dumps(fields, sort_keys=True, default=str),
-        files=referenced_files(command, project),
-        blind=blind_spots(command),
+        files=files,
+        blind=blind_spots(command) + _unseen_reads(files, project.resolve()),
     )
 
 
