@@ -75,14 +75,19 @@ def loop_trust_items(
 
 
 def describe_items(items: list[TrustItem], project: Path, lines: int = 3) -> list[str]:
-    """Human lines for ``forgeflare trust``: each item, its files' hashes and first lines."""
+    """Human lines for ``forgeflare trust``: each item, what its fingerprint cannot see, its
+    files' hashes and (the first time a file is listed) its first lines."""
     out: list[str] = []
+    seen: set[str] = set()
     for item in items:
         out.append(f"• {item.key}: {item.definition}")
-        out.extend(f"    warning: {note}; not covered by trust" for note in item.blind)
+        out.extend(f"    warning: {note}" for note in item.blind)
         for rel, digest in sorted(item.files.items()):
             shown = digest if digest.startswith("->") else f"sha256 {digest[:16]}"
             out.append(f"    {rel}  {shown}")
+            if rel in seen:
+                continue
+            seen.add(rel)
             try:
                 with (project / rel).open(encoding="utf-8", errors="replace") as fh:
                     head = [fh.readline().rstrip("\n") for _ in range(lines)]

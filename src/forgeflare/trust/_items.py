@@ -299,9 +299,9 @@ def blind_spots(command: str) -> tuple[str, ...]:
         if program in _BUILD_TOOLS:
             notes.append(f"`{program}` runs recipes whose dependencies are not covered")
         elif program in {"eval", "source", "."} and any("$" in w for w in words[1:]):
-            notes.append(f"`{program}` of a variable")
+            notes.append(f"`{program}` of a variable: what it runs is not covered")
     if "$(" in command or "`" in command:
-        notes.append("command substitution")
+        notes.append("command substitution: what it runs is not covered")
     return tuple(dict.fromkeys(notes))
 
 
