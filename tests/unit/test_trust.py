@@ -402,3 +402,27 @@ def test_a_script_reading_other_files_is_a_warning(tmp_path: Path) -> None:
         "`hooks/h.sh` mentions scripts/helper.sh, whose changes are not covered",
         "`hooks/h.sh` mentions config/rules.txt, whose changes are not covered",
     )  # lib.sh is beside it: covered, no warning
+
+
+@settings(max_examples=200, deadline=None, derandomize=bool(os.environ.get("CI")))
+@given(st.text(alphabet=st.sampled_from(list("ab./-=$&;|()'\"\\ \n\t\x00~*#`")), max_size=40))
+def test_any_command_text_gives_an_item(tmp_path_factory: Any, command: str) -> None:
+    root = tmp_path_factory.mktemp("p")
+    (root / "a").mkdir()
+    (root / "a" / "b").write_text("x\n")
+    item = command_item("k", command, root)
+    assert all(not rel.startswith("/") for rel in item.files)
+
+
+@settings(max_examples=100, deadline=None, derandomize=bool(os.environ.get("CI")))
+@given(st.binary(max_size=80) | st.integers(1, 3000).map(lambda n: b"a = " + b"[" * n))
+def test_any_project_file_gives_items_not_a_traceback(tmp_path_factory: Any, raw: bytes) -> None:
+    root = tmp_path_factory.mktemp("p")
+    for rel in (".forgeflare/hooks.toml", ".fresher/config.toml", ".claude/settings.json",
+                "FLEET.toml"):  # fmt: skip
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(raw)
+    hooks_file_items(root / ".forgeflare" / "hooks.toml", root)
+    config_items(root)
+    claude_items(root)
+    fleet_items(root / "FLEET.toml", root)

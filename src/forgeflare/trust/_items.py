@@ -268,7 +268,7 @@ def _refer(command: str, project: Path, found: dict[str, str], depth: int) -> No
         words = [_expand(w, project) for w in words]
         program = os.path.basename(words[0])
         if program == "cd" and len(words) > 1:
-            target = Path(words[1]).expanduser()
+            target = Path(words[1].replace("\0", ""))
             base = Path(os.path.normpath(target if target.is_absolute() else base / target))
             continue
         for name in _BUILD_TOOLS.get(program, ()):
@@ -281,14 +281,25 @@ def _refer(command: str, project: Path, found: dict[str, str], depth: int) -> No
                 _module_files(word, base, project, found)
                 continue
             for candidate in (word, word.partition("=")[2] if "=" in word else ""):
-                if not candidate or candidate.startswith("-"):
-                    continue
-                path = Path(candidate).expanduser()
-                for full in (path,) if path.is_absolute() else (base / path, project / path):
-                    if full.is_file() or full.is_symlink():
-                        _cover_file(full, project, found)
-                        _cover_directory(full.parent, project, found)
-                        break
+                if candidate and not candidate.startswith("-") and "\0" not in candidate:
+                    _cover_named(candidate, base, project, found)
+
+
+def _cover_named(word: str, base: Path, project: Path, found: dict[str, str]) -> None:
+    """A word that names a file (relative to ``base`` or the project): it and its folder."""
+    try:
+        path = Path(word).expanduser()
+    except RuntimeError:  # ~user that does not exist
+        path = Path(word)
+    for full in (path,) if path.is_absolute() else (base / path, project / path):
+        try:
+            named = full.is_file() or full.is_symlink()
+        except (OSError, ValueError):
+            named = False
+        if named:
+            _cover_file(full, project, found)
+            _cover_directory(full.parent, project, found)
+            return
 
 
 def blind_spots(command: str) -> tuple[str, ...]:
@@ -373,7 +384,7 @@ def _safe_hash(path: Path) -> str:
 def _read_toml(path: Path) -> dict[str, Any] | None:
     try:
         return tomllib.loads(path.read_bytes().decode("utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
         return None
 
 
@@ -478,7 +489,7 @@ def claude_settings_items(path: Path, project: Path, label: str) -> list[TrustIt
         return []
     try:
         data: Any = json.loads(path.read_bytes().decode("utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         data = None
     if not isinstance(data, dict):
         return [_bytes_item(label, path)]
