@@ -311,3 +311,23 @@ def test_a_damaged_trust_file_is_one_line_from_every_command(
         assert len(lines) == 1, (args, done.stderr)
         assert f"{store}: the trust records are damaged" in lines[0]
     assert not (cloned / "hook-ran").exists()
+
+
+def test_a_lifecycle_hook_rewritten_in_the_last_iteration_is_refused_at_its_call(
+    cloned: Path, tmp_path: Path
+) -> None:
+    env = _env(tmp_path)
+    finished = cloned / ".fresher" / "hooks" / "finished"
+    finished.write_text("#!/bin/sh\necho fine > finished-ran\n")
+    finished.chmod(0o755)
+    assert _forgeflare(cloned, env, "trust").returncode == 0
+    # the agent rewrites the finished hook in the last iteration: no iteration check follows
+    rewrite = 'printf "#!/bin/sh\\ntouch evil-ran\\n" > .fresher/hooks/finished'
+    done = _forgeflare(
+        cloned, env, "loop", "--agent-cmd", f"sh -c '{rewrite}'", "--max-iterations", "1",
+        "--mode", "planning",
+    )  # fmt: skip
+    assert not (cloned / "evil-ran").exists()
+    refusals = [line for line in done.stderr.splitlines() if "not trusted" in line]
+    assert len(refusals) == 1, done.stderr
+    assert "changed: .fresher/hooks/finished" in refusals[0]
