@@ -331,3 +331,21 @@ def test_a_lifecycle_hook_rewritten_in_the_last_iteration_is_refused_at_its_call
     refusals = [line for line in done.stderr.splitlines() if "not trusted" in line]
     assert len(refusals) == 1, done.stderr
     assert "changed: .fresher/hooks/finished" in refusals[0]
+
+
+def test_a_gate_script_rewritten_by_the_agent_is_refused(cloned: Path, tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    (cloned / "check.sh").write_text("#!/bin/sh\nexit 0\n")
+    (cloned / "check.sh").chmod(0o755)
+    (cloned / ".fresher" / "config.toml").write_text('[limits]\ngate = "./check.sh"\n')
+    (cloned / "IMPLEMENTATION_PLAN.md").write_text("- [x] all done\n")  # complete: gate runs
+    assert _forgeflare(cloned, env, "trust").returncode == 0
+    agent = "sh -c 'printf \"#!/bin/sh\\ntouch gate-evil\\n\" > check.sh'"
+    done = _forgeflare(
+        cloned, env, "loop", "--agent-cmd", agent, "--max-iterations", "2", "--mode", "building"
+    )
+    assert not (cloned / "gate-evil").exists(), done.stderr
+    refusals = [s for s in done.stderr.splitlines() if "error:" in s and "not trusted" in s]
+    assert len(refusals) == 1, done.stderr
+    assert "changed: [limits] gate" in refusals[0]
+    assert done.returncode == 13, done.stderr  # hook_abort, not complete

@@ -426,3 +426,20 @@ def test_any_project_file_gives_items_not_a_traceback(tmp_path_factory: Any, raw
     config_items(root)
     claude_items(root)
     fleet_items(root / "FLEET.toml", root)
+
+
+def test_a_script_in_the_project_root_covers_what_it_loads_not_its_folder(tmp_path: Path) -> None:
+    _write(tmp_path, {
+        "check.sh": "#!/bin/sh\n. ./env.sh\npytest -q\n",
+        "env.sh": "export X=1\n",
+        "README.md": "edited by the agent all night\n",
+        "gate.py": "import helper\n",
+        "helper.py": "x = 1\n",
+        "main.py": "print('app')\n",
+        "json.py": "shadow = 1\n",
+    })  # fmt: skip
+    item = command_item("k", "./check.sh", tmp_path)
+    assert set(item.files) == {"check.sh", "env.sh"}
+    assert "`check.sh` is in the project root: files beside it are not covered" in item.blind
+    py = command_item("k", "python3 gate.py", tmp_path)
+    assert set(py.files) == {"gate.py", "helper.py", "json.py"}  # not main.py, not README

@@ -298,8 +298,40 @@ def _cover_named(word: str, base: Path, project: Path, found: dict[str, str]) ->
             named = False
         if named:
             _cover_file(full, project, found)
-            _cover_directory(full.parent, project, found)
+            if os.path.normpath(full.parent) != os.path.normpath(project):
+                _cover_directory(full.parent, project, found)
+            else:
+                _cover_root_script(full, project, found)
             return
+
+
+_CODE_SUFFIXES = frozenset({".sh", ".bash", ".py", ".pl", ".rb", ".js", ".mk"})
+
+
+def _cover_root_script(script: Path, project: Path, found: dict[str, str]) -> None:
+    """A script in the project root: its folder is the whole project, so not all of it is
+    covered (every edit would refuse it), only what it can load: for Python the project
+    modules it imports and every root module shadowing a real one, else the code files it
+    names. :func:`_unseen_reads` warns that the rest is not covered."""
+    text_is_python = script.suffix == ".py" or _shebang(script).endswith(("python", "python3"))
+    if text_is_python:
+        for name in _imports(script):
+            _module_files(name, project, project, found)
+        _cover_shadows(project, project, found)
+        return
+    for word in _mentions(script):
+        path = Path(os.path.normpath(project / word))
+        if path.suffix in _CODE_SUFFIXES and path.is_file():
+            _cover_file(path, project, found)
+
+
+def _shebang(path: Path) -> str:
+    try:
+        with path.open("rb") as f:
+            first = f.readline(200).decode("utf-8", "replace").strip()
+    except OSError:
+        return ""
+    return first.split()[-1] if first.startswith("#!") and first.split() else ""
 
 
 def blind_spots(command: str) -> tuple[str, ...]:
@@ -338,9 +370,14 @@ def _mentions(path: Path) -> tuple[str, ...]:
     return found
 
 
-def _unseen_reads(files: Mapping[str, str], project: Path) -> tuple[str, ...]:
-    """Project files a covered script mentions that its fingerprint does not cover."""
-    notes: list[str] = []
+def _unseen_reads(command: str, files: Mapping[str, str], project: Path) -> tuple[str, ...]:
+    """Project files a covered script mentions that its fingerprint does not cover, and the
+    scripts ``command`` names in the project root (only what they load is covered)."""
+    notes = [
+        f"`{rel}` is in the project root: files beside it are not covered"
+        for rel in sorted(files)
+        if "/" not in rel and rel in command
+    ]
     for rel in sorted(files):
         if files[rel].startswith("->"):
             continue
@@ -363,7 +400,7 @@ def command_item(key: str, command: str, project: Path, **definition: object) ->
         key=key,
         definition=json.dumps(fields, sort_keys=True, default=str),
         files=files,
-        blind=blind_spots(command) + _unseen_reads(files, project.resolve()),
+        blind=blind_spots(command) + _unseen_reads(command, files, project.resolve()),
     )
 
 
