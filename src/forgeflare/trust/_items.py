@@ -48,7 +48,21 @@ _PROJECT_VARS = ("FORGEFLARE_PROJECT_DIR", "FRESHER_PROJECT_DIR", "CLAUDE_PROJEC
 _MAX_FILE_BYTES = 16 * 1024 * 1024
 _MAX_DIR_FILES = 2000
 # Written by forgeflare or git while a run goes on: never part of what a hook is.
-_STATE_NAMES = frozenset({".git", "runs", ".entire", "convergence.json", "node_modules"})
+_STATE_NAMES = frozenset(
+    {
+        ".git",
+        "runs",
+        ".entire",
+        ".forgeflare-fleet",
+        "node_modules",
+        "convergence.json",
+        "loop.lock",
+        "stop-request",
+        "answer.md",
+        "audit.log",
+        "sessions.log",
+    }
+)
 _SEPARATORS = frozenset({"&&", "||", ";", "|", "&", "(", ")", ";;", "|&"})
 _PYTHONS = ("python", "python3", "pypy", "pypy3")
 _BUILD_TOOLS: Mapping[str, tuple[str, ...]] = {
