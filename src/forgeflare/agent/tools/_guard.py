@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import os
 import re
 
@@ -50,6 +51,7 @@ __all__ = ["check_command", "denied_reason", "normalize_command"]
 
 # --- guard core begin ---
 _MAX_DEPTH = 4
+_MAX_OPEN = 200  # subshells and substitutions open at once (no real command nests so deep)
 _CAP = 4096  # the longest value a shell variable keeps (longer ones are unknown)
 _UNKNOWN = "\x03"  # a value the check cannot know: ``$X``, ``$(cmd)``
 _PROJECT = "\x02"  # the project directory, when its path was not given
@@ -217,8 +219,8 @@ class _Shell:
     done so far (its directory, ``OLDPWD``, the ``pushd`` stack, variables it set)."""
 
     __slots__ = (
-        "dirs", "home", "lost", "old", "project", "pwd", "reads", "strict", "subs", "vars",
-        "version",
+        "budget", "dirs", "ends", "home", "lost", "old", "project", "pwd", "strict", "subs",
+        "vars", "version",
     )  # fmt: skip
 
     def __init__(self, strict: bool, home: list[str] | None, project: list[str] | None) -> None:
@@ -226,24 +228,30 @@ class _Shell:
         self.pwd = _PROJECT if project is None else "/" + "/".join(project)
         self.old: str | None = None
         self.lost = ""  # the cd that made the directory unknown, for the reason
-        self.dirs: list[str] = []
+        # Both are replaced, never changed in place, so saving the state copies nothing.
+        self.dirs: tuple[str, ...] = ()
         self.vars: dict[str, str] = {}
         self.subs: list[str | None] = []
-        self.reads = 0  # here-documents read (each is looked up in the text)
+        # Characters the check may still make (here-document bodies, what commands print):
+        # shared by every copy, so that nothing it makes grows faster than the command.
+        self.budget = [0]
+        # The text whose here-document ends were found: delimiter -> where its lines start.
+        self.ends: tuple[str, dict[str, list[int]]] = ("", {})
         self.version = 0  # changes with every change of state: a cache key
 
     def fork(self) -> _Shell:
         other = _Shell.__new__(_Shell)
         other.strict, other.home, other.project = self.strict, self.home, self.project
         other.pwd, other.old, other.lost = self.pwd, self.old, self.lost
-        other.dirs, other.vars = list(self.dirs), dict(self.vars)
-        other.subs, other.reads, other.version = self.subs, self.reads, self.version
+        other.dirs, other.vars = self.dirs, self.vars
+        other.subs, other.budget, other.ends = self.subs, self.budget, self.ends
+        other.version = self.version
         return other
 
-    def save(self) -> tuple[str, str | None, str, list[str], dict[str, str]]:
-        return self.pwd, self.old, self.lost, list(self.dirs), dict(self.vars)
+    def save(self) -> tuple[str, str | None, str, tuple[str, ...], dict[str, str]]:
+        return self.pwd, self.old, self.lost, self.dirs, self.vars
 
-    def restore(self, saved: tuple[str, str | None, str, list[str], dict[str, str]]) -> None:
+    def restore(self, saved: tuple[str, str | None, str, tuple[str, ...], dict[str, str]]) -> None:
         self.pwd, self.old, self.lost, self.dirs, self.vars = saved
         self.version += 1
 
@@ -263,7 +271,9 @@ def check_command(
     them, they are judged as "the project" and "~".
     """
     text = _IFS.sub(" ", command) if "$" in command else command
-    return _check(text, _Shell(strict, _parts(home), _parts(cwd)), 0, shared=True)
+    sh = _Shell(strict, _parts(home), _parts(cwd))
+    sh.budget[0] = 4 * len(text) + 65536
+    return _check(text, sh, 0, shared=True)
 
 
 def _parts(path: str | None) -> list[str] | None:
@@ -432,7 +442,7 @@ def _scan(text: str, sh: _Shell, depth: int) -> str | None:
         label, was_quoted, saved, outer = stack.pop()
         sh.restore(saved)
         if outer is not None:
-            out = last_out if isinstance(last_out, str) else None
+            out = last_out if isinstance(last_out, str) and len(last_out) <= _CAP else None
             words, redirects, parts, in_word, redirect, feed, heredoc_at = outer
             sh.subs.append(out)
             mark = _FILE if label == "<(" else _SUB
@@ -454,6 +464,8 @@ def _scan(text: str, sh: _Shell, depth: int) -> str | None:
             elif kind == "close":
                 quoted = False
             else:  # ``$(`` or a backtick inside double quotes runs a command
+                if len(stack) >= _MAX_OPEN:
+                    return "command nested too deeply to check"
                 quoted = False
                 open_sub("$(" if kind == "sub" else "`", True)
             continue
@@ -505,8 +517,12 @@ def _scan(text: str, sh: _Shell, depth: int) -> str | None:
             parts.append("$")
             in_word = True
         elif kind == "sub" or (kind == "tick" and not (stack and stack[-1][0] == "`")):
+            if len(stack) >= _MAX_OPEN:
+                return "command nested too deeply to check"
             open_sub("$(" if kind == "sub" else "`", False)
         elif value == "(":
+            if len(stack) >= _MAX_OPEN:
+                return "command nested too deeply to check"
             if procsub:
                 procsub = False
                 open_sub("<(", False)
@@ -541,14 +557,33 @@ def _file(sh: _Shell, word: str, stdin: str | None) -> str | None:
     return None
 
 
+def _spend(sh: _Shell, made: str | None) -> str | None:
+    """``made``, when the budget allows it (else unknown: the check stays linear)."""
+    if made is None:
+        return None
+    sh.budget[0] -= len(made)
+    return made if sh.budget[0] >= 0 else None
+
+
 def _heredoc(sh: _Shell, text: str, at: int, delimiter: str) -> str | None:
     """The body of the here-document whose ``<<`` ends at ``at``."""
-    sh.reads += 1
     start = text.find("\n", at)
-    if start < 0 or sh.reads > 256:  # (a bound, so many of them stay linear)
+    if start < 0:
         return None
-    end = re.compile(r"^\t*" + re.escape(delimiter) + r"[ \t]*$", re.M).search(text, start + 1)
-    return text[start + 1 : end.start() if end else len(text)]
+    if sh.ends[0] is not text:
+        sh.ends = (text, {})
+    found = sh.ends[1]
+    ends = found.get(delimiter)
+    if ends is None:
+        if len(found) >= 16:  # each new delimiter is one pass over the text
+            return None
+        pattern = re.compile(r"^\t*" + re.escape(delimiter) + r"[ \t]*$", re.M)
+        ends = found[delimiter] = [m.start() for m in pattern.finditer(text)]
+    index = bisect.bisect_right(ends, start)
+    end = ends[index] if index < len(ends) else len(text)
+    if end - start > sh.budget[0]:
+        return None
+    return _spend(sh, text[start + 1 : end])
 
 
 def _verdict(
@@ -657,7 +692,7 @@ def _command(
     if sh.strict and name == "shred":
         return "shred destroys files beyond recovery; delete specific files by name", None
     if want_out and name in _PRODUCERS:
-        return None, _output(sh, name, args, stdin)
+        return None, _spend(sh, _output(sh, name, args, stdin))
     return None, None
 
 
@@ -725,7 +760,7 @@ def _assign(sh: _Shell, assignments: list[str]) -> None:
         name = name.rstrip("+").lower()
         if len(sh.vars) < 64 or name in sh.vars:
             value = _expand(sh, value.lower())[0] if "$" in value else value.lower()
-            sh.vars[name] = value if len(value) <= _CAP else _UNKNOWN
+            sh.vars = {**sh.vars, name: value if len(value) <= _CAP else _UNKNOWN}
             sh.version += 1
 
 
@@ -763,7 +798,7 @@ def _expand(sh: _Shell, word: str) -> list[str]:
         word = _VAR.sub(value, word)
         if len(word) > _CAP:
             word = _UNKNOWN
-    if "{" not in word or "," not in word:
+    if "{" not in word or "," not in word or len(word) > _CAP:
         return [word]
     done: list[str] = []
     todo = [word]
@@ -864,17 +899,17 @@ def _cd(sh: _Shell, name: str, args: list[str]) -> None:
     plain = [a for a in args if a not in ("-l", "-p", "-e", "-@", "-n", "--", "-lp", "-pe")]
     if name == "popd":
         if sh.dirs and not plain:
-            sh.old, sh.pwd = sh.pwd, sh.dirs.pop()
+            sh.old, sh.pwd, sh.dirs = sh.pwd, sh.dirs[-1], sh.dirs[:-1]
         elif plain:
             sh.pwd, sh.lost = _NOWHERE, "popd " + plain[0]
         return
     if name == "pushd":
         if not plain:
             if sh.dirs:
-                sh.dirs[-1], sh.pwd = sh.pwd, sh.dirs[-1]
+                sh.dirs, sh.pwd = (*sh.dirs[:-1], sh.pwd), sh.dirs[-1]
             return
         if len(sh.dirs) < 64:
-            sh.dirs.append(sh.pwd)
+            sh.dirs = (*sh.dirs, sh.pwd)
         if plain[0][:1] in "+-" and plain[0][1:].isdigit():
             sh.pwd, sh.lost = _NOWHERE, "pushd " + plain[0]
             return
@@ -1147,18 +1182,23 @@ def _code(sh: _Shell, code: str, depth: int) -> str | None:
         what = _danger(sh, path) if path else None
         if what:
             return f"{match.group('call')}({path}) would delete {what[1]}"
-    run: list[str] = []
+    # Each literal, and each run of literals separated by commas (an argument list), as a
+    # command: os.system("rm -rf /"), subprocess.run(["rm", "-rf", "/"]).
+    runs: list[list[str]] = []
     end = -1
     for match in _LITERAL.finditer(code):
         literal = next(g for g in match.groups() if g is not None)
-        if run and not _LITERAL_GAP.fullmatch(code, end, match.start()):
-            run = []
-        run.append(literal)
+        if not runs or not _LITERAL_GAP.fullmatch(code, end, match.start()):
+            runs.append([])
+        runs[-1].append(literal)
         end = match.end()
-        for text in (literal, " ".join(run)) if len(run) > 1 else (literal,):
-            reason = _check(text, sh, depth + 1) or _decoded(sh, text, depth)
-            if reason:
-                return reason
+        reason = _check(literal, sh, depth + 1) or _decoded(sh, literal, depth)
+        if reason:
+            return reason
+    for run in runs:
+        reason = _check(" ".join(run), sh, depth + 1) if len(run) > 1 else None
+        if reason:
+            return reason
     return None
 
 
@@ -1213,8 +1253,9 @@ def _output(sh: _Shell, name: str, args: list[str], stdin: str | None) -> str | 
                 return values[taken - 1] if taken <= len(values) else ""
 
             pieces.append(_PRINTF.sub(one, form))
-            if taken >= len(values) or taken == start:  # (printf reuses its format)
-                break
+            sh.budget[0] -= len(pieces[-1])
+            if taken >= len(values) or taken == start or sh.budget[0] < 0:
+                break  # (printf reuses its format for the values left)
         return "".join(pieces)
     if name == "pwd":
         return sh.pwd + "\n"

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64  # noqa: F401  (the core that init writes in below uses these)
 import binascii  # noqa: F401
+import bisect  # noqa: F401
 import json
 import os
 import re  # noqa: F401
