@@ -303,8 +303,11 @@ def _suspect(low: str) -> bool:
     """Whether a rule could apply to the (lower-cased) text at all."""
     if "/dev/" in low or "$'" in low or (". " in low and _SOURCE_DOT.search(low)):
         return True
-    words = set(low.translate(_WORDS).split())
-    return not words.isdisjoint(_SUSPECT) or bool(_SUSPECT_FAMILY.search(" ".join(words)))
+    for text in (low[:2048], low) if len(low) > 4096 else (low,):  # most say so early
+        words = set(text.translate(_WORDS).split())
+        if not words.isdisjoint(_SUSPECT) or _SUSPECT_FAMILY.search(" ".join(words)):
+            return True
+    return False
 
 
 def _fork_bomb(text: str) -> str | None:
@@ -382,6 +385,16 @@ def _scan(text: str, sh: _Shell, depth: int) -> str | None:
     def add_words(piece: str) -> bool:
         """Add the words of a plain piece; true when a comment starts in it."""
         nonlocal in_word
+        if not in_word and not redirect and "#" not in piece:  # the common case, in C
+            pieces = piece.split()
+            if pieces:
+                if piece[-1].isspace():
+                    words.extend(pieces)
+                else:
+                    words.extend(pieces[:-1])
+                    parts.append(pieces[-1])
+                    in_word = True
+            return False
         comment = _COMMENT.search(piece) if "#" in piece else None
         if comment and (comment.start() or not in_word):
             piece = piece[: comment.start()]
@@ -408,17 +421,20 @@ def _scan(text: str, sh: _Shell, depth: int) -> str | None:
 
     def finish_command(op: str) -> str | None:
         nonlocal redirect, feed, last_out
-        finish_word()
+        if in_word:
+            finish_word()
         redirect = ""  # ``<(cmd)``: the command inside is no redirection target
+        if not words and not redirects:
+            feed = last_out = None
+            return None
         reason, out = None, None
-        if words or redirects:
-            piped = op in ("|", "|&") or bool(stack)
-            key = None
-            if not piped and feed is None:
-                key = (tuple(words), tuple(redirects), sh.version)
-            if key is None or key not in passed:
-                reason, out = _verdict(sh, words, redirects, feed, depth, text, piped)
-                if reason is None and key is not None and key[2] == sh.version:
+        if op in ("|", "|&") or stack or feed is not None:
+            reason, out = _verdict(sh, words, redirects, feed, depth, text, True)
+        else:
+            key = (tuple(words), tuple(redirects) if redirects else (), sh.version)
+            if key not in passed:
+                reason, out = _verdict(sh, words, redirects, None, depth, text, False)
+                if reason is None and key[2] == sh.version:
                     passed.add(key)
         words.clear()
         redirects.clear()
