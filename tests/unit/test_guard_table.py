@@ -115,6 +115,9 @@ _SHAPES = [
     "( $( ",
     "xargs echo <<E\n",
     "echo x | rev | ",
+    "cd src && rm -rf __pycache__; pushd ../docs; popd; ",
+    "(cd docs && make html); echo a b | xargs -n1 echo; ",
+    "python3 -c 'print(1)'; echo cHJpbnQK | base64 -d | sh; ",
 ]
 
 
@@ -127,7 +130,7 @@ def _best(command: str, rounds: int = 5) -> float:
     return min(times)  # other work on the machine only ever adds time
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=16, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(shape=st.sampled_from(_SHAPES), tail=st.sampled_from(["", "ls", "rm -rf build", ")"]))
 def test_the_check_grows_linearly_with_the_command(shape: str, tail: str) -> None:
     # 8 times the text takes about 8 times as long (a quadratic reading: 64 times).

@@ -7,36 +7,56 @@ the well-known disasters only) and the template hook ``.forgeflare/hooks/bash-gu
 below verbatim (``forgeflare.templates._guard_script`` writes it; a test keeps them equal).
 So the core is standard library only and runs on any Python 3.7+.
 
-The command is lower-cased (capitals get nothing past it) and read the way a shell reads
-it, in one pass: quotes and backslashes are removed from words (``"rm"``, ``r''m``, ``\\rm``
-are ``rm``; ``${IFS}`` is a blank; ``{rm,-rf,/}`` is ``rm -rf /``), commands are split at
-``;`` ``&&`` ``||`` ``|`` ``&`` newlines, ``( )``, ``$( )`` and backticks (also inside double
-quotes), and the command name is taken after wrappers (``sudo``, ``env``, ``nohup``,
-``timeout``, ``xargs``, ``nice``, ``time``...) and variable assignments. ``bash -c``/``sh -c``
-strings, ``eval``, ``su -c`` and ``env -S`` are checked again as commands (at most four levels
-deep, so the work stays linear). Newlines are also read as spaces in a second pass, so
-splitting a command over lines does not hide it.
+The command is read the way a shell reads it, in one pass: quotes and backslashes are removed
+from words (``"rm"``, ``r''m``, ``\\rm`` are ``rm``; ``$'\\x2f'`` is ``/``; ``${IFS}`` is a
+blank; ``{rm,-rf,/}`` is ``rm -rf /``; capitals get nothing past it), commands are split at
+``;`` ``&&`` ``||`` ``|`` ``&`` newlines, ``( )``, ``$( )``, ``<( )`` and backticks, and the
+command name is taken after wrappers (``sudo``, ``env``, ``nohup``, ``timeout``, ``busybox``,
+``unshare``, ``chroot /``, ``strace``, ``flock F``, ``runuser -u U --``, ``fakeroot``...),
+keywords and variable assignments.
+
+**It follows the shell.** The working directory starts at ``cwd`` (the project) and moves with
+``cd``, ``pushd``, ``popd``, ``cd -``, ``env -C``; a subshell, substitution or ``bash -c`` does
+not move the caller's. A ``cd`` to a place it cannot know (``cd "$X"``) makes the directory
+unknown. Targets are expanded as the shell would there: ``*``, ``.``, ``..`` chains, ``~``,
+``$HOME``, ``${HOME:?}``, ``$PWD``, ``$(pwd)``, variables the command set, brace expansion
+(``/{,}``). What is fed to a command is read too: text piped or given by a here-string or
+here-document to ``xargs``/``parallel`` (as their arguments), to a shell, ``source <(...)`` or
+an interpreter (as a script), through ``base64 -d``, ``xxd -r -p`` and ``rev``; ``bash -c``,
+``eval``, ``su -c``, ``trap`` and ``env -S`` strings are checked as commands (at most four
+levels deep, so the work stays linear).
 
 Denied in both modes:
 
-- recursive ``rm`` (``-r``, ``-R``, ``--recursive``, in any cluster or order) of ``/`` or
-  ``~`` in any spelling (``//``, ``/./``, ``/*``, ``/..``, ``$HOME``, ``${HOME}``), and
-  ``--no-preserve-root`` anywhere; ``find`` from ``/`` or ``~`` with ``-delete`` or
-  ``-exec rm``;
-- fork bombs (``:(){ :|:& };:`` under any function name, spaces anywhere);
+- a recursive ``rm`` (``-r``, ``-R``, ``--recursive``, in any cluster or order) of ``/``, a
+  top-level directory, ``~`` or a directory above it, the project or a directory above it, or
+  everything in one of them (``*``; in ``/`` and ``~`` any pattern); of ``*``, ``.`` or ``..``
+  in a directory the check cannot know; ``--no-preserve-root`` anywhere; ``find`` from such a
+  root with ``-delete``, ``-exec rm`` or piped into ``xargs rm`` (from the project only when no
+  test such as ``-name`` narrows it); ``git clean -f`` in ``/`` or ``~``;
+- interpreter one-liners and scripts fed to them (``python -c``, ``perl -e``, ``node -e``,
+  ``ruby -e``, ``php -r``) that name a disaster: a tree deletion of such a path
+  (``shutil.rmtree('/')``), a string or argument list that is a denied command
+  (``os.system("rm -rf /")``), base64 of one;
+- fork bombs (a function that starts itself twice, once in the background: ``:(){ :|:& };:``,
+  ``b(){ b&b; }; b``);
 - ``dd of=/dev/...`` other than null/zero/stdout/stderr/tty/fd, redirection, ``tee`` or
-  ``cp`` onto a disk device (``> /dev/sda``); ``mkfs`` in any form (``mkfs``, ``mkfs.ext4``,
-  ``mke2fs``);
-- ``chmod`` 777/``a+rwx`` on ``/`` or ``~``, and ``chmod``/``chown``/``chgrp -R`` on them;
+  ``cp`` onto a disk device (``> /dev/sda``); ``mkfs`` in any form, ``mke2fs``, ``mkswap``,
+  ``wipefs``, ``blkdiscard``;
+- ``chmod`` 777/``a+rwx`` on ``/``, ``~`` or a top-level directory, and ``chmod``/``chown``/
+  ``chgrp -R`` on them;
 - force pushes: ``git push`` with ``--force``, ``-f`` (alone or in a cluster such as
   ``-fu``), ``--force-with-lease`` / ``--force-if-includes`` in any form, ``--mirror``, or a
-  ``+refspec`` (the first plain argument names the remote, so ``git push +x`` is not one).
+  ``+refspec`` (the first plain argument names the remote, so ``git push +x`` is not one);
+  ``git send-pack --force``; a git alias that does one (``git -c alias.p='push -f' p``,
+  ``git config alias.p 'push -f'``), ``remote.*.push`` with ``+``, ``remote.*.mirror``.
   The lease variant is denied too: without an explicit expected value it compares with the
   remote-tracking ref, which every ``git fetch`` refreshes, so in an unattended loop it
   overwrites remote history just like ``--force``.
 
-It is a seat belt against the well-known disasters, not a sandbox: a determined command can
-always be written another way (``--sandbox`` confines Bash; hooks add project rules).
+It is a seat belt against the well-known disasters, not a sandbox: a deny-list reads words and
+cannot see through code (a script file, a loop, a computed path); ``--sandbox`` (bubblewrap)
+confines Bash, and hooks add project rules.
 """
 
 from __future__ import annotations
@@ -237,7 +257,7 @@ class _Shell:
         self.budget = [0]
         # The text whose here-document ends were found: delimiter -> where its lines start.
         self.ends: tuple[str, dict[str, list[int]]] = ("", {})
-        self.version = 0  # changes with every change of state: a cache key
+        self.version = 0  # changes with every assignment: part of a cache key
 
     def fork(self) -> _Shell:
         other = _Shell.__new__(_Shell)
@@ -253,7 +273,10 @@ class _Shell:
 
     def restore(self, saved: tuple[str, str | None, str, tuple[str, ...], dict[str, str]]) -> None:
         self.pwd, self.old, self.lost, self.dirs, self.vars = saved
-        self.version += 1
+
+    def state(self) -> tuple[str, str | None, tuple[str, ...], int, int]:
+        """What a verdict depends on besides the command (a cache key)."""
+        return self.pwd, self.old, self.dirs, self.version, id(self.vars)
 
 
 def normalize_command(command: str) -> str:
@@ -415,9 +438,10 @@ def _scan(text: str, sh: _Shell, depth: int) -> str | None:
                 finish_word()
         return comment is not None
 
-    # Simple commands that pass, as seen: a long script repeats the same few commands, and a
-    # verdict depends on the command and the shell's state alone.
-    passed: set[tuple[tuple[str, ...], tuple[tuple[str, str, int], ...], int]] = set()
+    # Verdicts as seen: a long script repeats the same few commands, and a verdict (and what
+    # the command prints) depends on the command, what is fed to it and the shell's state.
+    # A command that moved the shell (``cd``) moves it the same way again from the same state.
+    seen: dict[tuple[object, ...], tuple[str | None, str | _Found | None, tuple | None]] = {}  # type: ignore[type-arg]
 
     def finish_command(op: str) -> str | None:
         nonlocal redirect, feed, last_out
@@ -427,15 +451,22 @@ def _scan(text: str, sh: _Shell, depth: int) -> str | None:
         if not words and not redirects:
             feed = last_out = None
             return None
-        reason, out = None, None
-        if op in ("|", "|&") or stack or feed is not None:
-            reason, out = _verdict(sh, words, redirects, feed, depth, text, True)
+        piped = op in ("|", "|&") or bool(stack)
+        fed = feed.reason if isinstance(feed, _Found) else feed
+        before = sh.state()
+        key = (tuple(words), tuple(redirects) if redirects else (), fed, piped, before)
+        known = seen.get(key)
+        if known is not None:
+            reason, out, after = known
+            if after is not None:
+                sh.pwd, sh.old, sh.lost, sh.dirs, sh.vars, sh.version = after
         else:
-            key = (tuple(words), tuple(redirects) if redirects else (), sh.version)
-            if key not in passed:
-                reason, out = _verdict(sh, words, redirects, None, depth, text, False)
-                if reason is None and key[2] == sh.version:
-                    passed.add(key)
+            reason, out = _verdict(sh, words, redirects, feed, depth, text, piped)
+            if reason is None and len(seen) < 4096:
+                after = None
+                if sh.state() != before:
+                    after = (sh.pwd, sh.old, sh.lost, sh.dirs, sh.vars, sh.version)
+                seen[key] = (reason, out, after)
         words.clear()
         redirects.clear()
         feed = out if op in ("|", "|&") else None
@@ -851,6 +882,9 @@ def _resolve(sh: _Shell, path: str) -> tuple[str, list[str]]:
     if base is not None:
         root = "/"
     parts = list(base or ())
+    if "/." not in "/" + rest:  # no ``.`` or ``..`` to fold: the common case, in C
+        parts.extend(filter(None, rest.split("/")))
+        return root, parts
     for part in rest.split("/"):
         if part in ("", "."):
             continue
@@ -911,7 +945,6 @@ def _show(word: str) -> str:
 
 def _cd(sh: _Shell, name: str, args: list[str]) -> None:
     """Follow ``cd``, ``pushd`` and ``popd`` (lower-cased arguments)."""
-    sh.version += 1
     plain = [a for a in args if a not in ("-l", "-p", "-e", "-@", "-n", "--", "-lp", "-pe")]
     if name == "popd":
         if sh.dirs and not plain:
@@ -935,8 +968,9 @@ def _cd(sh: _Shell, name: str, args: list[str]) -> None:
     path = _expand(sh, target)[0]
     root, parts = _resolve(sh, path)
     new = _NOWHERE
-    if root != "$" and not any(_UNKNOWN in p or _GLOB.search(p) for p in parts):
-        new = {"/": "", "~": "~", "p": _PROJECT, "?": _NOWHERE}[root] + "/" + "/".join(parts)
+    joined = "/".join(parts)
+    if root != "$" and len(parts) < 64 and _UNKNOWN not in joined and not _GLOB.search(joined):
+        new = {"/": "", "~": "~", "p": _PROJECT, "?": _NOWHERE}[root] + "/" + joined
     if new.startswith(_NOWHERE) and not sh.pwd.startswith(_NOWHERE):
         sh.lost = _show(target)
     sh.old, sh.pwd = sh.pwd, new
@@ -1052,7 +1086,7 @@ def _xargs(
         if not arg.startswith("-") or arg == "-":
             break
         value = args[index + 1] if index + 1 < size else ""
-        if arg == "-I":
+        if arg == "-I" or (arg == "-i" and value == "{}"):
             replace, index = value, index + 2
             continue
         if arg.startswith("-I") or arg.startswith("-i"):
