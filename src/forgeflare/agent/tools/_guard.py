@@ -453,7 +453,7 @@ def _scan(text: str, sh: _Shell, depth: int) -> str | None:
             return None
         piped = op in ("|", "|&") or bool(stack)
         fed = feed.reason if isinstance(feed, _Found) else feed
-        before = sh.state()
+        before = (sh.pwd, sh.old, sh.dirs, sh.version, id(sh.vars))  # sh.state(), inline
         key = (tuple(words), tuple(redirects) if redirects else (), fed, piped, before)
         known = seen.get(key)
         if known is not None:
