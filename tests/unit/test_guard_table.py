@@ -137,4 +137,6 @@ def test_the_check_grows_linearly_with_the_command(shape: str, tail: str) -> Non
     small = shape * (8_000 // len(shape)) + tail
     big = shape * (64_000 // len(shape)) + tail
     small_time, big_time = _best(small), _best(big)
-    assert big_time / max(small_time, 1e-4) < 24, (shape, small_time, big_time)
+    if big_time / small_time >= 24:  # a busy machine only adds time: measure once more
+        small_time, big_time = min(small_time, _best(small, 9)), min(big_time, _best(big, 9))
+    assert big_time / small_time < 24, (shape, small_time, big_time)
