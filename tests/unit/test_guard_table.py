@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from forgeflare.agent.tools._guard import check_command
+from forgeflare.agent.tools._guard import check_command, denied_reason
 from forgeflare.templates import template_files
 from forgeflare.templates._guard_script import GUARD_SCRIPT_NAME
 from guard_table import DESTRUCTIVE, ORDINARY, PROJECT_BELOW_HOME, UP_TO_HOME, UP_TO_ROOT
@@ -140,3 +140,21 @@ def test_the_check_grows_linearly_with_the_command(shape: str, tail: str) -> Non
     if big_time / small_time >= 24:  # a busy machine only adds time: measure once more
         small_time, big_time = min(small_time, _best(small, 9)), min(big_time, _best(big, 9))
     assert big_time / small_time < 24, (shape, small_time, big_time)
+
+
+def test_the_agent_check_starts_in_the_project_and_knows_home(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HOME", HOME)
+    chmod_home = f"chmod -R 777 {UP_TO_HOME}"
+    assert "~" in (denied_reason(chmod_home, cwd=PROJECT) or "")
+    # Without the project's place, five directories up is only "above the project".
+    assert denied_reason(chmod_home) is None
+    assert denied_reason("cd .. && rm -rf build", cwd=PROJECT) is None
+
+
+def test_the_template_hook_starts_in_the_events_cwd(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", HOME)
+    template_check = _template_check()
+    assert template_check(f"chmod -R 777 {UP_TO_HOME}", PROJECT)
+    assert template_check(f"chmod -R 777 {UP_TO_HOME}") is None

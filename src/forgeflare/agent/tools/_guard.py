@@ -1032,11 +1032,11 @@ def _chmod(sh: _Shell, name: str, args: list[str]) -> str | None:
     for arg in plain:
         what = _danger(sh, arg)
         if what and what[0] in _SYSTEM:
-            roots.append(arg)
+            roots.append(_show(arg) if _show(arg) == what[1] else f"{_show(arg)} ({what[1]})")
     if roots and name == "chmod" and any(_MODE_ALL.fullmatch(a) for a in args):
-        return f"chmod 777 on {_show(roots[0])} opens the whole system to everyone"
+        return f"chmod 777 on {roots[0]} opens the whole system to everyone"
     if roots and ("r" in letters.lower() or "--recursive" in longs):
-        return f"{name} -R on {_show(roots[0])} breaks the system; change specific paths"
+        return f"{name} -R on {roots[0]} breaks the system; change specific paths"
     return None
 
 
