@@ -272,6 +272,12 @@ _FED = [
     "perl -MFile::Path -e 'rmtree(\"/\")'",
     "perl -e '`rm -rf /`'",
     "php -r 'system(\"rm -rf /\");'",
+    "perl -e 'rmtree(q{/})'",
+    "echo 'rm -rf /' > x.sh && bash x.sh",
+    "printf 'rm -rf ~' > run.sh; sh ./run.sh",
+    "bash x.sh; echo 'rm -rf /' > x.sh; bash x.sh",
+    'cd / ; for f in *; do rm -rf "$f"; done',
+    "for d in build /; do rm -rf $d; done",
 ]
 
 # Fork bombs, force pushes, disks.
@@ -378,4 +384,7 @@ ORDINARY: list[str] = [
     "echo x > /dev/null",
     "cat <<'EOF' > notes.md\nplain text\nEOF",
     "bomb() { echo boom; }; bomb",
+    "for d in build dist; do rm -rf $d; done",
+    "for f in *.log; do rm -f $f; done",
+    "echo 'ls -la' > list.sh && bash list.sh",
 ]

@@ -185,7 +185,7 @@ _CODE_LETTERS = {"python": "c", "pypy": "c", "perl": "eE", "ruby": "e", "php": "
 _NAMED = _SHELLS | _KEYWORDS | set(_WRAPPERS) | _SETTERS | {"eval", "su", "rm", "find", "dd"}
 _NAMED |= {"chmod", "chown", "chgrp", "mke2fs", "mkswap", "wipefs", "shred", "tee", "cp", "git"}
 _NAMED |= {"cd", "pushd", "popd", "xargs", "parallel", "source", ".", "trap", "sg", "script"}
-_NAMED |= {"blkdiscard", "runuser"}
+_NAMED |= {"blkdiscard", "runuser", "for", "select"}
 # A command can only be denied if one of these words survives removing quotes and
 # backslashes (which is how ``r''m`` or ``\\rm`` spell ``rm``): a cheap first look, made of
 # C-speed passes (a translation to words, a set intersection).
@@ -215,7 +215,7 @@ _DELETERS = frozenset({"rm", "shred", "unlink"})
 _CODE_DELETE = re.compile(
     r"(?<![a-z0-9_])(?P<call>rmtree|rm_rf|rm_r|remove_tree|rmsync|rimraf(?:\.sync)?|fs\.rm"
     r"|remove_dir_all|deltree|rmdir_p)\s*\(\s*(?:(?:pathlib\.)?path\(\s*|pathname\.new\(\s*)?"
-    r"""(?:r?(?P<q>['"])(?P<path>[^'"]*)(?P=q)|(?P<home>(?:pathlib\.)?path\.home\(\)"""
+    r"""(?:r?(?P<q>['"])(?P<path>[^'"]*)(?P=q)|q[{(\[](?P<perl>[^})\]]*)[})\]]|(?P<home>(?:pathlib\.)?path\.home\(\)"""
     r"""|os\.path\.expanduser\(\s*['"]~/?['"]\s*\)|os\.environ\[\s*['"]home['"]\s*\]"""
     r"""|os\.(?:environ\.get|getenv)\(\s*['"]home['"]\s*\)|process\.env\.home|os\.homedir\(\)"""
     r"""|env\[\s*['"]home['"]\s*\]|\$env\{\s*['"]?home['"]?\s*\}|dir\.home))"""
@@ -239,8 +239,8 @@ class _Shell:
     done so far (its directory, ``OLDPWD``, the ``pushd`` stack, variables it set)."""
 
     __slots__ = (
-        "budget", "dirs", "ends", "home", "lost", "old", "project", "pwd", "strict", "subs",
-        "vars", "version",
+        "budget", "dirs", "ends", "files", "home", "lost", "old", "project", "pwd", "strict",
+        "subs", "vars", "version",
     )  # fmt: skip
 
     def __init__(self, strict: bool, home: list[str] | None, project: list[str] | None) -> None:
@@ -252,6 +252,8 @@ class _Shell:
         self.dirs: tuple[str, ...] = ()
         self.vars: dict[str, str] = {}
         self.subs: list[str | None] = []
+        # What the command wrote into files (``echo ... > x.sh``), for ``bash x.sh`` after it.
+        self.files: dict[tuple[str, tuple[str, ...]], str] = {}
         # Characters the check may still make (here-document bodies, what commands print):
         # shared by every copy, so that nothing it makes grows faster than the command.
         self.budget = [0]
@@ -265,6 +267,7 @@ class _Shell:
         other.pwd, other.old, other.lost = self.pwd, self.old, self.lost
         other.dirs, other.vars = self.dirs, self.vars
         other.subs, other.budget, other.ends = self.subs, self.budget, self.ends
+        other.files = self.files  # the file system is one for every subshell
         other.version = self.version
         return other
 
@@ -596,11 +599,15 @@ def _subst(sh: _Shell, word: str) -> str:
 
 
 def _file(sh: _Shell, word: str, stdin: str | None) -> str | None:
-    """What reading the file ``word`` gives, when the command line says: ``<(cmd)``, stdin."""
+    """What reading the file ``word`` gives, when the command line says: ``<(cmd)``, stdin,
+    a file an earlier command of it wrote."""
     if word in ("-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"):
         return stdin
     if len(word) > 2 and word[0] == _FILE == word[-1] and word[1:-1].isdigit():
         return sh.subs[int(word[1:-1])]
+    if sh.files and word:
+        root, parts = _resolve(sh, _expand(sh, word.lower())[0])
+        return sh.files.get((root, tuple(parts)))
     return None
 
 
@@ -654,6 +661,7 @@ def _verdict(
         return None, None
     stdin = feed if isinstance(feed, str) else None
     found = feed if isinstance(feed, _Found) else None
+    written = None
     for op, target, at in redirects:
         if _SUB in target:
             target = _subst(sh, target)
@@ -665,7 +673,15 @@ def _verdict(
             stdin = _file(sh, target, None)
         elif _DISK.match(target.lower()):
             return "redirecting output onto a disk device destroys its data", None
-    return _command(sh, words, stdin, found, depth, want_out)
+        elif op in (">", ">|", ">>", "&>") and target:
+            written = target
+    reason, out = _command(sh, words, stdin, found, depth, want_out or written is not None)
+    if written is not None and isinstance(out, str) and len(sh.files) < 64:
+        root, parts = _resolve(sh, _expand(sh, written.lower())[0])
+        sh.files[(root, tuple(parts))] = out
+        sh.version += 1  # a later ``bash x.sh`` must not reuse an earlier verdict
+        out = None
+    return reason, out
 
 
 def _command(
@@ -701,6 +717,9 @@ def _command(
         return None, None
     if name in _SETTERS:
         _assign(sh, [a for a in args if _ASSIGNMENT.match(a)])
+        return None, None
+    if name in ("for", "select") and len(args) > 1 and args[1] == "in":
+        _assign(sh, [args[0] + "=" + " ".join(args[2:])])  # each word in turn, all judged
         return None, None
     if name in _SHELLS:
         return _shell(sh, args, stdin, depth), None
@@ -927,7 +946,7 @@ def _level(sh: _Shell, root: str, parts: list[str]) -> tuple[str, str] | None:
 def _danger(sh: _Shell, word: str) -> tuple[str, str] | None:
     """What deleting ``word`` (recursively) would take, when that is a disaster: the kind
     (``root``, ``home``, ``top``, ``project``, ``unknown``) and a description."""
-    for path in _expand(sh, word):
+    for path in _split(_expand(sh, word)):
         root, parts = _resolve(sh, path)
         if parts and _GLOB.search(parts[-1]):
             level = _level(sh, root, parts[:-1])
@@ -937,6 +956,13 @@ def _danger(sh: _Shell, word: str) -> tuple[str, str] | None:
         if level:
             return level
     return None
+
+
+def _split(words: list[str]) -> list[str]:
+    """Word splitting of expanded words (``for f in a b`` gives ``$f`` each of them)."""
+    if not any(" " in w or "\t" in w or "\n" in w for w in words):
+        return words
+    return [piece for w in words for piece in w.split()] or [""]
 
 
 def _show(word: str) -> str:
@@ -1228,7 +1254,7 @@ def _code(sh: _Shell, code: str, depth: int) -> str | None:
     if depth > _MAX_DEPTH:
         return "command nested too deeply to check"
     for match in _CODE_DELETE.finditer(code.lower()):
-        path = "~" if match.group("home") else match.group("path")
+        path = "~" if match.group("home") else match.group("path") or match.group("perl")
         what = _danger(sh, path) if path else None
         if what:
             return f"{match.group('call')}({path}) would delete {what[1]}"
