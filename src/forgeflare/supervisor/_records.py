@@ -516,10 +516,19 @@ def newest_run(root: Path) -> tuple[Path, RunRecord] | None:
 
 
 def find_resumable(log_root: Path) -> RunStore | None:
-    """The newest run under ``log_root`` that has no ``finished_at``."""
-    for entry, record in list_runs(log_root).runs:
+    """The newest run under ``log_root`` that has no ``finished_at``.
+
+    ``None`` when there is none; a :class:`RecordError` naming the damaged record when there is
+    none readable but a damaged one (it may be the run a ``--resume`` was meant for).
+    """
+    listing = list_runs(log_root)
+    for entry, record in listing.runs:
         if record.finished_at is None:
             return RunStore(entry)
+    if listing.skipped:
+        raise RecordError(
+            f"--resume: no readable unfinished run in {log_root}; skipped {listing.skipped[0]}"
+        )
     return None
 
 
