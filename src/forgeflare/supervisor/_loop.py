@@ -60,6 +60,7 @@ from forgeflare.supervisor._lifecycle import (
     HookStatus,
     LifecycleResult,
     hook_env,
+    hook_words,
     run_lifecycle_hook,
 )
 from forgeflare.supervisor._notify import Notifier, notify_urls
@@ -125,17 +126,6 @@ _HOOK_SWITCH = {
 }
 
 
-_HOOK_SAYS: dict[HookStatus, tuple[str, str]] = {
-    HookStatus.NOT_EXECUTABLE: ("warn", "exists but is not executable (skipped)"),
-    HookStatus.OK: ("info", "completed successfully"),
-    HookStatus.WARNING: ("warn", "returned warning (exit 1)"),
-    HookStatus.ABORT: ("error", "requested abort (exit {code})"),
-    HookStatus.TIMEOUT: ("error", "timed out after {timeout:g}s (exit 124)"),
-    HookStatus.ERROR: ("error", "failed with exit code {code}"),
-}
-"""What the loop says of a lifecycle hook's run, by its status: (display level, words)."""
-
-
 class _Loop(IterationRunner, LoopWaits):
     opts: LoopOptions
 
@@ -188,14 +178,6 @@ class _Loop(IterationRunner, LoopWaits):
             env=child_environment(opts.env, opts.pass_env),
             log=self.display.warn,
         )
-
-    # -- bookkeeping ------------------------------------------------------------------------
-    def elapsed(self) -> float:
-        return self.base_active + time.monotonic() - self.t0
-
-    def save(self) -> None:
-        self.record.totals.active_seconds = round(self.elapsed(), 3)
-        self.store.save(self.record)
 
     def context(self, *, iteration: int | None = None, finish_type: str = "") -> HookContext:
         rec = self.record
@@ -315,8 +297,8 @@ class _Loop(IterationRunner, LoopWaits):
                 stop=self.stop.escalated() if name == "finished" else self.stop,
                 on_line=lambda line: self.display.output(line, prefix=f"[{name}] "),
             )
-        if refusal is None:
-            self.report_hook(result, hooks.timeout)
+        if refusal is None and (said := hook_words(result, hooks.timeout)) is not None:
+            getattr(self.display, said[0])(said[1])
         if result.status is not HookStatus.MISSING:
             try:
                 self.store.event(
@@ -332,18 +314,6 @@ class _Loop(IterationRunner, LoopWaits):
                     raise
         return result
 
-    def report_hook(self, result: LifecycleResult, timeout: float) -> None:
-        said = _HOOK_SAYS.get(result.status)
-        if said is not None:
-            level, words = said
-            text = words.format(name=result.name, code=result.exit_code, timeout=timeout)
-            getattr(self.display, level)(f"Hook {result.name} {text}")
-
-    # -- one agent run ----------------------------------------------------------------------
-    def counted_iterations(self) -> int:
-        """Iterations that count toward max_iterations (not limit or outage waits)."""
-        return self.record.counted_iterations
-
     async def before_iteration(self) -> FinishType | None:
         """Checks between iterations (the rules are :func:`before_iteration`'s)."""
         trust_error: str | None = None
@@ -356,7 +326,7 @@ class _Loop(IterationRunner, LoopWaits):
             verdict = before_iteration(
                 Between(
                     limits=self.limits,
-                    counted=self.counted_iterations(),
+                    counted=self.record.counted_iterations,
                     elapsed=self.elapsed(),
                     stopped=self.stop.stop.is_set(),
                     stop_requested=stop_requested(self.project),
@@ -428,7 +398,7 @@ class _Loop(IterationRunner, LoopWaits):
         facts = IterationFacts(
             outcome=outcome,
             limits=self.limits,
-            counted=self.counted_iterations(),
+            counted=self.record.counted_iterations,
             elapsed=self.elapsed(),
             streaks=Streaks(**rec.streaks),
             waits=self.wait_streaks,
