@@ -175,8 +175,24 @@ class Backend(Protocol):
     ) -> IterationReport: ...
 
 
+class _Base:
+    """What every built-in backend shares: no budget flag, its command found, no trust files."""
+
+    def budget_argv(self, left_usd: float) -> list[str]:
+        return []
+
+    def configure(self, agent: AgentSettings) -> None:
+        return None
+
+    def preflight(self, project: Path, argv: list[str], env: Mapping[str, str]) -> None:
+        _found(project, argv, env, getattr(self, "name", "command"))
+
+    def trust_files(self, project: Path) -> list[Path]:
+        return []
+
+
 @dataclass
-class _PlainBackend:
+class _PlainBackend(_Base):
     """An agent whose output is for people (shown as it is) and that has no completion tag."""
 
     final_required: bool = False
@@ -185,21 +201,12 @@ class _PlainBackend:
     prompt_suffix: str = ""
     secret_names: ClassVar[tuple[str, ...]] = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")
 
-    def budget_argv(self, left_usd: float) -> list[str]:
-        return []
-
     def reader(self) -> LineReader:
         return _RawReader()
 
     def configure(self, agent: AgentSettings) -> None:
         if agent.final_required != "auto":  # auto: the class's own (yes for forgeflare only)
             self.final_required = agent.final_required == "yes"
-
-    def preflight(self, project: Path, argv: list[str], env: Mapping[str, str]) -> None:
-        _found(project, argv, env, getattr(self, "name", "command"))
-
-    def trust_files(self, project: Path) -> list[Path]:
-        return []
 
 
 @dataclass
@@ -291,7 +298,7 @@ class _StreamReader(LineReader, Protocol):
 
 
 @dataclass
-class _StreamBackend:
+class _StreamBackend(_Base):
     """An agent whose JSON event stream on stdout is its report, and that completes by the tag."""
 
     prompt_suffix: str = _COMPLETE_PROMPT
@@ -308,19 +315,6 @@ class _StreamBackend:
     def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]:
         argv = [*(shlex.split(command) if command else [self.program]), *self.args, *self.options()]
         return [*_with_model(argv, model, extra), *self.last]
-
-    def budget_argv(self, left_usd: float) -> list[str]:
-        return []
-
-    def configure(self, agent: AgentSettings) -> None:
-        if agent.final_required != "auto":  # auto: the class's own (yes for forgeflare only)
-            self.final_required = agent.final_required == "yes"
-
-    def preflight(self, project: Path, argv: list[str], env: Mapping[str, str]) -> None:
-        _found(project, argv, env, getattr(self, "name", "command"))
-
-    def trust_files(self, project: Path) -> list[Path]:
-        return []
 
     def report(
         self, reader: LineReader, end: ChildEnd, final: Final | None, report_file: Path | None
