@@ -426,17 +426,15 @@ def read_run(path: Path) -> RunRecord:
     missing, unreadable, not UTF-8, not JSON or not of a run record's shape.
     """
     try:
-        data = path.read_bytes()
-    except FileNotFoundError as exc:
-        raise RecordError(f"{path}: no run.json (not a run folder)") from exc
-    except OSError as exc:
-        raise RecordError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    try:
-        text = data.decode("utf-8")
+        text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
         raise RecordError(
             f"{path}: not a readable run record: not UTF-8 (byte {exc.start})"
         ) from exc
+    except FileNotFoundError as exc:
+        raise RecordError(f"{path}: no run.json (not a run folder)") from exc
+    except OSError as exc:
+        raise RecordError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     try:
         return RunRecord.model_validate_json(text)
     except ValidationError as exc:
