@@ -1,0 +1,139 @@
+"""Choosing the agent of the next iteration: primary, fallback or a wait (pure)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from forgeflare.supervisor._fallback import (
+    AgentSpec,
+    Window,
+    choose_agent,
+    parse_agent_spec,
+)
+
+NOW = datetime(2026, 11, 25, 1, 0, tzinfo=UTC)
+OWN = AgentSpec("forgeflare")
+CODEX = AgentSpec("codex")
+WORK = AgentSpec("claude", "work")
+H = timedelta(hours=1)
+M = timedelta(minutes=1)
+
+
+def _in(delta: timedelta) -> Window:
+    return Window(NOW + delta)
+
+
+@pytest.mark.parametrize(
+    ("windows", "current", "agent", "wait", "reason"),
+    [
+        # Nothing known: the primary.
+        ({}, None, OWN, None, ""),
+        # Primary out for 2 h: the first open fallback, saying why.
+        ({OWN: _in(2 * H)}, OWN, CODEX, None, "forgeflare: usage limit for 2h"),
+        # First fallback waiting too: the next one.
+        ({OWN: _in(2 * H), CODEX: _in(H)}, OWN, WORK, None, "on claude:work"),
+        # A short wait on the primary: wait rather than switch.
+        ({OWN: _in(10 * M)}, OWN, None, NOW + 10 * M, "forgeflare"),
+        # ... but already on a fallback: keep going there.
+        ({OWN: _in(10 * M)}, CODEX, CODEX, None, ""),
+        # The primary's window has reset: back to it.
+        ({OWN: Window(NOW - M)}, CODEX, OWN, None, "back to the primary"),
+        # All waiting: the earliest reset.
+        ({OWN: _in(2 * H), CODEX: _in(H), WORK: _in(3 * H)}, CODEX, None, NOW + H, "no fallback"),
+        # Quota spent everywhere, no reset known: finish.
+        (
+            {OWN: Window(None, "quota"), CODEX: Window(None), WORK: Window(None)},
+            OWN,
+            None,
+            None,
+            "no reset known",
+        ),
+        # Primary quota spent: a fallback at once (no fallback_after for a quota).
+        ({OWN: Window(None, "quota")}, OWN, CODEX, None, "forgeflare: quota"),
+    ],
+)
+def test_choose_agent_table(
+    windows: dict[AgentSpec, Window],
+    current: AgentSpec | None,
+    agent: AgentSpec | None,
+    wait: datetime | None,
+    reason: str,
+) -> None:
+    choice = choose_agent(OWN, [CODEX, WORK], windows, NOW, current=current)
+    assert choice.agent == agent
+    assert choice.wait_until == wait
+    assert reason in choice.reason
+
+
+def test_no_fallback_waits_for_the_primary() -> None:
+    choice = choose_agent(OWN, [], {OWN: _in(2 * H)}, NOW, current=OWN)
+    assert (choice.agent, choice.wait_until) == (None, NOW + 2 * H)
+
+
+@pytest.mark.parametrize(
+    ("text", "spec"),
+    [("codex", AgentSpec("codex")), ("claude:work", AgentSpec("claude", "work"))],
+)
+def test_parse_agent_spec(text: str, spec: AgentSpec) -> None:
+    assert parse_agent_spec(text) == spec
+    assert spec.label == text
+
+
+@pytest.mark.parametrize("text", ["", ":work", "claude:", "a:b:c"])
+def test_parse_agent_spec_rejects(text: str) -> None:
+    with pytest.raises(ValueError, match="BACKEND"):
+        parse_agent_spec(text)
+
+
+_SPECS = [OWN, CODEX, WORK, AgentSpec("command", "x")]
+_windows = st.dictionaries(
+    st.sampled_from(_SPECS),
+    st.builds(
+        Window,
+        st.one_of(st.none(), st.integers(-300, 300).map(lambda m: NOW + m * M)),
+    ),
+)
+
+
+@given(
+    windows=_windows,
+    fallbacks=st.lists(st.sampled_from(_SPECS[1:]), unique=True, max_size=3),
+    current=st.one_of(st.none(), st.sampled_from(_SPECS)),
+    after=st.integers(0, 120).map(lambda m: m * M),
+)
+def test_choice_properties(
+    windows: dict[AgentSpec, Window],
+    fallbacks: list[AgentSpec],
+    current: AgentSpec | None,
+    after: timedelta,
+) -> None:
+    choice = choose_agent(OWN, fallbacks, windows, NOW, fallback_after=after, current=current)
+
+    def is_open(s: AgentSpec) -> bool:
+        return s not in windows or windows[s].open_at(NOW)
+
+    if is_open(OWN):
+        # The primary whenever its window is open.
+        assert choice.agent == OWN
+    elif choice.agent is not None:
+        # Never an agent that is waiting; always one of the list.
+        assert choice.agent in fallbacks
+        assert is_open(choice.agent)
+    else:
+        # A wait is for a reset in the future; finishing means no reset is known.
+        if choice.wait_until is not None:
+            assert choice.wait_until > NOW
+        else:
+            assert all(
+                windows.get(s, Window(NOW)).resets_at is None
+                for s in [OWN, *fallbacks]
+                if s in windows
+            )
+        # Waiting while a fallback is open happens only for a short wait on the primary.
+        if any(is_open(s) for s in fallbacks):
+            assert current in (None, OWN)
+            assert choice.wait_until == windows[OWN].resets_at
