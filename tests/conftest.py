@@ -24,6 +24,9 @@ __all__ = ["MockServer"]
 os.environ["FORGEFLARE_TRUST"] = "1"
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="forgeflare-test-config-")
 atexit.register(shutil.rmtree, os.environ["XDG_CONFIG_HOME"], True)
+# The machine-wide usage windows (a test's rate limit must not make real loops wait).
+os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="forgeflare-test-state-")
+atexit.register(shutil.rmtree, os.environ["XDG_STATE_HOME"], True)
 
 
 def pytest_configure(config: pytest.Config) -> None:

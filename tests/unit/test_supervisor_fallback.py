@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from forgeflare._errors import ConfigError
+from forgeflare.supervisor._config import LoopConfig, load_config
 from forgeflare.supervisor._fallback import (
     AgentSpec,
     Window,
@@ -137,3 +140,44 @@ def test_choice_properties(
         if any(is_open(s) for s in fallbacks):
             assert current in (None, OWN)
             assert choice.wait_until == windows[OWN].resets_at
+
+
+def _load(tmp_path: Path, agent: str, env: dict[str, str] | None = None) -> LoopConfig:
+    (tmp_path / ".fresher").mkdir(exist_ok=True)
+    (tmp_path / ".fresher" / "config.toml").write_text(f"[agent]\n{agent}\n")
+    return load_config(tmp_path, env=env or {}).config
+
+
+def test_fallback_config(tmp_path: Path) -> None:
+    cfg = _load(
+        tmp_path,
+        'fallback = ["codex", "forgeflare:cheap"]\nfallback_after = "5m"\n'
+        '[agent.profiles.cheap]\nmodel = "claude-haiku-4-5"\nenv = { X = "1" }\n',
+    )
+    assert cfg.agent.fallback == ["codex", "forgeflare:cheap"]
+    assert cfg.agent.fallback_after == 300.0
+    assert cfg.profile_env("cheap") == {"X": "1"}
+    assert "claude-haiku-4-5" in cfg.agent_argv("python", cfg.backend_for("forgeflare"), "cheap")
+    assert _load(tmp_path, "", {"FRESHER_AGENT_FALLBACK": "codex, command"}).agent.fallback == [
+        "codex",
+        "command",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("agent", "words"),
+    [
+        ('fallback = ["codx"]', "unknown backend 'codx' (did you mean 'codex'?)"),
+        ('fallback = ["forgeflare:nope"]', "no [agent.profiles.nope] (none defined)"),
+        ('fallback = ["codex:"]', "'codex:' is not BACKEND[:PROFILE]"),
+        ('fallback_after = "soon"', "fallback_after"),
+        ('[agent.profiles.x]\nmodle = "m"', "x.modle: unknown key"),
+        ("[agent.profiles.x]\nenv = { A = 1 }", "x.env.A: not a string"),
+    ],
+)
+def test_fallback_config_mistakes_are_one_line(tmp_path: Path, agent: str, words: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        _load(tmp_path, agent)
+    message = str(caught.value)
+    assert words in message
+    assert "\n" not in message

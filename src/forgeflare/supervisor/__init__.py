@@ -8,6 +8,16 @@ from forgeflare.supervisor._agentproc import ChildResult
 from forgeflare.supervisor._agentproc import StopControl
 from forgeflare.supervisor._agentproc import exit_status
 from forgeflare.supervisor._agentproc import supervise
+from forgeflare.supervisor._config import AgentProfile
+from forgeflare.supervisor._fallback import AgentSpec
+from forgeflare.supervisor._fallback import Choice
+from forgeflare.supervisor._fallback import Window
+from forgeflare.supervisor._fallback import choose_agent
+from forgeflare.supervisor._fallback import parse_agent_spec
+from forgeflare.supervisor._switching import AgentSwitching
+from forgeflare.supervisor._windowstore import read_windows
+from forgeflare.supervisor._windowstore import record_window
+from forgeflare.supervisor._windowstore import window_store_path
 from forgeflare.supervisor._config import AgentSection
 from forgeflare.supervisor._config import CONFIG_RELPATH
 from forgeflare.supervisor._config import FresherSection
@@ -132,11 +142,15 @@ __all__ = [
     "RUN_MARKER",
     "SCHEMA_VERSION",
     "STOP_RELPATH",
+    "AgentProfile",
     "AgentSection",
+    "AgentSpec",
     "AgentStatus",
+    "AgentSwitching",
     "BackendName",
     "Between",
     "ChildResult",
+    "Choice",
     "ContinueLoop",
     "Decide",
     "FileStamp",
@@ -186,11 +200,13 @@ __all__ = [
     "WaitRecord",
     "WaitSettings",
     "WaitStreaks",
+    "Window",
     "after_iteration",
     "agent_time",
     "before_iteration",
     "budget_exhausted",
     "check_limits",
+    "choose_agent",
     "classify_exit",
     "clear_stop",
     "commits_between",
@@ -226,10 +242,13 @@ __all__ = [
     "orphan_group",
     "outage_backoff",
     "parse_agent_line",
+    "parse_agent_spec",
     "parse_duration",
     "preflight",
     "project_lock",
     "read_run",
+    "read_windows",
+    "record_window",
     "render_message",
     "request_stop",
     "run_lifecycle_hook",
@@ -241,4 +260,5 @@ __all__ = [
     "upgrade_row",
     "uses_claude_code",
     "watch_signals",
+    "window_store_path",
 ]

@@ -118,6 +118,8 @@ class IterationRunner:
     store: RunStore
     record: RunRecord
     backend: Backend
+    profile: str
+    """The ``[agent.profiles]`` profile of the current agent (empty: none)."""
     limits: Limits
     stop: StopControl
     git_repo: bool
@@ -131,6 +133,10 @@ class IterationRunner:
     """Active seconds of the run before this supervisor (a resumed run's)."""
     t0: float
     """When this supervisor started the run (``time.monotonic``)."""
+
+    @property
+    def agent_label(self) -> str:
+        return f"{self.backend.name}:{self.profile}" if self.profile else self.backend.name
 
     def elapsed(self) -> float:
         """Active seconds of the run so far."""
@@ -176,7 +182,7 @@ class IterationRunner:
         return await git_snapshot(self.project, excluded=(self.log_root,))
 
     def agent_argv(self) -> list[str]:
-        argv = self.cfg.agent_argv(self.opts.python, self.backend)
+        argv = self.cfg.agent_argv(self.opts.python, self.backend, self.profile)
         max_cost = self.cfg.limits.max_cost
         if max_cost:
             argv += self.backend.budget_argv(max_cost - (self.record.totals.cost_usd or 0.0))
@@ -187,6 +193,7 @@ class IterationRunner:
         env = {
             **child_environment(self.opts.env, self.opts.pass_env, keep=self.backend.secret_names),
             **hook_env("agent", self.context(iteration=number)),
+            **self.cfg.profile_env(self.profile),
             REPORT_ENV: str(report_path),
         }
         if self.opts.pass_env:
@@ -241,7 +248,7 @@ class IterationRunner:
             except RecordError as exc:
                 failed.append(exc)  # raised once the agent is done: it must not be left running
 
-        self.display.info(f"iteration {number}: starting {argv[0]} ({self.backend.name})")
+        self.display.info(f"iteration {number}: starting {argv[0]} ({self.agent_label})")
         self.display.start_iteration(number, self.limits.max_iterations)
         reader = self.backend.reader()
         # Plain blocking writes: a local append per line is cheaper than a thread hop.
@@ -334,6 +341,7 @@ class IterationRunner:
             number=number,
             started_at=started_at,
             backend=self.backend.name,
+            profile=self.profile,
             duration=round(result.duration, 3),
             exit_code=exit_status(result),
             timed_out=result.timed_out,

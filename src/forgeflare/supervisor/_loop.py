@@ -36,6 +36,7 @@ from forgeflare.supervisor._agentproc import (
 )
 from forgeflare.supervisor._config import LoopConfig
 from forgeflare.supervisor._display import LoopDisplay
+from forgeflare.supervisor._fallback import AgentSpec, Window, parse_agent_spec
 from forgeflare.supervisor._finish import (
     Between,
     Finish,
@@ -74,9 +75,11 @@ from forgeflare.supervisor._records import (
 )
 from forgeflare.supervisor._resume import open_resumable
 from forgeflare.supervisor._stop import clear_stop, stop_requested
+from forgeflare.supervisor._switching import AgentSwitching
 from forgeflare.supervisor._trust import loop_trust_items
 from forgeflare.supervisor._waiting import LoopWaits
 from forgeflare.supervisor._waits import WaitFor, WaitSettings, WaitStreaks
+from forgeflare.supervisor._windowstore import window_store_path
 from forgeflare.trust._policy import TrustError, trust_override
 from forgeflare.trust._store import require_trust
 
@@ -126,7 +129,7 @@ _HOOK_SWITCH = {
 }
 
 
-class _Loop(IterationRunner, LoopWaits):
+class _Loop(IterationRunner, LoopWaits, AgentSwitching):
     opts: LoopOptions
 
     def __init__(self, opts: LoopOptions, display: LoopDisplay, stop: StopControl) -> None:
@@ -158,6 +161,13 @@ class _Loop(IterationRunner, LoopWaits):
         self.git_repo = False
         self.git_last: GitSnapshot | None = None
         self.backend = self.cfg.backend()
+        self.profile = ""
+        self.primary = self.current = AgentSpec(self.backend.name)
+        self.fallbacks = [parse_agent_spec(text) for text in self.cfg.agent.fallback]
+        if self.fallbacks:
+            display.agent = self.primary.label
+        self.windows: dict[AgentSpec, Window] = {}
+        self.window_file = window_store_path(opts.env)
         self.wait_streaks = WaitStreaks()
         self.finish_reason: str | None = None
         self.finishing = False
@@ -265,6 +275,7 @@ class _Loop(IterationRunner, LoopWaits):
         self.display.info(
             f"bounds: {most} iterations, runtime {runtime}, {cost}, iteration timeout "
             f"{timeout}, agent {self.backend.name}"
+            + "".join(f", then {spec.label}" for spec in self.fallbacks)
         )
         if trust_override(self.opts.env, self.opts.trust_project):  # the one override parser
             self.display.warn("trusting the project's hooks without review (--trust-project)")
@@ -377,6 +388,17 @@ class _Loop(IterationRunner, LoopWaits):
         early = await self.before_iteration()
         if early is not None:
             return early
+        choice = self.choose()
+        if choice.agent is None:
+            if choice.wait_until is None:
+                self.finish_reason = choice.reason
+                self.display.error(f"no agent left: {choice.reason}")
+                return FinishType.ERROR
+            self.display.warn(f"no agent open: {choice.reason}")
+            left = (choice.wait_until - datetime.now(UTC)).total_seconds()
+            seconds = left / self.time_scale if self.time_scale else 0.0
+            await self.wait("limit_wait", max(0.0, seconds), choice.wait_until)
+            return None  # the checks between iterations again (a stop, the runtime)
         rec = self.record
         number = rec.iterations_done + 1
         hook = await self.hook("next_iteration", self.context(iteration=number))
@@ -427,6 +449,10 @@ class _Loop(IterationRunner, LoopWaits):
         if isinstance(action, Finish):
             return action.type
         if isinstance(action, WaitFor):
+            if action.kind == "limit_wait":
+                self.learn_window(action.seconds)
+                if self.fallbacks:
+                    return None  # the next iteration's choice: a fallback, or the wait
             await self.wait(action.kind, action.seconds, action.until)
             return None
         if ruling.pause > 0:
