@@ -96,6 +96,20 @@ def test_a_usage_limit_moves_the_night_to_the_fallback_and_back(
     log = (project / ".fresher" / "runs" / rec["run_id"] / "loop.log").read_text()
     assert "agent forgeflare -> forgeflare:cheap: forgeflare: usage limit" in log
     assert "agent forgeflare:cheap -> forgeflare: back to the primary" in log
+    # The report shows the spend per agent.
+    report = subprocess.run(
+        [sys.executable, "-m", "forgeflare", "report"],
+        cwd=project,
+        env=_env(tmp_path, primary.url),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert report.returncode == 0, report.stderr
+    assert f"  forgeflare: {len(rows)} it" not in report.stdout  # not every row is the primary's
+    assert "  forgeflare: 2 it · " in report.stdout
+    assert f"  forgeflare:cheap: {len(middle)} it · " in report.stdout
     # The machine's store knows the window (until it resets).
     store = json.loads((tmp_path / "state" / "forgeflare" / "windows.json").read_text())
     assert "forgeflare" in store["windows"]
