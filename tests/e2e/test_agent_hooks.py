@@ -587,3 +587,33 @@ def test_match_naming_no_tool_stops_start_up(tmp_path: Path, mock_api: MockAPI) 
     proc = run_agent(tmp_path, server.url, "task", "--hooks-module", "typohooks")
     assert proc.returncode == 2
     assert "match 'Bsh' names no tool; did you mean Bash?" in proc.stderr
+
+
+def test_lone_surrogates_from_a_guard_and_the_api_never_crash_the_run(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    # Valid JSON may spell a lone surrogate; it used to crash the audit write (from a guard's
+    # reason), the display (from a text delta) and the mock server (from its script).
+    project(
+        tmp_path,
+        '[[hooks]]\nevent = "PreToolUse"\ncommand = "hooks/g.sh"\n',
+        {"g.sh": "#!/usr/bin/env bash\ncat >/dev/null\n"
+                 "echo '{\"action\": \"block\", \"reason\": \"no \\ud800 here\"}'\n"},
+    )  # fmt: skip
+    server = mock_api(
+        {
+            "responses": [
+                tool_response(("Bash", {"command": "ls"}), text="half \ud800 a pair"),
+                text_response("done \udfff"),
+            ]
+        }
+    )
+    proc = run_agent(tmp_path, server.url)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "half \ufffd a pair" in proc.stdout
+    (result,) = tool_results(server.requests()[1])
+    assert result["content"].endswith("no \ufffd here")
+    (audit,) = tmp_path.glob(".entire/metadata/*/hooks.jsonl")
+    assert [json.loads(x)["reason"] for x in audit.read_text().splitlines()] == ["no \ufffd here"]
+    assert final_of(tmp_path)["final"]["reason"] == "end_turn"

@@ -463,3 +463,15 @@ def _events_or_empty(project: Project) -> list[dict[str, object]]:
         return project.events()
     except (OSError, IndexError, ValueError):
         return []
+
+
+async def test_a_convergence_file_that_is_not_utf8_is_one_warning(project: Project) -> None:
+    # The model can write convergence.json: one byte that is not UTF-8 used to crash the loop,
+    # leave run.json unfinished and skip the finished hook.
+    project.hook("finished", 'echo "$FRESHER_FINISH_TYPE" > "$FRESHER_PROJECT_DIR/finish"')
+    done = await project.arun("--agent-cmd", agent_cmd("--garble"), "--max-iterations", "1")
+    assert done.code == 10, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "convergence.json: not a valid convergence state: not UTF-8 text (byte" in done.stderr
+    assert project.record()["finished_at"] is not None
+    assert (project.dir / "finish").read_text().strip() == "max_iterations"

@@ -12,6 +12,7 @@ action applies to; without =N it applies to every iteration.
   --touch[@N,...]         create a file (no commit)
   --pidfile=PATH          write the pids of this agent and its child
   --env=PATH              dump the environment (JSON) to PATH-<iteration>
+  --garble[@N,...]        write a convergence.json holding a byte that is not UTF-8
 It always deletes a stale convergence.json first and prints a [tool] and a [usage] line.
 """
 
@@ -74,6 +75,9 @@ def main() -> int:
             subprocess.run(["git", "commit", "-qm", f"iteration {iteration}"], check=True)
         elif name == "touch":
             Path(f"touched-{iteration}.txt").write_text("x\n")
+        elif name == "garble":
+            conv.parent.mkdir(exist_ok=True)
+            conv.write_bytes(b'{"observations": [], "final": {"reason": "end_turn\xff"}}')
         elif name == "env":
             Path(f"{value}-{iteration}").write_text(json.dumps(dict(os.environ)))
     if final is not None:

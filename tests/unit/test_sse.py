@@ -425,3 +425,17 @@ def test_large_message_is_assembled_exactly() -> None:
     stream = start() + text_block(0, *pieces) + end()
     chunks = [stream[i : i + 4093] for i in range(0, len(stream), 4093)]
     assert parse_sse_bytes(chunks).content == [TextBlock(text="".join(pieces))]
+
+
+def test_a_lone_surrogate_in_a_text_delta_becomes_a_replacement_character() -> None:
+    # JSON may spell half a UTF-16 pair; passed on, it crashed the display and every write.
+    seen: list[str] = []
+    # json.dumps with ensure_ascii spells the surrogate as an escape, as an API could.
+    delta = {"type": "text_delta", "text": "a \ud800 b"}
+    body = json.dumps({"type": "content_block_delta", "index": 0, "delta": delta})
+    spelled = f"event: content_block_delta\ndata: {body}\n\n".encode()
+    stop = b"event: content_block_stop"
+    stream = start() + text_block(0).replace(stop, spelled + stop) + end()
+    resp = parse_sse_bytes([stream], on_text=seen.append)
+    assert resp.content == [TextBlock(text="a \ufffd b")]
+    assert "".join(seen).encode("utf-8") == "a \ufffd b".encode()

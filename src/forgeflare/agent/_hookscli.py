@@ -17,6 +17,7 @@ from typing import Annotated, Any
 import trio
 import typer
 
+from forgeflare._damaged import loads
 from forgeflare._errors import ConfigError
 from forgeflare.agent._agent_hooks import builtin_hooks
 from forgeflare.agent.tools._registry import TOOL_NAMES
@@ -145,7 +146,7 @@ def run_test(
     if event not in SHELL_EVENTS:
         raise _fail(f"unknown event {event!r}; expected PreToolUse, PostToolUse or Stop")
     try:
-        tool_input = json.loads(input_json)
+        tool_input = loads(input_json)
     except ValueError as exc:
         raise _fail(f"--input: not valid JSON: {exc}") from None
     if not isinstance(tool_input, dict):

@@ -267,9 +267,10 @@ class RunStore:
             raise RecordError(f"{self.dir / 'events.jsonl'}: cannot write: {exc.strerror}") from exc
 
     def events(self) -> list[dict[str, Any]]:
-        """Every readable line of events.jsonl (a torn last line is skipped)."""
+        """Every readable line of events.jsonl (a torn last line, or one a crash or a disk
+        damaged into bytes that are not UTF-8, is skipped)."""
         try:
-            return json_objects((self.dir / "events.jsonl").read_text(encoding="utf-8"))
+            return json_objects((self.dir / "events.jsonl").read_bytes())
         except OSError:
             return []
 
