@@ -617,3 +617,51 @@ def test_lone_surrogates_from_a_guard_and_the_api_never_crash_the_run(
     (audit,) = tmp_path.glob(".entire/metadata/*/hooks.jsonl")
     assert [json.loads(x)["reason"] for x in audit.read_text().splitlines()] == ["no \ufffd here"]
     assert final_of(tmp_path)["final"]["reason"] == "end_turn"
+
+
+EXITING_HOOKS = """
+import sys
+from forgeflare.hooks import hook
+
+@hook("PreToolUse", match="Bash", timeout=5)
+def exiting_guard(input):
+    if "first" in input["command"]:
+        sys.exit(3)
+
+@hook("PostToolUse", timeout=5)
+async def interrupting_observer(tool):
+    raise KeyboardInterrupt
+
+@hook("Stop")
+def exiting_stop(reason):
+    raise SystemExit("bye")
+"""
+
+
+def test_a_python_hook_that_exits_or_interrupts_is_a_hook_failure(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    # SystemExit and KeyboardInterrupt from a hook used to end the agent with an exception
+    # group and no final; they are failures with the documented meaning, like any exception.
+    (tmp_path / "loophooks.py").write_text(EXITING_HOOKS)
+    server = mock_api(
+        {
+            "responses": [
+                tool_response(("Bash", {"command": "echo first > ran"})),
+                tool_response(("Bash", {"command": "echo second > ran"})),
+                text_response("done"),
+            ]
+        }
+    )
+    proc = run_agent(tmp_path, server.url, "task", "--hooks-module", "loophooks")
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    (blocked,) = tool_results(server.requests()[1])
+    assert blocked["is_error"] is True
+    assert "loophooks.exiting_guard raised SystemExit" in blocked["content"]
+    (ran,) = tool_results(server.requests()[2])
+    assert ran["is_error"] is False
+    assert (tmp_path / "ran").read_text() == "second\n"
+    assert "loophooks.interrupting_observer raised KeyboardInterrupt" in proc.stderr
+    assert "loophooks.exiting_stop raised SystemExit: bye" in proc.stderr
+    assert final_of(tmp_path)["final"]["reason"] == "end_turn"
