@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -475,3 +477,43 @@ async def test_a_convergence_file_that_is_not_utf8_is_one_warning(project: Proje
     assert "convergence.json: not a valid convergence state: not UTF-8 text (byte" in done.stderr
     assert project.record()["finished_at"] is not None
     assert (project.dir / "finish").read_text().strip() == "max_iterations"
+
+
+def _private_mounts() -> str | None:
+    """Why a tiny tmpfs in a private mount namespace cannot be made here, or None."""
+    if shutil.which("unshare") is None:
+        return "unshare (util-linux) is not installed"
+    probe = subprocess.run(
+        ["unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"],
+        capture_output=True,
+        check=False,
+    )
+    return None if probe.returncode == 0 else "mounting a tmpfs needs root (unshare -m)"
+
+
+def test_a_full_disk_before_the_loop_starts_is_one_line(tmp_path: Path) -> None:
+    # A real full file system: a 256 KiB tmpfs in a private mount namespace, filled up.
+    reason = _private_mounts()
+    if reason is not None:
+        pytest.skip(reason)
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    script = (
+        f'mount -t tmpfs -o size=256k tmpfs "{disk}" && mkdir "{disk}/.fresher" && '
+        f'(head -c 1000000 /dev/zero > "{disk}/fill" 2>/dev/null; true) && '
+        f'exec "{sys.executable}" -m forgeflare loop --dir "{disk}" --agent-cmd true '
+        "--max-iterations 1"
+    )
+    done = subprocess.run(
+        ["unshare", "-m", "sh", "-c", script],
+        capture_output=True,
+        text=True,
+        env=base_env(),
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"forgeflare: error: {disk}/.fresher/loop.lock: cannot write the loop lock: "
+        "No space left on device"
+    )
