@@ -242,16 +242,19 @@ class MessageAccumulator:
         except ValueError as exc:
             if event not in _PROTOCOL_EVENTS:
                 return self.done  # an unknown event is ignored, whatever its data
-            raise StreamParseError(
+            # Damaged on the way like garbage bytes or a cut: the same request may well succeed.
+            raise StreamTransientError(
                 f"API stream sent unparseable JSON in a {event!r} event: {data[:80]!r}"
             ) from exc
         if not isinstance(payload, dict):
-            raise StreamParseError(f"API stream sent a non-object {event!r} event: {data[:80]!r}")
+            raise StreamTransientError(
+                f"API stream sent a non-object {event!r} event: {data[:80]!r}"
+            )
         kind = payload.get("type", event)
         try:
             self._dispatch(kind, payload)
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
-            raise StreamParseError(
+            raise StreamTransientError(
                 f"API stream sent a malformed {kind!r} event ({type(exc).__name__}: {exc}): "
                 f"{data[:80]!r}"
             ) from exc
