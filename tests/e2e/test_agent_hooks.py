@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from agent_support import read_json, run_agent, text_response, tool_response, tool_results
@@ -665,3 +666,29 @@ def test_a_python_hook_that_exits_or_interrupts_is_a_hook_failure(
     assert "loophooks.interrupting_observer raised KeyboardInterrupt" in proc.stderr
     assert "loophooks.exiting_stop raised SystemExit: bye" in proc.stderr
     assert final_of(tmp_path)["final"]["reason"] == "end_turn"
+
+
+def test_a_shell_hooks_setsid_child_is_ended_with_the_hook(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    # It held the hook's stderr, which is the agent's: the agent's stderr stayed open 206 s.
+    token = f"{os.getpid() % 1000 + 500}.5"
+    project(
+        tmp_path,
+        '[[hooks]]\nevent = "PreToolUse"\nphase = "observe"\ncommand = "hooks/o.sh"\n',
+        {"o.sh": f"#!/usr/bin/env bash\ncat >/dev/null\nsetsid sleep {token} &\necho '{{}}'\n"},
+    )
+    server = mock_api(
+        {"responses": [tool_response(("Bash", {"command": "true"})), text_response("ok")]}
+    )
+    started = time.monotonic()
+    proc = run_agent(tmp_path, server.url, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert time.monotonic() - started < 50  # not held open by the sleep (it would be 60 s+)
+    left = [
+        p for p in psutil.process_iter(["cmdline", "status"])
+        if p.info["cmdline"] == ["sleep", token] and p.info["status"] != "zombie"
+    ]  # fmt: skip
+    for p in left:
+        p.kill()
+    assert left == []

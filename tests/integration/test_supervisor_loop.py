@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import psutil
 import pytest
 import trio
 from typer.testing import CliRunner
@@ -517,3 +518,34 @@ def test_a_full_disk_before_the_loop_starts_is_one_line(tmp_path: Path) -> None:
         f"forgeflare: error: {disk}/.fresher/loop.lock: cannot write the loop lock: "
         "No space left on device"
     )
+
+
+def _sleeping(seconds: str) -> list[psutil.Process]:
+    """Live ``sleep SECONDS`` processes (the token is unique to one test)."""
+    found = []
+    for proc in psutil.process_iter(["cmdline", "status"]):
+        if proc.info["cmdline"] == ["sleep", seconds] and proc.info["status"] != "zombie":
+            found.append(proc)
+    return found
+
+
+def test_env_i_setsid_descendants_do_not_survive_the_loop(project: Project) -> None:
+    # `env -i` drops the run's marker and `setsid` leaves the group and the session: such
+    # descendants of the agent and of the started hook used to outlive the loop.
+    agent_token, hook_token = f"{os.getpid() % 1000 + 400}.25", f"{os.getpid() % 1000 + 400}.75"
+    project.hook(
+        "started", f"env -i setsid sleep {hook_token} </dev/null >/dev/null 2>&1 &\nexit 0"
+    )
+    try:
+        done = project.run(
+            "--agent-cmd",
+            agent_cmd(f"--escape={agent_token}", "--final=end_turn"),
+            "--max-iterations",
+            "1",
+        )
+        assert done.code == 10, done.stderr
+        assert _sleeping(agent_token) == []
+        assert _sleeping(hook_token) == []
+    finally:
+        for proc in _sleeping(agent_token) + _sleeping(hook_token):
+            proc.kill()

@@ -13,6 +13,7 @@ action applies to; without =N it applies to every iteration.
   --pidfile=PATH          write the pids of this agent and its child
   --env=PATH              dump the environment (JSON) to PATH-<iteration>
   --garble[@N,...]        write a convergence.json holding a byte that is not UTF-8
+  --escape=SECONDS[@N,..] leave `env -i setsid sleep SECONDS` running (no marker, own session)
 It always deletes a stale convergence.json first and prints a [tool] and a [usage] line.
 """
 
@@ -75,6 +76,13 @@ def main() -> int:
             subprocess.run(["git", "commit", "-qm", f"iteration {iteration}"], check=True)
         elif name == "touch":
             Path(f"touched-{iteration}.txt").write_text("x\n")
+        elif name == "escape":
+            subprocess.Popen(
+                ["env", "-i", "setsid", "sleep", value],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
         elif name == "garble":
             conv.parent.mkdir(exist_ok=True)
             conv.write_bytes(b'{"observations": [], "final": {"reason": "end_turn\xff"}}')

@@ -10,6 +10,8 @@ more than :data:`MAX_STDOUT_BYTES` is killed at once: it would block on a full p
 
 from __future__ import annotations
 
+import os
+import secrets
 from pathlib import Path
 
 import trio
@@ -18,6 +20,10 @@ from forgeflare._process import run_child
 from forgeflare.hooks._protocol import ProcessOutcome
 
 __all__ = ["MAX_STDOUT_BYTES", "run_hook_process"]
+
+# Every descendant of one hook call carries this variable: one that left the group (a new session)
+# is ended with the hook, like the agent's (it would hold the agent's stderr open otherwise).
+_MARKER_ENV = "FORGEFLARE_HOOK_CALL"
 
 MAX_STDOUT_BYTES = 1 << 20
 """A hook printing more than 1 MiB is broken; its output is not buffered beyond this."""
@@ -41,10 +47,13 @@ async def run_hook_process(
         if len(out) > MAX_STDOUT_BYTES:
             too_large.set()  # the kill event: the group is SIGKILLed at once
 
+    token = secrets.token_hex(8)
     try:
         result = await run_child(
             ["bash", "-c", command],
             cwd=cwd,
+            env={**os.environ, _MARKER_ENV: token},
+            marker=(_MARKER_ENV, token),
             stdin=payload,
             on_output=collect,
             stderr=None,

@@ -39,7 +39,7 @@ from forgeflare._convergence import (
     read_convergence,
 )
 from forgeflare._errors import ConfigError
-from forgeflare._pgroup import process_started
+from forgeflare._pgroup import become_subreaper, process_started
 from forgeflare._process import end_marked_processes, run_child
 from forgeflare._secrets import AGENT_KEYS, PASS_ENV_VAR, child_environment
 from forgeflare.hooks._trust import TrustError, require_trust
@@ -874,6 +874,11 @@ async def run_loop(
     """
     display = display or LoopDisplay()
     stop = stop or StopControl()
+    if signals:
+        # The CLI's own process (not a test's or a library caller's): orphans of the agent and
+        # the hooks adopt the loop, so even descendants in a new session with a clean
+        # environment (no marker) are ended with them.
+        become_subreaper()
     loop = _Loop(opts, display, stop)
     if not display.live and not signals:
         return await loop.run()
