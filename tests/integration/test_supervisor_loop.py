@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -18,7 +19,15 @@ from typer.testing import CliRunner
 from forgeflare import _app as cli
 from forgeflare._errors import ConfigError
 from forgeflare.supervisor import StopControl
-from supervisor_agents.project import Done, Project, agent_cmd, alive, base_env, wait_for
+from supervisor_agents.project import (
+    Done,
+    Project,
+    agent_cmd,
+    alive,
+    base_env,
+    forgeflare,
+    wait_for,
+)
 
 
 @pytest.fixture
@@ -549,3 +558,38 @@ def test_env_i_setsid_descendants_do_not_survive_the_loop(project: Project) -> N
     finally:
         for proc in _sleeping(agent_token) + _sleeping(hook_token):
             proc.kill()
+
+
+def test_a_run_folder_made_read_only_is_marked_finished_beside_it(project: Project) -> None:
+    # A real read-only folder (root writes through chmod): the agent remounts the run folder
+    # read-only in a private mount namespace shared with its loop.
+    reason = _private_mounts()
+    if reason is not None:
+        pytest.skip(reason)
+    remount = (
+        'sh -c \'d="$FRESHER_PROJECT_DIR/.fresher/runs/$FRESHER_RUN_ID"; '
+        'mount --bind "$d" "$d" && mount -o remount,ro,bind "$d"\''
+    )
+    loop = shlex.join(
+        [sys.executable, "-m", "forgeflare", "loop", "--dir", str(project.dir),
+         "--agent-cmd", remount, "--max-iterations", "3"]
+    )  # fmt: skip
+    done = subprocess.run(
+        ["unshare", "-m", "sh", "-c", f"mount --make-rprivate / && exec {loop}"],
+        capture_output=True,
+        text=True,
+        env=base_env(),
+        timeout=60,
+        check=False,
+    )
+    assert "Traceback" not in done.stderr
+    assert "cannot write: Read-only file system" in done.stderr, done.stderr
+    (run_dir,) = project.run_dirs()
+    assert json.loads((run_dir / "run.json").read_text())["finished_at"] is None  # as it was
+    # ... but every reader sees it finished: not running, not resumable.
+    listed = forgeflare(project.dir, "runs", "--json")
+    assert listed.returncode == 0, listed.stderr
+    (row,) = json.loads(listed.stdout)
+    assert row["finish_type"] == "error"
+    resumed = forgeflare(project.dir, "loop", "--resume", "--agent-cmd", "true")
+    assert "no unfinished run" in resumed.stderr
