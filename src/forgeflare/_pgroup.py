@@ -25,6 +25,7 @@ __all__ = [
     "end_marked_processes",
     "end_pids",
     "end_popen",
+    "escaped_descendants",
     "group_alive",
     "is_alive",
     "kill_group",
@@ -203,6 +204,34 @@ def end_adopted(since: float, grace: float) -> list[int]:
         with contextlib.suppress(ChildProcessError, OSError):
             os.waitpid(proc.pid, os.WNOHANG)
     return ended
+
+
+def escaped_descendants(name: str, value: str) -> list[tuple[int, float]]:
+    """Descendants of this process that a kill of this process would lose: in another
+    session and without the ``name=value`` marker (a clean environment in a new session). As (pid, start time),
+    so a later process that reuses the pid is never taken for one. Linux only (else ``[]``)."""
+    if not sys.platform.startswith("linux"):
+        return []
+    import psutil
+
+    needle = f"\0{name}={value}\0".encode()
+    mine = os.getsid(0)
+    found = []
+    try:
+        descendants = psutil.Process().children(recursive=True)
+    except psutil.Error:
+        return []
+    for proc in descendants:
+        try:
+            if os.getsid(proc.pid) == mine:
+                continue
+            with open(f"/proc/{proc.pid}/environ", "rb") as fh:
+                if (b"\0" + fh.read()).find(needle) >= 0:
+                    continue
+            found.append((proc.pid, float(proc.create_time())))
+        except (psutil.Error, OSError):
+            continue
+    return found
 
 
 def process_started(pid: int | None) -> float | None:

@@ -593,3 +593,31 @@ def test_a_run_folder_made_read_only_is_marked_finished_beside_it(project: Proje
     assert row["finish_type"] == "error"
     resumed = forgeflare(project.dir, "loop", "--resume", "--agent-cmd", "true")
     assert "no unfinished run" in resumed.stderr
+
+
+def test_a_resume_ends_what_escaped_the_killed_supervisor(project: Project) -> None:
+    # kill -9 of the loop while its agent runs: the agent's `env -i setsid` child has neither
+    # the group nor the marker, so only what the loop noted of it can find it again.
+    token = f"{os.getpid() % 1000 + 400}.125"
+    supervisor = project.popen(
+        "--agent-cmd", agent_cmd(f"--escape={token}", "--hang"), "--max-iterations", "1"
+    )
+    try:
+        wait_for(
+            lambda: (
+                bool(project.run_dirs())
+                and any(e["event"] == "escaped" for e in _events_or_empty(project))
+            )
+        )
+        supervisor.kill()
+        supervisor.communicate()
+        assert _sleeping(token) != []  # the supervisor's death did not end it
+        done = project.run("--resume", "--agent-cmd", agent_cmd(), "--max-iterations", "1")
+        assert done.code == 10, done.stderr
+        assert _sleeping(token) == []
+    finally:
+        if supervisor.poll() is None:
+            supervisor.kill()
+            supervisor.communicate()
+        for proc in _sleeping(token):
+            proc.kill()
