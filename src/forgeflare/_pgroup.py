@@ -208,8 +208,9 @@ def end_adopted(since: float, grace: float) -> list[int]:
 
 def escaped_descendants(name: str, value: str) -> list[tuple[int, float]]:
     """Descendants of this process that a kill of this process would lose: in another
-    session and without the ``name=value`` marker (a clean environment in a new session). As (pid, start time),
-    so a later process that reuses the pid is never taken for one. Linux only (else ``[]``)."""
+    session and without the ``name=value`` marker (a clean environment in a new session). As
+    (pid, start time), so a later process reusing the pid is never taken for one. Linux only
+    (else ``[]``)."""
     if not sys.platform.startswith("linux"):
         return []
     import psutil
