@@ -30,7 +30,10 @@ SEED = int(os.environ.get("FORGEFLARE_CHAOS_SEED", "12"))
 
 # The agent commits three times per iteration (the pauses are its work, not synchronisation)
 # and leaves detached processes behind, as Claude Code's Bash commands do (`setsid`), one of
-# them with a clean environment (`env -i`: the run's marker is gone too).
+# them with a clean environment (`env -i`: the run's marker is gone too). That one is started
+# last: the loop adopts it (as subreaper) the moment the script exits and ends it at once.
+# Only a kill -9 of the loop itself in the few ms between could lose it; a kill -9 while the
+# agent still runs is covered by the `escaped` events that --resume reads.
 AGENT = """\
 rm -f .git/index.lock
 for step in 1 2 3; do
@@ -39,8 +42,8 @@ for step in 1 2 3; do
   sleep 0.3
 done
 setsid sleep {tag} >/dev/null 2>&1 </dev/null &
-env -i setsid sleep {tag} >/dev/null 2>&1 </dev/null &
 sleep 0.3
+env -i setsid sleep {tag} >/dev/null 2>&1 </dev/null &
 """
 STARTED_HOOK = "env -i setsid sleep {tag} >/dev/null 2>&1 </dev/null &\nexit 0\n"
 
