@@ -33,6 +33,7 @@ __all__ = [
     "popen_in_group",
     "process_started",
     "spawned",
+    "term_on_parent_death",
 ]
 
 # How often a group (or a leader) is checked during a grace: quick first, then gently.
@@ -155,6 +156,18 @@ def spawned(pid: int, *, alive: bool) -> None:
         _SPAWNED.add(pid)
     else:
         _SPAWNED.discard(pid)
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def term_on_parent_death() -> None:
+    """In a forked child before exec (``preexec_fn``), Linux: SIGTERM when the parent dies."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
 
 
 def become_subreaper() -> bool:

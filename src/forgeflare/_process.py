@@ -38,6 +38,7 @@ from forgeflare._pgroup import (
     kill_group,
     marked_processes,
     spawned,
+    term_on_parent_death,
 )
 
 __all__ = [
@@ -146,6 +147,7 @@ async def run_child(
     marker: tuple[str, str] | None = None,
     drain: float = 2.0,
     on_start: Callable[[trio.Process], None] | None = None,
+    die_with_parent: bool = False,
 ) -> ChildResult:
     """Run ``argv`` to its end as the module docstring says; returns how it ended.
 
@@ -156,8 +158,10 @@ async def run_child(
     the grace, ``kill`` at once; both count as ``stopped``. ``marker`` (name, value) must be in
     ``env`` for descendants to carry it. After the leader exits, output is read for at most
     ``drain`` more seconds (descendants outside the group can hold the pipe for ever; 0 reads
-    only what is already in it). ``on_start`` gets the process as soon as it runs. Raises
-    ``OSError`` when the program cannot start.
+    only what is already in it). ``on_start`` gets the process as soon as it runs. With
+    ``die_with_parent`` (Linux) the child gets SIGTERM when this process dies, even by
+    ``kill -9``: it ends its turn instead of going on unsupervised, leaving orphans nobody
+    would find. Raises ``OSError`` when the program cannot start.
     """
     started = time.monotonic()
     since = time.time()  # descendants adopted later (a subreaper's orphans) started after it
@@ -196,6 +200,7 @@ async def run_child(
                     deliver_cancel=deliver_cancel,
                     process_group=0,
                     task_status=task_status,
+                    preexec_fn=term_on_parent_death if die_with_parent else None,
                 )
         finally:
             watch_scope.cancel()

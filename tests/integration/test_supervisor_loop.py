@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -621,3 +622,25 @@ def test_a_resume_ends_what_escaped_the_killed_supervisor(project: Project) -> N
             supervisor.communicate()
         for proc in _sleeping(token):
             proc.kill()
+
+
+def test_the_agent_is_ended_when_its_loop_is_killed(project: Project) -> None:
+    # A loop killed with -9 used to leave its agent working on unsupervised until a resume,
+    # free to leave orphans nothing could find; it now gets SIGTERM (its interrupted turn).
+    pidfile = project.dir / "pids"
+    proc = project.popen(
+        "--agent-cmd", agent_cmd("--hang"), env=base_env(AGENT_PIDFILE=str(pidfile))
+    )
+    try:
+        wait_for(lambda: pidfile.exists() and len(pidfile.read_text().split()) == 2)
+        agent = int(pidfile.read_text().split()[0])
+        proc.kill()
+        proc.wait()
+        wait_for(lambda: not alive(agent))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pid in [int(p) for p in pidfile.read_text().split()] if pidfile.exists() else []:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
