@@ -52,7 +52,9 @@ async def run_hook_process(
         result = await run_child(
             ["bash", "-c", command],
             cwd=cwd,
-            env={**os.environ, _MARKER_ENV: token},
+            # A Python hook importing a module beside it must not write __pycache__ there: the
+            # hook's trust covers its directory, so that write would refuse its next call.
+            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", _MARKER_ENV: token},
             marker=(_MARKER_ENV, token),
             stdin=payload,
             on_output=collect,
