@@ -473,7 +473,8 @@ def test_resume_ends_the_dead_runs_agent_with_term_first(tmp_path: Path) -> None
         loop.wait()
     finally:
         stop_all(loop)
-    assert alive(pid)
+    # The agent gets TERM as its supervisor dies (PR_SET_PDEATHSIG); one that outlived it
+    # anyway would get it from --resume.
     done = project.run("--resume", "--agent-cmd", agent, "--max-iterations", "1")
     assert done.code == 10, done.stderr
     assert (project.dir / "got-term").exists()
