@@ -242,7 +242,7 @@ class ForgeflareBackend(_PlainBackend):
             if not self.final_required:
                 return _by_exit_status(end, outcome)
             return IterationReport(outcome=outcome or "agent_error", detail="no final written")
-        tokens = Tokens(**final.tokens) if final.tokens else Tokens(output=final.total_tokens)
+        tokens = final.tokens or Tokens(output=final.total_tokens)
         return IterationReport(
             outcome=outcome or _FINAL_OUTCOMES.get(final.reason, "ok"),
             transient=bool(final.transient) and final.reason == "api_error",
