@@ -138,3 +138,28 @@ def test_a_second_loop_starts_on_the_fallback_when_the_store_knows_the_primary_w
     assert (row["backend"], row["profile"], row["outcome"]) == ("forgeflare", "cheap", "ok")
     assert len(primary.requests()) == asked  # the primary was not asked again
     assert "agent forgeflare -> forgeflare:cheap" in second.stderr
+
+
+def test_preflight_checks_each_fallback_before_the_night(tmp_path: Path) -> None:
+    project = tmp_path / "p"
+    (project / ".fresher").mkdir(parents=True)
+    config = project / ".fresher" / "config.toml"
+    env = _env(tmp_path, "http://127.0.0.1:9")
+    config.write_text(
+        '[agent]\nfallback = ["command:other"]\n'
+        '[agent.profiles.other]\ncommand = "no-such-agent-here --go"\n'
+    )
+    missing = _loop(project, env, "--max-iterations", "1")
+    assert missing.returncode == 2
+    (line,) = [ln for ln in missing.stderr.splitlines() if "fallback" in ln]
+    assert "'command:other'" in line
+    assert "no-such-agent-here" in line
+    config.write_text(
+        '[agent]\nfallback = ["claude:work"]\n'
+        f'[agent.profiles.work]\nenv = {{ CLAUDE_CONFIG_DIR = "{tmp_path / "nope"}" }}\n'
+    )
+    absent = _loop(project, env, "--max-iterations", "1")
+    assert absent.returncode == 2
+    assert "CLAUDE_CONFIG_DIR" in absent.stderr
+    assert "is not a directory" in absent.stderr
+    assert not (project / ".fresher" / "runs").exists()  # nothing started
