@@ -217,7 +217,8 @@ def test_codex_failures() -> None:
     failed = j(
         {"type": "turn.failed", "error": {"message": "exceeded retry limit, last status: 429"}}
     )
-    assert outcome(start, failed) == ("rate_limited", False)
+    # a request-rate limit (not a usage window) is waited out like an outage
+    assert outcome(start, failed) == ("api_error", True)
     overloaded = j({"type": "turn.failed", "error": {"message": "stream disconnected: 503"}})
     assert outcome(start, overloaded) == ("api_error", True)
     assert outcome(start) == ("agent_error", False)

@@ -92,7 +92,13 @@ from forgeflare.supervisor._resume import open_resumable
 from forgeflare.supervisor._stop import clear_stop, stop_requested
 from forgeflare.supervisor._trust import loop_trust_items
 from forgeflare.supervisor._waits import WaitFor, WaitSettings, WaitStreaks
-from forgeflare.supervisor.backends import BACKENDS, COMPLETE_TAG, REPORT_ENV, ChildEnd
+from forgeflare.supervisor.backends import (
+    BACKENDS,
+    COMPLETE_TAG,
+    REPORT_ENV,
+    ChildEnd,
+    CodexStreamReader,
+)
 
 __all__ = ["FileStamp", "LoopOptions", "LoopResult", "is_fresh", "run_loop", "watch_signals"]
 
@@ -447,6 +453,8 @@ class _Loop:
         self.display.info(f"iteration {number}: starting {argv[0]} ({self.backend.name})")
         self.display.start_iteration(number, self.limits.max_iterations)
         reader = self.backend.reader()
+        if isinstance(reader, CodexStreamReader):
+            reader.setup(argv=argv, env=env)  # its model and CODEX_HOME (session files)
         # Plain blocking writes: a local append per line is cheaper than a thread hop.
         # Unbuffered, so that a full disk fails the write, not the close.
         try:
@@ -556,8 +564,9 @@ class _Loop:
             what = "runtime limit" if outcome.runtime_hit else "iteration timeout"
             self.display.error(f"iteration {number}: agent killed at the {what}")
         cost = "" if it.cost_usd is None else f", ${it.cost_usd:.4f}"
+        final_words = "" if it.final_reason is None else f", final {it.final_reason}"
         self.display.info(
-            f"iteration {number}: {it.outcome}, exit {it.exit_code}, final {it.final_reason}, "
+            f"iteration {number}: {it.outcome}, exit {it.exit_code}{final_words}, "
             f"{it.duration:.1f}s, tokens {report.tokens.total}{cost}, commits {commits}"
         )
         self.last_exit, self.last_duration = exit_status(result), it.duration

@@ -22,6 +22,12 @@ from forgeflare.supervisor.backends._report import OUTCOMES
 from forgeflare.supervisor.backends._report import Outcome
 from forgeflare.supervisor.backends._report import Tokens
 
+from forgeflare.supervisor.backends._codex import classify_failure
+from forgeflare.supervisor.backends._codex import codex_home
+from forgeflare.supervisor.backends._codex import codex_model
+from forgeflare.supervisor.backends._codex import reset_from_message
+from forgeflare.supervisor.backends._codex import reset_from_session
+
 __all__ = [
     "BACKENDS",
     "COMPLETE_TAG",
@@ -41,7 +47,12 @@ __all__ = [
     "Outcome",
     "Tokens",
     "as_int",
+    "classify_failure",
+    "codex_home",
+    "codex_model",
     "completion_signal",
     "json_event",
+    "reset_from_message",
+    "reset_from_session",
     "tool_line",
 ]
