@@ -3,7 +3,8 @@
 Codex (``wire_api = "responses"``) posts to ``{base_url}/responses`` and reads a stream of
 ``response.*`` server-sent events. This server answers each request with the next *step* of a
 named script; a scenario's ``base_url`` is ``http://HOST:PORT/s/<name>/v1``, so one server
-serves many scenarios at once, each with its own position. A step is a dict:
+serves many scenarios at once. A scenario is one list of steps per Codex run (a new thread id
+starts the next list), so a loop's iterations can meet different APIs. A step is a dict:
 
 - ``{"text": "…"}``: an assistant message, then ``response.completed``;
 - ``{"exec": "cmd"}``: an ``exec_command`` function call (Codex runs it and asks again);
@@ -121,22 +122,30 @@ def responses_sse(events: list[tuple[str, dict[str, Any]]]) -> bytes:
 
 
 class _Scenario:
-    def __init__(self, steps: list[dict[str, Any]]) -> None:
-        self.steps = steps
+    """One script: a list of runs (one per Codex thread, in the order they first ask), each a
+    list of steps; the last run serves every further thread."""
+
+    def __init__(self, runs: list[list[dict[str, Any]]]) -> None:
+        self.runs = runs
         self.requests: list[dict[str, Any]] = []
+        self.threads: dict[str, int] = {}
+        """Requests so far per thread (a Codex ``exec`` is one thread)."""
         self.lock = threading.Lock()
 
-    def next_step(self, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    def next_step(self, body: dict[str, Any], thread: str) -> tuple[dict[str, Any], int]:
         with self.lock:
             n = len(self.requests)
             self.requests.append(body)
-        left = n
-        for step in self.steps:
+            run = list(self.threads).index(thread) if thread in self.threads else len(self.threads)
+            left = self.threads.get(thread, 0)
+            self.threads[thread] = left + 1
+        steps = self.runs[min(run, len(self.runs) - 1)]
+        for step in steps:
             times = int(step.get("times", 1))
             if left < times:
                 return step, n
             left -= times
-        return self.steps[-1], n
+        return steps[-1], n
 
 
 class ResponsesServer:
@@ -164,11 +173,11 @@ class ResponsesServer:
         self._httpd.shutdown()
         self._httpd.server_close()
 
-    def script(self, name: str, steps: list[dict[str, Any]]) -> str:
-        """Register a scenario (a fresh position); its ``base_url``."""
-        if not steps:
-            raise ValueError(f"scenario {name!r} has no steps")
-        self._scenarios[name] = _Scenario(steps)
+    def script(self, name: str, *runs: list[dict[str, Any]]) -> str:
+        """Register a scenario: the steps of each Codex run (thread) in turn; its ``base_url``."""
+        if not runs or not all(runs):
+            raise ValueError(f"scenario {name!r} has a run without steps")
+        self._scenarios[name] = _Scenario(list(runs))
         return f"{self.url}/s/{name}/v1"
 
     def requests(self, name: str) -> list[dict[str, Any]]:
@@ -195,7 +204,9 @@ class ResponsesServer:
                     body = json.loads(raw or b"{}")
                 except ValueError:
                     body = {}
-                step, n = scenario.next_step(body if isinstance(body, dict) else {})
+                body = body if isinstance(body, dict) else {}
+                thread = self.headers.get("thread-id") or str(body.get("prompt_cache_key"))
+                step, n = scenario.next_step(body, thread)
                 if "status" in step:
                     self._reply(int(step["status"]), step.get("headers") or {}, step.get("body"))
                     return
