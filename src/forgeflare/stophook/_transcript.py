@@ -154,6 +154,9 @@ class FinalMessage(NamedTuple):
     message_id: str | None
     text: str
     last_text: str
+    stop_reason: str | None = None
+    """The message's ``stop_reason`` (every block line carries the message's final one):
+    ``tool_use`` means it called a tool, so it is never the turn's final message."""
 
 
 def _content_blocks(message: Any) -> list[Any]:
@@ -188,6 +191,7 @@ def final_message(path: Path) -> FinalMessage | None:
 def _final_message(fh: BinaryIO) -> FinalMessage | None:
     found = False
     found_id: str | None = None
+    stop_reason: str | None = None
     texts: list[str] = []  # text blocks of the final message, last first
     for line in _lines_backwards(fh):
         if b"assistant" not in line and (found or b"user" not in line):
@@ -212,6 +216,9 @@ def _final_message(fh: BinaryIO) -> FinalMessage | None:
         message_id = raw_id if isinstance(raw_id, str) else None
         if found and (message_id is None or message_id != found_id):
             break  # an earlier message: the final one is complete
+        if not found:
+            raw_reason = message.get("stop_reason")
+            stop_reason = raw_reason if isinstance(raw_reason, str) else None
         found, found_id = True, message_id
         blocks = [
             block["text"]
@@ -224,4 +231,4 @@ def _final_message(fh: BinaryIO) -> FinalMessage | None:
     if not found:
         return None
     ordered = list(reversed(texts))
-    return FinalMessage(found_id, "\n".join(ordered), ordered[-1] if ordered else "")
+    return FinalMessage(found_id, "\n".join(ordered), ordered[-1] if ordered else "", stop_reason)
