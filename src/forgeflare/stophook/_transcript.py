@@ -194,8 +194,10 @@ def _final_message(fh: BinaryIO) -> FinalMessage | None:
     stop_reason: str | None = None
     texts: list[str] = []  # text blocks of the final message, last first
     for line in _lines_backwards(fh):
-        if b"assistant" not in line and (found or b"user" not in line):
-            continue  # cheap filter: once found, only assistant entries can matter
+        if b"assistant" not in line and (b"user" not in line or (found and b"tool_result" in line)):
+            # Cheap filter: once found, only assistant entries and the prompt that started the
+            # turn can matter (tool results may sit between blocks of one message).
+            continue
         try:
             entry = json.loads(line)
         except ValueError:
@@ -207,8 +209,10 @@ def _final_message(fh: BinaryIO) -> FinalMessage | None:
             message = entry
         role = message.get("role") or entry.get("type")
         if role == "user":
-            if not found and _ends_turn_backwards(message):
-                return None
+            if _ends_turn_backwards(message):
+                if not found:
+                    return None
+                break  # the turn starts here: no earlier block of the final message
             continue
         if role != "assistant":
             continue
@@ -219,6 +223,11 @@ def _final_message(fh: BinaryIO) -> FinalMessage | None:
         if not found:
             raw_reason = message.get("stop_reason")
             stop_reason = raw_reason if isinstance(raw_reason, str) else None
+            if stop_reason is None and any(
+                isinstance(b, dict) and b.get("type") == "tool_use"
+                for b in _content_blocks(message)
+            ):
+                stop_reason = "tool_use"  # its last block calls a tool: the turn goes on
         found, found_id = True, message_id
         blocks = [
             block["text"]
