@@ -138,7 +138,9 @@ def test_final_message_is_the_last_turns_last_message_all_text_blocks(
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     texts = final_texts(turns)
     n = sum(len(t) for t in turns)
-    assert final_message(path) == FinalMessage(f"msg_{n}", "\n".join(texts), (texts or [""])[-1])
+    final = final_message(path)
+    assert final is not None
+    assert final[:3] == (f"msg_{n}", "\n".join(texts), (texts or [""])[-1])
 
 
 @settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
