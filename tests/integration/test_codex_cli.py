@@ -146,7 +146,7 @@ def _check_recording(name: str, live: str, tmp_path: Path, *, cut: bool = False)
 
 def test_recordings_name_their_version() -> None:
     assert sorted(p.name for p in RECORDINGS.parent.iterdir()) == [VERSION]
-    assert len(list(RECORDINGS.glob("*.jsonl"))) >= 17
+    assert len(list(RECORDINGS.glob("*.jsonl"))) >= 19
 
 
 def test_shape_sees_a_renamed_event_or_usage_key() -> None:
@@ -191,6 +191,17 @@ async def test_plain(server: ResponsesServer, tmp_path: Path) -> None:
     assert row["decision"] == "max_iterations"
     assert "final None" not in loop.done.stdout
     assert "hello" in loop.done.stdout
+
+
+async def test_the_model_from_model_wins_over_codex_config(
+    server: ResponsesServer, tmp_path: Path
+) -> None:
+    loop = await codex_loop(server, tmp_path, "model", [OK], FRESHER_MODEL="gpt-5")
+    (row,) = loop.rows
+    assert row["model"] == "gpt-5"
+    assert server.requests("model")[0]["model"] == "gpt-5"  # what Codex asked for
+    tokens = {"input": 120, "output": 12, "cache_read": 0, "cache_write": 0}
+    assert row["cost_usd"] == pytest.approx(price_usd("gpt-5", tokens, provider="openai"))
 
 
 async def test_completion_tag(server: ResponsesServer, tmp_path: Path) -> None:
