@@ -266,9 +266,23 @@ async def test_429_throughout_is_no_usage_window(server: ResponsesServer, tmp_pa
     assert loop.done.stdout.count("failed: exceeded retry limit, last status: 429") == 1
 
 
-async def test_usage_limit_today(server: ResponsesServer, tmp_path: Path) -> None:
+@pytest.fixture
+def local_zone(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The machine's time zone for this test: Codex (a child) and the loop (this process)."""
+    monkeypatch.setenv("TZ", request.param)
+    time.tzset()
+    yield request.param
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.parametrize("local_zone", ["UTC", "Asia/Kolkata"], indirect=True)
+async def test_usage_limit_today(server: ResponsesServer, tmp_path: Path, local_zone: str) -> None:
+    """Codex prints the reset in the machine's local time ("try again at 3:55 AM."): read in
+    that zone, whatever it is."""
     resets = int(time.time()) + 3600
-    loop = await codex_loop(server, tmp_path, "usage-today", [usage_limit(resets)], [OK])
+    name = f"usage-today-{local_zone.replace('/', '-')}"
+    loop = await codex_loop(server, tmp_path, name, [usage_limit(resets)], [OK])
     assert loop.done.code == 0, loop.done.stderr
     first, second = loop.rows
     assert first["outcome"] == "rate_limited"
