@@ -190,3 +190,19 @@ def test_a_lagging_second_stop_keeps_the_outer_loop(tmp_path: Path) -> None:
     assert state.exists()
     (outer,) = json.loads(state.read_text())["stack"]
     assert outer["iter"] == 3
+
+
+def test_another_sessions_stop_does_not_wait(tmp_path: Path) -> None:
+    state = loop(tmp_path, "loop")
+    doc = json.loads(state.read_text())
+    doc["stack"][0]["session_id"] = "owner"
+    state.write_text(json.dumps(doc))
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(prompt("hi"))  # its message is not written yet
+
+    def sleep(seconds: float) -> None:
+        raise AssertionError("waited for another session's transcript")
+
+    code, _ = stop(tmp_path, transcript, None, sleep, "5000")  # the Stop's session is "s"
+    assert code == 0
+    assert json.loads(state.read_text()) == doc

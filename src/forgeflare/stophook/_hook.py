@@ -109,6 +109,14 @@ def _judged_before(state: StoredState) -> str:
     return state.stack[-1].judged if isinstance(state, LoopRecord) and state.stack else ""
 
 
+def _runs_here(state: StoredState, session_id: str | None) -> bool:
+    """Is the running frame this session's (or not claimed yet)?"""
+    if not isinstance(state, LoopRecord) or not state.stack:
+        return False
+    owner = state.stack[-1].session_id
+    return not (owner and session_id and owner != session_id)
+
+
 def _session(payload: Mapping[str, object]) -> str | None:
     session_id = payload.get("session_id")
     return session_id if isinstance(session_id, str) and session_id else None
@@ -147,7 +155,9 @@ def run_stop_hook(
             if session is None:
                 return StopHookOutcome()
             # Under the lock: the frame's last judged message decides whether the file lags.
-            seen = _judge(payload, _judged_before(session.state), wait_seconds(environ), sleep)
+            mine = _runs_here(session.state, _session(payload))
+            wait = wait_seconds(environ) if mine else 0.0  # another session's loop: no wait
+            seen = _judge(payload, _judged_before(session.state), wait, sleep)
             text = "" if seen.unknown else seen.text  # unknown: no tag, one more turn
             new_state, decision = transition(
                 session.state, text, now, _session(payload), judged=seen.message_id
