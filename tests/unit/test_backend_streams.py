@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from forgeflare.supervisor.backends._backends import (
     COMPLETE_TAG,
     Backend,
+    ChildEnd,
     ClaudeBackend,
     CodexBackend,
     CommandBackend,
@@ -334,3 +335,38 @@ def test_backend_seam_prompt_and_budget() -> None:
     assert COMPLETE_TAG in ClaudeBackend().prompt_suffix
     assert COMPLETE_TAG in CodexBackend().prompt_suffix
     assert ForgeflareBackend().prompt_suffix == CommandBackend().prompt_suffix == ""
+
+
+def test_claude_tag_in_the_first_of_two_text_blocks_completes() -> None:
+    """Claude Code writes one line per block; its result holds only the last block."""
+
+    def block(text: str) -> str:
+        return j(
+            {
+                "type": "assistant",
+                "message": {"id": "m9", "content": [{"type": "text", "text": text}]},
+            }
+        )
+
+    result = {**json.loads(RESULT), "result": "Summary: fixed two tests."}
+    reader, _ = read(
+        [INIT, TEXT, TOOL, block("All tests pass.\n<loop-done>COMPLETE</loop-done>"),
+         block("Summary: fixed two tests."), j(result)]
+    )  # fmt: skip
+    assert reader.report()["final_text"] == (
+        "All tests pass.\n<loop-done>COMPLETE</loop-done>\nSummary: fixed two tests."
+    )
+    report = ClaudeBackend().report(reader, ChildEnd(exit_code=0), None, None)
+    assert report.signal == "<loop-done>COMPLETE</loop-done>"
+    # a tag in a message that then called a tool does not count
+    calling = j(
+        {
+            "type": "assistant",
+            "message": {
+                "id": "m9",
+                "content": [{"type": "tool_use", "name": "Bash", "input": {"command": "ls"}}],
+            },
+        }
+    )
+    reader, _ = read([INIT, block(f"Done.\n{COMPLETE_TAG}"), calling, j(result)])
+    assert ClaudeBackend().report(reader, ChildEnd(exit_code=0), None, None).signal is None

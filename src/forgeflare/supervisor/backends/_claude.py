@@ -136,6 +136,11 @@ class ClaudeStreamReader(JsonStreamReader):
     result: dict[str, Any] | None = None
     rate_limit: dict[str, Any] | None = None
     rate_limit_error: bool = False
+    final_id: str | None = None
+    final_texts: list[str] = field(default_factory=list)
+    """Text blocks of the last assistant message (one line per block, sharing its id)."""
+    final_calls_tool: bool = False
+    """The last assistant message called a tool: it is not the turn's final message."""
     api_error: str | None = None
     """The ``error`` of an ``assistant`` line (``server_error`` …), when one had it."""
     retries: int = 0
@@ -177,8 +182,13 @@ class ClaudeStreamReader(JsonStreamReader):
         elif isinstance(event.get("error"), str):
             self.api_error = event["error"]
         message = event.get("message")
-        if not isinstance(message, dict):
-            return []
+        if not isinstance(message, dict) or event.get("parent_tool_use_id"):
+            return []  # a subagent's message is not the turn's
+        message_id = message.get("id")
+        if not isinstance(message_id, str) or message_id != self.final_id:
+            self.final_id = message_id if isinstance(message_id, str) else None
+            self.final_texts = []  # a new message: the final one so far
+            self.final_calls_tool = False
         out: list[str] = []
         content = message.get("content")
         for block in content if isinstance(content, list) else []:
@@ -186,8 +196,10 @@ class ClaudeStreamReader(JsonStreamReader):
                 continue
             if block.get("type") == "text" and isinstance(block.get("text"), str):
                 self.texts.append(block["text"])
+                self.final_texts.append(block["text"])
                 out.append(block["text"])
             elif block.get("type") == "tool_use":
+                self.final_calls_tool = True
                 out.append(tool_line(str(block.get("name", "?")), block.get("input")))
         return out
 
@@ -250,7 +262,11 @@ class ClaudeStreamReader(JsonStreamReader):
         return reason if isinstance(reason, str) and not result.get("is_error") else None
 
     def final_text(self) -> str:
-        """The result text, else the last assistant text."""
+        """The final assistant message's text, all its text blocks (the completion rule, as the
+        stop-hook reads it; Claude Code's ``result`` holds only the last block), else the
+        result text."""
+        if self.final_texts and not self.final_calls_tool:
+            return "\n".join(self.final_texts)
         result = self.result or {}
         text = result.get("result")
         if isinstance(text, str) and text:
