@@ -128,7 +128,9 @@ def final_texts(turns: list[list[Message]]) -> list[str]:
     return turns[-1][-1].texts()
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(transcripts())
 def test_final_message_is_the_last_turns_last_message_all_text_blocks(
     tmp_path: Path, turns: list[list[Message]]
@@ -143,7 +145,9 @@ def test_final_message_is_the_last_turns_last_message_all_text_blocks(
     assert final[:3] == (f"msg_{n}", "\n".join(texts), (texts or [""])[-1])
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(transcripts(), st.data())
 def test_the_rule_holds_also_when_the_transcript_lags(
     tmp_path: Path, turns: list[list[Message]], data: st.DataObject

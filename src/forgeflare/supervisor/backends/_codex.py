@@ -41,7 +41,7 @@ from typing import Any
 
 from forgeflare._pricing import price_usd
 from forgeflare._units import format_tokens
-from forgeflare.supervisor.backends._claude import (
+from forgeflare.supervisor.backends._stream import (
     JsonStreamReader,
     as_int,
     tool_line,
