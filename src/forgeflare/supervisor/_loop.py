@@ -395,7 +395,8 @@ class _Loop(IterationRunner, LoopWaits, AgentSwitching):
             if choice.wait_until is None:
                 self.finish_reason = choice.reason
                 self.display.error(f"no agent left: {choice.reason}")
-                return FinishType.ERROR
+                spent = any(w.resets_at is None for w in self.windows.values())
+                return FinishType.QUOTA if spent else FinishType.ERROR
             self.display.warn(f"no agent open: {choice.reason}")
             left = (choice.wait_until - datetime.now(UTC)).total_seconds()
             seconds = left / self.time_scale if self.time_scale else 0.0
@@ -442,12 +443,19 @@ class _Loop(IterationRunner, LoopWaits, AgentSwitching):
         action = ruling.action
         self.wait_streaks = ruling.waits
         self.record.streaks = asdict(ruling.streaks)
-        if isinstance(action, Finish) and action.reason is not None:
+        # A spent quota ends the night only when no fallback is left to go on with.
+        quota_fallback = (
+            isinstance(action, Finish) and action.type is FinishType.QUOTA and bool(self.fallbacks)
+        )
+        if isinstance(action, Finish) and action.reason is not None and not quota_fallback:
             self.finish_reason = action.reason
         if ruling.notify is not None:
             detail = f"{ruling.streaks.errors} error iterations in a row"
             await self.notifier.send(ruling.notify, {**self.summary(), "detail": detail})
         self.finish_iteration(it, ruling.label, counted=ruling.counted)
+        if quota_fallback:
+            self.windows[self.current] = Window(None, "quota spent")
+            return None
         if isinstance(action, Finish):
             return action.type
         if isinstance(action, WaitFor):

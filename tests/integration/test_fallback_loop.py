@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from collections.abc import Callable
@@ -163,3 +164,34 @@ def test_preflight_checks_each_fallback_before_the_night(tmp_path: Path) -> None
     assert "CLAUDE_CONFIG_DIR" in absent.stderr
     assert "is not a directory" in absent.stderr
     assert not (project / ".fresher" / "runs").exists()  # nothing started
+
+
+def _reporting(outcome: str) -> str:
+    """A command agent that reports ``outcome`` (``forgeflare schema report``)."""
+    code = (
+        "import json,os,sys; sys.stdin.read();"
+        f"json.dump({{'outcome': '{outcome}'}}, open(os.environ['FORGEFLARE_REPORT'], 'w'))"
+    )
+    return f"{sys.executable} -c {shlex.quote(code)}"
+
+
+def test_a_spent_quota_falls_back_at_once_and_finishes_quota_without_one(tmp_path: Path) -> None:
+    project = tmp_path / "p"
+    (project / ".fresher").mkdir(parents=True)
+    config = project / ".fresher" / "config.toml"
+    config.write_text(
+        "[fresher]\nsmart_termination = false\n"
+        f"[agent]\ncommand = {json.dumps(_reporting('quota'))}\n"
+        'fallback = ["command:other"]\n'
+        f"[agent.profiles.other]\ncommand = {json.dumps(_reporting('ok'))}\n"
+    )
+    env = _env(tmp_path, "http://127.0.0.1:9")
+    done = _loop(project, env, "--max-iterations", "3")
+    assert done.returncode == 10, done.stderr[-3000:]
+    rows = [(it["profile"], it["outcome"]) for it in _record(project)["iterations"]]
+    assert rows == [("", "quota"), ("other", "ok"), ("other", "ok")]
+    assert "agent command -> command:other: command: quota spent, no reset known" in done.stderr
+    # Without a fallback a spent quota finishes the night at once (exit 21).
+    config.write_text(f"[agent]\ncommand = {json.dumps(_reporting('quota'))}\n")
+    alone = _loop(project, env, "--max-iterations", "3")
+    assert alone.returncode == 21, alone.stderr[-3000:]
