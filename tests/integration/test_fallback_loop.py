@@ -195,3 +195,44 @@ def test_a_spent_quota_falls_back_at_once_and_finishes_quota_without_one(tmp_pat
     config.write_text(f"[agent]\ncommand = {json.dumps(_reporting('quota'))}\n")
     alone = _loop(project, env, "--max-iterations", "3")
     assert alone.returncode == 21, alone.stderr[-3000:]
+
+
+def _costing(cost: float) -> str:
+    code = (
+        "import json,os,sys; sys.stdin.read();"
+        f"report = {{'outcome': 'ok', 'cost_usd': {cost}}};"
+        "json.dump(report, open(os.environ['FORGEFLARE_REPORT'], 'w'))"
+    )
+    return f"{sys.executable} -c {shlex.quote(code)}"
+
+
+def test_a_monthly_credit_spent_by_earlier_runs_falls_back_or_waits_before_the_first_iteration(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "p"
+    (project / ".fresher").mkdir(parents=True)
+    config = project / ".fresher" / "config.toml"
+    base = "[fresher]\nsmart_termination = false\n"
+    base += f"[agent]\ncommand = {json.dumps(_costing(3))}\n"
+    config.write_text(base)
+    env = _env(tmp_path, "http://127.0.0.1:9")
+    assert _loop(project, env, "--max-iterations", "2").returncode == 10  # $6 this month
+    config.write_text(
+        base.replace("[agent]", "[limits]\nmonthly_credit = 5\n[agent]")
+        + 'fallback = ["command:other"]\n'
+        f"[agent.profiles.other]\ncommand = {json.dumps(_reporting('ok'))}\n"
+    )
+    moved = _loop(project, env, "--max-iterations", "1")
+    assert moved.returncode == 10, moved.stderr[-3000:]
+    (line,) = [ln for ln in moved.stderr.splitlines() if "this month:" in ln]
+    assert "command: monthly credit $5 spent ($6.00) this month: falling back until" in line
+    runs = sorted((project / ".fresher" / "runs").glob("*/run.json"))
+    (row,) = json.loads(runs[-1].read_text())["iterations"]
+    assert row["profile"] == "other"
+    # Without a fallback: it waits for the 1st (here cut short by max_runtime).
+    config.write_text(base.replace("[agent]", "[limits]\nmonthly_credit = 5\n[agent]"))
+    waits = _loop(project, env, "--max-iterations", "1", "--max-runtime", "1s")
+    assert waits.returncode != 0
+    assert "waiting until" in waits.stderr
+    runs = sorted((project / ".fresher" / "runs").glob("*/run.json"))
+    assert json.loads(runs[-1].read_text())["iterations"] == []

@@ -181,3 +181,34 @@ def test_fallback_config_mistakes_are_one_line(tmp_path: Path, agent: str, words
     message = str(caught.value)
     assert words in message
     assert "\n" not in message
+
+
+def test_month_spend_counts_this_calendar_month_of_this_agent() -> None:
+    from forgeflare.supervisor._fallback import month_spend
+
+    rows = [
+        (datetime(2026, 11, 1, 0, 0, tzinfo=UTC), OWN, 2.0),
+        (datetime(2026, 11, 24, tzinfo=UTC), OWN, None),
+        (datetime(2026, 11, 24, tzinfo=UTC), WORK, 7.0),  # another account
+        (datetime(2026, 10, 31, 23, 59, tzinfo=UTC), OWN, 5.0),  # last month
+        (None, OWN, 9.0),
+    ]
+    assert month_spend(rows, OWN, NOW) == 2.0
+
+
+@pytest.mark.parametrize(
+    ("spent", "credit", "now", "opens"),
+    [
+        (9.0, 0.0, NOW, None),  # no credit set
+        (9.0, 10.0, NOW, None),
+        (10.0, 10.0, NOW, datetime(2026, 12, 1, tzinfo=UTC)),
+        (11.0, 10.0, datetime(2026, 12, 31, 23, tzinfo=UTC), datetime(2027, 1, 1, tzinfo=UTC)),
+    ],
+)
+def test_a_spent_credit_is_a_window_to_the_first(
+    spent: float, credit: float, now: datetime, opens: datetime | None
+) -> None:
+    from forgeflare.supervisor._fallback import credit_window
+
+    window = credit_window(spent, credit, now)
+    assert (window.resets_at if window else None) == opens

@@ -248,6 +248,9 @@ class LimitsSection(_Section):
     max_cost: NonNegFloat = 0.0
     """Spend limit in USD, checked before each iteration and passed to the agent; finish type
     budget (0 = no cost cap)."""
+    monthly_credit: NonNegFloat = 0.0
+    """USD the primary agent may spend per calendar month (UTC), summed from this project's run
+    records; once spent, the loop falls back or waits until the 1st (0 = none)."""
     max_outage: Duration = 7200.0
     """Keep waiting out transient API failures (529, 5xx) this long, then finish error."""
     gate: str = ""

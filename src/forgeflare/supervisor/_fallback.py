@@ -13,13 +13,21 @@ the windows known (reset times per agent, from this loop or the machine's shared
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from forgeflare._clock import format_wait
 
-__all__ = ["AgentSpec", "Choice", "Window", "choose_agent", "parse_agent_spec"]
+__all__ = [
+    "AgentSpec",
+    "Choice",
+    "Window",
+    "choose_agent",
+    "credit_window",
+    "month_spend",
+    "parse_agent_spec",
+]
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -101,3 +109,25 @@ def choose_agent(
     if not resets:
         return Choice(None, None, f"{why}, and no fallback is open")
     return Choice(None, min(resets), f"{why}; no fallback open")
+
+
+def month_spend(
+    rows: Iterable[tuple[datetime | None, AgentSpec, float | None]], spec: AgentSpec, now: datetime
+) -> float:
+    """What ``spec`` spent in ``now``'s calendar month (UTC): rows are (start, agent, cost)."""
+    return sum(
+        cost or 0.0
+        for start, agent, cost in rows
+        if agent == spec
+        and start is not None
+        and (start.year, start.month) == (now.year, now.month)
+    )
+
+
+def credit_window(spent: float, credit: float, now: datetime) -> Window | None:
+    """A spent monthly ``credit`` (0: none) is a window that opens on the 1st (UTC)."""
+    if not credit or spent < credit:
+        return None
+    year, month = (now.year + 1, 1) if now.month == 12 else (now.year, now.month + 1)
+    first = now.replace(year=year, month=month, day=1, hour=0, minute=0, second=0, microsecond=0)
+    return Window(first, f"monthly credit ${credit:g} spent (${spent:.2f})")

@@ -265,6 +265,7 @@ class _Loop(IterationRunner, LoopWaits, AgentSwitching):
                 f"run {self.record.run_id} ({self.record.mode} mode) in {self.store.dir}"
             )
         self.banner()
+        self.check_credit(self.log_root)
 
     def banner(self) -> None:
         """Every bound of the night, and what is trusted how."""
@@ -400,6 +401,8 @@ class _Loop(IterationRunner, LoopWaits, AgentSwitching):
             self.display.warn(f"no agent open: {choice.reason}")
             left = (choice.wait_until - datetime.now(UTC)).total_seconds()
             seconds = left / self.time_scale if self.time_scale else 0.0
+            if self.limits.max_runtime:  # never past max_runtime (the next check finishes)
+                seconds = min(seconds, max(0.0, self.limits.max_runtime - self.elapsed()))
             await self.wait("limit_wait", max(0.0, seconds), choice.wait_until)
             return None  # the checks between iterations again (a stop, the runtime)
         rec = self.record

@@ -15,10 +15,18 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from forgeflare._clock import parse_time
 from forgeflare.supervisor._config import LoopConfig
 from forgeflare.supervisor._display import LoopDisplay
-from forgeflare.supervisor._fallback import AgentSpec, Choice, Window, choose_agent
-from forgeflare.supervisor._records import RunStore
+from forgeflare.supervisor._fallback import (
+    AgentSpec,
+    Choice,
+    Window,
+    choose_agent,
+    credit_window,
+    month_spend,
+)
+from forgeflare.supervisor._records import RecordError, RunStore, read_run
 from forgeflare.supervisor._windowstore import read_windows, record_window
 from forgeflare.supervisor.backends import Backend
 
@@ -62,6 +70,30 @@ class AgentSwitching:
             record_window(self.window_file, self.current, window, now)
         except OSError as exc:
             self.display.warn(f"{self.window_file}: cannot share the usage window: {exc}")
+
+    def check_credit(self, log_root: Path) -> None:
+        """Before the first iteration: has the primary spent ``[limits] monthly_credit``?"""
+        credit = self.cfg.limits.monthly_credit
+        if not credit:
+            return
+        rows = []
+        for path in sorted(log_root.glob("*/run.json")):
+            try:
+                run = read_run(path)
+            except (RecordError, OSError):
+                continue  # a damaged record is reported by `runs`; it adds nothing here
+            for it in run.iterations:
+                spec = AgentSpec(it.backend or run.backend, it.profile)
+                rows.append((parse_time(it.started_at), spec, it.cost_usd))
+        now = datetime.now(UTC)
+        window = credit_window(month_spend(rows, self.primary, now), credit, now)
+        if window is not None and window.resets_at is not None:
+            self.windows[self.primary] = window
+            then = "falling back" if self.fallbacks else "waiting"
+            self.display.warn(
+                f"{self.primary.label}: {window.reason} this month: {then} until "
+                f"{window.resets_at:%Y-%m-%d}"
+            )
 
     def choose(self) -> Choice:
         """The choice for the next iteration; switches to its agent when it names one."""
