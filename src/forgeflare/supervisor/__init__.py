@@ -13,6 +13,8 @@ from forgeflare.supervisor._fallback import AgentSpec
 from forgeflare.supervisor._fallback import Choice
 from forgeflare.supervisor._fallback import Window
 from forgeflare.supervisor._fallback import choose_agent
+from forgeflare.supervisor._fallback import credit_window
+from forgeflare.supervisor._fallback import month_spend
 from forgeflare.supervisor._fallback import parse_agent_spec
 from forgeflare.supervisor._switching import AgentSwitching
 from forgeflare.supervisor._windowstore import read_windows
@@ -212,6 +214,7 @@ __all__ = [
     "classify_exit",
     "clear_stop",
     "commits_between",
+    "credit_window",
     "decide",
     "default_config_toml",
     "default_prompt",
@@ -238,6 +241,7 @@ __all__ = [
     "load_config",
     "lock_holder",
     "loop_trust_items",
+    "month_spend",
     "new_run_id",
     "newest_run",
     "notify_urls",
