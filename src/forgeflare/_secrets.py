@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, MutableMapping
 __all__ = [
     "AGENT_KEYS",
     "PASS_ENV_VAR",
+    "SAFE_PATH_ENV",
     "SECRET_PATTERNS",
     "child_environment",
     "is_secret",
@@ -42,6 +43,12 @@ SECRET_PATTERNS: tuple[str, ...] = (
     "FORGEFLARE_NOTIFY_URLS",
 )
 """Variable names (shell patterns, case-insensitive) treated as secrets."""
+
+SAFE_PATH_ENV: dict[str, str] = {"PYTHONSAFEPATH": "1"}
+"""Added to the environment of hook scripts: ``python3 .forgeflare/hooks/x.py`` then does not
+put the script's (project-writable) directory first on ``sys.path``, so a ``json.py`` planted
+beside a trusted hook is not imported. Not given to Bash commands and gates: they run the
+project's own code by design, and ``python -m pytest`` relies on the working directory."""
 
 AGENT_KEYS: dict[str, tuple[str, ...]] = {
     "forgeflare": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),

@@ -269,7 +269,8 @@ class _Fleet:
         self.save()
 
     def _argv(self, spec: FleetLoop, loop: LoopRecord, task: Path) -> list[str]:
-        argv = [self.opts.python, "-m", "forgeflare", "loop", "--dir", loop.worktree]
+        # -P: never the working directory first on sys.path (a committed trio.py there).
+        argv = [self.opts.python, "-P", "-m", "forgeflare", "loop", "--dir", loop.worktree]
         argv += ["--mode", spec.mode, "--max-iterations", str(spec.max_iterations)]
         argv += ["--max-runtime", spec.max_runtime, "--task-file", str(task)]
         max_cost = spec.max_cost

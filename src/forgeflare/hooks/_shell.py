@@ -10,11 +10,13 @@ more than :data:`MAX_STDOUT_BYTES` is killed at once: it would block on a full p
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import trio
 
 from forgeflare._process import run_child
+from forgeflare._secrets import SAFE_PATH_ENV
 from forgeflare.hooks._protocol import ProcessOutcome
 
 __all__ = ["MAX_STDOUT_BYTES", "run_hook_process"]
@@ -45,6 +47,7 @@ async def run_hook_process(
         result = await run_child(
             ["bash", "-c", command],
             cwd=cwd,
+            env={**os.environ, **SAFE_PATH_ENV},
             stdin=payload,
             on_output=collect,
             stderr=None,

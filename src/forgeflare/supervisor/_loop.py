@@ -41,7 +41,7 @@ from forgeflare._convergence import (
 from forgeflare._errors import ConfigError
 from forgeflare._pgroup import process_started
 from forgeflare._process import end_marked_processes, run_child
-from forgeflare._secrets import AGENT_KEYS, PASS_ENV_VAR, child_environment
+from forgeflare._secrets import AGENT_KEYS, PASS_ENV_VAR, SAFE_PATH_ENV, child_environment
 from forgeflare.hooks._trust import TrustError, require_trust
 from forgeflare.supervisor._agentproc import (
     ChildResult,
@@ -213,7 +213,7 @@ class _Loop:
             urls=notify_urls(opts.env, config_dir),
             on=tuple(e.strip() for e in self.cfg.notify.on.split(",") if e.strip()),
             cwd=self.project,
-            env=child_environment(opts.env, opts.pass_env),
+            env={**child_environment(opts.env, opts.pass_env), **SAFE_PATH_ENV},
             log=self.display.warn,
         )
 
@@ -329,7 +329,11 @@ class _Loop:
                 name,
                 hooks_dir=hooks_dir,
                 cwd=self.project,
-                env={**child_environment(self.opts.env, self.opts.pass_env), **hook_env(name, ctx)},
+                env={
+                    **child_environment(self.opts.env, self.opts.pass_env),
+                    **hook_env(name, ctx),
+                    **SAFE_PATH_ENV,
+                },
                 timeout=hooks.timeout,
                 fail_behavior=hooks.fail_behavior,
                 stop=self.stop.escalated() if name == "finished" else self.stop,

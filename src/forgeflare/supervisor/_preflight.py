@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from forgeflare._errors import ConfigError
+from forgeflare._secrets import child_environment
 from forgeflare.hooks._trust import require_trust
 from forgeflare.supervisor._config import LoopConfig
 from forgeflare.supervisor._records import find_resumable
@@ -90,10 +91,12 @@ def _is_git_repo(project: Path) -> bool | None:
 
 
 # Imported in a child process: the project's module code must not run inside the loop itself.
+# forgeflare is imported before the project joins sys.path (run with -P), so a project's own
+# forgeflare/ or trio.py cannot stand in for them.
 _LOAD_MODULES = """\
 import sys
-sys.path.insert(0, sys.argv[1])
 from forgeflare.hooks import HookRegistrationError, load_hooks_module
+sys.path.insert(0, sys.argv[1])
 for name in sys.argv[2:]:
     try:
         load_hooks_module(name)
@@ -108,9 +111,9 @@ def _check_hooks_modules(
     """Raise ``ConfigError`` unless every module imports and defines hooks (none is run)."""
     try:
         done = subprocess.run(
-            [sys.executable, "-c", _LOAD_MODULES, str(project), *names],
+            [sys.executable, "-P", "-c", _LOAD_MODULES, str(project), *names],
             cwd=project,
-            env=dict(env),
+            env=child_environment(env),
             capture_output=True,
             text=True,
             timeout=timeout or None,

@@ -1,0 +1,87 @@
+"""Nothing forgeflare starts in a project imports from the project's directory by accident.
+
+A hostile repository commits ``trio.py``, ``typing_extensions.py`` and a ``forgeflare``
+package, each writing a marker when imported, and a ``json.py`` beside the Python hooks it
+runs. ``forgeflare run`` and ``forgeflare loop`` (own agent, real mock API, a Bash call, shell
+and lifecycle hooks) run there from the project's own directory: no marker is written.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agent_support import text_response, tool_response
+from conftest import MockServer
+from supervisor_agents.project import base_env
+
+MockAPI = Callable[[dict[str, Any]], MockServer]
+FORGEFLARE = str(Path(sys.executable).absolute().parent / "forgeflare")
+
+_PLANT = "import pathlib\npathlib.Path({marker!r}).write_text({name!r})\n"
+_HOOK_PY = (
+    "import json, sys\njson.loads(sys.stdin.read() or '{}')\n"
+    "open(sys.argv[1], 'a').write('ran')\nprint('{}')\n"
+)
+
+
+def hostile_project(root: Path, marker: Path) -> Path:
+    project = root / "hostile"
+    files = {
+        "trio.py": "trio",
+        "typing_extensions.py": "typing_extensions",
+        "forgeflare/__init__.py": "forgeflare package",
+        "forgeflare/__main__.py": "forgeflare __main__",
+        ".forgeflare/hooks/json.py": "json beside a shell hook",
+        ".fresher/hooks/custom/json.py": "json beside a lifecycle hook",
+    }
+    for rel, name in files.items():
+        path = project / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(_PLANT.format(marker=str(marker), name=name))
+    (project / ".forgeflare" / "hooks" / "guard.py").write_text(_HOOK_PY)
+    (project / ".forgeflare" / "hooks.toml").write_text(
+        '[[hooks]]\nevent = "PreToolUse"\nphase = "observe"\n'
+        'command = "python3 .forgeflare/hooks/guard.py guard-ran"\n'
+    )
+    (project / ".fresher" / "hooks" / "custom" / "note.py").write_text(_HOOK_PY)
+    started = project / ".fresher" / "hooks" / "started"
+    started.write_text("#!/bin/sh\necho '{}' | python3 .fresher/hooks/custom/note.py started-ran\n")
+    started.chmod(0o755)
+    for args in (
+        ["init", "-q"],
+        ["-c", "user.name=T", "-c", "user.email=t@example.invalid", "add", "-A"],
+        ["-c", "user.name=T", "-c", "user.email=t@example.invalid", "commit", "-qm", "hostile"],
+    ):
+        subprocess.run(["git", *args], cwd=project, check=True)
+    return project
+
+
+def script() -> dict[str, Any]:
+    return {
+        "responses": [tool_response(("Bash", {"command": "true"})), text_response("done")],
+        "when_exhausted": "end_turn",
+    }
+
+
+def test_run_and_loop_import_nothing_from_the_project(tmp_path: Path, mock_api: MockAPI) -> None:
+    marker = tmp_path / "marker"
+    project = hostile_project(tmp_path, marker)
+    server = mock_api(script())
+    env = base_env(ANTHROPIC_API_URL=server.url, ANTHROPIC_API_KEY="test-key", FORGEFLARE_TRUST="1")
+    for argv in (
+        [FORGEFLARE, "run", "do the task"],
+        [FORGEFLARE, "loop", "--max-iterations", "1"],
+    ):
+        done = subprocess.run(
+            argv, cwd=project, env=env, capture_output=True, text=True, timeout=60, check=False
+        )
+        assert not marker.exists(), f"{argv[1]}: imported {marker.read_text()}"
+        assert done.returncode in (0, 10, 11), done.stderr
+    # The agents really ran (run, then the loop's iteration), and so did the hooks.
+    assert len(server.requests()) >= 3
+    assert (project / "guard-ran").exists()
+    assert (project / "started-ran").exists()
