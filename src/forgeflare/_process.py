@@ -144,6 +144,7 @@ async def run_child(
     marker: tuple[str, str] | None = None,
     drain: float = 2.0,
     on_start: Callable[[trio.Process], None] | None = None,
+    pass_fds: Sequence[int] = (),
 ) -> ChildResult:
     """Run ``argv`` to its end as the module docstring says; returns how it ended.
 
@@ -154,7 +155,8 @@ async def run_child(
     the grace, ``kill`` at once; both count as ``stopped``. ``marker`` (name, value) must be in
     ``env`` for descendants to carry it. After the leader exits, output is read for at most
     ``drain`` more seconds (descendants outside the group can hold the pipe for ever; 0 reads
-    only what is already in it). ``on_start`` gets the process as soon as it runs. Raises
+    only what is already in it). ``on_start`` gets the process as soon as it runs.
+    ``pass_fds`` are inherited by the child (a secrets descriptor, see ``_keychannel``). Raises
     ``OSError`` when the program cannot start.
     """
     started = time.monotonic()
@@ -192,6 +194,7 @@ async def run_child(
                     check=False,
                     deliver_cancel=deliver_cancel,
                     process_group=0,
+                    pass_fds=tuple(pass_fds),
                     task_status=task_status,
                 )
         finally:

@@ -28,6 +28,7 @@ import trio
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError, ForgeflareError
+from forgeflare._keychannel import hand_over, split_secrets
 from forgeflare._pgroup import end_pids, is_alive, process_started
 from forgeflare._process import run_child
 from forgeflare.fleet._config import FleetFile, FleetLoop
@@ -310,6 +311,9 @@ class _Fleet:
                 loop.pid_started = process_started(proc.pid)
                 self.save()
 
+            # The loop's own environment holds no secret (its children could read it): they
+            # go through a descriptor the loop reads at start.
+            env, key_fd = hand_over(*split_secrets(env))
             try:
                 result = await run_child(
                     self._argv(spec, loop, task),
@@ -319,8 +323,10 @@ class _Fleet:
                     grace=self.opts.grace,
                     marker=(_LOOP_MARKER, marker),
                     on_start=started,
+                    pass_fds=(key_fd,),
                 )
             finally:
+                os.close(key_fd)
                 self.running.pop(spec.name, None)
         loop.exit_code = result.returncode
         loop.pid = loop.pid_started = None

@@ -4,6 +4,11 @@ Errors of this part: ``ConfigError`` (a bad setting, names key and source) and
 :class:`RecordError` (a run record cannot be written or read; a ``ForgeflareError``).
 """
 
+from forgeflare.supervisor._agentkey import HELPER_TTL_ENV
+from forgeflare.supervisor._agentkey import KeyPlan
+from forgeflare.supervisor._agentkey import helper_settings
+from forgeflare.supervisor._agentkey import key_file
+from forgeflare.supervisor._agentkey import plan_agent_key
 from forgeflare.supervisor._agentproc import ChildResult
 from forgeflare.supervisor._agentproc import StopControl
 from forgeflare.supervisor._agentproc import exit_status
@@ -112,6 +117,7 @@ from forgeflare.supervisor._waits import outage_backoff
 __all__ = [
     "CONFIG_RELPATH",
     "FINISH_EXIT_CODES",
+    "HELPER_TTL_ENV",
     "LOCK_RELPATH",
     "NOTIFY_EVENTS",
     "NOTIFY_URLS_ENV",
@@ -140,6 +146,7 @@ __all__ = [
     "IterationOutcome",
     "IterationRecord",
     "IterationRow",
+    "KeyPlan",
     "LifecycleResult",
     "Limits",
     "LimitsSection",
@@ -185,12 +192,14 @@ __all__ = [
     "finish_rule",
     "format_duration",
     "git_snapshot",
+    "helper_settings",
     "hook_env",
     "hook_verdict",
     "hooks_modules",
     "is_error",
     "is_fresh",
     "iteration_rows",
+    "key_file",
     "killed_iteration",
     "limit_backoff",
     "load_config",
@@ -203,6 +212,7 @@ __all__ = [
     "outage_backoff",
     "parse_agent_line",
     "parse_duration",
+    "plan_agent_key",
     "preflight",
     "project_lock",
     "render_message",
