@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import typer
 
 from forgeflare._errors import ConfigError
+from forgeflare._secrets import scrub_environment
 
 __all__ = ["register"]
 
@@ -67,7 +69,10 @@ def register(app: typer.Typer) -> None:
         from forgeflare.fleet._run import FleetOptions, run_fleet
 
         spec = load_fleet_file(fleet_file)
-        opts = FleetOptions(fleet_file=fleet_file, fleet=spec, resume=resume, log=_log)
+        env = dict(os.environ)
+        # Children started without an explicit environment (git) inherit no secret.
+        scrub_environment(os.environ)
+        opts = FleetOptions(fleet_file=fleet_file, fleet=spec, resume=resume, log=_log, env=env)
         record = trio.run(functools.partial(run_fleet, opts))
         for line in _status_lines(record):
             typer.echo(line)
