@@ -16,7 +16,6 @@ import json
 import os
 import secrets
 import signal
-import subprocess
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from forgeflare._process import run_child
 from forgeflare.fleet._config import FleetFile, FleetLoop
 from forgeflare.fleet._land import LandResult, land, land_pr
 from forgeflare.fleet._state import FleetRecord, LoopRecord, load_record, save_record, state_dir
+from forgeflare.supervisor._git import GitResult, run_git
 
 __all__ = ["FleetInterrupted", "FleetOptions", "end_leftovers", "run_fleet"]
 
@@ -85,10 +85,8 @@ class FleetOptions:
     gate_timeout: float = 3600.0
 
 
-def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=300, check=False
-    )
+def _git(cwd: Path, *args: str) -> GitResult:
+    return run_git(cwd, *args)
 
 
 def _is_url(repo: str) -> bool:

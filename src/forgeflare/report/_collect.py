@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ from typing import Any
 from forgeflare._errors import ConfigError
 from forgeflare.report._digest import Commit, Digest, build_digest
 from forgeflare.supervisor._config import load_config
+from forgeflare.supervisor._git import run_git
 
 __all__ = ["collect_digest", "find_run", "list_runs", "load_run", "runs_root"]
 
@@ -80,13 +80,8 @@ def find_run(project: Path, run: str | None, env: Mapping[str, str]) -> Path:
 
 
 def _git(project: Path, *args: str) -> str | None:
-    try:
-        proc = subprocess.run(
-            ["git", *args], cwd=project, capture_output=True, text=True, timeout=30, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return proc.stdout if proc.returncode == 0 else None
+    done = run_git(project, *args)
+    return done.stdout if done.ok else None
 
 
 def _heads(run: Mapping[str, Any]) -> tuple[str | None, str | None]:
@@ -109,7 +104,16 @@ def _commits(project: Path, run: Mapping[str, Any]) -> list[Commit]:
         if not isinstance(since, str):
             return []
         spec = [f"--since={since}"] + ([f"--until={until}"] if isinstance(until, str) else [])
-    out = _git(project, "log", "--reverse", "--shortstat", "--format=%x00%H%x09%s", *spec)
+    out = _git(
+        project,
+        "log",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--reverse",
+        "--shortstat",
+        "--format=%x00%H%x09%s",
+        *spec,
+    )
     if out is None:
         return []
     commits = []
@@ -138,7 +142,7 @@ def _plan(project: Path, run: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     start, _ = _heads(run)
     open_before: set[str] | None = None
     if start:
-        before = _git(project, "show", f"{start}:{plan_rel}")
+        before = _git(project, "show", "--no-textconv", f"{start}:{plan_rel}")
         if before is not None:
             open_before = {t for is_done, t in _tasks(before) if not is_done}
     # Without the run's starting commit, every checked task is shown (it cannot be attributed).

@@ -53,6 +53,15 @@ from forgeflare.supervisor._finish import error_pause
 from forgeflare.supervisor._finish import finish_rule
 from forgeflare.supervisor._finish import hook_verdict
 from forgeflare.supervisor._finish import is_error
+from forgeflare.supervisor._git import GIT_TIMEOUT
+from forgeflare.supervisor._git import NETWORK_TIMEOUT
+from forgeflare.supervisor._git import SAFE_CONFIG
+from forgeflare.supervisor._git import GitResult
+from forgeflare.supervisor._git import git
+from forgeflare.supervisor._git import git_argv
+from forgeflare.supervisor._git import git_env
+from forgeflare.supervisor._git import git_timeout
+from forgeflare.supervisor._git import run_git
 from forgeflare.supervisor._git import GitSnapshot
 from forgeflare.supervisor._git import commits_between
 from forgeflare.supervisor._git import git_snapshot
@@ -117,11 +126,14 @@ from forgeflare.supervisor._waits import outage_backoff
 __all__ = [
     "CONFIG_RELPATH",
     "FINISH_EXIT_CODES",
+    "GIT_TIMEOUT",
     "HELPER_TTL_ENV",
     "LOCK_RELPATH",
+    "NETWORK_TIMEOUT",
     "NOTIFY_EVENTS",
     "NOTIFY_URLS_ENV",
     "RUN_MARKER",
+    "SAFE_CONFIG",
     "STOP_RELPATH",
     "AgentSection",
     "AgentStatus",
@@ -135,6 +147,7 @@ __all__ = [
     "FinishNow",
     "FinishType",
     "FresherSection",
+    "GitResult",
     "GitSnapshot",
     "HookContext",
     "HookName",
@@ -191,7 +204,11 @@ __all__ = [
     "finish_reason",
     "finish_rule",
     "format_duration",
+    "git",
+    "git_argv",
+    "git_env",
     "git_snapshot",
+    "git_timeout",
     "helper_settings",
     "hook_env",
     "hook_verdict",
@@ -217,6 +234,7 @@ __all__ = [
     "project_lock",
     "render_message",
     "request_stop",
+    "run_git",
     "run_lifecycle_hook",
     "run_loop",
     "should_notify",

@@ -23,6 +23,7 @@ from forgeflare._errors import ConfigError
 from forgeflare._secrets import child_environment
 from forgeflare.hooks._trust import require_trust
 from forgeflare.supervisor._config import LoopConfig
+from forgeflare.supervisor._git import run_git
 from forgeflare.supervisor._records import find_resumable
 from forgeflare.supervisor._trust import hooks_modules, loop_trust_items
 
@@ -80,14 +81,8 @@ def _is_git_repo(project: Path) -> bool | None:
     """``None`` when git is not installed."""
     if shutil.which("git") is None:
         return None
-    done = subprocess.run(
-        ["git", "rev-parse", "--is-inside-work-tree"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return done.returncode == 0 and done.stdout.strip() == "true"
+    done = run_git(project, "rev-parse", "--is-inside-work-tree")
+    return done.ok and done.stdout.strip() == "true"
 
 
 # Imported in a child process: the project's module code must not run inside the loop itself.
