@@ -23,30 +23,12 @@ import pytest
 from agent_support import text_response, tool_response
 from claude_code_support import claude_env
 from conftest import MockServer
+from environ_support import SCAN
 from supervisor_agents.project import base_env
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
 FORGEFLARE = str(Path(sys.executable).absolute().parent / "forgeflare")
 
-SCAN = """\
-import os, sys
-values = [v.encode() for v in open(sys.argv[1]).read().split()]
-read, leaks = 0, []
-for pid in os.listdir("/proc"):
-    if not pid.isdigit():
-        continue
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as f:
-            data = f.read()
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            cmd = f.read().replace(b"\\0", b" ").decode(errors="replace")[:120]
-    except OSError:
-        continue
-    read += 1
-    leaks += [f"{pid} {cmd}" for v in values if v in data]
-with open(sys.argv[2], "a") as out:
-    out.write(f"{sys.argv[3]} read={read} leaks={leaks!r}\\n")
-"""
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc")
 

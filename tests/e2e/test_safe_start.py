@@ -16,6 +16,7 @@ from typing import Any
 
 from agent_support import text_response, tool_response
 from conftest import MockServer
+from environ_support import SCAN
 from supervisor_agents.project import base_env
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
@@ -85,3 +86,37 @@ def test_run_and_loop_import_nothing_from_the_project(tmp_path: Path, mock_api: 
     assert len(server.requests()) >= 3
     assert (project / "guard-ran").exists()
     assert (project / "started-ran").exists()
+
+
+def test_fleet_loops_import_nothing_and_hold_no_secret(tmp_path: Path) -> None:
+    """``fleet run`` from inside the hostile repository: its loops start there, with -P, and
+    receive their secrets through a descriptor (the agent scans every /proc/*/environ)."""
+    marker = tmp_path / "marker"
+    project = hostile_project(tmp_path, marker)
+    values = {"GITHUB_TOKEN": "ghp-fleet-test-31337", "CLAUDE_CODE_OAUTH_TOKEN": "oat-fleet-4242"}
+    (tmp_path / "values").write_text("\n".join(values.values()))
+    (project / "scan.py").write_text(SCAN)
+    scan = f"python3 scan.py {tmp_path / 'values'} {tmp_path / 'scans'} agent; cat >/dev/null"
+    (project / "FLEET.toml").write_text(
+        '[fleet]\nname = "t"\nparallel = 1\nland = "none"\n\n'
+        '[[loop]]\nname = "one"\nrepo = "."\nbase = "main"\nprompt = "p"\n'
+        f'max_iterations = 1\nagent_command = "{scan}"\n'
+    )
+    git = ["git", "-c", "user.name=T", "-c", "user.email=t@example.invalid"]
+    subprocess.run([*git, "branch", "-M", "main"], cwd=project, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=project, check=True)
+    subprocess.run([*git, "commit", "-qm", "fleet"], cwd=project, check=True)
+    env = base_env(FORGEFLARE_TRUST="1", **values)
+    done = subprocess.run(
+        [FORGEFLARE, "fleet", "run", "FLEET.toml"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert "one: finished" in done.stdout + done.stderr, done.stdout + done.stderr
+    assert not marker.exists(), marker.read_text()
+    (line,) = (tmp_path / "scans").read_text().splitlines()
+    assert line.endswith("leaks=[]"), line
