@@ -125,3 +125,20 @@ def test_the_policy() -> None:
     remote = git_env({"SSH_AUTH_SOCK": "/s", "GH_TOKEN": "t"}, remote=True)
     assert remote["SSH_AUTH_SOCK"] == "/s"
     assert "GH_TOKEN" not in remote
+
+
+def test_a_filter_added_during_the_run_is_switched_off_too(tmp_path: Path) -> None:
+    marker = tmp_path / "marker"
+    repo = trapped_repo(tmp_path, marker)
+    subprocess.run(["git", "config", "--unset", "filter.evil.clean"], cwd=repo, check=True)
+    assert run_git(repo, "status", "--porcelain").ok  # the drivers are remembered here
+    # The agent (or anything) writes a new driver into .git/config between two calls.
+    subprocess.run(
+        ["git", "config", "filter.later.clean", f"echo later >> {marker}; cat"],
+        cwd=repo,
+        check=True,
+    )
+    (repo / ".gitattributes").write_text("* filter=later\n")
+    os.utime(repo / "a.txt", (2, 2))
+    assert run_git(repo, "status", "--porcelain").ok
+    assert not marker.exists(), marker.read_text()

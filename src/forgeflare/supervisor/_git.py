@@ -118,8 +118,62 @@ def git_env(env: Mapping[str, str] | None = None, *, remote: bool = False) -> di
     return clean
 
 
+def _config_files(cwd: Path) -> list[Path]:
+    """The repository's own config files (``.git/config``, a worktree's and the common one),
+    found without running git; empty outside a repository."""
+    for folder in (cwd, *cwd.parents):
+        dot_git = folder / ".git"
+        if dot_git.is_dir():
+            git_dir = dot_git
+            break
+        if dot_git.is_file():
+            try:
+                line = dot_git.read_text(encoding="utf-8", errors="replace").strip()
+            except OSError:
+                return []
+            git_dir = folder / line.removeprefix("gitdir:").strip()
+            break
+    else:
+        return []
+    dirs = [git_dir]
+    try:
+        common = (git_dir / "commondir").read_text(encoding="utf-8").strip()
+        dirs.append(git_dir / common)
+    except OSError:
+        pass
+    return [d / name for d in dirs for name in ("config", "config.worktree")]
+
+
+def _stamp(paths: Sequence[Path]) -> tuple[tuple[int, int, int] | None, ...]:
+    stamps: list[tuple[int, int, int] | None] = []
+    for path in paths:
+        try:
+            st = path.stat()
+        except OSError:
+            stamps.append(None)
+            continue
+        stamps.append((st.st_ino, st.st_mtime_ns, st.st_size))
+    return tuple(stamps)
+
+
+_DRIVERS: dict[tuple[object, ...], list[str]] = {}
+"""Filter drivers by the repository's config files and their stat: one ``git config`` per
+change of the configuration, not per git call (a loop iteration runs at most two)."""
+
+
 def _filter_drivers(cwd: Path, env: Mapping[str, str]) -> list[str]:
     """The filter drivers git's configuration defines here (reading config runs nothing)."""
+    files = _config_files(cwd.resolve())
+    key = (*files, *_stamp(files))
+    if files and key in _DRIVERS:
+        return _DRIVERS[key]
+    drivers = _query_drivers(cwd, env)
+    if files:
+        _DRIVERS[key] = drivers
+    return drivers
+
+
+def _query_drivers(cwd: Path, env: Mapping[str, str]) -> list[str]:
     try:
         done = subprocess.run(
             ["git", "config", "-z", "--name-only", "--get-regexp", r"^filter\."],
