@@ -10,6 +10,7 @@ tool names and runs the agent's built-in hooks.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -18,6 +19,7 @@ import trio
 import typer
 
 from forgeflare._errors import ConfigError
+from forgeflare._secrets import pass_env_from, scrub_environment
 from forgeflare.agent._agent_hooks import builtin_hooks
 from forgeflare.agent.tools._registry import TOOL_NAMES
 from forgeflare.hooks._config import HOOKS_RELPATH, SHELL_EVENTS, HooksFile, load_hooks_file
@@ -142,6 +144,8 @@ def run_test(
 
     Nothing is recorded in convergence.json; hooks run for real (in this directory).
     """
+    # The hooks get what they get under `forgeflare run`: no secret unless passed by name.
+    scrub_environment(os.environ, pass_env_from(os.environ))
     if event not in SHELL_EVENTS:
         raise _fail(f"unknown event {event!r}; expected PreToolUse, PostToolUse or Stop")
     try:
