@@ -88,7 +88,7 @@ def is_secret(name: str, value: str = "") -> bool:
     """Does the variable ``name`` (with ``value``) look like a secret?
 
     By name (:data:`SECRET_PATTERNS`, less :data:`ORDINARY`), or by value: a URL with a
-    password in it under any name (``HTTPS_PROXY=http://u:p@proxy``), and under a name ending
+    password in it under any name but a proxy's (``BACKUP=s3://k:s@host``), and under a name ending
     ``_URL``/``_URI`` a URL with a user (``SENTRY``-style keys), a token in its query, or a
     keyword DSN's ``password=``.
     """
@@ -97,7 +97,8 @@ def is_secret(name: str, value: str = "") -> bool:
         return False
     if any(fnmatch.fnmatchcase(upper, pattern) for pattern in SECRET_PATTERNS):
         return True
-    if not value:
+    if not value or upper.endswith("_PROXY"):
+        # Proxies stay: the agent's HTTP client and the tools read them from the environment.
         return False
     if _URL_PASSWORD.search(value):
         return True

@@ -116,16 +116,6 @@ def test_claude_with_only_an_auth_token_gets_it_by_the_helper() -> None:
     assert "ANTHROPIC_AUTH_TOKEN" not in plan.env
 
 
-def test_a_proxy_with_a_password_reaches_the_agent_too() -> None:
-    env = {"https_proxy": "http://u:p@proxy:3128", "HTTP_PROXY": "http://proxy:3128"}
-    own = plan_agent_key("forgeflare", env, ())
-    assert own.through_fd == {"https_proxy": "http://u:p@proxy:3128"}
-    assert own.env == {"HTTP_PROXY": "http://proxy:3128"}  # no password: no secret
-    claude = plan_agent_key("claude", env, ())
-    assert claude.env["https_proxy"] == "http://u:p@proxy:3128"
-    assert claude.exposed == ("https_proxy",)
-
-
 def test_a_passed_key_stays_where_the_user_put_it() -> None:
     plan = plan_agent_key("forgeflare", ENV, ["ANTHROPIC_API_KEY"])
     assert plan.env["ANTHROPIC_API_KEY"] == "ak"

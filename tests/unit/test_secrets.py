@@ -69,8 +69,7 @@ SECRET_VALUES = [
     ("MONGO_URI", "mongodb://root:example@mongo:27017/?authSource=admin"),
     ("REDIS_URL", "redis://:s3cret@cache:6379/0"),
     ("SENTRY_URL", "https://abc123def@o0.ingest.sentry.io/0"),
-    ("HTTPS_PROXY", "http://user:pa55@proxy.internal:3128"),
-    ("ALL_PROXY", "socks5://u:p@127.0.0.1:1080"),
+    ("BACKUP_TARGET", "s3://AKIA123:wJalr@bucket.example.com/x"),
     ("STATUS_URL", "https://status.example.com/hook?token=abcdef"),
     ("PG_URI", "host=db dbname=app password=hunter2"),
 ]
@@ -138,6 +137,9 @@ ORDINARY_VALUES = [
     ("MONGO_URI", "mongodb://localhost:27017/app"),
     ("PIP_INDEX_URL", "https://pypi.org/simple"),
     ("HTTPS_PROXY", "http://proxy.internal:3128"),
+    # A proxy stays even with a password: the agent's client and the tools need it (README).
+    ("HTTPS_PROXY", "http://user:pa55@proxy.internal:3128"),
+    ("all_proxy", "socks5://u:p@127.0.0.1:1080"),
     ("HOMEPAGE", "see user@example.com"),
     ("DOCS_URL", "https://docs.example.com/page?lang=en"),
 ]

@@ -9,9 +9,6 @@ The agent's children (Bash commands, hooks) can read the agent's initial environ
   Code keeps the key in memory: the helper's refresh interval is set beyond a night);
 - to Codex and ``command`` agents, and Claude Code's ``CLAUDE_CODE_OAUTH_TOKEN`` (a
   subscription token no helper can give), in the environment: the README says so.
-
-A proxy URL with a password (``HTTPS_PROXY=http://u:p@proxy``) goes the same way as the key:
-the agent needs it to reach its API.
 """
 
 from __future__ import annotations
@@ -29,7 +26,6 @@ from forgeflare._secrets import AGENT_KEYS, child_environment
 __all__ = ["HELPER_TTL_ENV", "KeyPlan", "helper_settings", "key_file", "plan_agent_key"]
 
 HELPER_TTL_ENV = "CLAUDE_CODE_API_KEY_HELPER_TTL_MS"
-_PROXIES = frozenset({"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"})
 _HELPER_TTL_MS = str(7 * 24 * 3600 * 1000)  # a week: the one-shot helper is never asked again
 
 
@@ -51,8 +47,6 @@ def plan_agent_key(backend: str, env: Mapping[str, str], pass_env: Sequence[str]
     """Where each of ``backend``'s keys in ``env`` goes (the module docstring says why)."""
     base = child_environment(env, pass_env)
     keys = {k: env[k] for k in AGENT_KEYS.get(backend, ()) if k in env and k not in base}
-    # A proxy URL with a password is a secret too, and the agent needs it to reach its API.
-    keys.update({k: v for k, v in env.items() if k.upper() in _PROXIES and k not in base})
     if backend == "forgeflare":
         return KeyPlan(env=base, through_fd=keys, helper_key=None, exposed=())
     helper_key = None
