@@ -50,14 +50,15 @@ SECRET_PATTERNS: tuple[str, ...] = (
 """Variable names (shell patterns, case-insensitive) treated as secrets."""
 
 ORDINARY: tuple[str, ...] = (
-    "FORGEFLARE_PASS_ENV",
+    "*_PASS_ENV",
     "FORGEFLARE_KEY_FD",
     "GPG_TTY",
     "PASSWORD_STORE_DIR",
     "*_TOKENS",
     "TOKENIZERS_*",
 )
-"""Names the patterns catch that hold no secret: forgeflare's own, gpg's terminal, pass's
+"""Names the patterns catch that hold no secret: forgeflare's own (``FORGEFLARE_PASS_ENV``,
+``FRESHER_SECURITY_PASS_ENV``: lists of names), gpg's terminal, pass's
 folder, token counts (``CLAUDE_CODE_MAX_OUTPUT_TOKENS``, ``MAX_THINKING_TOKENS``)."""
 
 # scheme://user:password@host anywhere; scheme://user@host in a *_URL/*_URI value (a DSN's
