@@ -142,3 +142,15 @@ def test_a_filter_added_during_the_run_is_switched_off_too(tmp_path: Path) -> No
     os.utime(repo / "a.txt", (2, 2))
     assert run_git(repo, "status", "--porcelain").ok
     assert not marker.exists(), marker.read_text()
+
+
+def test_a_worktree_of_the_copied_tree_runs_nothing(tmp_path: Path) -> None:
+    marker = tmp_path / "marker"
+    repo = trapped_repo(tmp_path, marker)
+    tree = tmp_path / "tree"
+    assert run_git(repo, "worktree", "add", "-q", str(tree)).ok
+    os.utime(tree / "a.txt", (3, 3))
+    (tree / "a.txt").write_text("changed\n")
+    done = run_git(tree, "status", "--porcelain")
+    assert done.stdout.split() == ["M", "a.txt"]
+    assert not marker.exists(), marker.read_text()
