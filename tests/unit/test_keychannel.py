@@ -134,6 +134,17 @@ def test_the_helper_prints_the_key_once(tmp_path: Path) -> None:
     assert not path.exists()
 
 
+def test_a_key_file_replaces_what_lies_under_its_name(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_text("keep")
+    path = tmp_path / ".key-001"
+    path.symlink_to(elsewhere)
+    with key_file(path, "sk-2"):
+        assert not path.is_symlink()
+        assert path.read_text() == "sk-2"
+    assert elsewhere.read_text() == "keep"
+
+
 def test_a_bad_key_fd_from_the_cli_is_one_line(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "forgeflare", "runs", str(tmp_path)],

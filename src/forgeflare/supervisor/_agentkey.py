@@ -69,6 +69,9 @@ def helper_settings(path: Path) -> str:
 @contextlib.contextmanager
 def key_file(path: Path, key: str) -> Iterator[Path]:
     """``key`` in a new 0600 file at ``path`` for the duration (removed after in any case)."""
+    # A file left by a killed loop, or anything planted under the name, goes first: O_EXCL then
+    # creates a new file and never follows a link.
+    path.unlink(missing_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
