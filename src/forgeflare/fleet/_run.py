@@ -446,7 +446,8 @@ async def run_fleet(opts: FleetOptions) -> FleetRecord:
             if loop.status == "running":
                 loop.status, loop.pid, loop.pid_started = "pending", None, None
     else:
-        record = _new_record(opts, sdir)
+        # git clone of a URL: in a worker thread, the event loop never waits on git.
+        record = await trio.to_thread.run_sync(_new_record, opts, sdir)
     # A stop asked of an earlier run does not stop this one.
     (sdir / "stop").unlink(missing_ok=True)
     record.pid = os.getpid()
