@@ -60,6 +60,9 @@ def register(app: typer.Typer) -> None:
         resume: bool = typer.Option(
             False, "--resume", help="Continue a fleet whose supervisor died (ends what it left)."
         ),
+        trust_project: bool = typer.Option(
+            False, "--trust-project", help="Run the fleet file's commands without review."
+        ),
     ) -> None:
         import functools
 
@@ -69,6 +72,14 @@ def register(app: typer.Typer) -> None:
         from forgeflare.fleet._run import FleetOptions, run_fleet
 
         spec = load_fleet_file(fleet_file)
+        # A fleet file from a repository is the project's: its commands run once trusted.
+        from forgeflare.trust._items import fleet_items
+        from forgeflare.trust._store import require_trust
+
+        here = fleet_file.resolve().parent
+        require_trust(here, fleet_items(fleet_file, here), os.environ, flag=trust_project)
+        if trust_project:
+            os.environ["FORGEFLARE_TRUST"] = "1"  # the loops check their projects themselves
         env = dict(os.environ)
         # Children started without an explicit environment (git) inherit no secret.
         scrub_environment(os.environ)

@@ -47,7 +47,9 @@ async def run_hook_process(
         result = await run_child(
             ["bash", "-c", command],
             cwd=cwd,
-            env={**os.environ, **SAFE_PATH_ENV},
+            # A Python hook importing a module beside it must not write __pycache__ there: the
+            # hook's trust covers its directory, so that write would refuse its next call.
+            env={**os.environ, **SAFE_PATH_ENV, "PYTHONDONTWRITEBYTECODE": "1"},
             stdin=payload,
             on_output=collect,
             stderr=None,
