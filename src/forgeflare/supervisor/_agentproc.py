@@ -92,4 +92,6 @@ async def supervise(
         grace=grace,
         marker=marker,
         pass_fds=pass_fds,
+        # A supervisor killed with -9 must not leave its agent working on unsupervised.
+        die_with_parent=True,
     )
