@@ -16,7 +16,6 @@ __all__ = [
     "AGENT_KEYS",
     "ORDINARY",
     "PASS_ENV_VAR",
-    "SAFE_PATH_ENV",
     "SECRET_PATTERNS",
     "child_environment",
     "is_secret",
@@ -69,12 +68,6 @@ _URL_QUERY = re.compile(
     r"[?&](?:[a-z_]*token|[a-z_]*key|secret|sig|signature|password|auth)=[^&\s]", re.IGNORECASE
 )
 _KEYWORD_PASSWORD = re.compile(r"(?:^|\s)(?:password|passwd|pwd)\s*=", re.IGNORECASE)
-
-SAFE_PATH_ENV: dict[str, str] = {"PYTHONSAFEPATH": "1"}
-"""Added to the environment of hook scripts: ``python3 .forgeflare/hooks/x.py`` then does not
-put the script's (project-writable) directory first on ``sys.path``, so a ``json.py`` planted
-beside a trusted hook is not imported. Not given to Bash commands and gates: they run the
-project's own code by design, and ``python -m pytest`` relies on the working directory."""
 
 AGENT_KEYS: dict[str, tuple[str, ...]] = {
     "forgeflare": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),

@@ -1,9 +1,10 @@
 """Nothing forgeflare starts in a project imports from the project's directory by accident.
 
 A hostile repository commits ``trio.py``, ``typing_extensions.py`` and a ``forgeflare``
-package, each writing a marker when imported, and a ``json.py`` beside the Python hooks it
-runs. ``forgeflare run`` and ``forgeflare loop`` (own agent, real mock API, a Bash call, shell
-and lifecycle hooks) run there from the project's own directory: no marker is written.
+package, each writing a marker when imported. ``forgeflare run``, ``forgeflare loop`` (own
+agent, real mock API, a Bash call, shell and lifecycle hooks in Python) and ``fleet run`` run
+there from the project's own directory: no marker is written. (A ``json.py`` planted beside a
+trusted Python hook is the trust's: the hook's fingerprint covers its folder.)
 """
 
 from __future__ import annotations
@@ -36,13 +37,13 @@ def hostile_project(root: Path, marker: Path) -> Path:
         "typing_extensions.py": "typing_extensions",
         "forgeflare/__init__.py": "forgeflare package",
         "forgeflare/__main__.py": "forgeflare __main__",
-        ".forgeflare/hooks/json.py": "json beside a shell hook",
-        ".fresher/hooks/custom/json.py": "json beside a lifecycle hook",
     }
     for rel, name in files.items():
         path = project / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(_PLANT.format(marker=str(marker), name=name))
+    for folder in (".forgeflare/hooks", ".fresher/hooks/custom"):
+        (project / folder).mkdir(parents=True, exist_ok=True)
     (project / ".forgeflare" / "hooks" / "guard.py").write_text(_HOOK_PY)
     (project / ".forgeflare" / "hooks.toml").write_text(
         '[[hooks]]\nevent = "PreToolUse"\nphase = "observe"\n'

@@ -17,7 +17,6 @@ from pathlib import Path
 import trio
 
 from forgeflare._process import run_child
-from forgeflare._secrets import SAFE_PATH_ENV
 from forgeflare.hooks._protocol import ProcessOutcome
 
 __all__ = ["MAX_STDOUT_BYTES", "run_hook_process"]
@@ -55,7 +54,7 @@ async def run_hook_process(
             cwd=cwd,
             # A Python hook importing a module beside it must not write __pycache__ there: the
             # hook's trust covers its directory, so that write would refuse its next call.
-            env={**os.environ, **SAFE_PATH_ENV, "PYTHONDONTWRITEBYTECODE": "1", _MARKER_ENV: token},
+            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", _MARKER_ENV: token},
             marker=(_MARKER_ENV, token),
             stdin=payload,
             on_output=collect,

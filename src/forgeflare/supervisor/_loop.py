@@ -42,7 +42,7 @@ from forgeflare._errors import ConfigError
 from forgeflare._keychannel import KEY_FD_ENV, secrets_fd
 from forgeflare._pgroup import become_subreaper, escaped_descendants, process_started
 from forgeflare._process import end_marked_processes, run_child
-from forgeflare._secrets import PASS_ENV_VAR, SAFE_PATH_ENV, child_environment
+from forgeflare._secrets import PASS_ENV_VAR, child_environment
 from forgeflare.supervisor._agentkey import KeyPlan, helper_settings, key_file, plan_agent_key
 from forgeflare.supervisor._agentproc import (
     ChildResult,
@@ -219,7 +219,7 @@ class _Loop:
             urls=notify_urls(opts.env, config_dir),
             on=tuple(e.strip() for e in self.cfg.notify.on.split(",") if e.strip()),
             cwd=self.project,
-            env={**child_environment(opts.env, opts.pass_env), **SAFE_PATH_ENV},
+            env=child_environment(opts.env, opts.pass_env),
             log=self.display.warn,
         )
 
@@ -342,7 +342,6 @@ class _Loop:
                 env={
                     **child_environment(self.opts.env, self.opts.pass_env),
                     **hook_env(name, ctx),
-                    **SAFE_PATH_ENV,
                     "PYTHONDONTWRITEBYTECODE": "1",  # no __pycache__ in the trusted hooks dir
                 },
                 timeout=hooks.timeout,
