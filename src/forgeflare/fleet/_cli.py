@@ -10,6 +10,7 @@ import typer
 
 from forgeflare._errors import ConfigError
 from forgeflare._secrets import scrub_environment
+from forgeflare._units import format_cost
 
 __all__ = ["register"]
 
@@ -180,12 +181,16 @@ def _status_lines(record: Any) -> list[str]:
     lines = [
         f"fleet {record.name}: "
         + ("running" if record.finished_at is None else f"finished {record.finished_at}")
-        + f" · spent ${record.spent_usd:.2f}"
+        + (
+            f" · spent ${record.spent_usd:.2f}"
+            if record.spent_usd is not None
+            else " · cost unknown"
+        )
         + (" · budget spent" if record.budget_hit else "")
         + (f" · usage window until {record.window_until}" if record.window_until else "")
     ]
     for loop in record.loops:
-        cost = "cost unknown" if loop.cost_usd is None else f"${loop.cost_usd:.2f}"
+        cost = format_cost(loop.cost_usd)
         lines.append(
             f"  {loop.name:<16} {loop.status:<12} {loop.finish_type or '-':<14} "
             f"{loop.commits} commits · {cost} · {len(loop.runs)} run(s)"

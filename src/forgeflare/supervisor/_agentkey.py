@@ -43,10 +43,17 @@ class KeyPlan:
     """Secret names left in the agent's environment: no other way reaches this agent."""
 
 
-def plan_agent_key(backend: str, env: Mapping[str, str], pass_env: Sequence[str]) -> KeyPlan:
-    """Where each of ``backend``'s keys in ``env`` goes (the module docstring says why)."""
+def plan_agent_key(
+    backend: str,
+    env: Mapping[str, str],
+    pass_env: Sequence[str],
+    names: Sequence[str] | None = None,
+) -> KeyPlan:
+    """Where each of ``backend``'s keys (``names``, default :data:`AGENT_KEYS`) in ``env``
+    goes (the module docstring says why)."""
     base = child_environment(env, pass_env)
-    keys = {k: env[k] for k in AGENT_KEYS.get(backend, ()) if k in env and k not in base}
+    wanted = AGENT_KEYS.get(backend, ()) if names is None else names
+    keys = {k: env[k] for k in wanted if k in env and k not in base}
     if backend == "forgeflare":
         return KeyPlan(env=base, through_fd=keys, helper_key=None, exposed=())
     helper_key = None
