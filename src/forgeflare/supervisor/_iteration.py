@@ -58,6 +58,7 @@ from forgeflare.supervisor.backends import (
     REPORT_ENV,
     Backend,
     ChildEnd,
+    CodexStreamReader,
     LineReader,
 )
 
@@ -267,6 +268,8 @@ class IterationRunner:
         self.display.info(f"iteration {number}: starting {argv[0]} ({self.backend.name})")
         self.display.start_iteration(number, self.limits.max_iterations)
         reader = self.backend.reader()
+        if isinstance(reader, CodexStreamReader):
+            reader.setup(argv=argv, env=env)  # its model and CODEX_HOME (session files)
         # Plain blocking writes: a local append per line is cheaper than a thread hop.
         # Unbuffered, so that a full disk fails the write, not the close.
         try:
@@ -387,8 +390,9 @@ class IterationRunner:
             what = "runtime limit" if outcome.runtime_hit else "iteration timeout"
             self.display.error(f"iteration {number}: agent killed at the {what}")
         cost = f", {format_cost(it.cost_usd)}"
+        stop_words = "" if it.stop_reason is None else f", stop {it.stop_reason}"
         self.display.info(
-            f"iteration {number}: {it.outcome}, exit {it.exit_code}, stop {it.stop_reason}, "
+            f"iteration {number}: {it.outcome}, exit {it.exit_code}{stop_words}, "
             f"{it.duration:.1f}s, tokens {report.tokens.total}{cost}, commits {commits}"
         )
         self.last_exit, self.last_duration = exit_status(result), it.duration
