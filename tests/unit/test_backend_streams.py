@@ -319,7 +319,12 @@ def test_codex_failures() -> None:
                 "-",
             ],
         ),
-        (ForgeflareBackend(), "", "m", ["py", "-m", "forgeflare", "run", "--model", "m", "x"]),
+        (
+            ForgeflareBackend(),
+            "",
+            "m",
+            ["py", "-P", "-m", "forgeflare", "run", "--model", "m", "x"],
+        ),
         (CommandBackend(), "a b", "m", ["a", "b", "x"]),
     ],
 )

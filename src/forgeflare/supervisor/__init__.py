@@ -4,6 +4,11 @@ Errors of this part: ``ConfigError`` (a bad setting, names key and source) and
 :class:`RecordError` (a run record cannot be written or read; a ``ForgeflareError``).
 """
 
+from forgeflare.supervisor._agentkey import HELPER_TTL_ENV
+from forgeflare.supervisor._agentkey import KeyPlan
+from forgeflare.supervisor._agentkey import helper_settings
+from forgeflare.supervisor._agentkey import key_file
+from forgeflare.supervisor._agentkey import plan_agent_key
 from forgeflare.supervisor._agentproc import ChildResult
 from forgeflare.supervisor._agentproc import StopControl
 from forgeflare.supervisor._agentproc import exit_status
@@ -61,6 +66,15 @@ from forgeflare.supervisor._finish import error_pause
 from forgeflare.supervisor._finish import finish_rule
 from forgeflare.supervisor._finish import hook_verdict
 from forgeflare.supervisor._finish import is_error
+from forgeflare.supervisor._git import GIT_TIMEOUT
+from forgeflare.supervisor._git import NETWORK_TIMEOUT
+from forgeflare.supervisor._git import SAFE_CONFIG
+from forgeflare.supervisor._git import GitResult
+from forgeflare.supervisor._git import git
+from forgeflare.supervisor._git import git_argv
+from forgeflare.supervisor._git import git_env
+from forgeflare.supervisor._git import git_timeout
+from forgeflare.supervisor._git import run_git
 from forgeflare.supervisor._git import GitSnapshot
 from forgeflare.supervisor._git import commits_between
 from forgeflare.supervisor._git import git_snapshot
@@ -140,10 +154,14 @@ from forgeflare.supervisor._waiting import LoopWaits
 __all__ = [
     "CONFIG_RELPATH",
     "FINISH_EXIT_CODES",
+    "GIT_TIMEOUT",
+    "HELPER_TTL_ENV",
     "LOCK_RELPATH",
+    "NETWORK_TIMEOUT",
     "NOTIFY_EVENTS",
     "NOTIFY_URLS_ENV",
     "RUN_MARKER",
+    "SAFE_CONFIG",
     "SCHEMA_VERSION",
     "STOP_RELPATH",
     "AgentProfile",
@@ -163,6 +181,7 @@ __all__ = [
     "FinishNow",
     "FinishType",
     "FresherSection",
+    "GitResult",
     "GitSnapshot",
     "HookContext",
     "HookName",
@@ -175,6 +194,7 @@ __all__ = [
     "IterationRecord",
     "IterationRow",
     "IterationRunner",
+    "KeyPlan",
     "LifecycleResult",
     "Limits",
     "LimitsSection",
@@ -226,7 +246,12 @@ __all__ = [
     "finish_reason",
     "finish_rule",
     "format_duration",
+    "git",
+    "git_argv",
+    "git_env",
     "git_snapshot",
+    "git_timeout",
+    "helper_settings",
     "hook_env",
     "hook_verdict",
     "hook_words",
@@ -234,6 +259,7 @@ __all__ = [
     "is_error",
     "is_fresh",
     "iteration_rows",
+    "key_file",
     "killed_iteration",
     "known_backend",
     "limit_backoff",
@@ -251,6 +277,7 @@ __all__ = [
     "parse_agent_line",
     "parse_agent_spec",
     "parse_duration",
+    "plan_agent_key",
     "preflight",
     "project_lock",
     "read_finish_marker",
@@ -259,6 +286,7 @@ __all__ = [
     "record_window",
     "render_message",
     "request_stop",
+    "run_git",
     "run_lifecycle_hook",
     "run_loop",
     "runs_root",
