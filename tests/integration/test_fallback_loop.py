@@ -226,6 +226,7 @@ def test_a_monthly_credit_spent_by_earlier_runs_falls_back_or_waits_before_the_f
     assert moved.returncode == 10, moved.stderr[-3000:]
     (line,) = [ln for ln in moved.stderr.splitlines() if "this month:" in ln]
     assert "command: monthly credit $5 spent ($6.00) this month: falling back until" in line
+    assert "monthly credit: $0.00 of $5 left this month (command)" in moved.stderr
     runs = sorted((project / ".fresher" / "runs").glob("*/run.json"))
     (row,) = json.loads(runs[-1].read_text())["iterations"]
     assert row["profile"] == "other"

@@ -23,6 +23,7 @@ from forgeflare.supervisor._fallback import (
     Choice,
     Window,
     choose_agent,
+    credit_line,
     credit_window,
     month_spend,
 )
@@ -86,7 +87,9 @@ class AgentSwitching:
                 spec = AgentSpec(it.backend or run.backend, it.profile)
                 rows.append((parse_time(it.started_at), spec, it.cost_usd))
         now = datetime.now(UTC)
-        window = credit_window(month_spend(rows, self.primary, now), credit, now)
+        spent = month_spend(rows, self.primary, now)
+        self.display.info(credit_line(spent, credit, self.primary))
+        window = credit_window(spent, credit, now)
         if window is not None and window.resets_at is not None:
             self.windows[self.primary] = window
             then = "falling back" if self.fallbacks else "waiting"
