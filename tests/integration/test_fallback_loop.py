@@ -220,7 +220,7 @@ def test_a_monthly_credit_spent_by_earlier_runs_falls_back_or_waits_before_the_f
     config.write_text(
         base.replace("[agent]", "[limits]\nmonthly_credit = 5\n[agent]")
         + 'fallback = ["command:other"]\n'
-        f"[agent.profiles.other]\ncommand = {json.dumps(_reporting('ok'))}\n"
+        f"[agent.profiles.other]\ncommand = {json.dumps(_costing(2))}\nmonthly_credit = 2\n"
     )
     moved = _loop(project, env, "--max-iterations", "1")
     assert moved.returncode == 10, moved.stderr[-3000:]
@@ -230,6 +230,12 @@ def test_a_monthly_credit_spent_by_earlier_runs_falls_back_or_waits_before_the_f
     runs = sorted((project / ".fresher" / "runs").glob("*/run.json"))
     (row,) = json.loads(runs[-1].read_text())["iterations"]
     assert row["profile"] == "other"
+    assert "monthly credit: $2.00 of $2 left this month (command:other)" in moved.stderr
+    # The profile's own credit is spent now too: both are out, so it waits.
+    both = _loop(project, env, "--max-iterations", "1", "--max-runtime", "1s")
+    assert "command:other: monthly credit $2 spent ($2.00) this month: skipped until" in both.stderr
+    runs = sorted((project / ".fresher" / "runs").glob("*/run.json"))
+    assert json.loads(runs[-1].read_text())["iterations"] == []
     # Without a fallback: it waits for the 1st (here cut short by max_runtime).
     config.write_text(base.replace("[agent]", "[limits]\nmonthly_credit = 5\n[agent]"))
     waits = _loop(project, env, "--max-iterations", "1", "--max-runtime", "1s")

@@ -227,3 +227,24 @@ def test_the_banner_says_what_is_left_of_a_credit(spent: float, credit: float, w
 
     line = credit_line(spent, credit, AgentSpec("claude", "work"))
     assert line == f"monthly credit: {words} this month (claude:work)"
+
+
+WORK = AgentSpec("claude", "work")
+
+
+@pytest.mark.parametrize(
+    ("spec", "limit", "profiles", "credit"),
+    [
+        (OWN, 5.0, {}, 5.0),  # [limits] monthly_credit is the primary's
+        (WORK, 5.0, {}, 0.0),  # ... and no fallback's
+        (WORK, 5.0, {"work": 10.0}, 10.0),  # [agent.profiles.work] monthly_credit
+        (AgentSpec("codex", "work"), 0.0, {"work": 10.0}, 10.0),  # the profile's, any backend
+        (AgentSpec("forgeflare", "home"), 5.0, {"work": 10.0}, 0.0),
+    ],
+)
+def test_each_profile_may_have_its_own_monthly_credit(
+    spec: AgentSpec, limit: float, profiles: dict[str, float], credit: float
+) -> None:
+    from forgeflare.supervisor._fallback import credit_of
+
+    assert credit_of(spec, OWN, limit, profiles) == credit

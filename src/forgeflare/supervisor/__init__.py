@@ -18,7 +18,7 @@ from forgeflare.supervisor._fallback import AgentSpec
 from forgeflare.supervisor._fallback import Choice
 from forgeflare.supervisor._fallback import Window
 from forgeflare.supervisor._fallback import choose_agent
-from forgeflare.supervisor._fallback import credit_line, credit_window
+from forgeflare.supervisor._fallback import credit_line, credit_of, credit_window
 from forgeflare.supervisor._fallback import month_spend
 from forgeflare.supervisor._fallback import parse_agent_spec
 from forgeflare.supervisor._switching import AgentSwitching
@@ -235,6 +235,7 @@ __all__ = [
     "clear_stop",
     "commits_between",
     "credit_line",
+    "credit_of",
     "credit_window",
     "decide",
     "default_config_toml",

@@ -214,6 +214,9 @@ class AgentProfile(BaseModel):
     """The command (or executable) of this profile, instead of [agent] command."""
     model: str = ""
     """The model of this profile, instead of [fresher] model."""
+    monthly_credit: NonNegFloat = 0.0
+    """USD this profile may spend per calendar month (UTC), summed from this project's run
+    records at list prices; spent, it is out until the 1st (0 = no credit)."""
 
 
 class AgentSection(_Section):
@@ -237,7 +240,7 @@ class AgentSection(_Section):
     fallback_after: Duration = 900.0
     """Switch to a fallback only when the primary's window resets further away than this."""
     profiles: dict[str, AgentProfile] = Field(default_factory=dict)
-    """Named profiles, [agent.profiles.NAME] (env, command, model)."""
+    """Named profiles, [agent.profiles.NAME] (env, command, model, monthly_credit)."""
 
 
 class LimitsSection(_Section):

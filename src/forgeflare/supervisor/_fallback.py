@@ -25,6 +25,7 @@ __all__ = [
     "Window",
     "choose_agent",
     "credit_line",
+    "credit_of",
     "credit_window",
     "month_spend",
     "parse_agent_spec",
@@ -123,6 +124,14 @@ def month_spend(
         and start is not None
         and (start.year, start.month) == (now.year, now.month)
     )
+
+
+def credit_of(
+    spec: AgentSpec, primary: AgentSpec, limit: float, profiles: Mapping[str, float]
+) -> float:
+    """``spec``'s monthly credit: its profile's if set, else ``[limits]``'s for the primary."""
+    own = profiles.get(spec.profile, 0.0) if spec.profile else 0.0
+    return own or (limit if spec == primary else 0.0)
 
 
 def credit_line(spent: float, credit: float, spec: AgentSpec) -> str:
