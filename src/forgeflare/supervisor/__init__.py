@@ -10,6 +10,7 @@ from forgeflare.supervisor._agentproc import exit_status
 from forgeflare.supervisor._agentproc import supervise
 from forgeflare.supervisor._config import AgentSection
 from forgeflare.supervisor._config import CONFIG_RELPATH
+from forgeflare.supervisor._config import FinishSection
 from forgeflare.supervisor._config import FresherSection
 from forgeflare.supervisor._config import HooksSection
 from forgeflare.supervisor._config import LimitsSection
@@ -121,6 +122,29 @@ from forgeflare.supervisor._waits import limit_backoff
 from forgeflare.supervisor._waits import outage_backoff
 
 from forgeflare.supervisor._waiting import LoopWaits
+from forgeflare.supervisor._evidence import ClaimBy
+from forgeflare.supervisor._evidence import GateRun
+from forgeflare.supervisor._evidence import Measures
+from forgeflare.supervisor._evidence import Progress
+from forgeflare.supervisor._evidence import claim_by
+from forgeflare.supervisor._evidence import failure_signature
+from forgeflare.supervisor._evidence import gate_tail
+from forgeflare.supervisor._evidence import judge_progress
+from forgeflare.supervisor._evidence import rejection_text
+from forgeflare.supervisor._evidence import stall_streak
+from forgeflare.supervisor._evidence import stall_warning
+from forgeflare.supervisor._finish import claimed
+from forgeflare.supervisor._git import diff_since
+from forgeflare.supervisor._git import tree_of
+from forgeflare.supervisor._records import ClaimRecord
+from forgeflare.supervisor._records import ProgressRecord
+from forgeflare.supervisor._records import ReviewRecord
+from forgeflare.supervisor._reviewer import VERDICT_TOOL
+from forgeflare.supervisor._reviewer import ReviewInput
+from forgeflare.supervisor._reviewer import ReviewVerdict
+from forgeflare.supervisor._reviewer import review_prompt
+from forgeflare.supervisor._reviewer import run_review
+from forgeflare.supervisor._reviewer import verdict_of
 
 __all__ = [
     "CONFIG_RELPATH",
@@ -131,19 +155,24 @@ __all__ = [
     "RUN_MARKER",
     "SCHEMA_VERSION",
     "STOP_RELPATH",
+    "VERDICT_TOOL",
     "AgentSection",
     "AgentStatus",
     "BackendName",
     "Between",
     "ChildResult",
+    "ClaimBy",
+    "ClaimRecord",
     "ContinueLoop",
     "Decide",
     "FileStamp",
     "Finish",
     "FinishDecision",
     "FinishNow",
+    "FinishSection",
     "FinishType",
     "FresherSection",
+    "GateRun",
     "GitSnapshot",
     "HookContext",
     "HookName",
@@ -165,12 +194,18 @@ __all__ = [
     "LoopOptions",
     "LoopResult",
     "LoopWaits",
+    "Measures",
     "Notifier",
     "NotifyEvent",
     "NotifySection",
     "PathsSection",
+    "Progress",
+    "ProgressRecord",
     "RecordError",
     "Resumed",
+    "ReviewInput",
+    "ReviewRecord",
+    "ReviewVerdict",
     "RunGate",
     "RunListing",
     "RunRecord",
@@ -190,6 +225,8 @@ __all__ = [
     "before_iteration",
     "budget_exhausted",
     "check_limits",
+    "claim_by",
+    "claimed",
     "classify_exit",
     "clear_stop",
     "commits_between",
@@ -197,12 +234,15 @@ __all__ = [
     "default_config_toml",
     "default_prompt",
     "describe_items",
+    "diff_since",
     "error_pause",
     "exit_status",
+    "failure_signature",
     "find_resumable",
     "finish_reason",
     "finish_rule",
     "format_duration",
+    "gate_tail",
     "git_snapshot",
     "hook_env",
     "hook_verdict",
@@ -210,6 +250,7 @@ __all__ = [
     "is_error",
     "is_fresh",
     "iteration_rows",
+    "judge_progress",
     "killed_iteration",
     "known_backend",
     "limit_backoff",
@@ -228,15 +269,22 @@ __all__ = [
     "preflight",
     "project_lock",
     "read_run",
+    "rejection_text",
     "render_message",
     "request_stop",
+    "review_prompt",
     "run_lifecycle_hook",
     "run_loop",
+    "run_review",
     "runs_root",
     "should_notify",
+    "stall_streak",
+    "stall_warning",
     "stop_requested",
     "supervise",
+    "tree_of",
     "upgrade_row",
     "uses_claude_code",
+    "verdict_of",
     "watch_signals",
 ]

@@ -43,7 +43,8 @@ _HELP = "\n\n".join(
         "error: too many error iterations in a row. hook_abort: a hook exited 2. "
         "stuck: block limits several iterations in a row. "
         "skips: next_iteration skipped too many iterations in a row. "
-        "budget: max_cost spent. stopped: `forgeflare stop`.",
+        "budget: max_cost spent. stopped: `forgeflare stop`. "
+        "stalled: stall_after iterations in a row without progress.",
         "Bounded by default: 50 iterations and 10 hours (0 = unlimited, explicitly); "
         "--max-cost sets a spend limit. Usage limits and API outages are waited out "
         "(max_outage), not counted as errors. Before anything starts, a preflight checks the "

@@ -24,6 +24,7 @@ from pydantic import (
     AfterValidator,
     BaseModel,
     BeforeValidator,
+    ByteSize,
     ConfigDict,
     Field,
     TypeAdapter,
@@ -40,6 +41,7 @@ __all__ = [
     "CONFIG_RELPATH",
     "AgentSection",
     "BackendName",
+    "FinishSection",
     "FresherSection",
     "HooksSection",
     "LimitsSection",
@@ -225,6 +227,18 @@ class LimitsSection(_Section):
     """Finish with stuck after this many block_limit iterations in a row."""
     max_skips: PositiveInt = 3
     """Finish with skips after next_iteration skipped this many iterations in a row."""
+    stall_after: NonNegInt = 4
+    """Finish with stalled after this many iterations in a row without progress (no plan box
+    checked, the same gate failures; 0 = off). With a gate, the gate runs every iteration."""
+
+
+class FinishSection(_Section):
+    """``[finish]``: who else must agree before the loop finishes complete."""
+
+    reviewer: str = ""
+    """A model that judges each claim the gate passed (empty = no reviewer)."""
+    reviewer_max_diff: ByteSize = ByteSize(60_000)
+    """The most of the run's diff the reviewer sees (the rest is listed as cut)."""
 
 
 def _names(value: object) -> object:
@@ -266,6 +280,7 @@ class LoopConfig(BaseModel):
     hooks: HooksSection = Field(default_factory=HooksSection)
     agent: AgentSection = Field(default_factory=AgentSection)
     limits: LimitsSection = Field(default_factory=LimitsSection)
+    finish: FinishSection = Field(default_factory=FinishSection)
     notify: NotifySection = Field(default_factory=NotifySection)
     security: SecuritySection = Field(default_factory=SecuritySection)
 
@@ -311,6 +326,7 @@ _SECTIONS: dict[str, type[BaseModel]] = {
     "hooks": HooksSection,
     "agent": AgentSection,
     "limits": LimitsSection,
+    "finish": FinishSection,
     "notify": NotifySection,
     "security": SecuritySection,
 }

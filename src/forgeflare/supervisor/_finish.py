@@ -24,6 +24,7 @@ finish type         exit  when
 ``skips``             16  ``next_iteration`` skipped ``max_skips`` iterations in a row
 ``budget``            17  ``max_cost`` is spent (before an iteration, or the agent ended on it)
 ``stopped``           18  ``forgeflare stop`` asked the loop to finish after its iteration
+``stalled``           19  ``stall_after`` iterations in a row made no progress (``_evidence``)
 ==================  ====  ======================================================================
 
 Everything that decides the loop's fate is here, pure, so that the loop (``_loop``) only does
@@ -45,6 +46,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Literal
 
+from forgeflare.supervisor._evidence import ClaimBy, claim_by
 from forgeflare.supervisor._waits import (
     FinishNow,
     WaitFor,
@@ -71,6 +73,7 @@ __all__ = [
     "agent_time",
     "before_iteration",
     "check_limits",
+    "claimed",
     "decide",
     "error_pause",
     "finish_rule",
@@ -93,6 +96,7 @@ class FinishType(StrEnum):
     SKIPS = "skips"
     BUDGET = "budget"
     STOPPED = "stopped"
+    STALLED = "stalled"
 
     @property
     def exit_code(self) -> int:
@@ -112,6 +116,7 @@ FINISH_EXIT_CODES: dict[FinishType, int] = {
     FinishType.SKIPS: 16,
     FinishType.BUDGET: 17,
     FinishType.STOPPED: 18,
+    FinishType.STALLED: 19,
 }
 
 
@@ -179,7 +184,10 @@ class Limits:
     error_pause: float = 0.0
     """Seconds to pause after an error iteration."""
     gate: bool = False
-    """A ``[limits] gate`` command is set: ``complete`` counts only when it passes."""
+    """A ``[limits] gate`` command or a ``[finish] reviewer`` is set: ``complete`` counts only
+    when the evidence holds."""
+    stall_after: int = 0
+    """Finish ``stalled`` after this many iterations in a row without progress (0 = off)."""
     waits: WaitSettings = field(default_factory=WaitSettings)
 
 
@@ -200,6 +208,15 @@ def is_error(outcome: IterationOutcome) -> bool:
 
 def _plan_done(outcome: IterationOutcome) -> bool:
     return outcome.mode == "building" and outcome.plan_unchecked == 0
+
+
+def claimed(outcome: IterationOutcome) -> ClaimBy | None:
+    """What claims completion in this iteration (the finish rule's ``complete``), if anything."""
+    return claim_by(
+        signal_complete=not outcome.skipped and outcome.signal_complete,
+        stop_reason=None if outcome.skipped else outcome.stop_reason,
+        plan_done=_plan_done(outcome),
+    )
 
 
 def check_limits(*, iterations_done: int, elapsed: float, limits: Limits) -> FinishType | None:
@@ -367,7 +384,12 @@ class IterationFacts(_Moment):
     streaks: Streaks = field(default_factory=Streaks)
     waits: WaitStreaks = field(default_factory=WaitStreaks)
     gate_passed: bool | None = None
-    """The gate's result once :class:`RunGate` had it run; ``None`` before."""
+    """The evidence's result (gate, then reviewer) once :class:`RunGate` had it checked;
+    ``None`` before."""
+    no_progress: int = 0
+    """Iterations in a row without progress, this one included (``_evidence``)."""
+    stall_why: str = ""
+    """What repeats, in words, when the last iteration made no progress."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -446,6 +468,12 @@ def decide(facts: IterationFacts) -> Verdict:
         if not facts.gate_passed:
             # Not complete after all: go on, unless the runtime limit already ended the agent.
             decision = FinishType.TIMEOUT if outcome.runtime_hit else ContinueLoop()
+    stall = facts.limits.stall_after
+    if isinstance(decision, ContinueLoop) and stall and facts.no_progress >= stall:
+        reason = f"stalled: {facts.no_progress} iterations in a row made no progress"
+        if facts.stall_why:
+            reason += f" ({facts.stall_why})"
+        return Verdict(Finish(FinishType.STALLED, reason), streaks, waits)
     if isinstance(decision, FinishType):
         notify = "error_streak" if decision is FinishType.ERROR else None
         return Verdict(Finish(decision), streaks, waits, notify=notify)

@@ -21,7 +21,7 @@ import trio
 
 from forgeflare._convergence import CONVERGENCE_RELPATH
 
-__all__ = ["GitSnapshot", "commits_between", "git_snapshot"]
+__all__ = ["GitSnapshot", "commits_between", "diff_since", "git_snapshot", "tree_of"]
 
 _CONVERGENCE = CONVERGENCE_RELPATH.as_posix()
 # convergence.json and the temporary file atomic_write_text writes it through.
@@ -120,3 +120,23 @@ async def commits_between(project_dir: Path, before: str | None, after: str | No
         return int(out.strip())
     except ValueError:
         return 0
+
+
+async def tree_of(project_dir: Path, rev: str | None) -> str | None:
+    """The tree ``rev`` points at (``None`` when unknown): two commits that undo each other
+    leave the tree they started from."""
+    if rev is None:
+        return None
+    code, out = await _git(project_dir, "rev-parse", "--verify", "-q", f"{rev}^{{tree}}")
+    if code != 0:
+        return None
+    return out.decode().strip() or None
+
+
+async def diff_since(project_dir: Path, base: str | None) -> tuple[str, str]:
+    """The diff of the work tree (commits and uncommitted changes) since ``base``, and its
+    ``--stat`` (both empty when unknown)."""
+    rev = base or "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's empty tree
+    _, diff = await _git(project_dir, "diff", rev)
+    _, stat = await _git(project_dir, "diff", "--stat", rev)
+    return diff.decode(errors="replace"), stat.decode(errors="replace")

@@ -128,5 +128,6 @@ def finish_reason(run: RunRecord) -> str:
         "stuck": "stopped: hook blocks ended several iterations in a row",
         "skips": "stopped: next_iteration skipped several iterations in a row",
         "budget": "stopped: the cost budget (max_cost) is spent",
+        "stalled": "stopped: several iterations in a row made no progress (stall_after)",
     }
     return words.get(finish, f"finished: {finish}")

@@ -125,6 +125,7 @@ class IterationRunner:
     last_exit: int
     last_duration: float
     records_failure: Exception | None
+    preamble: str
 
     # The loop's own, used here: how long the run has gone, its records, the hooks' context.
     def elapsed(self) -> float:
@@ -138,6 +139,12 @@ class IterationRunner:
 
     # -- one agent run -------------------------------------------------------------------------
     def prompt(self) -> str:
+        """The iteration's prompt: what the last iteration left to say (a refused claim, a
+        stall warning) first, then the mode's prompt."""
+        return self.preamble + self.prompt_text()
+
+    def prompt_text(self) -> str:
+        """The mode's prompt (with a fleet loop's task first)."""
         path = self.project / ".fresher" / f"PROMPT.{self.record.mode}.md"
         try:
             text = path.read_text(encoding="utf-8")
