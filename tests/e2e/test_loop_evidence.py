@@ -11,9 +11,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_support import text_response
 from mockapi_support import MockServer
-from supervisor_agents.project import Project, base_env
+from supervisor_agents.project import Project, base_env, forgeflare
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
 
@@ -105,6 +107,9 @@ def test_a_loop_repeating_one_failing_test_finishes_stalled(
     assert "not moving" not in prompts[1]
     assert "not moving" in prompts[2]
     assert "test_calc.py::test_divide" in prompts[2]
+    report = forgeflare(project.dir, "report").stdout
+    assert "#3 no progress: the same gate failures" in report
+    assert "3 in a row" in report
 
 
 def reviewer_script(verdict: list[dict[str, Any]]) -> dict[str, Any]:
@@ -159,6 +164,10 @@ def test_a_claim_the_reviewer_rejects_goes_on_with_its_reasons(
     # Its tokens and cost are the run's.
     agent_tokens = sum(r["tokens"]["input"] + r["tokens"]["output"] for r in rec["iterations"])
     assert rec["totals"]["tokens"] >= agent_tokens + 2 * 1050
+    review_cost = sum(r["review"]["cost_usd"] for r in rec["iterations"])
+    agent_cost = sum(r["cost_usd"] or 0 for r in rec["iterations"])
+    assert review_cost > 0
+    assert rec["totals"]["cost_usd"] == pytest.approx(agent_cost + review_cost, abs=1e-5)
     # Its request (forced tool call) and answer are in the run folder.
     (run_dir,) = project.run_dirs()
     saved = json.loads((run_dir / first["review"]["file"]).read_text())
@@ -168,6 +177,14 @@ def test_a_claim_the_reviewer_rejects_goes_on_with_its_reasons(
     prompts = [first_user_text(r) for r in agent_requests(server)]
     assert "the divide function is never tested" in prompts[2]
     assert "a test for divide by zero" in prompts[2]
+    # The report shows each refused claim with its reason and the reviewer's verdicts.
+    report = forgeflare(project.dir, "report")
+    assert report.returncode == 0, report.stderr
+    assert "#1 claim by plan: refused by the reviewer: the divide function" in report.stdout
+    assert "#1 reviewer claude-sonnet-4-5: not complete; the divide" in report.stdout
+    page = tmp_path / "night.html"
+    assert forgeflare(project.dir, "report", "--html", str(page)).returncode == 0
+    assert "refused by the reviewer" in page.read_text()
 
 
 def test_a_reviewer_that_fails_neither_completes_nor_crashes(

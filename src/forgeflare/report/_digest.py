@@ -134,6 +134,10 @@ class Digest:
     hook_failures: list[str] = field(default_factory=list)
     signals: list[tuple[int, str]] = field(default_factory=list)
     spend: dict[str, Any] = field(default_factory=dict)
+    evidence: list[str] = field(default_factory=list)
+    """Each completion claim and its fate, each reviewer verdict (one line each)."""
+    progress: list[str] = field(default_factory=list)
+    """The progress measure of each iteration that had one (``[limits] stall_after``)."""
 
     def slowest(self, n: int = 3) -> list[IterationRow]:
         return sorted(self.rows, key=lambda r: r.duration, reverse=True)[:n]
@@ -151,6 +155,35 @@ def _hook_failures(run: RunRecord) -> list[str]:
     return out
 
 
+def _evidence(run: RunRecord) -> tuple[list[str], list[str]]:
+    """Claims with their fate and the reviewer's verdicts; the progress of each iteration."""
+    claims: list[str] = []
+    progress: list[str] = []
+    for row in run.iterations:
+        claim, review, moved = row.claim, row.review, row.progress
+        if claim is not None:
+            fate = (
+                "accepted"
+                if claim.accepted
+                else f"refused by the {claim.rejected_by}: {claim.why}".rstrip(": ")
+            )
+            claims.append(f"#{row.number} claim by {claim.by}: {fate}")
+        if review is not None:
+            if review.complete is None:
+                said = f"no verdict ({review.error})"
+            else:
+                said = "complete" if review.complete else "not complete"
+                said += "".join(f"; {r}" for r in review.reasons)
+                said += "".join(f"; missing: {m}" for m in review.missing)
+            claims.append(f"#{row.number} reviewer {review.model}: {said}")
+        if moved is not None:
+            gate = "" if moved.gate_exit is None else f", gate exit {moved.gate_exit}"
+            streak = f", {moved.no_progress} in a row" if not moved.made else ""
+            word = "progress" if moved.made else "no progress"
+            progress.append(f"#{row.number} {word}: {moved.why}{gate}{streak}")
+    return claims, progress
+
+
 def build_digest(
     run: RunRecord,
     *,
@@ -163,6 +196,7 @@ def build_digest(
     rows = iteration_rows(run)
     summary = summarize(run, now)
     unknown = [r.number for r in rows if r.cost_usd is None and r.total_tokens]
+    evidence, progress = _evidence(run)
     return Digest(
         summary=summary,
         rows=rows,
@@ -177,4 +211,6 @@ def build_digest(
             "cost_usd": summary.cost_usd,
             "cost_unknown_in": unknown,
         },
+        evidence=evidence,
+        progress=progress,
     )

@@ -74,6 +74,11 @@ def render_text(d: Digest) -> str:
     out += [f"  {h}" for h in d.hook_failures] or ["  none"]
     out += ["", "Convergence signals"]
     out += [f"  #{n} {name}" for n, name in d.signals] or ["  none"]
+    out += ["", "Completion claims"]
+    out += [f"  {line}" for line in d.evidence] or ["  none"]
+    if d.progress:
+        out += ["", "Progress"]
+        out += [f"  {line}" for line in d.progress]
     out += ["", "Iterations"]
     for r in d.rows:
         cost = "" if r.cost_usd is None else f" {format_cost(r.cost_usd)}"
