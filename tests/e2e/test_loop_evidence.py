@@ -208,3 +208,18 @@ def test_a_reviewer_that_fails_neither_completes_nor_crashes(
     assert rows[0]["review"]["complete"] is None
     assert "500" in rows[1]["review"]["error"]
     assert "the reviewer gave no verdict" in done.stdout + done.stderr
+
+
+def test_a_reviewer_without_a_key_is_refused_before_anything_starts(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    config(project, "[finish]\nreviewer = 'claude-sonnet-4-5'\n")
+    env = {
+        k: v
+        for k, v in base_env().items()
+        if k not in ("ANTHROPIC_API_KEY", "ANTHROPIC_API_URL", "ANTHROPIC_BASE_URL")
+    }
+    done = project.run("--agent-cmd", "true", env=env)
+    assert done.code == 2, done.stderr
+    assert "[finish] reviewer = 'claude-sonnet-4-5': ANTHROPIC_API_KEY is not set" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert project.run_dirs() == []

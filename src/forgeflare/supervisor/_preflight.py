@@ -155,6 +155,14 @@ def preflight(
     if modules:
         _check_hooks_modules(project, modules, env, config.hooks.timeout)
     backend.preflight(project, argv, env)
+    reviewer = config.finish.reviewer
+    url = (env.get("ANTHROPIC_API_URL") or env.get("ANTHROPIC_BASE_URL") or "").strip()
+    if reviewer and not env.get("ANTHROPIC_API_KEY") and not url:
+        # Its request goes to the agent's API URL and key: without either, every claim waits.
+        raise ConfigError(
+            f"[finish] reviewer = {reviewer!r}: ANTHROPIC_API_KEY is not set, so no claim "
+            "could ever be reviewed; export it, or point ANTHROPIC_API_URL at another endpoint"
+        )
     prompt = project / ".fresher" / f"PROMPT.{config.fresher.mode}.md"
     if prompt.exists():
         try:
