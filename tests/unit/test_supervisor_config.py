@@ -34,7 +34,16 @@ def test_defaults_without_file(tmp_path: Path) -> None:
 def test_default_config_toml_loads_back_to_defaults(tmp_path: Path) -> None:
     text = default_config_toml()
     data = tomllib.loads(text)
-    assert set(data) == {"fresher", "paths", "hooks", "agent", "limits", "notify", "security"}
+    assert set(data) == {
+        "fresher",
+        "paths",
+        "hooks",
+        "agent",
+        "limits",
+        "finish",
+        "notify",
+        "security",
+    }
     write_config(tmp_path, text)
     loaded = load_config(tmp_path, env={})
     assert loaded.config == LoopConfig()

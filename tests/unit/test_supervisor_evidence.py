@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -189,3 +191,21 @@ def test_decide_finishes_stalled(
     if expected == "stalled":
         assert FinishType.STALLED.exit_code == 19
         assert "failing: a::b" in (verdict.action.reason or "")  # type: ignore[union-attr]
+
+
+def test_finish_settings_read_sizes_and_name_a_bad_one(tmp_path: Path) -> None:
+    from forgeflare._errors import ConfigError
+    from forgeflare.supervisor import load_config
+
+    cfg = tmp_path / ".fresher" / "config.toml"
+    cfg.parent.mkdir()
+    cfg.write_text(
+        "[finish]\nreviewer = 'm'\nreviewer_max_diff = '20KiB'\n[limits]\nstall_after = 0\n"
+    )
+    loaded = load_config(tmp_path, env={}).config
+    assert loaded.finish.reviewer_max_diff == 20 * 1024
+    assert loaded.limits.stall_after == 0
+    with pytest.raises(ConfigError, match="FRESHER_FINISH_REVIEWER_MAX_DIFF=lots"):
+        load_config(tmp_path, env={"FRESHER_FINISH_REVIEWER_MAX_DIFF": "lots"})
+    with pytest.raises(ConfigError, match="FRESHER_STALL_AFTER=-1"):
+        load_config(tmp_path, env={"FRESHER_STALL_AFTER": "-1"})
