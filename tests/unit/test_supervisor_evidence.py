@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forgeflare.supervisor import (
+from forgeflare._evidence import (
     GateRun,
     Measures,
     Progress,
@@ -17,11 +17,10 @@ from forgeflare.supervisor import (
     gate_tail,
     judge_progress,
     rejection_text,
-    review_prompt,
     stall_streak,
     stall_warning,
-    verdict_of,
 )
+from forgeflare.supervisor import review_prompt, verdict_of
 from forgeflare.supervisor._reviewer import ReviewInput
 
 PYTEST_RED = "tests/a.py F.\nFAILED tests/a.py::test_x - assert 1 == 2\n1 failed in 0.31s\n"

@@ -122,17 +122,6 @@ from forgeflare.supervisor._waits import limit_backoff
 from forgeflare.supervisor._waits import outage_backoff
 
 from forgeflare.supervisor._waiting import LoopWaits
-from forgeflare.supervisor._evidence import ClaimBy
-from forgeflare.supervisor._evidence import GateRun
-from forgeflare.supervisor._evidence import Measures
-from forgeflare.supervisor._evidence import Progress
-from forgeflare.supervisor._evidence import claim_by
-from forgeflare.supervisor._evidence import failure_signature
-from forgeflare.supervisor._evidence import gate_tail
-from forgeflare.supervisor._evidence import judge_progress
-from forgeflare.supervisor._evidence import rejection_text
-from forgeflare.supervisor._evidence import stall_streak
-from forgeflare.supervisor._evidence import stall_warning
 from forgeflare.supervisor._finish import claimed
 from forgeflare.supervisor._git import diff_since
 from forgeflare.supervisor._git import tree_of
@@ -161,7 +150,6 @@ __all__ = [
     "BackendName",
     "Between",
     "ChildResult",
-    "ClaimBy",
     "ClaimRecord",
     "ContinueLoop",
     "Decide",
@@ -172,7 +160,6 @@ __all__ = [
     "FinishSection",
     "FinishType",
     "FresherSection",
-    "GateRun",
     "GitSnapshot",
     "HookContext",
     "HookName",
@@ -194,12 +181,10 @@ __all__ = [
     "LoopOptions",
     "LoopResult",
     "LoopWaits",
-    "Measures",
     "Notifier",
     "NotifyEvent",
     "NotifySection",
     "PathsSection",
-    "Progress",
     "ProgressRecord",
     "RecordError",
     "Resumed",
@@ -225,7 +210,6 @@ __all__ = [
     "before_iteration",
     "budget_exhausted",
     "check_limits",
-    "claim_by",
     "claimed",
     "classify_exit",
     "clear_stop",
@@ -237,12 +221,10 @@ __all__ = [
     "diff_since",
     "error_pause",
     "exit_status",
-    "failure_signature",
     "find_resumable",
     "finish_reason",
     "finish_rule",
     "format_duration",
-    "gate_tail",
     "git_snapshot",
     "hook_env",
     "hook_verdict",
@@ -250,7 +232,6 @@ __all__ = [
     "is_error",
     "is_fresh",
     "iteration_rows",
-    "judge_progress",
     "killed_iteration",
     "known_backend",
     "limit_backoff",
@@ -269,7 +250,6 @@ __all__ = [
     "preflight",
     "project_lock",
     "read_run",
-    "rejection_text",
     "render_message",
     "request_stop",
     "review_prompt",
@@ -278,8 +258,6 @@ __all__ = [
     "run_review",
     "runs_root",
     "should_notify",
-    "stall_streak",
-    "stall_warning",
     "stop_requested",
     "supervise",
     "tree_of",

@@ -46,7 +46,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Literal
 
-from forgeflare.supervisor._evidence import ClaimBy, claim_by
+from forgeflare._evidence import ClaimBy, claim_by
 from forgeflare.supervisor._waits import (
     FinishNow,
     WaitFor,

@@ -28,17 +28,7 @@ from pathlib import Path
 import trio
 
 from forgeflare._clock import format_wait, parse_time, utc_timestamp
-from forgeflare._pgroup import process_started
-from forgeflare._process import run_child
-from forgeflare._secrets import child_environment
-from forgeflare.hooks import trust_override
-from forgeflare.hooks._trust import TrustError, require_trust
-from forgeflare.supervisor._agentproc import (
-    StopControl,
-)
-from forgeflare.supervisor._config import LoopConfig
-from forgeflare.supervisor._display import LoopDisplay
-from forgeflare.supervisor._evidence import (
+from forgeflare._evidence import (
     ClaimBy,
     GateRun,
     Measures,
@@ -49,6 +39,16 @@ from forgeflare.supervisor._evidence import (
     stall_streak,
     stall_warning,
 )
+from forgeflare._pgroup import process_started
+from forgeflare._process import run_child
+from forgeflare._secrets import child_environment
+from forgeflare.hooks import trust_override
+from forgeflare.hooks._trust import TrustError, require_trust
+from forgeflare.supervisor._agentproc import (
+    StopControl,
+)
+from forgeflare.supervisor._config import LoopConfig
+from forgeflare.supervisor._display import LoopDisplay
 from forgeflare.supervisor._finish import (
     Between,
     Finish,

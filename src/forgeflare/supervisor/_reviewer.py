@@ -22,8 +22,8 @@ from typing import Any
 import trio
 from pydantic import BaseModel, ValidationError
 
+from forgeflare._evidence import ClaimBy, GateRun, gate_tail
 from forgeflare._pricing import price_usd
-from forgeflare.supervisor._evidence import ClaimBy, GateRun, gate_tail
 from forgeflare.supervisor._records import ReviewRecord
 from forgeflare.supervisor.backends._report import Tokens
 

@@ -1,5 +1,7 @@
 """Completion you can trust: what a claim is, what refuses it, and whether a loop is moving.
 
+Neutral ground, like ``_completion``: the loop supervisor and the stop-hook both use it.
+
 Pure: the loop runs the gate and the reviewer and reads the plan; these functions turn what it
 found into a claim's fate, the words the next prompt starts with, and the progress measure
 ``[limits] stall_after`` counts.
