@@ -38,6 +38,7 @@ from forgeflare.stophook._machine import STALE_AFTER
 from forgeflare.stophook._machine import StopDecision
 from forgeflare.stophook._machine import StoredState
 from forgeflare.stophook._machine import block_reason
+from forgeflare.stophook._machine import claimed
 from forgeflare.stophook._machine import push_frame
 from forgeflare.stophook._machine import transition
 from forgeflare.stophook._plugin import LoopArgs
@@ -106,6 +107,7 @@ __all__ = [
     "assistant_text_of",
     "block_reason",
     "cancel_loops",
+    "claimed",
     "command_problem",
     "completion_hint",
     "default_plugin_dir",

@@ -90,6 +90,16 @@ def register(app: typer.Typer) -> None:
         prompt: Annotated[
             str, typer.Option("--prompt", help="Task text repeated on each block.")
         ] = "",
+        gate: Annotated[
+            str,
+            typer.Option(
+                "--gate",
+                help=(
+                    "A shell command a completion claim must pass (exit 0); red, the loop goes "
+                    "on and the continuation starts with its exit code and output's tail."
+                ),
+            ),
+        ] = "",
         args_stdin: Annotated[
             bool,
             typer.Option(
@@ -111,7 +121,7 @@ def register(app: typer.Typer) -> None:
             max_iterations = asked.max_iterations or max_iterations
             mode = asked.mode or mode
         record = start_loop(
-            project, mode=mode, max_iterations=max_iterations, prompt=prompt, now=now
+            project, mode=mode, max_iterations=max_iterations, prompt=prompt, now=now, gate=gate
         )
         frame = record.stack[-1]
         typer.echo(

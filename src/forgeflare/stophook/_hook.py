@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from forgeflare.stophook._completion import judged_text
 from forgeflare.stophook._errors import StopHookError
-from forgeflare.stophook._machine import Phase, StopDecision, transition
+from forgeflare.stophook._machine import Phase, StopDecision, claimed, transition
 from forgeflare.stophook._statefile import LOCK_TIMEOUT_S, any_state, open_state
 from forgeflare.stophook._transcript import final_message
 
@@ -90,6 +90,41 @@ def _session(payload: Mapping[str, object]) -> str | None:
     return session_id if isinstance(session_id, str) and session_id else None
 
 
+def _run_gate(gate: str, project: Path, environ: Mapping[str, str]) -> str | None:
+    """Run a frame's gate on a claim (only then: the no-claim path never gets here); ``None``
+    when it passes, else the text the continuation starts with."""
+    import subprocess
+
+    from forgeflare._evidence import GateRun, rejection_text
+    from forgeflare._secrets import child_environment
+
+    try:
+        done = subprocess.run(
+            ["bash", "-c", gate],
+            cwd=project,
+            env=child_environment(environ, ()),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            timeout=GATE_TIMEOUT_S,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        out = exc.output or b""
+        run = GateRun(gate, None, out.decode(errors="replace") + "\n(timed out)")
+    except OSError as exc:
+        run = GateRun(gate, None, f"cannot run: {exc}")
+    else:
+        run = GateRun(gate, done.returncode, done.stdout.decode(errors="replace"))
+    if run.passed:
+        return None
+    return rejection_text(by="tag", rejected_by="gate", gate=run)
+
+
+GATE_TIMEOUT_S = 600.0
+"""How long a gate may take before the claim is refused."""
+
+
 def run_stop_hook(
     stdin_text: str,
     *,
@@ -123,7 +158,13 @@ def run_stop_hook(
         with open_state(project, timeout=lock_timeout) as session:
             if session is None:
                 return StopHookOutcome()
-            new_state, decision = transition(session.state, text, now, _session(payload))
+            claim = claimed(session.state, text)
+            refused = None
+            if claim is not None and claim.gate:
+                refused = _run_gate(claim.gate, project, environ)
+            new_state, decision = transition(
+                session.state, text, now, _session(payload), refused=refused
+            )
             session.commit(new_state)
     except (StopHookError, OSError, ValueError) as exc:
         return _allow(f"{exc}; stop allowed")

@@ -30,7 +30,13 @@ __all__ = ["cancel_loops", "describe_state", "loop_status", "start_loop"]
 
 
 def start_loop(
-    project_dir: Path, *, mode: Mode, max_iterations: int, prompt: str, now: datetime
+    project_dir: Path,
+    *,
+    mode: Mode,
+    max_iterations: int,
+    prompt: str,
+    now: datetime,
+    gate: str = "",
 ) -> LoopRecord:
     """Push a new frame (iteration 1) onto the project's JSON loop state and return the state.
 
@@ -52,7 +58,7 @@ def start_loop(
                 f"{md_path}: a markdown loop is running here; "
                 "cancel it first ('forgeflare stop-hook cancel')"
             )
-        frame = Frame(mode=mode, iter=1, max=max_iterations, prompt=prompt)
+        frame = Frame(mode=mode, iter=1, max=max_iterations, prompt=prompt, gate=gate)
         record = push_frame(state, frame, now, os.urandom(6).hex())
         atomic_write_text(path, render_json_state(record))
         return record

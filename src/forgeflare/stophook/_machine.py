@@ -45,6 +45,7 @@ __all__ = [
     "StopDecision",
     "StoredState",
     "block_reason",
+    "claimed",
     "push_frame",
     "transition",
 ]
@@ -87,6 +88,8 @@ class Frame(NamedTuple):
     max: int
     prompt: str = ""
     session_id: str = ""
+    gate: str = ""
+    """A command a completion claim must pass (``stop-hook start --gate``); empty: none."""
 
 
 class LoopRecord(NamedTuple):
@@ -155,18 +158,32 @@ def _iterate(
     return new_state, StopDecision(Phase.ACTIVE, block=True, reason=block_reason(advanced))
 
 
+def claimed(state: StoredState, last_assistant_text: str | None) -> Frame | None:
+    """The running frame when the last message claims its completion (the hook then runs the
+    frame's gate, if it has one, before :func:`transition`)."""
+    if not isinstance(state, LoopRecord) or state.event is not Event.STATE or not state.stack:
+        return None
+    top = state.stack[-1]
+    if last_assistant_text is None or find_signal(last_assistant_text, top.mode) is None:
+        return None
+    return top
+
+
 def transition(
     state: StoredState,
     last_assistant_text: str | None,
     now: datetime,
     session_id: str | None = None,
+    refused: str | None = None,
 ) -> tuple[StoredState, StopDecision]:
     """Decide one stop attempt of session ``session_id``. Pure: no I/O, total over its inputs.
 
     ``last_assistant_text`` is ``None`` when it could not be read; the hook then never blocks
     (it fails open) but still applies staleness, abort and max-iteration clean-up.
     ``now`` must be timezone-aware. The returned state is ``state`` itself when nothing
-    changed, ``None`` when the loop ended and its state is to be removed.
+    changed, ``None`` when the loop ended and its state is to be removed. ``refused`` is why
+    the frame's gate refused the claim in the last message: the loop then goes on, and the
+    continuation starts with it.
     """
     if state is None:
         return None, StopDecision(Phase.IDLE)
@@ -192,6 +209,11 @@ def transition(
         # Another session's loop: this Stop is none of its business (and must not count).
         return state, StopDecision(Phase.IDLE)
     signal = None if last_assistant_text is None else find_signal(last_assistant_text, top.mode)
+    if signal is not None and refused is not None:
+        new_state, decision = _iterate(state, state.stack, now, session_id)
+        if decision.block:
+            decision = decision._replace(reason=f"{refused}{decision.reason}")
+        return new_state, decision._replace(note=f"{signal} refused by the gate")
     if signal is not None:
         rest = state.stack[:-1]
         if not rest:

@@ -121,7 +121,12 @@ def _frame(raw: dict[str, Any], where: str, *, mode_default: str | None = None) 
     session_id = raw.get("session_id") or ""
     if not isinstance(session_id, str):
         return Corrupt(f"{where}: session_id is not a string")
-    return Frame(mode=mode, iter=iteration, max=cap, prompt=prompt, session_id=session_id)
+    gate = raw.get("gate") or ""
+    if not isinstance(gate, str):
+        return Corrupt(f"{where}: gate is not a string")
+    return Frame(
+        mode=mode, iter=iteration, max=cap, prompt=prompt, session_id=session_id, gate=gate
+    )
 
 
 # --- JSON -------------------------------------------------------------------------------------
@@ -170,6 +175,8 @@ def _render_frame(frame: Frame) -> dict[str, object]:
     }
     if frame.session_id:  # absent until the first Stop: files stay as they were before
         doc["session_id"] = frame.session_id
+    if frame.gate:
+        doc["gate"] = frame.gate
     return doc
 
 
