@@ -138,7 +138,7 @@ class Measures:
     """The gate's failure signature (empty: it passed; ``None``: no gate ran)."""
     commits: int = 0
     tree: str | None = None
-    """HEAD's tree after the iteration (``None`` outside git)."""
+    """The tree of the iteration's newest commit (``None``: unknown, counted as new)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +170,7 @@ def judge_progress(
         return Progress(False, f"the same gate failures ({after.gate})")
     if after.plan_unchecked is not None:
         return Progress(False, f"no plan box checked ({after.plan_unchecked} open)")
-    if after.commits and after.tree is not None and after.tree not in seen_trees:
+    if after.commits and (after.tree is None or after.tree not in seen_trees):
         return Progress(True, "new commits")
     if after.commits:
         return Progress(False, "commits that undo earlier changes")

@@ -223,3 +223,21 @@ def test_a_reviewer_without_a_key_is_refused_before_anything_starts(tmp_path: Pa
     assert "[finish] reviewer = 'claude-sonnet-4-5': ANTHROPIC_API_KEY is not set" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert project.run_dirs() == []
+
+
+def test_commits_that_undo_each_other_are_no_progress(tmp_path: Path) -> None:
+    project = Project(tmp_path)  # git, no plan, no gate: new trees are the measure
+    project.git_init()
+    agent = project.write(
+        "agent.sh",
+        "if [ -f flip.txt ]; then git rm -q flip.txt;\n"
+        "else echo x > flip.txt; git add flip.txt; fi\n"
+        "git commit -qm flip\n",
+    )
+    config(project, "[limits]\nstall_after = 3\n")
+    done = project.run("--agent-cmd", f"sh {agent}", "--max-iterations", "8", env=base_env())
+    assert done.code == 19, done.stderr
+    rows = project.record()["iterations"]
+    assert [r["progress"]["made"] for r in rows] == [True, False, False, False]
+    assert rows[1]["progress"]["why"] == "commits that undo earlier changes"
+    assert all(r["commits"] == 1 for r in rows)

@@ -71,6 +71,7 @@ RED = failure_signature(PYTEST_RED, 1)
         ),
         (Measures(), Measures(commits=1, tree="t2"), True, "new commits"),
         (Measures(), Measures(commits=1, tree="t0"), False, "undo"),
+        (Measures(), Measures(commits=1, tree=None), True, "new commits"),
         (Measures(), Measures(), False, "no commits"),
     ],
 )

@@ -51,6 +51,7 @@ from forgeflare.supervisor._finish import finish_rule
 from forgeflare.supervisor._finish import hook_verdict
 from forgeflare.supervisor._finish import is_error
 from forgeflare.supervisor._git import GitSnapshot
+from forgeflare.supervisor._git import commits_and_tree
 from forgeflare.supervisor._git import commits_between
 from forgeflare.supervisor._git import git_snapshot
 from forgeflare.supervisor._history import IterationRow
@@ -213,6 +214,7 @@ __all__ = [
     "claimed",
     "classify_exit",
     "clear_stop",
+    "commits_and_tree",
     "commits_between",
     "decide",
     "default_config_toml",

@@ -21,7 +21,14 @@ import trio
 
 from forgeflare._convergence import CONVERGENCE_RELPATH
 
-__all__ = ["GitSnapshot", "commits_between", "diff_since", "git_snapshot", "tree_of"]
+__all__ = [
+    "GitSnapshot",
+    "commits_and_tree",
+    "commits_between",
+    "diff_since",
+    "git_snapshot",
+    "tree_of",
+]
 
 _CONVERGENCE = CONVERGENCE_RELPATH.as_posix()
 # convergence.json and the temporary file atomic_write_text writes it through.
@@ -120,6 +127,23 @@ async def commits_between(project_dir: Path, before: str | None, after: str | No
         return int(out.strip())
     except ValueError:
         return 0
+
+
+async def commits_and_tree(
+    project_dir: Path, before: str | None, after: str | None
+) -> tuple[int, str | None]:
+    """:func:`commits_between` and the tree ``after`` points at, in one git process (the
+    stall rule's measure must not cost an iteration a git call more)."""
+    if after is None or after == before:
+        return 0, None
+    rng = after if before is None else f"{before}..{after}"
+    code, out = await _git(project_dir, "rev-list", "--format=%T", rng)
+    if code != 0:
+        return 1, None  # history rewritten (reset/rebase): HEAD moved, count it as one
+    lines = out.decode(errors="replace").splitlines()
+    count = sum(1 for line in lines if line.startswith("commit "))
+    tree = lines[1].strip() if len(lines) > 1 and lines[0].startswith("commit ") else None
+    return count, tree or None
 
 
 async def tree_of(project_dir: Path, rev: str | None) -> str | None:

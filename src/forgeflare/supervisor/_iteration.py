@@ -38,7 +38,7 @@ from forgeflare.supervisor._agentproc import ChildResult, StopControl, exit_stat
 from forgeflare.supervisor._config import LoopConfig, default_prompt
 from forgeflare.supervisor._display import LoopDisplay
 from forgeflare.supervisor._finish import IterationOutcome, Limits, agent_time
-from forgeflare.supervisor._git import GitSnapshot, commits_between, git_snapshot
+from forgeflare.supervisor._git import GitSnapshot, commits_and_tree, git_snapshot
 from forgeflare.supervisor._lifecycle import (
     HookContext,
     hook_env,
@@ -126,6 +126,8 @@ class IterationRunner:
     last_duration: float
     records_failure: Exception | None
     preamble: str
+    last_tree: str | None
+    """The tree of the last iteration's newest commit (``None``: no commit, or unknown)."""
 
     # The loop's own, used here: how long the run has gone, its records, the hooks' context.
     def elapsed(self) -> float:
@@ -310,9 +312,12 @@ class IterationRunner:
         git_after = await self.snapshot()
         self.git_last = git_after
         commits = 0
+        self.last_tree = None
         changed: bool | None = None
         if git_before is not None and git_after is not None:
-            commits = await commits_between(self.project, git_before.head, git_after.head)
+            commits, self.last_tree = await commits_and_tree(
+                self.project, git_before.head, git_after.head
+            )
             changed = commits > 0 or git_before != git_after
         final = state.final if state else None
         report = self.backend.report(

@@ -196,6 +196,7 @@ class _Loop(IterationRunner, LoopWaits):
         self.no_progress = 0
         self.measures = Measures()
         self.seen_trees: set[str] = set()
+        self.last_tree: str | None = None
         from forgeflare.hooks._trust import default_trust_file
 
         config_dir = default_trust_file(opts.env).parent
@@ -459,6 +460,10 @@ class _Loop(IterationRunner, LoopWaits):
                 gate=last.progress.gate_signature if last.progress else None,
             )
             return
+        if self.git_repo and self.limits.stall_after:
+            start = await tree_of(self.project, self.record.head_at_start)
+            if start:
+                self.seen_trees.add(start)
         gate: str | None = None
         if self.cfg.limits.gate and self.limits.stall_after:
             gate = (await self.run_gate(0)).signature
@@ -485,12 +490,8 @@ class _Loop(IterationRunner, LoopWaits):
             return
         if outcome.outcome in ("rate_limited", "api_error"):
             return  # a wait, not an attempt
-        tree = await tree_of(self.project, it.head_after) if self.git_repo else None
+        tree = self.last_tree if it.commits else None
         before = self.measures
-        if before.plan_unchecked is None and not self.seen_trees and self.git_repo:
-            start = await tree_of(self.project, self.record.head_at_start)
-            if start:
-                self.seen_trees.add(start)
         after = Measures(
             plan_unchecked=it.plan_unchecked,
             gate=gate.signature if gate is not None else before.gate,
