@@ -75,16 +75,6 @@ DAMAGES: list[tuple[str, bytes, str]] = [
     ("not JSON", b'{"run_id": ', "Invalid JSON"),
     ("waits a number", json.dumps({**good_record(), "waits": 1.5}).encode(), "waits"),
     (
-        "observations a number",
-        json.dumps(
-            {
-                **good_record(),
-                "iterations": [{**good_record()["iterations"][0], "observations": 1.5}],
-            }
-        ).encode(),
-        "iterations.0.observations",
-    ),
-    (
         "a huge count",
         json.dumps({**good_record(), "totals": {"tokens": 10**40}}).encode(),
         "totals.tokens",
@@ -120,6 +110,37 @@ def test_runs_and_report_name_the_damaged_run_and_show_the_rest(
     assert "skipped a run" in report.stderr
     assert named in report.stderr
     assert "Traceback" not in runs.stderr + as_json.stderr + report.stderr
+
+
+def test_a_damaged_row_is_left_out_and_the_rest_of_the_run_shown(tmp_path: Path) -> None:
+    record = good_record()
+    record["iterations"][0]["observations"] = 1.5
+    write_run(tmp_path, "20261124-020000-bad0", json.dumps(record).encode())
+    runs = forgeflare(tmp_path, "runs", "--json")
+    assert runs.returncode == 0, runs.stderr
+    (run,) = json.loads(runs.stdout)
+    assert (run["run_id"], run["tokens"], run["cost_usd"]) == (RUN_ID, 230, 0.5)  # its totals
+    (line,) = runs.stderr.splitlines()
+    assert line.startswith("forgeflare: warning: ")
+    assert "20261124-020000-bad0/run.json: iterations.0.observations:" in line
+    assert line.endswith("(row left out)")
+    report = forgeflare(tmp_path, "report")
+    assert report.returncode == 0, report.stderr
+    assert "#2 30s ok" in report.stdout
+    assert "#1 " not in report.stdout
+    assert "iterations.0.observations" in report.stderr
+
+
+def test_resume_names_the_damaged_record_it_could_not_read(tmp_path: Path) -> None:
+    write_run(tmp_path, "20261124-020000-bad0", b'{"run_id": "\xff"}')
+    done = subprocess.run(
+        [sys.executable, "-m", "forgeflare", "loop", "--resume", "--agent-cmd", "false"],
+        cwd=tmp_path, env=base_env(), capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    (line,) = done.stderr.splitlines()
+    assert "--resume: no readable unfinished run in" in line
+    assert "20261124-020000-bad0/run.json: not a readable run record: not UTF-8" in line
 
 
 # -- fuzz ---------------------------------------------------------------------------------------

@@ -72,6 +72,8 @@ def register(app: typer.Typer) -> None:
         listing = list_runs(runs_root(directory, os.environ))
         for line in listing.skipped:
             _warn(skipped_line(line))
+        for line in listing.damaged:
+            _warn(f"forgeflare: warning: {line}")
         summaries = [summarize(run) for _, run in listing.runs]
         if as_json:
             typer.echo(json.dumps([s.as_json() for s in summaries], indent=2))

@@ -45,9 +45,11 @@ def find_run(
             return candidate
         raise ConfigError(f"no run {run!r} in {root}")
     listing = list_runs(root)
-    for line in listing.skipped:
-        if warn is not None:
+    if warn is not None:
+        for line in listing.skipped:
             warn(skipped_line(line))
+        for line in listing.damaged:
+            warn(f"forgeflare: warning: {line}")
     if not listing.runs:
         damaged = f" (skipped {len(listing.skipped)} damaged)" if listing.skipped else ""
         raise ConfigError(f"no runs in {root}{damaged}: start one with forgeflare loop")

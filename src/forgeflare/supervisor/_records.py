@@ -311,6 +311,12 @@ class RunRecord(BaseModel):
     supervisor_started: float | None = None
     """The supervisor's process start time: a resume refuses a run whose supervisor lives."""
     _counted: tuple[int, int] = PrivateAttr(default=(0, 0))
+    _damaged: list[str] = PrivateAttr(default_factory=list)
+
+    @property
+    def damaged_rows(self) -> list[str]:
+        """Iteration rows left out when the record was read, one line each (:func:`read_run`)."""
+        return self._damaged
 
     @model_validator(mode="before")
     @classmethod
@@ -478,23 +484,43 @@ def read_run(path: Path) -> RunRecord:
     missing, unreadable, not UTF-8, not JSON or not of a run record's shape.
     """
     try:
-        data = path.read_bytes()
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RecordError(
+            f"{path}: not a readable run record: not UTF-8 (byte {exc.start})"
+        ) from exc
     except FileNotFoundError as exc:
         raise RecordError(f"{path}: no run.json (not a run folder)") from exc
     except OSError as exc:
         raise RecordError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise RecordError(
-            f"{path}: not a readable run record: not UTF-8 (byte {exc.start})"
-        ) from exc
-    try:
         return RunRecord.model_validate_json(text)
     except ValidationError as exc:
-        raise RecordError(f"{path}: not a readable run record: {_first_error(exc)}") from exc
-    except ValueError as exc:  # pragma: no cover - pydantic reports JSON errors as above
-        raise RecordError(f"{path}: not a readable run record: {exc}") from exc
+        record = _without_damaged_rows(text, exc)
+        if record is None:
+            raise RecordError(f"{path}: not a readable run record: {_first_error(exc)}") from exc
+        return record
+
+
+def _without_damaged_rows(text: str, exc: ValidationError) -> RunRecord | None:
+    """The record without the iteration rows ``exc`` found wrong, when only rows are wrong: one
+    damaged row must not hide a whole night (the totals stay as the loop wrote them)."""
+    errors = exc.errors(include_url=False, include_input=False)
+    bad = {e["loc"][1] for e in errors if len(e["loc"]) > 2 and e["loc"][0] == "iterations"}
+    if not bad or any(len(e["loc"]) < 3 or e["loc"][0] != "iterations" for e in errors):
+        return None
+    try:
+        data = json.loads(text)
+        rows = data["iterations"]
+        kept = [row for i, row in enumerate(rows) if i not in bad]
+        record = RunRecord.model_validate({**data, "iterations": kept})
+    except (ValueError, TypeError, KeyError, ValidationError):
+        return None
+    for i in sorted(bad, key=str):
+        first = next(e for e in errors if e["loc"][1] == i)
+        where = ".".join(str(part) for part in first["loc"])
+        record._damaged.append(f"{where}: {str(first['msg']).splitlines()[0]} (row left out)")
+    return record
 
 
 @dataclass
@@ -504,6 +530,8 @@ class RunListing:
     runs: list[tuple[Path, RunRecord]] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     """One line per damaged record: the file and what is wrong with it."""
+    damaged: list[str] = field(default_factory=list)
+    """One line per iteration row left out of a run that is listed: the file, the row, why."""
 
 
 def list_runs(root: Path) -> RunListing:
@@ -527,6 +555,7 @@ def list_runs(root: Path) -> RunListing:
                 continue
             record = read_run(path)
             found.append((record.started_at, path.stat().st_mtime_ns, entry, record))
+            listing.damaged += [f"{path}: {line}" for line in record.damaged_rows]
         except RecordError as exc:
             listing.skipped.append(str(exc))
         except OSError as exc:
@@ -543,10 +572,19 @@ def newest_run(root: Path) -> tuple[Path, RunRecord] | None:
 
 
 def find_resumable(log_root: Path) -> RunStore | None:
-    """The newest run under ``log_root`` that has no ``finished_at``."""
-    for entry, record in list_runs(log_root).runs:
+    """The newest run under ``log_root`` that has no ``finished_at``.
+
+    ``None`` when there is none; a :class:`RecordError` naming the damaged record when there is
+    none readable but a damaged one (it may be the run a ``--resume`` was meant for).
+    """
+    listing = list_runs(log_root)
+    for entry, record in listing.runs:
         if record.finished_at is None:
             return RunStore(entry)
+    if listing.skipped:
+        raise RecordError(
+            f"--resume: no readable unfinished run in {log_root}; skipped {listing.skipped[0]}"
+        )
     return None
 
 
