@@ -34,6 +34,7 @@ from forgeflare.stophook._machine import Event
 from forgeflare.stophook._machine import Frame
 from forgeflare.stophook._machine import LoopRecord
 from forgeflare.stophook._machine import Phase
+from forgeflare.stophook._machine import Refusal
 from forgeflare.stophook._machine import STALE_AFTER
 from forgeflare.stophook._machine import StopDecision
 from forgeflare.stophook._machine import StoredState
@@ -95,6 +96,7 @@ __all__ = [
     "MarkdownLoop",
     "Mode",
     "Phase",
+    "Refusal",
     "SettingsFileError",
     "StateLockTimeout",
     "StateSession",

@@ -100,6 +100,17 @@ def register(app: typer.Typer) -> None:
                 ),
             ),
         ] = "",
+        stall_after: Annotated[
+            int,
+            typer.Option(
+                "--stall-after",
+                min=0,
+                help=(
+                    "With --gate: end the loop after this many claims in a row refused with "
+                    "the same gate failures (0 = never)."
+                ),
+            ),
+        ] = 4,
         args_stdin: Annotated[
             bool,
             typer.Option(
@@ -121,7 +132,13 @@ def register(app: typer.Typer) -> None:
             max_iterations = asked.max_iterations or max_iterations
             mode = asked.mode or mode
         record = start_loop(
-            project, mode=mode, max_iterations=max_iterations, prompt=prompt, now=now, gate=gate
+            project,
+            mode=mode,
+            max_iterations=max_iterations,
+            prompt=prompt,
+            now=now,
+            gate=gate,
+            stall_after=stall_after,
         )
         frame = record.stack[-1]
         typer.echo(

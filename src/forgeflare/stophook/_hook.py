@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from forgeflare.stophook._completion import judged_text
 from forgeflare.stophook._errors import StopHookError
-from forgeflare.stophook._machine import Phase, StopDecision, claimed, transition
+from forgeflare.stophook._machine import Phase, Refusal, StopDecision, claimed, transition
 from forgeflare.stophook._statefile import LOCK_TIMEOUT_S, any_state, open_state
 from forgeflare.stophook._transcript import final_message
 
@@ -90,7 +90,7 @@ def _session(payload: Mapping[str, object]) -> str | None:
     return session_id if isinstance(session_id, str) and session_id else None
 
 
-def _run_gate(gate: str, project: Path, environ: Mapping[str, str]) -> str | None:
+def _run_gate(gate: str, project: Path, environ: Mapping[str, str]) -> Refusal | None:
     """Run a frame's gate on a claim (only then: the no-claim path never gets here); ``None``
     when it passes, else the text the continuation starts with."""
     import subprocess
@@ -118,7 +118,7 @@ def _run_gate(gate: str, project: Path, environ: Mapping[str, str]) -> str | Non
         run = GateRun(gate, done.returncode, done.stdout.decode(errors="replace"))
     if run.passed:
         return None
-    return rejection_text(by="tag", rejected_by="gate", gate=run)
+    return Refusal(rejection_text(by="tag", rejected_by="gate", gate=run), run.signature)
 
 
 GATE_TIMEOUT_S = 600.0

@@ -42,6 +42,7 @@ __all__ = [
     "Frame",
     "LoopRecord",
     "Phase",
+    "Refusal",
     "StopDecision",
     "StoredState",
     "block_reason",
@@ -90,6 +91,20 @@ class Frame(NamedTuple):
     session_id: str = ""
     gate: str = ""
     """A command a completion claim must pass (``stop-hook start --gate``); empty: none."""
+    stall_after: int = 0
+    """End the loop after this many refused claims in a row with the same gate failures."""
+    failures: str = ""
+    """The gate's failure signature at the last refused claim."""
+    stalled: int = 0
+    """Refused claims in a row that left the gate's failures as they were."""
+
+
+class Refusal(NamedTuple):
+    """The gate refused the claim in the last message: the continuation's opening, and what
+    failed (normalised: ``forgeflare._evidence.failure_signature``)."""
+
+    text: str
+    signature: str
 
 
 class LoopRecord(NamedTuple):
@@ -174,7 +189,7 @@ def transition(
     last_assistant_text: str | None,
     now: datetime,
     session_id: str | None = None,
-    refused: str | None = None,
+    refused: Refusal | None = None,
 ) -> tuple[StoredState, StopDecision]:
     """Decide one stop attempt of session ``session_id``. Pure: no I/O, total over its inputs.
 
@@ -210,9 +225,21 @@ def transition(
         return state, StopDecision(Phase.IDLE)
     signal = None if last_assistant_text is None else find_signal(last_assistant_text, top.mode)
     if signal is not None and refused is not None:
-        new_state, decision = _iterate(state, state.stack, now, session_id)
+        same = bool(top.failures) and refused.signature == top.failures
+        streak = top.stalled + 1 if same else 0
+        if top.stall_after and streak >= top.stall_after:
+            return None, StopDecision(
+                Phase.STUCK,
+                note=(
+                    f"stalled: {streak} claims in a row refused with the same gate failures "
+                    f"({refused.signature}); ended the loop, stop allowed"
+                ),
+            )
+        marked = top._replace(failures=refused.signature, stalled=streak)
+        stack = (*state.stack[:-1], marked)
+        new_state, decision = _iterate(state._replace(stack=stack), stack, now, session_id)
         if decision.block:
-            decision = decision._replace(reason=f"{refused}{decision.reason}")
+            decision = decision._replace(reason=f"{refused.text}{decision.reason}")
         return new_state, decision._replace(note=f"{signal} refused by the gate")
     if signal is not None:
         rest = state.stack[:-1]

@@ -121,11 +121,22 @@ def _frame(raw: dict[str, Any], where: str, *, mode_default: str | None = None) 
     session_id = raw.get("session_id") or ""
     if not isinstance(session_id, str):
         return Corrupt(f"{where}: session_id is not a string")
-    gate = raw.get("gate") or ""
-    if not isinstance(gate, str):
-        return Corrupt(f"{where}: gate is not a string")
+    gate, failures = raw.get("gate") or "", raw.get("failures") or ""
+    if not isinstance(gate, str) or not isinstance(failures, str):
+        return Corrupt(f"{where}: gate or failures is not a string")
+    stall_after, stalled = _count(raw.get("stall_after", 0)), _count(raw.get("stalled", 0))
+    if stall_after is None or stalled is None:
+        return Corrupt(f"{where}: stall_after or stalled is not a non-negative integer")
     return Frame(
-        mode=mode, iter=iteration, max=cap, prompt=prompt, session_id=session_id, gate=gate
+        mode=mode,
+        iter=iteration,
+        max=cap,
+        prompt=prompt,
+        session_id=session_id,
+        gate=gate,
+        stall_after=stall_after,
+        failures=failures,
+        stalled=stalled,
     )
 
 
@@ -175,8 +186,14 @@ def _render_frame(frame: Frame) -> dict[str, object]:
     }
     if frame.session_id:  # absent until the first Stop: files stay as they were before
         doc["session_id"] = frame.session_id
-    if frame.gate:
-        doc["gate"] = frame.gate
+    # Absent when unset: files without a gate stay as they were before.
+    extra = {
+        "gate": frame.gate,
+        "stall_after": frame.stall_after,
+        "failures": frame.failures,
+        "stalled": frame.stalled,
+    }
+    doc.update({key: value for key, value in extra.items() if value})
     return doc
 
 
