@@ -172,6 +172,11 @@ def test_a_claim_the_reviewer_rejects_goes_on_with_its_reasons(
     (run_dir,) = project.run_dirs()
     saved = json.loads((run_dir / first["review"]["file"]).read_text())
     assert saved["request"]["tool_choice"] == {"type": "tool", "name": "verdict"}
+    shown = saved["request"]["messages"][0]["content"][0]["text"]
+    assert "# The plan\n\n- [x] one" in shown
+    assert "# The diff since the run started" in shown
+    assert "The gate `true` exited 0" in shown
+    assert "it claims completion by plan" in shown
     assert saved["response"]["content"][0]["input"]["complete"] is False
     # The next iteration starts with the reviewer's reasons.
     prompts = [first_user_text(r) for r in agent_requests(server)]
@@ -241,3 +246,19 @@ def test_commits_that_undo_each_other_are_no_progress(tmp_path: Path) -> None:
     assert [r["progress"]["made"] for r in rows] == [True, False, False, False]
     assert rows[1]["progress"]["why"] == "commits that undo earlier changes"
     assert all(r["commits"] == 1 for r in rows)
+
+
+def test_a_claim_the_gate_and_the_reviewer_accept_completes(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    project = Project(tmp_path)
+    project.write("IMPLEMENTATION_PLAN.md", "- [ ] one\n")
+    config(project, "[limits]\ngate = 'true'\n[finish]\nreviewer = 'claude-sonnet-4-5'\n")
+    accepted = verdict_response({"complete": True, "reasons": ["the task is done"], "missing": []})
+    server = mock_api(reviewer_script([accepted]))
+    done = project.run("--max-iterations", "3", env=env_for(server))
+    assert done.code == 0, done.stderr
+    (row,) = project.record()["iterations"]
+    assert row["claim"] == {"by": "plan", "accepted": True, "rejected_by": None, "why": ""}
+    assert row["review"]["complete"] is True
+    assert "reviewer claude-sonnet-4-5: complete" in done.stdout + done.stderr

@@ -551,6 +551,7 @@ class _Loop(IterationRunner, LoopWaits):
                     )
                 it.claim = ClaimRecord(by=claim, accepted=False, rejected_by="reviewer", why=why)
                 return False, text
+            self.display.info(f"reviewer {review.model}: complete")
         it.claim = ClaimRecord(by=claim, accepted=True)
         return True, ""
 
