@@ -449,6 +449,12 @@ class _Loop(IterationRunner, LoopWaits):
     async def baseline(self) -> None:
         """Where progress is measured from: the plan and (with the stall rule) the gate's
         failures before the first iteration (after a resume: as the last row left them)."""
+        if self.git_repo and self.limits.stall_after:
+            # The trees the run has had: the start, then each commit's (a resume loses the
+            # ones between, so an undo across a crash counts once as progress).
+            start = await tree_of(self.project, self.record.head_at_start)
+            if start:
+                self.seen_trees.add(start)
         rows = [r for r in self.record.iterations if r.progress is not None]
         if self.opts.resume and rows:
             last = rows[-1]
@@ -458,10 +464,6 @@ class _Loop(IterationRunner, LoopWaits):
                 gate=last.progress.gate_signature if last.progress else None,
             )
             return
-        if self.git_repo and self.limits.stall_after:
-            start = await tree_of(self.project, self.record.head_at_start)
-            if start:
-                self.seen_trees.add(start)
         gate: str | None = None
         if self.cfg.limits.gate and self.limits.stall_after:
             gate = (await self.run_gate(0)).signature
