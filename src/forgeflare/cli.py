@@ -3,7 +3,8 @@
 Claude Code runs ``forgeflare stop-hook`` on every Stop of every session, so a bare
 ``stop-hook`` goes straight to the stop-hook's own entry before typer (or any other part) is
 imported; every other command goes through the typer app in :mod:`forgeflare._app`. The
-``forgeflare-stop-hook`` console script is :func:`stop_hook_main`.
+``forgeflare-stop-hook`` console script is :func:`stop_hook_main`. Commands that start project
+code first move secrets out of the process's initial environment (:mod:`forgeflare._keychannel`).
 """
 
 from __future__ import annotations
@@ -60,9 +61,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         from forgeflare.stophook._entry import run_stop_hook_process
 
         sys.exit(run_stop_hook_process())
-    from forgeflare._app import app
-
     try:
+        if argv is None:  # the process's own command line: a test calling main() is not
+            from forgeflare._keychannel import hide_secrets
+
+            hide_secrets(args)
+        from forgeflare._app import app
+
         # args=None keeps click's own reading of sys.argv (and its program name).
         app(args=None if argv is None else args)
     except ForgeflareError as exc:

@@ -218,7 +218,7 @@ def test_format_duration_round_trips(seconds: float) -> None:
 
 def test_agent_argv() -> None:
     cfg = LoopConfig()
-    assert cfg.agent_argv("py") == ["py", "-m", "forgeflare", "run"]
+    assert cfg.agent_argv("py") == ["py", "-P", "-m", "forgeflare", "run"]
     assert cfg.final_expected
     cfg = LoopConfig.model_validate({"fresher": {"model": "m1"}})
     assert cfg.agent_argv("py")[-2:] == ["--model", "m1"]

@@ -9,6 +9,7 @@ from typing import Any
 import typer
 
 from forgeflare._errors import ConfigError
+from forgeflare._secrets import scrub_environment
 from forgeflare._units import format_cost
 
 __all__ = ["register"]
@@ -80,7 +81,10 @@ def register(app: typer.Typer) -> None:
         require_trust(here, fleet_items(fleet_file, here), os.environ, flag=trust_project)
         if trust_project:
             os.environ["FORGEFLARE_TRUST"] = "1"  # the loops check their projects themselves
-        opts = FleetOptions(fleet_file=fleet_file, fleet=spec, resume=resume, log=_log)
+        env = dict(os.environ)
+        # Children started without an explicit environment (git) inherit no secret.
+        scrub_environment(os.environ)
+        opts = FleetOptions(fleet_file=fleet_file, fleet=spec, resume=resume, log=_log, env=env)
         record = trio.run(functools.partial(run_fleet, opts))
         for line in _status_lines(record):
             typer.echo(line)

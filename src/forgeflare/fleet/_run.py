@@ -16,7 +16,6 @@ import json
 import os
 import secrets
 import signal
-import subprocess
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -27,11 +26,13 @@ import trio
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError, ForgeflareError
+from forgeflare._keychannel import hand_over, split_secrets
 from forgeflare._pgroup import end_pids, is_alive, process_started
 from forgeflare._process import run_child
 from forgeflare.fleet._config import FleetFile, FleetLoop
 from forgeflare.fleet._land import LandResult, land, land_pr
 from forgeflare.fleet._state import FleetRecord, LoopRecord, load_record, save_record, state_dir
+from forgeflare.supervisor._git import GitResult, run_git
 from forgeflare.supervisor._history import runs_root
 from forgeflare.supervisor._records import newest_run
 
@@ -85,10 +86,8 @@ class FleetOptions:
     gate_timeout: float = 3600.0
 
 
-def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=300, check=False
-    )
+def _git(cwd: Path, *args: str) -> GitResult:
+    return run_git(cwd, *args)
 
 
 def _is_url(repo: str) -> bool:
@@ -244,7 +243,8 @@ class _Fleet:
         self.save()
 
     def _argv(self, spec: FleetLoop, loop: LoopRecord, task: Path) -> list[str]:
-        argv = [self.opts.python, "-m", "forgeflare", "loop", "--dir", loop.worktree]
+        # -P: never the working directory first on sys.path (a committed trio.py there).
+        argv = [self.opts.python, "-P", "-m", "forgeflare", "loop", "--dir", loop.worktree]
         argv += ["--mode", spec.mode, "--max-iterations", str(spec.max_iterations)]
         argv += ["--max-runtime", spec.max_runtime, "--task-file", str(task)]
         max_cost = spec.max_cost
@@ -284,6 +284,9 @@ class _Fleet:
                 loop.pid_started = process_started(proc.pid)
                 self.save()
 
+            # The loop's own environment holds no secret (its children could read it): they
+            # go through a descriptor the loop reads at start.
+            env, key_fd = hand_over(*split_secrets(env))
             try:
                 result = await run_child(
                     self._argv(spec, loop, task),
@@ -293,8 +296,10 @@ class _Fleet:
                     grace=self.opts.grace,
                     marker=(_LOOP_MARKER, marker),
                     on_start=started,
+                    pass_fds=(key_fd,),
                 )
             finally:
+                os.close(key_fd)
                 self.running.pop(spec.name, None)
         loop.exit_code = result.returncode
         loop.pid = loop.pid_started = None
@@ -416,7 +421,8 @@ async def run_fleet(opts: FleetOptions) -> FleetRecord:
             if loop.status == "running":
                 loop.status, loop.pid, loop.pid_started = "pending", None, None
     else:
-        record = _new_record(opts, sdir)
+        # git clone of a URL: in a worker thread, the event loop never waits on git.
+        record = await trio.to_thread.run_sync(_new_record, opts, sdir)
     # A stop asked of an earlier run does not stop this one.
     (sdir / "stop").unlink(missing_ok=True)
     record.pid = os.getpid()

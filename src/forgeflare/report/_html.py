@@ -33,6 +33,7 @@ OUTCOME_COLOURS: dict[str, str] = {
     "interrupted": "#546e7a",
     "timed_out": "#d84315",
     "budget": "#1565c0",
+    "quota": "#b71c1c",
     "skipped": "#9e9e9e",
 }
 

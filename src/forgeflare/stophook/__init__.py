@@ -72,9 +72,17 @@ from forgeflare.stophook._transcript import assistant_text_of
 from forgeflare.stophook._transcript import final_message
 from forgeflare.stophook._transcript import last_assistant_text
 
+from forgeflare.stophook._lag import DEFAULT_WAIT_MS
+from forgeflare.stophook._lag import WAIT_ENV
+from forgeflare.stophook._lag import Reading
+from forgeflare.stophook._lag import read_settled
+from forgeflare.stophook._lag import settled
+from forgeflare.stophook._lag import wait_seconds
+
 __all__ = [
     "BLOCK_MESSAGE",
     "DEFAULT_COMMAND",
+    "DEFAULT_WAIT_MS",
     "DISABLE_ENV",
     "DISABLE_FILE",
     "JSON_STATE_RELPATH",
@@ -86,6 +94,7 @@ __all__ = [
     "SETTINGS_RELPATH",
     "SIGNALS",
     "STALE_AFTER",
+    "WAIT_ENV",
     "Corrupt",
     "Event",
     "FinalMessage",
@@ -96,6 +105,7 @@ __all__ = [
     "MarkdownLoop",
     "Mode",
     "Phase",
+    "Reading",
     "Refusal",
     "SettingsFileError",
     "StateLockTimeout",
@@ -133,11 +143,14 @@ __all__ = [
     "parse_timestamp",
     "plugin_files",
     "push_frame",
+    "read_settled",
     "render_json_state",
     "render_markdown_state",
     "run_stop_hook",
+    "settled",
     "start_loop",
     "state_lock",
     "state_paths",
     "transition",
+    "wait_seconds",
 ]

@@ -82,6 +82,8 @@ class Frame(NamedTuple):
     """One loop on the stack: its mode, the iteration it is in, its cap and its prompt.
 
     ``session_id`` is the Claude Code session the frame belongs to ("" until its first Stop).
+    ``judged`` is the transcript message id judged at this frame's last Stop: a transcript
+    that still ends there at the next Stop lags, and its old tag must not end a new turn.
     """
 
     mode: Mode
@@ -89,6 +91,7 @@ class Frame(NamedTuple):
     max: int
     prompt: str = ""
     session_id: str = ""
+    judged: str = ""
     gate: str = ""
     """A command a completion claim must pass (``stop-hook start --gate``); empty: none."""
     stall_after: int = 0
@@ -157,7 +160,11 @@ def _claim(frame: Frame, session_id: str | None) -> Frame:
 
 
 def _iterate(
-    state: LoopRecord, stack: tuple[Frame, ...], now: datetime, session_id: str | None
+    state: LoopRecord,
+    stack: tuple[Frame, ...],
+    now: datetime,
+    session_id: str | None,
+    judged: str | None = None,
 ) -> tuple[StoredState, StopDecision]:
     """One more iteration of the top frame of ``stack``, or STUCK at its cap."""
     top = stack[-1]
@@ -169,6 +176,8 @@ def _iterate(
             ),
         )
     advanced = _claim(top, session_id)._replace(iter=top.iter + 1)
+    if judged:
+        advanced = advanced._replace(judged=judged)
     new_state = state._replace(event=Event.STATE, updated_at=now, stack=(*stack[:-1], advanced))
     return new_state, StopDecision(Phase.ACTIVE, block=True, reason=block_reason(advanced))
 
@@ -189,9 +198,14 @@ def transition(
     last_assistant_text: str | None,
     now: datetime,
     session_id: str | None = None,
+    *,
+    judged: str | None = None,
     refused: Refusal | None = None,
 ) -> tuple[StoredState, StopDecision]:
     """Decide one stop attempt of session ``session_id``. Pure: no I/O, total over its inputs.
+
+    ``judged`` is the transcript message id the text came from (kept on the frame that goes
+    on, so the next Stop can tell a lagging transcript), ``None`` when unknown.
 
     ``last_assistant_text`` is ``None`` when it could not be read; the hook then never blocks
     (it fails open) but still applies staleness, abort and max-iteration clean-up.
@@ -257,7 +271,7 @@ def transition(
                     "loop belongs to another session"
                 ),
             )
-        new_state, decision = _iterate(popped, rest, now, session_id)
+        new_state, decision = _iterate(popped, rest, now, session_id, judged)
         done = f"inner loop complete: {signal} ({top.mode} mode)"
         return new_state, decision._replace(
             note=f"{done}; {decision.note}" if decision.note else done
@@ -268,7 +282,7 @@ def transition(
         return state, StopDecision(
             Phase.ACTIVE, note="cannot read the last assistant message; stop allowed"
         )
-    return _iterate(state, state.stack, now, session_id)
+    return _iterate(state, state.stack, now, session_id, judged)
 
 
 def push_frame(state: StoredState, frame: Frame, now: datetime, run_id: str) -> LoopRecord:

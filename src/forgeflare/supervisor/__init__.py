@@ -4,6 +4,11 @@ Errors of this part: ``ConfigError`` (a bad setting, names key and source) and
 :class:`RecordError` (a run record cannot be written or read; a ``ForgeflareError``).
 """
 
+from forgeflare.supervisor._agentkey import HELPER_TTL_ENV
+from forgeflare.supervisor._agentkey import KeyPlan
+from forgeflare.supervisor._agentkey import helper_settings
+from forgeflare.supervisor._agentkey import key_file
+from forgeflare.supervisor._agentkey import plan_agent_key
 from forgeflare.supervisor._agentproc import ChildResult
 from forgeflare.supervisor._agentproc import StopControl
 from forgeflare.supervisor._agentproc import exit_status
@@ -50,6 +55,15 @@ from forgeflare.supervisor._finish import error_pause
 from forgeflare.supervisor._finish import finish_rule
 from forgeflare.supervisor._finish import hook_verdict
 from forgeflare.supervisor._finish import is_error
+from forgeflare.supervisor._git import GIT_TIMEOUT
+from forgeflare.supervisor._git import NETWORK_TIMEOUT
+from forgeflare.supervisor._git import SAFE_CONFIG
+from forgeflare.supervisor._git import GitResult
+from forgeflare.supervisor._git import git
+from forgeflare.supervisor._git import git_argv
+from forgeflare.supervisor._git import git_env
+from forgeflare.supervisor._git import git_timeout
+from forgeflare.supervisor._git import run_git
 from forgeflare.supervisor._git import GitSnapshot
 from forgeflare.supervisor._git import commits_and_tree
 from forgeflare.supervisor._git import commits_between
@@ -142,10 +156,14 @@ from forgeflare.supervisor._reviewer import verdict_of
 __all__ = [
     "CONFIG_RELPATH",
     "FINISH_EXIT_CODES",
+    "GIT_TIMEOUT",
+    "HELPER_TTL_ENV",
     "LOCK_RELPATH",
+    "NETWORK_TIMEOUT",
     "NOTIFY_EVENTS",
     "NOTIFY_URLS_ENV",
     "RUN_MARKER",
+    "SAFE_CONFIG",
     "SCHEMA_VERSION",
     "STOP_RELPATH",
     "VERDICT_TOOL",
@@ -164,6 +182,7 @@ __all__ = [
     "FinishSection",
     "FinishType",
     "FresherSection",
+    "GitResult",
     "GitSnapshot",
     "HookContext",
     "HookName",
@@ -176,6 +195,7 @@ __all__ = [
     "IterationRecord",
     "IterationRow",
     "IterationRunner",
+    "KeyPlan",
     "LifecycleResult",
     "Limits",
     "LimitsSection",
@@ -231,7 +251,12 @@ __all__ = [
     "finish_reason",
     "finish_rule",
     "format_duration",
+    "git",
+    "git_argv",
+    "git_env",
     "git_snapshot",
+    "git_timeout",
+    "helper_settings",
     "hook_env",
     "hook_verdict",
     "hook_words",
@@ -239,6 +264,7 @@ __all__ = [
     "is_error",
     "is_fresh",
     "iteration_rows",
+    "key_file",
     "killed_iteration",
     "known_backend",
     "limit_backoff",
@@ -254,6 +280,7 @@ __all__ = [
     "outage_backoff",
     "parse_agent_line",
     "parse_duration",
+    "plan_agent_key",
     "preflight",
     "project_lock",
     "read_finish_marker",
@@ -261,6 +288,7 @@ __all__ = [
     "render_message",
     "request_stop",
     "review_prompt",
+    "run_git",
     "run_lifecycle_hook",
     "run_loop",
     "run_review",

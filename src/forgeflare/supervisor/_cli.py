@@ -15,6 +15,7 @@ import trio
 import typer
 
 from forgeflare._errors import ConfigError
+from forgeflare._secrets import scrub_environment
 from forgeflare.supervisor._config import load_config
 from forgeflare.supervisor._finish import FINISH_EXIT_CODES
 from forgeflare.supervisor._loop import LoopOptions, run_loop
@@ -55,6 +56,9 @@ _HELP = "\n\n".join(
 
 def _run(*, project_dir: Path, mode: str | None, opts: dict[str, Any]) -> None:
     env = dict(os.environ)
+    # The loop keeps the secrets in `env`; a child started without an explicit environment
+    # inherits none of them.
+    scrub_environment(os.environ)
     if not project_dir.is_dir():
         raise ConfigError(f"--dir {project_dir}: not a directory")
     task = opts.pop("task")

@@ -229,7 +229,9 @@ class LoopDisplay:
                 self._line(
                     "",
                     f"  #{it.number}: {'skipped' if it.skipped else f'exit {it.exit_code}'}"
-                    f" {it.outcome} stop={it.stop_reason} {it.duration:.1f}s"
+                    f" {it.outcome}"
+                    f"{'' if it.stop_reason is None else f' stop={it.stop_reason}'}"
+                    f" {it.duration:.1f}s"
                     f" commits={it.commits} -> {it.decision}",
                     "",
                 )

@@ -25,6 +25,8 @@ finish type         exit  when
 ``budget``            17  ``max_cost`` is spent (before an iteration, or the agent ended on it)
 ``stopped``           18  ``forgeflare stop`` asked the loop to finish after its iteration
 ``stalled``           19  ``stall_after`` iterations in a row made no progress (``_evidence``)
+``quota``             21  the agent's account has no quota or credit left (billing): waiting
+                          cannot fix it, so the loop finishes at once
 ==================  ====  ======================================================================
 
 Everything that decides the loop's fate is here, pure, so that the loop (``_loop``) only does
@@ -97,6 +99,7 @@ class FinishType(StrEnum):
     BUDGET = "budget"
     STOPPED = "stopped"
     STALLED = "stalled"
+    QUOTA = "quota"
 
     @property
     def exit_code(self) -> int:
@@ -117,6 +120,7 @@ FINISH_EXIT_CODES: dict[FinishType, int] = {
     FinishType.BUDGET: 17,
     FinishType.STOPPED: 18,
     FinishType.STALLED: 19,
+    FinishType.QUOTA: 21,
 }
 
 
@@ -127,6 +131,12 @@ class ContinueLoop:
 
 FinishDecision = ContinueLoop | FinishType
 """The finish rule's answer for one iteration."""
+
+_QUOTA_ADVICE = (
+    "the agent's account has no quota or credit left: add credit or raise the limit in its "
+    "billing settings (or switch accounts), then start the loop again"
+)
+"""The one line a ``quota`` finish gives: what to do (waiting cannot fix it)."""
 
 _BLOCK_REASONS = frozenset({"block_limit_consecutive", "block_limit_total"})
 _ERROR_OUTCOMES = frozenset({"agent_error", "api_error", "killed", "timed_out", "refused"})
@@ -437,6 +447,8 @@ def decide(facts: IterationFacts) -> Verdict:
     if facts.stopped:
         return Verdict(Finish(FinishType.MANUAL), facts.streaks, facts.waits)
     waits = WaitStreaks()
+    if not outcome.skipped and outcome.outcome == "quota":
+        return Verdict(Finish(FinishType.QUOTA, _QUOTA_ADVICE), facts.streaks, waits)
     if not outcome.skipped and outcome.outcome in ("rate_limited", "api_error"):
         now = facts.now
         assert now is not None, "decide needs `now` for a rate_limited / api_error iteration"

@@ -20,7 +20,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from forgeflare._errors import ConfigError
+from forgeflare._secrets import child_environment
 from forgeflare.supervisor._config import LoopConfig
+from forgeflare.supervisor._git import run_git
 from forgeflare.supervisor._records import find_resumable
 from forgeflare.supervisor._trust import hooks_modules, loop_trust_items
 from forgeflare.trust._store import require_trust
@@ -82,21 +84,17 @@ def _is_git_repo(project: Path) -> bool | None:
     """``None`` when git is not installed."""
     if shutil.which("git") is None:
         return None
-    done = subprocess.run(
-        ["git", "rev-parse", "--is-inside-work-tree"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return done.returncode == 0 and done.stdout.strip() == "true"
+    done = run_git(project, "rev-parse", "--is-inside-work-tree")
+    return done.ok and done.stdout.strip() == "true"
 
 
 # Imported in a child process: the project's module code must not run inside the loop itself.
+# forgeflare is imported before the project joins sys.path (run with -P), so a project's own
+# forgeflare/ or trio.py cannot stand in for them.
 _LOAD_MODULES = """\
 import sys
-sys.path.insert(0, sys.argv[1])
 from forgeflare.hooks import HookRegistrationError, load_hooks_module
+sys.path.insert(0, sys.argv[1])
 for name in sys.argv[2:]:
     try:
         load_hooks_module(name)
@@ -111,9 +109,9 @@ def _check_hooks_modules(
     """Raise ``ConfigError`` unless every module imports and defines hooks (none is run)."""
     try:
         done = subprocess.run(
-            [sys.executable, "-c", _LOAD_MODULES, str(project), *names],
+            [sys.executable, "-P", "-c", _LOAD_MODULES, str(project), *names],
             cwd=project,
-            env=dict(env),
+            env=child_environment(env),
             capture_output=True,
             text=True,
             timeout=timeout or None,

@@ -11,7 +11,6 @@ short as ``killed``, with the commits it made.
 from __future__ import annotations
 
 import signal
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError
 from forgeflare._pgroup import end_pids, is_alive
 from forgeflare._process import end_marked_processes, kill_group
+from forgeflare.supervisor._git import run_git
 from forgeflare.supervisor._records import (
     RUN_MARKER,
     IterationRecord,
@@ -33,8 +33,7 @@ __all__ = ["Resumed", "killed_iteration", "open_resumable"]
 
 
 def _git(project: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=project, capture_output=True, text=True, check=False)
-    return done.stdout.strip()
+    return run_git(project, *args).stdout.strip()
 
 
 def killed_iteration(store: RunStore, record: RunRecord, project: Path) -> IterationRecord | None:

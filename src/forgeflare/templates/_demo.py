@@ -45,7 +45,7 @@ _MAX_ITERATIONS = 4
 
 
 def _forgeflare(python: str, *args: str) -> list[str]:
-    return [python, "-m", "forgeflare", *args]
+    return [python, "-P", "-m", "forgeflare", *args]  # -P: not the cwd first on sys.path
 
 
 def demo_story_text() -> str:

@@ -44,6 +44,9 @@ from forgeflare.agent.tools._types import ToolError
 from forgeflare.agent.tools._types import ToolOutput
 from forgeflare.agent.tools._types import allowed_roots
 from forgeflare.agent.tools._types import confine
+from forgeflare.agent.tools._types import extra_links
+from forgeflare.agent.tools._types import hard_link_refused
+from forgeflare.agent.tools._types import link_refused
 from forgeflare.agent.tools._types import resolve_path
 
 __all__ = [
@@ -77,10 +80,13 @@ __all__ = [
     "denied_reason",
     "dispatch_tool",
     "edit_file",
+    "extra_links",
     "find_rg",
     "glob_files",
     "glob_walk",
     "grep_tool",
+    "hard_link_refused",
+    "link_refused",
     "normalize_command",
     "parse_input",
     "read_file",

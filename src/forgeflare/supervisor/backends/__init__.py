@@ -25,6 +25,12 @@ from forgeflare.supervisor.backends._report import OUTCOMES
 from forgeflare.supervisor.backends._report import Outcome
 from forgeflare.supervisor.backends._report import Tokens
 
+from forgeflare.supervisor.backends._codex import classify_failure
+from forgeflare.supervisor.backends._codex import codex_home
+from forgeflare.supervisor.backends._codex import codex_model
+from forgeflare.supervisor.backends._codex import reset_from_message
+from forgeflare.supervisor.backends._codex import reset_from_session
+
 __all__ = [
     "BACKENDS",
     "COMPLETE_TAG",
@@ -46,8 +52,13 @@ __all__ = [
     "Tokens",
     "as_int",
     "backend_names",
+    "classify_failure",
+    "codex_home",
+    "codex_model",
     "completion_signal",
     "json_event",
     "register_backend",
+    "reset_from_message",
+    "reset_from_session",
     "tool_line",
 ]
