@@ -178,3 +178,26 @@ def test_any_record_renders(rows: list[dict[str, Any]], finish: str | None) -> N
 
 def test_format_duration() -> None:
     assert [format_duration(x) for x in (5, 65, 3725)] == ["5s", "1m 05s", "1h 02m"]
+
+
+def test_spend_by_agent_sums_each_backend_and_profile() -> None:
+    from forgeflare.report import spend_by_agent
+    from forgeflare.supervisor._records import IterationRecord, RunRecord
+
+    run = RunRecord(run_id="r", mode="building", project_dir="p", started_at="2026-11-25T00:00:00Z")
+    rows = [
+        ("forgeflare", "", 0.5),
+        ("forgeflare", "cheap", 0.25),
+        ("forgeflare", "cheap", None),
+        ("codex", "", 0.125),
+    ]
+    for n, (backend, profile, cost) in enumerate(rows, 1):
+        run.iterations.append(
+            IterationRecord(number=n, backend=backend, profile=profile, cost_usd=cost)
+        )
+    run.iterations.append(IterationRecord(number=5, skipped=True))
+    assert spend_by_agent(run) == {
+        "forgeflare": {"iterations": 1, "tokens": 0, "cost_usd": 0.5},
+        "forgeflare:cheap": {"iterations": 2, "tokens": 0, "cost_usd": None},
+        "codex": {"iterations": 1, "tokens": 0, "cost_usd": 0.125},
+    }

@@ -11,6 +11,7 @@ from forgeflare.report._digest import Digest
 from forgeflare.report._digest import RunSummary
 from forgeflare.report._digest import Wait
 from forgeflare.report._digest import build_digest
+from forgeflare.report._digest import spend_by_agent
 from forgeflare.report._digest import summarize
 from forgeflare.report._html import OUTCOME_COLOURS
 from forgeflare.report._html import render_html
@@ -50,6 +51,7 @@ __all__ = [
     "render_text",
     "runs_root",
     "skipped_line",
+    "spend_by_agent",
     "state_from_run",
     "summarize",
     "watch",

@@ -22,6 +22,7 @@ __all__ = [
     "RunSummary",
     "Wait",
     "build_digest",
+    "spend_by_agent",
     "summarize",
 ]
 
@@ -184,6 +185,24 @@ def _evidence(run: RunRecord) -> tuple[list[str], list[str]]:
     return claims, progress
 
 
+def spend_by_agent(run: RunRecord) -> dict[str, dict[str, Any]]:
+    """Iterations, tokens and cost per agent (``BACKEND[:PROFILE]``) of the run's agent rows."""
+    out: dict[str, dict[str, Any]] = {}
+    for it in run.iterations:
+        if it.skipped:
+            continue
+        backend = it.backend or run.backend
+        label = f"{backend}:{it.profile}" if it.profile else backend
+        row = out.setdefault(label, {"iterations": 0, "tokens": 0, "cost_usd": 0.0})
+        row["iterations"] += 1
+        row["tokens"] += it.tokens.total
+        if it.cost_usd is None or row["cost_usd"] is None:
+            row["cost_usd"] = None
+        else:
+            row["cost_usd"] = round(row["cost_usd"] + it.cost_usd, 6)
+    return out
+
+
 def build_digest(
     run: RunRecord,
     *,
@@ -210,6 +229,7 @@ def build_digest(
             "tokens": run.totals.tokens_by_kind.model_dump(),
             "cost_usd": summary.cost_usd,
             "cost_unknown_in": unknown,
+            "by_agent": spend_by_agent(run),
         },
         evidence=evidence,
         progress=progress,

@@ -56,6 +56,13 @@ def render_text(d: Digest) -> str:
         f"cache read {_tokens(t.get('cache_read', 0))} · cache write "
         f"{_tokens(t.get('cache_write', 0))} · {format_cost(d.spend.get('cost_usd'))}",
     ]
+    by_agent = d.spend.get("by_agent") or {}
+    if len(by_agent) > 1:
+        out += [
+            f"  {label}: {row['iterations']} it · {_tokens(row['tokens'])} tokens · "
+            f"{format_cost(row['cost_usd'])}"
+            for label, row in by_agent.items()
+        ]
     unknown = d.spend.get("cost_unknown_in") or []
     if unknown:
         out.append(f"  cost unknown for iteration(s) {', '.join(map(str, unknown))}")

@@ -13,6 +13,18 @@ from forgeflare.supervisor._agentproc import ChildResult
 from forgeflare.supervisor._agentproc import StopControl
 from forgeflare.supervisor._agentproc import exit_status
 from forgeflare.supervisor._agentproc import supervise
+from forgeflare.supervisor._config import AgentProfile
+from forgeflare.supervisor._fallback import AgentSpec
+from forgeflare.supervisor._fallback import Choice
+from forgeflare.supervisor._fallback import Window
+from forgeflare.supervisor._fallback import choose_agent
+from forgeflare.supervisor._fallback import credit_window
+from forgeflare.supervisor._fallback import month_spend
+from forgeflare.supervisor._fallback import parse_agent_spec
+from forgeflare.supervisor._switching import AgentSwitching
+from forgeflare.supervisor._windowstore import read_windows
+from forgeflare.supervisor._windowstore import record_window
+from forgeflare.supervisor._windowstore import window_store_path
 from forgeflare.supervisor._config import AgentSection
 from forgeflare.supervisor._config import CONFIG_RELPATH
 from forgeflare.supervisor._config import FinishSection
@@ -167,11 +179,15 @@ __all__ = [
     "SCHEMA_VERSION",
     "STOP_RELPATH",
     "VERDICT_TOOL",
+    "AgentProfile",
     "AgentSection",
+    "AgentSpec",
     "AgentStatus",
+    "AgentSwitching",
     "BackendName",
     "Between",
     "ChildResult",
+    "Choice",
     "ClaimRecord",
     "ContinueLoop",
     "Decide",
@@ -229,16 +245,19 @@ __all__ = [
     "WaitRecord",
     "WaitSettings",
     "WaitStreaks",
+    "Window",
     "after_iteration",
     "agent_time",
     "before_iteration",
     "budget_exhausted",
     "check_limits",
+    "choose_agent",
     "claimed",
     "classify_exit",
     "clear_stop",
     "commits_and_tree",
     "commits_between",
+    "credit_window",
     "decide",
     "default_config_toml",
     "default_prompt",
@@ -272,6 +291,7 @@ __all__ = [
     "load_config",
     "lock_holder",
     "loop_trust_items",
+    "month_spend",
     "new_run_id",
     "newest_run",
     "notify_urls",
@@ -279,12 +299,15 @@ __all__ = [
     "orphan_group",
     "outage_backoff",
     "parse_agent_line",
+    "parse_agent_spec",
     "parse_duration",
     "plan_agent_key",
     "preflight",
     "project_lock",
     "read_finish_marker",
     "read_run",
+    "read_windows",
+    "record_window",
     "render_message",
     "request_stop",
     "review_prompt",
@@ -301,4 +324,5 @@ __all__ = [
     "uses_claude_code",
     "verdict_of",
     "watch_signals",
+    "window_store_path",
 ]

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CONFIG_RELPATH",
+    "AgentProfile",
     "AgentSection",
     "BackendName",
     "FinishSection",
@@ -187,6 +188,36 @@ class HooksSection(_Section):
     """Run the finished hook."""
 
 
+def _spec(text: str) -> str:
+    """``BACKEND[:PROFILE]`` with a registered backend."""
+    from forgeflare.supervisor._fallback import parse_agent_spec
+
+    return known_backend(parse_agent_spec(text).backend) and text.strip()
+
+
+def _list(value: object) -> object:
+    """A list, or comma separated words (from a ``FRESHER_*`` variable)."""
+    if isinstance(value, str):
+        return [w.strip() for w in value.split(",") if w.strip()]
+    return value
+
+
+AgentSpecText = Annotated[str, AfterValidator(_spec)]
+
+
+class AgentProfile(BaseModel):
+    """``[agent.profiles.NAME]``: one account or setup of a backend."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True, extra="forbid")
+
+    env: dict[str, str] = Field(default_factory=dict)
+    """Variables set in this agent's environment (e.g. CLAUDE_CONFIG_DIR, CODEX_HOME)."""
+    command: ShellWords = ""
+    """The command (or executable) of this profile, instead of [agent] command."""
+    model: str = ""
+    """The model of this profile, instead of [fresher] model."""
+
+
 class AgentSection(_Section):
     """``[agent]``: the agent started each iteration."""
 
@@ -203,6 +234,12 @@ class AgentSection(_Section):
     """Does the agent always write convergence.json final? auto: yes for the default agent."""
     kill_grace: Duration = 10.0
     """After TERM, wait this long before KILL (timeouts and Ctrl+C)."""
+    fallback: Annotated[list[AgentSpecText], BeforeValidator(_list)] = Field(default_factory=list)
+    """Agents (BACKEND[:PROFILE]) to run while the primary is out of its usage window."""
+    fallback_after: Duration = 900.0
+    """Switch to a fallback only when the primary's window resets further away than this."""
+    profiles: dict[str, AgentProfile] = Field(default_factory=dict)
+    """Named profiles, [agent.profiles.NAME] (env, command, model)."""
 
 
 class LimitsSection(_Section):
@@ -213,6 +250,9 @@ class LimitsSection(_Section):
     max_cost: NonNegFloat = 0.0
     """Spend limit in USD, checked before each iteration and passed to the agent; finish type
     budget (0 = no cost cap)."""
+    monthly_credit: NonNegFloat = 0.0
+    """USD the primary agent may spend per calendar month (UTC), summed from this project's run
+    records; once spent, the loop falls back or waits until the 1st (0 = none)."""
     max_outage: Duration = 7200.0
     """Keep waiting out transient API failures (529, 5xx) this long, then finish error."""
     gate: str = ""
@@ -299,15 +339,32 @@ class LoopConfig(BaseModel):
         backend.configure(self.agent)
         return backend
 
-    def agent_argv(self, python: str, backend: Backend | None = None) -> list[str]:
-        """The agent command as argv (``python`` runs the default agent)."""
+    def agent_argv(
+        self, python: str, backend: Backend | None = None, profile: str = ""
+    ) -> list[str]:
+        """The agent command as argv (``python`` runs the default agent); ``profile``'s
+        command and model replace ``[agent] command`` and ``[fresher] model``."""
         backend = backend or self.backend()
+        prof = self.agent.profiles.get(profile) if profile else None
         return backend.argv(
             python=python,
-            model=self.fresher.model,
-            command=self.agent.command,
+            model=(prof and prof.model) or self.fresher.model,
+            command=(prof and prof.command) or self.agent.command,
             extra=shlex.split(self.agent.extra_args),
         )
+
+    def backend_for(self, name: str) -> Backend:
+        """Backend ``name`` (a fallback's), with the ``[agent]`` settings."""
+        from forgeflare.supervisor.backends import BACKENDS
+
+        backend = BACKENDS[name]()
+        backend.configure(self.agent)
+        return backend
+
+    def profile_env(self, profile: str) -> dict[str, str]:
+        """The variables ``[agent.profiles.PROFILE] env`` sets in the agent's environment."""
+        prof = self.agent.profiles.get(profile) if profile else None
+        return dict(prof.env) if prof else {}
 
     @property
     def final_expected(self) -> bool:
@@ -422,7 +479,21 @@ def load_config(
             sources[dotted] = source
         sections[name] = model.model_validate(values)
     config = LoopConfig.model_validate({k: v.model_dump() for k, v in sections.items()})
+    _check_profiles(config, rel)
     return LoadedConfig(config=config, sources=sources, warnings=warnings)
+
+
+def _check_profiles(config: LoopConfig, rel: str) -> None:
+    """Every profile a fallback names is defined."""
+    from forgeflare.supervisor._fallback import parse_agent_spec
+
+    for text in config.agent.fallback:
+        profile = parse_agent_spec(text).profile
+        if profile and profile not in config.agent.profiles:
+            known = ", ".join(sorted(config.agent.profiles)) or "none defined"
+            raise ConfigError(
+                f"[agent] fallback {text!r} ({rel}): no [agent.profiles.{profile}] ({known})"
+            )
 
 
 def _adapter(annotation: Any, metadata: tuple[Any, ...]) -> TypeAdapter[Any]:
@@ -449,6 +520,9 @@ def default_config_toml() -> str:
         out.append(f"[{name}]")
         section = getattr(defaults, name)
         for key in model.model_fields:
+            if key == "profiles":
+                out.append("# Named profiles: [agent.profiles.NAME] with env, command, model.")
+                continue
             value = getattr(section, key)
             if key in _DURATION_KEYS:
                 value = format_duration(value)
@@ -459,7 +533,15 @@ def default_config_toml() -> str:
 
 
 _DURATION_KEYS = frozenset(
-    {"timeout", "kill_grace", "max_runtime", "iteration_timeout", "error_pause", "max_outage"}
+    {
+        "timeout",
+        "kill_grace",
+        "fallback_after",
+        "max_runtime",
+        "iteration_timeout",
+        "error_pause",
+        "max_outage",
+    }
 )
 
 

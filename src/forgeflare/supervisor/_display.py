@@ -105,6 +105,8 @@ class LoopDisplay:
         self.hooks_log: Path | None = None
         """``hooks.log``: lifecycle hook output, each line with an ISO UTC time."""
         self.spent: float | None = None
+        self.agent = ""
+        """The agent (``BACKEND[:PROFILE]``) the status line names when there is a fallback."""
         self._log_failed = False
         self._terminal_gone = False
 
@@ -191,8 +193,10 @@ class LoopDisplay:
         most = str(self.max_iterations) if self.max_iterations else "∞"
         tool = self.status.last_tool or "-"
         spent = "" if self.spent is None else f"  spent: {format_cost(self.spent)}"
+        agent = f"  agent: {self.agent}" if self.agent else ""
+        took = _elapsed(time.monotonic() - self._started)
         return Text(
-            f"iteration {self.iteration}/{most}  {_elapsed(time.monotonic() - self._started)}"
+            f"iteration {self.iteration}/{most}{agent}  {took}"
             f"  last tool: {tool}  tokens: {self.status.tokens}{spent}",
             style="bold",
         )

@@ -121,6 +121,8 @@ class IterationRunner:
     store: RunStore
     record: RunRecord
     backend: Backend
+    profile: str
+    """The ``[agent.profiles]`` profile of the current agent (empty: none)."""
     limits: Limits
     stop: StopControl
     git_repo: bool
@@ -137,6 +139,10 @@ class IterationRunner:
     """Active seconds of the run before this supervisor (a resumed run's)."""
     t0: float
     """When this supervisor started the run (``time.monotonic``)."""
+
+    @property
+    def agent_label(self) -> str:
+        return f"{self.backend.name}:{self.profile}" if self.profile else self.backend.name
 
     def elapsed(self) -> float:
         """Active seconds of the run so far."""
@@ -188,7 +194,7 @@ class IterationRunner:
         return await git_snapshot(self.project, excluded=(self.log_root,))
 
     def agent_argv(self) -> list[str]:
-        argv = self.cfg.agent_argv(self.opts.python, self.backend)
+        argv = self.cfg.agent_argv(self.opts.python, self.backend, self.profile)
         max_cost = self.cfg.limits.max_cost
         if max_cost:
             argv += self.backend.budget_argv(max_cost - (self.record.totals.cost_usd or 0.0))
@@ -202,6 +208,7 @@ class IterationRunner:
         )
         env = plan.env
         env.update(hook_env("agent", self.context(iteration=number)))
+        env.update(self.cfg.profile_env(self.profile))  # the profile's account, e.g. CODEX_HOME
         env[REPORT_ENV] = str(report_path)
         if self.opts.pass_env:
             env[PASS_ENV_VAR] = ",".join(self.opts.pass_env)
@@ -274,7 +281,7 @@ class IterationRunner:
             except RecordError as exc:
                 failed.append(exc)  # raised once the agent is done: it must not be left running
 
-        self.display.info(f"iteration {number}: starting {argv[0]} ({self.backend.name})")
+        self.display.info(f"iteration {number}: starting {argv[0]} ({self.agent_label})")
         self.display.start_iteration(number, self.limits.max_iterations)
         reader = self.backend.reader()
         if isinstance(reader, CodexStreamReader):
@@ -374,6 +381,7 @@ class IterationRunner:
             number=number,
             started_at=started_at,
             backend=self.backend.name,
+            profile=self.profile,
             duration=round(result.duration, 3),
             exit_code=exit_status(result),
             timed_out=result.timed_out,

@@ -48,6 +48,7 @@ from forgeflare.supervisor._agentproc import (
 )
 from forgeflare.supervisor._config import LoopConfig
 from forgeflare.supervisor._display import LoopDisplay
+from forgeflare.supervisor._fallback import AgentSpec, Window, parse_agent_spec
 from forgeflare.supervisor._finish import (
     Between,
     Finish,
@@ -91,9 +92,11 @@ from forgeflare.supervisor._records import (
 )
 from forgeflare.supervisor._resume import open_resumable
 from forgeflare.supervisor._stop import clear_stop, stop_requested
+from forgeflare.supervisor._switching import AgentSwitching
 from forgeflare.supervisor._trust import loop_trust_items
 from forgeflare.supervisor._waiting import LoopWaits
 from forgeflare.supervisor._waits import WaitFor, WaitSettings, WaitStreaks
+from forgeflare.supervisor._windowstore import window_store_path
 from forgeflare.trust._policy import TrustError, trust_override
 from forgeflare.trust._store import require_trust
 
@@ -143,7 +146,7 @@ _HOOK_SWITCH = {
 }
 
 
-class _Loop(IterationRunner, LoopWaits):
+class _Loop(IterationRunner, LoopWaits, AgentSwitching):
     opts: LoopOptions
 
     def __init__(self, opts: LoopOptions, display: LoopDisplay, stop: StopControl) -> None:
@@ -176,6 +179,13 @@ class _Loop(IterationRunner, LoopWaits):
         self.git_repo = False
         self.git_last: GitSnapshot | None = None
         self.backend = self.cfg.backend()
+        self.profile = ""
+        self.primary = self.current = AgentSpec(self.backend.name)
+        self.fallbacks = [parse_agent_spec(text) for text in self.cfg.agent.fallback]
+        if self.fallbacks:
+            display.agent = self.primary.label
+        self.windows: dict[AgentSpec, Window] = {}
+        self.window_file = window_store_path(opts.env)
         self.wait_streaks = WaitStreaks()
         self.finish_reason: str | None = None
         self.finishing = False
@@ -277,6 +287,7 @@ class _Loop(IterationRunner, LoopWaits):
                 f"run {self.record.run_id} ({self.record.mode} mode) in {self.store.dir}"
             )
         self.banner()
+        self.check_credit(self.log_root)
 
     def banner(self) -> None:
         """Every bound of the night, and what is trusted how."""
@@ -289,6 +300,7 @@ class _Loop(IterationRunner, LoopWaits):
         self.display.info(
             f"bounds: {most} iterations, runtime {runtime}, {cost}, iteration timeout "
             f"{timeout}, agent {self.backend.name}"
+            + "".join(f", then {spec.label}" for spec in self.fallbacks)
         )
         if trust_override(self.opts.env, self.opts.trust_project):  # the one override parser
             self.display.warn("trusting the project's hooks without review (--trust-project)")
@@ -401,6 +413,20 @@ class _Loop(IterationRunner, LoopWaits):
         early = await self.before_iteration()
         if early is not None:
             return early
+        choice = self.choose()
+        if choice.agent is None:
+            if choice.wait_until is None:
+                self.finish_reason = choice.reason
+                self.display.error(f"no agent left: {choice.reason}")
+                spent = any(w.resets_at is None for w in self.windows.values())
+                return FinishType.QUOTA if spent else FinishType.ERROR
+            self.display.warn(f"no agent open: {choice.reason}")
+            left = (choice.wait_until - datetime.now(UTC)).total_seconds()
+            seconds = left / self.time_scale if self.time_scale else 0.0
+            if self.limits.max_runtime:  # never past max_runtime (the next check finishes)
+                seconds = min(seconds, max(0.0, self.limits.max_runtime - self.elapsed()))
+            await self.wait("limit_wait", max(0.0, seconds), choice.wait_until)
+            return None  # the checks between iterations again (a stop, the runtime)
         rec = self.record
         number = rec.iterations_done + 1
         hook = await self.hook("next_iteration", self.context(iteration=number))
@@ -592,15 +618,26 @@ class _Loop(IterationRunner, LoopWaits):
         action = ruling.action
         self.wait_streaks = ruling.waits
         self.record.streaks = asdict(ruling.streaks)
-        if isinstance(action, Finish) and action.reason is not None:
+        # A spent quota ends the night only when no fallback is left to go on with.
+        quota_fallback = (
+            isinstance(action, Finish) and action.type is FinishType.QUOTA and bool(self.fallbacks)
+        )
+        if isinstance(action, Finish) and action.reason is not None and not quota_fallback:
             self.finish_reason = action.reason
         if ruling.notify is not None:
             detail = f"{ruling.streaks.errors} error iterations in a row"
             await self.notifier.send(ruling.notify, {**self.summary(), "detail": detail})
         self.finish_iteration(it, ruling.label, counted=ruling.counted)
+        if quota_fallback:
+            self.windows[self.current] = Window(None, "quota spent")
+            return None
         if isinstance(action, Finish):
             return action.type
         if isinstance(action, WaitFor):
+            if action.kind == "limit_wait":
+                self.learn_window(action.seconds)
+                if self.fallbacks:
+                    return None  # the next iteration's choice: a fallback, or the wait
             await self.wait(action.kind, action.seconds, action.until)
             return None
         if ruling.pause > 0:

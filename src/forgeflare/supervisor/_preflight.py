@@ -126,6 +126,31 @@ def _check_hooks_modules(
         raise ConfigError(f"{lines[-1]}: every iteration would fail")
 
 
+_CONFIG_DIRS = ("CLAUDE_CONFIG_DIR", "CODEX_HOME")
+"""Profile variables naming an account's configuration directory, which must exist."""
+
+
+def _check_fallbacks(project: Path, config: LoopConfig, env: Mapping[str, str]) -> None:
+    """Each fallback's executable is found and its profile's configuration is present."""
+    from forgeflare.supervisor._fallback import parse_agent_spec
+
+    for text in config.agent.fallback:
+        spec = parse_agent_spec(text)
+        extra = config.profile_env(spec.profile)
+        for name in _CONFIG_DIRS:
+            if name in extra and not Path(extra[name]).expanduser().is_dir():
+                raise ConfigError(
+                    f"[agent] fallback {text!r}: [agent.profiles.{spec.profile}] env {name} "
+                    f"= {extra[name]!r} is not a directory"
+                )
+        backend = config.backend_for(spec.backend)
+        argv = config.agent_argv(sys.executable, backend, spec.profile)
+        try:
+            backend.preflight(project, argv, {**env, **extra})
+        except ConfigError as exc:
+            raise ConfigError(f"[agent] fallback {text!r}: {exc}") from exc
+
+
 def preflight(
     project: Path,
     config: LoopConfig,
@@ -164,6 +189,7 @@ def preflight(
             f"[finish] reviewer = {reviewer!r}: ANTHROPIC_API_KEY is not set, so no claim "
             "could ever be reviewed; export it, or point ANTHROPIC_API_URL at another endpoint"
         )
+    _check_fallbacks(project, config, env)
     prompt = project / ".fresher" / f"PROMPT.{config.fresher.mode}.md"
     if prompt.exists():
         try:

@@ -218,6 +218,8 @@ class IterationRecord(IterationReport):
     started_at: Time = ""
     backend: str | None = None
     """The backend that ran this iteration (``None`` in rows written by 0.2)."""
+    profile: str = ""
+    """The ``[agent.profiles]`` profile it ran with (empty: none)."""
     duration: float = _SECONDS
     skipped: bool = False
     exit_code: int | None = None
