@@ -13,6 +13,7 @@ import os
 import random
 import signal
 import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -125,8 +126,15 @@ def test_kill_9_anywhere_loses_no_commit_and_leaves_no_process(tmp_path: Path) -
         for _ in range(5):
             if all(r.get("finished_at") for r in records(project)):
                 break
-            done = project.run("--resume", "--agent-cmd", "true", "--max-iterations", "1", env=env)
-            assert done.code in (0, 1, 10, 130), done.stderr
+            # The resumed run keeps its own agent and bounds: a stop request ends it at once.
+            subprocess.run(
+                [sys.executable, "-m", "forgeflare", "stop", str(project.dir)],
+                env=env,
+                capture_output=True,
+                check=True,
+            )
+            done = project.run("--resume", env=env)
+            assert done.code in (0, 1, 10, 18, 130), done.stderr
     finally:
         if supervisor.poll() is None:
             supervisor.kill()

@@ -84,11 +84,13 @@ from forgeflare.supervisor._records import RUN_MARKER
 from forgeflare.supervisor._records import RecordError
 from forgeflare.supervisor._records import RunRecord
 from forgeflare.supervisor._records import RunStore
+from forgeflare.supervisor._records import RunSettings
 from forgeflare.supervisor._records import Totals
 from forgeflare.supervisor._records import find_resumable
 from forgeflare.supervisor._records import new_run_id
 from forgeflare.supervisor._records import orphan_group
 from forgeflare.supervisor._resume import Resumed
+from forgeflare.supervisor._resume import kept_settings
 from forgeflare.supervisor._resume import killed_iteration
 from forgeflare.supervisor._resume import open_resumable
 from forgeflare.supervisor._stop import STOP_RELPATH
@@ -155,6 +157,7 @@ __all__ = [
     "Resumed",
     "RunGate",
     "RunRecord",
+    "RunSettings",
     "RunStore",
     "SecuritySection",
     "Skip",
@@ -191,6 +194,7 @@ __all__ = [
     "is_error",
     "is_fresh",
     "iteration_rows",
+    "kept_settings",
     "killed_iteration",
     "limit_backoff",
     "load_config",

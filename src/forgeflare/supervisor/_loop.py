@@ -85,6 +85,7 @@ from forgeflare.supervisor._records import (
     IterationRecord,
     RecordError,
     RunRecord,
+    RunSettings,
     RunStore,
     new_run_id,
 )
@@ -266,8 +267,10 @@ class _Loop:
             if agent_runs:
                 self.last_exit = agent_runs[-1].exit_code or 0
                 self.last_duration = agent_runs[-1].duration
+            kept = " with the settings it started with" if self.record.settings else ""
             self.display.info(
-                f"resuming run {self.record.run_id} after iteration {self.record.iterations_done}"
+                f"resuming run {self.record.run_id} after iteration "
+                f"{self.record.iterations_done}{kept}"
             )
         else:
             run_id = new_run_id()
@@ -284,6 +287,14 @@ class _Loop:
                 max_cost=self.cfg.limits.max_cost,
                 plan_file=self.cfg.paths.plan_file,
                 plan_unchecked_at_start=self.plan_unchecked(),
+                settings=RunSettings(
+                    config=self.cfg.model_dump(mode="json"),
+                    task=self.opts.task,
+                    pass_env=list(self.opts.pass_env),
+                    raw=self.opts.raw,
+                    trust_project=self.opts.trust_project,
+                    project_command=self.opts.project_command,
+                ),
             )
             clear_stop(self.project)
         self.record.supervisor_pid = os.getpid()
