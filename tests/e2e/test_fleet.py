@@ -199,6 +199,32 @@ def test_three_loops_two_land_one_conflicts(tmp_path: Path, mock_api: MockAPI) -
     assert all(f"id='loop-{name}'" in text for name in ("one", "two", "three"))
 
 
+def test_agents_that_add_everything_still_both_land(tmp_path: Path, mock_api: MockAPI) -> None:
+    """Agents that commit with ``git add -A`` in a repository whose .gitignore does not list
+    forgeflare's files: no loop commits a lock or a record, so the second lands too."""
+    repo = make_repo(tmp_path, "one", "two")
+    git(repo, "rm", "-q", ".gitignore")
+    git(repo, "commit", "-qm", "no ignore file")
+
+    def adds_all(loop: str) -> list[dict[str, Any]]:
+        command = (
+            f"echo {loop} > {loop}.txt && sed -i 's/- \\[ \\]/- [x]/' PLAN-{loop}.md"
+            f" && git add -A && git commit -qm 'write {loop}'"
+        )
+        return [tool_response(("Bash", {"command": command})), text_response("Done.")]
+
+    server = mock_api(
+        {"conversations": [conv("one", adds_all("one")), conv("two", adds_all("two"))]}
+    )
+    path = fleet_file(tmp_path, "all", [loop("one"), loop("two")], parallel=2)
+    done = fleet("run", str(path), env=env_for(server))
+    rec = state(path, "all")
+    assert done.returncode == 0, (done.stderr, rec)
+    assert (rec["one"]["status"], rec["two"]["status"]) == ("landed", "landed")
+    tracked = git(repo, "ls-files").splitlines()
+    assert not [f for f in tracked if f.startswith((".fresher/", ".forgeflare/", ".entire/"))]
+
+
 def spends(loop: str) -> list[dict[str, Any]]:
     """An iteration that commits and spends $5 (a million input tokens at opus-4-6 prices)."""
     work = {**commits(loop), "usage": MILLION}

@@ -198,3 +198,30 @@ def test_unusable_targets_are_one_clear_error(tmp_path: Path) -> None:
     )
     assert done.returncode == 1
     assert done.stderr.strip() == f"forgeflare: error: {a_file}: not a directory"
+
+
+def test_an_agent_adding_everything_commits_no_file_the_loop_writes(tmp_path: Path) -> None:
+    """init's .gitignore covers every run-time file: an agent's ``git add -A`` in the middle of
+    a loop (its lock held, a stop requested) commits only its own work."""
+    for args in (["init", "-q"], ["config", "user.name", "T"], ["config", "user.email", "t@t"]):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True)
+    assert _init(str(tmp_path))[0] == 0
+    stop = f"{sys.executable} -m forgeflare stop ."
+    work = "echo work > work.txt; git add -A; git commit -qm work"
+    agent = f"sh -c 'cat >/dev/null; {stop} >/dev/null; {work}'"
+    loop = ["loop", "--dir", str(tmp_path), "--trust-project", "--max-iterations", "1"]
+    done = subprocess.run(
+        [sys.executable, "-m", "forgeflare", *loop, "--agent-cmd", agent],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode in (10, 18), done.stderr
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=tmp_path, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert "work.txt" in tracked
+    runtime = [f for f in tracked if f.startswith((".fresher/runs/", ".entire/"))]
+    runtime += [f for f in tracked if f in (".fresher/loop.lock", ".fresher/stop-request")]
+    assert runtime == []

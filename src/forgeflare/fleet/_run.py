@@ -30,6 +30,7 @@ from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError, ForgeflareError
 from forgeflare._pgroup import end_pids, is_alive, process_started
 from forgeflare._process import run_child
+from forgeflare._runtime_files import RUNTIME_PATTERNS
 from forgeflare.fleet._config import FleetFile, FleetLoop
 from forgeflare.fleet._land import LandResult, land, land_pr
 from forgeflare.fleet._state import FleetRecord, LoopRecord, load_record, save_record, state_dir
@@ -107,7 +108,30 @@ def _repo_path(opts: FleetOptions, sdir: Path, loop: FleetLoop) -> Path:
     return clone
 
 
+def _exclude_runtime_files(repo: Path) -> None:
+    """Add forgeflare's run-time files to the repository's ``info/exclude`` (every worktree
+    reads it), so an agent's ``git add -A`` never commits a loop's lock or records, even in a
+    repository whose ``.gitignore`` does not list them."""
+    done = _git(repo, "rev-parse", "--git-path", "info/exclude")
+    if done.returncode != 0:
+        return
+    path = Path(done.stdout.strip())
+    path = path if path.is_absolute() else repo / path
+    try:
+        old = path.read_text(encoding="utf-8") if path.exists() else ""
+        have = {line.strip() for line in old.splitlines()}
+        missing = [p for p in RUNTIME_PATTERNS if p not in have]
+        if missing:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            sep = "" if not old or old.endswith("\n") else "\n"
+            block = "\n".join(["# forgeflare: what the loop writes", *missing])
+            path.write_text(f"{old}{sep}{block}\n", encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot write: {exc.strerror or exc}") from exc
+
+
 def _prepare_worktree(repo: Path, tree: Path, branch: str, base: str) -> None:
+    _exclude_runtime_files(repo)
     if tree.is_dir() and (tree / ".git").exists():
         return
     if _git(repo, "rev-parse", "--verify", "--quiet", f"refs/heads/{base}").returncode != 0:

@@ -24,6 +24,7 @@ from pathlib import Path
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError, ForgeflareError
 from forgeflare._fsutil import atomic_write_text
+from forgeflare._runtime_files import RUNTIME_PATTERNS
 from forgeflare.hooks._trust import TrustItem, TrustStore, default_trust_file
 from forgeflare.stophook._install import hook_command, install_hook
 from forgeflare.supervisor._config import default_config_toml, default_prompt, load_config
@@ -51,13 +52,7 @@ CLAUDE_AGENT_COMMAND = (
 )
 """``[agent] command`` written by ``init --claude``: Claude Code headless, prompt on stdin."""
 
-GITIGNORE_LINES: tuple[str, ...] = (
-    ".forgeflare/convergence.json",
-    ".forgeflare/*.log",
-    ".forgeflare/loop-state.*",
-    ".fresher/runs/",
-    ".entire/",
-)
+GITIGNORE_LINES: tuple[str, ...] = RUNTIME_PATTERNS
 """What the loop writes and nobody should commit."""
 
 _GITIGNORE_HEADER = "# forgeflare: what the loop writes"
