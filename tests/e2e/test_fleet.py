@@ -225,6 +225,34 @@ def test_agents_that_add_everything_still_both_land(tmp_path: Path, mock_api: Mo
     assert not [f for f in tracked if f.startswith((".fresher/", ".forgeflare/", ".entire/"))]
 
 
+def test_a_finished_fleet_says_so_and_again_starts_a_new_run(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    make_repo(tmp_path, "one")
+    server = mock_api({"conversations": [conv("one", completes_with("one", "one.txt", "one"))]})
+    path = fleet_file(tmp_path, "f", [loop("one")])
+    assert fleet("run", str(path), env=env_for(server)).returncode == 0
+    record = path.parent / ".forgeflare-fleet" / "f" / "fleet.json"
+    first = record.read_text()
+    again = fleet("run", str(path), env=env_for(server))
+    assert again.returncode == 0, again.stderr
+    assert "fleet f has finished: nothing to run" in again.stdout
+    assert f"forgeflare fleet run --again {path}" in again.stdout
+    assert record.read_text() == first  # nothing re-ran, nothing was overwritten
+    # --again: a new run with its own records; here its loop cannot start (preflight, exit 2)
+    path.write_text(path.read_text() + 'agent_command = "no-such-agent-here"\n')
+    done = fleet("run", "--again", str(path), env=env_for(server))
+    assert done.returncode == 1, done.stderr
+    rec = state(path, "f")
+    assert rec["fleet"]["attempt"] == 2
+    assert (rec["one"]["status"], rec["one"]["exit_code"]) == ("failed", 2)
+    assert rec["one"]["finish_type"] is None
+    assert rec["one"]["branch"] == "forgeflare/f/one-2"
+    kept = json.loads((record.parent / "fleet.1.json").read_text())
+    assert kept == json.loads(first)
+    assert kept["loops"][0]["status"] == "landed"
+
+
 def spends(loop: str) -> list[dict[str, Any]]:
     """An iteration that commits and spends $5 (a million input tokens at opus-4-6 prices)."""
     work = {**commits(loop), "usage": MILLION}

@@ -22,6 +22,7 @@ from forgeflare.fleet._report import loop_report_text
 from forgeflare.fleet._run import FleetInterrupted
 from forgeflare.fleet._run import FleetOptions
 from forgeflare.fleet._run import end_leftovers
+from forgeflare.fleet._run import finished_fleet
 from forgeflare.fleet._run import run_fleet
 from forgeflare.fleet._state import FleetRecord
 from forgeflare.fleet._state import LoopRecord
@@ -44,6 +45,7 @@ __all__ = [
     "LoopRecord",
     "LoopStatus",
     "end_leftovers",
+    "finished_fleet",
     "fleet_report_html",
     "fleet_report_text",
     "k8s_documents",

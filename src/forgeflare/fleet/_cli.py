@@ -58,16 +58,31 @@ def register(app: typer.Typer) -> None:
         resume: bool = typer.Option(
             False, "--resume", help="Continue a fleet whose supervisor died (ends what it left)."
         ),
+        again: bool = typer.Option(
+            False,
+            "--again",
+            help="Run a finished fleet again: new branches and worktrees, the old records kept.",
+        ),
     ) -> None:
         import functools
 
         import trio
 
         from forgeflare.fleet._config import load_fleet_file
-        from forgeflare.fleet._run import FleetOptions, run_fleet
+        from forgeflare.fleet._run import FleetOptions, finished_fleet, run_fleet
 
         spec = load_fleet_file(fleet_file)
-        opts = FleetOptions(fleet_file=fleet_file, fleet=spec, resume=resume, log=_log)
+        opts = FleetOptions(fleet_file=fleet_file, fleet=spec, resume=resume, again=again, log=_log)
+        old = None if again else finished_fleet(opts)
+        if old is not None:
+            for line in _status_lines(old):
+                typer.echo(line)
+            typer.echo(
+                f"fleet {old.name} has finished: nothing to run. `forgeflare fleet report "
+                f"{fleet_file}` shows it; `forgeflare fleet run --again {fleet_file}` starts a "
+                "new run (this one's records are kept)."
+            )
+            raise typer.Exit(0 if all(_fine(spec, loop) for loop in old.loops) else 1)
         record = trio.run(functools.partial(run_fleet, opts))
         for line in _status_lines(record):
             typer.echo(line)

@@ -35,7 +35,7 @@ from forgeflare.fleet._config import FleetFile, FleetLoop
 from forgeflare.fleet._land import LandResult, land, land_pr
 from forgeflare.fleet._state import FleetRecord, LoopRecord, load_record, save_record, state_dir
 
-__all__ = ["FleetInterrupted", "FleetOptions", "end_leftovers", "run_fleet"]
+__all__ = ["FleetInterrupted", "FleetOptions", "end_leftovers", "finished_fleet", "run_fleet"]
 
 WINDOW_ENV = "FORGEFLARE_WINDOW_FILE"
 # Every process of one fleet loop carries it: found however it detached, ended with the loop.
@@ -77,6 +77,8 @@ class FleetOptions:
     fleet_file: Path
     fleet: FleetFile
     resume: bool = False
+    again: bool = False
+    """Start a new run of a finished fleet (its records are kept beside the new ones)."""
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     python: str = sys.executable
     log: Callable[[str], None] = print
@@ -417,16 +419,18 @@ class _Fleet:
         )
 
 
-def _new_record(opts: FleetOptions, sdir: Path) -> FleetRecord:
+def _new_record(opts: FleetOptions, sdir: Path, attempt: int = 1) -> FleetRecord:
     fleet = opts.fleet
+    # A later run gets branches and worktrees of its own: the earlier run's stay as they are.
+    suffix = "" if attempt == 1 else f"-{attempt}"
     loops = []
     for spec in fleet.loop:
         repo = _repo_path(opts, sdir, spec)
         loops.append(
             LoopRecord(
                 name=spec.name,
-                branch=fleet.branch(spec),
-                worktree=str(sdir / "worktrees" / spec.name),
+                branch=fleet.branch(spec) + suffix,
+                worktree=str(sdir / "worktrees" / f"{spec.name}{suffix}"),
                 repo=str(repo),
             )
         )
@@ -435,7 +439,15 @@ def _new_record(opts: FleetOptions, sdir: Path) -> FleetRecord:
         fleet_file=str(opts.fleet_file.resolve()),
         started_at=utc_timestamp(),
         loops=loops,
+        attempt=attempt,
     )
+
+
+def finished_fleet(opts: FleetOptions) -> FleetRecord | None:
+    """The record of this fleet when it has finished (``fleet run`` then says so and stops,
+    unless ``again``), else ``None``."""
+    old = load_record(state_dir(opts.fleet_file, opts.fleet.fleet.name) / "fleet.json")
+    return old if old is not None and old.finished_at is not None else None
 
 
 async def run_fleet(opts: FleetOptions) -> FleetRecord:
@@ -464,6 +476,15 @@ async def run_fleet(opts: FleetOptions) -> FleetRecord:
         for loop in record.loops:
             if loop.status == "running":
                 loop.status, loop.pid, loop.pid_started = "pending", None, None
+    elif old is not None and not opts.again:
+        raise ConfigError(
+            f"fleet {old.name} has finished ({old.finished_at}): "
+            "`forgeflare fleet run --again` starts a new run"
+        )
+    elif old is not None:
+        # --again: the finished run's record is kept beside the new one.
+        path.replace(sdir / f"fleet.{old.attempt}.json")
+        record = _new_record(opts, sdir, old.attempt + 1)
     else:
         record = _new_record(opts, sdir)
     # A stop asked of an earlier run does not stop this one.
