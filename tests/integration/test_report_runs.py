@@ -153,3 +153,25 @@ def test_report_renders_in_headless_chromium(night: Project, tmp_path: Path) -> 
     data = shot.read_bytes()
     assert data.startswith(b"\x89PNG")
     assert len(set(data[100:20000])) > 50  # not one flat colour
+
+
+def test_completion_by_tag_is_reported_as_the_tag(tmp_path: Path) -> None:
+    """A run the agent's completion tag ended, with a box still open in the plan: every view
+    says what completed it, and init's finished hook does not claim every task is done."""
+    project = Project(tmp_path)
+    project.write("IMPLEMENTATION_PLAN.md", "- [x] one\n- [ ] two\n")
+    finished = Path(__file__).parents[2] / "src/forgeflare/templates/files/dot-fresher/hooks"
+    project.write(".fresher/hooks/finished", (finished / "finished").read_text()).chmod(0o755)
+    report = (
+        "import json,os,sys; sys.stdin.read(); json.dump({'outcome': 'ok', "
+        "'signal': '<loop-done>COMPLETE</loop-done>'}, open(os.environ['FORGEFLARE_REPORT'], 'w'))"
+    )
+    done = project.run("--agent-cmd", f"{sys.executable} -c {shlex.quote(report)}")
+    assert done.code == 0, done.stderr
+    said = "complete: the agent said <loop-done>COMPLETE</loop-done> in iteration 1"
+    assert project.record()["finish_reason"] == said
+    assert said in forgeflare(project.dir, "runs").stdout
+    assert said in forgeflare(project.dir, "report").stdout
+    hooks_log = (project.run_dirs()[0] / "hooks.log").read_text()
+    assert "All tasks completed" not in hooks_log
+    assert f"Complete ({said})" in hooks_log

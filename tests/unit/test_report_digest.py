@@ -55,6 +55,13 @@ def test_finish_reasons_in_words() -> None:
         "complete: convergence signal `g` in iteration 2"
     )
     assert finish_reason(run("complete", [row(1)])) == "complete: no open task left in the plan"
+    tagged = row(1, signal="<loop-done>COMPLETE</loop-done>", plan_unchecked=2)
+    assert finish_reason(run("complete", [tagged])) == (
+        "complete: the agent said <loop-done>COMPLETE</loop-done> in iteration 1"
+    )
+    tagged_and_done = row(1, signal="<loop-done>COMPLETE</loop-done>", plan_unchecked=0)
+    said = finish_reason(run("complete", [tagged_and_done]))
+    assert said.endswith("no open task left in the plan")
     assert finish_reason(run("budget", [row(1)])).startswith("stopped: the cost budget")
     assert finish_reason(run("manual", [])).startswith("stopped by hand")
     assert finish_reason(run(None, [row(1)])) == "still running"

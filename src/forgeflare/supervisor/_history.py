@@ -65,6 +65,9 @@ class IterationRow:
     signals: tuple[str, ...] = ()
     log: str | None = None
     detail: str = ""
+    signal: str | None = None
+    """A completion tag the agent's final message carried (``<loop-done>COMPLETE</loop-done>``)."""
+    plan_unchecked: int | None = None
 
     @property
     def total_tokens(self) -> int:
@@ -77,6 +80,14 @@ def _signals(row: Mapping[str, Any]) -> tuple[str, ...]:
         if isinstance(obs, Mapping) and obs.get("signal"):
             names.append(str(obs.get("name") or obs.get("signal")))
     return tuple(names)
+
+
+def _str_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _int_or_none(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def iteration_rows(run: Mapping[str, Any]) -> list[IterationRow]:
@@ -100,6 +111,8 @@ def iteration_rows(run: Mapping[str, Any]) -> list[IterationRow]:
                 signals=_signals(raw),
                 log=raw.get("log"),
                 detail=str(detail),
+                signal=_str_or_none(raw.get("signal")),
+                plan_unchecked=_int_or_none(raw.get("plan_unchecked")),
             )
         )
     return rows
@@ -129,6 +142,10 @@ def finish_reason(run: Mapping[str, Any]) -> str:
         if last is not None and last.stop_reason == "convergence_signal":
             name = f" `{signals[-1]}`" if signals else ""
             return f"complete: convergence signal{name} in iteration {last.number}"
+        ran = [r for r in rows if r.outcome != "skipped"]
+        tagged = ran[-1] if ran and ran[-1].signal else None
+        if tagged is not None and not (last is not None and last.plan_unchecked == 0):
+            return f"complete: the agent said {tagged.signal} in iteration {tagged.number}"
         return "complete: no open task left in the plan"
     if finish == "error" and last is not None:
         streak = 0

@@ -79,6 +79,7 @@ class HookContext:
     last_duration: float = 0.0
     commits_made: int = 0
     finish_type: str = ""
+    finish_reason: str = ""
     total_iterations: int = 0
     duration: float = 0.0
 
@@ -112,6 +113,7 @@ def hook_env(name: str, ctx: HookContext) -> dict[str, str]:
         env["FRESHER_COMMITS_MADE"] = str(ctx.commits_made)
     if name == "finished":
         env["FRESHER_FINISH_TYPE"] = ctx.finish_type
+        env["FRESHER_FINISH_REASON"] = ctx.finish_reason
         env["FRESHER_TOTAL_ITERATIONS"] = str(ctx.total_iterations)
         env["FRESHER_TOTAL_COMMITS"] = str(ctx.commits_made)
         env["FRESHER_DURATION"] = _secs(ctx.duration)

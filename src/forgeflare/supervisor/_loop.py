@@ -244,6 +244,7 @@ class _Loop:
             total_iterations=rec.totals.iterations,
             duration=self.elapsed(),
             finish_type=finish_type,
+            finish_reason=(rec.finish_reason or "") if finish_type else "",
         )
 
     def open_run(self) -> None:
