@@ -23,9 +23,13 @@ from forgeflare.supervisor._config import default_prompt
 from forgeflare.supervisor._config import format_duration
 from forgeflare.supervisor._config import load_config
 from forgeflare.supervisor._config import parse_duration
+from forgeflare.supervisor._display import SUMMARY_ROWS
 from forgeflare.supervisor._display import AgentStatus
 from forgeflare.supervisor._display import LoopDisplay
 from forgeflare.supervisor._display import parse_agent_line
+from forgeflare.supervisor._display import plural
+from forgeflare.supervisor._display import report_command
+from forgeflare.supervisor._display import summary_lines
 from forgeflare.supervisor._finish import Between
 from forgeflare.supervisor._finish import ContinueLoop
 from forgeflare.supervisor._finish import FINISH_EXIT_CODES
@@ -119,6 +123,7 @@ __all__ = [
     "NOTIFY_URLS_ENV",
     "RUN_MARKER",
     "STOP_RELPATH",
+    "SUMMARY_ROWS",
     "AgentSection",
     "AgentStatus",
     "Between",
@@ -207,14 +212,17 @@ __all__ = [
     "outage_backoff",
     "parse_agent_line",
     "parse_duration",
+    "plural",
     "preflight",
     "project_lock",
     "render_message",
+    "report_command",
     "request_stop",
     "run_lifecycle_hook",
     "run_loop",
     "should_notify",
     "stop_requested",
+    "summary_lines",
     "supervise",
     "uses_claude_code",
     "watch_signals",

@@ -157,8 +157,13 @@ def finish_reason(run: Mapping[str, Any]) -> str:
             f"stopped: {streak} error iteration{'s' if streak != 1 else ''} in a row, "
             f"the last one {_outcome_words(last)}"
         )
+    raw_rows = [r for r in run.get("iterations") or [] if isinstance(r, Mapping)]
+    counted = sum(1 for r in raw_rows if r.get("decision") not in ("limit_wait", "outage"))
+    skipped = sum(1 for r in rows if r.outcome == "skipped")
+    its = f"{counted} iteration{'s' if counted != 1 else ''}"
+    its += f", {skipped} of them skipped" if skipped else ""
     words = {
-        "max_iterations": f"stopped: reached max_iterations ({len(rows)} iterations)",
+        "max_iterations": f"stopped: reached max_iterations ({its})",
         "timeout": "stopped: the wall-clock limit (max_runtime) was reached",
         "manual": "stopped by hand (Ctrl+C, SIGTERM or forgeflare stop)",
         "stopped": "stopped by `forgeflare stop` after the current iteration",

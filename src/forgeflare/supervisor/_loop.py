@@ -201,6 +201,8 @@ class _Loop:
         self.backend = backend
         self.wait_streaks = WaitStreaks()
         self.finish_reason: str | None = None
+        self.last_gate = ""
+        """``passed`` / ``failed`` once the gate ran (FRESHER_LAST_GATE for next_iteration)."""
         self.finishing = False
         """Set once the loop is finishing: a records failure then no longer stops anything."""
         self.records_failure: Exception | None = None
@@ -245,6 +247,7 @@ class _Loop:
             duration=self.elapsed(),
             finish_type=finish_type,
             finish_reason=(rec.finish_reason or "") if finish_type else "",
+            last_gate=self.last_gate,
         )
 
     def open_run(self) -> None:
@@ -719,6 +722,7 @@ class _Loop:
         ruling = decide(facts)
         if isinstance(ruling.action, RunGate):
             passed, why = await self.run_gate()
+            self.last_gate = "passed" if passed else "failed"
             if not passed:
                 self.display.warn(f"complete, but the gate failed ({why}): going on")
             ruling = decide(replace(facts, gate_passed=passed))
