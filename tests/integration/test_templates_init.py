@@ -196,7 +196,7 @@ def test_unusable_targets_are_one_clear_error(tmp_path: Path) -> None:
         text=True,
         timeout=60,
     )
-    assert done.returncode == 1
+    assert done.returncode == 2  # a usage error, as everywhere
     assert done.stderr.strip() == f"forgeflare: error: {a_file}: not a directory"
 
 

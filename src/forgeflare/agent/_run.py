@@ -22,7 +22,7 @@ from forgeflare._convergence import Final, clear_convergence, convergence_path, 
 from forgeflare._errors import ConfigError
 from forgeflare._pricing import price_usd
 from forgeflare.agent._agent_hooks import builtin_hooks
-from forgeflare.agent._client import DEFAULT_BASE_URL, MessagesClient, resolve_base_url
+from forgeflare.agent._client import DEFAULT_BASE_URL, MessagesClient, checked_base_url
 from forgeflare.agent._display import AgentDisplay
 from forgeflare.agent._errors import UsageLimitError
 from forgeflare.agent._prompt import build_system_prompt
@@ -107,7 +107,7 @@ async def run_agent(
     project_dir = options.cwd.resolve()
     if not project_dir.is_dir():
         raise ConfigError(f"--cwd {options.cwd}: not a directory")
-    base_url = resolve_base_url(options.api_url, options.env)
+    base_url = checked_base_url(options.api_url, options.env)
     api_key = _api_key(options, base_url)
     if options.env.get(SANDBOX_ENV):
         check_sandbox(project_dir)

@@ -155,6 +155,9 @@ def preflight(
     if modules:
         _check_hooks_modules(project, modules, env, config.hooks.timeout)
     if backend == "forgeflare":
+        from forgeflare.agent._client import checked_base_url
+
+        checked_base_url(None, env)
         url = (env.get("ANTHROPIC_API_URL") or env.get("ANTHROPIC_BASE_URL") or "").strip()
         if not env.get("ANTHROPIC_API_KEY") and (not url or url.rstrip("/") == _DEFAULT_API):
             raise ConfigError(

@@ -39,6 +39,7 @@ __all__ = [
     "InitReport",
     "TemplateError",
     "TemplateFile",
+    "TemplateUsageError",
     "backend_config_toml",
     "claude_config_toml",
     "init_project",
@@ -60,6 +61,10 @@ _GITIGNORE_HEADER = "# forgeflare: what the loop writes"
 
 class TemplateError(ForgeflareError):
     """``init`` or ``demo`` cannot do its work: the directory is unusable or a write failed."""
+
+
+class TemplateUsageError(TemplateError, ConfigError):
+    """``init`` or ``demo`` was given what it cannot use (a file as DIR, two agents): exit 2."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,9 +303,9 @@ def init_project(
     ``SettingsFileError`` for a broken settings file) naming the path on failure.
     """
     if project_dir.exists() and not project_dir.is_dir():
-        raise TemplateError(f"{project_dir}: not a directory")
+        raise TemplateUsageError(f"{project_dir}: not a directory")
     if claude and codex:
-        raise TemplateError("--claude and --codex: choose one agent")
+        raise TemplateUsageError("--claude and --codex: choose one agent")
     files = template_files(claude=claude, codex=codex)
     relpaths = [f.relpath for f in files] + [".gitignore"]
     existing = {rel: _read_existing(project_dir / rel) for rel in relpaths}

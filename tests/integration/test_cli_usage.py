@@ -1,0 +1,80 @@
+"""What a newcomer's typical mistakes get from the real ``forgeflare`` command: one line that
+names the mistake, exit 2 for usage, no rich error boxes and nothing created on the way."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def forgeflare(*args: str, cwd: Path, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    return subprocess.run(
+        [sys.executable, "-m", "forgeflare", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=env,
+    )
+
+
+def test_no_arguments_prints_the_help_like_a_group_does(tmp_path: Path) -> None:
+    done = forgeflare(cwd=tmp_path)
+    assert done.returncode == 2
+    assert "Usage: python -m forgeflare [OPTIONS] COMMAND" in done.stdout
+    assert "  loop " in done.stdout
+    assert forgeflare("fleet", cwd=tmp_path).returncode == 2  # the same code as a subgroup
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["loop", "--bogus"], "No such option: --bogus (see `python -m forgeflare loop --help`)"),
+        (["init", "--bogus"], "No such option: --bogus (see `python -m forgeflare init --help`)"),
+        (["demo", "--bogus"], "No such option: --bogus (see `python -m forgeflare demo --help`)"),
+        (["nope"], "No such command 'nope'. (see `python -m forgeflare --help`)"),
+        (["init", "--claude", "--codex"], "--claude and --codex: choose one agent"),
+        (
+            ["loop", "--max-iterations", "abc"],
+            "Invalid value for '--max-iterations': Input should be a valid integer, unable to "
+            "parse string as an integer (see `python -m forgeflare loop --help`)",
+        ),
+    ],
+)
+def test_usage_errors_are_one_line_and_exit_2(tmp_path: Path, args: list[str], line: str) -> None:
+    done = forgeflare(*args, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == f"forgeflare: error: {line}\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_stop_of_a_missing_directory_is_an_error_and_creates_nothing(tmp_path: Path) -> None:
+    typo = tmp_path / "typo"
+    done = forgeflare("stop", str(typo), cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == f"forgeflare: error: {typo}: not a directory\n"
+    assert not typo.exists()
+
+
+@pytest.mark.parametrize("command", ["run", "loop"])
+def test_a_malformed_api_url_is_a_usage_error_before_anything_starts(
+    tmp_path: Path, command: str
+) -> None:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "ANTHROPIC_API_KEY": "k"}
+    if command == "run":
+        done = forgeflare("run", "--api-url", "notaurl", "hello", cwd=tmp_path, env=env)
+        said = "--api-url notaurl"
+    else:
+        env["ANTHROPIC_API_URL"] = "notaurl"
+        done = forgeflare("loop", "--max-iterations", "1", cwd=tmp_path, env=env)
+        said = "ANTHROPIC_API_URL=notaurl"
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (
+        f"forgeflare: error: {said}: not an http(s) URL (like http://127.0.0.1:8080 or "
+        "https://api.anthropic.com)\n"
+    )
+    assert list(tmp_path.iterdir()) == []
