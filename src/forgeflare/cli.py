@@ -36,6 +36,12 @@ def _only_forgeflare_error(group: BaseExceptionGroup[BaseException]) -> Forgefla
     return None
 
 
+def _say(error: ForgeflareError) -> None:
+    """One ``forgeflare: error:`` line per problem (a fleet file may have several)."""
+    for line in str(error).splitlines() or [""]:
+        print(f"forgeflare: error: {line}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point: library errors become one line and an exit status."""
     args = sys.argv[1:] if argv is None else list(argv)
@@ -71,13 +77,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         print("forgeflare: aborted", file=sys.stderr)
         sys.exit(1)
     except ForgeflareError as exc:
-        print(f"forgeflare: error: {exc}", file=sys.stderr)
+        _say(exc)
         sys.exit(exc.exit_code)
     except BaseExceptionGroup as group:
         error = _only_forgeflare_error(group)
         if error is None:
             raise
-        print(f"forgeflare: error: {error}", file=sys.stderr)
+        _say(error)
         sys.exit(error.exit_code)
     except KeyboardInterrupt:
         print("forgeflare: interrupted", file=sys.stderr)

@@ -78,3 +78,19 @@ def test_a_malformed_api_url_is_a_usage_error_before_anything_starts(
         "https://api.anthropic.com)\n"
     )
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_fleet_file_reports_every_mistake_with_a_suggestion(tmp_path: Path) -> None:
+    fleet = tmp_path / "FLEET.toml"
+    fleet.write_text(
+        '[fleet]\nname = "night"\nparalel = 2\n\n'
+        '[[loop]]\nname = "a"\nprompt = "p"\nmax_iterations = "x"\n\n'
+        '[[loop]]\nname = "b"\nprompt = "p"\nbsae = "main"\n'
+    )
+    done = forgeflare("fleet", "run", str(fleet), cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        f"forgeflare: error: {fleet}: fleet.paralel: unknown key; did you mean 'parallel'?",
+        f"forgeflare: error: {fleet}: loop[0] (a): max_iterations: not an integer",
+        f"forgeflare: error: {fleet}: loop[1] (b): bsae: unknown key; did you mean 'base'?",
+    ]

@@ -5,6 +5,7 @@ from forgeflare.fleet._config import FleetFile
 from forgeflare.fleet._config import FleetLoop
 from forgeflare.fleet._config import FleetSettings
 from forgeflare.fleet._config import load_fleet_file
+from forgeflare.fleet._config import fleet_problems
 from forgeflare.fleet._config import parse_fleet_text
 from forgeflare.fleet._k8s import CONTAINERFILE
 from forgeflare.fleet._k8s import RETRIED_EXIT_CODES
@@ -46,6 +47,7 @@ __all__ = [
     "LoopStatus",
     "end_leftovers",
     "finished_fleet",
+    "fleet_problems",
     "fleet_report_html",
     "fleet_report_text",
     "k8s_documents",
