@@ -37,12 +37,15 @@ def register(app: typer.Typer) -> None:
         fleet_file: Path = typer.Argument(..., help="The fleet file."),
         out: Path = typer.Option(Path("k8s"), "--out", help="Directory to write into."),
     ) -> None:
+        from forgeflare import __version__
         from forgeflare.fleet._config import load_fleet_file
         from forgeflare.fleet._k8s import k8s_files
         from forgeflare.supervisor._finish import FINISH_EXIT_CODES
 
         spec = load_fleet_file(fleet_file)
-        files = k8s_files(spec, {str(k): v for k, v in FINISH_EXIT_CODES.items()})
+        repos = _clone_urls(spec, fleet_file)
+        codes = {str(k): v for k, v in FINISH_EXIT_CODES.items()}
+        files = k8s_files(spec, codes, repos, version=__version__)
         try:
             out.mkdir(parents=True, exist_ok=True)
             for name, text in files.items():
@@ -51,6 +54,11 @@ def register(app: typer.Typer) -> None:
             raise ConfigError(f"--out {out}: cannot write: {exc.strerror}") from exc
         for name in files:
             typer.echo(f"wrote {out / name}")
+        if spec.fleet.max_cost:
+            typer.echo(
+                f"note: [fleet] max_cost ${spec.fleet.max_cost:g} caps each pod; the budget "
+                "across pods is not enforced on Kubernetes"
+            )
 
     @fleet.command("run", help=_RUN_HELP)
     def run_cmd(
@@ -155,6 +163,49 @@ def _log(line: str) -> None:
 
     stamp = datetime.now(UTC).strftime("%H:%M:%S")
     print(f"{stamp} [fleet] {line}", file=sys.stderr, flush=True)
+
+
+def _clone_urls(spec: Any, fleet_file: Path) -> dict[str, str]:
+    """Each loop's repository as a pod can clone it: a local path becomes its remote's URL
+    (``origin``, else the only remote), said in one line; one without a remote is refused."""
+    import subprocess
+
+    from forgeflare.fleet._k8s import is_git_url
+    from forgeflare.fleet._land import pr_remote
+
+    urls: dict[str, str] = {}
+    for loop in spec.loop:
+        if is_git_url(loop.repo):
+            continue
+        path = (fleet_file.resolve().parent / loop.repo).resolve()
+        remote = pr_remote(path) if path.is_dir() else None
+        url = ""
+        if remote is not None:
+            done = subprocess.run(
+                ["git", "remote", "get-url", remote],
+                cwd=path,
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            url = _without_credentials(done.stdout.strip())
+        if not url or not is_git_url(url):
+            raise ConfigError(
+                f"loop {loop.name}: repo {loop.repo!r} is a path on this machine, which a pod "
+                "cannot clone, and it has no remote with a URL: set repo to a git URL"
+            )
+        typer.echo(f"loop {loop.name}: repo {loop.repo!r} is cloned in the pod from {url}")
+        urls[loop.name] = url
+    return urls
+
+
+def _without_credentials(url: str) -> str:
+    """``https://user:token@host/r.git`` -> ``https://host/r.git``: a manifest holds no secret."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    host, slash, path = rest.partition("/")
+    return f"{scheme}://{host.rpartition('@')[2]}{slash}{path}"
 
 
 def _fine(spec: Any, loop: Any) -> bool:
