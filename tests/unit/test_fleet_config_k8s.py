@@ -164,6 +164,12 @@ def test_a_local_repo_without_a_remote_is_refused(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr == (
         "forgeflare: error: loop docs: repo '.' is a path on this machine, which a pod cannot "
-        "clone, and it has no remote with a URL: set repo to a git URL\n"
+        "clone, and it has no remote with a URL: give --clone-url URL or set repo to a git "
+        "URL\n"
     )
     assert not (tmp_path / "out").exists()
+    url = "https://example.invalid/other.git"
+    done = k8s(tmp_path, "FLEET.toml", "--out", "out", "--clone-url", url)
+    assert done.returncode == 0, done.stderr
+    env = yaml.safe_load((tmp_path / "out" / "configmap.yaml").read_text())["data"]["loop-1.env"]
+    assert f"REPO={url}" in env

@@ -36,6 +36,12 @@ def register(app: typer.Typer) -> None:
     def k8s_cmd(
         fleet_file: Path = typer.Argument(..., help="The fleet file."),
         out: Path = typer.Option(Path("k8s"), "--out", help="Directory to write into."),
+        clone_url: str = typer.Option(
+            "",
+            "--clone-url",
+            metavar="URL",
+            help="Where pods clone a loop's local repo from (default: its git remote).",
+        ),
     ) -> None:
         from forgeflare import __version__
         from forgeflare.fleet._config import load_fleet_file
@@ -43,7 +49,7 @@ def register(app: typer.Typer) -> None:
         from forgeflare.supervisor._finish import FINISH_EXIT_CODES
 
         spec = load_fleet_file(fleet_file)
-        repos = _clone_urls(spec, fleet_file)
+        repos = _clone_urls(spec, fleet_file, clone_url)
         codes = {str(k): v for k, v in FINISH_EXIT_CODES.items()}
         files = k8s_files(spec, codes, repos, version=__version__)
         try:
@@ -165,17 +171,23 @@ def _log(line: str) -> None:
     print(f"{stamp} [fleet] {line}", file=sys.stderr, flush=True)
 
 
-def _clone_urls(spec: Any, fleet_file: Path) -> dict[str, str]:
-    """Each loop's repository as a pod can clone it: a local path becomes its remote's URL
-    (``origin``, else the only remote), said in one line; one without a remote is refused."""
+def _clone_urls(spec: Any, fleet_file: Path, clone_url: str = "") -> dict[str, str]:
+    """Each loop's repository as a pod can clone it: a local path becomes ``clone_url``, else
+    its remote's URL (``origin``, else the only remote), said in one line; one without a
+    remote is refused."""
     import subprocess
 
     from forgeflare.fleet._k8s import is_git_url
     from forgeflare.fleet._land import pr_remote
 
+    if clone_url and not is_git_url(clone_url):
+        raise ConfigError(f"--clone-url {clone_url}: not a git URL (https://… or git@…)")
     urls: dict[str, str] = {}
     for loop in spec.loop:
         if is_git_url(loop.repo):
+            continue
+        if clone_url:
+            urls[loop.name] = clone_url
             continue
         path = (fleet_file.resolve().parent / loop.repo).resolve()
         remote = pr_remote(path) if path.is_dir() else None
@@ -192,7 +204,8 @@ def _clone_urls(spec: Any, fleet_file: Path) -> dict[str, str]:
         if not url or not is_git_url(url):
             raise ConfigError(
                 f"loop {loop.name}: repo {loop.repo!r} is a path on this machine, which a pod "
-                "cannot clone, and it has no remote with a URL: set repo to a git URL"
+                "cannot clone, and it has no remote with a URL: give --clone-url URL or set repo "
+                "to a git URL"
             )
         typer.echo(f"loop {loop.name}: repo {loop.repo!r} is cloned in the pod from {url}")
         urls[loop.name] = url
