@@ -106,7 +106,7 @@ async def run_agent(
     display = display or AgentDisplay(verbose=options.verbose)
     project_dir = options.cwd.resolve()
     if not project_dir.is_dir():
-        raise ConfigError(f"--cwd {options.cwd}: not a directory")
+        raise ConfigError(f"--dir {options.cwd}: not a directory")
     base_url = checked_base_url(options.api_url, options.env)
     api_key = _api_key(options, base_url)
     if options.env.get(SANDBOX_ENV):

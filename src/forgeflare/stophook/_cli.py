@@ -37,7 +37,9 @@ __all__ = ["register"]
 
 _ProjectOpt = Annotated[
     Path | None,
-    typer.Option("--project-dir", help="Project directory (default: the current directory)."),
+    typer.Option(
+        "--dir", "--project-dir", help="Project directory (default: the current directory)."
+    ),
 ]
 
 

@@ -165,7 +165,10 @@ _MAX_RT = typer.Option(
     help="Wall-clock limit: 90s, 15m, 2h (default 10h; 0 = none).",
 )
 _IT_TO = typer.Option(
-    None, "--iteration-timeout", metavar="DURATION", help="Kill an agent run after this long."
+    None,
+    "--iteration-timeout",
+    metavar="DURATION",
+    help="Kill an agent run after this long (default 1h; 0 = no limit).",
 )
 _AGENT = typer.Option(
     None,
@@ -273,9 +276,17 @@ The loop finishes the iteration, runs the finished hook and ends with finish typ
 def _shortcut(loop_cmd: Any, mode_value: str) -> Any:
     """``loop`` with ``--mode`` fixed: the same signature without it."""
     import inspect
+    import typing
 
     signature = inspect.signature(loop_cmd)
-    params = [p for name, p in signature.parameters.items() if name != "mode"]
+    # Resolved types, not the strings of `from __future__ import annotations`: typer reads a
+    # `bool` as a flag (a string 'bool' would make `--resume` take a value).
+    hints = typing.get_type_hints(loop_cmd)
+    params = [
+        p.replace(annotation=hints.get(name, p.annotation))
+        for name, p in signature.parameters.items()
+        if name != "mode"
+    ]
 
     def shortcut(**kwargs: Any) -> None:
         loop_cmd(mode=mode_value, **kwargs)

@@ -21,12 +21,11 @@ _INIT_HELP = "\n\n".join(
         "custom/notify; config.toml with every setting at its default; PROMPT.planning.md, "
         "PROMPT.building.md; AGENTS.md), .forgeflare/hooks.toml with its hook scripts (a Bash "
         "guard against destructive commands, an audit log, a convergence check, a session "
-        "log), IMPLEMENTATION_PLAN.md and specs/README.md, and adds what the loop writes "
-        "(.forgeflare/convergence.json, .forgeflare/*.log, .fresher/runs/, .entire/) to "
-        ".gitignore.",
+        "log), IMPLEMENTATION_PLAN.md and specs/README.md, and adds every file the loop "
+        "writes at run time (its lock, records, convergence.json, transcripts) to .gitignore.",
         'A file that exists is kept ("exists, kept") unless --force. --claude makes Claude '
-        "Code the agent (\\[agent] command in config.toml) and installs `forgeflare stop-hook` "
-        "as its Stop hook in .claude/settings.json.",
+        'Code the agent ([agent] backend = "claude" in config.toml) and installs `forgeflare '
+        "stop-hook` as its Stop hook in .claude/settings.json; --codex makes Codex the agent.",
     ]
 )
 
