@@ -74,6 +74,7 @@ from forgeflare.supervisor._loop import watch_signals
 from forgeflare.supervisor._notify import NOTIFY_EVENTS
 from forgeflare.supervisor._notify import NOTIFY_URLS_ENV
 from forgeflare.supervisor._notify import Notifier
+from forgeflare.supervisor._notify import notify_preflight
 from forgeflare.supervisor._notify import notify_urls
 from forgeflare.supervisor._notify import render_message
 from forgeflare.supervisor._notify import should_notify
@@ -206,6 +207,7 @@ __all__ = [
     "lock_holder",
     "loop_trust_items",
     "new_run_id",
+    "notify_preflight",
     "notify_urls",
     "open_resumable",
     "orphan_group",

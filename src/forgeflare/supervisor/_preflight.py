@@ -180,6 +180,12 @@ def preflight(
             prompt.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{prompt}: cannot read the prompt: {exc}") from exc
+    from forgeflare.hooks._trust import default_trust_file
+    from forgeflare.supervisor._notify import notify_preflight, notify_urls
+
+    notify_problem = notify_preflight(notify_urls(env, default_trust_file(env).parent))
+    if notify_problem is not None:
+        warn(notify_problem)
     plan = project / config.paths.plan_file
     if config.fresher.mode == "building" and not plan.exists():
         warn(
