@@ -380,6 +380,8 @@ def test_kill_9_then_resume_leaves_no_process_and_loses_no_record(
     supervisor.send_signal(signal.SIGKILL)
     supervisor.wait(timeout=10)
     assert all(alive(pid) for pid in loop_pids)  # orphaned, still running
+    dead = fleet("status", str(path), env=env)
+    assert dead.stdout.startswith("fleet crash: dead — forgeflare fleet run --resume"), dead.stdout
     refused = fleet("run", str(path), env=env)
     assert refused.returncode == 2
     assert "fleet run --resume" in refused.stderr

@@ -25,7 +25,14 @@ import pytest
 from agent_support import text_response, tool_response
 from forgeflare.templates import init_project
 from mockapi_support import MockServer
-from supervisor_agents.project import Project, agent_cmd, alive, base_env, wait_for
+from supervisor_agents.project import (
+    Project,
+    agent_cmd,
+    alive,
+    base_env,
+    forgeflare,
+    wait_for,
+)
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
 ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z ")
@@ -535,3 +542,14 @@ def test_a_flag_contradicting_the_resumed_run_is_an_error(tmp_path: Path) -> Non
         "its settings (leave the flag out, or start a new run)"
     )
     assert project.record()["resumes"] == 0
+
+
+def test_runs_says_a_killed_loop_is_dead(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    killed_budget_run(project)
+    done = forgeflare(project.dir, "runs")
+    assert done.returncode == 0, done.stderr
+    first, reason = done.stdout.splitlines()[:2]
+    assert first.split()[3] == "dead"
+    assert reason.strip() == "dead — forgeflare loop --resume"
+    assert project.run("--resume").code == 17  # and so it is: resuming ends what it left

@@ -240,18 +240,28 @@ def _record(fleet_file: Path) -> Any:
 
 
 def _status_lines(record: Any) -> list[str]:
+    from forgeflare._pgroup import is_alive
+
+    # A fleet or loop recorded as running whose process is gone (kill -9, a reboot) is dead.
+    fleet_dead = record.finished_at is None and not is_alive(record.pid, record.pid_started)
+    if record.finished_at is not None:
+        state = f"finished {record.finished_at}"
+    else:
+        state = "dead — forgeflare fleet run --resume" if fleet_dead else "running"
     lines = [
-        f"fleet {record.name}: "
-        + ("running" if record.finished_at is None else f"finished {record.finished_at}")
+        f"fleet {record.name}: {state}"
         + f" · spent ${record.spent_usd:.2f}"
         + (" · budget spent" if record.budget_hit else "")
         + (f" · usage window until {record.window_until}" if record.window_until else "")
     ]
     for loop in record.loops:
         cost = "cost unknown" if loop.cost_usd is None else f"${loop.cost_usd:.2f}"
+        dead = loop.status == "running" and not is_alive(loop.pid, loop.pid_started)
+        status = "dead" if dead else loop.status
+        reason = "dead — forgeflare fleet run --resume" if dead else loop.reason
         lines.append(
-            f"  {loop.name:<16} {loop.status:<12} {loop.finish_type or '-':<14} "
+            f"  {loop.name:<16} {status:<12} {loop.finish_type or '-':<14} "
             f"{loop.commits} commits · {cost} · {len(loop.runs)} run(s)"
-            + (f" · {loop.reason}" if loop.reason else "")
+            + (f" · {reason}" if reason else "")
         )
     return lines

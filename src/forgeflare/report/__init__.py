@@ -5,6 +5,7 @@ from forgeflare.report._collect import find_run
 from forgeflare.report._collect import list_runs
 from forgeflare.report._collect import load_run
 from forgeflare.report._collect import runs_root
+from forgeflare.report._digest import DEAD_REASON
 from forgeflare.report._digest import Commit
 from forgeflare.report._digest import Digest
 from forgeflare.report._digest import RunSummary
@@ -27,6 +28,7 @@ from forgeflare.report._watch import state_from_run
 from forgeflare.report._watch import watch
 
 __all__ = [
+    "DEAD_REASON",
     "OUTCOME_COLOURS",
     "Commit",
     "Digest",

@@ -6,6 +6,7 @@ import json
 import os
 import webbrowser
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -65,7 +66,15 @@ def register(app: typer.Typer) -> None:
 
         if not directory.is_dir():
             raise ConfigError(f"{directory}: not a directory")
-        summaries = [summarize(run) for _, run in list_runs(runs_root(directory, os.environ))]
+        from forgeflare._pgroup import is_alive
+
+        def alive(run: dict[str, Any]) -> bool | None:
+            if run.get("finished_at") or not run.get("supervisor_pid"):
+                return None
+            return is_alive(run.get("supervisor_pid"), run.get("supervisor_started"))
+
+        runs = list_runs(runs_root(directory, os.environ))
+        summaries = [summarize(run, alive=alive(run)) for _, run in runs]
         if as_json:
             typer.echo(json.dumps([s.as_json() for s in summaries], indent=2))
         else:

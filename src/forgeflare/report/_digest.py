@@ -16,6 +16,7 @@ from forgeflare._clock import parse_time
 from forgeflare.supervisor._history import IterationRow, finish_reason, iteration_rows
 
 __all__ = [
+    "DEAD_REASON",
     "Commit",
     "Digest",
     "RunSummary",
@@ -64,6 +65,8 @@ class RunSummary:
     tokens: int
     cost_usd: float | None
     running: bool
+    dead: bool = False
+    """Unfinished, and its supervisor no longer runs (killed): ``--resume`` picks it up."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -78,6 +81,7 @@ class RunSummary:
             "tokens": self.tokens,
             "cost_usd": self.cost_usd,
             "running": self.running,
+            "dead": self.dead,
         }
 
 
@@ -125,8 +129,16 @@ def _tasks_done(run: Mapping[str, Any]) -> int | None:
     return max(0, first - counts[-1])
 
 
-def summarize(run: Mapping[str, Any], now: datetime | None = None) -> RunSummary:
-    """The one-line view of a run."""
+DEAD_REASON = "dead — forgeflare loop --resume"
+"""The reason shown for an unfinished run whose supervisor is gone."""
+
+
+def summarize(
+    run: Mapping[str, Any], now: datetime | None = None, *, alive: bool | None = None
+) -> RunSummary:
+    """The one-line view of a run. ``alive``: whether its supervisor still runs (``False``
+    makes an unfinished run ``dead``; ``None``: not known)."""
+    dead = not run.get("finished_at") and alive is False
     rows = iteration_rows(run)
     totals = run.get("totals") if isinstance(run.get("totals"), Mapping) else {}
     assert isinstance(totals, Mapping)
@@ -136,13 +148,14 @@ def summarize(run: Mapping[str, Any], now: datetime | None = None) -> RunSummary
         started_at=str(run.get("started_at", "")),
         duration=_run_duration(run, now),
         finish_type=run.get("finish_type"),
-        reason=finish_reason(run),
+        reason=DEAD_REASON if dead else finish_reason(run),
         iterations=sum(1 for r in rows if r.outcome != "skipped"),
         commits=commits,
         tasks_done=_tasks_done(run),
         tokens=sum(r.total_tokens for r in rows),
         cost_usd=_cost(rows, run),
-        running=not run.get("finished_at"),
+        running=not run.get("finished_at") and not dead,
+        dead=dead,
     )
 
 

@@ -35,7 +35,7 @@ def render_runs(summaries: list[RunSummary]) -> str:
         return "no runs yet"
     lines = []
     for s in summaries:
-        finish = "running" if s.running else (s.finish_type or "?")
+        finish = "dead" if s.dead else "running" if s.running else (s.finish_type or "?")
         tasks = f"{s.tasks_done} tasks" if s.tasks_done is not None else "- tasks"
         lines.append(
             f"{s.run_id}  {s.started_at:<20}  {format_duration(s.duration):>7}  {finish:<14} "
