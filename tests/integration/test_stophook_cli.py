@@ -37,7 +37,8 @@ def test_start_status_cancel(tmp_path: Path) -> None:
 
     status = cli(tmp_path, "status")
     assert status.returncode == 0
-    assert f"run {state['run_id']} · STATE" in status.stdout
+    assert f"run {state['run_id']} · updated" in status.stdout
+    assert "STATE" not in status.stdout
     assert "1. task  iteration 1/4  ← running" in status.stdout
     assert "prompt: Ship it" in status.stdout
 
@@ -166,3 +167,9 @@ def test_both_ways_at_once_are_warned_about(tmp_path: Path) -> None:
     again = run()
     assert again.returncode == 0
     assert "the forgeflare plugin" in again.stderr
+
+
+def test_start_caps_at_20_iterations_like_the_plugin(tmp_path: Path) -> None:
+    out = cli(tmp_path, "start", "--prompt", "Ship it")
+    assert out.returncode == 0, out.stderr
+    assert "max 20 iterations" in out.stdout

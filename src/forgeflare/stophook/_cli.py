@@ -84,8 +84,11 @@ def register(app: typer.Typer) -> None:
     @sub.command("start")
     def start(
         max_iterations: Annotated[
-            int, typer.Option("--max-iterations", min=1, help="Cap on iterations of this loop.")
-        ],
+            int,
+            typer.Option(
+                "--max-iterations", min=1, help="Cap on iterations of this loop (as the plugin)."
+            ),
+        ] = 20,
         mode: Annotated[
             Mode, typer.Option("--mode", help="Kind of loop (sets its signals).")
         ] = Mode.LOOP,
