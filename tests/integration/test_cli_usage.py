@@ -94,3 +94,11 @@ def test_a_fleet_file_reports_every_mistake_with_a_suggestion(tmp_path: Path) ->
         f"forgeflare: error: {fleet}: loop[0] (a): max_iterations: not an integer",
         f"forgeflare: error: {fleet}: loop[1] (b): bsae: unknown key; did you mean 'base'?",
     ]
+
+
+def test_the_banner_says_not_a_git_repository_once(tmp_path: Path) -> None:
+    done = forgeflare("loop", "--agent-cmd", "true", "--max-iterations", "1", cwd=tmp_path)
+    assert done.returncode == 10, done.stderr
+    said = done.stdout + done.stderr
+    assert said.count("not a git repository") == 1, said
+    assert "commits are not counted and no_changes cannot stop an idle loop" in said

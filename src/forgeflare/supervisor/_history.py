@@ -165,7 +165,7 @@ def finish_reason(run: Mapping[str, Any]) -> str:
     words = {
         "max_iterations": f"stopped: reached max_iterations ({its})",
         "timeout": "stopped: the wall-clock limit (max_runtime) was reached",
-        "manual": "stopped by hand (Ctrl+C, SIGTERM or forgeflare stop)",
+        "manual": "stopped by hand (Ctrl+C or SIGTERM)",
         "stopped": "stopped by `forgeflare stop` after the current iteration",
         "no_changes": "stopped: an iteration made no commit and changed nothing",
         "hook_abort": "stopped: a lifecycle hook asked to abort (exit 2)",

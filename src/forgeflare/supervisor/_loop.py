@@ -777,7 +777,8 @@ class _Loop:
         for warning in self.opts.warnings:
             self.display.warn(warning)
         self.git_repo = await git_snapshot(self.project) is not None
-        if not self.git_repo:
+        said_git = any(w.startswith(_NO_GIT) for w in self.opts.warnings)
+        if not self.git_repo and not said_git:  # the preflight said it already: once is enough
             self.display.info(
                 "not a git repository: commits are not counted and no_changes never applies"
             )
@@ -835,6 +836,9 @@ class _Loop:
         self.display.summary(rec)
         await self.notifier.send("finish", self.summary())
         return LoopResult(finish_type=finish, run_dir=self.store.dir, record=rec)
+
+
+_NO_GIT = ("not a git repository", "git is not installed")
 
 
 def _time_scale(env: Mapping[str, str]) -> float:

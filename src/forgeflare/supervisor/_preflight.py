@@ -197,6 +197,7 @@ def preflight(
         if git is not True and config.fresher.smart_termination:
             what = "git is not installed" if git is None else "not a git repository"
             warn(
-                f"{what}: no_changes cannot stop an idle loop; max_iterations "
-                f"({config.fresher.max_iterations or 'unlimited'}) and max_runtime stop it"
+                f"{what}: commits are not counted and no_changes cannot stop an idle loop; "
+                f"max_iterations ({config.fresher.max_iterations or 'unlimited'}) and "
+                "max_runtime stop it"
             )
