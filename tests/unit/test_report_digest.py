@@ -63,7 +63,8 @@ def test_finish_reasons_in_words() -> None:
     said = finish_reason(run("complete", [tagged_and_done]))
     assert said.endswith("no open task left in the plan")
     assert finish_reason(run("budget", [row(1)])).startswith("stopped: the cost budget")
-    assert finish_reason(run("manual", [])).startswith("stopped by hand")
+    # `forgeflare stop` finishes `stopped`, not `manual`: the manual words do not name it
+    assert finish_reason(run("manual", [])) == "stopped by hand (Ctrl+C or SIGTERM)"
     assert finish_reason(run(None, [row(1)])) == "still running"
     assert finish_reason(run("error", [], finish_reason="own words")) == "own words"
 
