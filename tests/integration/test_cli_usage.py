@@ -3,8 +3,10 @@ names the mistake, exit 2 for usage, no rich error boxes and nothing created on 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -102,3 +104,24 @@ def test_the_banner_says_not_a_git_repository_once(tmp_path: Path) -> None:
     said = done.stdout + done.stderr
     assert said.count("not a git repository") == 1, said
     assert "commits are not counted and no_changes cannot stop an idle loop" in said
+
+
+def test_stop_without_a_loop_leaves_no_request_and_an_old_one_is_dropped_with_its_age(
+    tmp_path: Path,
+) -> None:
+    done = forgeflare("stop", str(tmp_path), cwd=tmp_path)
+    assert (done.returncode, done.stdout.strip()) == (
+        0,
+        f"no loop is running in {tmp_path}: nothing to stop",
+    )
+    request = tmp_path / ".fresher" / "stop-request"
+    assert not request.exists()
+    # one left behind (an older forgeflare, a copied project): dropped, its age said
+    request.parent.mkdir()
+    request.write_text('{"requested_at": "2026-01-01T00:00:00Z"}\n')
+    two_hours_ago = time.time() - 7200
+    os.utime(request, (two_hours_ago, two_hours_ago))
+    done = forgeflare("loop", "--agent-cmd", "true", "--max-iterations", "2", cwd=tmp_path)
+    assert done.returncode == 10, done.stderr
+    assert "dropped a stop request from 2h 00m ago (.fresher/stop-request)" in done.stderr
+    assert not request.exists()

@@ -101,6 +101,7 @@ from forgeflare.supervisor._resume import open_resumable
 from forgeflare.supervisor._stop import STOP_RELPATH
 from forgeflare.supervisor._stop import clear_stop
 from forgeflare.supervisor._stop import request_stop
+from forgeflare.supervisor._stop import stop_request_age
 from forgeflare.supervisor._stop import stop_requested
 from forgeflare.supervisor._trust import describe_items
 from forgeflare.supervisor._trust import hooks_modules
@@ -223,6 +224,7 @@ __all__ = [
     "run_lifecycle_hook",
     "run_loop",
     "should_notify",
+    "stop_request_age",
     "stop_requested",
     "summary_lines",
     "supervise",

@@ -252,11 +252,12 @@ def register(app: typer.Typer) -> None:
         if not directory.is_dir():
             raise ConfigError(f"{directory}: not a directory")
         holder = lock_holder(directory)
-        path = request_stop(directory)
         if holder is None:
-            typer.echo(f"no loop is running in {directory}; {path} will stop the next one")
-        else:
-            typer.echo(f"asked the loop (pid {holder}) to stop after its current iteration")
+            # A request left for "the next loop" would stop a loop started days later.
+            typer.echo(f"no loop is running in {directory}: nothing to stop")
+            return
+        request_stop(directory)
+        typer.echo(f"asked the loop (pid {holder}) to stop after its current iteration")
 
 
 _SCHEMA_HELP = """Print a JSON schema.

@@ -90,7 +90,7 @@ from forgeflare.supervisor._records import (
     new_run_id,
 )
 from forgeflare.supervisor._resume import open_resumable
-from forgeflare.supervisor._stop import clear_stop, stop_requested
+from forgeflare.supervisor._stop import clear_stop, stop_request_age, stop_requested
 from forgeflare.supervisor._trust import loop_trust_items
 from forgeflare.supervisor._waits import WaitFor, WaitSettings, WaitStreaks
 from forgeflare.supervisor.backends import BACKENDS, COMPLETE_TAG, REPORT_ENV, ChildEnd
@@ -300,6 +300,12 @@ class _Loop:
                     project_command=self.opts.project_command,
                 ),
             )
+            stale = stop_request_age(self.project)
+            if stale is not None:
+                self.display.warn(
+                    f"dropped a stop request from {format_wait(stale)} ago (.fresher/stop-request):"
+                    " it was made before this loop started"
+                )
             clear_stop(self.project)
         self.record.supervisor_pid = os.getpid()
         self.record.supervisor_started = process_started(os.getpid())
