@@ -125,3 +125,14 @@ def test_stop_without_a_loop_leaves_no_request_and_an_old_one_is_dropped_with_it
     assert done.returncode == 10, done.stderr
     assert "dropped a stop request from 2h 00m ago (.fresher/stop-request)" in done.stderr
     assert not request.exists()
+
+
+def test_a_misspelt_config_section_stops_the_loop_before_it_starts(tmp_path: Path) -> None:
+    (tmp_path / ".fresher").mkdir()
+    (tmp_path / ".fresher" / "config.toml").write_text("[limit]\nmax_cost = 1\n")
+    done = forgeflare("loop", "--agent-cmd", "true", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == (
+        "forgeflare: error: .fresher/config.toml: unknown section [limit]; did you mean 'limits'?\n"
+    )
+    assert not (tmp_path / ".fresher" / "runs").exists()
