@@ -116,10 +116,18 @@ def test_existing_files_are_kept(tmp_path: Path) -> None:
     assert ignore.count(".entire/") == 1
     assert all(line in ignore.splitlines() for line in GITIGNORE_LINES)
 
-    # A second run changes nothing at all.
+    assert out.splitlines()[0] == (
+        f"forgeflare init: wrote {len(ALL) - 2} file(s) in {tmp_path}, kept 2"
+    )
+
+    # A second run changes nothing at all, and says so.
     before = {rel: (tmp_path / rel).read_bytes() for rel in _files(tmp_path)}
     code, out = _init(str(tmp_path))
     assert code == 0
+    assert out.splitlines()[0] == (
+        f"forgeflare init: nothing written in {tmp_path}: all {len(ALL)} file(s) exist and were "
+        "kept"
+    )
     assert "created" not in out
     assert "unchanged       .gitignore" in out
     assert {rel: (tmp_path / rel).read_bytes() for rel in _files(tmp_path)} == before

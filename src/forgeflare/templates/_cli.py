@@ -65,8 +65,7 @@ def register(app: typer.Typer) -> None:
         from forgeflare.templates._init import init_project
 
         report = init_project(directory, force=force, dry_run=dry_run, claude=claude, codex=codex)
-        title = "would write" if dry_run else "initialised"
-        typer.echo(f"forgeflare init: {title} {directory}")
+        typer.echo(f"forgeflare init: {report.title()}")
         for line in report.lines():
             typer.echo(line)
         if dry_run:

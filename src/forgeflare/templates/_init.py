@@ -131,6 +131,19 @@ class InitReport:
     trusted: int = 0
     """How many of the written hooks and commands ``init`` trusted (``forgeflare trust``)."""
 
+    def title(self) -> str:
+        """What ``init`` did, in one line: how many files it wrote and kept."""
+        wrote = sum(
+            a.action in (Action.CREATE, Action.OVERWRITE, Action.MERGE) for a in self.actions
+        )
+        kept = sum(a.action in (Action.KEEP, Action.UNCHANGED) for a in self.actions)
+        where = self.project_dir
+        if self.dry_run:
+            return f"would write {wrote} file(s) in {where}, keep {kept}"
+        if not wrote:
+            return f"nothing written in {where}: all {kept} file(s) exist and were kept"
+        return f"wrote {wrote} file(s) in {where}" + (f", kept {kept}" if kept else "")
+
     def lines(self) -> list[str]:
         """The listing ``init`` prints, one line per file."""
         out = []
