@@ -15,6 +15,9 @@ from forgeflare.report._digest import summarize
 from forgeflare.report._html import OUTCOME_COLOURS
 from forgeflare.report._html import render_html
 from forgeflare.report._html import write_html
+from forgeflare.report._html import LOG_TAILS
+from forgeflare.report._html import LOG_TAIL_LINES
+from forgeflare.report._html import cumulative_series
 from forgeflare.report._text import format_cost
 from forgeflare.report._text import format_duration
 from forgeflare.report._text import render_runs
@@ -29,6 +32,8 @@ from forgeflare.report._watch import watch
 
 __all__ = [
     "DEAD_REASON",
+    "LOG_TAILS",
+    "LOG_TAIL_LINES",
     "OUTCOME_COLOURS",
     "Commit",
     "Digest",
@@ -37,6 +42,7 @@ __all__ = [
     "WatchState",
     "build_digest",
     "collect_digest",
+    "cumulative_series",
     "current_tool",
     "find_run",
     "fold_events",
