@@ -71,6 +71,11 @@ def register(app: typer.Typer) -> None:
         if dry_run:
             typer.echo("dry run: nothing written")
             return
+        if report.settings_path is not None:
+            typer.echo(
+                "note: .claude/settings.json names this machine's forgeflare; to commit it, run "
+                "`forgeflare stop-hook install --portable` (a project-relative wrapper)"
+            )
         where = "" if directory == Path(".") else f" --dir {shlex.quote(str(directory))}"
         typer.echo("")
         typer.echo("Next: describe what to build in specs/, then")
