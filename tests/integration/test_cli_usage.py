@@ -104,6 +104,8 @@ def test_the_banner_says_not_a_git_repository_once(tmp_path: Path) -> None:
     said = done.stdout + done.stderr
     assert said.count("not a git repository") == 1, said
     assert "commits are not counted and no_changes cannot stop an idle loop" in said
+    assert "bounds: 1 iteration, runtime" in said  # not "1 iterations"
+    assert "finished: max_iterations (exit 10); 1 iteration, 0 commits" in said
 
 
 def test_stop_without_a_loop_leaves_no_request_and_an_old_one_is_dropped_with_its_age(

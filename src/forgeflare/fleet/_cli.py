@@ -261,7 +261,7 @@ def _status_lines(record: Any) -> list[str]:
         reason = "dead — forgeflare fleet run --resume" if dead else loop.reason
         lines.append(
             f"  {loop.name:<16} {status:<12} {loop.finish_type or '-':<14} "
-            f"{loop.commits} commits · {cost} · {len(loop.runs)} run(s)"
-            + (f" · {reason}" if reason else "")
+            f"{loop.commits} commit{'' if loop.commits == 1 else 's'} · {cost} · "
+            f"{len(loop.runs)} run(s)" + (f" · {reason}" if reason else "")
         )
     return lines

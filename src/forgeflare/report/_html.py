@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from forgeflare._errors import ConfigError
+from forgeflare._words import plural
 from forgeflare.report._digest import Digest
 from forgeflare.report._text import format_cost, format_duration
 from forgeflare.supervisor._history import IterationRow
@@ -253,7 +254,8 @@ def render_html(
         f"<h1>forgeflare run {_e(s.run_id)}</h1>",
         f"<p class='reason'>{_e(s.reason)}</p>",
         f"<p class='muted'>started {_e(s.started_at)} · {format_duration(s.duration)} · "
-        f"{s.iterations} iterations · {s.commits} commits · {s.tokens} tokens · "
+        f"{plural(s.iterations, 'iteration')} · {plural(s.commits, 'commit')} · "
+        f"{s.tokens} tokens · "
         f"{format_cost(s.cost_usd)}</p>",
         "<h2>Timeline</h2>",
         figure

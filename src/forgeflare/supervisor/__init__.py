@@ -27,7 +27,6 @@ from forgeflare.supervisor._display import SUMMARY_ROWS
 from forgeflare.supervisor._display import AgentStatus
 from forgeflare.supervisor._display import LoopDisplay
 from forgeflare.supervisor._display import parse_agent_line
-from forgeflare.supervisor._display import plural
 from forgeflare.supervisor._display import report_command
 from forgeflare.supervisor._display import summary_lines
 from forgeflare.supervisor._finish import Between
@@ -215,7 +214,6 @@ __all__ = [
     "outage_backoff",
     "parse_agent_line",
     "parse_duration",
-    "plural",
     "preflight",
     "project_lock",
     "render_message",

@@ -27,6 +27,7 @@ from rich.text import Text
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._fsutil import append_line
+from forgeflare._words import plural
 from forgeflare.supervisor._records import IterationRecord, RunRecord
 
 __all__ = [
@@ -34,18 +35,12 @@ __all__ = [
     "AgentStatus",
     "LoopDisplay",
     "parse_agent_line",
-    "plural",
     "report_command",
     "summary_lines",
 ]
 
 SUMMARY_ROWS = 10
 """The end-of-run summary shows the last this many iterations (``report`` has them all)."""
-
-
-def plural(n: int, word: str) -> str:
-    """``1 commit``, ``2 commits``."""
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def _row_words(it: IterationRecord) -> str:

@@ -42,6 +42,7 @@ from forgeflare._errors import ConfigError
 from forgeflare._pgroup import process_started
 from forgeflare._process import end_marked_processes, run_child
 from forgeflare._secrets import AGENT_KEYS, PASS_ENV_VAR, child_environment
+from forgeflare._words import plural
 from forgeflare.hooks._trust import TrustError, require_trust
 from forgeflare.supervisor._agentproc import (
     ChildResult,
@@ -324,13 +325,14 @@ class _Loop:
     def banner(self) -> None:
         """Every bound of the night, and what is trusted how."""
         cfg = self.cfg
-        most = cfg.fresher.max_iterations or "unlimited"
+        n = cfg.fresher.max_iterations
+        most = plural(n, "iteration") if n else "unlimited iterations"
         runtime = format_wait(cfg.limits.max_runtime) if cfg.limits.max_runtime else "unlimited"
         cost = f"${cfg.limits.max_cost:g}" if cfg.limits.max_cost else "no cost cap"
         per_iteration = cfg.limits.iteration_timeout
         timeout = format_wait(per_iteration) if per_iteration else "none"
         self.display.info(
-            f"bounds: {most} iterations, runtime {runtime}, {cost}, iteration timeout "
+            f"bounds: {most}, runtime {runtime}, {cost}, iteration timeout "
             f"{timeout}, agent {self.backend.name}"
         )
         if self.opts.trust_project or self.opts.env.get("FORGEFLARE_TRUST", "") in ("1", "true"):
