@@ -162,7 +162,7 @@ def run_test(
             project_dir=Path.cwd(),
             hooks_file=hooks,
             hooks_modules=hooks_module or (),
-            builtins=builtin_hooks(),
+            builtins=builtin_hooks(Path.cwd()),
             tools=TOOL_NAMES,
         )
     except ConfigError as exc:

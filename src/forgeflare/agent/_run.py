@@ -126,7 +126,7 @@ async def run_agent(
         hooks_file=options.hooks_file,
         hooks_modules=options.hooks_modules,
         python_hooks=options.python_hooks,
-        builtins=builtin_hooks(),
+        builtins=builtin_hooks(project_dir),
         tools=TOOL_NAMES,
     )
     session = SessionWriter(project_dir)
