@@ -18,6 +18,7 @@ from forgeflare.report._html import write_html
 from forgeflare.report._html import LOG_TAILS
 from forgeflare.report._html import LOG_TAIL_LINES
 from forgeflare.report._html import cumulative_series
+from forgeflare.report._html import plotly_loader
 from forgeflare.report._text import format_cost
 from forgeflare.report._text import format_duration
 from forgeflare.report._text import render_runs
@@ -50,6 +51,7 @@ __all__ = [
     "format_duration",
     "list_runs",
     "load_run",
+    "plotly_loader",
     "render_html",
     "render_line",
     "render_runs",

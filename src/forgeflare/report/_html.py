@@ -9,7 +9,11 @@ plot, and says so.
 
 from __future__ import annotations
 
+import base64
+import functools
+import gzip
 import html
+import json
 import os
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -27,6 +31,7 @@ __all__ = [
     "LOG_TAIL_LINES",
     "OUTCOME_COLOURS",
     "cumulative_series",
+    "plotly_loader",
     "render_html",
     "write_html",
 ]
@@ -171,9 +176,34 @@ def _figure(
         legend={"orientation": "h"},
     )
     fig.update_xaxes(type="date")
-    # plotly.js once per page (a fleet page holds many figures): inlined, so it opens offline
-    result: str = fig.to_html(include_plotlyjs=plotlyjs, full_html=False, div_id=div_id)
-    return result
+    # The figure is drawn once plotly.js is there (it is unpacked asynchronously, see
+    # plotly_loader); plotly.js itself comes once per page.
+    spec = fig.to_json()
+    draw = (
+        f'<div id="{html.escape(div_id)}"></div><script>(function(){{var f=function(){{'
+        f"Plotly.newPlot({json.dumps(div_id)},{spec}.data,{spec}.layout,{{responsive:true}});}};"
+        "if(window.Plotly){f();}else{(window.forgeflarePlots=window.forgeflarePlots||[])"
+        ".push(f);}})();</script>"
+    )
+    return (plotly_loader() if plotlyjs else "") + draw
+
+
+@functools.cache
+def plotly_loader() -> str:
+    """plotly.js for a page that opens offline, in a third of its size: gzip, base64, unpacked
+    by the browser (``DecompressionStream``), then the figures waiting for it are drawn.
+    Inline, plotly.js is 4.8 MB; packed it is 2 MB, once per page."""
+    from plotly.offline import get_plotlyjs  # type: ignore[import-untyped]
+
+    packed = base64.b64encode(gzip.compress(str(get_plotlyjs()).encode("utf-8"), 9)).decode()
+    return (
+        "<script>(async function(){var b=atob('" + packed + "');"
+        "var u=new Uint8Array(b.length);for(var i=0;i<b.length;i++){u[i]=b.charCodeAt(i);}"
+        "var s=new Blob([u]).stream().pipeThrough(new DecompressionStream('gzip'));"
+        "(0,eval)(await new Response(s).text());"
+        "(window.forgeflarePlots||[]).forEach(function(f){f();});"
+        "window.forgeflarePlots=[];})();</script>"
+    )
 
 
 def cumulative_series(
