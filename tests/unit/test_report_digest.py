@@ -208,5 +208,6 @@ def test_html_plots_cost_on_its_own_axis_and_embeds_log_tails(tmp_path: Path) ->
     assert f"<code>{tmp_path / 'iteration-001.log'}</code>" in page
     assert "line 99" in page
     assert "line 69" not in page  # the tail only
+    assert len(page) < 2_500_000  # plotly.js packed: was 4.8 MB
     without = render_html(digest, plotlyjs=False)
     assert len(without) < len(page) // 10  # plotly.js left out for a page that has it
