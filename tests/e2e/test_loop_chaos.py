@@ -8,12 +8,12 @@ left, and every commit made since the start is attributed to an iteration in the
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
 import signal
 import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -22,7 +22,8 @@ from typing import Any
 import psutil
 import pytest
 
-from supervisor_agents.project import Project, base_env
+from forgeflare.supervisor import lock_holder
+from supervisor_agents.project import Project, base_env, wait_for
 
 SECONDS = float(os.environ.get("FORGEFLARE_CHAOS_SECONDS", "60"))
 SEED = int(os.environ.get("FORGEFLARE_CHAOS_SEED", "12"))
@@ -81,6 +82,10 @@ def git_lines(project: Project, *args: str) -> list[str]:
 
 @pytest.mark.linux_only("the agent detaches with the setsid command (util-linux)")
 @pytest.mark.timeout(SECONDS + 240)
+def _running_or_ended(proc: subprocess.Popen[str], project: Project) -> bool:
+    return proc.poll() is not None or lock_holder(project.dir) == proc.pid
+
+
 def test_kill_9_anywhere_loses_no_commit_and_leaves_no_process(tmp_path: Path) -> None:
     rng = random.Random(SEED)
     project = Project(tmp_path)
@@ -126,15 +131,13 @@ def test_kill_9_anywhere_loses_no_commit_and_leaves_no_process(tmp_path: Path) -
         for _ in range(5):
             if all(r.get("finished_at") for r in records(project)):
                 break
-            # The resumed run keeps its own agent and bounds: a stop request ends it at once.
-            subprocess.run(
-                [sys.executable, "-m", "forgeflare", "stop", str(project.dir)],
-                env=env,
-                capture_output=True,
-                check=True,
-            )
-            done = project.run("--resume", env=env)
-            assert done.code in (0, 1, 10, 18, 130), done.stderr
+            # The resumed run keeps its own agent and bounds: once it runs, Ctrl+C ends it.
+            supervisor = project.popen("--resume", env=env)
+            wait_for(functools.partial(_running_or_ended, supervisor, project), timeout=60)
+            if supervisor.poll() is None:
+                supervisor.send_signal(signal.SIGINT)
+            supervisor.communicate(timeout=60)
+            assert supervisor.returncode in (0, 1, 10, 130), supervisor.returncode
     finally:
         if supervisor.poll() is None:
             supervisor.kill()
