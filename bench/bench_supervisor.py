@@ -28,9 +28,9 @@ from pathlib import Path
 import trio
 
 from forgeflare._clock import utc_timestamp
-from forgeflare.hooks._trust import TrustStore, default_trust_file
 from forgeflare.supervisor import LoopConfig, LoopOptions, loop_trust_items, run_loop, supervise
 from forgeflare.supervisor._display import LoopDisplay
+from forgeflare.trust._store import TrustStore, default_trust_file
 
 AGENT = [sys.executable, "-c", "import sys; sys.stdin.read()"]
 

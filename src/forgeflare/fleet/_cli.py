@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +78,9 @@ def register(app: typer.Typer) -> None:
             "--again",
             help="Run a finished fleet again: new branches and worktrees, the old records kept.",
         ),
+        trust_project: bool = typer.Option(
+            False, "--trust-project", help="Run the fleet file's commands without review."
+        ),
     ) -> None:
         import functools
 
@@ -86,6 +90,14 @@ def register(app: typer.Typer) -> None:
         from forgeflare.fleet._run import FleetOptions, finished_fleet, run_fleet
 
         spec = load_fleet_file(fleet_file)
+        # A fleet file from a repository is the project's: its commands run once trusted.
+        from forgeflare.trust._items import fleet_items
+        from forgeflare.trust._store import require_trust
+
+        here = fleet_file.resolve().parent
+        require_trust(here, fleet_items(fleet_file, here), os.environ, flag=trust_project)
+        if trust_project:
+            os.environ["FORGEFLARE_TRUST"] = "1"  # the loops check their projects themselves
         opts = FleetOptions(fleet_file=fleet_file, fleet=spec, resume=resume, again=again, log=_log)
         old = None if again else finished_fleet(opts)
         if old is not None:

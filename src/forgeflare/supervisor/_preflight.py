@@ -20,10 +20,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from forgeflare._errors import ConfigError
-from forgeflare.hooks._trust import require_trust
 from forgeflare.supervisor._config import LoopConfig
 from forgeflare.supervisor._records import find_resumable
 from forgeflare.supervisor._trust import hooks_modules, loop_trust_items
+from forgeflare.trust._store import require_trust
 
 __all__ = ["LOCK_RELPATH", "lock_holder", "preflight", "project_lock"]
 
@@ -180,8 +180,8 @@ def preflight(
             prompt.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{prompt}: cannot read the prompt: {exc}") from exc
-    from forgeflare.hooks._trust import default_trust_file
     from forgeflare.supervisor._notify import notify_preflight, notify_urls
+    from forgeflare.trust._store import default_trust_file
 
     notify_problem = notify_preflight(notify_urls(env, default_trust_file(env).parent))
     if notify_problem is not None:
