@@ -12,6 +12,7 @@ from typing import Any
 from forgeflare._errors import ConfigError
 from forgeflare.report._digest import Commit, Digest, build_digest
 from forgeflare.supervisor._config import load_config
+from forgeflare.supervisor._records import read_finish_marker
 
 __all__ = ["collect_digest", "find_run", "list_runs", "load_run", "runs_root"]
 
@@ -39,6 +40,9 @@ def load_run(run_dir: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: not a readable run record: {exc}") from exc
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: not a run record")
+    if data.get("finished_at") is None:
+        # A run whose folder became read-only says how it ended beside the folder.
+        data.update(read_finish_marker(run_dir) or {})
     return data
 
 

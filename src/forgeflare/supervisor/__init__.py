@@ -82,6 +82,8 @@ from forgeflare.supervisor._preflight import lock_holder
 from forgeflare.supervisor._preflight import preflight
 from forgeflare.supervisor._preflight import project_lock
 from forgeflare.supervisor._records import HookRecord
+from forgeflare.supervisor._records import finish_marker
+from forgeflare.supervisor._records import read_finish_marker
 from forgeflare.supervisor._records import InProgress
 from forgeflare.supervisor._records import IterationRecord
 from forgeflare.supervisor._records import RUN_MARKER
@@ -190,6 +192,7 @@ __all__ = [
     "error_pause",
     "exit_status",
     "find_resumable",
+    "finish_marker",
     "finish_reason",
     "finish_rule",
     "format_duration",
@@ -216,6 +219,7 @@ __all__ = [
     "parse_duration",
     "preflight",
     "project_lock",
+    "read_finish_marker",
     "render_message",
     "report_command",
     "request_stop",

@@ -39,7 +39,7 @@ from forgeflare._convergence import (
     read_convergence,
 )
 from forgeflare._errors import ConfigError
-from forgeflare._pgroup import process_started
+from forgeflare._pgroup import become_subreaper, escaped_descendants, process_started
 from forgeflare._process import end_marked_processes, run_child
 from forgeflare._secrets import AGENT_KEYS, PASS_ENV_VAR, child_environment
 from forgeflare._words import plural
@@ -80,6 +80,7 @@ from forgeflare.supervisor._lifecycle import (
 )
 from forgeflare.supervisor._notify import Notifier, notify_urls
 from forgeflare.supervisor._records import (
+    RUN_MARKER,
     HookRecord,
     InProgress,
     IterationRecord,
@@ -880,6 +881,27 @@ class _Loop:
 _NO_GIT = ("not a git repository", "git is not installed")
 
 
+ESCAPE_POLL = 0.5
+"""Seconds between looks for descendants that left both the group and the marker behind."""
+
+
+async def _note_escapes(loop: _Loop) -> None:
+    """Record in events.jsonl each descendant in another session without the run's marker, so
+    a ``--resume`` after this supervisor was killed can end it (nothing else could find it)."""
+    seen: set[int] = set()
+    while True:
+        await trio.sleep(ESCAPE_POLL)
+        store = getattr(loop, "store", None)
+        if store is None:
+            continue
+        found = await trio.to_thread.run_sync(escaped_descendants, RUN_MARKER, loop.record.run_id)
+        for pid, started in found:
+            if pid not in seen:
+                seen.add(pid)
+                with contextlib.suppress(RecordError):
+                    store.event("escaped", pid=pid, started=started)
+
+
 def _time_scale(env: Mapping[str, str]) -> float:
     """``FORGEFLARE_TIME_SCALE`` shrinks every wait and pause (tests and demos); default 1."""
     try:
@@ -933,6 +955,11 @@ async def run_loop(
     """
     display = display or LoopDisplay()
     stop = stop or StopControl()
+    if signals:
+        # The CLI's own process (not a test's or a library caller's): orphans of the agent and
+        # the hooks adopt the loop, so even descendants in a new session with a clean
+        # environment (no marker) are ended with them.
+        become_subreaper()
     loop = _Loop(opts, display, stop)
     if not display.live and not signals:
         return await loop.run()
@@ -940,6 +967,7 @@ async def run_loop(
     async with trio.open_nursery() as nursery:
         if signals:
             await nursery.start(watch_signals, stop, display)
+            nursery.start_soon(_note_escapes, loop)
         if display.live:
             nursery.start_soon(_tick, display)
         try:

@@ -8,6 +8,7 @@ and one per iteration (plus ``run_started``, ``run_resumed`` and ``run_finished`
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -18,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
 from forgeflare._clock import utc_timestamp
+from forgeflare._damaged import DamagedFileError, read_json
 from forgeflare._errors import ForgeflareError
 from forgeflare._fsutil import append_line, atomic_write_text, overwrite_in_place
 from forgeflare._jsonl import json_objects
@@ -34,8 +36,10 @@ __all__ = [
     "RunStore",
     "Totals",
     "find_resumable",
+    "finish_marker",
     "new_run_id",
     "orphan_group",
+    "read_finish_marker",
 ]
 
 
@@ -255,7 +259,12 @@ class RunStore:
             # a sync per iteration would be most of the supervisor's time on a slow disk.
             atomic_write_text(self.run_json, text, fsync=record.finished_at is not None)
         except OSError as exc:
-            overwrite_in_place(self.run_json, text.encode("utf-8"))
+            kept = overwrite_in_place(self.run_json, text.encode("utf-8"))
+            if not kept and record.finished_at is not None:
+                # The folder is read-only (or full): say how the run ended beside it, so it is
+                # not taken for a running or resumable one later.
+                with contextlib.suppress(OSError):
+                    atomic_write_text(finish_marker(self.dir), _marker_json(record))
             raise RecordError(f"{self.run_json}: cannot write: {exc.strerror or exc}") from exc
 
     def _json(self, record: RunRecord) -> str:
@@ -283,18 +292,45 @@ class RunStore:
             raise RecordError(f"{self.dir / 'events.jsonl'}: cannot write: {exc.strerror}") from exc
 
     def events(self) -> list[dict[str, Any]]:
-        """Every readable line of events.jsonl (a torn last line is skipped)."""
+        """Every readable line of events.jsonl (a torn last line, or one a crash or a disk
+        damaged into bytes that are not UTF-8, is skipped)."""
         try:
-            return json_objects((self.dir / "events.jsonl").read_text(encoding="utf-8"))
+            return json_objects((self.dir / "events.jsonl").read_bytes())
         except OSError:
             return []
 
     def load(self) -> RunRecord:
-        """Read run.json."""
+        """Read run.json (with how the run ended from its finish marker, when it has one)."""
         try:
-            return RunRecord.model_validate_json(self.run_json.read_text(encoding="utf-8"))
+            record = RunRecord.model_validate_json(self.run_json.read_text(encoding="utf-8"))
         except (OSError, ValidationError, ValueError) as exc:
             raise RecordError(f"{self.run_json}: not a readable run record: {exc}") from exc
+        ended = read_finish_marker(self.dir) if record.finished_at is None else None
+        return record.model_copy(update=ended) if ended else record
+
+
+_MARKER_KEYS = {"finish_type": str, "finished_at": str, "exit_code": int, "finish_reason": str}
+
+
+def finish_marker(run_dir: Path) -> Path:
+    """Where a run whose folder could not be written says how it ended: beside the folder."""
+    return run_dir.with_name(run_dir.name + ".finished.json")
+
+
+def _marker_json(record: RunRecord) -> str:
+    return json.dumps({key: getattr(record, key) for key in _MARKER_KEYS}) + "\n"
+
+
+def read_finish_marker(run_dir: Path) -> dict[str, Any] | None:
+    """The finish fields from the run's finish marker (``None``: none, or damaged)."""
+    try:
+        data = read_json(finish_marker(run_dir))
+    except DamagedFileError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    fields = {k: v for k, v in data.items() if k in _MARKER_KEYS and isinstance(v, _MARKER_KEYS[k])}
+    return fields if isinstance(fields.get("finished_at"), str) else None
 
 
 def find_resumable(log_root: Path) -> RunStore | None:
