@@ -266,7 +266,7 @@ async def test_stale_convergence_never_counts(project: Project) -> None:
     )
     done = await project.arun("--agent-cmd", agent_cmd(), "--max-iterations", "2")
     assert done.code == 10, done.stderr
-    assert [it["final_reason"] for it in project.record()["iterations"]] == [None, None]
+    assert [it["stop_reason"] for it in project.record()["iterations"]] == [None, None]
 
 
 async def test_convergence_signal_completes(project: Project) -> None:
@@ -274,7 +274,7 @@ async def test_convergence_signal_completes(project: Project) -> None:
         "--agent-cmd", agent_cmd("--final=end_turn@1", "--final=convergence_signal@2")
     )
     assert done.code == 0
-    assert [it["final_reason"] for it in project.record()["iterations"]] == [
+    assert [it["stop_reason"] for it in project.record()["iterations"]] == [
         "end_turn",
         "convergence_signal",
     ]
@@ -688,3 +688,13 @@ def test_the_agent_is_ended_when_its_loop_is_killed(project: Project) -> None:
         for pid in [int(p) for p in pidfile.read_text().split()] if pidfile.exists() else []:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("value", ["1", "true", "yes", "on", "YES"])
+def test_every_trusting_value_is_said_in_the_banner(project: Project, value: str) -> None:
+    """The banner reads FORGEFLARE_TRUST with the same parser that trusts the project."""
+    done = project.run(
+        "--agent-cmd", "true", "--max-iterations", "1", env=base_env(FORGEFLARE_TRUST=value)
+    )
+    assert done.code == 10, done.stderr
+    assert "trusting the project's hooks without review" in done.stderr

@@ -27,6 +27,7 @@ from forgeflare.fleet._run import FleetOptions
 from forgeflare.fleet._run import end_leftovers
 from forgeflare.fleet._run import finished_fleet
 from forgeflare.fleet._run import run_fleet
+from forgeflare.fleet._run import fleet_spent
 from forgeflare.fleet._state import FleetRecord
 from forgeflare.fleet._state import LoopRecord
 from forgeflare.fleet._state import LoopStatus
@@ -52,6 +53,7 @@ __all__ = [
     "fleet_problems",
     "fleet_report_html",
     "fleet_report_text",
+    "fleet_spent",
     "is_git_url",
     "k8s_documents",
     "k8s_files",

@@ -9,6 +9,7 @@ from typing import Any
 import typer
 
 from forgeflare._errors import ConfigError
+from forgeflare._units import format_cost
 
 __all__ = ["register"]
 
@@ -262,12 +263,16 @@ def _status_lines(record: Any) -> list[str]:
         state = "dead — forgeflare fleet run --resume" if fleet_dead else "running"
     lines = [
         f"fleet {record.name}: {state}"
-        + f" · spent ${record.spent_usd:.2f}"
+        + (
+            f" · spent ${record.spent_usd:.2f}"
+            if record.spent_usd is not None
+            else " · cost unknown"
+        )
         + (" · budget spent" if record.budget_hit else "")
         + (f" · usage window until {record.window_until}" if record.window_until else "")
     ]
     for loop in record.loops:
-        cost = "cost unknown" if loop.cost_usd is None else f"${loop.cost_usd:.2f}"
+        cost = format_cost(loop.cost_usd)
         dead = loop.status == "running" and not is_alive(loop.pid, loop.pid_started)
         status = "dead" if dead else loop.status
         reason = "dead — forgeflare fleet run --resume" if dead else loop.reason

@@ -34,7 +34,7 @@ from typing import Any, Literal
 import trio
 
 from forgeflare._clock import utc_timestamp
-from forgeflare._convergence import Observation, convergence_path
+from forgeflare._convergence import Observation, append_observations, convergence_path
 from forgeflare._fsutil import append_line
 from forgeflare.hooks._api import (
     DEFAULT_CONTINUE_PROMPT,
@@ -47,7 +47,6 @@ from forgeflare.hooks._api import (
     python_verdict,
 )
 from forgeflare.hooks._config import HOOKS_RELPATH, HookConfig, load_hooks_file, unknown_tool
-from forgeflare.hooks._convergence import append_observations
 from forgeflare.hooks._protocol import (
     HookFailure,
     ProcessOutcome,

@@ -6,6 +6,7 @@ from forgeflare.report._collect import list_runs
 from forgeflare.report._collect import load_run
 from forgeflare.report._collect import runs_root
 from forgeflare.report._digest import DEAD_REASON
+from forgeflare.report._collect import skipped_line
 from forgeflare.report._digest import Commit
 from forgeflare.report._digest import Digest
 from forgeflare.report._digest import RunSummary
@@ -58,6 +59,7 @@ __all__ = [
     "render_status",
     "render_text",
     "runs_root",
+    "skipped_line",
     "state_from_run",
     "summarize",
     "watch",

@@ -39,6 +39,10 @@ piped or redirected, one timestamped line is printed per change. A finished run 
 """
 
 
+def _warn(line: str) -> None:
+    typer.echo(line, err=True)
+
+
 def register(app: typer.Typer) -> None:
     """Add ``runs``, ``report`` and ``watch``."""
 
@@ -53,14 +57,14 @@ def register(app: typer.Typer) -> None:
 
         if not directory.is_dir():
             raise ConfigError(f"{directory}: not a directory")
-        watch(find_run(directory, run, os.environ), interval=interval)
+        watch(find_run(directory, run, os.environ, warn=_warn), interval=interval)
 
     @app.command("runs", help=_RUNS_HELP)
     def runs_cmd(
         directory: Path = typer.Argument(Path("."), help="Project directory."),
         as_json: bool = typer.Option(False, "--json", help="Print JSON instead of lines."),
     ) -> None:
-        from forgeflare.report._collect import list_runs, runs_root
+        from forgeflare.report._collect import list_runs, runs_root, skipped_line
         from forgeflare.report._digest import summarize
         from forgeflare.report._text import render_runs
 
@@ -68,13 +72,17 @@ def register(app: typer.Typer) -> None:
             raise ConfigError(f"{directory}: not a directory")
         from forgeflare._pgroup import is_alive
 
-        def alive(run: dict[str, Any]) -> bool | None:
-            if run.get("finished_at") or not run.get("supervisor_pid"):
+        def alive(run: Any) -> bool | None:
+            if run.finished_at or not run.supervisor_pid:
                 return None
-            return is_alive(run.get("supervisor_pid"), run.get("supervisor_started"))
+            return is_alive(run.supervisor_pid, run.supervisor_started)
 
-        runs = list_runs(runs_root(directory, os.environ))
-        summaries = [summarize(run, alive=alive(run)) for _, run in runs]
+        listing = list_runs(runs_root(directory, os.environ))
+        for line in listing.skipped:
+            _warn(skipped_line(line))
+        for line in listing.damaged:
+            _warn(f"forgeflare: warning: {line}")
+        summaries = [summarize(run, alive=alive(run)) for _, run in listing.runs]
         if as_json:
             typer.echo(json.dumps([s.as_json() for s in summaries], indent=2))
         else:
@@ -93,7 +101,7 @@ def register(app: typer.Typer) -> None:
 
         if not directory.is_dir():
             raise ConfigError(f"--dir {directory}: not a directory")
-        run_dir = find_run(directory, run, os.environ)
+        run_dir = find_run(directory, run, os.environ, warn=_warn)
         digest = collect_digest(directory, run_dir)
         if html_out is None and open_it:
             html_out = run_dir / "report.html"

@@ -2,28 +2,11 @@
 
 from __future__ import annotations
 
-from forgeflare._units import format_tokens
+from forgeflare._units import format_cost, format_duration, format_tokens
 from forgeflare._words import plural
 from forgeflare.report._digest import Digest, RunSummary
 
 __all__ = ["format_cost", "format_duration", "render_runs", "render_text"]
-
-
-def format_duration(seconds: float) -> str:
-    """``42s``, ``3m 05s``, ``2h 04m``."""
-    s = round(seconds)
-    if s < 60:
-        return f"{s}s"
-    m, sec = divmod(s, 60)
-    if m < 60:
-        return f"{m}m {sec:02d}s"
-    h, m = divmod(m, 60)
-    return f"{h}h {m:02d}m"
-
-
-def format_cost(cost: float | None) -> str:
-    """``$1.23``, or ``cost unknown``."""
-    return "cost unknown" if cost is None else f"${cost:.2f}"
 
 
 def _tokens(n: int) -> str:

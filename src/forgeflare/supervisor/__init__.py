@@ -24,6 +24,8 @@ from forgeflare.supervisor._config import format_duration
 from forgeflare.supervisor._config import load_config
 from forgeflare.supervisor._config import parse_duration
 from forgeflare.supervisor._display import SUMMARY_ROWS
+from forgeflare.supervisor._config import BackendName
+from forgeflare.supervisor._config import known_backend
 from forgeflare.supervisor._display import AgentStatus
 from forgeflare.supervisor._display import LoopDisplay
 from forgeflare.supervisor._display import parse_agent_line
@@ -45,7 +47,6 @@ from forgeflare.supervisor._finish import Verdict
 from forgeflare.supervisor._finish import agent_time
 from forgeflare.supervisor._finish import before_iteration
 from forgeflare.supervisor._finish import check_limits
-from forgeflare.supervisor._finish import count_unchecked
 from forgeflare.supervisor._finish import decide
 from forgeflare.supervisor._finish import error_pause
 from forgeflare.supervisor._finish import finish_rule
@@ -57,6 +58,7 @@ from forgeflare.supervisor._git import git_snapshot
 from forgeflare.supervisor._history import IterationRow
 from forgeflare.supervisor._history import finish_reason
 from forgeflare.supervisor._history import iteration_rows
+from forgeflare.supervisor._history import runs_root
 from forgeflare.supervisor._lifecycle import HookContext
 from forgeflare.supervisor._lifecycle import HookName
 from forgeflare.supervisor._lifecycle import HookStatus
@@ -64,10 +66,12 @@ from forgeflare.supervisor._lifecycle import LifecycleResult
 from forgeflare.supervisor._lifecycle import classify_exit
 from forgeflare.supervisor._lifecycle import hook_env
 from forgeflare.supervisor._lifecycle import run_lifecycle_hook
-from forgeflare.supervisor._loop import FileStamp
+from forgeflare.supervisor._lifecycle import hook_words
+from forgeflare.supervisor._iteration import FileStamp
 from forgeflare.supervisor._loop import LoopOptions
 from forgeflare.supervisor._loop import LoopResult
-from forgeflare.supervisor._loop import is_fresh
+from forgeflare.supervisor._iteration import is_fresh
+from forgeflare.supervisor._iteration import IterationRunner
 from forgeflare.supervisor._loop import run_loop
 from forgeflare.supervisor._loop import watch_signals
 from forgeflare.supervisor._notify import NOTIFY_EVENTS
@@ -77,6 +81,7 @@ from forgeflare.supervisor._notify import notify_preflight
 from forgeflare.supervisor._notify import notify_urls
 from forgeflare.supervisor._notify import render_message
 from forgeflare.supervisor._notify import should_notify
+from forgeflare.supervisor._notify import NotifyEvent
 from forgeflare.supervisor._preflight import LOCK_RELPATH
 from forgeflare.supervisor._preflight import lock_holder
 from forgeflare.supervisor._preflight import preflight
@@ -95,6 +100,13 @@ from forgeflare.supervisor._records import Totals
 from forgeflare.supervisor._records import find_resumable
 from forgeflare.supervisor._records import new_run_id
 from forgeflare.supervisor._records import orphan_group
+from forgeflare.supervisor._records import RunListing
+from forgeflare.supervisor._records import SCHEMA_VERSION
+from forgeflare.supervisor._records import WaitRecord
+from forgeflare.supervisor._records import list_runs
+from forgeflare.supervisor._records import newest_run
+from forgeflare.supervisor._records import read_run
+from forgeflare.supervisor._records import upgrade_row
 from forgeflare.supervisor._resume import Resumed
 from forgeflare.supervisor._resume import kept_settings
 from forgeflare.supervisor._resume import killed_iteration
@@ -118,6 +130,8 @@ from forgeflare.supervisor._waits import budget_exhausted
 from forgeflare.supervisor._waits import limit_backoff
 from forgeflare.supervisor._waits import outage_backoff
 
+from forgeflare.supervisor._waiting import LoopWaits
+
 __all__ = [
     "CONFIG_RELPATH",
     "FINISH_EXIT_CODES",
@@ -125,10 +139,12 @@ __all__ = [
     "NOTIFY_EVENTS",
     "NOTIFY_URLS_ENV",
     "RUN_MARKER",
+    "SCHEMA_VERSION",
     "STOP_RELPATH",
     "SUMMARY_ROWS",
     "AgentSection",
     "AgentStatus",
+    "BackendName",
     "Between",
     "ChildResult",
     "ContinueLoop",
@@ -150,6 +166,7 @@ __all__ = [
     "IterationOutcome",
     "IterationRecord",
     "IterationRow",
+    "IterationRunner",
     "LifecycleResult",
     "Limits",
     "LimitsSection",
@@ -158,12 +175,15 @@ __all__ = [
     "LoopDisplay",
     "LoopOptions",
     "LoopResult",
+    "LoopWaits",
     "Notifier",
+    "NotifyEvent",
     "NotifySection",
     "PathsSection",
     "RecordError",
     "Resumed",
     "RunGate",
+    "RunListing",
     "RunRecord",
     "RunSettings",
     "RunStore",
@@ -174,6 +194,7 @@ __all__ = [
     "Totals",
     "Verdict",
     "WaitFor",
+    "WaitRecord",
     "WaitSettings",
     "WaitStreaks",
     "after_iteration",
@@ -184,7 +205,6 @@ __all__ = [
     "classify_exit",
     "clear_stop",
     "commits_between",
-    "count_unchecked",
     "decide",
     "default_config_toml",
     "default_prompt",
@@ -199,17 +219,21 @@ __all__ = [
     "git_snapshot",
     "hook_env",
     "hook_verdict",
+    "hook_words",
     "hooks_modules",
     "is_error",
     "is_fresh",
     "iteration_rows",
     "kept_settings",
     "killed_iteration",
+    "known_backend",
     "limit_backoff",
+    "list_runs",
     "load_config",
     "lock_holder",
     "loop_trust_items",
     "new_run_id",
+    "newest_run",
     "notify_preflight",
     "notify_urls",
     "open_resumable",
@@ -220,16 +244,19 @@ __all__ = [
     "preflight",
     "project_lock",
     "read_finish_marker",
+    "read_run",
     "render_message",
     "report_command",
     "request_stop",
     "run_lifecycle_hook",
     "run_loop",
+    "runs_root",
     "should_notify",
     "stop_request_age",
     "stop_requested",
     "summary_lines",
     "supervise",
+    "upgrade_row",
     "uses_claude_code",
     "watch_signals",
 ]

@@ -17,7 +17,7 @@ import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import tomli_w
 from pydantic import (
@@ -33,9 +33,13 @@ from pydantic import (
 from forgeflare._errors import ConfigError
 from forgeflare._validation import validation_message
 
+if TYPE_CHECKING:
+    from forgeflare.supervisor.backends import Backend
+
 __all__ = [
     "CONFIG_RELPATH",
     "AgentSection",
+    "BackendName",
     "FresherSection",
     "HooksSection",
     "LimitsSection",
@@ -47,6 +51,7 @@ __all__ = [
     "default_config_toml",
     "default_prompt",
     "format_duration",
+    "known_backend",
     "load_config",
     "parse_duration",
 ]
@@ -71,6 +76,21 @@ def parse_duration(value: object) -> float:
         if match:
             return float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
     raise ValueError("not a duration (like 90s, 15m, 2h or seconds)")
+
+
+def known_backend(name: str) -> str:
+    """``name`` when a backend of that name is registered (the one list of names)."""
+    from forgeflare.supervisor.backends import BACKENDS
+
+    if name not in BACKENDS:
+        close = difflib.get_close_matches(name, list(BACKENDS), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ValueError(f"unknown backend {name!r}{hint}; one of: {', '.join(sorted(BACKENDS))}")
+    return name
+
+
+BackendName = Annotated[str, AfterValidator(lambda name: name and known_backend(name))]
+"""A backend's name, checked against the registry (empty: chosen from ``[agent] command``)."""
 
 
 def format_duration(seconds: float) -> str | int:
@@ -168,9 +188,9 @@ class HooksSection(_Section):
 class AgentSection(_Section):
     """``[agent]``: the agent started each iteration."""
 
-    backend: Literal["", "forgeflare", "claude", "codex", "command"] = ""
-    """Agent backend: forgeflare, claude, codex or command (empty: command when [agent]
-    command is set, else forgeflare)."""
+    backend: BackendName = ""
+    """Agent backend: forgeflare, claude, codex, command or a registered one (empty: command
+    when [agent] command is set, else forgeflare)."""
     command: ShellWords = ""
     """Agent command line, prompt on stdin (with backend claude/codex: the executable)."""
     permission_mode: str = "bypassPermissions"
@@ -256,13 +276,17 @@ class LoopConfig(BaseModel):
             return self.agent.backend
         return "command" if self.agent.command.strip() else "forgeflare"
 
-    def agent_argv(self, python: str) -> list[str]:
-        """The agent command as argv (``python`` runs the default agent)."""
-        from forgeflare.supervisor.backends import BACKENDS, ClaudeBackend
+    def backend(self) -> Backend:
+        """The configured backend, with its settings (the loop builds this one instance)."""
+        from forgeflare.supervisor.backends import BACKENDS
 
         backend = BACKENDS[self.backend_name]()
-        if isinstance(backend, ClaudeBackend):
-            backend.permission_mode = self.agent.permission_mode
+        backend.configure(self.agent)
+        return backend
+
+    def agent_argv(self, python: str, backend: Backend | None = None) -> list[str]:
+        """The agent command as argv (``python`` runs the default agent)."""
+        backend = backend or self.backend()
         return backend.argv(
             python=python,
             model=self.fresher.model,
@@ -272,7 +296,7 @@ class LoopConfig(BaseModel):
 
     @property
     def final_expected(self) -> bool:
-        """Whether a missing ``final`` means the agent crashed."""
+        """Whether a missing ``final`` means the agent crashed (``[agent] final_required``)."""
         if self.agent.final_required == "auto":
             return self.backend_name == "forgeflare"
         return self.agent.final_required == "yes"

@@ -27,6 +27,7 @@ from rich.text import Text
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._fsutil import append_line
+from forgeflare._units import format_cost, format_duration
 from forgeflare._words import plural
 from forgeflare.supervisor._records import IterationRecord, RunRecord
 
@@ -49,8 +50,8 @@ def _row_words(it: IterationRecord) -> str:
     words: list[str] = [it.outcome]
     if it.exit_code is not None:
         words.append(f"exit {it.exit_code}")
-    if it.final_reason:
-        words.append(it.final_reason)
+    if it.stop_reason:
+        words.append(it.stop_reason)
     words.append(f"{it.duration:.1f}s")
     if it.commits:
         words.append(plural(it.commits, "commit"))
@@ -73,7 +74,7 @@ def summary_lines(record: RunRecord, cwd: Path) -> list[str]:
     rows = record.iterations
     skipped = sum(1 for it in rows if it.skipped)
     counted = record.counted_iterations
-    cost = "cost unknown" if t.cost_usd is None else f"${t.cost_usd:.4f}"
+    cost = format_cost(t.cost_usd)
     its = plural(counted, "iteration") + (f" ({skipped} skipped)" if skipped else "")
     exit_words = "" if record.exit_code is None else f" (exit {record.exit_code})"
     lines = [
@@ -121,8 +122,7 @@ def _clock() -> str:
 
 
 def _elapsed(seconds: float) -> str:
-    seconds = int(seconds)
-    return f"{seconds // 3600:d}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+    return format_duration(seconds)
 
 
 def _write(stream: TextIO, text: str) -> None:
@@ -250,7 +250,7 @@ class LoopDisplay:
     def _render(self) -> Text:
         most = str(self.max_iterations) if self.max_iterations else "∞"
         tool = self.status.last_tool or "-"
-        spent = "" if self.spent is None else f"  spent: ${self.spent:.2f}"
+        spent = "" if self.spent is None else f"  spent: {format_cost(self.spent)}"
         return Text(
             f"iteration {self.iteration}/{most}  {_elapsed(time.monotonic() - self._started)}"
             f"  last tool: {tool}  tokens: {self.status.tokens}{spent}",
@@ -278,7 +278,7 @@ class LoopDisplay:
                 self._line("", line, "")
             return
         table = Table(title=f"run {record.run_id}: {record.finish_type}")
-        for col in ("#", "outcome", "final", "time", "tokens", "cost", "commits", "decision"):
+        for col in ("#", "outcome", "stop", "time", "tokens", "cost", "commits", "decision"):
             table.add_column(col)
         shown = record.iterations[-SUMMARY_ROWS:]
         if len(shown) < len(record.iterations):
@@ -287,10 +287,10 @@ class LoopDisplay:
             table.add_row(
                 str(it.number),
                 "skipped" if it.skipped else it.outcome,
-                it.final_reason or "-",
+                it.stop_reason or "-",
                 f"{it.duration:.1f}s",
                 str(it.tokens.total),
-                "-" if it.cost_usd is None else f"${it.cost_usd:.4f}",
+                "-" if it.cost_usd is None else format_cost(it.cost_usd),
                 str(it.commits),
                 it.decision,
             )
@@ -301,7 +301,7 @@ class LoopDisplay:
             "",
             _elapsed(t.active_seconds),
             str(t.tokens),
-            "-" if t.cost_usd is None else f"${t.cost_usd:.4f}",
+            "-" if t.cost_usd is None else format_cost(t.cost_usd),
             str(t.commits),
             "",
         )

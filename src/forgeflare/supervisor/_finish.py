@@ -40,7 +40,6 @@ I/O and applies the answer. Three questions, asked in this order each pass:
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -72,7 +71,6 @@ __all__ = [
     "agent_time",
     "before_iteration",
     "check_limits",
-    "count_unchecked",
     "decide",
     "error_pause",
     "finish_rule",
@@ -131,25 +129,24 @@ _ERROR_OUTCOMES = frozenset({"agent_error", "api_error", "killed", "timed_out", 
 
 @dataclass(frozen=True, slots=True)
 class IterationOutcome:
-    """What one iteration did, as the loop observed it.
+    """What one iteration did: a projection of the backend's iteration report and the loop's
+    facts (the report is the only account of how the agent ended).
 
-    ``final_reason`` is the ``final.reason`` written *by this iteration* (``None`` when it wrote
-    none, or only a stale file from an earlier iteration was there: the caller checks that).
-    ``exit_code`` is ``None`` when the agent died by a signal or was killed on a timeout.
-    ``plan_unchecked`` is ``None`` when there is no plan file; ``git_changed`` is ``None``
-    outside a git repository.
+    ``stop_reason`` is the report's: the agent's own reason for ending, from *this* iteration
+    (a stale ``final`` from an earlier one never reaches the report). ``exit_code`` is ``None``
+    when the agent died by a signal or was killed on a timeout. ``plan_unchecked`` is ``None``
+    when there is no plan file; ``git_changed`` is ``None`` outside a git repository.
     """
 
     mode: Literal["planning", "building"] = "building"
     skipped: bool = False
     exit_code: int | None = 0
     timed_out: bool = False
-    final_reason: str | None = None
-    final_expected: bool = False
+    stop_reason: str | None = None
     plan_unchecked: int | None = None
     git_changed: bool | None = None
-    outcome: str | None = None
-    """The iteration report's outcome (``ok``, ``agent_error`` …) when a backend gave one."""
+    outcome: str = "ok"
+    """The iteration report's outcome (``ok``, ``agent_error`` …)."""
     signal_complete: bool = False
     """The final message carried the completion tag (Claude Code, Codex loops)."""
     runtime_bound: bool = False
@@ -196,29 +193,9 @@ class Streaks:
 
 
 def is_error(outcome: IterationOutcome) -> bool:
-    """An error iteration: the agent crashed, was killed, timed out, or hit an API error.
-
-    Without a ``final`` of its own, a non-zero exit is a crash; so is a zero exit when the agent
-    is one that always writes ``final`` (``final_expected``, e.g. ``forgeflare run``).
-    Agents that write no file (Claude Code) are judged by their exit status alone.
-    """
-    if outcome.skipped:
-        return False
-    if outcome.outcome is not None:
-        return outcome.outcome in _ERROR_OUTCOMES
-    if outcome.timed_out or outcome.exit_code is None:
-        return True
-    if outcome.final_reason is None:
-        return outcome.exit_code != 0 or outcome.final_expected
-    return outcome.final_reason == "api_error"
-
-
-_UNCHECKED_RE = re.compile(r"^[ \t]*[-*+][ \t]+\[ \]", re.MULTILINE)
-
-
-def count_unchecked(plan_text: str) -> int:
-    """Unchecked Markdown task boxes (``- [ ] ...``, also ``*`` / ``+`` bullets) in a plan."""
-    return len(_UNCHECKED_RE.findall(plan_text))
+    """An error iteration: the report says the agent crashed, was killed, timed out, was
+    refused or hit an API error (how each backend judges that is its report's business)."""
+    return not outcome.skipped and outcome.outcome in _ERROR_OUTCOMES
 
 
 def _plan_done(outcome: IterationOutcome) -> bool:
@@ -256,7 +233,7 @@ def finish_rule(
     ``completion=False`` (the gate refused it) leaves completion out and applies the rest.
     """
     error = is_error(outcome)
-    blocked = not outcome.skipped and outcome.final_reason in _BLOCK_REASONS
+    blocked = not outcome.skipped and outcome.stop_reason in _BLOCK_REASONS
     new = Streaks(
         errors=streaks.errors + 1 if error else 0,
         blocked=streaks.blocked + 1 if blocked else 0,
@@ -265,7 +242,7 @@ def finish_rule(
     if outcome.skipped:
         # A skip keeps the error streak: skipping is not evidence that the agent recovered.
         new = replace(new, errors=streaks.errors, blocked=streaks.blocked)
-    signalled = outcome.final_reason == "convergence_signal" or outcome.signal_complete
+    signalled = outcome.stop_reason == "convergence_signal" or outcome.signal_complete
     if completion and ((not outcome.skipped and signalled) or _plan_done(outcome)):
         return new, FinishType.COMPLETE
     if outcome.runtime_hit:

@@ -17,39 +17,26 @@ agent that never writes one) can never complete a run.
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 import signal
 import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import trio
 
 from forgeflare._clock import format_wait, parse_time, utc_timestamp
-from forgeflare._convergence import (
-    ConvergenceError,
-    ConvergenceState,
-    clear_convergence,
-    convergence_path,
-    read_convergence,
-)
-from forgeflare._errors import ConfigError
 from forgeflare._pgroup import become_subreaper, escaped_descendants, process_started
-from forgeflare._process import end_marked_processes, run_child
-from forgeflare._secrets import AGENT_KEYS, PASS_ENV_VAR, child_environment
+from forgeflare._process import run_child
+from forgeflare._secrets import child_environment
 from forgeflare._words import plural
 from forgeflare.supervisor._agentproc import (
-    ChildResult,
     StopControl,
-    exit_status,
-    supervise,
 )
-from forgeflare.supervisor._config import LoopConfig, default_prompt
+from forgeflare.supervisor._config import LoopConfig
 from forgeflare.supervisor._display import LoopDisplay
 from forgeflare.supervisor._finish import (
     Between,
@@ -62,27 +49,26 @@ from forgeflare.supervisor._finish import (
     Skip,
     Streaks,
     Verdict,
-    agent_time,
     before_iteration,
-    count_unchecked,
     decide,
     hook_verdict,
 )
-from forgeflare.supervisor._git import GitSnapshot, commits_between, git_snapshot
+from forgeflare.supervisor._git import GitSnapshot, git_snapshot
 from forgeflare.supervisor._history import finish_reason
+from forgeflare.supervisor._iteration import IterationRunner
 from forgeflare.supervisor._lifecycle import (
     HookContext,
     HookName,
     HookStatus,
     LifecycleResult,
     hook_env,
+    hook_words,
     run_lifecycle_hook,
 )
 from forgeflare.supervisor._notify import Notifier, notify_urls
 from forgeflare.supervisor._records import (
     RUN_MARKER,
     HookRecord,
-    InProgress,
     IterationRecord,
     RecordError,
     RunRecord,
@@ -93,28 +79,12 @@ from forgeflare.supervisor._records import (
 from forgeflare.supervisor._resume import open_resumable
 from forgeflare.supervisor._stop import clear_stop, stop_request_age, stop_requested
 from forgeflare.supervisor._trust import loop_trust_items
+from forgeflare.supervisor._waiting import LoopWaits
 from forgeflare.supervisor._waits import WaitFor, WaitSettings, WaitStreaks
-from forgeflare.supervisor.backends import BACKENDS, COMPLETE_TAG, REPORT_ENV, ChildEnd
 from forgeflare.trust._policy import TrustError, trust_override
 from forgeflare.trust._store import require_trust
 
-__all__ = ["FileStamp", "LoopOptions", "LoopResult", "is_fresh", "run_loop", "watch_signals"]
-
-FileStamp = tuple[int, int, int]
-"""(inode, mtime_ns, size) of a file."""
-
-
-def _stamp(path: Path) -> FileStamp | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return (st.st_ino, st.st_mtime_ns, st.st_size)
-
-
-def is_fresh(before: FileStamp | None, after: FileStamp | None) -> bool:
-    """Whether the file after an iteration was written during it (see module docstring)."""
-    return after is not None and after != before
+__all__ = ["LoopOptions", "LoopResult", "run_loop", "watch_signals"]
 
 
 @dataclass
@@ -160,18 +130,9 @@ _HOOK_SWITCH = {
 }
 
 
-_HOOK_SAYS: dict[HookStatus, tuple[str, str]] = {
-    HookStatus.NOT_EXECUTABLE: ("warn", "exists but is not executable (skipped)"),
-    HookStatus.OK: ("info", "completed successfully"),
-    HookStatus.WARNING: ("warn", "returned warning (exit 1)"),
-    HookStatus.ABORT: ("error", "requested abort (exit {code})"),
-    HookStatus.TIMEOUT: ("error", "timed out after {timeout:g}s (exit 124)"),
-    HookStatus.ERROR: ("error", "failed with exit code {code}"),
-}
-"""What the loop says of a lifecycle hook's run, by its status: (display level, words)."""
+class _Loop(IterationRunner, LoopWaits):
+    opts: LoopOptions
 
-
-class _Loop:
     def __init__(self, opts: LoopOptions, display: LoopDisplay, stop: StopControl) -> None:
         self.opts = opts
         self.cfg = opts.config
@@ -200,8 +161,7 @@ class _Loop:
         self.last_duration = 0.0
         self.git_repo = False
         self.git_last: GitSnapshot | None = None
-        backend = BACKENDS[self.cfg.backend_name]()
-        self.backend = backend
+        self.backend = self.cfg.backend()
         self.wait_streaks = WaitStreaks()
         self.finish_reason: str | None = None
         self.last_gate = ""
@@ -224,14 +184,6 @@ class _Loop:
             env=child_environment(opts.env, opts.pass_env),
             log=self.display.warn,
         )
-
-    # -- bookkeeping ------------------------------------------------------------------------
-    def elapsed(self) -> float:
-        return self.base_active + time.monotonic() - self.t0
-
-    def save(self) -> None:
-        self.record.totals.active_seconds = round(self.elapsed(), 3)
-        self.store.save(self.record)
 
     def context(self, *, iteration: int | None = None, finish_type: str = "") -> HookContext:
         rec = self.record
@@ -339,7 +291,7 @@ class _Loop:
             f"bounds: {most}, runtime {runtime}, {cost}, iteration timeout "
             f"{timeout}, agent {self.backend.name}"
         )
-        if trust_override(self.opts.env, self.opts.trust_project):
+        if trust_override(self.opts.env, self.opts.trust_project):  # the one override parser
             self.display.warn("trusting the project's hooks without review (--trust-project)")
 
     # -- hooks ------------------------------------------------------------------------------
@@ -370,8 +322,8 @@ class _Loop:
                 stop=self.stop.escalated() if name == "finished" else self.stop,
                 on_line=lambda line: self.display.output(line, prefix=f"[{name}] "),
             )
-        if refusal is None:
-            self.report_hook(result, hooks.timeout)
+        if refusal is None and (said := hook_words(result, hooks.timeout)) is not None:
+            getattr(self.display, said[0])(said[1])
         if result.status is not HookStatus.MISSING:
             try:
                 self.store.event(
@@ -387,285 +339,6 @@ class _Loop:
                     raise
         return result
 
-    def report_hook(self, result: LifecycleResult, timeout: float) -> None:
-        said = _HOOK_SAYS.get(result.status)
-        if said is not None:
-            level, words = said
-            text = words.format(name=result.name, code=result.exit_code, timeout=timeout)
-            getattr(self.display, level)(f"Hook {result.name} {text}")
-
-    # -- one agent run ----------------------------------------------------------------------
-    def prompt(self) -> str:
-        path = self.project / ".fresher" / f"PROMPT.{self.record.mode}.md"
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            text = default_prompt(self.record.mode)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{path}: cannot read the prompt: {exc}") from exc
-        if self.opts.task:
-            # A fleet loop's own task comes first: each loop completes on its own.
-            text = f"{self.opts.task.strip()}\n\n---\n\n{text}"
-        return text + self.backend.prompt_suffix
-
-    def plan_unchecked(self) -> int | None:
-        path = self.project / self.cfg.paths.plan_file
-        try:
-            return count_unchecked(path.read_text(encoding="utf-8", errors="replace"))
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            self.display.warn(f"{path}: cannot read the plan: {exc.strerror}")
-            return None
-
-    async def snapshot(self) -> GitSnapshot | None:
-        if not self.git_repo:
-            return None
-        return await git_snapshot(self.project, excluded=(self.log_root,))
-
-    def agent_argv(self) -> list[str]:
-        argv = self.cfg.agent_argv(self.opts.python)
-        max_cost = self.cfg.limits.max_cost
-        if max_cost:
-            argv += self.backend.budget_argv(max_cost - (self.record.totals.cost_usd or 0.0))
-        return argv
-
-    def agent_env(self, number: int, report_path: Path) -> dict[str, str]:
-        """The agent's environment: no secrets but its backend's key, the run's variables."""
-        env = {
-            **child_environment(
-                self.opts.env, self.opts.pass_env, keep=AGENT_KEYS.get(self.backend.name, ())
-            ),
-            **hook_env("agent", self.context(iteration=number)),
-            REPORT_ENV: str(report_path),
-        }
-        if self.opts.pass_env:
-            env[PASS_ENV_VAR] = ",".join(self.opts.pass_env)
-        security = self.cfg.security
-        if security.allow_paths:
-            env["FORGEFLARE_ALLOW_PATHS"] = os.pathsep.join(
-                str((self.project / p).resolve()) for p in security.allow_paths
-            )
-        if security.sandbox == "bwrap":
-            env["FORGEFLARE_SANDBOX"] = "network" if security.sandbox_network else "1"
-        return env
-
-    async def run_agent(self, number: int) -> tuple[IterationRecord, IterationOutcome]:
-        """Run iteration ``number``'s agent; returns its record and the decision's outcome."""
-        conv = convergence_path(self.project)
-        warning = clear_convergence(conv)
-        if warning:
-            self.display.warn(warning)
-        before = _stamp(conv)
-        git_before = self.git_last if self.git_last is not None else await self.snapshot()
-        prompt = self.prompt()
-        argv = self.agent_argv()
-        report_path = self.store.dir / f"iteration-{number:03d}.report.json"
-        report_path.unlink(missing_ok=True)
-        env = self.agent_env(number, report_path)
-        budget, runtime_bound = agent_time(self.limits, self.elapsed())
-        log_path = self.store.iteration_log(number)
-        started_at = utc_timestamp()
-        head_before = git_before.head if git_before else None
-        self.record.current = InProgress(number=number, started_at=started_at)
-        self.store.event("iteration_started", number=number, head=head_before, log=log_path.name)
-
-        failed: list[Exception] = []
-
-        def on_start(pid: int) -> None:
-            assert self.record.current is not None
-            self.record.current.agent_pid = pid
-            try:
-                self.save()
-            except RecordError as exc:
-                failed.append(exc)  # raised once the agent is done: it must not be left running
-
-        self.display.info(f"iteration {number}: starting {argv[0]} ({self.backend.name})")
-        self.display.start_iteration(number, self.limits.max_iterations)
-        reader = self.backend.reader()
-        # Plain blocking writes: a local append per line is cheaper than a thread hop.
-        # Unbuffered, so that a full disk fails the write, not the close.
-        try:
-            log = open(log_path, "wb", buffering=0)  # noqa: ASYNC230, SIM115
-        except OSError as exc:
-            raise RecordError(f"{log_path}: cannot write: {exc.strerror}") from exc
-        with log:
-
-            def on_line(line: bytes) -> None:
-                if not failed:
-                    try:
-                        log.write(line)
-                    except OSError as exc:
-                        # A full disk must not cut the iteration short: the terminal still
-                        # shows the output, and the records' failure ends the loop after it.
-                        failed.append(RecordError(f"{log_path}: cannot write: {exc.strerror}"))
-                shown = reader.feed(line.decode("utf-8", errors="replace"))
-                if self.opts.raw:
-                    self.display.output(line)
-                    return
-                for text in shown:
-                    self.display.output(text + "\n")
-
-            try:
-                result = await supervise(
-                    argv,
-                    cwd=self.project,
-                    env=env,
-                    stdin=prompt.encode(),
-                    timeout=None if math.isinf(budget) else budget,
-                    grace=self.cfg.agent.kill_grace,
-                    stop=self.stop,
-                    on_line=on_line,
-                    on_start=on_start,
-                )
-            except OSError as exc:
-                msg = f"cannot start the agent {argv[0]!r}: {exc.strerror or exc}"
-                with contextlib.suppress(OSError):
-                    log.write(f"forgeflare loop: {msg}\n".encode())
-                self.display.error(msg)
-                result = ChildResult(returncode=127, timed_out=False, stopped=False, duration=0.0)
-            finally:
-                self.display.end_iteration()
-        # Descendants that left the agent's process group (a new session) carry the run's marker.
-        leftovers = await trio.to_thread.run_sync(
-            end_marked_processes, "FRESHER_RUN_ID", self.record.run_id, self.cfg.agent.kill_grace
-        )
-        if leftovers:
-            self.display.warn(f"ended {len(leftovers)} process(es) the agent left running")
-        self.records_failure = failed[0] if failed else None
-        state: ConvergenceState | None = None
-        if is_fresh(before, _stamp(conv)):
-            try:
-                state = read_convergence(conv)
-            except ConvergenceError as exc:
-                self.display.warn(str(exc))
-        git_after = await self.snapshot()
-        self.git_last = git_after
-        commits = 0
-        changed: bool | None = None
-        if git_before is not None and git_after is not None:
-            commits = await commits_between(self.project, git_before.head, git_after.head)
-            changed = commits > 0 or git_before != git_after
-        final = state.final if state else None
-        report = self.backend.report(
-            reader,
-            ChildEnd(
-                exit_code=result.exit_code,
-                timed_out=result.timed_out,
-                stopped=result.stopped,
-                signalled=result.returncode < 0 and not result.stopped,
-            ),
-            final,
-            report_path if report_path.exists() else None,
-        )
-        it = IterationRecord.from_report(
-            report,
-            number=number,
-            started_at=started_at,
-            duration=round(result.duration, 3),
-            exit_code=exit_status(result),
-            timed_out=result.timed_out,
-            final_reason=final.reason if final else None,
-            observations=[o.model_dump() for o in state.observations] if state else [],
-            head_before=head_before,
-            head_after=git_after.head if git_after else None,
-            log=log_path.name,
-            commits=commits,
-            changed=changed,
-            plan_unchecked=self.plan_unchecked(),
-        )
-        outcome = IterationOutcome(
-            mode="planning" if self.record.mode == "planning" else "building",
-            exit_code=result.exit_code,
-            timed_out=result.timed_out,
-            final_reason=it.final_reason,
-            final_expected=self.cfg.final_expected,
-            plan_unchecked=it.plan_unchecked,
-            git_changed=changed,
-            outcome=report.outcome,
-            signal_complete=report.signal == COMPLETE_TAG,
-            runtime_bound=runtime_bound,
-            transient=report.transient,
-            resets_at=parse_time(report.resets_at),
-        )
-        if result.timed_out:
-            what = "runtime limit" if outcome.runtime_hit else "iteration timeout"
-            self.display.error(f"iteration {number}: agent killed at the {what}")
-        cost = "" if it.cost_usd is None else f", ${it.cost_usd:.4f}"
-        self.display.info(
-            f"iteration {number}: {it.outcome}, exit {it.exit_code}, final {it.final_reason}, "
-            f"{it.duration:.1f}s, tokens {report.tokens.total}{cost}, commits {commits}"
-        )
-        self.last_exit, self.last_duration = exit_status(result), it.duration
-        return it, outcome
-
-    # -- the loop ---------------------------------------------------------------------------
-    def finish_iteration(self, it: IterationRecord, decision: str, *, counted: bool) -> None:
-        it.decision = decision
-        rec = self.record
-        rec.add_iteration(it, counted=counted)
-        if it.cost_usd is None and it.tokens.total and rec.totals.cost_unknown == 1:
-            self.display.warn(
-                f"iteration {it.number}: cost unknown (no price for model "
-                f"{it.model or self.cfg.fresher.model or '?'}); tokens are recorded"
-            )
-        self.display.spent = rec.totals.cost_usd
-        self.save()
-        self.store.event("iteration", **it.model_dump(exclude={"observations"}))
-        if self.records_failure is not None:
-            failure, self.records_failure = self.records_failure, None
-            raise failure
-
-    def counted_iterations(self) -> int:
-        """Iterations that count toward max_iterations (not limit or outage waits)."""
-        return self.record.counted_iterations
-
-    async def wait(self, kind: str, seconds: float, until: datetime) -> None:
-        """Wait ``seconds`` by the wall clock (a suspend does not stretch it), or a stop."""
-        local = until.astimezone().strftime("%H:%M")
-        what = "the usage window" if kind == "limit_wait" else "the API (outage)"
-        self.display.warn(f"waiting for {what} until {local} ({format_wait(seconds)})")
-        started = utc_timestamp()
-        self.store.event("wait_started", kind=kind, until=utc_timestamp(until), seconds=seconds)
-        await self.notifier.send(
-            kind,
-            {**self.summary(), "until": local, "detail": f"waiting {format_wait(seconds)}"},
-        )
-        scale = self.time_scale
-        deadline = datetime.now(UTC) + timedelta(seconds=seconds * scale)
-        t0 = time.monotonic()
-        while not self.stop.stop.is_set() and not stop_requested(self.project):
-            left = (deadline - datetime.now(UTC)).total_seconds()
-            if left <= 0:
-                break
-            # Poll the stop request each second (a file: `forgeflare stop` from another shell).
-            with trio.move_on_after(min(left, 1.0)):
-                await self.stop.stop.wait()
-        waited = round(time.monotonic() - t0, 3)
-        self.record.totals.waited_seconds = round(self.record.totals.waited_seconds + waited, 3)
-        self.record.waits.append(
-            {"kind": kind, "started_at": started, "duration": waited, "until": utc_timestamp(until)}
-        )
-        self.store.event("wait_ended", kind=kind, waited=waited)
-
-    def summary(self) -> dict[str, Any]:
-        rec = self.record
-        return {
-            "run_id": rec.run_id,
-            "project_dir": rec.project_dir,
-            "mode": rec.mode,
-            "started_at": rec.started_at,
-            "finished_at": rec.finished_at,
-            "finish_type": rec.finish_type,
-            "finish_reason": rec.finish_reason,
-            "exit_code": rec.exit_code,
-            "totals": {
-                **rec.totals.model_dump(),
-                "duration": round(self.elapsed(), 1),
-            },
-            "run_dir": str(self.store.dir),
-        }
-
     async def before_iteration(self) -> FinishType | None:
         """Checks between iterations (the rules are :func:`before_iteration`'s)."""
         trust_error: str | None = None
@@ -678,7 +351,7 @@ class _Loop:
             verdict = before_iteration(
                 Between(
                     limits=self.limits,
-                    counted=self.counted_iterations(),
+                    counted=self.record.counted_iterations,
                     elapsed=self.elapsed(),
                     stopped=self.stop.stop.is_set(),
                     stop_requested=stop_requested(self.project),
@@ -750,7 +423,7 @@ class _Loop:
         facts = IterationFacts(
             outcome=outcome,
             limits=self.limits,
-            counted=self.counted_iterations(),
+            counted=self.record.counted_iterations,
             elapsed=self.elapsed(),
             streaks=Streaks(**rec.streaks),
             waits=self.wait_streaks,
@@ -927,7 +600,7 @@ def shared_window(env: Mapping[str, str]) -> datetime | None:
 
 def finish_words(record: RunRecord) -> str:
     """Why a run ended, in words, from its record (the report reads the same)."""
-    return finish_reason(record.model_dump())
+    return finish_reason(record)
 
 
 def _hook_record(result: LifecycleResult, iteration: int) -> HookRecord:

@@ -152,31 +152,16 @@ def preflight(
         )
     items = loop_trust_items(project, config, project_command=project_command)
     require_trust(project, items, env, flag=trust_project)
-    backend = config.backend_name
-    argv = config.agent_argv(sys.executable)
+    backend = config.backend()
+    argv = config.agent_argv(sys.executable, backend)
     modules = hooks_modules(argv)
     if modules:
         _check_hooks_modules(project, modules, env, config.hooks.timeout)
-    if backend == "forgeflare":
+    if backend.name == "forgeflare":
         from forgeflare.agent._client import checked_base_url
 
         checked_base_url(None, env)
-        url = (env.get("ANTHROPIC_API_URL") or env.get("ANTHROPIC_BASE_URL") or "").strip()
-        if not env.get("ANTHROPIC_API_KEY") and (not url or url.rstrip("/") == _DEFAULT_API):
-            raise ConfigError(
-                "ANTHROPIC_API_KEY is not set: every iteration would fail; export it, or point "
-                "ANTHROPIC_API_URL at another endpoint (e.g. `forgeflare mock-api`)"
-            )
-        from forgeflare.hooks._config import HOOKS_RELPATH, load_hooks_file
-
-        load_hooks_file(project / HOOKS_RELPATH)
-    elif not argv:
-        raise ConfigError("[agent] command is empty: set it, or choose another backend")
-    elif shutil.which(argv[0], path=env.get("PATH")) is None and not (project / argv[0]).is_file():
-        raise ConfigError(
-            f"agent command {argv[0]!r} ({backend} backend): not found on PATH; install it or "
-            "set [agent] command / --agent-cmd"
-        )
+    backend.preflight(project, argv, env)
     prompt = project / ".fresher" / f"PROMPT.{config.fresher.mode}.md"
     if prompt.exists():
         try:

@@ -11,11 +11,14 @@ from forgeflare.supervisor.backends._backends import ForgeflareBackend
 from forgeflare.supervisor.backends._backends import LineReader
 from forgeflare.supervisor.backends._backends import REPORT_ENV
 from forgeflare.supervisor.backends._backends import completion_signal
+from forgeflare.supervisor.backends._backends import backend_names
+from forgeflare.supervisor.backends._backends import register_backend
+from forgeflare.supervisor.backends._backends import AgentSettings
 from forgeflare.supervisor.backends._claude import ClaudeStreamReader
-from forgeflare.supervisor.backends._claude import JsonStreamReader
-from forgeflare.supervisor.backends._claude import as_int
-from forgeflare.supervisor.backends._claude import json_event
-from forgeflare.supervisor.backends._claude import tool_line
+from forgeflare.supervisor.backends._stream import JsonStreamReader
+from forgeflare.supervisor.backends._stream import as_int
+from forgeflare.supervisor.backends._stream import json_event
+from forgeflare.supervisor.backends._stream import tool_line
 from forgeflare.supervisor.backends._codex import CodexStreamReader
 from forgeflare.supervisor.backends._report import IterationReport
 from forgeflare.supervisor.backends._report import OUTCOMES
@@ -27,6 +30,7 @@ __all__ = [
     "COMPLETE_TAG",
     "OUTCOMES",
     "REPORT_ENV",
+    "AgentSettings",
     "Backend",
     "ChildEnd",
     "ClaudeBackend",
@@ -41,7 +45,9 @@ __all__ = [
     "Outcome",
     "Tokens",
     "as_int",
+    "backend_names",
     "completion_signal",
     "json_event",
+    "register_backend",
     "tool_line",
 ]

@@ -15,13 +15,13 @@ iteration report fields (DESIGN "Records and outcomes").
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from forgeflare._units import format_tokens
+from forgeflare.supervisor.backends._stream import JsonStreamReader, as_int, json_event, tool_line
 
 __all__ = [
     "ClaudeStreamReader",
@@ -32,37 +32,6 @@ __all__ = [
 ]
 
 _LIMIT_RESET = re.compile(r"limit reached\|(\d{9,13})")
-_TOOL_ARG_KEYS = ("command", "file_path", "path", "pattern", "url", "query", "description")
-
-
-def tool_line(name: str, tool_input: object, width: int = 100) -> str:
-    """``▸ Bash  pytest -q``: a tool call in one line, its main argument shortened."""
-    arg = ""
-    if isinstance(tool_input, dict):
-        for key in _TOOL_ARG_KEYS:
-            value = tool_input.get(key)
-            if isinstance(value, str) and value:
-                arg = value
-                break
-        else:
-            arg = json.dumps(tool_input, ensure_ascii=False)
-    arg = " ".join(arg.split())
-    if len(arg) > width:
-        arg = arg[: width - 1] + "…"
-    return f"▸ {name}  {arg}".rstrip()
-
-
-def json_event(line: str) -> dict[str, Any] | str | None:
-    """One line of a JSON event stream: the event, the stripped text when it is not a JSON
-    object (shown as it is), or ``None`` for a blank line."""
-    stripped = line.strip()
-    if not stripped:
-        return None
-    try:
-        event = json.loads(stripped)
-    except ValueError:
-        return stripped
-    return event if isinstance(event, dict) else stripped
 
 
 def _iso(epoch: object) -> str | None:
@@ -71,34 +40,6 @@ def _iso(epoch: object) -> str | None:
     if epoch > 1e12:  # milliseconds
         epoch = epoch / 1000
     return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def as_int(value: object) -> int:
-    """An int from a stream's JSON, else 0 (booleans are not counts)."""
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-@dataclass
-class JsonStreamReader:
-    """The common part of a JSON event stream reader: blank lines, text lines, unknown types."""
-
-    unknown_lines: int = 0
-    not_json_lines: int = 0
-
-    def feed(self, line: str) -> list[str]:
-        """Take one line of output; return the lines to show for it (maybe none)."""
-        event = json_event(line)
-        if event is None:
-            return []
-        if isinstance(event, str):
-            self.not_json_lines += 1
-            return [event]
-        return self.event(event)
-
-    def event(self, event: dict[str, Any]) -> list[str]:
-        """One JSON event; the lines to show for it."""
-        self.unknown_lines += 1
-        return []
 
 
 @dataclass
