@@ -68,6 +68,7 @@ SKIPPED: dict[str, str] = {
             "forgeflare fleet stop FLEET.toml",
             "forgeflare fleet report FLEET.toml --html fleet.html",
             "forgeflare fleet run --resume FLEET.toml",
+            "forgeflare fleet run --again FLEET.toml",
         ),
         "needs a git repository with a base branch; tests/e2e/test_fleet.py runs it",
     ),

@@ -56,7 +56,9 @@ def run(
         help="API base URL. Default: ANTHROPIC_API_URL, then ANTHROPIC_BASE_URL, "
         "then https://api.anthropic.com.",
     ),
-    cwd: Path = typer.Option(Path("."), "--cwd", help="Project directory the tools work in."),
+    cwd: Path = typer.Option(
+        Path("."), "--dir", "--cwd", help="Project directory the tools work in."
+    ),
     hooks: Path | None = typer.Option(
         None, "--hooks", help="hooks.toml to use instead of .forgeflare/hooks.toml."
     ),

@@ -17,6 +17,7 @@ from forgeflare.supervisor._history import IterationRow, finish_reason, iteratio
 from forgeflare.supervisor._records import RunRecord
 
 __all__ = [
+    "DEAD_REASON",
     "Commit",
     "Digest",
     "RunSummary",
@@ -62,6 +63,8 @@ class RunSummary:
     tokens: int
     cost_usd: float | None
     running: bool
+    dead: bool = False
+    """Unfinished, and its supervisor no longer runs (killed): ``--resume`` picks it up."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -76,6 +79,7 @@ class RunSummary:
             "tokens": self.tokens,
             "cost_usd": self.cost_usd,
             "running": self.running,
+            "dead": self.dead,
         }
 
 
@@ -104,21 +108,31 @@ def _tasks_done(run: RunRecord) -> int | None:
     return max(0, first - counts[-1])
 
 
-def summarize(run: RunRecord, now: datetime | None = None) -> RunSummary:
-    """The one-line view of a run: its figures are the record's totals, as the loop said them."""
+DEAD_REASON = "dead — forgeflare loop --resume"
+"""The reason shown for an unfinished run whose supervisor is gone."""
+
+
+def summarize(
+    run: RunRecord, now: datetime | None = None, *, alive: bool | None = None
+) -> RunSummary:
+    """The one-line view of a run: its figures are the record's totals, as the loop said them.
+    ``alive``: whether its supervisor still runs (``False`` makes an unfinished run ``dead``;
+    ``None``: not known)."""
+    dead = not run.finished_at and alive is False
     totals = run.totals
     return RunSummary(
         run_id=run.run_id,
         started_at=run.started_at,
         duration=_run_duration(run, now),
         finish_type=run.finish_type,
-        reason=finish_reason(run),
+        reason=DEAD_REASON if dead else finish_reason(run),
         iterations=totals.iterations,
         commits=totals.commits,
         tasks_done=_tasks_done(run),
         tokens=totals.tokens,
         cost_usd=totals.cost_usd,
-        running=not run.finished_at,
+        running=not run.finished_at and not dead,
+        dead=dead,
     )
 
 

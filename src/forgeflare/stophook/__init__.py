@@ -17,6 +17,9 @@ from forgeflare.stophook._hook import DISABLE_FILE
 from forgeflare.stophook._hook import StopHookOutcome
 from forgeflare.stophook._hook import run_stop_hook
 from forgeflare.stophook._install import DEFAULT_COMMAND
+from forgeflare.stophook._install import PORTABLE_COMMAND
+from forgeflare.stophook._install import PORTABLE_RELPATH
+from forgeflare.stophook._install import PORTABLE_SCRIPT
 from forgeflare.stophook._install import SETTINGS_RELPATH
 from forgeflare.stophook._install import command_problem
 from forgeflare.stophook._install import forgeflare_command
@@ -24,6 +27,7 @@ from forgeflare.stophook._install import hook_command
 from forgeflare.stophook._install import install_hook
 from forgeflare.stophook._install import is_stop_hook_command
 from forgeflare.stophook._install import merge_stop_hook
+from forgeflare.stophook._install import write_portable_wrapper
 from forgeflare.stophook._loops import cancel_loops
 from forgeflare.stophook._loops import describe_state
 from forgeflare.stophook._loops import loop_status
@@ -89,6 +93,9 @@ __all__ = [
     "LOCK_TIMEOUT_S",
     "MARKDOWN_STATE_RELPATH",
     "PLUGIN_FILES",
+    "PORTABLE_COMMAND",
+    "PORTABLE_RELPATH",
+    "PORTABLE_SCRIPT",
     "RULE",
     "SCHEMA_VERSION",
     "SETTINGS_RELPATH",
@@ -153,4 +160,5 @@ __all__ = [
     "state_paths",
     "transition",
     "wait_seconds",
+    "write_portable_wrapper",
 ]

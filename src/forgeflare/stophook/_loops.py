@@ -112,9 +112,11 @@ def describe_state(path: Path | None, state: StoredState, now: datetime) -> str:
     age = (now - state.updated_at).total_seconds()
     stale = " (STALE: the next stop ends it)" if age > STALE_AFTER.total_seconds() else ""
     run = f"run {state.run_id}" if state.run_id else "markdown loop"
+    # STATE is the file's word for "a loop is running": nothing a reader needs to see.
+    event = "" if state.event == "STATE" else f" · {str(state.event).lower()}"
     lines = [
         f"{path}",
-        f"{run} · {state.event} · updated {utc_timestamp(state.updated_at)} "
+        f"{run}{event} · updated {utc_timestamp(state.updated_at)} "
         f"({format_wait(max(age, 0))} ago){stale}",
     ]
     if not state.stack:

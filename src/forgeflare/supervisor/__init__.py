@@ -41,11 +41,14 @@ from forgeflare.supervisor._config import default_prompt
 from forgeflare.supervisor._config import format_duration
 from forgeflare.supervisor._config import load_config
 from forgeflare.supervisor._config import parse_duration
+from forgeflare.supervisor._display import SUMMARY_ROWS
 from forgeflare.supervisor._config import BackendName
 from forgeflare.supervisor._config import known_backend
 from forgeflare.supervisor._display import AgentStatus
 from forgeflare.supervisor._display import LoopDisplay
 from forgeflare.supervisor._display import parse_agent_line
+from forgeflare.supervisor._display import report_command
+from forgeflare.supervisor._display import summary_lines
 from forgeflare.supervisor._finish import Between
 from forgeflare.supervisor._finish import ContinueLoop
 from forgeflare.supervisor._finish import FINISH_EXIT_CODES
@@ -102,6 +105,7 @@ from forgeflare.supervisor._loop import watch_signals
 from forgeflare.supervisor._notify import NOTIFY_EVENTS
 from forgeflare.supervisor._notify import NOTIFY_URLS_ENV
 from forgeflare.supervisor._notify import Notifier
+from forgeflare.supervisor._notify import notify_preflight
 from forgeflare.supervisor._notify import notify_urls
 from forgeflare.supervisor._notify import render_message
 from forgeflare.supervisor._notify import should_notify
@@ -119,6 +123,7 @@ from forgeflare.supervisor._records import RUN_MARKER
 from forgeflare.supervisor._records import RecordError
 from forgeflare.supervisor._records import RunRecord
 from forgeflare.supervisor._records import RunStore
+from forgeflare.supervisor._records import RunSettings
 from forgeflare.supervisor._records import Totals
 from forgeflare.supervisor._records import find_resumable
 from forgeflare.supervisor._records import new_run_id
@@ -131,11 +136,13 @@ from forgeflare.supervisor._records import newest_run
 from forgeflare.supervisor._records import read_run
 from forgeflare.supervisor._records import upgrade_row
 from forgeflare.supervisor._resume import Resumed
+from forgeflare.supervisor._resume import kept_settings
 from forgeflare.supervisor._resume import killed_iteration
 from forgeflare.supervisor._resume import open_resumable
 from forgeflare.supervisor._stop import STOP_RELPATH
 from forgeflare.supervisor._stop import clear_stop
 from forgeflare.supervisor._stop import request_stop
+from forgeflare.supervisor._stop import stop_request_age
 from forgeflare.supervisor._stop import stop_requested
 from forgeflare.supervisor._trust import describe_items
 from forgeflare.supervisor._trust import hooks_modules
@@ -178,6 +185,7 @@ __all__ = [
     "SAFE_CONFIG",
     "SCHEMA_VERSION",
     "STOP_RELPATH",
+    "SUMMARY_ROWS",
     "VERDICT_TOOL",
     "AgentProfile",
     "AgentSection",
@@ -234,6 +242,7 @@ __all__ = [
     "RunGate",
     "RunListing",
     "RunRecord",
+    "RunSettings",
     "RunStore",
     "SecuritySection",
     "Skip",
@@ -283,6 +292,7 @@ __all__ = [
     "is_error",
     "is_fresh",
     "iteration_rows",
+    "kept_settings",
     "key_file",
     "killed_iteration",
     "known_backend",
@@ -294,6 +304,7 @@ __all__ = [
     "month_spend",
     "new_run_id",
     "newest_run",
+    "notify_preflight",
     "notify_urls",
     "open_resumable",
     "orphan_group",
@@ -309,6 +320,7 @@ __all__ = [
     "read_windows",
     "record_window",
     "render_message",
+    "report_command",
     "request_stop",
     "review_prompt",
     "run_git",
@@ -317,7 +329,9 @@ __all__ = [
     "run_review",
     "runs_root",
     "should_notify",
+    "stop_request_age",
     "stop_requested",
+    "summary_lines",
     "supervise",
     "tree_of",
     "upgrade_row",

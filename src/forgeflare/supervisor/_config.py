@@ -3,8 +3,8 @@
 Precedence, per key: command-line flag > ``FRESHER_*`` environment variable > config.toml >
 default. Each key is validated on its own so that a bad value is one line naming the key and
 where it came from, e.g. ``FRESHER_MAX_ITERATIONS=abc (environment): not an integer``.
-Unknown sections and unknown keys are ignored with a warning (naming the closest known name:
-``[limit]`` is most likely a misspelt ``[limits]``).
+An unknown section is an error and an unknown key a warning, each naming the closest known
+name (``[limit]`` is most likely a misspelt ``[limits]``).
 """
 
 from __future__ import annotations
@@ -445,10 +445,15 @@ def load_config(
     cli = dict(cli or {})
     sources: dict[str, str] = {}
     sections: dict[str, BaseModel] = {}
-    for name in file_data:
-        if name not in _SECTIONS:
-            hint = _did_you_mean(name, _SECTIONS)
-            warnings.append(f"{rel}: unknown section [{name}] (ignored){hint}")
+    # An unknown section is an error: a misspelt [limit] would leave every bound in it unset
+    # for the whole night (a warning scrolls away). Unknown keys stay warnings.
+    unknown = [
+        f"{rel}: unknown section [{name}]{_did_you_mean(name, _SECTIONS)}"
+        for name in file_data
+        if name not in _SECTIONS
+    ]
+    if unknown:
+        raise ConfigError("\n".join(unknown))
     for name, model in _SECTIONS.items():
         table = file_data.get(name, {})
         if not isinstance(table, dict):

@@ -244,13 +244,20 @@ def error_pause(outcome: IterationOutcome, pause: float) -> float:
 
 
 def finish_rule(
-    *, outcome: IterationOutcome, streaks: Streaks, iteration: int, elapsed: float, limits: Limits
+    *,
+    outcome: IterationOutcome,
+    streaks: Streaks,
+    iteration: int,
+    elapsed: float,
+    limits: Limits,
+    completion: bool = True,
 ) -> tuple[Streaks, FinishDecision]:
     """After iteration ``iteration`` (1-based): the new streaks and whether to go on.
 
     Order matters and is part of the contract: completion first (completing on the last
     allowed iteration is ``complete``), then the runtime limit that ended the agent and the
     budget, then the streak limits, then ``no_changes``, then the iteration and runtime limits.
+    ``completion=False`` (the gate refused it) leaves completion out and applies the rest.
     """
     error = is_error(outcome)
     blocked = not outcome.skipped and outcome.stop_reason in _BLOCK_REASONS
@@ -263,7 +270,7 @@ def finish_rule(
         # A skip keeps the error streak: skipping is not evidence that the agent recovered.
         new = replace(new, errors=streaks.errors, blocked=streaks.blocked)
     signalled = outcome.stop_reason == "convergence_signal" or outcome.signal_complete
-    if (not outcome.skipped and signalled) or _plan_done(outcome):
+    if completion and ((not outcome.skipped and signalled) or _plan_done(outcome)):
         return new, FinishType.COMPLETE
     if outcome.runtime_hit:
         return new, FinishType.TIMEOUT
@@ -478,8 +485,16 @@ def decide(facts: IterationFacts) -> Verdict:
         if facts.gate_passed is None:
             return Verdict(RunGate(), streaks, waits)
         if not facts.gate_passed:
-            # Not complete after all: go on, unless the runtime limit already ended the agent.
-            decision = FinishType.TIMEOUT if outcome.runtime_hit else ContinueLoop()
+            # Not complete after all: every other rule still applies (a next_iteration hook
+            # that skips every iteration meets max_skips, the limits still end the loop).
+            streaks, decision = finish_rule(
+                outcome=outcome,
+                streaks=facts.streaks,
+                iteration=facts.counted + 1,
+                elapsed=facts.elapsed,
+                limits=facts.limits,
+                completion=False,
+            )
     stall = facts.limits.stall_after
     if isinstance(decision, ContinueLoop) and stall and facts.no_progress >= stall:
         reason = f"stalled: {facts.no_progress} iterations in a row made no progress"

@@ -43,6 +43,7 @@ from forgeflare._evidence import (
 from forgeflare._pgroup import become_subreaper, escaped_descendants, process_started
 from forgeflare._process import run_child
 from forgeflare._secrets import child_environment
+from forgeflare._words import plural
 from forgeflare.supervisor._agentproc import (
     StopControl,
 )
@@ -87,11 +88,12 @@ from forgeflare.supervisor._records import (
     RecordError,
     ReviewRecord,
     RunRecord,
+    RunSettings,
     RunStore,
     new_run_id,
 )
 from forgeflare.supervisor._resume import open_resumable
-from forgeflare.supervisor._stop import clear_stop, stop_requested
+from forgeflare.supervisor._stop import clear_stop, stop_request_age, stop_requested
 from forgeflare.supervisor._switching import AgentSwitching
 from forgeflare.supervisor._trust import loop_trust_items
 from forgeflare.supervisor._waiting import LoopWaits
@@ -188,6 +190,8 @@ class _Loop(IterationRunner, LoopWaits, AgentSwitching):
         self.window_file = window_store_path(opts.env)
         self.wait_streaks = WaitStreaks()
         self.finish_reason: str | None = None
+        self.last_gate = ""
+        """``passed`` / ``failed`` once the gate ran (FRESHER_LAST_GATE for next_iteration)."""
         self.finishing = False
         """Set once the loop is finishing: a records failure then no longer stops anything."""
         self.records_failure: Exception | None = None
@@ -231,6 +235,8 @@ class _Loop(IterationRunner, LoopWaits, AgentSwitching):
             total_iterations=rec.totals.iterations,
             duration=self.elapsed(),
             finish_type=finish_type,
+            finish_reason=(rec.finish_reason or "") if finish_type else "",
+            last_gate=self.last_gate,
         )
 
     def open_run(self) -> None:
@@ -254,8 +260,10 @@ class _Loop(IterationRunner, LoopWaits, AgentSwitching):
             if agent_runs:
                 self.last_exit = agent_runs[-1].exit_code or 0
                 self.last_duration = agent_runs[-1].duration
+            kept = " with the settings it started with" if self.record.settings else ""
             self.display.info(
-                f"resuming run {self.record.run_id} after iteration {self.record.iterations_done}"
+                f"resuming run {self.record.run_id} after iteration "
+                f"{self.record.iterations_done}{kept}"
             )
         else:
             run_id = new_run_id()
@@ -272,7 +280,21 @@ class _Loop(IterationRunner, LoopWaits, AgentSwitching):
                 max_cost=self.cfg.limits.max_cost,
                 plan_file=self.cfg.paths.plan_file,
                 plan_unchecked_at_start=self.plan_unchecked(),
+                settings=RunSettings(
+                    config=self.cfg.model_dump(mode="json"),
+                    task=self.opts.task,
+                    pass_env=list(self.opts.pass_env),
+                    raw=self.opts.raw,
+                    trust_project=self.opts.trust_project,
+                    project_command=self.opts.project_command,
+                ),
             )
+            stale = stop_request_age(self.project)
+            if stale is not None:
+                self.display.warn(
+                    f"dropped a stop request from {format_wait(stale)} ago (.fresher/stop-request):"
+                    " it was made before this loop started"
+                )
             clear_stop(self.project)
         self.record.supervisor_pid = os.getpid()
         self.record.supervisor_started = process_started(os.getpid())
@@ -292,13 +314,14 @@ class _Loop(IterationRunner, LoopWaits, AgentSwitching):
     def banner(self) -> None:
         """Every bound of the night, and what is trusted how."""
         cfg = self.cfg
-        most = cfg.fresher.max_iterations or "unlimited"
+        n = cfg.fresher.max_iterations
+        most = plural(n, "iteration") if n else "unlimited iterations"
         runtime = format_wait(cfg.limits.max_runtime) if cfg.limits.max_runtime else "unlimited"
         cost = f"${cfg.limits.max_cost:g}" if cfg.limits.max_cost else "no cost cap"
         per_iteration = cfg.limits.iteration_timeout
         timeout = format_wait(per_iteration) if per_iteration else "none"
         self.display.info(
-            f"bounds: {most} iterations, runtime {runtime}, {cost}, iteration timeout "
+            f"bounds: {most}, runtime {runtime}, {cost}, iteration timeout "
             f"{timeout}, agent {self.backend.name}"
             + "".join(f", then {spec.label}" for spec in self.fallbacks)
         )
@@ -464,6 +487,9 @@ class _Loop(IterationRunner, LoopWaits, AgentSwitching):
         preamble = ""
         if isinstance(ruling.action, RunGate) and claim is not None:
             passed, preamble = await self.check_claim(it, claim, gate)
+            # What init's next_iteration hook reads: a red gate is work for the agent, no skip.
+            refused = it.claim is not None and it.claim.rejected_by == "gate"
+            self.last_gate = "failed" if refused else "passed"
             ruling = decide(replace(facts, gate_passed=passed))
         elif claim is not None:
             done = isinstance(ruling.action, Finish) and ruling.action.type is FinishType.COMPLETE
@@ -697,7 +723,8 @@ class _Loop(IterationRunner, LoopWaits, AgentSwitching):
         for warning in self.opts.warnings:
             self.display.warn(warning)
         self.git_repo = await git_snapshot(self.project) is not None
-        if not self.git_repo:
+        said_git = any(w.startswith(_NO_GIT) for w in self.opts.warnings)
+        if not self.git_repo and not said_git:  # the preflight said it already: once is enough
             self.display.info(
                 "not a git repository: commits are not counted and no_changes never applies"
             )
@@ -757,6 +784,9 @@ class _Loop(IterationRunner, LoopWaits, AgentSwitching):
         self.display.summary(rec)
         await self.notifier.send("finish", self.summary())
         return LoopResult(finish_type=finish, run_dir=self.store.dir, record=rec)
+
+
+_NO_GIT = ("not a git repository", "git is not installed")
 
 
 ESCAPE_POLL = 0.5

@@ -53,6 +53,7 @@ __all__ = [
     "ReviewRecord",
     "RunListing",
     "RunRecord",
+    "RunSettings",
     "RunStore",
     "Totals",
     "WaitRecord",
@@ -281,6 +282,19 @@ class InProgress(BaseModel):
     started_at: Time = ""
 
 
+class RunSettings(BaseModel):
+    """Every setting the run started with, so that ``--resume`` goes on with the same ones."""
+
+    config: dict[str, Any] = Field(default_factory=dict)
+    """The whole effective loop config (flags, variables and config.toml merged), as JSON."""
+    task: str | None = None
+    pass_env: list[str] = Field(default_factory=list)
+    raw: bool = False
+    trust_project: bool = False
+    project_command: bool = True
+    """The agent command came from config.toml (so trust covers it), not a flag."""
+
+
 class RunRecord(BaseModel):
     """``run.json``: the one model its writer and every reader share."""
 
@@ -316,6 +330,8 @@ class RunRecord(BaseModel):
     supervisor_pid: int | None = None
     supervisor_started: float | None = None
     """The supervisor's process start time: a resume refuses a run whose supervisor lives."""
+    settings: RunSettings | None = None
+    """What the run started with (``None`` in records older than 0.3)."""
     _counted: tuple[int, int] = PrivateAttr(default=(0, 0))
     _damaged: list[str] = PrivateAttr(default_factory=list)
 
