@@ -58,6 +58,9 @@ def register(app: typer.Typer) -> None:
         resume: bool = typer.Option(
             False, "--resume", help="Continue a fleet whose supervisor died (ends what it left)."
         ),
+        no_sandbox: bool = typer.Option(
+            False, "--no-sandbox", help="Every loop runs its Bash commands unconfined."
+        ),
     ) -> None:
         import functools
 
@@ -67,7 +70,9 @@ def register(app: typer.Typer) -> None:
         from forgeflare.fleet._run import FleetOptions, run_fleet
 
         spec = load_fleet_file(fleet_file)
-        opts = FleetOptions(fleet_file=fleet_file, fleet=spec, resume=resume, log=_log)
+        opts = FleetOptions(
+            fleet_file=fleet_file, fleet=spec, resume=resume, log=_log, no_sandbox=no_sandbox
+        )
         record = trio.run(functools.partial(run_fleet, opts))
         for line in _status_lines(record):
             typer.echo(line)

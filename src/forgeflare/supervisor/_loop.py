@@ -42,6 +42,7 @@ from forgeflare._errors import ConfigError
 from forgeflare._pgroup import process_started
 from forgeflare._process import end_marked_processes, run_child
 from forgeflare._secrets import AGENT_KEYS, PASS_ENV_VAR, child_environment
+from forgeflare.agent.tools._sandbox import SandboxChoice, loop_sandbox
 from forgeflare.hooks._trust import TrustError, require_trust
 from forgeflare.supervisor._agentproc import (
     ChildResult,
@@ -205,6 +206,9 @@ class _Loop:
         self.records_failure: Exception | None = None
         """A write that failed during the agent: raised once its iteration is recorded."""
         self.time_scale = _time_scale(opts.env)
+        self.sandbox: SandboxChoice | None = None
+        self.sandbox_env: dict[str, str] = {}
+        """The agent's sandbox variables, decided once at the start (empty: none)."""
         from forgeflare.hooks._trust import default_trust_file
 
         config_dir = default_trust_file(opts.env).parent
@@ -312,6 +316,8 @@ class _Loop:
             f"bounds: {most} iterations, runtime {runtime}, {cost}, iteration timeout "
             f"{timeout}, agent {self.backend.name}"
         )
+        if self.sandbox is not None:
+            getattr(self.display, self.sandbox.level)(self.sandbox.line)
         if self.opts.trust_project or self.opts.env.get("FORGEFLARE_TRUST", "") in ("1", "true"):
             self.display.warn("trusting the project's hooks without review (--trust-project)")
 
@@ -410,8 +416,7 @@ class _Loop:
             env["FORGEFLARE_ALLOW_PATHS"] = os.pathsep.join(
                 str((self.project / p).resolve()) for p in security.allow_paths
             )
-        if security.sandbox == "bwrap":
-            env["FORGEFLARE_SANDBOX"] = "network" if security.sandbox_network else "1"
+        env.update(self.sandbox_env)
         return env
 
     async def run_agent(self, number: int) -> tuple[IterationRecord, IterationOutcome]:
@@ -757,6 +762,16 @@ class _Loop:
         return done.returncode == 0, f"exit {done.returncode}"
 
     async def run(self) -> LoopResult:
+        security = self.cfg.security
+        self.sandbox, self.sandbox_env = await loop_sandbox(
+            self.project,
+            setting=security.sandbox,
+            backend=self.backend.name,
+            network=security.sandbox_network,
+            writable=security.writable,
+            sockets=security.sockets,
+            env=child_environment(self.opts.env, self.opts.pass_env),
+        )
         self.open_run()
         for warning in self.opts.warnings:
             self.display.warn(warning)
