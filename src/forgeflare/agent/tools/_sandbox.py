@@ -291,10 +291,10 @@ def sandbox_env(
     return env
 
 
-def _problem_before_start() -> str | None:
+def _problem_before_start(env: Mapping[str, str]) -> str | None:
     if not sys.platform.startswith("linux"):
         return "bubblewrap runs on Linux only"
-    if shutil.which("bwrap") is None:
+    if shutil.which("bwrap", path=env.get("PATH", os.defpath)) is None:
         return f"bubblewrap (bwrap) is not installed ({INSTALL_HINT})"
     return None
 
@@ -306,10 +306,10 @@ def _why(result_code: int, output: bytes) -> str:
 
 async def probe_sandbox(project: Path, env: Mapping[str, str] | None = None) -> str | None:
     """Why bubblewrap cannot run a command in ``project`` (one line), or ``None`` if it can."""
-    problem = _problem_before_start()
+    env = dict(os.environ if env is None else env)
+    problem = _problem_before_start(env)
     if problem is not None:
         return problem
-    env = dict(os.environ if env is None else env)
     argv = await trio.to_thread.run_sync(
         functools.partial(sandbox_argv, project, ["true"], network=False, env=env)
     )
@@ -330,9 +330,9 @@ async def require_sandbox(project: Path, env: Mapping[str, str] | None = None) -
 
 def check_sandbox(project: Path, env: Mapping[str, str] | None = None) -> None:
     """Raise ``ConfigError`` (one line) unless bubblewrap can run a command here (sync)."""
-    problem = _problem_before_start()
+    env = dict(os.environ if env is None else env)
+    problem = _problem_before_start(env)
     if problem is None:
-        env = dict(os.environ if env is None else env)
         out = bytearray()
         try:
             result = run_child_blocking(
