@@ -163,3 +163,23 @@ async def test_without_bubblewrap_the_banner_says_so(
     assert "run unconfined" in lines[0]
     assert "apt-get install bubblewrap" in lines[0]
     assert done.code != 2
+
+
+async def test_an_exported_sandbox_variable_does_not_override_off(
+    tmp_path: Path, home: Path, mock_api: MockAPI
+) -> None:
+    project = Project(tmp_path / "p")
+    project.dir.mkdir()
+    server = mock_api(
+        {
+            "responses": [
+                tool_response(("Bash", {"command": "echo $FORGEFLARE_SANDBOX; touch ~/outside"})),
+                text_response("done"),
+            ]
+        }
+    )
+    env = _env(server, home, FORGEFLARE_SANDBOX="1", FRESHER_SECURITY_SANDBOX="off")
+    await project.arun("--max-iterations", "1", env=env)
+    (touch,) = tool_results(server.requests()[1])
+    assert not touch["is_error"], touch["content"]
+    assert (home / "outside").exists()  # a scratch HOME: off means off

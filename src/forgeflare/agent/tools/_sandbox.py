@@ -440,8 +440,11 @@ async def loop_sandbox(
     env: Mapping[str, str],
 ) -> tuple[SandboxChoice, dict[str, str]]:
     """A loop's sandbox, decided once at its start: the banner's choice and the agent's
-    variables (empty when off). Raises ``ConfigError`` for a named path that does not exist
-    or a required sandbox that cannot run."""
+    variables (``FORGEFLARE_SANDBOX`` empty when off).
+
+    Raises ``ConfigError`` for a named path that does not exist or a required sandbox that
+    cannot run.
+    """
     root, extra, allowed = await trio.to_thread.run_sync(
         _loop_paths, project, writable, sockets, env.get("HOME", "")
     )
@@ -452,6 +455,7 @@ async def loop_sandbox(
         setting, backend=backend, problem=problem, network=network, writable=writable
     )
     if not choice.on:
-        return choice, {}
+        # Empty, not absent: a FORGEFLARE_SANDBOX the user exported must not switch it on.
+        return choice, {SANDBOX_ENV: ""}
     git = await trio.to_thread.run_sync(_git_dir, root)
     return choice, sandbox_env(network=network, writable=extra, sockets=allowed, git_dir=git)
