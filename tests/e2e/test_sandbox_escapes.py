@@ -35,6 +35,7 @@ import pytest
 from agent_support import text_response, tool_response, tool_results
 from forgeflare.agent.tools._sandbox import SOCKETS_ENV
 from mockapi_support import MockServer
+from tool_support import run_tool
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
 
@@ -247,3 +248,29 @@ def test_no_escape_gets_out(user: str, scratch: Scratch, mock_api: MockAPI) -> N
         assert not result["is_error"], result["content"]
     assert (scratch.project / "in-project.txt").read_text() == "ok\n"
     assert allowed_reached
+
+
+@pytest.mark.parametrize(("mode", "reachable"), [("1", False), ("network", True)])
+def test_without_network_loopback_and_abstract_sockets_are_out_of_reach(
+    mode: str, reachable: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``sandbox_network = false`` (``forgeflare run --sandbox``): a network namespace of its
+    own, so services on localhost and abstract unix sockets (which no file hides) are gone."""
+    tcp = socket.create_server(("127.0.0.1", 0))
+    abstract = socket.socket(socket.AF_UNIX)
+    name = f"forgeflare-test-{os.getpid()}-{mode}"
+    abstract.bind("\0" + name)
+    abstract.listen(1)
+    port = tcp.getsockname()[1]
+    code = (
+        f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=5); "
+        f"socket.socket(socket.AF_UNIX).connect('\\0{name}'); print('reached')"
+    )
+    monkeypatch.setenv("FORGEFLARE_SANDBOX", mode)
+    try:
+        out = run_tool("Bash", {"command": f'{PY} -c "{code}"'}, cwd=tmp_path)
+    finally:
+        tcp.close()
+        abstract.close()
+    assert ("reached" in out.content) is reachable, out.content
+    assert out.is_error is not reachable
