@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 
 from agent_support import text_response, tool_response, tool_results
-from forgeflare.agent.tools._sandbox import SOCKETS_ENV
+from forgeflare.agent.tools._sandbox import SOCKETS_ENV, landlock_abi
 from mockapi_support import MockServer
 from tool_support import run_tool
 
@@ -132,8 +132,19 @@ class Row:
     """On the host, after the run: did the attempt get through?"""
 
 
+ABSTRACT = f"forgeflare-escapes-{os.getpid()}"
+# With the network on, an abstract socket (X11's, an old dbus) lives in the shared network
+# namespace and no file hides it: only Landlock's scope (ABI 6, Linux 6.12) keeps it out.
+SCOPES = landlock_abi() >= 6
+
+
+def _connect_abstract(name: str) -> str:
+    return f"{PY} -c \"import socket; socket.socket(socket.AF_UNIX).connect('\\\\0{name}')\""
+
+
 def _rows(s: Scratch) -> list[Row]:
-    return [
+    abstract = [Row("abstract socket", _connect_abstract(ABSTRACT), lambda s: False)]
+    return (abstract if SCOPES else []) + [
         Row("TIOCSTI", _tiocsti(f"touch {s.root}/tiocsti\n"), lambda s: False),
         Row("runtime-dir socket", _connect(s.runtime / "bus.sock"), lambda s: False),
         Row("other host socket", _connect(s.sockets / "stray.sock"), lambda s: False),
@@ -204,6 +215,10 @@ def test_no_escape_gets_out(user: str, scratch: Scratch, mock_api: MockAPI) -> N
         if SETPRIV is None:
             pytest.skip("needs util-linux setpriv to run as nobody")
         prefix = [SETPRIV, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+    abstract_sock = socket.socket(socket.AF_UNIX)
+    abstract_sock.bind("\0" + ABSTRACT)
+    abstract_sock.listen(8)
+    abstract_sock.setblocking(False)
     runtime_sock = _listen(scratch.runtime / "bus.sock")
     stray_sock = _listen(scratch.sockets / "stray.sock")
     allowed_sock = _listen(scratch.sockets / "allowed.sock")
@@ -220,16 +235,18 @@ def test_no_escape_gets_out(user: str, scratch: Scratch, mock_api: MockAPI) -> N
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "FRESHER_"))}
     env.update(scratch.env())
     env.update(ANTHROPIC_API_URL=server.url, ANTHROPIC_API_KEY="test-key", NO_COLOR="1")
-    argv = [*prefix, sys.executable, "-m", "forgeflare", "run", "--sandbox", "go"]
+    # The network on, as in a loop: what must stay out has to without a namespace of its own.
+    argv = [*prefix, sys.executable, "-m", "forgeflare", "run", "--sandbox-network", "go"]
     try:
         code, screen, typed = _run_on_a_terminal(argv, env, scratch.project)
         reached = {
             "runtime-dir socket": _connected(runtime_sock),
             "other host socket": _connected(stray_sock),
+            "abstract socket": _connected(abstract_sock),
         }
         allowed_reached = _connected(allowed_sock)
     finally:
-        for sock in (runtime_sock, stray_sock, allowed_sock):
+        for sock in (runtime_sock, stray_sock, allowed_sock, abstract_sock):
             sock.close()
     assert code == 0, screen.decode(errors="replace")[-3000:]
     requests = server.requests()

@@ -44,6 +44,7 @@ from forgeflare.agent.tools._sandbox import check_sandbox
 from forgeflare.agent.tools._sandbox import choose_sandbox
 from forgeflare.agent.tools._sandbox import host_sockets
 from forgeflare.agent.tools._sandbox import loop_sandbox
+from forgeflare.agent.tools._sandbox import landlock_abi
 from forgeflare.agent.tools._sandbox import outermost
 from forgeflare.agent.tools._sandbox import probe_sandbox
 from forgeflare.agent.tools._sandbox import require_sandbox
@@ -51,6 +52,7 @@ from forgeflare.agent.tools._sandbox import sandbox_argv
 from forgeflare.agent.tools._sandbox import sandbox_env
 from forgeflare.agent.tools._sandbox import sandbox_mode
 from forgeflare.agent.tools._sandbox import sandbox_plan
+from forgeflare.agent.tools._sandbox import scope_abstract_sockets
 from forgeflare.agent.tools._types import ALLOW_PATHS_ENV
 from forgeflare.agent.tools._types import ToolEffect
 from forgeflare.agent.tools._types import ToolError
@@ -101,6 +103,7 @@ __all__ = [
     "glob_files",
     "grep_tool",
     "host_sockets",
+    "landlock_abi",
     "loop_sandbox",
     "normalize_command",
     "outermost",
@@ -114,6 +117,7 @@ __all__ = [
     "sandbox_env",
     "sandbox_mode",
     "sandbox_plan",
+    "scope_abstract_sockets",
     "search",
     "tool_effect",
     "tool_schema",

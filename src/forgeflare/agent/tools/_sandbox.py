@@ -25,6 +25,7 @@ commands run unconfined. Linux only.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import os
 import shutil
@@ -54,6 +55,7 @@ __all__ = [
     "check_sandbox",
     "choose_sandbox",
     "host_sockets",
+    "landlock_abi",
     "loop_sandbox",
     "outermost",
     "probe_sandbox",
@@ -62,6 +64,7 @@ __all__ = [
     "sandbox_env",
     "sandbox_mode",
     "sandbox_plan",
+    "scope_abstract_sockets",
 ]
 
 SANDBOX_ENV = "FORGEFLARE_SANDBOX"
@@ -459,3 +462,79 @@ async def loop_sandbox(
         return choice, {SANDBOX_ENV: ""}
     git = await trio.to_thread.run_sync(_git_dir, root)
     return choice, sandbox_env(network=network, writable=extra, sockets=allowed, git_dir=git)
+
+
+# Landlock: the same syscall numbers on every architecture (added after the tables merged).
+_LANDLOCK_CREATE_RULESET = 444
+_LANDLOCK_RESTRICT_SELF = 446
+_LANDLOCK_CREATE_RULESET_VERSION = 1
+_LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET = 1
+_PR_SET_NO_NEW_PRIVS = 38
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = (
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    )
+
+
+def _libc() -> ctypes.CDLL | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version (0: none). Scopes need 6 (Linux 6.12)."""
+    libc = _libc()
+    if libc is None:
+        return 0
+    version = libc.syscall(
+        _LANDLOCK_CREATE_RULESET,
+        None,
+        ctypes.c_size_t(0),
+        ctypes.c_uint32(_LANDLOCK_CREATE_RULESET_VERSION),
+    )
+    return max(int(version), 0)
+
+
+def scope_abstract_sockets() -> bool:
+    """Keep this process and everything it starts from connecting to abstract unix sockets
+    made outside it (X11's ``@/tmp/.X11-unix/X0``, an old dbus): no file hides those, and
+    with the network on the sandbox shares the host's network namespace where they live.
+
+    Landlock ABI 6 (Linux 6.12); returns whether it took effect. Call it before the process
+    starts threads: only threads made afterwards inherit it. It sets ``no_new_privs`` (a
+    sandboxed command has that anyway), so it is skipped where bubblewrap is setuid.
+    """
+    libc = _libc()
+    if libc is None or landlock_abi() < 6:
+        return False
+    bwrap = shutil.which("bwrap")
+    try:
+        if bwrap is None or os.stat(bwrap).st_mode & stat.S_ISUID:
+            return False
+    except OSError:
+        return False
+    attr = _RulesetAttr(0, 0, _LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET)
+    fd = int(
+        libc.syscall(
+            _LANDLOCK_CREATE_RULESET,
+            ctypes.byref(attr),
+            ctypes.c_size_t(ctypes.sizeof(attr)),
+            ctypes.c_uint32(0),
+        )
+    )
+    if fd < 0:
+        return False
+    try:
+        if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            return False
+        return int(libc.syscall(_LANDLOCK_RESTRICT_SELF, fd, ctypes.c_uint32(0))) == 0
+    finally:
+        os.close(fd)
