@@ -12,7 +12,9 @@ default where bubblewrap works (``[security] sandbox = "auto"``), ``forgeflare r
   cannot remount ``/`` read-write);
 - no host unix socket: ``/run`` (and ``/var/run``, ``$XDG_RUNTIME_DIR``) are empty, and every
   other socket the kernel lists in ``/proc/net/unix`` is covered by ``/dev/null``, except those
-  the user names (``[security] sockets``);
+  the user names (``[security] sockets``); abstract sockets, which no file hides, are scoped
+  away by Landlock in the agent process where the kernel has it
+  (:func:`scope_abstract_sockets`);
 - the network on unless ``[security] sandbox_network = false`` (``forgeflare run``: off
   unless ``--sandbox-network``).
 
