@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,10 +15,12 @@ from forgeflare.agent.tools._sandbox import (
     bwrap_argv,
     choose_sandbox,
     host_sockets,
+    landlock_abi,
     loop_sandbox,
     outermost,
     sandbox_env,
     sandbox_plan,
+    scope_abstract_sockets,
 )
 from forgeflare.supervisor import load_config
 
@@ -208,3 +211,10 @@ async def test_a_named_path_that_does_not_exist_is_one_line(tmp_path: Path) -> N
             sockets=["~/s.sock"],
             env={"HOME": str(tmp_path)},
         )
+
+
+def test_landlock_is_a_no_op_off_linux(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert landlock_abi() >= 0
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert landlock_abi() == 0
+    assert scope_abstract_sockets() is False
