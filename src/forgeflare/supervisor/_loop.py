@@ -43,7 +43,6 @@ from forgeflare._pgroup import process_started
 from forgeflare._process import end_marked_processes, run_child
 from forgeflare._secrets import AGENT_KEYS, PASS_ENV_VAR, child_environment
 from forgeflare.agent.tools._sandbox import SandboxChoice, loop_sandbox
-from forgeflare.hooks._trust import TrustError, require_trust
 from forgeflare.supervisor._agentproc import (
     ChildResult,
     StopControl,
@@ -94,6 +93,8 @@ from forgeflare.supervisor._stop import clear_stop, stop_requested
 from forgeflare.supervisor._trust import loop_trust_items
 from forgeflare.supervisor._waits import WaitFor, WaitSettings, WaitStreaks
 from forgeflare.supervisor.backends import BACKENDS, COMPLETE_TAG, REPORT_ENV, ChildEnd
+from forgeflare.trust._policy import TrustError, trust_override
+from forgeflare.trust._store import require_trust
 
 __all__ = ["FileStamp", "LoopOptions", "LoopResult", "is_fresh", "run_loop", "watch_signals"]
 
@@ -209,7 +210,9 @@ class _Loop:
         self.sandbox: SandboxChoice | None = None
         self.sandbox_env: dict[str, str] = {}
         """The agent's sandbox variables, decided once at the start (empty: none)."""
-        from forgeflare.hooks._trust import default_trust_file
+        self.refused = ""
+        """The last trust refusal printed."""
+        from forgeflare.trust._store import default_trust_file
 
         config_dir = default_trust_file(opts.env).parent
         self.notifier = Notifier(
@@ -318,15 +321,19 @@ class _Loop:
         )
         if self.sandbox is not None:
             getattr(self.display, self.sandbox.level)(self.sandbox.line)
-        if self.opts.trust_project or self.opts.env.get("FORGEFLARE_TRUST", "") in ("1", "true"):
+        if trust_override(self.opts.env, self.opts.trust_project):
             self.display.warn("trusting the project's hooks without review (--trust-project)")
 
     # -- hooks ------------------------------------------------------------------------------
     async def hook(self, name: HookName, ctx: HookContext) -> LifecycleResult:
         hooks = self.cfg.hooks
         hooks_dir = self.project / self.cfg.paths.hooks_dir
+        refusal = None
         if not hooks.enabled or not getattr(hooks, _HOOK_SWITCH[name]):
             result = LifecycleResult(name, HookStatus.DISABLED)
+        elif (refusal := await self.untrusted_now()) is not None:
+            # Checked before every call: the agent may have rewritten the hook meanwhile.
+            result = LifecycleResult(name, HookStatus.ABORT)
         else:
             path = hooks_dir / name
             if path.is_file() and os.access(path, os.X_OK):
@@ -335,13 +342,18 @@ class _Loop:
                 name,
                 hooks_dir=hooks_dir,
                 cwd=self.project,
-                env={**child_environment(self.opts.env, self.opts.pass_env), **hook_env(name, ctx)},
+                env={
+                    **child_environment(self.opts.env, self.opts.pass_env),
+                    **hook_env(name, ctx),
+                    "PYTHONDONTWRITEBYTECODE": "1",  # no __pycache__ in the trusted hooks dir
+                },
                 timeout=hooks.timeout,
                 fail_behavior=hooks.fail_behavior,
                 stop=self.stop.escalated() if name == "finished" else self.stop,
                 on_line=lambda line: self.display.output(line, prefix=f"[{name}] "),
             )
-        self.report_hook(result, hooks.timeout)
+        if refusal is None:
+            self.report_hook(result, hooks.timeout)
         if result.status is not HookStatus.MISSING:
             try:
                 self.store.event(
@@ -666,15 +678,32 @@ class _Loop:
         if verdict.type is FinishType.STOPPED:
             clear_stop(self.project)
         elif verdict.type is FinishType.HOOK_ABORT and trust_error is not None:
-            self.display.error(trust_error)
+            self.say_refusal(trust_error)
         if verdict.reason is not None:
             self.finish_reason = verdict.reason
         return verdict.type
 
     def check_trust(self) -> None:
         """Raise TrustError when a project hook or command changed since the start."""
+        if trust_override(self.opts.env, self.opts.trust_project):
+            return  # nothing to gather: everything is trusted
         now = loop_trust_items(self.project, self.cfg, project_command=self.opts.project_command)
         require_trust(self.project, now, self.opts.env, flag=self.opts.trust_project)
+
+    async def untrusted_now(self) -> str | None:
+        """The one refusal line when what the project runs is no longer trusted, else None."""
+        try:
+            await trio.to_thread.run_sync(self.check_trust)
+        except TrustError as exc:
+            self.say_refusal(str(exc))
+            return str(exc)
+        return None
+
+    def say_refusal(self, line: str) -> None:
+        """Print a trust refusal once (the finished hook is refused for the same reason)."""
+        if line != self.refused:
+            self.refused = line
+            self.display.error(line)
 
     async def iterate(self) -> FinishType | None:
         """One pass of the loop: ``None`` to go on."""
@@ -744,6 +773,8 @@ class _Loop:
     async def run_gate(self) -> tuple[bool, str]:
         """Run ``[limits] gate`` in the project: complete counts only when it passes."""
         gate = self.cfg.limits.gate
+        if await self.untrusted_now() is not None:
+            return False, "not trusted"
         self.display.info(f"gate: {gate}")
         out = bytearray()
         try:
