@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from forgeflare._units import format_duration
+
 __all__ = ["format_wait", "parse_time", "utc_timestamp"]
 
 
@@ -13,13 +15,8 @@ def utc_timestamp(moment: datetime | None = None) -> str:
 
 
 def format_wait(seconds: float) -> str:
-    """A span to wait or waited, short: ``45s``, ``12m``, ``1h 04m``."""
-    s = round(seconds)
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m"
-    return f"{s // 3600}h {s % 3600 // 60:02d}m"
+    """A span to wait or waited: the one duration rendering (``45s``, ``12m 00s``, ``1h 04m``)."""
+    return format_duration(seconds)
 
 
 def parse_time(value: object) -> datetime | None:

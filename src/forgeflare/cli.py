@@ -3,17 +3,36 @@
 Claude Code runs ``forgeflare stop-hook`` on every Stop of every session, so a bare
 ``stop-hook`` goes straight to the stop-hook's own entry before typer (or any other part) is
 imported; every other command goes through the typer app in :mod:`forgeflare._app`. The
-``forgeflare-stop-hook`` console script is :func:`stop_hook_main`.
+``forgeflare-stop-hook`` console script is :func:`stop_hook_main`. Commands that start project
+code first move secrets out of the process's initial environment (:mod:`forgeflare._keychannel`).
 """
 
 from __future__ import annotations
 
+import errno
 import sys
 from collections.abc import Sequence
 
 from forgeflare._errors import ForgeflareError
 
 __all__ = ["main", "stop_hook_main"]
+
+
+# A path the file system refuses as such, whichever command touched it first: a user's
+# argument, not a bug, so one line (any other OSError stays a traceback worth reporting).
+_BAD_PATH_ERRNOS = frozenset({errno.ENAMETOOLONG, errno.ELOOP})
+
+
+def _bad_path(exc: OSError) -> ForgeflareError | None:
+    """``exc`` as a usage error when it says a path is unusable (too long, a symlink loop)."""
+    if exc.errno not in _BAD_PATH_ERRNOS:
+        return None
+    name = str(exc.filename) if exc.filename is not None else "a path"
+    if len(name) > 80:
+        name = name[:60] + f"... ({len(name)} characters)"
+    error = ForgeflareError(f"{name}: {exc.strerror or exc}")
+    error.exit_code = 2
+    return error
 
 
 def _only_forgeflare_error(group: BaseExceptionGroup[BaseException]) -> ForgeflareError | None:
@@ -30,6 +49,8 @@ def _only_forgeflare_error(group: BaseExceptionGroup[BaseException]) -> Forgefla
     walk(group)
     if len(leaves) == 1 and isinstance(leaves[0], ForgeflareError):
         return leaves[0]
+    if len(leaves) == 1 and isinstance(leaves[0], OSError):
+        return _bad_path(leaves[0])
     return None
 
 
@@ -40,14 +61,24 @@ def main(argv: Sequence[str] | None = None) -> None:
         from forgeflare.stophook._entry import run_stop_hook_process
 
         sys.exit(run_stop_hook_process())
-    from forgeflare._app import app
-
     try:
+        if argv is None:  # the process's own command line: a test calling main() is not
+            from forgeflare._keychannel import hide_secrets
+
+            hide_secrets(args)
+        from forgeflare._app import app
+
         # args=None keeps click's own reading of sys.argv (and its program name).
         app(args=None if argv is None else args)
     except ForgeflareError as exc:
         print(f"forgeflare: error: {exc}", file=sys.stderr)
         sys.exit(exc.exit_code)
+    except OSError as exc:
+        error = _bad_path(exc)
+        if error is None:
+            raise
+        print(f"forgeflare: error: {error}", file=sys.stderr)
+        sys.exit(error.exit_code)
     except BaseExceptionGroup as group:
         error = _only_forgeflare_error(group)
         if error is None:

@@ -76,7 +76,7 @@ def test_demo_runs_a_complete_loop_offline(tmp_path: Path) -> None:
     # A PostToolUse signal in the last iteration; the agent stopped on it.
     last = run["iterations"][-1]
     assert [o["signal"] for o in last["observations"]] == ["converged"]
-    assert last["final_reason"] == "convergence_signal"
+    assert last["stop_reason"] == "convergence_signal"
     conv = json.loads((project / ".forgeflare" / "convergence.json").read_text())
     assert [o["signal"] for o in conv["observations"]] == ["converged"]
     sessions = (project / ".forgeflare" / "sessions.log").read_text()

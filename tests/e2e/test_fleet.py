@@ -450,3 +450,96 @@ def test_land_pr_pushes_and_opens_a_pull_request_with_the_report(
     report = fleet("report", str(path), env=env)
     assert "landed: 1 of 1 loop(s)" in report.stdout
     assert f"run {run['run_id']}" in report.stdout
+
+
+def test_the_fleet_budget_reads_spend_under_a_custom_log_dir(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    """With ``[paths] log_dir`` set, the fleet finds each loop's runs there (not .fresher/runs)."""
+    repo = make_repo(tmp_path, "a", "b")
+    (repo / ".fresher").mkdir()
+    (repo / ".fresher" / "config.toml").write_text('[paths]\nlog_dir = "night-logs"\n')
+    (repo / ".gitignore").write_text(".fresher/\nnight-logs/\n")
+    git(repo, "add", "-f", ".fresher/config.toml", ".gitignore")
+    git(repo, "commit", "-qm", "runs in night-logs")
+    hang = {**text_response("Still thinking."), "delay_ms": 120_000}
+    server = mock_api({"conversations": [conv("a", spends("a")), conv("b", [hang])]})
+    loops = [loop(n, model="claude-opus-4-6") for n in ("a", "b")]
+    path = fleet_file(tmp_path, "logdir", loops, parallel=2, max_cost=4)
+    done = fleet("run", str(path), env=env_for(server))
+    assert done.returncode == 1, done.stderr
+    assert "fleet budget $4 spent: stopping the loops" in done.stderr
+    rec = state(path, "logdir")
+    assert 5.0 <= rec["fleet"]["spent_usd"] < 5.01
+    assert rec["a"]["finish_type"] == "budget"
+    assert rec["b"]["status"] == "stopped"
+    worktree = tmp_path / ".forgeflare-fleet/logdir/worktrees/a"
+    assert not (worktree / ".fresher" / "runs").exists()
+    assert list((worktree / "night-logs").glob("*/run.json"))
+
+
+def test_every_view_of_an_iteration_prints_the_same_total_and_cost(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    """One iteration of the own agent with cache tokens: the agent's ``[usage]`` line, the
+    status line (what it reads from that line), the iteration line, ``run.json``, ``report``,
+    ``watch`` and ``fleet report`` agree on its total (every kind of token) and its cost."""
+    from forgeflare._units import format_cost
+    from forgeflare.supervisor import AgentStatus, parse_agent_line
+
+    make_repo(tmp_path, "a")
+    first = {
+        **commit_file("a", "a.txt", "a"),
+        "usage": {
+            "input_tokens": 100,
+            "output_tokens": 20,
+            "cache_read_input_tokens": 300,
+            "cache_creation_input_tokens": 50,
+        },
+    }
+    last = {
+        **text_response("Done."),
+        "usage": {"input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 400},
+    }
+    total = 100 + 20 + 300 + 50 + 10 + 5 + 400
+    server = mock_api({"conversations": [conv("a", [first, last])]})
+    path = fleet_file(tmp_path, "same", [loop("a", model="claude-opus-4-6")])
+    done = fleet("run", str(path), env=env_for(server))
+    assert done.returncode == 0, done.stderr
+    worktree = tmp_path / ".forgeflare-fleet/same/worktrees/a"
+    (run_dir,) = sorted((worktree / ".fresher" / "runs").iterdir())
+    record = json.loads((run_dir / "run.json").read_text())
+    (row,) = record["iterations"]
+    assert sum(row["tokens"].values()) == total
+    assert record["totals"]["tokens"] == total
+    cost = format_cost(row["cost_usd"])
+    assert cost.startswith("$0.00")  # priced, and small enough to need four digits
+    # the agent's [usage] line, and the status line that reads it
+    usage = [
+        ln for ln in (run_dir / "iteration-001.log").read_text().splitlines() if "[usage]" in ln
+    ]
+    assert usage[-1].endswith(f"total={total}")
+    status = AgentStatus()
+    for line in usage:
+        status = parse_agent_line(line, status)
+    assert status.tokens == total
+    # the iteration line
+    loop_log = (run_dir / "loop.log").read_text()
+    assert "iteration 1: ok, exit 0, stop end_turn, " in loop_log
+    assert f"tokens {total}, {cost}, commits 1" in loop_log
+    # report, watch and the fleet report
+    report = subprocess.run(
+        [sys.executable, "-m", "forgeflare", "report", "--dir", str(worktree)],
+        env=env_for(server), capture_output=True, text=True, timeout=60, check=True,
+    ).stdout  # fmt: skip
+    assert f"{total} tokens · {cost}" in report
+    assert f"{total} tok {cost}" in report
+    watch = subprocess.run(
+        [sys.executable, "-m", "forgeflare", "watch", str(worktree)],
+        env=env_for(server), capture_output=True, text=True, timeout=60, check=True,
+    ).stdout  # fmt: skip
+    assert f"tokens {total} · {cost}" in watch
+    fleet_report = fleet("report", str(path), env=env_for(server)).stdout
+    assert f"{total} tokens · {cost}" in fleet_report
+    assert f"{total} tok {cost}" in fleet_report
+    assert f"· {cost} · 1 run(s)" in fleet_report

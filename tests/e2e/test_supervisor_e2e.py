@@ -68,7 +68,7 @@ def check_run(project: Project, server: MockServer) -> None:
     rec = project.record()
     assert rec["finish_type"] == "complete"
     assert [it["decision"] for it in rec["iterations"]] == ["continue", "complete"]
-    assert [it["final_reason"] for it in rec["iterations"]] == ["end_turn", "end_turn"]
+    assert [it["stop_reason"] for it in rec["iterations"]] == ["end_turn", "end_turn"]
     assert [it["exit_code"] for it in rec["iterations"]] == [0, 0]
     assert all(sum(it["tokens"].values()) > 0 for it in rec["iterations"])
     assert "- [ ]" not in (tmp_path / "IMPLEMENTATION_PLAN.md").read_text()

@@ -3,11 +3,26 @@ that writes the report file."""
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
-from supervisor_agents.project import Project, base_env
+import pytest
+
+from forgeflare._convergence import Final
+from forgeflare.supervisor.backends import (
+    BACKENDS,
+    ChildEnd,
+    IterationReport,
+    LineReader,
+    Tokens,
+    register_backend,
+)
+from supervisor_agents.project import Project, base_env, forgeflare
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 
@@ -81,3 +96,111 @@ def test_command_agent_without_report_is_judged_by_exit(tmp_path: Path) -> None:
     rows = project.record()["iterations"]
     assert [r["outcome"] for r in rows] == ["agent_error", "agent_error"]
     assert rows[0]["stop_reason"] == "exit 1"
+
+
+def test_final_required_makes_a_silent_command_agent_an_error(tmp_path: Path) -> None:
+    """``[agent] final_required = "yes"``: a command agent that exits 0 without writing
+    ``convergence.json``'s ``final`` had an error iteration; by default its exit status decides."""
+    project = Project(tmp_path)
+    args = ("--agent-cmd", "true", "--mode", "planning", "--max-iterations", "2")
+    done = project.run(*args)
+    assert done.code == 10, done.stderr
+    project.write(".fresher/config.toml", '[agent]\nfinal_required = "yes"\n')
+    required = project.run(
+        *args, env=base_env(FRESHER_MAX_CONSECUTIVE_ERRORS="2", FRESHER_ERROR_PAUSE="0")
+    )
+    assert required.code == 12, required.stderr
+    newest = sorted(project.run_dirs())[-1]
+    rows = json.loads((newest / "run.json").read_text())["iterations"]
+    assert [(r["outcome"], r["detail"]) for r in rows] == [("agent_error", "no final written")] * 2
+
+
+# -- a backend defined here alone: one class, registered, and a real loop runs it -------------
+
+TOY_AGENT = (
+    "import json, sys; sys.stdin.read(); print('working on it');"
+    "print('TOY ' + json.dumps({'tokens': {'input': 40, 'output': 7, 'cache_read': 300,"
+    " 'cache_write': 12}, 'cost': 0.0123}))"
+)
+
+
+@dataclass
+class ToyReader:
+    """Keeps the toy agent's lines; shows each with a prefix."""
+
+    lines: list[str] = field(default_factory=list)
+
+    def feed(self, line: str) -> list[str]:
+        self.lines.append(line.strip())
+        return [f"toy: {line.strip()}"]
+
+
+@dataclass
+class ToyBackend:
+    """A whole backend: how to start its agent, what it keeps, checks, runs and reports."""
+
+    name: str = "toy"
+    prompt_suffix: str = ""
+    secret_names: ClassVar[tuple[str, ...]] = ()
+
+    def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]:
+        return [python, "-c", TOY_AGENT]
+
+    def budget_argv(self, left_usd: float) -> list[str]:
+        return []
+
+    def reader(self) -> ToyReader:
+        return ToyReader()
+
+    def configure(self, agent: object) -> None:
+        return None
+
+    def preflight(self, project: Path, argv: list[str], env: Mapping[str, str]) -> None:
+        return None
+
+    def trust_files(self, project: Path) -> list[Path]:
+        return []
+
+    def report(
+        self, reader: LineReader, end: ChildEnd, final: Final | None, report_file: Path | None
+    ) -> IterationReport:
+        assert isinstance(reader, ToyReader)
+        (line,) = [text for text in reader.lines if text.startswith("TOY ")]
+        used = json.loads(line.removeprefix("TOY "))
+        return IterationReport(
+            outcome="ok" if end.exit_code == 0 else "agent_error",
+            stop_reason="toy_done",
+            tokens=Tokens(**used["tokens"]),
+            cost_usd=used["cost"],
+            model="toy-1",
+        )
+
+
+@pytest.fixture
+def toy() -> Iterator[type[ToyBackend]]:
+    register_backend(ToyBackend)
+    try:
+        yield ToyBackend
+    finally:
+        BACKENDS.pop("toy", None)
+
+
+async def test_a_backend_defined_in_a_test_runs_a_loop(
+    tmp_path: Path, toy: type[ToyBackend]
+) -> None:
+    project = Project(tmp_path)
+    done = await project.arun("--backend", "toy", "--mode", "planning", "--max-iterations", "1")
+    assert done.code == 10, done.stderr
+    assert "toy: working on it" in done.stdout
+    total = 40 + 7 + 300 + 12
+    (run,) = json.loads(forgeflare(tmp_path, "runs", "--json").stdout)
+    assert (run["tokens"], run["cost_usd"], run["iterations"]) == (total, 0.0123, 1)
+    (row,) = project.record()["iterations"]
+    assert (row["outcome"], row["stop_reason"], row["model"]) == ("ok", "toy_done", "toy-1")
+    assert row["backend"] == project.record()["backend"] == "toy"
+    report = forgeflare(tmp_path, "report").stdout
+    assert f"1 iterations · 0 commits · {total} tokens · $0.0123" in report
+    assert "#1 0s ok (toy_done)" in report
+    watch = forgeflare(tmp_path, "watch").stdout
+    assert f"tokens {total} · $0.0123" in watch
+    assert "finished: max_iterations" in watch

@@ -153,3 +153,31 @@ def test_report_renders_in_headless_chromium(night: Project, tmp_path: Path) -> 
     data = shot.read_bytes()
     assert data.startswith(b"\x89PNG")
     assert len(set(data[100:20000])) > 50  # not one flat colour
+
+
+def test_a_rate_limited_iteration_is_counted_alike_in_summary_and_runs(tmp_path: Path) -> None:
+    """A usage-window row is no iteration of the run: the summary and ``runs`` both say 1."""
+    project = Project(tmp_path)
+    agent = (
+        "import datetime,json,os,pathlib,sys; sys.stdin.read(); n = pathlib.Path('n');"
+        "first = not n.exists(); n.write_text('1');"
+        "soon = datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=2);"
+        "report = {'outcome': 'rate_limited', 'resets_at': soon.strftime('%Y-%m-%dT%H:%M:%SZ')}"
+        " if first else {'outcome': 'ok', 'tokens': {'input': 3}};"
+        "json.dump(report, open(os.environ['FORGEFLARE_REPORT'], 'w'))"
+    )
+    done = project.run(
+        "--agent-cmd",
+        f"{sys.executable} -c {shlex.quote(agent)}",
+        "--mode",
+        "planning",
+        "--max-iterations",
+        "1",
+        env=base_env(FORGEFLARE_TIME_SCALE="0.01"),
+    )
+    assert done.code == 10, done.stderr
+    assert "finished: max_iterations (exit 10); iterations 1," in done.stderr
+    assert "reached max_iterations (1 iterations)" in done.stderr
+    (row,) = json.loads(forgeflare(project.dir, "runs", "--json").stdout)
+    assert row["iterations"] == 1
+    assert " 1 it " in forgeflare(project.dir, "runs").stdout

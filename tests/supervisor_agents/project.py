@@ -26,6 +26,7 @@ _FLAGS = {
     "--iteration-timeout": "limits.iteration_timeout",
     "--mode": "fresher.mode",
     "--model": "fresher.model",
+    "--backend": "agent.backend",
 }
 
 AGENT = Path(__file__).with_name("agent.py")

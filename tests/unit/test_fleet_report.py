@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from forgeflare.fleet._report import fleet_report_html, fleet_report_text
+from forgeflare.fleet._run import fleet_spent
 from forgeflare.fleet._state import FleetRecord, LoopRecord
 
 RECORD = FleetRecord(
@@ -65,3 +66,13 @@ def test_html_escapes_and_has_a_section_per_loop(tmp_path: Path) -> None:
     assert "&lt;exit 1&gt;" in page
     assert "<exit 1>" not in page
     assert "id='loop-x'" in page
+
+
+def test_a_fleet_without_prices_says_cost_unknown_not_zero() -> None:
+    unpriced = [LoopRecord(name="a", tokens=1200), LoopRecord(name="b", tokens=300)]
+    assert fleet_spent(unpriced) is None
+    assert fleet_spent([*unpriced, LoopRecord(name="c", cost_usd=0.5, tokens=10)]) == 0.5
+    assert fleet_spent([LoopRecord(name="idle")]) == 0.0  # nothing ran: nothing spent
+    record = RECORD.model_copy(update={"spent_usd": None, "budget_hit": False})
+    head = fleet_report_text(record).splitlines()[1]
+    assert head == "cost unknown"

@@ -11,7 +11,14 @@ from typing import Any
 
 import pytest
 
-from forgeflare.supervisor import Notifier, notify_urls, render_message, should_notify
+from forgeflare.supervisor import (
+    NOTIFY_EVENTS,
+    Notifier,
+    NotifyEvent,
+    notify_urls,
+    render_message,
+    should_notify,
+)
 
 SUMMARY: dict[str, Any] = {
     "run_id": "20261124-010203",
@@ -102,3 +109,19 @@ async def test_unknown_url_is_reported() -> None:
     pytest.importorskip("apprise", reason="apprise is the optional notify extra")
     errors = await Notifier(urls=["nosuchscheme://x"], log=lambda _: None).send("finish", SUMMARY)
     assert errors == ["1 notification URL(s) not understood by apprise"]
+
+
+@pytest.mark.parametrize(
+    ("event", "title"),
+    [
+        ("finish", "finished error"),
+        ("limit_wait", "waits for the usage window"),
+        ("outage", "waits out an API outage"),
+        ("error_streak", "has an error streak"),
+        ("stalled", "stalled"),  # an event this table does not know is named, not mistitled
+        ("odd {braces}", "odd {braces}"),
+    ],
+)
+def test_each_event_has_its_own_title(event: str, title: str) -> None:
+    assert render_message(event, SUMMARY)[0] == f"forgeflare: parser {title}"
+    assert [e.value for e in NotifyEvent] == list(NOTIFY_EVENTS)

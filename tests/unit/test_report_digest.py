@@ -13,6 +13,7 @@ from forgeflare.report import build_digest, render_html, render_text, summarize
 from forgeflare.report._digest import Commit
 from forgeflare.report._text import format_duration, render_runs
 from forgeflare.supervisor import finish_reason
+from forgeflare.supervisor._records import RunRecord
 
 
 def row(n: int, outcome: str = "ok", **extra: Any) -> dict[str, Any]:
@@ -28,15 +29,20 @@ def row(n: int, outcome: str = "ok", **extra: Any) -> dict[str, Any]:
     }
 
 
-def run(finish: str | None, rows: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
-    return {
-        "run_id": "20261124-010000-abcd",
-        "started_at": "2026-11-24T01:00:00Z",
-        "finished_at": "2026-11-24T02:00:00Z" if finish else None,
-        "finish_type": finish,
-        "iterations": rows,
-        **extra,
-    }
+def run(finish: str | None, rows: list[dict[str, Any]], **extra: Any) -> RunRecord:
+    """A record as 0.2 wrote it (no schema_version): read through the one upgrader."""
+    return RunRecord.model_validate(
+        {
+            "run_id": "20261124-010000-abcd",
+            "mode": "building",
+            "project_dir": "/p",
+            "started_at": "2026-11-24T01:00:00Z",
+            "finished_at": "2026-11-24T02:00:00Z" if finish else None,
+            "finish_type": finish,
+            "iterations": rows,
+            **extra,
+        }
+    )
 
 
 def test_finish_reasons_in_words() -> None:
@@ -62,7 +68,7 @@ def test_finish_reasons_in_words() -> None:
 
 
 def test_summary_new_and_old_rows() -> None:
-    s = summarize(run("max_iterations", [row(1), row(2)], totals={"commits": 2}))
+    s = summarize(run("max_iterations", [row(1), row(2)]))
     assert (s.iterations, s.commits, s.tokens, s.cost_usd) == (2, 2, 2220, 1.0)
     assert s.duration == 3600
     old = {"number": 1, "exit_code": 0, "final_reason": "end_turn", "tokens": 500, "commits": 0}
@@ -131,7 +137,7 @@ class _Refs(HTMLParser):
 
 def test_html_is_self_contained_with_a_plot() -> None:
     pytest.importorskip("plotly", reason="plotly is the optional report extra")
-    digest = build_digest(run("complete", [row(1), row(2, "api_error"), row(3, "skipped")]))
+    digest = build_digest(run("complete", [row(1), row(2, "api_error"), row(3, skipped=True)]))
     page = render_html(digest)
     refs = _Refs()
     refs.feed(page)
@@ -172,3 +178,26 @@ def test_any_record_renders(rows: list[dict[str, Any]], finish: str | None) -> N
 
 def test_format_duration() -> None:
     assert [format_duration(x) for x in (5, 65, 3725)] == ["5s", "1m 05s", "1h 02m"]
+
+
+def test_spend_by_agent_sums_each_backend_and_profile() -> None:
+    from forgeflare.report import spend_by_agent
+    from forgeflare.supervisor._records import IterationRecord, RunRecord
+
+    run = RunRecord(run_id="r", mode="building", project_dir="p", started_at="2026-11-25T00:00:00Z")
+    rows = [
+        ("forgeflare", "", 0.5),
+        ("forgeflare", "cheap", 0.25),
+        ("forgeflare", "cheap", None),
+        ("codex", "", 0.125),
+    ]
+    for n, (backend, profile, cost) in enumerate(rows, 1):
+        run.iterations.append(
+            IterationRecord(number=n, backend=backend, profile=profile, cost_usd=cost)
+        )
+    run.iterations.append(IterationRecord(number=5, skipped=True))
+    assert spend_by_agent(run) == {
+        "forgeflare": {"iterations": 1, "tokens": 0, "cost_usd": 0.5},
+        "forgeflare:cheap": {"iterations": 2, "tokens": 0, "cost_usd": None},
+        "codex": {"iterations": 1, "tokens": 0, "cost_usd": 0.125},
+    }

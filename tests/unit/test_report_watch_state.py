@@ -12,11 +12,13 @@ from forgeflare.report._watch import (
     render_status,
     state_from_run,
 )
+from forgeflare.supervisor._records import RunRecord
 
 NOW = datetime(2026, 11, 24, 2, 0, 0, tzinfo=UTC)
 RUN = {
     "run_id": "r1",
     "mode": "building",
+    "project_dir": "/p",
     "started_at": "2026-11-24T01:00:00Z",
     "max_iterations": 10,
     "iterations": [
@@ -34,7 +36,7 @@ RUN = {
 
 
 def test_state_from_run_and_status() -> None:
-    state = state_from_run(RUN)
+    state = state_from_run(RunRecord.model_validate(RUN))
     assert (state.iteration, state.iterations_done, state.tokens) == (2, 1, 10)
     assert (state.cost_usd, state.commits, state.open_tasks) == (0.25, 2, 3)
     text = render_status(state, NOW)

@@ -34,7 +34,16 @@ def test_defaults_without_file(tmp_path: Path) -> None:
 def test_default_config_toml_loads_back_to_defaults(tmp_path: Path) -> None:
     text = default_config_toml()
     data = tomllib.loads(text)
-    assert set(data) == {"fresher", "paths", "hooks", "agent", "limits", "notify", "security"}
+    assert set(data) == {
+        "fresher",
+        "paths",
+        "hooks",
+        "agent",
+        "limits",
+        "finish",
+        "notify",
+        "security",
+    }
     write_config(tmp_path, text)
     loaded = load_config(tmp_path, env={})
     assert loaded.config == LoopConfig()
@@ -209,7 +218,7 @@ def test_format_duration_round_trips(seconds: float) -> None:
 
 def test_agent_argv() -> None:
     cfg = LoopConfig()
-    assert cfg.agent_argv("py") == ["py", "-m", "forgeflare", "run"]
+    assert cfg.agent_argv("py") == ["py", "-P", "-m", "forgeflare", "run"]
     assert cfg.final_expected
     cfg = LoopConfig.model_validate({"fresher": {"model": "m1"}})
     assert cfg.agent_argv("py")[-2:] == ["--model", "m1"]

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from forgeflare._completion import count_unchecked
 from forgeflare.supervisor._finish import (
     FINISH_EXIT_CODES,
     Between,
@@ -26,7 +27,6 @@ from forgeflare.supervisor._finish import (
     agent_time,
     before_iteration,
     check_limits,
-    count_unchecked,
     decide,
     finish_rule,
     hook_verdict,
@@ -82,46 +82,34 @@ def test_exit_codes_are_distinct_and_documented() -> None:
     )
 
 
-# (final_reason, exit_code, timed_out, final_expected) -> is_error
+# the report's outcome -> is_error (how a backend judges its agent is its report's business)
 ERROR_TABLE = [
-    ("end_turn", 0, False, True, False),
-    ("convergence_signal", 0, False, True, False),
-    ("iteration_limit", 4, False, True, False),
-    ("continuation_cap", 5, False, True, False),
-    ("block_limit_total", 6, False, True, False),
-    ("block_limit_consecutive", 6, False, True, False),
-    ("api_error", 3, False, True, True),
-    ("api_error", 0, False, False, True),
-    (None, 0, False, True, True),  # forgeflare run always writes final: none means a crash
-    (None, 0, False, False, False),  # Claude Code writes none: exit status decides
-    (None, 1, False, False, True),
-    (None, 1, False, True, True),
-    (None, None, False, False, True),  # killed by a signal
-    ("end_turn", None, False, True, True),
-    (None, None, True, False, True),  # iteration timeout
-    ("end_turn", 0, True, True, True),
+    ("ok", False),
+    ("agent_error", True),
+    ("api_error", True),
+    ("killed", True),
+    ("timed_out", True),
+    ("refused", True),
+    ("rate_limited", False),
+    ("interrupted", False),
+    ("budget", False),
 ]
 
 
-@pytest.mark.parametrize(("reason", "code", "timed_out", "expected", "error"), ERROR_TABLE)
-def test_is_error_table(
-    reason: str | None, code: int | None, timed_out: bool, expected: bool, error: bool
-) -> None:
-    outcome = IterationOutcome(
-        exit_code=code, timed_out=timed_out, final_reason=reason, final_expected=expected
-    )
-    assert is_error(outcome) is error
+@pytest.mark.parametrize(("outcome", "error"), ERROR_TABLE)
+def test_is_error_table(outcome: str, error: bool) -> None:
+    assert is_error(IterationOutcome(outcome=outcome)) is error
 
 
 def test_skipped_is_never_error() -> None:
-    assert not is_error(IterationOutcome(skipped=True, exit_code=None, timed_out=True))
+    assert not is_error(IterationOutcome(skipped=True, outcome="agent_error"))
 
 
 # One row per branch of decide: outcome, streaks before, limits, iteration -> decision
 DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int, object]] = [
     (
         "convergence",
-        IterationOutcome(final_reason="convergence_signal"),
+        IterationOutcome(stop_reason="convergence_signal"),
         Streaks(),
         {},
         1,
@@ -129,7 +117,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
     ),
     (
         "plan done",
-        IterationOutcome(final_reason="end_turn", plan_unchecked=0),
+        IterationOutcome(stop_reason="end_turn", plan_unchecked=0),
         Streaks(),
         {},
         1,
@@ -137,7 +125,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
     ),
     (
         "plan done, planning mode",
-        IterationOutcome(mode="planning", final_reason="end_turn", plan_unchecked=0),
+        IterationOutcome(mode="planning", stop_reason="end_turn", plan_unchecked=0),
         Streaks(),
         {},
         1,
@@ -145,7 +133,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
     ),
     (
         "no plan file",
-        IterationOutcome(final_reason="end_turn", plan_unchecked=None),
+        IterationOutcome(stop_reason="end_turn", plan_unchecked=None),
         Streaks(),
         {},
         1,
@@ -153,7 +141,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
     ),
     (
         "plan open",
-        IterationOutcome(final_reason="end_turn", plan_unchecked=2),
+        IterationOutcome(stop_reason="end_turn", plan_unchecked=2),
         Streaks(),
         {},
         1,
@@ -161,7 +149,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
     ),
     (
         "complete on last iteration",
-        IterationOutcome(final_reason="convergence_signal"),
+        IterationOutcome(stop_reason="convergence_signal"),
         Streaks(),
         {"max_iterations": 3},
         3,
@@ -177,7 +165,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
     ),
     (
         "complete past runtime",
-        IterationOutcome(final_reason="convergence_signal"),
+        IterationOutcome(stop_reason="convergence_signal"),
         Streaks(),
         {"max_runtime": 1.0},
         1,
@@ -185,7 +173,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
     ),
     (
         "max iterations",
-        IterationOutcome(final_reason="end_turn"),
+        IterationOutcome(stop_reason="end_turn"),
         Streaks(),
         {"max_iterations": 3},
         3,
@@ -193,7 +181,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
     ),
     (
         "under max",
-        IterationOutcome(final_reason="end_turn"),
+        IterationOutcome(stop_reason="end_turn"),
         Streaks(),
         {"max_iterations": 3},
         2,
@@ -201,7 +189,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
     ),
     (
         "unlimited",
-        IterationOutcome(final_reason="end_turn"),
+        IterationOutcome(stop_reason="end_turn"),
         Streaks(),
         {"max_iterations": 0},
         1000,
@@ -209,17 +197,23 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
     ),
     (
         "runtime",
-        IterationOutcome(final_reason="end_turn"),
+        IterationOutcome(stop_reason="end_turn"),
         Streaks(),
         {"max_runtime": 1.0},
         1,
         FinishType.TIMEOUT,
     ),
-    ("first error", IterationOutcome(exit_code=1), Streaks(), {}, 1, ContinueLoop()),
-    ("third error", IterationOutcome(exit_code=1), Streaks(errors=2), {}, 3, FinishType.ERROR),
     (
-        "api error streak",
-        IterationOutcome(exit_code=3, final_reason="api_error"),
+        "first error",
+        IterationOutcome(outcome="agent_error", exit_code=1),
+        Streaks(),
+        {},
+        1,
+        ContinueLoop(),
+    ),
+    (
+        "third error",
+        IterationOutcome(outcome="agent_error", exit_code=1),
         Streaks(errors=2),
         {},
         3,
@@ -227,7 +221,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
     ),
     (
         "error beats max",
-        IterationOutcome(exit_code=None),
+        IterationOutcome(outcome="killed", exit_code=None),
         Streaks(errors=2),
         {"max_iterations": 3},
         3,
@@ -235,7 +229,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
     ),
     (
         "error limit 1",
-        IterationOutcome(exit_code=1),
+        IterationOutcome(outcome="agent_error", exit_code=1),
         Streaks(),
         {"max_consecutive_errors": 1},
         1,
@@ -243,7 +237,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
     ),
     (
         "blocked once",
-        IterationOutcome(exit_code=6, final_reason="block_limit_total"),
+        IterationOutcome(exit_code=6, stop_reason="block_limit_total"),
         Streaks(),
         {},
         1,
@@ -251,7 +245,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
     ),
     (
         "stuck",
-        IterationOutcome(exit_code=6, final_reason="block_limit_consecutive"),
+        IterationOutcome(exit_code=6, stop_reason="block_limit_consecutive"),
         Streaks(blocked=2),
         {},
         3,
@@ -277,7 +271,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
     ),
     (
         "no changes",
-        IterationOutcome(final_reason="end_turn", git_changed=False),
+        IterationOutcome(stop_reason="end_turn", git_changed=False),
         Streaks(),
         {},
         1,
@@ -285,7 +279,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
     ),
     (
         "changes",
-        IterationOutcome(final_reason="end_turn", git_changed=True),
+        IterationOutcome(stop_reason="end_turn", git_changed=True),
         Streaks(),
         {},
         1,
@@ -293,7 +287,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
     ),
     (
         "not git",
-        IterationOutcome(final_reason="end_turn", git_changed=None),
+        IterationOutcome(stop_reason="end_turn", git_changed=None),
         Streaks(),
         {},
         1,
@@ -301,7 +295,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
     ),
     (
         "smart off",
-        IterationOutcome(final_reason="end_turn", git_changed=False),
+        IterationOutcome(stop_reason="end_turn", git_changed=False),
         Streaks(),
         {"smart_termination": False},
         1,
@@ -309,7 +303,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
     ),
     (
         "no changes but error",
-        IterationOutcome(exit_code=1, git_changed=False),
+        IterationOutcome(outcome="agent_error", exit_code=1, git_changed=False),
         Streaks(),
         {},
         1,
@@ -317,7 +311,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
     ),
     (
         "no changes beats max",
-        IterationOutcome(final_reason="end_turn", git_changed=False),
+        IterationOutcome(stop_reason="end_turn", git_changed=False),
         Streaks(),
         {"max_iterations": 1},
         1,
@@ -326,7 +320,7 @@ DECIDE_TABLE: list[tuple[str, IterationOutcome, Streaks, dict[str, object], int,
     ("no final, custom agent ok", IterationOutcome(exit_code=0), Streaks(), {}, 1, ContinueLoop()),
     (
         "iteration limit is normal",
-        IterationOutcome(exit_code=4, final_reason="iteration_limit"),
+        IterationOutcome(exit_code=4, stop_reason="iteration_limit"),
         Streaks(errors=2),
         {},
         3,
@@ -358,11 +352,11 @@ def test_decide_table(
 
 
 def test_streaks_reset_and_carry() -> None:
-    new, _ = run(IterationOutcome(final_reason="end_turn"), streaks=Streaks(errors=2, blocked=1))
+    new, _ = run(IterationOutcome(stop_reason="end_turn"), streaks=Streaks(errors=2, blocked=1))
     assert new == Streaks()
     new, _ = run(IterationOutcome(skipped=True), streaks=Streaks(errors=2, blocked=1, skips=1))
     assert new == Streaks(errors=2, blocked=1, skips=2)
-    new, _ = run(IterationOutcome(exit_code=1), streaks=Streaks(skips=2))
+    new, _ = run(IterationOutcome(outcome="agent_error", exit_code=1), streaks=Streaks(skips=2))
     assert new == Streaks(errors=1)
 
 
@@ -397,8 +391,8 @@ outcomes = st.builds(
     skipped=st.booleans(),
     exit_code=st.one_of(st.none(), st.integers(0, 255)),
     timed_out=st.booleans(),
-    final_reason=st.sampled_from(REASONS),
-    final_expected=st.booleans(),
+    stop_reason=st.sampled_from(REASONS),
+    outcome=st.sampled_from(["ok", "agent_error", "api_error", "killed", "timed_out", "budget"]),
     plan_unchecked=st.one_of(st.none(), st.integers(0, 5)),
     git_changed=st.one_of(st.none(), st.booleans()),
 )
@@ -424,7 +418,7 @@ def test_decide_properties(
         outcome=outcome, streaks=streaks, iteration=iteration, elapsed=elapsed, limits=limits
     )
     assert isinstance(decision, FinishType | ContinueLoop)
-    converged = not outcome.skipped and outcome.final_reason == "convergence_signal"
+    converged = not outcome.skipped and outcome.stop_reason == "convergence_signal"
     plan_done = outcome.mode == "building" and outcome.plan_unchecked == 0
     # Completing is complete, whatever the limits (also on the last allowed iteration).
     if converged or plan_done:
@@ -459,14 +453,14 @@ def test_decide_properties(
 def test_stale_final_never_counts(
     outcome: IterationOutcome, streaks: Streaks, limits: Limits, iteration: int
 ) -> None:
-    """A stale convergence.json reaches decide as final_reason None: it cannot complete."""
+    """A stale convergence.json never reaches the report: stop_reason None cannot complete."""
     stale = IterationOutcome(
         mode=outcome.mode,
         skipped=outcome.skipped,
         exit_code=outcome.exit_code,
         timed_out=outcome.timed_out,
-        final_reason=None,
-        final_expected=outcome.final_expected,
+        stop_reason=None,
+        outcome=outcome.outcome,
         plan_unchecked=None if outcome.mode == "building" else outcome.plan_unchecked,
         git_changed=outcome.git_changed,
     )
@@ -479,9 +473,11 @@ def test_stale_final_never_counts(
 # --- the loop's rules beyond the finish rule (one entry point: decide) ---------------------
 
 NOW = datetime(2026, 2, 13, 12, 0, tzinfo=UTC)
-ERROR_RUN = IterationOutcome(exit_code=1)
-CLEAN_RUN = IterationOutcome(final_reason="end_turn")
-RUNTIME_KILL = IterationOutcome(exit_code=None, timed_out=True, runtime_bound=True)
+ERROR_RUN = IterationOutcome(outcome="agent_error", exit_code=1)
+CLEAN_RUN = IterationOutcome(stop_reason="end_turn")
+RUNTIME_KILL = IterationOutcome(
+    outcome="timed_out", exit_code=None, timed_out=True, runtime_bound=True
+)
 
 
 def facts(outcome: IterationOutcome, **kw: Any) -> IterationFacts:
@@ -495,7 +491,7 @@ VERDICT_TABLE: list[tuple[str, IterationFacts, str, bool, float]] = [
     ("runtime kill", facts(RUNTIME_KILL), "timeout", True, 0.0),
     (
         "runtime kill, no plan",
-        facts(replace(RUNTIME_KILL, final_reason="end_turn", exit_code=0)),
+        facts(replace(RUNTIME_KILL, stop_reason="end_turn", exit_code=0)),
         "timeout",
         True,
         0.0,
@@ -503,7 +499,7 @@ VERDICT_TABLE: list[tuple[str, IterationFacts, str, bool, float]] = [
     # ... but not a completion, and not an iteration timeout (that is an error iteration).
     (
         "runtime kill after completing",
-        facts(replace(RUNTIME_KILL, final_reason="convergence_signal")),
+        facts(replace(RUNTIME_KILL, stop_reason="convergence_signal")),
         "complete",
         True,
         0.0,
@@ -530,7 +526,7 @@ VERDICT_TABLE: list[tuple[str, IterationFacts, str, bool, float]] = [
     # A stop during the iteration wins over everything.
     (
         "stopped",
-        facts(replace(CLEAN_RUN, final_reason="convergence_signal"), stopped=True),
+        facts(replace(CLEAN_RUN, stop_reason="convergence_signal"), stopped=True),
         "manual",
         True,
         0.0,
@@ -676,6 +672,22 @@ def test_outage_finish_says_why_and_notifies_nothing() -> None:
     assert verdict.action.reason is not None
     assert "max_outage" in verdict.action.reason
     assert verdict.notify is None
+
+
+@pytest.mark.parametrize("streaks", [Streaks(), Streaks(errors=2)])
+def test_quota_finishes_at_once_saying_what_to_do(streaks: Streaks) -> None:
+    verdict = decide(facts(IterationOutcome(outcome="quota"), streaks=streaks))
+    assert isinstance(verdict.action, Finish)
+    assert verdict.action.type is FinishType.QUOTA
+    assert verdict.action.type.exit_code == 21
+    assert verdict.label == "quota"
+    reason = verdict.action.reason or ""
+    assert "billing" in reason
+    assert "\n" not in reason
+    # even on the last allowed iteration, or with a plan left: waiting cannot add credit
+    last = decide(facts(IterationOutcome(outcome="quota"), limits=Limits(max_iterations=1)))
+    assert isinstance(last.action, Finish)
+    assert last.action.type is FinishType.QUOTA
 
 
 def test_error_streak_notifies() -> None:
@@ -835,7 +847,7 @@ wait_outcomes = st.builds(
     skipped=st.booleans(),
     exit_code=st.one_of(st.none(), st.integers(0, 3)),
     timed_out=st.booleans(),
-    final_reason=st.sampled_from(REASONS),
+    stop_reason=st.sampled_from(REASONS),
     plan_unchecked=st.one_of(st.none(), st.integers(0, 2)),
     git_changed=st.one_of(st.none(), st.booleans()),
     outcome=st.sampled_from([None, "ok", "agent_error", "api_error", "rate_limited", "budget"]),

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from forgeflare.supervisor._display import AgentStatus, parse_agent_line
+from forgeflare.supervisor._iteration import is_fresh
 from forgeflare.supervisor._lifecycle import HookContext, HookStatus, classify_exit, hook_env
-from forgeflare.supervisor._loop import is_fresh
 
 COMMON = {
     "FRESHER_MODE",

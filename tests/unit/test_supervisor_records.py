@@ -60,7 +60,7 @@ def test_find_resumable_takes_newest_unfinished(tmp_path: Path) -> None:
 
 
 def test_unreadable_record(tmp_path: Path) -> None:
-    with pytest.raises(RecordError, match="not a readable run record"):
+    with pytest.raises(RecordError, match=r"no run\.json"):
         RunStore(tmp_path).load()
 
 
@@ -104,6 +104,21 @@ def test_resume_records_the_cut_iteration_as_killed(tmp_path: Path) -> None:
     assert resumed.killed.commits == 0
 
 
+def test_resume_reads_past_an_events_line_that_is_not_utf8(tmp_path: Path) -> None:
+    # A crash or a full disk can leave bytes that are not UTF-8 in events.jsonl: the other
+    # lines stay readable and --resume still finds the cut iteration.
+    store = make(tmp_path, "20260101-000000-aaaa", finished=False)
+    record = store.load()
+    record.supervisor_pid = 2**22 + 12345  # no such process: the supervisor is dead
+    store.save(record)
+    store.event("iteration_started", number=3, head=None, log="iteration-003.log")
+    with (store.dir / "events.jsonl").open("ab") as fh:
+        fh.write(b'{"event": "hook", "note": "caf\xe9 \\ud800"}\n')
+    resumed = open_resumable(tmp_path, tmp_path, grace=0.1)
+    assert resumed.killed is not None
+    assert resumed.killed.number == 3
+
+
 def test_resume_without_an_unfinished_run(tmp_path: Path) -> None:
     make(tmp_path, "20260101-000000-aaaa", finished=True)
     with pytest.raises(RecordError, match="no unfinished run"):
@@ -142,7 +157,7 @@ def test_rows_derive_from_the_report_and_add_to_the_totals() -> None:
     record.add_iteration(skipped, counted=True)
     totals = record.totals
     assert (totals.iterations, totals.commits, totals.tokens) == (1, 2, 122)
-    assert totals.tokens_by_kind == {"input": 10, "output": 12, "cache_read": 100, "cache_write": 0}
+    assert totals.tokens_by_kind == Tokens(input=10, output=12, cache_read=100)
     assert (totals.cost_usd, totals.cost_unknown) == (0.25, 1)
     assert record.counted_iterations == 2
     assert record.iterations_done == 3

@@ -5,10 +5,15 @@ from __future__ import annotations
 import json
 
 from forgeflare.mockapi import parse_script
+from forgeflare.supervisor._records import RunRecord
 from forgeflare.templates import demo_story_text, seed_files, summarize
 
-RUN_JSON = json.dumps(
+RUN = RunRecord.model_validate(
     {
+        "run_id": "r1",
+        "mode": "building",
+        "project_dir": "/p",
+        "started_at": "2026-01-01T00:00:00Z",
         "finish_type": "complete",
         "exit_code": 0,
         "totals": {"iterations": 2},
@@ -45,7 +50,7 @@ SESSIONS = (
 
 def test_summary_reads_every_record() -> None:
     s = summarize(
-        run_json=RUN_JSON,
+        run=RUN,
         events_jsonl=EVENTS + "\nnot json\n",
         audit_log=AUDIT,
         sessions_log=SESSIONS,
@@ -65,7 +70,7 @@ def test_summary_reads_every_record() -> None:
 
 
 def test_summary_of_missing_or_broken_records_is_empty_not_an_error() -> None:
-    s = summarize(run_json="", convergence_json="{broken")
+    s = summarize(run=None, convergence_json="{broken")
     assert not s.complete
     assert (s.iterations, s.tool_calls, s.blocked, s.signals) == (0, 0, [], [])
     assert s.last_final is None

@@ -4,8 +4,9 @@ stdout carries only accepted answers. When it is not a terminal (a pipe, a loop'
 response's text is held until the response is accepted and dropped when its stream fails and is
 retried. On a terminal the text streams as it comes, and a discarded part is marked as such.
 
-The tagged lines (``[tool] Bash: pytest -q``, ``[usage] in=… out=… total=…``) are also what the
-loop supervisor parses for its status line, so their shape is a contract. Colour only on a
+The tagged lines (``[tool] Bash: pytest -q``, ``[usage] in=… out=… cache_read=… cache_write=…
+total=…``) are also what the loop supervisor parses for its status line, so their shape is a
+contract; ``total`` counts every kind, as the loop's records do. Colour only on a
 terminal and never with ``NO_COLOR`` (rich handles both).
 """
 
@@ -158,5 +159,18 @@ class AgentDisplay:
     def blocked(self, name: str, message: str) -> None:
         self._line("blocked", f"{name}: {message}", "magenta")
 
-    def usage(self, *, input_tokens: int, output_tokens: int, total: int) -> None:
-        self._line("usage", f"in={input_tokens} out={output_tokens} total={total}")
+    def usage(
+        self,
+        *,
+        input_tokens: int,
+        output_tokens: int,
+        total: int,
+        cache_read: int = 0,
+        cache_write: int = 0,
+    ) -> None:
+        """One response's tokens by kind, and the turn's total so far (every kind counted)."""
+        self._line(
+            "usage",
+            f"in={input_tokens} out={output_tokens} cache_read={cache_read} "
+            f"cache_write={cache_write} total={total}",
+        )

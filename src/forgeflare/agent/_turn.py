@@ -118,6 +118,11 @@ class Spend:
         self.cache_write += usage.cache_creation_input_tokens
         self.requests += 1
 
+    @property
+    def total(self) -> int:
+        """input + output + cache reads + cache writes (the loop's one meaning of a total)."""
+        return self.input + self.output + self.cache_read + self.cache_write
+
     def as_dict(self) -> dict[str, int]:
         return {
             "input": self.input,
@@ -278,12 +283,14 @@ class TurnLoop:
                 return ExitReason.API_ERROR, str(exc)
             self.display.end_message()
             usage = response.usage
-            c.total_tokens += usage.input_tokens + usage.output_tokens
             c.spend.add(usage)
+            c.total_tokens = c.spend.total  # one meaning of a total: cache tokens count too
             c.last_input_tokens = usage.input_tokens
             self.display.usage(
                 input_tokens=usage.input_tokens,
                 output_tokens=usage.output_tokens,
+                cache_read=usage.cache_read_input_tokens,
+                cache_write=usage.cache_creation_input_tokens,
                 total=c.total_tokens,
             )
             content = drop_null_input_tool_uses(response.content)

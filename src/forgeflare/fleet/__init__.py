@@ -23,6 +23,7 @@ from forgeflare.fleet._run import FleetInterrupted
 from forgeflare.fleet._run import FleetOptions
 from forgeflare.fleet._run import end_leftovers
 from forgeflare.fleet._run import run_fleet
+from forgeflare.fleet._run import fleet_spent
 from forgeflare.fleet._state import FleetRecord
 from forgeflare.fleet._state import LoopRecord
 from forgeflare.fleet._state import LoopStatus
@@ -46,6 +47,7 @@ __all__ = [
     "end_leftovers",
     "fleet_report_html",
     "fleet_report_text",
+    "fleet_spent",
     "k8s_documents",
     "k8s_files",
     "land",

@@ -9,6 +9,8 @@ from typing import Any
 import typer
 
 from forgeflare._errors import ConfigError
+from forgeflare._secrets import scrub_environment
+from forgeflare._units import format_cost
 
 __all__ = ["register"]
 
@@ -82,8 +84,16 @@ def register(app: typer.Typer) -> None:
         require_trust(here, fleet_items(fleet_file, here), os.environ, flag=trust_project)
         if trust_project:
             os.environ["FORGEFLARE_TRUST"] = "1"  # the loops check their projects themselves
+        env = dict(os.environ)
+        # Children started without an explicit environment (git) inherit no secret.
+        scrub_environment(os.environ)
         opts = FleetOptions(
-            fleet_file=fleet_file, fleet=spec, resume=resume, log=_log, no_sandbox=no_sandbox
+            fleet_file=fleet_file,
+            fleet=spec,
+            resume=resume,
+            log=_log,
+            env=env,
+            no_sandbox=no_sandbox,
         )
         record = trio.run(functools.partial(run_fleet, opts))
         for line in _status_lines(record):
@@ -181,12 +191,16 @@ def _status_lines(record: Any) -> list[str]:
     lines = [
         f"fleet {record.name}: "
         + ("running" if record.finished_at is None else f"finished {record.finished_at}")
-        + f" · spent ${record.spent_usd:.2f}"
+        + (
+            f" · spent ${record.spent_usd:.2f}"
+            if record.spent_usd is not None
+            else " · cost unknown"
+        )
         + (" · budget spent" if record.budget_hit else "")
         + (f" · usage window until {record.window_until}" if record.window_until else "")
     ]
     for loop in record.loops:
-        cost = "cost unknown" if loop.cost_usd is None else f"${loop.cost_usd:.2f}"
+        cost = format_cost(loop.cost_usd)
         lines.append(
             f"  {loop.name:<16} {loop.status:<12} {loop.finish_type or '-':<14} "
             f"{loop.commits} commits · {cost} · {len(loop.runs)} run(s)"

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from forgeflare._errors import ConfigError
 from forgeflare._validation import Loc, error_key, validation_message
+from forgeflare.supervisor._config import BackendName
 
 __all__ = [
     "FleetConfigError",
@@ -102,7 +103,7 @@ class FleetLoop(_Table):
     """Wall-clock limit of this loop (``90s``, ``15m``, ``2h``)."""
     max_cost: float | None = Field(default=None, ge=0)
     """USD for this loop alone."""
-    backend: Literal["forgeflare", "claude", "codex", "command"] = "forgeflare"
+    backend: BackendName = "forgeflare"
     """The agent backend."""
     model: str = ""
     """Model for the agent (empty: the backend's default)."""

@@ -12,15 +12,12 @@ import re
 from pathlib import Path
 
 from forgeflare._errors import ConfigError
+from forgeflare._units import format_cost
 from forgeflare.fleet._state import FleetRecord, LoopRecord
 
 __all__ = ["fleet_report_html", "fleet_report_text", "loop_report_text"]
 
 _LANDED = ("landed", "pr_opened")
-
-
-def _money(value: float | None) -> str:
-    return "cost unknown" if value is None else f"${value:.2f}"
 
 
 def _newest_run(loop: LoopRecord) -> Path | None:
@@ -50,7 +47,8 @@ def _head(record: FleetRecord, budget: float | None) -> list[str]:
     cap = f" of ${budget:g}" if budget else ""
     lines = [
         f"fleet {record.name}: started {record.started_at}, {state}",
-        f"spent {_money(record.spent_usd)}{cap}"
+        (f"spent ${record.spent_usd:.2f}" if record.spent_usd is not None else "cost unknown")
+        + cap
         + (" · the budget was spent: the remaining loops stopped" if record.budget_hit else "")
         + (f" · usage window until {record.window_until}" if record.window_until else ""),
     ]
@@ -71,7 +69,7 @@ def _head(record: FleetRecord, budget: float | None) -> list[str]:
 def _loop_line(loop: LoopRecord) -> str:
     return (
         f"{loop.status} · finished {loop.finish_type or '-'} · {loop.commits} commit(s) · "
-        f"{_money(loop.cost_usd)} · {len(loop.runs)} run(s)"
+        f"{format_cost(loop.cost_usd)} · {len(loop.runs)} run(s)"
     )
 
 

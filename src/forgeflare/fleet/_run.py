@@ -16,25 +16,27 @@ import json
 import os
 import secrets
 import signal
-import subprocess
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import trio
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError, ForgeflareError
+from forgeflare._keychannel import hand_over, split_secrets
 from forgeflare._pgroup import end_pids, is_alive, process_started
 from forgeflare._process import run_child
 from forgeflare.fleet._config import FleetFile, FleetLoop
 from forgeflare.fleet._land import LandResult, land, land_pr
 from forgeflare.fleet._state import FleetRecord, LoopRecord, load_record, save_record, state_dir
+from forgeflare.supervisor._git import GitResult, run_git
+from forgeflare.supervisor._history import runs_root
+from forgeflare.supervisor._records import newest_run
 
-__all__ = ["FleetInterrupted", "FleetOptions", "end_leftovers", "run_fleet"]
+__all__ = ["FleetInterrupted", "FleetOptions", "end_leftovers", "fleet_spent", "run_fleet"]
 
 WINDOW_ENV = "FORGEFLARE_WINDOW_FILE"
 # Every process of one fleet loop carries it: found however it detached, ended with the loop.
@@ -86,10 +88,8 @@ class FleetOptions:
     """``fleet run --no-sandbox``: every loop runs its Bash commands unconfined."""
 
 
-def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=300, check=False
-    )
+def _git(cwd: Path, *args: str) -> GitResult:
+    return run_git(cwd, *args)
 
 
 def _is_url(repo: str) -> bool:
@@ -122,43 +122,11 @@ def _prepare_worktree(repo: Path, tree: Path, branch: str, base: str) -> None:
         raise ConfigError(f"{repo}: cannot add a worktree for {branch}: {done.stderr.strip()}")
 
 
-def _newest_run(tree: Path) -> dict[str, Any] | None:
-    root = tree / ".fresher" / "runs"
-    if not root.is_dir():
+def fleet_spent(loops: list[LoopRecord]) -> float | None:
+    """What the loops spent; ``None`` (cost unknown) when they used tokens and none had a price."""
+    if not any(loop.cost_usd is not None for loop in loops) and any(loop.tokens for loop in loops):
         return None
-    best: tuple[str, int, dict[str, Any]] | None = None
-    for entry in root.iterdir():
-        path = entry / "run.json"
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            key = (str(data.get("started_at", "")), path.stat().st_mtime_ns, data)
-        except (OSError, ValueError):
-            continue
-        if best is None or key[:2] > best[:2]:
-            best = key
-    return best[2] if best else None
-
-
-def _run_cost(run: Mapping[str, Any]) -> tuple[float | None, int, int]:
-    """(cost, tokens, commits) of one run record, old or new row format."""
-    totals = run.get("totals") if isinstance(run.get("totals"), Mapping) else {}
-    assert isinstance(totals, Mapping)
-    cost = totals.get("cost_usd")
-    costs = [r.get("cost_usd") for r in run.get("iterations") or [] if isinstance(r, Mapping)]
-    known = [c for c in costs if isinstance(c, int | float)]
-    if not isinstance(cost, int | float):
-        cost = sum(known) if known else None
-    tokens = 0
-    for row in run.get("iterations") or []:
-        t = row.get("tokens") if isinstance(row, Mapping) else None
-        tokens += (
-            sum(v for v in t.values() if isinstance(v, int))
-            if isinstance(t, Mapping)
-            else (t if isinstance(t, int) else 0)
-        )
-    commits = totals.get("commits") if isinstance(totals.get("commits"), int) else 0
-    assert isinstance(commits, int)
-    return (float(cost) if cost is not None else None), tokens, commits
+    return round(sum(loop.cost_usd or 0.0 for loop in loops), 6)
 
 
 class _Fleet:
@@ -181,25 +149,31 @@ class _Fleet:
             total += loop.cost_usd or 0.0
         return total
 
+    def spent(self) -> float | None:
+        return fleet_spent(self.record.loops)
+
+    def _runs_root(self, loop: LoopRecord) -> Path | None:
+        """Where the loop's runs are: its worktree's ``[paths] log_dir``."""
+        return runs_root(Path(loop.worktree), self.opts.env) if loop.worktree else None
+
     def _refresh(self, loop: LoopRecord) -> None:
-        if not loop.worktree:
+        root = self._runs_root(loop)
+        newest = newest_run(root) if root is not None else None
+        if newest is None:
             return
-        run = _newest_run(Path(loop.worktree))
-        if run is None:
-            return
-        run_id = str(run.get("run_id", ""))
-        if run_id and run_id not in loop.runs:
-            loop.runs.append(run_id)
-        cost, tokens, commits = _run_cost(run)
-        loop.cost_usd, loop.tokens, loop.commits = cost, tokens, commits
-        loop.finish_type = run.get("finish_type")
+        run = newest[1]
+        if run.run_id not in loop.runs:
+            loop.runs.append(run.run_id)
+        totals = run.totals
+        loop.cost_usd, loop.tokens, loop.commits = totals.cost_usd, totals.tokens, totals.commits
+        loop.finish_type = run.finish_type
 
     def _window(self) -> str | None:
         """The latest usage-window reset a loop reported, if it lies ahead."""
         now = datetime.now(UTC)
         until: str | None = None
         for loop in self.record.loops:
-            events = Path(loop.worktree) / ".fresher" / "runs" if loop.worktree else None
+            events = self._runs_root(loop)
             if events is None or not events.is_dir():
                 continue
             for run_dir in events.iterdir():
@@ -228,8 +202,8 @@ class _Fleet:
             for loop in self.record.loops:
                 if loop.status == "running":
                     self._refresh(loop)
-            self.record.spent_usd = round(self.spend(), 6)
-            if max_cost and self.record.spent_usd >= max_cost and not self.record.budget_hit:
+            self.record.spent_usd = self.spent()
+            if max_cost and self.spend() >= max_cost and not self.record.budget_hit:
                 self.record.budget_hit = True
                 self.opts.log(f"fleet budget ${max_cost:g} spent: stopping the loops")
                 for proc in self.running.values():
@@ -271,7 +245,8 @@ class _Fleet:
         self.save()
 
     def _argv(self, spec: FleetLoop, loop: LoopRecord, task: Path) -> list[str]:
-        argv = [self.opts.python, "-m", "forgeflare", "loop", "--dir", loop.worktree]
+        # -P: never the working directory first on sys.path (a committed trio.py there).
+        argv = [self.opts.python, "-P", "-m", "forgeflare", "loop", "--dir", loop.worktree]
         argv += ["--mode", spec.mode, "--max-iterations", str(spec.max_iterations)]
         argv += ["--max-runtime", spec.max_runtime, "--task-file", str(task)]
         max_cost = spec.max_cost
@@ -313,6 +288,9 @@ class _Fleet:
                 loop.pid_started = process_started(proc.pid)
                 self.save()
 
+            # The loop's own environment holds no secret (its children could read it): they
+            # go through a descriptor the loop reads at start.
+            env, key_fd = hand_over(*split_secrets(env))
             try:
                 result = await run_child(
                     self._argv(spec, loop, task),
@@ -322,8 +300,10 @@ class _Fleet:
                     grace=self.opts.grace,
                     marker=(_LOOP_MARKER, marker),
                     on_start=started,
+                    pass_fds=(key_fd,),
                 )
             finally:
+                os.close(key_fd)
                 self.running.pop(spec.name, None)
         loop.exit_code = result.returncode
         loop.pid = loop.pid_started = None
@@ -445,7 +425,8 @@ async def run_fleet(opts: FleetOptions) -> FleetRecord:
             if loop.status == "running":
                 loop.status, loop.pid, loop.pid_started = "pending", None, None
     else:
-        record = _new_record(opts, sdir)
+        # git clone of a URL: in a worker thread, the event loop never waits on git.
+        record = await trio.to_thread.run_sync(_new_record, opts, sdir)
     # A stop asked of an earlier run does not stop this one.
     (sdir / "stop").unlink(missing_ok=True)
     record.pid = os.getpid()
@@ -487,7 +468,7 @@ async def run_fleet(opts: FleetOptions) -> FleetRecord:
         raise FleetInterrupted(
             f"{name}: the fleet's loops were ended; continue with `forgeflare fleet run --resume`"
         )
-    record.spent_usd = round(fleet.spend(), 6)
+    record.spent_usd = fleet.spent()
     record.finished_at = utc_timestamp()
     fleet.save()
     return record

@@ -64,7 +64,8 @@ class FleetRecord(BaseModel):
     pid: int | None = None
     pid_started: float | None = None
     loops: list[LoopRecord] = Field(default_factory=list)
-    spent_usd: float = 0.0
+    spent_usd: float | None = 0.0
+    """What the loops spent; ``None`` when they used tokens at no known price."""
     budget_hit: bool = False
     window_until: str | None = None
 

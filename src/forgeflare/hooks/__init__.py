@@ -42,7 +42,6 @@ from forgeflare.hooks._config import SHELL_EVENTS
 from forgeflare.hooks._config import load_hooks_file
 from forgeflare.hooks._config import parse_hooks_text
 from forgeflare.hooks._config import unknown_tool
-from forgeflare.hooks._convergence import append_observations
 from forgeflare.hooks._pipeline import AgentHooks
 from forgeflare.hooks._pipeline import AuditSink
 from forgeflare.hooks._pipeline import CONVERGENCE_RECORDER
@@ -130,7 +129,6 @@ __all__ = [
     "Stop",
     "TurnFailure",
     "Verdict",
-    "append_observations",
     "block_message",
     "build_pipeline",
     "cap_for_model",

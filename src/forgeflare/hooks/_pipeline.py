@@ -34,7 +34,7 @@ from typing import Any, Literal
 import trio
 
 from forgeflare._clock import utc_timestamp
-from forgeflare._convergence import Observation, convergence_path
+from forgeflare._convergence import Observation, append_observations, convergence_path
 from forgeflare._fsutil import append_line
 from forgeflare.hooks._api import (
     DEFAULT_CONTINUE_PROMPT,
@@ -47,7 +47,6 @@ from forgeflare.hooks._api import (
     python_verdict,
 )
 from forgeflare.hooks._config import HOOKS_RELPATH, HookConfig, load_hooks_file, unknown_tool
-from forgeflare.hooks._convergence import append_observations
 from forgeflare.hooks._protocol import (
     HookFailure,
     ProcessOutcome,
@@ -175,6 +174,15 @@ def _python_entry(hook: Hook, kind: Kind) -> _Entry:
     return _Entry(hook.name, kind, phase, timeout_ms, hook.matches, hook.call, hook.event)
 
 
+def _is_cancellation(exc: BaseException) -> bool:
+    """Is ``exc`` trio's cancellation (alone or inside a group), which must propagate?"""
+    if isinstance(exc, trio.Cancelled):
+        return True
+    if isinstance(exc, BaseExceptionGroup):
+        return exc.split(trio.Cancelled)[0] is not None
+    return False
+
+
 def _detail(verdict: Verdict) -> str:
     """What a failure's message does not already say (why the JSON was invalid)."""
     failure = verdict.failure
@@ -236,7 +244,11 @@ class HookDispatcher:
                     verdict = python_verdict(entry.event, entry.name, value)
                 if verdict is None:
                     verdict = Verdict(failure=HookFailure("timeout", "timed out"))
-        except Exception as exc:  # a broken hook is a failure to report, not a crash
+        except BaseException as exc:  # a broken hook is a failure to report, not a crash
+            # SystemExit and KeyboardInterrupt raised BY the hook are its failure too; only the
+            # agent's own cancellation (Ctrl+C, a timeout around the turn) goes on up.
+            if _is_cancellation(exc):
+                raise
             verdict = Verdict(failure=HookFailure("crash", f"raised {type(exc).__name__}: {exc}"))
         self._record(entry, args, verdict, started)
         return verdict

@@ -5,11 +5,13 @@ from forgeflare.report._collect import find_run
 from forgeflare.report._collect import list_runs
 from forgeflare.report._collect import load_run
 from forgeflare.report._collect import runs_root
+from forgeflare.report._collect import skipped_line
 from forgeflare.report._digest import Commit
 from forgeflare.report._digest import Digest
 from forgeflare.report._digest import RunSummary
 from forgeflare.report._digest import Wait
 from forgeflare.report._digest import build_digest
+from forgeflare.report._digest import spend_by_agent
 from forgeflare.report._digest import summarize
 from forgeflare.report._html import OUTCOME_COLOURS
 from forgeflare.report._html import render_html
@@ -48,6 +50,8 @@ __all__ = [
     "render_status",
     "render_text",
     "runs_root",
+    "skipped_line",
+    "spend_by_agent",
     "state_from_run",
     "summarize",
     "watch",

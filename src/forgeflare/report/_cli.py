@@ -38,6 +38,10 @@ piped or redirected, one timestamped line is printed per change. A finished run 
 """
 
 
+def _warn(line: str) -> None:
+    typer.echo(line, err=True)
+
+
 def register(app: typer.Typer) -> None:
     """Add ``runs``, ``report`` and ``watch``."""
 
@@ -52,20 +56,25 @@ def register(app: typer.Typer) -> None:
 
         if not directory.is_dir():
             raise ConfigError(f"{directory}: not a directory")
-        watch(find_run(directory, run, os.environ), interval=interval)
+        watch(find_run(directory, run, os.environ, warn=_warn), interval=interval)
 
     @app.command("runs", help=_RUNS_HELP)
     def runs_cmd(
         directory: Path = typer.Argument(Path("."), help="Project directory."),
         as_json: bool = typer.Option(False, "--json", help="Print JSON instead of lines."),
     ) -> None:
-        from forgeflare.report._collect import list_runs, runs_root
+        from forgeflare.report._collect import list_runs, runs_root, skipped_line
         from forgeflare.report._digest import summarize
         from forgeflare.report._text import render_runs
 
         if not directory.is_dir():
             raise ConfigError(f"{directory}: not a directory")
-        summaries = [summarize(run) for _, run in list_runs(runs_root(directory, os.environ))]
+        listing = list_runs(runs_root(directory, os.environ))
+        for line in listing.skipped:
+            _warn(skipped_line(line))
+        for line in listing.damaged:
+            _warn(f"forgeflare: warning: {line}")
+        summaries = [summarize(run) for _, run in listing.runs]
         if as_json:
             typer.echo(json.dumps([s.as_json() for s in summaries], indent=2))
         else:
@@ -84,7 +93,7 @@ def register(app: typer.Typer) -> None:
 
         if not directory.is_dir():
             raise ConfigError(f"--dir {directory}: not a directory")
-        run_dir = find_run(directory, run, os.environ)
+        run_dir = find_run(directory, run, os.environ, warn=_warn)
         digest = collect_digest(directory, run_dir)
         if html_out is None and open_it:
             html_out = run_dir / "report.html"

@@ -2,114 +2,106 @@
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
+from forgeflare._completion import plan_tasks
 from forgeflare._errors import ConfigError
 from forgeflare.report._digest import Commit, Digest, build_digest
-from forgeflare.supervisor._config import load_config
+from forgeflare.supervisor._git import run_git
+from forgeflare.supervisor._history import runs_root
+from forgeflare.supervisor._records import RecordError, RunRecord, list_runs, read_run
 
-__all__ = ["collect_digest", "find_run", "list_runs", "load_run", "runs_root"]
-
-_TASK = re.compile(r"^[ \t]*[-*+][ \t]+\[( |x|X)\][ \t]*(.*)$")
+__all__ = ["collect_digest", "find_run", "list_runs", "load_run", "runs_root", "skipped_line"]
 
 
-def runs_root(project: Path, env: Mapping[str, str]) -> Path:
-    """Where the project's run folders are (``[paths] log_dir``, default ``.fresher/runs``)."""
+def load_run(run_dir: Path) -> RunRecord:
+    """``run.json`` of one run folder (a damaged one is a one-line :class:`ConfigError`)."""
     try:
-        log_dir = load_config(project, env=env).config.paths.log_dir
-    except ConfigError:
-        log_dir = ".fresher/runs"
-    root = Path(log_dir)
-    return root if root.is_absolute() else project / root
+        return read_run(run_dir / "run.json")
+    except RecordError as exc:
+        raise ConfigError(str(exc)) from exc
 
 
-def load_run(run_dir: Path) -> dict[str, Any]:
-    """``run.json`` of one run folder, as a dict."""
-    path = run_dir / "run.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise ConfigError(f"{run_dir}: no run.json (not a run folder)") from exc
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"{path}: not a readable run record: {exc}") from exc
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: not a run record")
-    return data
+def find_run(
+    project: Path,
+    run: str | None,
+    env: Mapping[str, str],
+    *,
+    warn: Callable[[str], None] | None = None,
+) -> Path:
+    """A run folder from an id, a path, or (``None``) the newest readable run of the project.
 
-
-def list_runs(root: Path) -> list[tuple[Path, dict[str, Any]]]:
-    """Every readable run under ``root``, newest first.
-
-    By start time, then by when ``run.json`` was last written: run ids have whole seconds, and
-    one project runs one loop at a time, so the later record is the later run.
+    Looking for the newest, each damaged record passed over is told to ``warn`` in one line.
     """
-    if not root.is_dir():
-        return []
-    found = []
-    for entry in root.iterdir():
-        path = entry / "run.json"
-        try:
-            found.append(
-                (str(load_run(entry).get("started_at", "")), path.stat().st_mtime_ns, entry)
-            )
-        except (ConfigError, OSError):
-            continue
-    found.sort(reverse=True)
-    return [(entry, load_run(entry)) for _, _, entry in found]
-
-
-def find_run(project: Path, run: str | None, env: Mapping[str, str]) -> Path:
-    """A run folder from an id, a path, or (``None``) the newest run of the project."""
+    root = runs_root(project, env)
     if run is not None:
         as_path = Path(run)
         if (as_path / "run.json").is_file():
             return as_path
-        candidate = runs_root(project, env) / run
+        candidate = root / run
         if (candidate / "run.json").is_file():
             return candidate
-        raise ConfigError(f"no run {run!r} in {runs_root(project, env)}")
-    runs = list_runs(runs_root(project, env))
-    if not runs:
-        raise ConfigError(f"no runs in {runs_root(project, env)}: start one with forgeflare loop")
-    return runs[0][0]
+        raise ConfigError(f"no run {run!r} in {root}")
+    listing = list_runs(root)
+    if warn is not None:
+        for line in listing.skipped:
+            warn(skipped_line(line))
+        for line in listing.damaged:
+            warn(f"forgeflare: warning: {line}")
+    if not listing.runs:
+        damaged = f" (skipped {len(listing.skipped)} damaged)" if listing.skipped else ""
+        raise ConfigError(f"no runs in {root}{damaged}: start one with forgeflare loop")
+    return listing.runs[0][0]
+
+
+def skipped_line(why: str) -> str:
+    """The warning for a run passed over because its record is damaged."""
+    return f"forgeflare: skipped a run: {why}"
 
 
 def _git(project: Path, *args: str) -> str | None:
-    try:
-        proc = subprocess.run(
-            ["git", *args], cwd=project, capture_output=True, text=True, timeout=30, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return proc.stdout if proc.returncode == 0 else None
+    done = run_git(project, *args)
+    return done.stdout if done.ok else None
 
 
-def _heads(run: Mapping[str, Any]) -> tuple[str | None, str | None]:
-    start = run.get("head_at_start")
-    end = run.get("head_at_end")
-    rows = [r for r in run.get("iterations") or [] if isinstance(r, Mapping)]
-    if not start:
-        start = next((r.get("head_before") for r in rows if r.get("head_before")), None)
-    if not end:
-        end = next((r.get("head_after") for r in reversed(rows) if r.get("head_after")), None)
-    return (start if isinstance(start, str) else None, end if isinstance(end, str) else None)
+_SHA = re.compile(r"[0-9a-f]{7,64}")
 
 
-def _commits(project: Path, run: Mapping[str, Any]) -> list[Commit]:
+def _sha(value: str | None) -> str | None:
+    """A commit id from the record, or ``None``: what reaches git's argv is never an option."""
+    return value if value is not None and _SHA.fullmatch(value) else None
+
+
+def _heads(run: RunRecord) -> tuple[str | None, str | None]:
+    rows = run.iterations
+    start = _sha(run.head_at_start) or next(
+        (r.head_before for r in rows if _sha(r.head_before)), None
+    )
+    end = next((r.head_after for r in reversed(rows) if _sha(r.head_after)), None)
+    return start, end
+
+
+def _commits(project: Path, run: RunRecord) -> list[Commit]:
     start, end = _heads(run)
     if start:
         spec = [f"{start}..{end or 'HEAD'}"]
     else:
-        since, until = run.get("started_at"), run.get("finished_at")
-        if not isinstance(since, str):
+        since, until = run.started_at, run.finished_at
+        if not since:
             return []
-        spec = [f"--since={since}"] + ([f"--until={until}"] if isinstance(until, str) else [])
-    out = _git(project, "log", "--reverse", "--shortstat", "--format=%x00%H%x09%s", *spec)
+        spec = [f"--since={since}"] + ([f"--until={until}"] if until else [])
+    out = _git(
+        project,
+        "log",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--reverse",
+        "--shortstat",
+        "--format=%x00%H%x09%s",
+        *spec,
+    )
     if out is None:
         return []
     commits = []
@@ -120,27 +112,18 @@ def _commits(project: Path, run: Mapping[str, Any]) -> list[Commit]:
     return commits
 
 
-def _tasks(text: str) -> list[tuple[bool, str]]:
-    out = []
-    for line in text.splitlines():
-        m = _TASK.match(line)
-        if m:
-            out.append((m.group(1) != " ", m.group(2).strip()))
-    return out
-
-
-def _plan(project: Path, run: Mapping[str, Any]) -> tuple[list[str], list[str]]:
-    plan_rel = str(run.get("plan_file") or "IMPLEMENTATION_PLAN.md")
+def _plan(project: Path, run: RunRecord) -> tuple[list[str], list[str]]:
+    plan_rel = run.plan_file or "IMPLEMENTATION_PLAN.md"
     try:
-        now = _tasks((project / plan_rel).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError):
+        now = plan_tasks((project / plan_rel).read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # ValueError: not UTF-8, or a NUL in a damaged record's path
         return [], []
     start, _ = _heads(run)
     open_before: set[str] | None = None
     if start:
-        before = _git(project, "show", f"{start}:{plan_rel}")
+        before = _git(project, "show", "--no-textconv", f"{start}:{plan_rel}")
         if before is not None:
-            open_before = {t for is_done, t in _tasks(before) if not is_done}
+            open_before = {t for is_done, t in plan_tasks(before) if not is_done}
     # Without the run's starting commit, every checked task is shown (it cannot be attributed).
     done = [t for is_done, t in now if is_done and (open_before is None or t in open_before)]
     return done, [t for is_done, t in now if not is_done]

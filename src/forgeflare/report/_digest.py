@@ -1,19 +1,20 @@
 """A run's records read into one digest: what happened, in words and figures (pure).
 
-The input is ``run.json`` as a dict (older records with a single token count are read too),
-plus what git and the plan say; nothing here reads files. :func:`summarize` gives the one-line
+The input is the run's :class:`RunRecord` (records written by 0.2 are upgraded when read), plus
+what git and the plan say; nothing here reads files. :func:`summarize` gives the one-line
 view of ``forgeflare runs``; :func:`build_digest` the whole night for ``forgeflare report``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from forgeflare._clock import parse_time
 from forgeflare.supervisor._history import IterationRow, finish_reason, iteration_rows
+from forgeflare.supervisor._records import RunRecord
 
 __all__ = [
     "Commit",
@@ -21,12 +22,9 @@ __all__ = [
     "RunSummary",
     "Wait",
     "build_digest",
+    "spend_by_agent",
     "summarize",
 ]
-
-
-def _num(value: object) -> float:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
 
 
 @dataclass(frozen=True)
@@ -81,68 +79,46 @@ class RunSummary:
         }
 
 
-def _waits(run: Mapping[str, Any]) -> list[Wait]:
-    out = []
-    for raw in run.get("waits") or []:
-        if isinstance(raw, Mapping):
-            out.append(
-                Wait(
-                    kind=str(raw.get("kind", "wait")),
-                    started_at=parse_time(raw.get("started_at")),
-                    duration=_num(raw.get("duration")),
-                    until=raw.get("until"),
-                )
-            )
-    return out
+def _waits(run: RunRecord) -> list[Wait]:
+    return [
+        Wait(kind=w.kind, started_at=parse_time(w.started_at), duration=w.duration, until=w.until)
+        for w in run.waits
+    ]
 
 
-def _run_duration(run: Mapping[str, Any], now: datetime | None) -> float:
-    start = parse_time(run.get("started_at"))
-    end = parse_time(run.get("finished_at")) or now
+def _run_duration(run: RunRecord, now: datetime | None) -> float:
+    start = parse_time(run.started_at)
+    end = parse_time(run.finished_at) or now
     if start is None or end is None:
         return 0.0
     return max(0.0, (end - start).total_seconds())
 
 
-def _cost(rows: Sequence[IterationRow], run: Mapping[str, Any]) -> float | None:
-    totals = run.get("totals")
-    if isinstance(totals, Mapping) and isinstance(totals.get("cost_usd"), int | float):
-        return float(totals["cost_usd"])
-    known = [r.cost_usd for r in rows if r.cost_usd is not None]
-    return sum(known) if known else None
-
-
-def _tasks_done(run: Mapping[str, Any]) -> int | None:
-    counts: list[int] = [
-        r["plan_unchecked"]
-        for r in run.get("iterations") or []
-        if isinstance(r, Mapping) and isinstance(r.get("plan_unchecked"), int)
-    ]
-    start = run.get("plan_unchecked_at_start")
-    first = start if isinstance(start, int) else (counts[0] if counts else None)
+def _tasks_done(run: RunRecord) -> int | None:
+    counts = [r.plan_unchecked for r in run.iterations if r.plan_unchecked is not None]
+    first = run.plan_unchecked_at_start
+    if first is None:
+        first = counts[0] if counts else None
     if first is None or not counts:
         return None
     return max(0, first - counts[-1])
 
 
-def summarize(run: Mapping[str, Any], now: datetime | None = None) -> RunSummary:
-    """The one-line view of a run."""
-    rows = iteration_rows(run)
-    totals = run.get("totals") if isinstance(run.get("totals"), Mapping) else {}
-    assert isinstance(totals, Mapping)
-    commits = int(_num(totals.get("commits"))) or sum(r.commits for r in rows)
+def summarize(run: RunRecord, now: datetime | None = None) -> RunSummary:
+    """The one-line view of a run: its figures are the record's totals, as the loop said them."""
+    totals = run.totals
     return RunSummary(
-        run_id=str(run.get("run_id", "?")),
-        started_at=str(run.get("started_at", "")),
+        run_id=run.run_id,
+        started_at=run.started_at,
         duration=_run_duration(run, now),
-        finish_type=run.get("finish_type"),
+        finish_type=run.finish_type,
         reason=finish_reason(run),
-        iterations=sum(1 for r in rows if r.outcome != "skipped"),
-        commits=commits,
+        iterations=totals.iterations,
+        commits=totals.commits,
         tasks_done=_tasks_done(run),
-        tokens=sum(r.total_tokens for r in rows),
-        cost_usd=_cost(rows, run),
-        running=not run.get("finished_at"),
+        tokens=totals.tokens,
+        cost_usd=totals.cost_usd,
+        running=not run.finished_at,
     )
 
 
@@ -159,30 +135,76 @@ class Digest:
     hook_failures: list[str] = field(default_factory=list)
     signals: list[tuple[int, str]] = field(default_factory=list)
     spend: dict[str, Any] = field(default_factory=dict)
+    evidence: list[str] = field(default_factory=list)
+    """Each completion claim and its fate, each reviewer verdict (one line each)."""
+    progress: list[str] = field(default_factory=list)
+    """The progress measure of each iteration that had one (``[limits] stall_after``)."""
 
     def slowest(self, n: int = 3) -> list[IterationRow]:
         return sorted(self.rows, key=lambda r: r.duration, reverse=True)[:n]
 
 
-def _hook_failures(run: Mapping[str, Any]) -> list[str]:
+def _hook_failures(run: RunRecord) -> list[str]:
     out = []
-    hooks = list(run.get("hooks") or [])
-    for row in run.get("iterations") or []:
-        if isinstance(row, Mapping) and isinstance(row.get("next_iteration_hook"), Mapping):
-            hooks.append(row["next_iteration_hook"])
+    hooks = list(run.hooks)
+    hooks += [r.next_iteration_hook for r in run.iterations if r.next_iteration_hook is not None]
     for hook in hooks:
-        if not isinstance(hook, Mapping):
-            continue
-        status = str(hook.get("status", ""))
+        status = hook.status
         if status not in ("success", "ok", "skipped", "missing", "disabled", "skip", "warning"):
-            code = hook.get("exit_code")
-            where = f" (iteration {hook['iteration']})" if hook.get("iteration") else ""
-            out.append(f"{hook.get('name', '?')}: {status}, exit {code}{where}")
+            where = f" (iteration {hook.iteration})" if hook.iteration else ""
+            out.append(f"{hook.name}: {status}, exit {hook.exit_code}{where}")
+    return out
+
+
+def _evidence(run: RunRecord) -> tuple[list[str], list[str]]:
+    """Claims with their fate and the reviewer's verdicts; the progress of each iteration."""
+    claims: list[str] = []
+    progress: list[str] = []
+    for row in run.iterations:
+        claim, review, moved = row.claim, row.review, row.progress
+        if claim is not None:
+            fate = (
+                "accepted"
+                if claim.accepted
+                else f"refused by the {claim.rejected_by}: {claim.why}".rstrip(": ")
+            )
+            claims.append(f"#{row.number} claim by {claim.by}: {fate}")
+        if review is not None:
+            if review.complete is None:
+                said = f"no verdict ({review.error})"
+            else:
+                said = "complete" if review.complete else "not complete"
+                said += "".join(f"; {r}" for r in review.reasons)
+                said += "".join(f"; missing: {m}" for m in review.missing)
+            claims.append(f"#{row.number} reviewer {review.model}: {said}")
+        if moved is not None:
+            gate = "" if moved.gate_exit is None else f", gate exit {moved.gate_exit}"
+            streak = f", {moved.no_progress} in a row" if not moved.made else ""
+            word = "progress" if moved.made else "no progress"
+            progress.append(f"#{row.number} {word}: {moved.why}{gate}{streak}")
+    return claims, progress
+
+
+def spend_by_agent(run: RunRecord) -> dict[str, dict[str, Any]]:
+    """Iterations, tokens and cost per agent (``BACKEND[:PROFILE]``) of the run's agent rows."""
+    out: dict[str, dict[str, Any]] = {}
+    for it in run.iterations:
+        if it.skipped:
+            continue
+        backend = it.backend or run.backend
+        label = f"{backend}:{it.profile}" if it.profile else backend
+        row = out.setdefault(label, {"iterations": 0, "tokens": 0, "cost_usd": 0.0})
+        row["iterations"] += 1
+        row["tokens"] += it.tokens.total
+        if it.cost_usd is None or row["cost_usd"] is None:
+            row["cost_usd"] = None
+        else:
+            row["cost_usd"] = round(row["cost_usd"] + it.cost_usd, 6)
     return out
 
 
 def build_digest(
-    run: Mapping[str, Any],
+    run: RunRecord,
     *,
     commits: Sequence[Commit] = (),
     tasks_done: Sequence[str] = (),
@@ -192,10 +214,8 @@ def build_digest(
     """The digest of one run, given what git and the plan say about it."""
     rows = iteration_rows(run)
     summary = summarize(run, now)
-    tokens = {
-        k: sum(r.tokens[k] for r in rows) for k in ("input", "output", "cache_read", "cache_write")
-    }
     unknown = [r.number for r in rows if r.cost_usd is None and r.total_tokens]
+    evidence, progress = _evidence(run)
     return Digest(
         summary=summary,
         rows=rows,
@@ -205,5 +225,12 @@ def build_digest(
         tasks_open=list(tasks_open),
         hook_failures=_hook_failures(run),
         signals=[(r.number, s) for r in rows for s in r.signals],
-        spend={"tokens": tokens, "cost_usd": summary.cost_usd, "cost_unknown_in": unknown},
+        spend={
+            "tokens": run.totals.tokens_by_kind.model_dump(),
+            "cost_usd": summary.cost_usd,
+            "cost_unknown_in": unknown,
+            "by_agent": spend_by_agent(run),
+        },
+        evidence=evidence,
+        progress=progress,
     )

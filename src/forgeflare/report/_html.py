@@ -33,6 +33,7 @@ OUTCOME_COLOURS: dict[str, str] = {
     "interrupted": "#546e7a",
     "timed_out": "#d84315",
     "budget": "#1565c0",
+    "quota": "#b71c1c",
     "skipped": "#9e9e9e",
 }
 
@@ -225,6 +226,11 @@ def render_html(d: Digest, *, run_dir: Path | None = None, out: Path | None = No
     parts += [f"<li>#{n} {_e(name)}</li>" for n, name in d.signals] or [
         "<li class='muted'>none</li>"
     ]
+    parts.append("</ul><h2>Completion claims</h2><ul>")
+    parts += [f"<li>{_e(line)}</li>" for line in d.evidence] or ["<li class='muted'>none</li>"]
+    if d.progress:
+        parts.append("</ul><h2>Progress</h2><ul>")
+        parts += [f"<li>{_e(line)}</li>" for line in d.progress]
     parts.append(
         "</ul><h2>Iterations</h2><table><tr><th>#</th><th>outcome</th><th>stop reason</th>"
         "<th>duration</th><th>tokens</th><th>cost</th><th>commits</th><th>log</th></tr>"

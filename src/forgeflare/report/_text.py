@@ -2,27 +2,10 @@
 
 from __future__ import annotations
 
-from forgeflare._units import format_tokens
+from forgeflare._units import format_cost, format_duration, format_tokens
 from forgeflare.report._digest import Digest, RunSummary
 
 __all__ = ["format_cost", "format_duration", "render_runs", "render_text"]
-
-
-def format_duration(seconds: float) -> str:
-    """``42s``, ``3m 05s``, ``2h 04m``."""
-    s = round(seconds)
-    if s < 60:
-        return f"{s}s"
-    m, sec = divmod(s, 60)
-    if m < 60:
-        return f"{m}m {sec:02d}s"
-    h, m = divmod(m, 60)
-    return f"{h}h {m:02d}m"
-
-
-def format_cost(cost: float | None) -> str:
-    """``$1.23``, or ``cost unknown``."""
-    return "cost unknown" if cost is None else f"${cost:.2f}"
 
 
 def _tokens(n: int) -> str:
@@ -73,6 +56,13 @@ def render_text(d: Digest) -> str:
         f"cache read {_tokens(t.get('cache_read', 0))} · cache write "
         f"{_tokens(t.get('cache_write', 0))} · {format_cost(d.spend.get('cost_usd'))}",
     ]
+    by_agent = d.spend.get("by_agent") or {}
+    if len(by_agent) > 1:
+        out += [
+            f"  {label}: {row['iterations']} it · {_tokens(row['tokens'])} tokens · "
+            f"{format_cost(row['cost_usd'])}"
+            for label, row in by_agent.items()
+        ]
     unknown = d.spend.get("cost_unknown_in") or []
     if unknown:
         out.append(f"  cost unknown for iteration(s) {', '.join(map(str, unknown))}")
@@ -91,6 +81,11 @@ def render_text(d: Digest) -> str:
     out += [f"  {h}" for h in d.hook_failures] or ["  none"]
     out += ["", "Convergence signals"]
     out += [f"  #{n} {name}" for n, name in d.signals] or ["  none"]
+    out += ["", "Completion claims"]
+    out += [f"  {line}" for line in d.evidence] or ["  none"]
+    if d.progress:
+        out += ["", "Progress"]
+        out += [f"  {line}" for line in d.progress]
     out += ["", "Iterations"]
     for r in d.rows:
         cost = "" if r.cost_usd is None else f" {format_cost(r.cost_usd)}"

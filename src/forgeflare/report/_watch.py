@@ -9,7 +9,6 @@ output is a pipe or a file. It ends when the run does.
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 import time
@@ -23,6 +22,7 @@ from forgeflare._clock import parse_time
 from forgeflare._jsonl import json_objects
 from forgeflare.report._text import format_cost, format_duration
 from forgeflare.supervisor._history import iteration_rows
+from forgeflare.supervisor._records import RecordError, RunRecord, read_run
 
 __all__ = [
     "WatchState",
@@ -60,29 +60,26 @@ class WatchState:
     outcomes: tuple[str, ...] = field(default_factory=tuple)
 
 
-def state_from_run(run: Mapping[str, Any]) -> WatchState:
+def state_from_run(run: RunRecord | None) -> WatchState:
     """The state ``run.json`` gives (finished iterations and settings)."""
+    if run is None:
+        return WatchState()
     rows = iteration_rows(run)
-    costs = [r.cost_usd for r in rows if r.cost_usd is not None]
-    unchecked = [
-        r["plan_unchecked"]
-        for r in run.get("iterations") or []
-        if isinstance(r, Mapping) and isinstance(r.get("plan_unchecked"), int)
-    ]
-    current = run.get("current") if isinstance(run.get("current"), Mapping) else None
+    unchecked = [r.plan_unchecked for r in run.iterations if r.plan_unchecked is not None]
+    current = run.current
     return WatchState(
-        run_id=str(run.get("run_id", "?")),
-        mode=str(run.get("mode", "?")),
-        started_at=parse_time(run.get("started_at")),
-        max_iterations=int(run.get("max_iterations") or 0),
-        iteration=int(current.get("number", 0)) if current else (rows[-1].number if rows else 0),
-        iteration_started_at=parse_time(current.get("started_at")) if current else None,
-        iterations_done=len(rows),
-        tokens=sum(r.total_tokens for r in rows),
-        cost_usd=sum(costs) if costs else None,
-        commits=sum(r.commits for r in rows),
+        run_id=run.run_id,
+        mode=run.mode,
+        started_at=parse_time(run.started_at),
+        max_iterations=run.max_iterations,
+        iteration=current.number if current else (rows[-1].number if rows else 0),
+        iteration_started_at=parse_time(current.started_at) if current else None,
+        iterations_done=run.totals.iterations,
+        tokens=run.totals.tokens,
+        cost_usd=run.totals.cost_usd,
+        commits=run.totals.commits,
         open_tasks=unchecked[-1] if unchecked else None,
-        finished=run.get("finish_type") if run.get("finished_at") else None,
+        finished=run.finish_type if run.finished_at else None,
         last_outcome=rows[-1].outcome if rows else None,
         outcomes=tuple(r.outcome for r in rows),
     )
@@ -193,9 +190,9 @@ def _log_tail(run_dir: Path, size: int = 8192) -> str:
 def snapshot(run_dir: Path, events: list[dict[str, Any]]) -> WatchState:
     """The state now: run.json, then the events, then the newest log's tool."""
     try:
-        run = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        run = {}
+        run: RunRecord | None = read_run(run_dir / "run.json")
+    except RecordError:
+        run = None  # not written yet, or damaged: the events still tell the story
     state = fold_events(state_from_run(run), events)
     if not state.finished:
         state = replace(state, tool=current_tool(_log_tail(run_dir)))

@@ -90,6 +90,27 @@ def register(app: typer.Typer) -> None:
         prompt: Annotated[
             str, typer.Option("--prompt", help="Task text repeated on each block.")
         ] = "",
+        gate: Annotated[
+            str,
+            typer.Option(
+                "--gate",
+                help=(
+                    "A shell command a completion claim must pass (exit 0); red, the loop goes "
+                    "on and the continuation starts with its exit code and output's tail."
+                ),
+            ),
+        ] = "",
+        stall_after: Annotated[
+            int,
+            typer.Option(
+                "--stall-after",
+                min=0,
+                help=(
+                    "With --gate: end the loop after this many claims in a row refused with "
+                    "the same gate failures (0 = never)."
+                ),
+            ),
+        ] = 4,
         args_stdin: Annotated[
             bool,
             typer.Option(
@@ -111,7 +132,13 @@ def register(app: typer.Typer) -> None:
             max_iterations = asked.max_iterations or max_iterations
             mode = asked.mode or mode
         record = start_loop(
-            project, mode=mode, max_iterations=max_iterations, prompt=prompt, now=now
+            project,
+            mode=mode,
+            max_iterations=max_iterations,
+            prompt=prompt,
+            now=now,
+            gate=gate,
+            stall_after=stall_after,
         )
         frame = record.stack[-1]
         typer.echo(

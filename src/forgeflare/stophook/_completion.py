@@ -13,25 +13,10 @@ transcript when its last text block is what Claude Code sent, else (the transcri
 
 from __future__ import annotations
 
-from forgeflare.stophook._signals import SIGNALS, Mode
+from forgeflare._completion import RULE, completion_hint
 from forgeflare.stophook._transcript import FinalMessage
 
 __all__ = ["RULE", "completion_hint", "judged_text"]
-
-RULE = (
-    "on its own line, outside code, in the final message of your turn "
-    "(its text, not thinking or tool calls)"
-)
-
-
-def completion_hint(mode: Mode) -> str:
-    """One or two sentences naming the tags that finish a ``mode`` loop and the rule."""
-    first, *others = SIGNALS[mode]
-    hint = f"To finish, write {first} {RULE}."
-    if others:
-        also = " or ".join([", ".join(others[:-1]), others[-1]] if len(others) > 2 else others)
-        hint += f" {also} also end{'s' if len(others) == 1 else ''} the loop."
-    return hint
 
 
 def judged_text(final: FinalMessage | None, last_assistant_message: str | None) -> str | None:

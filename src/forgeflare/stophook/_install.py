@@ -8,7 +8,7 @@ and never overwrites a file it cannot parse.
 
 Claude Code runs hook commands with its own ``PATH``, where a virtual environment's
 ``forgeflare`` usually is not: :func:`hook_command` names the executable by its absolute path
-(or the venv's python ``-m forgeflare``), and :func:`command_problem` says when a command
+(or the venv's python ``-P -m forgeflare``), and :func:`command_problem` says when a command
 would not run (Claude Code would get exit 127 and the loop would silently never block).
 """
 
@@ -51,7 +51,8 @@ def forgeflare_command(python: str | None = None) -> str:
     script = interpreter.parent / "forgeflare"
     if script.is_file() and os.access(script, os.X_OK):
         return shlex.quote(str(script))
-    return f"{shlex.quote(str(interpreter))} -m forgeflare"
+    # -P: Claude Code runs hooks in the project, which must not be first on sys.path.
+    return f"{shlex.quote(str(interpreter))} -P -m forgeflare"
 
 
 def hook_command(python: str | None = None) -> str:
@@ -67,7 +68,9 @@ def is_stop_hook_command(command: str) -> bool:
         return False
     if len(words) >= 2 and Path(words[0]).name == "forgeflare":
         return words[1:] == ["stop-hook"]
-    return len(words) >= 4 and words[1:] == ["-m", "forgeflare", "stop-hook"]
+    flags = [w for w in words[1:] if w == "-P"]
+    rest = words[1 + len(flags) :]
+    return len(words) >= 4 and rest == ["-m", "forgeflare", "stop-hook"]
 
 
 def command_problem(command: str, *, path: str | None = None) -> str | None:

@@ -4,12 +4,30 @@ Errors of this part: ``ConfigError`` (a bad setting, names key and source) and
 :class:`RecordError` (a run record cannot be written or read; a ``ForgeflareError``).
 """
 
+from forgeflare.supervisor._agentkey import HELPER_TTL_ENV
+from forgeflare.supervisor._agentkey import KeyPlan
+from forgeflare.supervisor._agentkey import helper_settings
+from forgeflare.supervisor._agentkey import key_file
+from forgeflare.supervisor._agentkey import plan_agent_key
 from forgeflare.supervisor._agentproc import ChildResult
 from forgeflare.supervisor._agentproc import StopControl
 from forgeflare.supervisor._agentproc import exit_status
 from forgeflare.supervisor._agentproc import supervise
+from forgeflare.supervisor._config import AgentProfile
+from forgeflare.supervisor._fallback import AgentSpec
+from forgeflare.supervisor._fallback import Choice
+from forgeflare.supervisor._fallback import Window
+from forgeflare.supervisor._fallback import choose_agent
+from forgeflare.supervisor._fallback import credit_window
+from forgeflare.supervisor._fallback import month_spend
+from forgeflare.supervisor._fallback import parse_agent_spec
+from forgeflare.supervisor._switching import AgentSwitching
+from forgeflare.supervisor._windowstore import read_windows
+from forgeflare.supervisor._windowstore import record_window
+from forgeflare.supervisor._windowstore import window_store_path
 from forgeflare.supervisor._config import AgentSection
 from forgeflare.supervisor._config import CONFIG_RELPATH
+from forgeflare.supervisor._config import FinishSection
 from forgeflare.supervisor._config import FresherSection
 from forgeflare.supervisor._config import HooksSection
 from forgeflare.supervisor._config import LimitsSection
@@ -23,6 +41,8 @@ from forgeflare.supervisor._config import default_prompt
 from forgeflare.supervisor._config import format_duration
 from forgeflare.supervisor._config import load_config
 from forgeflare.supervisor._config import parse_duration
+from forgeflare.supervisor._config import BackendName
+from forgeflare.supervisor._config import known_backend
 from forgeflare.supervisor._display import AgentStatus
 from forgeflare.supervisor._display import LoopDisplay
 from forgeflare.supervisor._display import parse_agent_line
@@ -42,18 +62,28 @@ from forgeflare.supervisor._finish import Verdict
 from forgeflare.supervisor._finish import agent_time
 from forgeflare.supervisor._finish import before_iteration
 from forgeflare.supervisor._finish import check_limits
-from forgeflare.supervisor._finish import count_unchecked
 from forgeflare.supervisor._finish import decide
 from forgeflare.supervisor._finish import error_pause
 from forgeflare.supervisor._finish import finish_rule
 from forgeflare.supervisor._finish import hook_verdict
 from forgeflare.supervisor._finish import is_error
+from forgeflare.supervisor._git import GIT_TIMEOUT
+from forgeflare.supervisor._git import NETWORK_TIMEOUT
+from forgeflare.supervisor._git import SAFE_CONFIG
+from forgeflare.supervisor._git import GitResult
+from forgeflare.supervisor._git import git
+from forgeflare.supervisor._git import git_argv
+from forgeflare.supervisor._git import git_env
+from forgeflare.supervisor._git import git_timeout
+from forgeflare.supervisor._git import run_git
 from forgeflare.supervisor._git import GitSnapshot
+from forgeflare.supervisor._git import commits_and_tree
 from forgeflare.supervisor._git import commits_between
 from forgeflare.supervisor._git import git_snapshot
 from forgeflare.supervisor._history import IterationRow
 from forgeflare.supervisor._history import finish_reason
 from forgeflare.supervisor._history import iteration_rows
+from forgeflare.supervisor._history import runs_root
 from forgeflare.supervisor._lifecycle import HookContext
 from forgeflare.supervisor._lifecycle import HookName
 from forgeflare.supervisor._lifecycle import HookStatus
@@ -61,10 +91,12 @@ from forgeflare.supervisor._lifecycle import LifecycleResult
 from forgeflare.supervisor._lifecycle import classify_exit
 from forgeflare.supervisor._lifecycle import hook_env
 from forgeflare.supervisor._lifecycle import run_lifecycle_hook
-from forgeflare.supervisor._loop import FileStamp
+from forgeflare.supervisor._lifecycle import hook_words
+from forgeflare.supervisor._iteration import FileStamp
 from forgeflare.supervisor._loop import LoopOptions
 from forgeflare.supervisor._loop import LoopResult
-from forgeflare.supervisor._loop import is_fresh
+from forgeflare.supervisor._iteration import is_fresh
+from forgeflare.supervisor._iteration import IterationRunner
 from forgeflare.supervisor._loop import run_loop
 from forgeflare.supervisor._loop import watch_signals
 from forgeflare.supervisor._notify import NOTIFY_EVENTS
@@ -73,11 +105,14 @@ from forgeflare.supervisor._notify import Notifier
 from forgeflare.supervisor._notify import notify_urls
 from forgeflare.supervisor._notify import render_message
 from forgeflare.supervisor._notify import should_notify
+from forgeflare.supervisor._notify import NotifyEvent
 from forgeflare.supervisor._preflight import LOCK_RELPATH
 from forgeflare.supervisor._preflight import lock_holder
 from forgeflare.supervisor._preflight import preflight
 from forgeflare.supervisor._preflight import project_lock
 from forgeflare.supervisor._records import HookRecord
+from forgeflare.supervisor._records import finish_marker
+from forgeflare.supervisor._records import read_finish_marker
 from forgeflare.supervisor._records import InProgress
 from forgeflare.supervisor._records import IterationRecord
 from forgeflare.supervisor._records import RUN_MARKER
@@ -88,6 +123,13 @@ from forgeflare.supervisor._records import Totals
 from forgeflare.supervisor._records import find_resumable
 from forgeflare.supervisor._records import new_run_id
 from forgeflare.supervisor._records import orphan_group
+from forgeflare.supervisor._records import RunListing
+from forgeflare.supervisor._records import SCHEMA_VERSION
+from forgeflare.supervisor._records import WaitRecord
+from forgeflare.supervisor._records import list_runs
+from forgeflare.supervisor._records import newest_run
+from forgeflare.supervisor._records import read_run
+from forgeflare.supervisor._records import upgrade_row
 from forgeflare.supervisor._resume import Resumed
 from forgeflare.supervisor._resume import killed_iteration
 from forgeflare.supervisor._resume import open_resumable
@@ -109,26 +151,54 @@ from forgeflare.supervisor._waits import budget_exhausted
 from forgeflare.supervisor._waits import limit_backoff
 from forgeflare.supervisor._waits import outage_backoff
 
+from forgeflare.supervisor._waiting import LoopWaits
+from forgeflare.supervisor._finish import claimed
+from forgeflare.supervisor._git import diff_since
+from forgeflare.supervisor._git import tree_of
+from forgeflare.supervisor._records import ClaimRecord
+from forgeflare.supervisor._records import ProgressRecord
+from forgeflare.supervisor._records import ReviewRecord
+from forgeflare.supervisor._reviewer import VERDICT_TOOL
+from forgeflare.supervisor._reviewer import ReviewInput
+from forgeflare.supervisor._reviewer import ReviewVerdict
+from forgeflare.supervisor._reviewer import review_prompt
+from forgeflare.supervisor._reviewer import run_review
+from forgeflare.supervisor._reviewer import verdict_of
+
 __all__ = [
     "CONFIG_RELPATH",
     "FINISH_EXIT_CODES",
+    "GIT_TIMEOUT",
+    "HELPER_TTL_ENV",
     "LOCK_RELPATH",
+    "NETWORK_TIMEOUT",
     "NOTIFY_EVENTS",
     "NOTIFY_URLS_ENV",
     "RUN_MARKER",
+    "SAFE_CONFIG",
+    "SCHEMA_VERSION",
     "STOP_RELPATH",
+    "VERDICT_TOOL",
+    "AgentProfile",
     "AgentSection",
+    "AgentSpec",
     "AgentStatus",
+    "AgentSwitching",
+    "BackendName",
     "Between",
     "ChildResult",
+    "Choice",
+    "ClaimRecord",
     "ContinueLoop",
     "Decide",
     "FileStamp",
     "Finish",
     "FinishDecision",
     "FinishNow",
+    "FinishSection",
     "FinishType",
     "FresherSection",
+    "GitResult",
     "GitSnapshot",
     "HookContext",
     "HookName",
@@ -140,6 +210,8 @@ __all__ = [
     "IterationOutcome",
     "IterationRecord",
     "IterationRow",
+    "IterationRunner",
+    "KeyPlan",
     "LifecycleResult",
     "Limits",
     "LimitsSection",
@@ -148,12 +220,19 @@ __all__ = [
     "LoopDisplay",
     "LoopOptions",
     "LoopResult",
+    "LoopWaits",
     "Notifier",
+    "NotifyEvent",
     "NotifySection",
     "PathsSection",
+    "ProgressRecord",
     "RecordError",
     "Resumed",
+    "ReviewInput",
+    "ReviewRecord",
+    "ReviewVerdict",
     "RunGate",
+    "RunListing",
     "RunRecord",
     "RunStore",
     "SecuritySection",
@@ -163,55 +242,87 @@ __all__ = [
     "Totals",
     "Verdict",
     "WaitFor",
+    "WaitRecord",
     "WaitSettings",
     "WaitStreaks",
+    "Window",
     "after_iteration",
     "agent_time",
     "before_iteration",
     "budget_exhausted",
     "check_limits",
+    "choose_agent",
+    "claimed",
     "classify_exit",
     "clear_stop",
+    "commits_and_tree",
     "commits_between",
-    "count_unchecked",
+    "credit_window",
     "decide",
     "default_config_toml",
     "default_prompt",
     "describe_items",
+    "diff_since",
     "error_pause",
     "exit_status",
     "find_resumable",
+    "finish_marker",
     "finish_reason",
     "finish_rule",
     "format_duration",
+    "git",
+    "git_argv",
+    "git_env",
     "git_snapshot",
+    "git_timeout",
+    "helper_settings",
     "hook_env",
     "hook_verdict",
+    "hook_words",
     "hooks_modules",
     "is_error",
     "is_fresh",
     "iteration_rows",
+    "key_file",
     "killed_iteration",
+    "known_backend",
     "limit_backoff",
+    "list_runs",
     "load_config",
     "lock_holder",
     "loop_trust_items",
+    "month_spend",
     "new_run_id",
+    "newest_run",
     "notify_urls",
     "open_resumable",
     "orphan_group",
     "outage_backoff",
     "parse_agent_line",
+    "parse_agent_spec",
     "parse_duration",
+    "plan_agent_key",
     "preflight",
     "project_lock",
+    "read_finish_marker",
+    "read_run",
+    "read_windows",
+    "record_window",
     "render_message",
     "request_stop",
+    "review_prompt",
+    "run_git",
     "run_lifecycle_hook",
     "run_loop",
+    "run_review",
+    "runs_root",
     "should_notify",
     "stop_requested",
     "supervise",
+    "tree_of",
+    "upgrade_row",
     "uses_claude_code",
+    "verdict_of",
     "watch_signals",
+    "window_store_path",
 ]

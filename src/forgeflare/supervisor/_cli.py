@@ -15,6 +15,7 @@ import trio
 import typer
 
 from forgeflare._errors import ConfigError
+from forgeflare._secrets import scrub_environment
 from forgeflare.supervisor._config import load_config
 from forgeflare.supervisor._finish import FINISH_EXIT_CODES
 from forgeflare.supervisor._loop import LoopOptions, run_loop
@@ -43,7 +44,8 @@ _HELP = "\n\n".join(
         "error: too many error iterations in a row. hook_abort: a hook exited 2. "
         "stuck: block limits several iterations in a row. "
         "skips: next_iteration skipped too many iterations in a row. "
-        "budget: max_cost spent. stopped: `forgeflare stop`.",
+        "budget: max_cost spent. stopped: `forgeflare stop`. "
+        "stalled: stall_after iterations in a row without progress.",
         "Bounded by default: 50 iterations and 10 hours (0 = unlimited, explicitly); "
         "--max-cost sets a spend limit. Usage limits and API outages are waited out "
         "(max_outage), not counted as errors. Before anything starts, a preflight checks the "
@@ -54,6 +56,9 @@ _HELP = "\n\n".join(
 
 def _run(*, project_dir: Path, mode: str | None, opts: dict[str, Any]) -> None:
     env = dict(os.environ)
+    # The loop keeps the secrets in `env`; a child started without an explicit environment
+    # inherits none of them.
+    scrub_environment(os.environ)
     if not project_dir.is_dir():
         raise ConfigError(f"--dir {project_dir}: not a directory")
     task = opts.pop("task")

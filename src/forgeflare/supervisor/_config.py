@@ -17,13 +17,14 @@ import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import tomli_w
 from pydantic import (
     AfterValidator,
     BaseModel,
     BeforeValidator,
+    ByteSize,
     ConfigDict,
     Field,
     TypeAdapter,
@@ -33,9 +34,15 @@ from pydantic import (
 from forgeflare._errors import ConfigError
 from forgeflare._validation import validation_message
 
+if TYPE_CHECKING:
+    from forgeflare.supervisor.backends import Backend
+
 __all__ = [
     "CONFIG_RELPATH",
+    "AgentProfile",
     "AgentSection",
+    "BackendName",
+    "FinishSection",
     "FresherSection",
     "HooksSection",
     "LimitsSection",
@@ -47,6 +54,7 @@ __all__ = [
     "default_config_toml",
     "default_prompt",
     "format_duration",
+    "known_backend",
     "load_config",
     "parse_duration",
 ]
@@ -71,6 +79,21 @@ def parse_duration(value: object) -> float:
         if match:
             return float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
     raise ValueError("not a duration (like 90s, 15m, 2h or seconds)")
+
+
+def known_backend(name: str) -> str:
+    """``name`` when a backend of that name is registered (the one list of names)."""
+    from forgeflare.supervisor.backends import BACKENDS
+
+    if name not in BACKENDS:
+        close = difflib.get_close_matches(name, list(BACKENDS), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ValueError(f"unknown backend {name!r}{hint}; one of: {', '.join(sorted(BACKENDS))}")
+    return name
+
+
+BackendName = Annotated[str, AfterValidator(lambda name: name and known_backend(name))]
+"""A backend's name, checked against the registry (empty: chosen from ``[agent] command``)."""
 
 
 def format_duration(seconds: float) -> str | int:
@@ -165,12 +188,42 @@ class HooksSection(_Section):
     """Run the finished hook."""
 
 
+def _spec(text: str) -> str:
+    """``BACKEND[:PROFILE]`` with a registered backend."""
+    from forgeflare.supervisor._fallback import parse_agent_spec
+
+    return known_backend(parse_agent_spec(text).backend) and text.strip()
+
+
+def _list(value: object) -> object:
+    """A list, or comma separated words (from a ``FRESHER_*`` variable)."""
+    if isinstance(value, str):
+        return [w.strip() for w in value.split(",") if w.strip()]
+    return value
+
+
+AgentSpecText = Annotated[str, AfterValidator(_spec)]
+
+
+class AgentProfile(BaseModel):
+    """``[agent.profiles.NAME]``: one account or setup of a backend."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True, extra="forbid")
+
+    env: dict[str, str] = Field(default_factory=dict)
+    """Variables set in this agent's environment (e.g. CLAUDE_CONFIG_DIR, CODEX_HOME)."""
+    command: ShellWords = ""
+    """The command (or executable) of this profile, instead of [agent] command."""
+    model: str = ""
+    """The model of this profile, instead of [fresher] model."""
+
+
 class AgentSection(_Section):
     """``[agent]``: the agent started each iteration."""
 
-    backend: Literal["", "forgeflare", "claude", "codex", "command"] = ""
-    """Agent backend: forgeflare, claude, codex or command (empty: command when [agent]
-    command is set, else forgeflare)."""
+    backend: BackendName = ""
+    """Agent backend: forgeflare, claude, codex, command or a registered one (empty: command
+    when [agent] command is set, else forgeflare)."""
     command: ShellWords = ""
     """Agent command line, prompt on stdin (with backend claude/codex: the executable)."""
     permission_mode: str = "bypassPermissions"
@@ -181,6 +234,12 @@ class AgentSection(_Section):
     """Does the agent always write convergence.json final? auto: yes for the default agent."""
     kill_grace: Duration = 10.0
     """After TERM, wait this long before KILL (timeouts and Ctrl+C)."""
+    fallback: Annotated[list[AgentSpecText], BeforeValidator(_list)] = Field(default_factory=list)
+    """Agents (BACKEND[:PROFILE]) to run while the primary is out of its usage window."""
+    fallback_after: Duration = 900.0
+    """Switch to a fallback only when the primary's window resets further away than this."""
+    profiles: dict[str, AgentProfile] = Field(default_factory=dict)
+    """Named profiles, [agent.profiles.NAME] (env, command, model)."""
 
 
 class LimitsSection(_Section):
@@ -191,6 +250,9 @@ class LimitsSection(_Section):
     max_cost: NonNegFloat = 0.0
     """Spend limit in USD, checked before each iteration and passed to the agent; finish type
     budget (0 = no cost cap)."""
+    monthly_credit: NonNegFloat = 0.0
+    """USD the primary agent may spend per calendar month (UTC), summed from this project's run
+    records; once spent, the loop falls back or waits until the 1st (0 = none)."""
     max_outage: Duration = 7200.0
     """Keep waiting out transient API failures (529, 5xx) this long, then finish error."""
     gate: str = ""
@@ -205,6 +267,18 @@ class LimitsSection(_Section):
     """Finish with stuck after this many block_limit iterations in a row."""
     max_skips: PositiveInt = 3
     """Finish with skips after next_iteration skipped this many iterations in a row."""
+    stall_after: NonNegInt = 4
+    """Finish with stalled after this many iterations in a row without progress (no plan box
+    checked, the same gate failures; 0 = off). With a gate, the gate runs every iteration."""
+
+
+class FinishSection(_Section):
+    """``[finish]``: who else must agree before the loop finishes complete."""
+
+    reviewer: str = ""
+    """A model that judges each claim the gate passed (empty = no reviewer)."""
+    reviewer_max_diff: ByteSize = ByteSize(60_000)
+    """The most of the run's diff the reviewer sees (the rest is listed as cut)."""
 
 
 def _names(value: object) -> object:
@@ -252,6 +326,7 @@ class LoopConfig(BaseModel):
     hooks: HooksSection = Field(default_factory=HooksSection)
     agent: AgentSection = Field(default_factory=AgentSection)
     limits: LimitsSection = Field(default_factory=LimitsSection)
+    finish: FinishSection = Field(default_factory=FinishSection)
     notify: NotifySection = Field(default_factory=NotifySection)
     security: SecuritySection = Field(default_factory=SecuritySection)
 
@@ -262,23 +337,44 @@ class LoopConfig(BaseModel):
             return self.agent.backend
         return "command" if self.agent.command.strip() else "forgeflare"
 
-    def agent_argv(self, python: str) -> list[str]:
-        """The agent command as argv (``python`` runs the default agent)."""
-        from forgeflare.supervisor.backends import BACKENDS, ClaudeBackend
+    def backend(self) -> Backend:
+        """The configured backend, with its settings (the loop builds this one instance)."""
+        from forgeflare.supervisor.backends import BACKENDS
 
         backend = BACKENDS[self.backend_name]()
-        if isinstance(backend, ClaudeBackend):
-            backend.permission_mode = self.agent.permission_mode
+        backend.configure(self.agent)
+        return backend
+
+    def agent_argv(
+        self, python: str, backend: Backend | None = None, profile: str = ""
+    ) -> list[str]:
+        """The agent command as argv (``python`` runs the default agent); ``profile``'s
+        command and model replace ``[agent] command`` and ``[fresher] model``."""
+        backend = backend or self.backend()
+        prof = self.agent.profiles.get(profile) if profile else None
         return backend.argv(
             python=python,
-            model=self.fresher.model,
-            command=self.agent.command,
+            model=(prof and prof.model) or self.fresher.model,
+            command=(prof and prof.command) or self.agent.command,
             extra=shlex.split(self.agent.extra_args),
         )
 
+    def backend_for(self, name: str) -> Backend:
+        """Backend ``name`` (a fallback's), with the ``[agent]`` settings."""
+        from forgeflare.supervisor.backends import BACKENDS
+
+        backend = BACKENDS[name]()
+        backend.configure(self.agent)
+        return backend
+
+    def profile_env(self, profile: str) -> dict[str, str]:
+        """The variables ``[agent.profiles.PROFILE] env`` sets in the agent's environment."""
+        prof = self.agent.profiles.get(profile) if profile else None
+        return dict(prof.env) if prof else {}
+
     @property
     def final_expected(self) -> bool:
-        """Whether a missing ``final`` means the agent crashed."""
+        """Whether a missing ``final`` means the agent crashed (``[agent] final_required``)."""
         if self.agent.final_required == "auto":
             return self.backend_name == "forgeflare"
         return self.agent.final_required == "yes"
@@ -290,6 +386,7 @@ _SECTIONS: dict[str, type[BaseModel]] = {
     "hooks": HooksSection,
     "agent": AgentSection,
     "limits": LimitsSection,
+    "finish": FinishSection,
     "notify": NotifySection,
     "security": SecuritySection,
 }
@@ -388,7 +485,21 @@ def load_config(
             sources[dotted] = source
         sections[name] = model.model_validate(values)
     config = LoopConfig.model_validate({k: v.model_dump() for k, v in sections.items()})
+    _check_profiles(config, rel)
     return LoadedConfig(config=config, sources=sources, warnings=warnings)
+
+
+def _check_profiles(config: LoopConfig, rel: str) -> None:
+    """Every profile a fallback names is defined."""
+    from forgeflare.supervisor._fallback import parse_agent_spec
+
+    for text in config.agent.fallback:
+        profile = parse_agent_spec(text).profile
+        if profile and profile not in config.agent.profiles:
+            known = ", ".join(sorted(config.agent.profiles)) or "none defined"
+            raise ConfigError(
+                f"[agent] fallback {text!r} ({rel}): no [agent.profiles.{profile}] ({known})"
+            )
 
 
 def _adapter(annotation: Any, metadata: tuple[Any, ...]) -> TypeAdapter[Any]:
@@ -415,6 +526,9 @@ def default_config_toml() -> str:
         out.append(f"[{name}]")
         section = getattr(defaults, name)
         for key in model.model_fields:
+            if key == "profiles":
+                out.append("# Named profiles: [agent.profiles.NAME] with env, command, model.")
+                continue
             value = getattr(section, key)
             if key in _DURATION_KEYS:
                 value = format_duration(value)
@@ -425,7 +539,15 @@ def default_config_toml() -> str:
 
 
 _DURATION_KEYS = frozenset(
-    {"timeout", "kill_grace", "max_runtime", "iteration_timeout", "error_pause", "max_outage"}
+    {
+        "timeout",
+        "kill_grace",
+        "fallback_after",
+        "max_runtime",
+        "iteration_timeout",
+        "error_pause",
+        "max_outage",
+    }
 )
 
 

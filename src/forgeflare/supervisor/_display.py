@@ -27,6 +27,7 @@ from rich.text import Text
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._fsutil import append_line
+from forgeflare._units import format_cost, format_duration
 from forgeflare.supervisor._records import RunRecord
 
 __all__ = ["AgentStatus", "LoopDisplay", "parse_agent_line"]
@@ -61,8 +62,7 @@ def _clock() -> str:
 
 
 def _elapsed(seconds: float) -> str:
-    seconds = int(seconds)
-    return f"{seconds // 3600:d}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+    return format_duration(seconds)
 
 
 def _write(stream: TextIO, text: str) -> None:
@@ -105,6 +105,8 @@ class LoopDisplay:
         self.hooks_log: Path | None = None
         """``hooks.log``: lifecycle hook output, each line with an ISO UTC time."""
         self.spent: float | None = None
+        self.agent = ""
+        """The agent (``BACKEND[:PROFILE]``) the status line names when there is a fallback."""
         self._log_failed = False
         self._terminal_gone = False
 
@@ -190,9 +192,11 @@ class LoopDisplay:
     def _render(self) -> Text:
         most = str(self.max_iterations) if self.max_iterations else "∞"
         tool = self.status.last_tool or "-"
-        spent = "" if self.spent is None else f"  spent: ${self.spent:.2f}"
+        spent = "" if self.spent is None else f"  spent: {format_cost(self.spent)}"
+        agent = f"  agent: {self.agent}" if self.agent else ""
+        took = _elapsed(time.monotonic() - self._started)
         return Text(
-            f"iteration {self.iteration}/{most}  {_elapsed(time.monotonic() - self._started)}"
+            f"iteration {self.iteration}/{most}{agent}  {took}"
             f"  last tool: {tool}  tokens: {self.status.tokens}{spent}",
             style="bold",
         )
@@ -215,7 +219,7 @@ class LoopDisplay:
         self.end_iteration()
         if not self.live:
             t = record.totals
-            cost = "cost unknown" if t.cost_usd is None else f"${t.cost_usd:.4f}"
+            cost = format_cost(t.cost_usd)
             self._line(
                 "",
                 f"finished: {record.finish_type} (exit {record.exit_code}); "
@@ -229,22 +233,24 @@ class LoopDisplay:
                 self._line(
                     "",
                     f"  #{it.number}: {'skipped' if it.skipped else f'exit {it.exit_code}'}"
-                    f" {it.outcome} final={it.final_reason} {it.duration:.1f}s"
+                    f" {it.outcome}"
+                    f"{'' if it.stop_reason is None else f' stop={it.stop_reason}'}"
+                    f" {it.duration:.1f}s"
                     f" commits={it.commits} -> {it.decision}",
                     "",
                 )
             return
         table = Table(title=f"run {record.run_id}: {record.finish_type}")
-        for col in ("#", "outcome", "final", "time", "tokens", "cost", "commits", "decision"):
+        for col in ("#", "outcome", "stop", "time", "tokens", "cost", "commits", "decision"):
             table.add_column(col)
         for it in record.iterations:
             table.add_row(
                 str(it.number),
                 "skipped" if it.skipped else it.outcome,
-                it.final_reason or "-",
+                it.stop_reason or "-",
                 f"{it.duration:.1f}s",
                 str(it.tokens.total),
-                "-" if it.cost_usd is None else f"${it.cost_usd:.4f}",
+                "-" if it.cost_usd is None else format_cost(it.cost_usd),
                 str(it.commits),
                 it.decision,
             )
@@ -255,7 +261,7 @@ class LoopDisplay:
             "",
             _elapsed(t.active_seconds),
             str(t.tokens),
-            "-" if t.cost_usd is None else f"${t.cost_usd:.4f}",
+            "-" if t.cost_usd is None else format_cost(t.cost_usd),
             str(t.commits),
             "",
         )

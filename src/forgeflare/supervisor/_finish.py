@@ -24,6 +24,9 @@ finish type         exit  when
 ``skips``             16  ``next_iteration`` skipped ``max_skips`` iterations in a row
 ``budget``            17  ``max_cost`` is spent (before an iteration, or the agent ended on it)
 ``stopped``           18  ``forgeflare stop`` asked the loop to finish after its iteration
+``stalled``           19  ``stall_after`` iterations in a row made no progress (``_evidence``)
+``quota``             21  the agent's account has no quota or credit left (billing): waiting
+                          cannot fix it, so the loop finishes at once
 ==================  ====  ======================================================================
 
 Everything that decides the loop's fate is here, pure, so that the loop (``_loop``) only does
@@ -40,12 +43,12 @@ I/O and applies the answer. Three questions, asked in this order each pass:
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Literal
 
+from forgeflare._evidence import ClaimBy, claim_by
 from forgeflare.supervisor._waits import (
     FinishNow,
     WaitFor,
@@ -72,7 +75,7 @@ __all__ = [
     "agent_time",
     "before_iteration",
     "check_limits",
-    "count_unchecked",
+    "claimed",
     "decide",
     "error_pause",
     "finish_rule",
@@ -95,6 +98,8 @@ class FinishType(StrEnum):
     SKIPS = "skips"
     BUDGET = "budget"
     STOPPED = "stopped"
+    STALLED = "stalled"
+    QUOTA = "quota"
 
     @property
     def exit_code(self) -> int:
@@ -114,6 +119,8 @@ FINISH_EXIT_CODES: dict[FinishType, int] = {
     FinishType.SKIPS: 16,
     FinishType.BUDGET: 17,
     FinishType.STOPPED: 18,
+    FinishType.STALLED: 19,
+    FinishType.QUOTA: 21,
 }
 
 
@@ -125,31 +132,36 @@ class ContinueLoop:
 FinishDecision = ContinueLoop | FinishType
 """The finish rule's answer for one iteration."""
 
+_QUOTA_ADVICE = (
+    "the agent's account has no quota or credit left: add credit or raise the limit in its "
+    "billing settings (or switch accounts), then start the loop again"
+)
+"""The one line a ``quota`` finish gives: what to do (waiting cannot fix it)."""
+
 _BLOCK_REASONS = frozenset({"block_limit_consecutive", "block_limit_total"})
 _ERROR_OUTCOMES = frozenset({"agent_error", "api_error", "killed", "timed_out", "refused"})
 
 
 @dataclass(frozen=True, slots=True)
 class IterationOutcome:
-    """What one iteration did, as the loop observed it.
+    """What one iteration did: a projection of the backend's iteration report and the loop's
+    facts (the report is the only account of how the agent ended).
 
-    ``final_reason`` is the ``final.reason`` written *by this iteration* (``None`` when it wrote
-    none, or only a stale file from an earlier iteration was there: the caller checks that).
-    ``exit_code`` is ``None`` when the agent died by a signal or was killed on a timeout.
-    ``plan_unchecked`` is ``None`` when there is no plan file; ``git_changed`` is ``None``
-    outside a git repository.
+    ``stop_reason`` is the report's: the agent's own reason for ending, from *this* iteration
+    (a stale ``final`` from an earlier one never reaches the report). ``exit_code`` is ``None``
+    when the agent died by a signal or was killed on a timeout. ``plan_unchecked`` is ``None``
+    when there is no plan file; ``git_changed`` is ``None`` outside a git repository.
     """
 
     mode: Literal["planning", "building"] = "building"
     skipped: bool = False
     exit_code: int | None = 0
     timed_out: bool = False
-    final_reason: str | None = None
-    final_expected: bool = False
+    stop_reason: str | None = None
     plan_unchecked: int | None = None
     git_changed: bool | None = None
-    outcome: str | None = None
-    """The iteration report's outcome (``ok``, ``agent_error`` …) when a backend gave one."""
+    outcome: str = "ok"
+    """The iteration report's outcome (``ok``, ``agent_error`` …)."""
     signal_complete: bool = False
     """The final message carried the completion tag (Claude Code, Codex loops)."""
     runtime_bound: bool = False
@@ -182,7 +194,10 @@ class Limits:
     error_pause: float = 0.0
     """Seconds to pause after an error iteration."""
     gate: bool = False
-    """A ``[limits] gate`` command is set: ``complete`` counts only when it passes."""
+    """A ``[limits] gate`` command or a ``[finish] reviewer`` is set: ``complete`` counts only
+    when the evidence holds."""
+    stall_after: int = 0
+    """Finish ``stalled`` after this many iterations in a row without progress (0 = off)."""
     waits: WaitSettings = field(default_factory=WaitSettings)
 
 
@@ -196,33 +211,22 @@ class Streaks:
 
 
 def is_error(outcome: IterationOutcome) -> bool:
-    """An error iteration: the agent crashed, was killed, timed out, or hit an API error.
-
-    Without a ``final`` of its own, a non-zero exit is a crash; so is a zero exit when the agent
-    is one that always writes ``final`` (``final_expected``, e.g. ``forgeflare run``).
-    Agents that write no file (Claude Code) are judged by their exit status alone.
-    """
-    if outcome.skipped:
-        return False
-    if outcome.outcome is not None:
-        return outcome.outcome in _ERROR_OUTCOMES
-    if outcome.timed_out or outcome.exit_code is None:
-        return True
-    if outcome.final_reason is None:
-        return outcome.exit_code != 0 or outcome.final_expected
-    return outcome.final_reason == "api_error"
-
-
-_UNCHECKED_RE = re.compile(r"^[ \t]*[-*+][ \t]+\[ \]", re.MULTILINE)
-
-
-def count_unchecked(plan_text: str) -> int:
-    """Unchecked Markdown task boxes (``- [ ] ...``, also ``*`` / ``+`` bullets) in a plan."""
-    return len(_UNCHECKED_RE.findall(plan_text))
+    """An error iteration: the report says the agent crashed, was killed, timed out, was
+    refused or hit an API error (how each backend judges that is its report's business)."""
+    return not outcome.skipped and outcome.outcome in _ERROR_OUTCOMES
 
 
 def _plan_done(outcome: IterationOutcome) -> bool:
     return outcome.mode == "building" and outcome.plan_unchecked == 0
+
+
+def claimed(outcome: IterationOutcome) -> ClaimBy | None:
+    """What claims completion in this iteration (the finish rule's ``complete``), if anything."""
+    return claim_by(
+        signal_complete=not outcome.skipped and outcome.signal_complete,
+        stop_reason=None if outcome.skipped else outcome.stop_reason,
+        plan_done=_plan_done(outcome),
+    )
 
 
 def check_limits(*, iterations_done: int, elapsed: float, limits: Limits) -> FinishType | None:
@@ -249,7 +253,7 @@ def finish_rule(
     budget, then the streak limits, then ``no_changes``, then the iteration and runtime limits.
     """
     error = is_error(outcome)
-    blocked = not outcome.skipped and outcome.final_reason in _BLOCK_REASONS
+    blocked = not outcome.skipped and outcome.stop_reason in _BLOCK_REASONS
     new = Streaks(
         errors=streaks.errors + 1 if error else 0,
         blocked=streaks.blocked + 1 if blocked else 0,
@@ -258,7 +262,7 @@ def finish_rule(
     if outcome.skipped:
         # A skip keeps the error streak: skipping is not evidence that the agent recovered.
         new = replace(new, errors=streaks.errors, blocked=streaks.blocked)
-    signalled = outcome.final_reason == "convergence_signal" or outcome.signal_complete
+    signalled = outcome.stop_reason == "convergence_signal" or outcome.signal_complete
     if (not outcome.skipped and signalled) or _plan_done(outcome):
         return new, FinishType.COMPLETE
     if outcome.runtime_hit:
@@ -390,7 +394,12 @@ class IterationFacts(_Moment):
     streaks: Streaks = field(default_factory=Streaks)
     waits: WaitStreaks = field(default_factory=WaitStreaks)
     gate_passed: bool | None = None
-    """The gate's result once :class:`RunGate` had it run; ``None`` before."""
+    """The evidence's result (gate, then reviewer) once :class:`RunGate` had it checked;
+    ``None`` before."""
+    no_progress: int = 0
+    """Iterations in a row without progress, this one included (``_evidence``)."""
+    stall_why: str = ""
+    """What repeats, in words, when the last iteration made no progress."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -438,6 +447,8 @@ def decide(facts: IterationFacts) -> Verdict:
     if facts.stopped:
         return Verdict(Finish(FinishType.MANUAL), facts.streaks, facts.waits)
     waits = WaitStreaks()
+    if not outcome.skipped and outcome.outcome == "quota":
+        return Verdict(Finish(FinishType.QUOTA, _QUOTA_ADVICE), facts.streaks, waits)
     if not outcome.skipped and outcome.outcome in ("rate_limited", "api_error"):
         now = facts.now
         assert now is not None, "decide needs `now` for a rate_limited / api_error iteration"
@@ -469,6 +480,12 @@ def decide(facts: IterationFacts) -> Verdict:
         if not facts.gate_passed:
             # Not complete after all: go on, unless the runtime limit already ended the agent.
             decision = FinishType.TIMEOUT if outcome.runtime_hit else ContinueLoop()
+    stall = facts.limits.stall_after
+    if isinstance(decision, ContinueLoop) and stall and facts.no_progress >= stall:
+        reason = f"stalled: {facts.no_progress} iterations in a row made no progress"
+        if facts.stall_why:
+            reason += f" ({facts.stall_why})"
+        return Verdict(Finish(FinishType.STALLED, reason), streaks, waits)
     if isinstance(decision, FinishType):
         notify = "error_streak" if decision is FinishType.ERROR else None
         return Verdict(Finish(decision), streaks, waits, notify=notify)

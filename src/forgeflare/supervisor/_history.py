@@ -1,8 +1,8 @@
-"""A run record read back as plain data (``run.json`` of any version), and why it ended.
+"""A project's runs read back: where they are, and why each ended.
 
-The loop words its own finish with :func:`finish_reason`; the report reads the same words
-from older records too (a single token count, no ``outcome``), so this reads a dict, not the
-typed :class:`RunRecord`.
+:class:`IterationRow` is the report's projection of a row of the one
+:class:`~forgeflare.supervisor._records.RunRecord`; :func:`finish_reason` words a finish for the
+loop's summary and the report alike.
 """
 
 from __future__ import annotations
@@ -10,56 +10,39 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from pathlib import Path
 
 from forgeflare._clock import parse_time
+from forgeflare._errors import ConfigError
+from forgeflare.supervisor._config import load_config
+from forgeflare.supervisor._records import IterationRecord, RunRecord
+from forgeflare.supervisor.backends._report import Tokens
 
-__all__ = ["IterationRow", "finish_reason", "iteration_rows"]
+__all__ = ["IterationRow", "finish_reason", "iteration_rows", "runs_root"]
 
 GOOD_OUTCOMES = frozenset({"ok"})
 
 
-def _num(value: object) -> float:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
-
-
-def _tokens(row: Mapping[str, Any]) -> dict[str, int]:
-    tokens = row.get("tokens")
-    if isinstance(tokens, Mapping):
-        return {
-            k: int(_num(tokens.get(k))) for k in ("input", "output", "cache_read", "cache_write")
-        }
-    return {"input": 0, "output": int(_num(tokens)), "cache_read": 0, "cache_write": 0}
-
-
-def _outcome(row: Mapping[str, Any]) -> str:
-    """The DESIGN outcome, or one derived from an older row."""
-    outcome = row.get("outcome")
-    if isinstance(outcome, str) and outcome:
-        return outcome
-    if row.get("skipped"):
-        return "skipped"
-    if row.get("timed_out"):
-        return "timed_out"
-    reason = row.get("final_reason")
-    if reason == "api_error":
-        return "api_error"
-    code = row.get("exit_code")
-    if (code in (0, None) and reason not in (None, "api_error")) or code == 0:
-        return "ok"
-    return "agent_error"
+def runs_root(project: Path, env: Mapping[str, str]) -> Path:
+    """Where the project's run folders are (``[paths] log_dir``, default ``.fresher/runs``)."""
+    try:
+        log_dir = load_config(project, env=env).config.paths.log_dir
+    except ConfigError:
+        log_dir = ".fresher/runs"
+    root = Path(log_dir)
+    return root if root.is_absolute() else project / root
 
 
 @dataclass(frozen=True)
 class IterationRow:
-    """One iteration as the report shows it."""
+    """One iteration as the report shows it (a projection of its :class:`IterationRecord`)."""
 
     number: int
     started_at: datetime | None
     duration: float
     outcome: str
     stop_reason: str | None
-    tokens: dict[str, int]
+    tokens: Tokens
     cost_usd: float | None
     commits: int
     signals: tuple[str, ...] = ()
@@ -68,41 +51,37 @@ class IterationRow:
 
     @property
     def total_tokens(self) -> int:
-        return sum(self.tokens.values())
+        """All tokens: input + output + cache reads + cache writes."""
+        return self.tokens.total
 
 
-def _signals(row: Mapping[str, Any]) -> tuple[str, ...]:
+def _signals(row: IterationRecord) -> tuple[str, ...]:
     names = []
-    for obs in row.get("observations") or []:
-        if isinstance(obs, Mapping) and obs.get("signal"):
+    for obs in row.observations:
+        if obs.get("signal"):
             names.append(str(obs.get("name") or obs.get("signal")))
     return tuple(names)
 
 
-def iteration_rows(run: Mapping[str, Any]) -> list[IterationRow]:
+def _row(row: IterationRecord) -> IterationRow:
+    return IterationRow(
+        number=row.number,
+        started_at=parse_time(row.started_at),
+        duration=row.duration,
+        outcome="skipped" if row.skipped else row.outcome,
+        stop_reason=row.stop_reason,
+        tokens=row.tokens,
+        cost_usd=row.cost_usd,
+        commits=row.commits,
+        signals=_signals(row),
+        log=row.log,
+        detail=row.detail or "",
+    )
+
+
+def iteration_rows(run: RunRecord) -> list[IterationRow]:
     """Every iteration row of a run, in order."""
-    rows = []
-    for raw in run.get("iterations") or []:
-        if not isinstance(raw, Mapping):
-            continue
-        cost = raw.get("cost_usd")
-        detail = raw.get("detail") or raw.get("error") or ""
-        rows.append(
-            IterationRow(
-                number=int(_num(raw.get("number"))),
-                started_at=parse_time(raw.get("started_at")),
-                duration=_num(raw.get("duration")),
-                outcome=_outcome(raw),
-                stop_reason=raw.get("stop_reason") or raw.get("final_reason"),
-                tokens=_tokens(raw),
-                cost_usd=float(cost) if isinstance(cost, int | float) else None,
-                commits=int(_num(raw.get("commits"))),
-                signals=_signals(raw),
-                log=raw.get("log"),
-                detail=str(detail),
-            )
-        )
-    return rows
+    return [_row(row) for row in run.iterations]
 
 
 def _outcome_words(row: IterationRow) -> str:
@@ -114,16 +93,15 @@ def _outcome_words(row: IterationRow) -> str:
     return words
 
 
-def finish_reason(run: Mapping[str, Any]) -> str:
+def finish_reason(run: RunRecord) -> str:
     """Why the run ended, in words (the record's own ``finish_reason`` wins)."""
-    own = run.get("finish_reason")
-    if isinstance(own, str) and own:
-        return own
-    finish = run.get("finish_type")
+    if run.finish_reason:
+        return run.finish_reason
+    finish = run.finish_type
     rows = iteration_rows(run)
     last = rows[-1] if rows else None
     if finish is None:
-        return "still running" if not run.get("finished_at") else "finished"
+        return "still running" if not run.finished_at else "finished"
     if finish == "complete":
         signals = [s for r in rows for s in r.signals]
         if last is not None and last.stop_reason == "convergence_signal":
@@ -141,7 +119,7 @@ def finish_reason(run: Mapping[str, Any]) -> str:
             f"the last one {_outcome_words(last)}"
         )
     words = {
-        "max_iterations": f"stopped: reached max_iterations ({len(rows)} iterations)",
+        "max_iterations": f"stopped: reached max_iterations ({run.totals.iterations} iterations)",
         "timeout": "stopped: the wall-clock limit (max_runtime) was reached",
         "manual": "stopped by hand (Ctrl+C, SIGTERM or forgeflare stop)",
         "stopped": "stopped by `forgeflare stop` after the current iteration",
@@ -150,5 +128,6 @@ def finish_reason(run: Mapping[str, Any]) -> str:
         "stuck": "stopped: hook blocks ended several iterations in a row",
         "skips": "stopped: next_iteration skipped several iterations in a row",
         "budget": "stopped: the cost budget (max_cost) is spent",
+        "stalled": "stopped: several iterations in a row made no progress (stall_after)",
     }
-    return words.get(str(finish), f"finished: {finish}")
+    return words.get(finish, f"finished: {finish}")

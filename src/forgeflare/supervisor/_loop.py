@@ -17,40 +17,39 @@ agent that never writes one) can never complete a run.
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 import signal
 import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import trio
 
 from forgeflare._clock import format_wait, parse_time, utc_timestamp
-from forgeflare._convergence import (
-    ConvergenceError,
-    ConvergenceState,
-    clear_convergence,
-    convergence_path,
-    read_convergence,
+from forgeflare._evidence import (
+    ClaimBy,
+    GateRun,
+    Measures,
+    Progress,
+    gate_tail,
+    judge_progress,
+    rejection_text,
+    stall_streak,
+    stall_warning,
 )
-from forgeflare._errors import ConfigError
-from forgeflare._pgroup import process_started
-from forgeflare._process import end_marked_processes, run_child
-from forgeflare._secrets import AGENT_KEYS, PASS_ENV_VAR, child_environment
+from forgeflare._pgroup import become_subreaper, escaped_descendants, process_started
+from forgeflare._process import run_child
+from forgeflare._secrets import child_environment
 from forgeflare.agent.tools._sandbox import SandboxChoice, loop_sandbox
 from forgeflare.supervisor._agentproc import (
-    ChildResult,
     StopControl,
-    exit_status,
-    supervise,
 )
-from forgeflare.supervisor._config import LoopConfig, default_prompt
+from forgeflare.supervisor._config import LoopConfig
 from forgeflare.supervisor._display import LoopDisplay
+from forgeflare.supervisor._fallback import AgentSpec, Window, parse_agent_spec
 from forgeflare.supervisor._finish import (
     Between,
     Finish,
@@ -62,57 +61,47 @@ from forgeflare.supervisor._finish import (
     Skip,
     Streaks,
     Verdict,
-    agent_time,
     before_iteration,
-    count_unchecked,
+    claimed,
     decide,
     hook_verdict,
 )
-from forgeflare.supervisor._git import GitSnapshot, commits_between, git_snapshot
+from forgeflare.supervisor._git import GitSnapshot, diff_since, git_snapshot, tree_of
 from forgeflare.supervisor._history import finish_reason
+from forgeflare.supervisor._iteration import IterationRunner
 from forgeflare.supervisor._lifecycle import (
     HookContext,
     HookName,
     HookStatus,
     LifecycleResult,
     hook_env,
+    hook_words,
     run_lifecycle_hook,
 )
 from forgeflare.supervisor._notify import Notifier, notify_urls
 from forgeflare.supervisor._records import (
+    RUN_MARKER,
+    ClaimRecord,
     HookRecord,
-    InProgress,
     IterationRecord,
+    ProgressRecord,
     RecordError,
+    ReviewRecord,
     RunRecord,
     RunStore,
     new_run_id,
 )
 from forgeflare.supervisor._resume import open_resumable
 from forgeflare.supervisor._stop import clear_stop, stop_requested
+from forgeflare.supervisor._switching import AgentSwitching
 from forgeflare.supervisor._trust import loop_trust_items
+from forgeflare.supervisor._waiting import LoopWaits
 from forgeflare.supervisor._waits import WaitFor, WaitSettings, WaitStreaks
-from forgeflare.supervisor.backends import BACKENDS, COMPLETE_TAG, REPORT_ENV, ChildEnd
+from forgeflare.supervisor._windowstore import window_store_path
 from forgeflare.trust._policy import TrustError, trust_override
 from forgeflare.trust._store import require_trust
 
-__all__ = ["FileStamp", "LoopOptions", "LoopResult", "is_fresh", "run_loop", "watch_signals"]
-
-FileStamp = tuple[int, int, int]
-"""(inode, mtime_ns, size) of a file."""
-
-
-def _stamp(path: Path) -> FileStamp | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return (st.st_ino, st.st_mtime_ns, st.st_size)
-
-
-def is_fresh(before: FileStamp | None, after: FileStamp | None) -> bool:
-    """Whether the file after an iteration was written during it (see module docstring)."""
-    return after is not None and after != before
+__all__ = ["LoopOptions", "LoopResult", "run_loop", "watch_signals"]
 
 
 @dataclass
@@ -158,18 +147,9 @@ _HOOK_SWITCH = {
 }
 
 
-_HOOK_SAYS: dict[HookStatus, tuple[str, str]] = {
-    HookStatus.NOT_EXECUTABLE: ("warn", "exists but is not executable (skipped)"),
-    HookStatus.OK: ("info", "completed successfully"),
-    HookStatus.WARNING: ("warn", "returned warning (exit 1)"),
-    HookStatus.ABORT: ("error", "requested abort (exit {code})"),
-    HookStatus.TIMEOUT: ("error", "timed out after {timeout:g}s (exit 124)"),
-    HookStatus.ERROR: ("error", "failed with exit code {code}"),
-}
-"""What the loop says of a lifecycle hook's run, by its status: (display level, words)."""
+class _Loop(IterationRunner, LoopWaits, AgentSwitching):
+    opts: LoopOptions
 
-
-class _Loop:
     def __init__(self, opts: LoopOptions, display: LoopDisplay, stop: StopControl) -> None:
         self.opts = opts
         self.cfg = opts.config
@@ -189,7 +169,8 @@ class _Loop:
             iteration_timeout=self.cfg.limits.iteration_timeout,
             max_cost=self.cfg.limits.max_cost,
             error_pause=self.cfg.limits.error_pause * _time_scale(opts.env),
-            gate=bool(self.cfg.limits.gate),
+            gate=bool(self.cfg.limits.gate or self.cfg.finish.reviewer),
+            stall_after=self.cfg.limits.stall_after,
             waits=WaitSettings(max_outage=self.cfg.limits.max_outage, jitter=5.0),
         )
         self.store: RunStore
@@ -198,8 +179,14 @@ class _Loop:
         self.last_duration = 0.0
         self.git_repo = False
         self.git_last: GitSnapshot | None = None
-        backend = BACKENDS[self.cfg.backend_name]()
-        self.backend = backend
+        self.backend = self.cfg.backend()
+        self.profile = ""
+        self.primary = self.current = AgentSpec(self.backend.name)
+        self.fallbacks = [parse_agent_spec(text) for text in self.cfg.agent.fallback]
+        if self.fallbacks:
+            display.agent = self.primary.label
+        self.windows: dict[AgentSpec, Window] = {}
+        self.window_file = window_store_path(opts.env)
         self.wait_streaks = WaitStreaks()
         self.finish_reason: str | None = None
         self.finishing = False
@@ -210,6 +197,12 @@ class _Loop:
         self.sandbox: SandboxChoice | None = None
         self.sandbox_env: dict[str, str] = {}
         """The agent's sandbox variables, decided once at the start (empty: none)."""
+        self.preamble = ""
+        """What the next iteration's prompt starts with (a refused claim, a stall warning)."""
+        self.no_progress = 0
+        self.measures = Measures()
+        self.seen_trees: set[str] = set()
+        self.last_tree: str | None = None
         self.refused = ""
         """The last trust refusal printed."""
         from forgeflare.trust._store import default_trust_file
@@ -223,14 +216,6 @@ class _Loop:
             env=child_environment(opts.env, opts.pass_env),
             log=self.display.warn,
         )
-
-    # -- bookkeeping ------------------------------------------------------------------------
-    def elapsed(self) -> float:
-        return self.base_active + time.monotonic() - self.t0
-
-    def save(self) -> None:
-        self.record.totals.active_seconds = round(self.elapsed(), 3)
-        self.store.save(self.record)
 
     def context(self, *, iteration: int | None = None, finish_type: str = "") -> HookContext:
         rec = self.record
@@ -306,6 +291,7 @@ class _Loop:
                 f"run {self.record.run_id} ({self.record.mode} mode) in {self.store.dir}"
             )
         self.banner()
+        self.check_credit(self.log_root)
 
     def banner(self) -> None:
         """Every bound of the night, and what is trusted how."""
@@ -318,10 +304,11 @@ class _Loop:
         self.display.info(
             f"bounds: {most} iterations, runtime {runtime}, {cost}, iteration timeout "
             f"{timeout}, agent {self.backend.name}"
+            + "".join(f", then {spec.label}" for spec in self.fallbacks)
         )
         if self.sandbox is not None:
             getattr(self.display, self.sandbox.level)(self.sandbox.line)
-        if trust_override(self.opts.env, self.opts.trust_project):
+        if trust_override(self.opts.env, self.opts.trust_project):  # the one override parser
             self.display.warn("trusting the project's hooks without review (--trust-project)")
 
     # -- hooks ------------------------------------------------------------------------------
@@ -352,8 +339,8 @@ class _Loop:
                 stop=self.stop.escalated() if name == "finished" else self.stop,
                 on_line=lambda line: self.display.output(line, prefix=f"[{name}] "),
             )
-        if refusal is None:
-            self.report_hook(result, hooks.timeout)
+        if refusal is None and (said := hook_words(result, hooks.timeout)) is not None:
+            getattr(self.display, said[0])(said[1])
         if result.status is not HookStatus.MISSING:
             try:
                 self.store.event(
@@ -369,284 +356,6 @@ class _Loop:
                     raise
         return result
 
-    def report_hook(self, result: LifecycleResult, timeout: float) -> None:
-        said = _HOOK_SAYS.get(result.status)
-        if said is not None:
-            level, words = said
-            text = words.format(name=result.name, code=result.exit_code, timeout=timeout)
-            getattr(self.display, level)(f"Hook {result.name} {text}")
-
-    # -- one agent run ----------------------------------------------------------------------
-    def prompt(self) -> str:
-        path = self.project / ".fresher" / f"PROMPT.{self.record.mode}.md"
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            text = default_prompt(self.record.mode)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{path}: cannot read the prompt: {exc}") from exc
-        if self.opts.task:
-            # A fleet loop's own task comes first: each loop completes on its own.
-            text = f"{self.opts.task.strip()}\n\n---\n\n{text}"
-        return text + self.backend.prompt_suffix
-
-    def plan_unchecked(self) -> int | None:
-        path = self.project / self.cfg.paths.plan_file
-        try:
-            return count_unchecked(path.read_text(encoding="utf-8", errors="replace"))
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            self.display.warn(f"{path}: cannot read the plan: {exc.strerror}")
-            return None
-
-    async def snapshot(self) -> GitSnapshot | None:
-        if not self.git_repo:
-            return None
-        return await git_snapshot(self.project, excluded=(self.log_root,))
-
-    def agent_argv(self) -> list[str]:
-        argv = self.cfg.agent_argv(self.opts.python)
-        max_cost = self.cfg.limits.max_cost
-        if max_cost:
-            argv += self.backend.budget_argv(max_cost - (self.record.totals.cost_usd or 0.0))
-        return argv
-
-    def agent_env(self, number: int, report_path: Path) -> dict[str, str]:
-        """The agent's environment: no secrets but its backend's key, the run's variables."""
-        env = {
-            **child_environment(
-                self.opts.env, self.opts.pass_env, keep=AGENT_KEYS.get(self.backend.name, ())
-            ),
-            **hook_env("agent", self.context(iteration=number)),
-            REPORT_ENV: str(report_path),
-        }
-        if self.opts.pass_env:
-            env[PASS_ENV_VAR] = ",".join(self.opts.pass_env)
-        security = self.cfg.security
-        if security.allow_paths:
-            env["FORGEFLARE_ALLOW_PATHS"] = os.pathsep.join(
-                str((self.project / p).resolve()) for p in security.allow_paths
-            )
-        env.update(self.sandbox_env)
-        return env
-
-    async def run_agent(self, number: int) -> tuple[IterationRecord, IterationOutcome]:
-        """Run iteration ``number``'s agent; returns its record and the decision's outcome."""
-        conv = convergence_path(self.project)
-        warning = clear_convergence(conv)
-        if warning:
-            self.display.warn(warning)
-        before = _stamp(conv)
-        git_before = self.git_last if self.git_last is not None else await self.snapshot()
-        prompt = self.prompt()
-        argv = self.agent_argv()
-        report_path = self.store.dir / f"iteration-{number:03d}.report.json"
-        report_path.unlink(missing_ok=True)
-        env = self.agent_env(number, report_path)
-        budget, runtime_bound = agent_time(self.limits, self.elapsed())
-        log_path = self.store.iteration_log(number)
-        started_at = utc_timestamp()
-        head_before = git_before.head if git_before else None
-        self.record.current = InProgress(number=number, started_at=started_at)
-        self.store.event("iteration_started", number=number, head=head_before, log=log_path.name)
-
-        failed: list[Exception] = []
-
-        def on_start(pid: int) -> None:
-            assert self.record.current is not None
-            self.record.current.agent_pid = pid
-            try:
-                self.save()
-            except RecordError as exc:
-                failed.append(exc)  # raised once the agent is done: it must not be left running
-
-        self.display.info(f"iteration {number}: starting {argv[0]} ({self.backend.name})")
-        self.display.start_iteration(number, self.limits.max_iterations)
-        reader = self.backend.reader()
-        # Plain blocking writes: a local append per line is cheaper than a thread hop.
-        # Unbuffered, so that a full disk fails the write, not the close.
-        try:
-            log = open(log_path, "wb", buffering=0)  # noqa: ASYNC230, SIM115
-        except OSError as exc:
-            raise RecordError(f"{log_path}: cannot write: {exc.strerror}") from exc
-        with log:
-
-            def on_line(line: bytes) -> None:
-                if not failed:
-                    try:
-                        log.write(line)
-                    except OSError as exc:
-                        # A full disk must not cut the iteration short: the terminal still
-                        # shows the output, and the records' failure ends the loop after it.
-                        failed.append(RecordError(f"{log_path}: cannot write: {exc.strerror}"))
-                shown = reader.feed(line.decode("utf-8", errors="replace"))
-                if self.opts.raw:
-                    self.display.output(line)
-                    return
-                for text in shown:
-                    self.display.output(text + "\n")
-
-            try:
-                result = await supervise(
-                    argv,
-                    cwd=self.project,
-                    env=env,
-                    stdin=prompt.encode(),
-                    timeout=None if math.isinf(budget) else budget,
-                    grace=self.cfg.agent.kill_grace,
-                    stop=self.stop,
-                    on_line=on_line,
-                    on_start=on_start,
-                )
-            except OSError as exc:
-                msg = f"cannot start the agent {argv[0]!r}: {exc.strerror or exc}"
-                with contextlib.suppress(OSError):
-                    log.write(f"forgeflare loop: {msg}\n".encode())
-                self.display.error(msg)
-                result = ChildResult(returncode=127, timed_out=False, stopped=False, duration=0.0)
-            finally:
-                self.display.end_iteration()
-        # Descendants that left the agent's process group (a new session) carry the run's marker.
-        leftovers = await trio.to_thread.run_sync(
-            end_marked_processes, "FRESHER_RUN_ID", self.record.run_id, self.cfg.agent.kill_grace
-        )
-        if leftovers:
-            self.display.warn(f"ended {len(leftovers)} process(es) the agent left running")
-        self.records_failure = failed[0] if failed else None
-        state: ConvergenceState | None = None
-        if is_fresh(before, _stamp(conv)):
-            try:
-                state = read_convergence(conv)
-            except ConvergenceError as exc:
-                self.display.warn(str(exc))
-        git_after = await self.snapshot()
-        self.git_last = git_after
-        commits = 0
-        changed: bool | None = None
-        if git_before is not None and git_after is not None:
-            commits = await commits_between(self.project, git_before.head, git_after.head)
-            changed = commits > 0 or git_before != git_after
-        final = state.final if state else None
-        report = self.backend.report(
-            reader,
-            ChildEnd(
-                exit_code=result.exit_code,
-                timed_out=result.timed_out,
-                stopped=result.stopped,
-                signalled=result.returncode < 0 and not result.stopped,
-            ),
-            final,
-            report_path if report_path.exists() else None,
-        )
-        it = IterationRecord.from_report(
-            report,
-            number=number,
-            started_at=started_at,
-            duration=round(result.duration, 3),
-            exit_code=exit_status(result),
-            timed_out=result.timed_out,
-            final_reason=final.reason if final else None,
-            observations=[o.model_dump() for o in state.observations] if state else [],
-            head_before=head_before,
-            head_after=git_after.head if git_after else None,
-            log=log_path.name,
-            commits=commits,
-            changed=changed,
-            plan_unchecked=self.plan_unchecked(),
-        )
-        outcome = IterationOutcome(
-            mode="planning" if self.record.mode == "planning" else "building",
-            exit_code=result.exit_code,
-            timed_out=result.timed_out,
-            final_reason=it.final_reason,
-            final_expected=self.cfg.final_expected,
-            plan_unchecked=it.plan_unchecked,
-            git_changed=changed,
-            outcome=report.outcome,
-            signal_complete=report.signal == COMPLETE_TAG,
-            runtime_bound=runtime_bound,
-            transient=report.transient,
-            resets_at=parse_time(report.resets_at),
-        )
-        if result.timed_out:
-            what = "runtime limit" if outcome.runtime_hit else "iteration timeout"
-            self.display.error(f"iteration {number}: agent killed at the {what}")
-        cost = "" if it.cost_usd is None else f", ${it.cost_usd:.4f}"
-        self.display.info(
-            f"iteration {number}: {it.outcome}, exit {it.exit_code}, final {it.final_reason}, "
-            f"{it.duration:.1f}s, tokens {report.tokens.total}{cost}, commits {commits}"
-        )
-        self.last_exit, self.last_duration = exit_status(result), it.duration
-        return it, outcome
-
-    # -- the loop ---------------------------------------------------------------------------
-    def finish_iteration(self, it: IterationRecord, decision: str, *, counted: bool) -> None:
-        it.decision = decision
-        rec = self.record
-        rec.add_iteration(it, counted=counted)
-        if it.cost_usd is None and it.tokens.total and rec.totals.cost_unknown == 1:
-            self.display.warn(
-                f"iteration {it.number}: cost unknown (no price for model "
-                f"{it.model or self.cfg.fresher.model or '?'}); tokens are recorded"
-            )
-        self.display.spent = rec.totals.cost_usd
-        self.save()
-        self.store.event("iteration", **it.model_dump(exclude={"observations"}))
-        if self.records_failure is not None:
-            failure, self.records_failure = self.records_failure, None
-            raise failure
-
-    def counted_iterations(self) -> int:
-        """Iterations that count toward max_iterations (not limit or outage waits)."""
-        return self.record.counted_iterations
-
-    async def wait(self, kind: str, seconds: float, until: datetime) -> None:
-        """Wait ``seconds`` by the wall clock (a suspend does not stretch it), or a stop."""
-        local = until.astimezone().strftime("%H:%M")
-        what = "the usage window" if kind == "limit_wait" else "the API (outage)"
-        self.display.warn(f"waiting for {what} until {local} ({format_wait(seconds)})")
-        started = utc_timestamp()
-        self.store.event("wait_started", kind=kind, until=utc_timestamp(until), seconds=seconds)
-        await self.notifier.send(
-            kind,
-            {**self.summary(), "until": local, "detail": f"waiting {format_wait(seconds)}"},
-        )
-        scale = self.time_scale
-        deadline = datetime.now(UTC) + timedelta(seconds=seconds * scale)
-        t0 = time.monotonic()
-        while not self.stop.stop.is_set() and not stop_requested(self.project):
-            left = (deadline - datetime.now(UTC)).total_seconds()
-            if left <= 0:
-                break
-            # Poll the stop request each second (a file: `forgeflare stop` from another shell).
-            with trio.move_on_after(min(left, 1.0)):
-                await self.stop.stop.wait()
-        waited = round(time.monotonic() - t0, 3)
-        self.record.totals.waited_seconds = round(self.record.totals.waited_seconds + waited, 3)
-        self.record.waits.append(
-            {"kind": kind, "started_at": started, "duration": waited, "until": utc_timestamp(until)}
-        )
-        self.store.event("wait_ended", kind=kind, waited=waited)
-
-    def summary(self) -> dict[str, Any]:
-        rec = self.record
-        return {
-            "run_id": rec.run_id,
-            "project_dir": rec.project_dir,
-            "mode": rec.mode,
-            "started_at": rec.started_at,
-            "finished_at": rec.finished_at,
-            "finish_type": rec.finish_type,
-            "finish_reason": rec.finish_reason,
-            "exit_code": rec.exit_code,
-            "totals": {
-                **rec.totals.model_dump(),
-                "duration": round(self.elapsed(), 1),
-            },
-            "run_dir": str(self.store.dir),
-        }
-
     async def before_iteration(self) -> FinishType | None:
         """Checks between iterations (the rules are :func:`before_iteration`'s)."""
         trust_error: str | None = None
@@ -659,7 +368,7 @@ class _Loop:
             verdict = before_iteration(
                 Between(
                     limits=self.limits,
-                    counted=self.counted_iterations(),
+                    counted=self.record.counted_iterations,
                     elapsed=self.elapsed(),
                     stopped=self.stop.stop.is_set(),
                     stop_requested=stop_requested(self.project),
@@ -710,6 +419,20 @@ class _Loop:
         early = await self.before_iteration()
         if early is not None:
             return early
+        choice = self.choose()
+        if choice.agent is None:
+            if choice.wait_until is None:
+                self.finish_reason = choice.reason
+                self.display.error(f"no agent left: {choice.reason}")
+                spent = any(w.resets_at is None for w in self.windows.values())
+                return FinishType.QUOTA if spent else FinishType.ERROR
+            self.display.warn(f"no agent open: {choice.reason}")
+            left = (choice.wait_until - datetime.now(UTC)).total_seconds()
+            seconds = left / self.time_scale if self.time_scale else 0.0
+            if self.limits.max_runtime:  # never past max_runtime (the next check finishes)
+                seconds = min(seconds, max(0.0, self.limits.max_runtime - self.elapsed()))
+            await self.wait("limit_wait", max(0.0, seconds), choice.wait_until)
+            return None  # the checks between iterations again (a stop, the runtime)
         rec = self.record
         number = rec.iterations_done + 1
         hook = await self.hook("next_iteration", self.context(iteration=number))
@@ -728,38 +451,199 @@ class _Loop:
         else:
             it, outcome = await self.run_agent(number)
         it.next_iteration_hook = _hook_record(hook, number)
+        gate = await self.stall_gate(it, outcome)
+        await self.measure(it, outcome, gate)
         facts = IterationFacts(
             outcome=outcome,
             limits=self.limits,
-            counted=self.counted_iterations(),
+            counted=self.record.counted_iterations,
             elapsed=self.elapsed(),
             streaks=Streaks(**rec.streaks),
             waits=self.wait_streaks,
             now=datetime.now(UTC),
             stopped=self.stop.stop.is_set(),
+            no_progress=self.no_progress,
+            stall_why=it.progress.why if it.progress and not it.progress.made else "",
         )
         ruling = decide(facts)
-        if isinstance(ruling.action, RunGate):
-            passed, why = await self.run_gate()
-            if not passed:
-                self.display.warn(f"complete, but the gate failed ({why}): going on")
+        claim = claimed(outcome)
+        preamble = ""
+        if isinstance(ruling.action, RunGate) and claim is not None:
+            passed, preamble = await self.check_claim(it, claim, gate)
             ruling = decide(replace(facts, gate_passed=passed))
+        elif claim is not None:
+            done = isinstance(ruling.action, Finish) and ruling.action.type is FinishType.COMPLETE
+            it.claim = ClaimRecord(by=claim, accepted=done)
+        warning = stall_warning(
+            self.no_progress, self.limits.stall_after, it.progress.why if it.progress else ""
+        )
+        self.preamble = preamble + (warning or "")
         return await self.apply(it, ruling)
+
+    async def baseline(self) -> None:
+        """Where progress is measured from: the plan and (with the stall rule) the gate's
+        failures before the first iteration (after a resume: as the last row left them)."""
+        if self.git_repo and self.limits.stall_after:
+            # The trees the run has had: the start, then each commit's (a resume loses the
+            # ones between, so an undo across a crash counts once as progress).
+            start = await tree_of(self.project, self.record.head_at_start)
+            if start:
+                self.seen_trees.add(start)
+        rows = [r for r in self.record.iterations if r.progress is not None]
+        if self.opts.resume and rows:
+            last = rows[-1]
+            self.no_progress = last.progress.no_progress if last.progress else 0
+            self.measures = Measures(
+                plan_unchecked=last.plan_unchecked,
+                gate=last.progress.gate_signature if last.progress else None,
+            )
+            return
+        gate: str | None = None
+        if self.cfg.limits.gate and self.limits.stall_after:
+            gate = (await self.run_gate(0)).signature
+        self.measures = Measures(plan_unchecked=self.record.plan_unchecked_at_start, gate=gate)
+
+    async def stall_gate(self, it: IterationRecord, outcome: IterationOutcome) -> GateRun | None:
+        """With a gate and the stall rule, the gate runs after every iteration that did work:
+        its failures are the progress measure."""
+        if (
+            not self.cfg.limits.gate
+            or not self.limits.stall_after
+            or outcome.skipped
+            or outcome.outcome in ("rate_limited", "api_error")
+            or self.stop.stop.is_set()
+        ):
+            return None
+        return await self.run_gate(it.number)
+
+    async def measure(
+        self, it: IterationRecord, outcome: IterationOutcome, gate: GateRun | None
+    ) -> None:
+        """Judge the iteration's progress (pure rule in ``_evidence``) and keep the streak."""
+        if not self.limits.stall_after or outcome.skipped:
+            return
+        if outcome.outcome in ("rate_limited", "api_error"):
+            return  # a wait, not an attempt
+        tree = self.last_tree if it.commits else None
+        before = self.measures
+        after = Measures(
+            plan_unchecked=it.plan_unchecked,
+            gate=gate.signature if gate is not None else before.gate,
+            commits=it.commits,
+            tree=tree,
+        )
+        if after.plan_unchecked is None and gate is None and not self.git_repo:
+            progress = Progress(True, "nothing to measure (no plan, gate or git)")
+        else:
+            progress = judge_progress(before, after, seen_trees=frozenset(self.seen_trees))
+        if tree:
+            self.seen_trees.add(tree)
+        self.measures = after
+        self.no_progress = stall_streak(self.no_progress, progress)
+        it.progress = ProgressRecord(
+            made=progress.made,
+            why=progress.why,
+            gate_exit=gate.exit_code if gate else None,
+            gate_signature=gate.signature if gate else None,
+            no_progress=self.no_progress,
+        )
+
+    async def check_claim(
+        self, it: IterationRecord, claim: ClaimBy, gate: GateRun | None
+    ) -> tuple[bool, str]:
+        """Evidence for a claim: the gate, then the reviewer. Returns whether it holds and what
+        the next prompt starts with when it does not."""
+        if self.cfg.limits.gate:
+            gate = gate or await self.run_gate(it.number)
+            if not gate.passed:
+                code = "could not run" if gate.exit_code is None else f"exit {gate.exit_code}"
+                last = gate_tail(gate.output, 1)
+                it.claim = ClaimRecord(
+                    by=claim,
+                    accepted=False,
+                    rejected_by="gate",
+                    why=f"gate {code}" + (f": {last}" if last else ""),
+                )
+                self.display.warn(f"complete claimed ({claim}), but the gate failed ({code})")
+                text = rejection_text(by=claim, rejected_by="gate", gate=gate)
+                return False, text
+        if self.cfg.finish.reviewer:
+            review = await self.review(it, claim, gate)
+            it.review = review
+            if review.complete is not True:
+                if review.complete is None:
+                    why = f"the reviewer gave no verdict: {review.error}"
+                    self.display.warn(f"complete claimed ({claim}), but {why}: going on")
+                    text = ""
+                else:
+                    why = "; ".join(review.reasons) or "the reviewer judged it not complete"
+                    self.display.warn(f"complete claimed ({claim}), but the reviewer said: {why}")
+                    text = rejection_text(
+                        by=claim,
+                        rejected_by="reviewer",
+                        gate=gate,
+                        reasons=tuple(review.reasons),
+                        missing=tuple(review.missing),
+                    )
+                it.claim = ClaimRecord(by=claim, accepted=False, rejected_by="reviewer", why=why)
+                return False, text
+            self.display.info(f"reviewer {review.model}: complete")
+        it.claim = ClaimRecord(by=claim, accepted=True)
+        return True, ""
+
+    async def review(
+        self, it: IterationRecord, claim: ClaimBy, gate: GateRun | None
+    ) -> ReviewRecord:
+        """Ask ``[finish] reviewer`` (see ``_reviewer``); never raises."""
+        from forgeflare.supervisor._reviewer import ReviewInput, run_review
+
+        diff, stat = await diff_since(self.project, self.record.head_at_start)
+        plan = self.project / self.cfg.paths.plan_file
+        try:
+            plan_text = plan.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            plan_text = ""
+        return await run_review(
+            ReviewInput(
+                model=self.cfg.finish.reviewer,
+                task=self.opts.task or self.prompt_text(),
+                plan=plan_text,
+                diff=diff,
+                diff_stat=stat,
+                max_diff=int(self.cfg.finish.reviewer_max_diff),
+                gate=gate,
+                final_message=self.output_tail(it),
+                claim=claim,
+            ),
+            env=self.opts.env,
+            save_to=self.store.dir / f"review-{it.number:03d}.json",
+        )
 
     async def apply(self, it: IterationRecord, ruling: Verdict) -> FinishType | None:
         """Record the iteration as the verdict says and act on it: finish, wait or go on."""
         action = ruling.action
         self.wait_streaks = ruling.waits
         self.record.streaks = asdict(ruling.streaks)
-        if isinstance(action, Finish) and action.reason is not None:
+        # A spent quota ends the night only when no fallback is left to go on with.
+        quota_fallback = (
+            isinstance(action, Finish) and action.type is FinishType.QUOTA and bool(self.fallbacks)
+        )
+        if isinstance(action, Finish) and action.reason is not None and not quota_fallback:
             self.finish_reason = action.reason
         if ruling.notify is not None:
             detail = f"{ruling.streaks.errors} error iterations in a row"
             await self.notifier.send(ruling.notify, {**self.summary(), "detail": detail})
         self.finish_iteration(it, ruling.label, counted=ruling.counted)
+        if quota_fallback:
+            self.windows[self.current] = Window(None, "quota spent")
+            return None
         if isinstance(action, Finish):
             return action.type
         if isinstance(action, WaitFor):
+            if action.kind == "limit_wait":
+                self.learn_window(action.seconds)
+                if self.fallbacks:
+                    return None  # the next iteration's choice: a fallback, or the wait
             await self.wait(action.kind, action.seconds, action.until)
             return None
         if ruling.pause > 0:
@@ -770,11 +654,24 @@ class _Loop:
                 await self.stop.stop.wait()
         return None
 
-    async def run_gate(self) -> tuple[bool, str]:
-        """Run ``[limits] gate`` in the project: complete counts only when it passes."""
+    def output_tail(self, it: IterationRecord) -> str:
+        """The end of the iteration's log: the agent's last words (what it claimed with)."""
+        if not it.log:
+            return ""
+        try:
+            with open(self.store.dir / it.log, "rb") as f:
+                f.seek(max(0, f.seek(0, os.SEEK_END) - 4000))
+                return f.read().decode(errors="replace")
+        except OSError:
+            return ""
+
+    async def run_gate(self, number: int) -> GateRun:
+        """Run ``[limits] gate`` in the project (bounded by the iteration timeout); its output
+        is kept in the run folder as ``gate-NNN.log``."""
         gate = self.cfg.limits.gate
-        if await self.untrusted_now() is not None:
-            return False, "not trusted"
+        untrusted = await self.untrusted_now()
+        if untrusted is not None:
+            return GateRun(gate, None, f"not run: {untrusted}")
         self.display.info(f"gate: {gate}")
         out = bytearray()
         try:
@@ -784,13 +681,22 @@ class _Loop:
                 env=child_environment(self.opts.env, self.opts.pass_env),
                 on_output=out.extend,
                 grace=self.cfg.agent.kill_grace,
+                timeout=self.cfg.limits.iteration_timeout or None,
+                stop=self.stop.stop,
             )
         except OSError as exc:
-            return False, f"cannot run: {exc}"
-        for line in out.decode(errors="replace").splitlines()[-20:]:
+            return GateRun(gate, None, f"cannot run: {exc}")
+        text = out.decode(errors="replace")
+        for line in text.splitlines()[-20:]:
             self.display.output(line + "\n", prefix="[gate] ")
-        self.store.event("gate", command=gate, exit_code=done.returncode)
-        return done.returncode == 0, f"exit {done.returncode}"
+        log = self.store.dir / f"gate-{number:03d}.log"
+        try:
+            log.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            self.display.warn(f"{log}: cannot write: {exc.strerror}")
+        code = None if done.timed_out else done.exit_code
+        self.store.event("gate", command=gate, exit_code=code, iteration=number, log=log.name)
+        return GateRun(gate, code, text)
 
     async def run(self) -> LoopResult:
         security = self.cfg.security
@@ -826,6 +732,8 @@ class _Loop:
                 )
                 if isinstance(verdict, Finish):
                     finish = verdict.type
+            if finish is None:
+                await self.baseline()
             while finish is None:
                 finish = await self.iterate()
         except RecordError as exc:
@@ -867,6 +775,27 @@ class _Loop:
         return LoopResult(finish_type=finish, run_dir=self.store.dir, record=rec)
 
 
+ESCAPE_POLL = 0.5
+"""Seconds between looks for descendants that left both the group and the marker behind."""
+
+
+async def _note_escapes(loop: _Loop) -> None:
+    """Record in events.jsonl each descendant in another session without the run's marker, so
+    a ``--resume`` after this supervisor was killed can end it (nothing else could find it)."""
+    seen: set[int] = set()
+    while True:
+        await trio.sleep(ESCAPE_POLL)
+        store = getattr(loop, "store", None)
+        if store is None:
+            continue
+        found = await trio.to_thread.run_sync(escaped_descendants, RUN_MARKER, loop.record.run_id)
+        for pid, started in found:
+            if pid not in seen:
+                seen.add(pid)
+                with contextlib.suppress(RecordError):
+                    store.event("escaped", pid=pid, started=started)
+
+
 def _time_scale(env: Mapping[str, str]) -> float:
     """``FORGEFLARE_TIME_SCALE`` shrinks every wait and pause (tests and demos); default 1."""
     try:
@@ -892,7 +821,7 @@ def shared_window(env: Mapping[str, str]) -> datetime | None:
 
 def finish_words(record: RunRecord) -> str:
     """Why a run ended, in words, from its record (the report reads the same)."""
-    return finish_reason(record.model_dump())
+    return finish_reason(record)
 
 
 def _hook_record(result: LifecycleResult, iteration: int) -> HookRecord:
@@ -920,6 +849,11 @@ async def run_loop(
     """
     display = display or LoopDisplay()
     stop = stop or StopControl()
+    if signals:
+        # The CLI's own process (not a test's or a library caller's): orphans of the agent and
+        # the hooks adopt the loop, so even descendants in a new session with a clean
+        # environment (no marker) are ended with them.
+        become_subreaper()
     loop = _Loop(opts, display, stop)
     if not display.live and not signals:
         return await loop.run()
@@ -927,6 +861,7 @@ async def run_loop(
     async with trio.open_nursery() as nursery:
         if signals:
             await nursery.start(watch_signals, stop, display)
+            nursery.start_soon(_note_escapes, loop)
         if display.live:
             nursery.start_soon(_tick, display)
         try:

@@ -18,24 +18,50 @@ import os
 import tomllib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 import trio
 
 from forgeflare._process import run_child
+from forgeflare._units import format_cost, format_duration
 
 __all__ = [
     "NOTIFY_EVENTS",
     "NOTIFY_URLS_ENV",
     "Notifier",
+    "NotifyEvent",
     "notify_urls",
     "render_message",
     "should_notify",
 ]
 
-NOTIFY_EVENTS: tuple[str, ...] = ("finish", "limit_wait", "outage", "error_streak")
-"""What a notification can be about; ``[notify] on`` picks (default: finish only)."""
+
+class NotifyEvent(StrEnum):
+    """What a notification can be about; ``[notify] on`` picks (default: finish only)."""
+
+    FINISH = "finish"
+    LIMIT_WAIT = "limit_wait"
+    OUTAGE = "outage"
+    ERROR_STREAK = "error_streak"
+
+
+NOTIFY_EVENTS: tuple[str, ...] = tuple(NotifyEvent)
+"""The events' names, as ``[notify] on`` spells them."""
+
+_WORDS: dict[NotifyEvent, tuple[str, str]] = {
+    NotifyEvent.FINISH: ("finished {finish}", "{finish}{why}"),
+    NotifyEvent.LIMIT_WAIT: ("waits for the usage window", "waiting until {until}"),
+    NotifyEvent.OUTAGE: ("waits out an API outage", "{detail}"),
+    NotifyEvent.ERROR_STREAK: ("has an error streak", "{detail}"),
+}
+"""Each event's title (after ``forgeflare: PROJECT``) and first line (after ``run ID:``)."""
+
+_DEFAULT_DETAIL = {
+    NotifyEvent.OUTAGE: "transient API failures",
+    NotifyEvent.ERROR_STREAK: "error iterations in a row",
+}
 
 NOTIFY_URLS_ENV = "FORGEFLARE_NOTIFY_URLS"
 
@@ -48,34 +74,34 @@ def should_notify(event: str, on: Iterable[str]) -> bool:
 def _duration(seconds: object) -> str:
     if not isinstance(seconds, int | float) or isinstance(seconds, bool):
         return "?"
-    s = int(seconds)
-    h, rem = divmod(s, 3600)
-    m, sec = divmod(rem, 60)
-    return f"{h}h {m:02d}m" if h else f"{m}m {sec:02d}s"
+    return format_duration(seconds)
 
 
 def render_message(event: str, summary: Mapping[str, Any]) -> tuple[str, str]:
     """``(title, body)`` for one notification about ``summary`` (the run summary JSON)."""
     project = Path(str(summary.get("project_dir", "."))).name or "project"
     run_id = summary.get("run_id", "?")
-    if event == "finish":
-        finish = summary.get("finish_type", "?")
-        why = summary.get("finish_reason")
-        title = f"forgeflare: {project} finished {finish}"
-        lines = [f"run {run_id}: {finish}" + (f" ({why})" if why else "")]
-    elif event == "limit_wait":
-        title = f"forgeflare: {project} waits for the usage window"
-        lines = [f"run {run_id}: waiting until {summary.get('until', '?')}"]
-    elif event == "outage":
-        title = f"forgeflare: {project} waits out an API outage"
-        lines = [f"run {run_id}: {summary.get('detail', 'transient API failures')}"]
+    try:
+        known: NotifyEvent | None = NotifyEvent(event)
+    except ValueError:
+        known = None  # an event of a newer loop: named as it is, never mistitled
+    why = summary.get("finish_reason")
+    fields = {
+        "finish": summary.get("finish_type", "?"),
+        "why": f" ({why})" if why else "",
+        "until": summary.get("until", "?"),
+        "detail": summary.get("detail", _DEFAULT_DETAIL.get(known, "")) if known else "",
+    }
+    if known is None:
+        title, lines = f"forgeflare: {project} {event}", [f"run {run_id}: {event}"]
     else:
-        title = f"forgeflare: {project} has an error streak"
-        lines = [f"run {run_id}: {summary.get('detail', 'error iterations in a row')}"]
+        head, first = _WORDS[known]
+        title = f"forgeflare: {project} {head.format(**fields)}"
+        lines = [f"run {run_id}: {first.format(**fields)}"]
     totals = summary.get("totals")
     if isinstance(totals, Mapping):
         cost = totals.get("cost_usd")
-        spent = f"${cost:.2f}" if isinstance(cost, int | float) else "cost unknown"
+        spent = format_cost(cost if isinstance(cost, int | float) else None)
         lines.append(
             f"iterations {totals.get('iterations', '?')} · commits {totals.get('commits', '?')}"
             f" · {spent} · {_duration(totals.get('duration', summary.get('duration')))}"

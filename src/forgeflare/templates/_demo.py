@@ -23,11 +23,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from forgeflare._errors import ForgeflareError
 from forgeflare._jsonl import json_objects
 from forgeflare.mockapi import start_mock_api, stop_mock_api
+from forgeflare.supervisor._history import runs_root
+from forgeflare.supervisor._records import RunRecord, newest_run
 from forgeflare.templates._init import TemplateError, init_project
 
 __all__ = [
@@ -44,7 +45,7 @@ _MAX_ITERATIONS = 4
 
 
 def _forgeflare(python: str, *args: str) -> list[str]:
-    return [python, "-m", "forgeflare", *args]
+    return [python, "-P", "-m", "forgeflare", *args]  # -P: not the cwd first on sys.path
 
 
 def demo_story_text() -> str:
@@ -88,7 +89,7 @@ class DemoSummary:
 
 def summarize(
     *,
-    run_json: str,
+    run: RunRecord | None,
     events_jsonl: str = "",
     audit_log: str = "",
     sessions_log: str = "",
@@ -97,22 +98,19 @@ def summarize(
     """Read the figures of a run from its record texts (pure)."""
     summary = DemoSummary()
     try:
-        run: dict[str, Any] = json.loads(run_json)
-    except ValueError:
-        run = {}
-    try:
         conv = json.loads(convergence_json) if convergence_json.strip() else {}
     except ValueError:
         conv = {}
     if isinstance(conv, dict) and isinstance(conv.get("final"), dict):
         summary.last_final = conv["final"].get("reason")
-    summary.finish_type = run.get("finish_type")
-    summary.exit_code = run.get("exit_code")
-    summary.iterations = int((run.get("totals") or {}).get("iterations", 0))
-    for it in run.get("iterations") or []:
-        for obs in it.get("observations") or []:
-            reason = f": {obs['reason']}" if obs.get("reason") else ""
-            summary.signals.append(f"{obs.get('signal')} (iteration {it.get('number')}){reason}")
+    if run is not None:
+        summary.finish_type = run.finish_type
+        summary.exit_code = run.exit_code
+        summary.iterations = run.totals.iterations
+        for it in run.iterations:
+            for obs in it.observations:
+                reason = f": {obs['reason']}" if obs.get("reason") else ""
+                summary.signals.append(f"{obs.get('signal')} (iteration {it.number}){reason}")
     for event in json_objects(events_jsonl):
         if event.get("event") == "hook":
             summary.hooks.append(f"{event.get('hook')} {event.get('status')}")
@@ -285,10 +283,10 @@ def run_demo(
         finally:
             stop_mock_api(mock)
             mock_errors = _read(err).strip()
-    runs = sorted(p for p in (project / ".fresher" / "runs").glob("*") if p.is_dir())
-    run_dir = runs[-1] if runs else None
+    newest = newest_run(runs_root(project, {}))
+    run_dir = newest[0] if newest else None
     summary = summarize(
-        run_json=_read(run_dir / "run.json") if run_dir else "",
+        run=newest[1] if newest else None,
         events_jsonl=_read(run_dir / "events.jsonl") if run_dir else "",
         audit_log=_read(project / ".forgeflare" / "audit.log"),
         sessions_log=_read(project / ".forgeflare" / "sessions.log"),

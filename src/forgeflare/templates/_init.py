@@ -14,6 +14,7 @@ Dot-directories are stored as ``dot-<name>`` in the package (``dot-fresher/`` is
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -194,7 +195,12 @@ def backend_config_toml(backend: str) -> str:
     old = 'backend = ""'
     if not sep or old not in tail:
         raise TemplateError("the default config.toml has no [agent] backend to set")
-    return head + sep + tail.replace(old, f'backend = "{backend}"', 1)
+    tail = tail.replace(old, f'backend = "{backend}"', 1)
+    if backend != "claude":  # a Claude Code flag: another agent never reads it
+        tail = re.sub(
+            r"# Claude Code's --permission-mode[^\n]*\npermission_mode = [^\n]*\n", "", tail
+        )
+    return head + sep + tail
 
 
 def claude_config_toml() -> str:

@@ -7,7 +7,10 @@ from forgeflare.agent.tools._bash import cap_output
 from forgeflare.agent.tools._bash import run_bash
 from forgeflare.agent.tools._edit import MAX_EDIT_BYTES
 from forgeflare.agent.tools._edit import edit_file
+from forgeflare.agent.tools._glob import GLOB_TIMEOUT
 from forgeflare.agent.tools._glob import MAX_GLOB_ENTRIES
+from forgeflare.agent.tools._glob import MAX_GLOB_SCAN
+from forgeflare.agent.tools._glob import glob_walk
 from forgeflare.agent.tools._glob import glob_files
 from forgeflare.agent.tools._grep import GREP_TIMEOUT
 from forgeflare.agent.tools._grep import MAX_GREP_MATCHES
@@ -59,6 +62,9 @@ from forgeflare.agent.tools._types import ToolError
 from forgeflare.agent.tools._types import ToolOutput
 from forgeflare.agent.tools._types import allowed_roots
 from forgeflare.agent.tools._types import confine
+from forgeflare.agent.tools._types import extra_links
+from forgeflare.agent.tools._types import hard_link_refused
+from forgeflare.agent.tools._types import link_refused
 from forgeflare.agent.tools._types import resolve_path
 
 __all__ = [
@@ -66,11 +72,13 @@ __all__ = [
     "BASH_TIMEOUT",
     "CACHE_DIRS",
     "GIT_DIR_ENV",
+    "GLOB_TIMEOUT",
     "GREP_TIMEOUT",
     "INSTALL_HINT",
     "MAX_BASH_OUTPUT",
     "MAX_EDIT_BYTES",
     "MAX_GLOB_ENTRIES",
+    "MAX_GLOB_SCAN",
     "MAX_GREP_MATCHES",
     "MAX_READ_BYTES",
     "SANDBOX_ENV",
@@ -99,11 +107,15 @@ __all__ = [
     "denied_reason",
     "dispatch_tool",
     "edit_file",
+    "extra_links",
     "find_rg",
     "glob_files",
+    "glob_walk",
     "grep_tool",
+    "hard_link_refused",
     "host_sockets",
     "landlock_abi",
+    "link_refused",
     "loop_sandbox",
     "normalize_command",
     "outermost",

@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from forgeflare.agent.tools._inputs import GrepInput, parse_input
 from forgeflare.agent.tools._types import (
     ToolError,
     ToolOutput,
+    hard_link_refused,
     resolve_path,
 )
 
@@ -141,6 +143,8 @@ def _rg_lines(rg: str, query: GrepInput, cwd: Path) -> tuple[list[str], int]:
         "--no-config",
         # Unreadable files are skipped without a word; pattern errors are still reported.
         "--no-messages",
+        # NUL after the file name: the name is known exactly (hard links are filtered).
+        "--null",
         case[query.case_sensitive],
     ]
     if file_type:
@@ -165,11 +169,18 @@ def _rg_lines(rg: str, query: GrepInput, cwd: Path) -> tuple[list[str], int]:
     assert proc.stderr is not None
     lines: list[str] = []
     total = 0
+    refused: dict[bytes, bool] = {}
     with proc:
         # Killed after the timeout by a timer: reading below blocks until rg closes stdout.
         timer = _Timer(proc, GREP_TIMEOUT)
         try:
-            for raw in proc.stdout:
+            for out in proc.stdout:
+                name, _, rest = out.partition(b"\0")
+                if name not in refused:
+                    refused[name] = hard_link_refused(cwd, cwd / os.fsdecode(name))
+                if refused[name]:
+                    continue
+                raw = name + b":" + rest
                 total += 1
                 if len(lines) < MAX_GREP_MATCHES:
                     lines.append(_clip(raw.decode("utf-8", "replace")))
@@ -224,8 +235,13 @@ def _python_lines(query: GrepInput, cwd: Path) -> tuple[list[str], int]:
         extensions = _TYPE_EXTENSIONS.get(key, (f".{key}",))
     lines: list[str] = []
     total = 0
+    deadline = time.monotonic() + GREP_TIMEOUT  # read at call time: tests set it small
     for shown, full in _walk(cwd, path):
+        if time.monotonic() > deadline:
+            raise ToolError(f"Grep: search took longer than {GREP_TIMEOUT:g} s and was stopped")
         if extensions is not None and not full.endswith(extensions):
+            continue
+        if hard_link_refused(cwd, full):
             continue
         for number, text in _matching_lines(full, regex):
             total += 1

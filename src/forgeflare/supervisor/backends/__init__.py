@@ -11,22 +11,32 @@ from forgeflare.supervisor.backends._backends import ForgeflareBackend
 from forgeflare.supervisor.backends._backends import LineReader
 from forgeflare.supervisor.backends._backends import REPORT_ENV
 from forgeflare.supervisor.backends._backends import completion_signal
+from forgeflare.supervisor.backends._backends import backend_names
+from forgeflare.supervisor.backends._backends import register_backend
+from forgeflare.supervisor.backends._backends import AgentSettings
 from forgeflare.supervisor.backends._claude import ClaudeStreamReader
-from forgeflare.supervisor.backends._claude import JsonStreamReader
-from forgeflare.supervisor.backends._claude import as_int
-from forgeflare.supervisor.backends._claude import json_event
-from forgeflare.supervisor.backends._claude import tool_line
+from forgeflare.supervisor.backends._stream import JsonStreamReader
+from forgeflare.supervisor.backends._stream import as_int
+from forgeflare.supervisor.backends._stream import json_event
+from forgeflare.supervisor.backends._stream import tool_line
 from forgeflare.supervisor.backends._codex import CodexStreamReader
 from forgeflare.supervisor.backends._report import IterationReport
 from forgeflare.supervisor.backends._report import OUTCOMES
 from forgeflare.supervisor.backends._report import Outcome
 from forgeflare.supervisor.backends._report import Tokens
 
+from forgeflare.supervisor.backends._codex import classify_failure
+from forgeflare.supervisor.backends._codex import codex_home
+from forgeflare.supervisor.backends._codex import codex_model
+from forgeflare.supervisor.backends._codex import reset_from_message
+from forgeflare.supervisor.backends._codex import reset_from_session
+
 __all__ = [
     "BACKENDS",
     "COMPLETE_TAG",
     "OUTCOMES",
     "REPORT_ENV",
+    "AgentSettings",
     "Backend",
     "ChildEnd",
     "ClaudeBackend",
@@ -41,7 +51,14 @@ __all__ = [
     "Outcome",
     "Tokens",
     "as_int",
+    "backend_names",
+    "classify_failure",
+    "codex_home",
+    "codex_model",
     "completion_signal",
     "json_event",
+    "register_backend",
+    "reset_from_message",
+    "reset_from_session",
     "tool_line",
 ]

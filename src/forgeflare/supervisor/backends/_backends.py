@@ -1,33 +1,49 @@
-"""The four agent backends: how to start an agent and read what it did into a report.
+"""Agent backends: how to start an agent and read what it did into a report.
 
-A backend builds the argv (the prompt goes on stdin), turns each line of the agent's output
-into what the terminal shows (the raw line always goes to the iteration log), and builds the
-:class:`IterationReport` from the reader, how the process ended, the agent's ``final`` and an
-optional report file. Adding a backend is one class here and one entry in :data:`BACKENDS`.
+A backend is one class (the :class:`Backend` protocol): it builds the argv (the prompt goes on
+stdin), names the secrets its agent keeps, checks what would make every iteration fail before
+anything starts, names the project files its agent would run (trust items), turns each line of
+the agent's output into what the terminal shows (the raw line always goes to the iteration
+log), and builds the :class:`IterationReport` from the reader, how the process ended, the
+agent's ``final`` and an optional report file. :func:`register_backend` adds it to
+:data:`BACKENDS`, the one registry every list of backend names is derived from.
 """
 
 from __future__ import annotations
 
 import json
 import shlex
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 from pydantic import ValidationError
 
+from forgeflare._completion import COMPLETE_TAG, LOOP_COMPLETE_PROMPT, completion_signal
 from forgeflare._convergence import AgentReport, Final
+from forgeflare._errors import ConfigError
 from forgeflare._pricing import price_usd
-from forgeflare.stophook._signals import Mode, find_signal
 from forgeflare.supervisor.backends._claude import ClaudeStreamReader
 from forgeflare.supervisor.backends._codex import CodexStreamReader
 from forgeflare.supervisor.backends._report import IterationReport, Tokens
+
+
+class AgentSettings(Protocol):
+    """What a backend reads of ``[agent]`` (the config's ``AgentSection``)."""
+
+    @property
+    def permission_mode(self) -> str: ...
+    @property
+    def final_required(self) -> str: ...
+
 
 __all__ = [
     "BACKENDS",
     "COMPLETE_TAG",
     "REPORT_ENV",
+    "AgentSettings",
     "Backend",
     "ChildEnd",
     "ClaudeBackend",
@@ -35,18 +51,15 @@ __all__ = [
     "CommandBackend",
     "ForgeflareBackend",
     "LineReader",
+    "backend_names",
     "completion_signal",
+    "register_backend",
 ]
+
+_DEFAULT_API = "https://api.anthropic.com"
 
 REPORT_ENV = "FORGEFLARE_REPORT"
 """Where a ``command`` agent may write its report JSON (``forgeflare schema report``)."""
-
-COMPLETE_TAG = "<loop-done>COMPLETE</loop-done>"
-
-
-def completion_signal(text: str) -> str | None:
-    """``COMPLETE_TAG`` when it stands on its own line, outside code, in ``text``."""
-    return COMPLETE_TAG if find_signal(text or "", Mode.LOOP) == COMPLETE_TAG else None
 
 
 @dataclass(frozen=True)
@@ -105,11 +118,18 @@ def _report_file(path: Path | None) -> IterationReport | None:
         return None
 
 
-_COMPLETE_PROMPT = (
-    f"\nWhen the whole task is done, end your final message with {COMPLETE_TAG} on a "
-    "line of its own (not in code). Do not write it before.\n"
-)
-"""Appended to the prompt of agents that complete by the tag in their final message."""
+_COMPLETE_PROMPT = LOOP_COMPLETE_PROMPT
+
+
+def _found(project: Path, argv: list[str], env: Mapping[str, str], backend: str) -> None:
+    """The agent command exists (on ``PATH`` or in the project)."""
+    if not argv:
+        raise ConfigError("[agent] command is empty: set it, or choose another backend")
+    if shutil.which(argv[0], path=env.get("PATH")) is None and not (project / argv[0]).is_file():
+        raise ConfigError(
+            f"agent command {argv[0]!r} ({backend} backend): not found on PATH; install it or "
+            "set [agent] command / --agent-cmd"
+        )
 
 
 def _with_model(argv: list[str], model: str, extra: list[str]) -> list[str]:
@@ -120,10 +140,23 @@ class Backend(Protocol):
     """How to run one kind of agent: the loop's whole agent side goes through this seam."""
 
     name: str
-    writes_final: bool
-    """Does the agent always write ``convergence.json``'s ``final`` (a missing one = crash)?"""
+    """The name ``[agent] backend`` and ``--backend`` use."""
     prompt_suffix: str
     """Added to every iteration's prompt (how to say the task is complete), or empty."""
+    secret_names: ClassVar[tuple[str, ...]]
+    """Secrets the agent's process keeps (the key for its API); every other one is scrubbed."""
+
+    def configure(self, agent: AgentSettings) -> None:
+        """Take this backend's settings from ``[agent]`` (the loop builds one instance)."""
+        ...
+
+    def preflight(self, project: Path, argv: list[str], env: Mapping[str, str]) -> None:
+        """Raise ``ConfigError`` (one line) for what would make every iteration fail."""
+        ...
+
+    def trust_files(self, project: Path) -> list[Path]:
+        """Project files this backend's agent would read and run (they need the user's trust)."""
+        ...
 
     def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]: ...
 
@@ -142,29 +175,65 @@ class Backend(Protocol):
     ) -> IterationReport: ...
 
 
-@dataclass
-class _PlainBackend:
-    """An agent whose output is for people (shown as it is) and that has no completion tag."""
-
-    writes_final: bool = False
-    prompt_suffix: str = ""
+class _Base:
+    """What every built-in backend shares: no budget flag, its command found, no trust files."""
 
     def budget_argv(self, left_usd: float) -> list[str]:
         return []
 
+    def configure(self, agent: AgentSettings) -> None:
+        return None
+
+    def preflight(self, project: Path, argv: list[str], env: Mapping[str, str]) -> None:
+        _found(project, argv, env, getattr(self, "name", "command"))
+
+    def trust_files(self, project: Path) -> list[Path]:
+        return []
+
+
+@dataclass
+class _PlainBackend(_Base):
+    """An agent whose output is for people (shown as it is) and that has no completion tag."""
+
+    final_required: bool = False
+    """``[agent] final_required``: the agent always writes ``convergence.json``'s ``final``, so
+    an iteration without one is an ``agent_error`` even when it exited 0."""
+    prompt_suffix: str = ""
+    secret_names: ClassVar[tuple[str, ...]] = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")
+
     def reader(self) -> LineReader:
         return _RawReader()
+
+    def configure(self, agent: AgentSettings) -> None:
+        if agent.final_required != "auto":  # auto: the class's own (yes for forgeflare only)
+            self.final_required = agent.final_required == "yes"
 
 
 @dataclass
 class ForgeflareBackend(_PlainBackend):
-    """Our own agent: ``python -m forgeflare run``; it reports through ``final``."""
+    """Our own agent: ``python -P -m forgeflare run``; it reports through ``final``.
+
+    ``-P``: the agent runs with the project as its working directory, and ``-m`` would put that
+    directory first on ``sys.path`` (a committed ``trio.py`` would be imported instead of trio).
+    """
 
     name: str = "forgeflare"
-    writes_final: bool = True
+    final_required: bool = True
+    secret_names: ClassVar[tuple[str, ...]] = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+
+    def preflight(self, project: Path, argv: list[str], env: Mapping[str, str]) -> None:
+        url = (env.get("ANTHROPIC_API_URL") or env.get("ANTHROPIC_BASE_URL") or "").strip()
+        if not env.get("ANTHROPIC_API_KEY") and (not url or url.rstrip("/") == _DEFAULT_API):
+            raise ConfigError(
+                "ANTHROPIC_API_KEY is not set: every iteration would fail; export it, or point "
+                "ANTHROPIC_API_URL at another endpoint (e.g. `forgeflare mock-api`)"
+            )
+        from forgeflare.hooks._config import HOOKS_RELPATH, load_hooks_file
+
+        load_hooks_file(project / HOOKS_RELPATH)
 
     def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]:
-        return _with_model([python, "-m", "forgeflare", "run"], model, extra)
+        return _with_model([python, "-P", "-m", "forgeflare", "run"], model, extra)
 
     def budget_argv(self, left_usd: float) -> list[str]:
         return ["--max-cost", f"{max(0.0, left_usd):.6f}"]
@@ -174,8 +243,10 @@ class ForgeflareBackend(_PlainBackend):
     ) -> IterationReport:
         outcome = _ended(end)
         if final is None:
+            if not self.final_required:
+                return _by_exit_status(end, outcome)
             return IterationReport(outcome=outcome or "agent_error", detail="no final written")
-        tokens = Tokens(**final.tokens) if final.tokens else Tokens(output=final.total_tokens)
+        tokens = final.tokens or Tokens(output=final.total_tokens)
         return IterationReport(
             outcome=outcome or _FINAL_OUTCOMES.get(final.reason, "ok"),
             transient=bool(final.transient) and final.reason == "api_error",
@@ -207,15 +278,22 @@ class CommandBackend(_PlainBackend):
                 cost = price_usd(written.model, written.tokens.model_dump())
                 written = written.model_copy(update={"cost_usd": cost})
             return written
-        if outcome is not None:
-            return IterationReport(outcome=outcome)
-        if final is not None:  # an agent that writes final like ours
-            return ForgeflareBackend().report(reader, end, final, None)
-        good = end.exit_code == 0
-        return IterationReport(
-            outcome="ok" if good else "agent_error",
-            stop_reason=None if good else f"exit {end.exit_code}",
-        )
+        if final is not None or self.final_required:  # an agent that writes final like ours
+            return ForgeflareBackend(final_required=self.final_required).report(
+                reader, end, final, None
+            )
+        return _by_exit_status(end, outcome)
+
+
+def _by_exit_status(end: ChildEnd, outcome: str | None) -> IterationReport:
+    """The report of an agent that wrote none: its exit status decides."""
+    if outcome is not None:
+        return IterationReport(outcome=outcome)
+    good = end.exit_code == 0
+    return IterationReport(
+        outcome="ok" if good else "agent_error",
+        stop_reason=None if good else f"exit {end.exit_code}",
+    )
 
 
 @runtime_checkable
@@ -224,11 +302,11 @@ class _StreamReader(LineReader, Protocol):
 
 
 @dataclass
-class _StreamBackend:
+class _StreamBackend(_Base):
     """An agent whose JSON event stream on stdout is its report, and that completes by the tag."""
 
-    writes_final: bool = False
     prompt_suffix: str = _COMPLETE_PROMPT
+    secret_names: ClassVar[tuple[str, ...]] = ()
     program: ClassVar[str]
     """The command when ``[agent] command`` names none."""
     args: ClassVar[tuple[str, ...]]
@@ -242,9 +320,6 @@ class _StreamBackend:
         argv = [*(shlex.split(command) if command else [self.program]), *self.args, *self.options()]
         return [*_with_model(argv, model, extra), *self.last]
 
-    def budget_argv(self, left_usd: float) -> list[str]:
-        return []
-
     def report(
         self, reader: LineReader, end: ChildEnd, final: Final | None, report_file: Path | None
     ) -> IterationReport:
@@ -257,9 +332,17 @@ class ClaudeBackend(_StreamBackend):
     """Claude Code headless: ``claude -p --output-format stream-json --verbose``."""
 
     name: str = "claude"
+    secret_names: ClassVar[tuple[str, ...]] = (
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_AUTH_TOKEN",
+        "CLAUDE_CODE_OAUTH_TOKEN",
+    )
     permission_mode: str = "bypassPermissions"
     program: ClassVar[str] = "claude"
     args: ClassVar[tuple[str, ...]] = ("-p", "--output-format", "stream-json", "--verbose")
+
+    def configure(self, agent: AgentSettings) -> None:
+        self.permission_mode = agent.permission_mode
 
     def options(self) -> list[str]:
         return ["--permission-mode", self.permission_mode] if self.permission_mode else []
@@ -267,12 +350,18 @@ class ClaudeBackend(_StreamBackend):
     def reader(self) -> LineReader:
         return ClaudeStreamReader()
 
+    def trust_files(self, project: Path) -> list[Path]:
+        """Claude Code runs the hooks, helpers and MCP servers these name."""
+        claude = project / ".claude"
+        return [claude / "settings.json", claude / "settings.local.json", project / ".mcp.json"]
+
 
 @dataclass
 class CodexBackend(_StreamBackend):
     """Codex: ``codex exec --json`` with the prompt on stdin (``-``)."""
 
     name: str = "codex"
+    secret_names: ClassVar[tuple[str, ...]] = ("OPENAI_API_KEY", "CODEX_API_KEY")
     sandbox: str = "workspace-write"
     program: ClassVar[str] = "codex"
     args: ClassVar[tuple[str, ...]] = ("exec", "--json", "--skip-git-repo-check")
@@ -306,10 +395,29 @@ def _from_stream(fields: Mapping[str, Any], end: ChildEnd) -> IterationReport:
     )
 
 
-BACKENDS: dict[str, type[ForgeflareBackend | CommandBackend | ClaudeBackend | CodexBackend]] = {
-    "forgeflare": ForgeflareBackend,
-    "command": CommandBackend,
-    "claude": ClaudeBackend,
-    "codex": CodexBackend,
-}
-"""Backends by the name ``[agent] backend`` uses."""
+BACKENDS: dict[str, type[Backend]] = {}
+"""Backends by the name ``[agent] backend`` uses: the one registry (:func:`register_backend`)."""
+
+_B = TypeVar("_B", bound=type)
+
+
+def register_backend(cls: _B) -> _B:
+    """Add a backend class to :data:`BACKENDS` under its ``name`` (a class decorator).
+
+    The config's ``[agent] backend``, ``--backend``, the fleet file's ``backend`` and the loop
+    all take their names from here: a backend defined anywhere is usable once registered.
+    """
+    name = getattr(cls, "name", None)
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"{cls.__name__}: a backend needs a class-level `name`")
+    BACKENDS[name] = cls
+    return cls
+
+
+def backend_names() -> tuple[str, ...]:
+    """Every registered backend's name, sorted."""
+    return tuple(sorted(BACKENDS))
+
+
+for _builtin in (ForgeflareBackend, CommandBackend, ClaudeBackend, CodexBackend):
+    register_backend(_builtin)

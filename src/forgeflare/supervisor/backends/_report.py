@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from forgeflare._convergence import AgentReport
+from forgeflare._convergence import AgentReport, Tokens
 
 __all__ = ["OUTCOMES", "IterationReport", "Outcome", "Tokens"]
 
@@ -26,27 +26,9 @@ Outcome = Literal[
     "interrupted",
     "timed_out",
     "budget",
+    "quota",
 ]
 OUTCOMES: tuple[str, ...] = Outcome.__args__  # type: ignore[attr-defined]
-
-
-class Tokens(BaseModel):
-    """Tokens by kind. ``input`` excludes cache reads (Codex's count includes them)."""
-
-    model_config = ConfigDict(extra="ignore", use_attribute_docstrings=True)
-
-    input: int = Field(default=0, ge=0)
-    """Input tokens read fresh (not from the cache)."""
-    output: int = Field(default=0, ge=0)
-    """Output tokens."""
-    cache_read: int = Field(default=0, ge=0)
-    """Input tokens read from the prompt cache."""
-    cache_write: int = Field(default=0, ge=0)
-    """Input tokens written to the prompt cache."""
-
-    @property
-    def total(self) -> int:
-        return self.input + self.output + self.cache_read + self.cache_write
 
 
 class IterationReport(AgentReport):
@@ -56,7 +38,7 @@ class IterationReport(AgentReport):
     outcome: Outcome = "ok"
     """ok, agent_error (crash, no result), api_error (the agent gave up on the API),
     rate_limited (a usage limit: wait, then the same work succeeds), refused, killed,
-    interrupted, timed_out, budget."""
+    interrupted, timed_out, budget, quota (billing or credit exhausted: waiting cannot fix it)."""
     transient: bool = False
     """For api_error: the failure was transient (overloaded, 5xx, connection): an outage."""
     stop_reason: str | None = None

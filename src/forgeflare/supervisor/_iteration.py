@@ -1,0 +1,436 @@
+"""One iteration of a loop: start its agent, watch it, read what it did, record it.
+
+:class:`IterationRunner` is the iteration half of the loop supervisor: the loop
+(:mod:`forgeflare.supervisor._loop`) keeps the run, its hooks, waits and finish, and calls
+:meth:`IterationRunner.run_agent` once per iteration.
+
+``convergence.json`` counts only when it was written during the iteration: :func:`is_fresh`
+compares the file's (inode, mtime, size) before and after, so a stale ``final`` from an earlier
+iteration never ends a run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import trio
+
+from forgeflare._clock import parse_time, utc_timestamp
+from forgeflare._completion import count_unchecked
+from forgeflare._convergence import (
+    ConvergenceError,
+    ConvergenceState,
+    clear_convergence,
+    convergence_path,
+    read_convergence,
+)
+from forgeflare._errors import ConfigError
+from forgeflare._keychannel import KEY_FD_ENV, secrets_fd
+from forgeflare._process import end_marked_processes
+from forgeflare._secrets import PASS_ENV_VAR
+from forgeflare._units import format_cost
+from forgeflare.supervisor._agentkey import KeyPlan, helper_settings, key_file, plan_agent_key
+from forgeflare.supervisor._agentproc import ChildResult, StopControl, exit_status, supervise
+from forgeflare.supervisor._config import LoopConfig, default_prompt
+from forgeflare.supervisor._display import LoopDisplay
+from forgeflare.supervisor._finish import IterationOutcome, Limits, agent_time
+from forgeflare.supervisor._git import GitSnapshot, commits_and_tree, git_snapshot
+from forgeflare.supervisor._lifecycle import (
+    HookContext,
+    hook_env,
+)
+from forgeflare.supervisor._records import (
+    InProgress,
+    IterationRecord,
+    RecordError,
+    RunRecord,
+    RunStore,
+)
+from forgeflare.supervisor.backends import (
+    COMPLETE_TAG,
+    REPORT_ENV,
+    Backend,
+    ChildEnd,
+    CodexStreamReader,
+    LineReader,
+)
+
+
+class _Options(Protocol):
+    """What an iteration reads of the loop's options (:class:`~._loop.LoopOptions`)."""
+
+    @property
+    def env(self) -> Mapping[str, str]: ...
+    @property
+    def python(self) -> str: ...
+    @property
+    def task(self) -> str | None: ...
+    @property
+    def pass_env(self) -> Sequence[str]: ...
+    @property
+    def raw(self) -> bool: ...
+
+
+__all__ = ["FileStamp", "IterationRunner", "is_fresh"]
+
+FileStamp = tuple[int, int, int]
+"""(inode, mtime_ns, size) of a file."""
+
+
+def _stamp(path: Path) -> FileStamp | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+def is_fresh(before: FileStamp | None, after: FileStamp | None) -> bool:
+    """Whether the file after an iteration was written during it (see module docstring)."""
+    return after is not None and after != before
+
+
+@dataclass
+class _Start:
+    """What an iteration knew when its agent started (read again once it ended)."""
+
+    number: int
+    before: FileStamp | None
+    """convergence.json's stamp before the agent ran."""
+    git_before: GitSnapshot | None
+    report_path: Path
+    log_path: Path
+    started_at: str
+    runtime_bound: bool = False
+
+
+class IterationRunner:
+    """The iteration half of the loop (a base of the loop, which holds the state below)."""
+
+    opts: _Options
+    cfg: LoopConfig
+    display: LoopDisplay
+    project: Path
+    store: RunStore
+    record: RunRecord
+    backend: Backend
+    profile: str
+    """The ``[agent.profiles]`` profile of the current agent (empty: none)."""
+    limits: Limits
+    stop: StopControl
+    git_repo: bool
+    git_last: GitSnapshot | None
+    log_root: Path
+    last_exit: int
+    last_duration: float
+    records_failure: Exception | None
+    preamble: str
+    last_tree: str | None
+    sandbox_env: dict[str, str]
+    """The tree of the last iteration's newest commit (``None``: no commit, or unknown)."""
+
+    base_active: float
+    """Active seconds of the run before this supervisor (a resumed run's)."""
+    t0: float
+    """When this supervisor started the run (``time.monotonic``)."""
+
+    @property
+    def agent_label(self) -> str:
+        return f"{self.backend.name}:{self.profile}" if self.profile else self.backend.name
+
+    def elapsed(self) -> float:
+        """Active seconds of the run so far."""
+        return self.base_active + time.monotonic() - self.t0
+
+    def save(self) -> None:
+        """Write run.json with the active time so far."""
+        self.record.totals.active_seconds = round(self.elapsed(), 3)
+        self.store.save(self.record)
+
+    # The loop's own, used here: the hooks' context.
+
+    def context(self, *, iteration: int | None = None, finish_type: str = "") -> HookContext:
+        raise NotImplementedError
+
+    # -- one agent run -------------------------------------------------------------------------
+    def prompt(self) -> str:
+        """The iteration's prompt: what the last iteration left to say (a refused claim, a
+        stall warning) first, then the mode's prompt."""
+        return self.preamble + self.prompt_text()
+
+    def prompt_text(self) -> str:
+        """The mode's prompt (with a fleet loop's task first)."""
+        path = self.project / ".fresher" / f"PROMPT.{self.record.mode}.md"
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            text = default_prompt(self.record.mode)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{path}: cannot read the prompt: {exc}") from exc
+        if self.opts.task:
+            # A fleet loop's own task comes first: each loop completes on its own.
+            text = f"{self.opts.task.strip()}\n\n---\n\n{text}"
+        return text + self.backend.prompt_suffix
+
+    def plan_unchecked(self) -> int | None:
+        path = self.project / self.cfg.paths.plan_file
+        try:
+            return count_unchecked(path.read_text(encoding="utf-8", errors="replace"))
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            self.display.warn(f"{path}: cannot read the plan: {exc.strerror}")
+            return None
+
+    async def snapshot(self) -> GitSnapshot | None:
+        if not self.git_repo:
+            return None
+        return await git_snapshot(self.project, excluded=(self.log_root,))
+
+    def agent_argv(self) -> list[str]:
+        argv = self.cfg.agent_argv(self.opts.python, self.backend, self.profile)
+        max_cost = self.cfg.limits.max_cost
+        if max_cost:
+            argv += self.backend.budget_argv(max_cost - (self.record.totals.cost_usd or 0.0))
+        return argv
+
+    def agent_env(self, number: int, report_path: Path) -> KeyPlan:
+        """The agent's environment (no secrets but those passed), the run's variables, and
+        how its key reaches it (:mod:`~forgeflare.supervisor._agentkey`)."""
+        plan = plan_agent_key(
+            self.backend.name, self.opts.env, self.opts.pass_env, self.backend.secret_names
+        )
+        env = plan.env
+        env.update(hook_env("agent", self.context(iteration=number)))
+        env.update(self.cfg.profile_env(self.profile))  # the profile's account, e.g. CODEX_HOME
+        env[REPORT_ENV] = str(report_path)
+        if self.opts.pass_env:
+            env[PASS_ENV_VAR] = ",".join(self.opts.pass_env)
+        security = self.cfg.security
+        if security.allow_paths:
+            env["FORGEFLARE_ALLOW_PATHS"] = os.pathsep.join(
+                str((self.project / p).resolve()) for p in security.allow_paths
+            )
+        env.update(self.sandbox_env)
+        return plan
+
+    @contextlib.contextmanager
+    def key_handover(self, plan: KeyPlan, argv: list[str], number: int) -> Iterator[list[int]]:
+        """Hand the agent its key as ``plan`` says: a descriptor (its number goes in the
+        environment, the descriptor in the list yielded) or Claude Code's key file (its
+        ``--settings`` added to ``argv``); both are gone when the agent is."""
+        with contextlib.ExitStack() as stack:
+            fds: list[int] = []
+            if plan.through_fd:
+                fds.append(secrets_fd(plan.through_fd))
+                stack.callback(os.close, fds[0])
+                plan.env[KEY_FD_ENV] = str(fds[0])
+            if plan.helper_key is not None:
+                path = stack.enter_context(
+                    key_file(self.store.dir / f".key-{number:03d}", plan.helper_key)
+                )
+                argv += ["--settings", helper_settings(path)]
+            yield fds
+
+    async def run_agent(self, number: int) -> tuple[IterationRecord, IterationOutcome]:
+        """Run iteration ``number``'s agent; returns its record and the decision's outcome."""
+        conv = convergence_path(self.project)
+        warning = clear_convergence(conv)
+        if warning:
+            self.display.warn(warning)
+        git_before = self.git_last if self.git_last is not None else await self.snapshot()
+        start = _Start(
+            number=number,
+            before=_stamp(conv),
+            git_before=git_before,
+            report_path=self.store.dir / f"iteration-{number:03d}.report.json",
+            log_path=self.store.iteration_log(number),
+            started_at=utc_timestamp(),
+        )
+        start.report_path.unlink(missing_ok=True)
+        budget, start.runtime_bound = agent_time(self.limits, self.elapsed())
+        head_before = git_before.head if git_before else None
+        self.record.current = InProgress(number=number, started_at=start.started_at)
+        self.store.event(
+            "iteration_started", number=number, head=head_before, log=start.log_path.name
+        )
+        result, reader = await self.watch_agent(start, budget)
+        return await self.read_iteration(start, result, reader)
+
+    async def watch_agent(self, start: _Start, budget: float) -> tuple[ChildResult, LineReader]:
+        """Start the agent, show and log its output until it ends (or is ended)."""
+        number, log_path = start.number, start.log_path
+        prompt = self.prompt()
+        argv = self.agent_argv()
+        plan = self.agent_env(number, start.report_path)
+        env = plan.env
+        failed: list[Exception] = []
+
+        def on_start(pid: int) -> None:
+            assert self.record.current is not None
+            self.record.current.agent_pid = pid
+            try:
+                self.save()
+            except RecordError as exc:
+                failed.append(exc)  # raised once the agent is done: it must not be left running
+
+        self.display.info(f"iteration {number}: starting {argv[0]} ({self.agent_label})")
+        self.display.start_iteration(number, self.limits.max_iterations)
+        reader = self.backend.reader()
+        if isinstance(reader, CodexStreamReader):
+            reader.setup(argv=argv, env=env)  # its model and CODEX_HOME (session files)
+        # Plain blocking writes: a local append per line is cheaper than a thread hop.
+        # Unbuffered, so that a full disk fails the write, not the close.
+        try:
+            log = open(log_path, "wb", buffering=0)  # noqa: ASYNC230, SIM115
+        except OSError as exc:
+            raise RecordError(f"{log_path}: cannot write: {exc.strerror}") from exc
+        with log:
+
+            def on_line(line: bytes) -> None:
+                if not failed:
+                    try:
+                        log.write(line)
+                    except OSError as exc:
+                        # A full disk must not cut the iteration short: the terminal still
+                        # shows the output, and the records' failure ends the loop after it.
+                        failed.append(RecordError(f"{log_path}: cannot write: {exc.strerror}"))
+                shown = reader.feed(line.decode("utf-8", errors="replace"))
+                if self.opts.raw:
+                    self.display.output(line)
+                    return
+                for text in shown:
+                    self.display.output(text + "\n")
+
+            try:
+                with self.key_handover(plan, argv, number) as pass_fds:
+                    result = await supervise(
+                        argv,
+                        cwd=self.project,
+                        env=env,
+                        stdin=prompt.encode(),
+                        timeout=None if math.isinf(budget) else budget,
+                        grace=self.cfg.agent.kill_grace,
+                        stop=self.stop,
+                        on_line=on_line,
+                        on_start=on_start,
+                        pass_fds=pass_fds,
+                    )
+            except OSError as exc:
+                msg = f"cannot start the agent {argv[0]!r}: {exc.strerror or exc}"
+                with contextlib.suppress(OSError):
+                    log.write(f"forgeflare loop: {msg}\n".encode())
+                self.display.error(msg)
+                result = ChildResult(returncode=127, timed_out=False, stopped=False, duration=0.0)
+            finally:
+                self.display.end_iteration()
+        # Descendants that left the agent's process group (a new session) carry the run's marker.
+        leftovers = await trio.to_thread.run_sync(
+            end_marked_processes, "FRESHER_RUN_ID", self.record.run_id, self.cfg.agent.kill_grace
+        )
+        if leftovers:
+            self.display.warn(f"ended {len(leftovers)} process(es) the agent left running")
+        self.records_failure = failed[0] if failed else None
+        return result, reader
+
+    async def read_iteration(
+        self, start: _Start, result: ChildResult, reader: LineReader
+    ) -> tuple[IterationRecord, IterationOutcome]:
+        """Read what the agent did (its report, convergence.json, git) into its record."""
+        number, conv, before = start.number, convergence_path(self.project), start.before
+        git_before, report_path, log_path = start.git_before, start.report_path, start.log_path
+        started_at, runtime_bound = start.started_at, start.runtime_bound
+        head_before = git_before.head if git_before else None
+        state: ConvergenceState | None = None
+        if is_fresh(before, _stamp(conv)):
+            try:
+                state = read_convergence(conv)
+            except ConvergenceError as exc:
+                self.display.warn(str(exc))
+        git_after = await self.snapshot()
+        self.git_last = git_after
+        commits = 0
+        self.last_tree = None
+        changed: bool | None = None
+        if git_before is not None and git_after is not None:
+            commits, self.last_tree = await commits_and_tree(
+                self.project, git_before.head, git_after.head
+            )
+            changed = commits > 0 or git_before != git_after
+        final = state.final if state else None
+        report = self.backend.report(
+            reader,
+            ChildEnd(
+                exit_code=result.exit_code,
+                timed_out=result.timed_out,
+                stopped=result.stopped,
+                signalled=result.returncode < 0 and not result.stopped,
+            ),
+            final,
+            report_path if report_path.exists() else None,
+        )
+        it = IterationRecord.from_report(
+            report,
+            number=number,
+            started_at=started_at,
+            backend=self.backend.name,
+            profile=self.profile,
+            duration=round(result.duration, 3),
+            exit_code=exit_status(result),
+            timed_out=result.timed_out,
+            observations=[o.model_dump() for o in state.observations] if state else [],
+            head_before=head_before,
+            head_after=git_after.head if git_after else None,
+            log=log_path.name,
+            commits=commits,
+            changed=changed,
+            plan_unchecked=self.plan_unchecked(),
+        )
+        outcome = IterationOutcome(
+            mode="planning" if self.record.mode == "planning" else "building",
+            exit_code=result.exit_code,
+            timed_out=result.timed_out,
+            stop_reason=report.stop_reason,
+            plan_unchecked=it.plan_unchecked,
+            git_changed=changed,
+            outcome=report.outcome,
+            signal_complete=report.signal == COMPLETE_TAG,
+            runtime_bound=runtime_bound,
+            transient=report.transient,
+            resets_at=parse_time(report.resets_at),
+        )
+        if result.timed_out:
+            what = "runtime limit" if outcome.runtime_hit else "iteration timeout"
+            self.display.error(f"iteration {number}: agent killed at the {what}")
+        cost = f", {format_cost(it.cost_usd)}"
+        stop_words = "" if it.stop_reason is None else f", stop {it.stop_reason}"
+        self.display.info(
+            f"iteration {number}: {it.outcome}, exit {it.exit_code}{stop_words}, "
+            f"{it.duration:.1f}s, tokens {report.tokens.total}{cost}, commits {commits}"
+        )
+        self.last_exit, self.last_duration = exit_status(result), it.duration
+        return it, outcome
+
+    # -- the loop ---------------------------------------------------------------------------
+    def finish_iteration(self, it: IterationRecord, decision: str, *, counted: bool) -> None:
+        it.decision = decision
+        rec = self.record
+        rec.add_iteration(it, counted=counted)
+        if it.cost_usd is None and it.tokens.total and rec.totals.cost_unknown == 1:
+            self.display.warn(
+                f"iteration {it.number}: cost unknown (no price for model "
+                f"{it.model or self.cfg.fresher.model or '?'}); tokens are recorded"
+            )
+        self.display.spent = rec.totals.cost_usd
+        self.save()
+        self.store.event("iteration", **it.model_dump(exclude={"observations"}))
+        if self.records_failure is not None:
+            failure, self.records_failure = self.records_failure, None
+            raise failure

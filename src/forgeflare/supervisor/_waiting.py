@@ -1,0 +1,85 @@
+"""The loop's waits between iterations: for a usage window or out an API outage.
+
+When to wait and how long is :mod:`~forgeflare.supervisor._waits`' (pure); this is the shell: it
+waits by the wall clock (a laptop suspend does not stretch it), ends early on a stop, records
+the wait in ``run.json`` and ``events.jsonl`` and notifies.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from forgeflare._clock import format_wait, utc_timestamp
+from forgeflare.supervisor._agentproc import StopControl
+from forgeflare.supervisor._display import LoopDisplay
+from forgeflare.supervisor._notify import Notifier
+from forgeflare.supervisor._records import RunRecord, RunStore, WaitRecord
+from forgeflare.supervisor._stop import stop_requested
+
+__all__ = ["LoopWaits"]
+
+
+class LoopWaits:
+    """The waiting part of the loop (a base of the loop, which holds the state below)."""
+
+    display: LoopDisplay
+    project: Path
+    store: RunStore
+    record: RunRecord
+    stop: StopControl
+    notifier: Notifier
+    time_scale: float
+
+    def elapsed(self) -> float:
+        raise NotImplementedError
+
+    async def wait(self, kind: str, seconds: float, until: datetime) -> None:
+        """Wait ``seconds`` by the wall clock (a suspend does not stretch it), or a stop."""
+        local = until.astimezone().strftime("%H:%M")
+        what = "the usage window" if kind == "limit_wait" else "the API (outage)"
+        self.display.warn(f"waiting for {what} until {local} ({format_wait(seconds)})")
+        started = utc_timestamp()
+        self.store.event("wait_started", kind=kind, until=utc_timestamp(until), seconds=seconds)
+        await self.notifier.send(
+            kind,
+            {**self.summary(), "until": local, "detail": f"waiting {format_wait(seconds)}"},
+        )
+        scale = self.time_scale
+        deadline = datetime.now(UTC) + timedelta(seconds=seconds * scale)
+        t0 = time.monotonic()
+        while not self.stop.stop.is_set() and not stop_requested(self.project):
+            left = (deadline - datetime.now(UTC)).total_seconds()
+            if left <= 0:
+                break
+            # Poll the stop request each second (a file: `forgeflare stop` from another shell).
+            with trio.move_on_after(min(left, 1.0)):
+                await self.stop.stop.wait()
+        waited = round(time.monotonic() - t0, 3)
+        self.record.totals.waited_seconds = round(self.record.totals.waited_seconds + waited, 3)
+        self.record.waits.append(
+            WaitRecord(kind=kind, started_at=started, duration=waited, until=utc_timestamp(until))
+        )
+        self.store.event("wait_ended", kind=kind, waited=waited)
+
+    def summary(self) -> dict[str, Any]:
+        rec = self.record
+        return {
+            "run_id": rec.run_id,
+            "project_dir": rec.project_dir,
+            "mode": rec.mode,
+            "started_at": rec.started_at,
+            "finished_at": rec.finished_at,
+            "finish_type": rec.finish_type,
+            "finish_reason": rec.finish_reason,
+            "exit_code": rec.exit_code,
+            "totals": {
+                **rec.totals.model_dump(),
+                "duration": round(self.elapsed(), 1),
+            },
+            "run_dir": str(self.store.dir),
+        }
