@@ -75,7 +75,10 @@ def run(
         help="Let Read, Glob, Grep and Edit use this directory outside the project too.",
     ),
     sandbox: bool = typer.Option(
-        False, "--sandbox", help="Run Bash commands under bubblewrap (project writable only)."
+        False,
+        "--sandbox",
+        help="Run Bash commands under bubblewrap: read-only but for the project, its git dir, "
+        "a private /tmp and the package caches (loops do this by default).",
     ),
     sandbox_network: bool = typer.Option(
         False, "--sandbox-network", help="With --sandbox: allow network access."

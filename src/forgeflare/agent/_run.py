@@ -31,7 +31,11 @@ from forgeflare.agent._session import SessionWriter
 from forgeflare.agent._turn import TurnLoop, TurnResult
 from forgeflare.agent.tools import tool_schemas
 from forgeflare.agent.tools._registry import TOOL_NAMES
-from forgeflare.agent.tools._sandbox import SANDBOX_ENV, check_sandbox
+from forgeflare.agent.tools._sandbox import (
+    SANDBOX_ENV,
+    require_sandbox,
+    scope_abstract_sockets,
+)
 from forgeflare.hooks import EXIT_CODES, HOOKS_RELPATH, Hook
 from forgeflare.hooks._pipeline import build_pipeline, collect_agent_hooks
 from forgeflare.trust._items import agent_trust_items
@@ -113,7 +117,9 @@ async def run_agent(
     base_url = checked_base_url(options.api_url, options.env)
     api_key = _api_key(options, base_url)
     if options.env.get(SANDBOX_ENV):
-        check_sandbox(project_dir)
+        # First, before a thread exists: threads and children made later inherit the scope.
+        scope_abstract_sockets()
+        await require_sandbox(project_dir)  # os.environ: already without secrets
     display.verbose_info(f"API URL: {base_url}")
 
     # Before any project hook module is imported or hook configured: nothing from the project

@@ -80,6 +80,9 @@ def register(app: typer.Typer) -> None:
             "--again",
             help="Run a finished fleet again: new branches and worktrees, the old records kept.",
         ),
+        no_sandbox: bool = typer.Option(
+            False, "--no-sandbox", help="Every loop runs its Bash commands unconfined."
+        ),
         trust_project: bool = typer.Option(
             False, "--trust-project", help="Run the fleet file's commands without review."
         ),
@@ -104,7 +107,13 @@ def register(app: typer.Typer) -> None:
         # Children started without an explicit environment (git) inherit no secret.
         scrub_environment(os.environ)
         opts = FleetOptions(
-            fleet_file=fleet_file, fleet=spec, resume=resume, again=again, log=_log, env=env
+            fleet_file=fleet_file,
+            fleet=spec,
+            resume=resume,
+            again=again,
+            log=_log,
+            env=env,
+            no_sandbox=no_sandbox,
         )
         old = None if again else finished_fleet(opts)
         if old is not None:

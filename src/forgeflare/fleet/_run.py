@@ -94,6 +94,8 @@ class FleetOptions:
     poll: float = 0.5
     grace: float = 10.0
     gate_timeout: float = 3600.0
+    no_sandbox: bool = False
+    """``fleet run --no-sandbox``: every loop runs its Bash commands unconfined."""
 
 
 def _git(cwd: Path, *args: str) -> GitResult:
@@ -293,6 +295,8 @@ class _Fleet:
             argv += ["--model", spec.model]
         if spec.agent_command:
             argv += ["--agent-cmd", spec.agent_command]
+        if self.opts.no_sandbox:
+            argv.append("--no-sandbox")
         return argv
 
     async def _start_and_wait(self, spec: FleetLoop, loop: LoopRecord) -> None:

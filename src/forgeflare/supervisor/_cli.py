@@ -79,6 +79,7 @@ def _run(*, project_dir: Path, mode: str | None, opts: dict[str, Any]) -> None:
         "limits.max_cost": opts["max_cost"],
         "agent.command": opts["agent_cmd"],
         "agent.backend": opts["backend"],
+        "security.sandbox": "off" if opts["no_sandbox"] else None,
     }
     loaded = load_config(project_dir, env=env, cli=cli)
     trust_project = bool(opts["trust_project"])
@@ -202,6 +203,12 @@ _TRUST = typer.Option(
 _PASS_ENV = typer.Option(
     None, "--pass-env", metavar="NAME", help="Pass this secret-looking variable to hooks too."
 )
+_NO_SANDBOX = typer.Option(
+    False,
+    "--no-sandbox",
+    help="Run the agent's Bash commands unconfined (default: under bubblewrap when it works; "
+    "[security] sandbox).",
+)
 _RAW = typer.Option(False, "--raw", help="Show the agent's output as it is (e.g. stream-json).")
 
 
@@ -225,6 +232,7 @@ def register(app: typer.Typer) -> None:
         trust_project: bool = _TRUST,
         pass_env: list[str] = _PASS_ENV,
         raw: bool = _RAW,
+        no_sandbox: bool = _NO_SANDBOX,
         project_dir: Path = _DIR,
     ) -> None:
         opts = dict(locals())

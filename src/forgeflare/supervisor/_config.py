@@ -297,10 +297,16 @@ class SecuritySection(_Section):
     """Secret-looking variables (*_API_KEY, *_TOKEN, ...) passed to hooks and tools anyway."""
     allow_paths: Names = Field(default_factory=list)
     """Directories outside the project the own agent's file tools may use."""
-    sandbox: Literal["", "bwrap"] = ""
-    """Run the own agent's Bash commands under bubblewrap (project writable, rest read-only)."""
-    sandbox_network: Bool = False
-    """With the sandbox: allow network access."""
+    sandbox: Literal["auto", "bwrap", "off"] = "auto"
+    """The own agent's Bash commands under bubblewrap (project writable, rest read-only):
+    auto (when bubblewrap works, else a notice), bwrap (required), off."""
+    sandbox_network: Bool = True
+    """In the sandbox: network access (false: a network namespace of its own)."""
+    writable: Names = Field(default_factory=list)
+    """More directories the sandbox keeps writable (besides the project, its git dir, /tmp,
+    ~/.cache, ~/.npm, ~/.cargo); relative to the project, ~ expanded."""
+    sockets: Names = Field(default_factory=list)
+    """Host unix sockets the sandbox lets in (e.g. /run/docker.sock); ~ expanded."""
 
 
 class NotifySection(_Section):

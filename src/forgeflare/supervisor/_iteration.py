@@ -133,6 +133,7 @@ class IterationRunner:
     records_failure: Exception | None
     preamble: str
     last_tree: str | None
+    sandbox_env: dict[str, str]
     """The tree of the last iteration's newest commit (``None``: no commit, or unknown)."""
 
     base_active: float
@@ -217,8 +218,7 @@ class IterationRunner:
             env["FORGEFLARE_ALLOW_PATHS"] = os.pathsep.join(
                 str((self.project / p).resolve()) for p in security.allow_paths
             )
-        if security.sandbox == "bwrap":
-            env["FORGEFLARE_SANDBOX"] = "network" if security.sandbox_network else "1"
+        env.update(self.sandbox_env)
         return plan
 
     @contextlib.contextmanager

@@ -44,6 +44,7 @@ from forgeflare._pgroup import become_subreaper, escaped_descendants, process_st
 from forgeflare._process import run_child
 from forgeflare._secrets import child_environment
 from forgeflare._words import plural
+from forgeflare.agent.tools._sandbox import SandboxChoice, loop_sandbox
 from forgeflare.supervisor._agentproc import (
     StopControl,
 )
@@ -197,6 +198,9 @@ class _Loop(IterationRunner, LoopWaits, AgentSwitching):
         self.records_failure: Exception | None = None
         """A write that failed during the agent: raised once its iteration is recorded."""
         self.time_scale = _time_scale(opts.env)
+        self.sandbox: SandboxChoice | None = None
+        self.sandbox_env: dict[str, str] = {}
+        """The agent's sandbox variables, decided once at the start (empty: none)."""
         self.preamble = ""
         """What the next iteration's prompt starts with (a refused claim, a stall warning)."""
         self.no_progress = 0
@@ -325,6 +329,8 @@ class _Loop(IterationRunner, LoopWaits, AgentSwitching):
             f"{timeout}, agent {self.backend.name}"
             + "".join(f", then {spec.label}" for spec in self.fallbacks)
         )
+        if self.sandbox is not None:
+            getattr(self.display, self.sandbox.level)(self.sandbox.line)
         if trust_override(self.opts.env, self.opts.trust_project):  # the one override parser
             self.display.warn("trusting the project's hooks without review (--trust-project)")
 
@@ -719,6 +725,16 @@ class _Loop(IterationRunner, LoopWaits, AgentSwitching):
         return GateRun(gate, code, text)
 
     async def run(self) -> LoopResult:
+        security = self.cfg.security
+        self.sandbox, self.sandbox_env = await loop_sandbox(
+            self.project,
+            setting=security.sandbox,
+            backend=self.backend.name,
+            network=security.sandbox_network,
+            writable=security.writable,
+            sockets=security.sockets,
+            env=child_environment(self.opts.env, self.opts.pass_env),
+        )
         self.open_run()
         for warning in self.opts.warnings:
             self.display.warn(warning)
