@@ -35,7 +35,16 @@ pytest: $(STAMP)
 
 test: lint pytest
 
-demo: $(STAMP)
+# The offline demo needs forgeflare alone: a venv with `pip install -e .` (seconds), not the
+# dev toolchain; a venv `make venv` built already serves too.
+DEMO_STAMP := $(VENV)/.installed-demo
+
+$(DEMO_STAMP): pyproject.toml
+	test -f $(STAMP) -a $(STAMP) -nt pyproject.toml || { \
+		$(PYTHON) -m venv $(VENV) && $(BIN)/python -m pip install --quiet -e . ; }
+	touch $(DEMO_STAMP)
+
+demo: $(DEMO_STAMP)
 	$(BIN)/forgeflare demo
 
 bench: $(STAMP)

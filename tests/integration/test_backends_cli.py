@@ -73,7 +73,7 @@ def test_init_codex_makes_codex_the_agent(tmp_path: Path) -> None:
 
 def test_init_with_both_agents_is_one_clear_error(tmp_path: Path) -> None:
     done = forgeflare(tmp_path, "init", "--claude", "--codex", str(tmp_path / "p"))
-    assert done.returncode == 1  # init's errors exit 1 (see test_templates_init)
+    assert done.returncode == 2  # a usage error, as everywhere
     assert done.stderr.strip() == "forgeflare: error: --claude and --codex: choose one agent"
     assert not (tmp_path / "p" / ".fresher").exists()
 

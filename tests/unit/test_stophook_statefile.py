@@ -184,6 +184,10 @@ frames = st.builds(
     iter=st.integers(0, 10**6),
     max=st.integers(1, 10**6),
     prompt=st.text(max_size=40),
+    gate=st.text(max_size=20),
+    stall_after=st.integers(0, 10),
+    failures=st.text(max_size=20),
+    stalled=st.integers(0, 10),
 )
 
 

@@ -156,9 +156,19 @@ def first_user_text(body: Mapping[str, Any]) -> str:
 
 
 def choose_conversation(script: Script, body: Mapping[str, Any]) -> int | None:
-    """The first conversation whose ``match`` is in the first user message, or ``None``."""
+    """The first conversation whose ``match`` is in the first user message or is the name of
+    one of the request's tools (a loop's reviewer is matched by ``verdict``), or ``None``."""
     text = first_user_text(body)
-    return next((i for i, c in enumerate(script.conversations) if c.match in text), None)
+    tools = body.get("tools")
+    names = (
+        {t.get("name") for t in tools if isinstance(t, Mapping)}
+        if isinstance(tools, list)
+        else set()
+    )
+    return next(
+        (i for i, c in enumerate(script.conversations) if c.match in text or c.match in names),
+        None,
+    )
 
 
 def _unmatched(body: Mapping[str, Any], script: Script, rid: str) -> JSONReply:

@@ -5,6 +5,7 @@ from forgeflare.report._collect import find_run
 from forgeflare.report._collect import list_runs
 from forgeflare.report._collect import load_run
 from forgeflare.report._collect import runs_root
+from forgeflare.report._digest import DEAD_REASON
 from forgeflare.report._collect import skipped_line
 from forgeflare.report._digest import Commit
 from forgeflare.report._digest import Digest
@@ -16,6 +17,10 @@ from forgeflare.report._digest import summarize
 from forgeflare.report._html import OUTCOME_COLOURS
 from forgeflare.report._html import render_html
 from forgeflare.report._html import write_html
+from forgeflare.report._html import LOG_TAILS
+from forgeflare.report._html import LOG_TAIL_LINES
+from forgeflare.report._html import cumulative_series
+from forgeflare.report._html import plotly_loader
 from forgeflare.report._text import format_cost
 from forgeflare.report._text import format_duration
 from forgeflare.report._text import render_runs
@@ -29,6 +34,9 @@ from forgeflare.report._watch import state_from_run
 from forgeflare.report._watch import watch
 
 __all__ = [
+    "DEAD_REASON",
+    "LOG_TAILS",
+    "LOG_TAIL_LINES",
     "OUTCOME_COLOURS",
     "Commit",
     "Digest",
@@ -37,6 +45,7 @@ __all__ = [
     "WatchState",
     "build_digest",
     "collect_digest",
+    "cumulative_series",
     "current_tool",
     "find_run",
     "fold_events",
@@ -44,6 +53,7 @@ __all__ = [
     "format_duration",
     "list_runs",
     "load_run",
+    "plotly_loader",
     "render_html",
     "render_line",
     "render_runs",

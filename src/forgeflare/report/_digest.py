@@ -17,6 +17,7 @@ from forgeflare.supervisor._history import IterationRow, finish_reason, iteratio
 from forgeflare.supervisor._records import RunRecord
 
 __all__ = [
+    "DEAD_REASON",
     "Commit",
     "Digest",
     "RunSummary",
@@ -62,6 +63,8 @@ class RunSummary:
     tokens: int
     cost_usd: float | None
     running: bool
+    dead: bool = False
+    """Unfinished, and its supervisor no longer runs (killed): ``--resume`` picks it up."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -76,6 +79,7 @@ class RunSummary:
             "tokens": self.tokens,
             "cost_usd": self.cost_usd,
             "running": self.running,
+            "dead": self.dead,
         }
 
 
@@ -104,21 +108,31 @@ def _tasks_done(run: RunRecord) -> int | None:
     return max(0, first - counts[-1])
 
 
-def summarize(run: RunRecord, now: datetime | None = None) -> RunSummary:
-    """The one-line view of a run: its figures are the record's totals, as the loop said them."""
+DEAD_REASON = "dead — forgeflare loop --resume"
+"""The reason shown for an unfinished run whose supervisor is gone."""
+
+
+def summarize(
+    run: RunRecord, now: datetime | None = None, *, alive: bool | None = None
+) -> RunSummary:
+    """The one-line view of a run: its figures are the record's totals, as the loop said them.
+    ``alive``: whether its supervisor still runs (``False`` makes an unfinished run ``dead``;
+    ``None``: not known)."""
+    dead = not run.finished_at and alive is False
     totals = run.totals
     return RunSummary(
         run_id=run.run_id,
         started_at=run.started_at,
         duration=_run_duration(run, now),
         finish_type=run.finish_type,
-        reason=finish_reason(run),
+        reason=DEAD_REASON if dead else finish_reason(run),
         iterations=totals.iterations,
         commits=totals.commits,
         tasks_done=_tasks_done(run),
         tokens=totals.tokens,
         cost_usd=totals.cost_usd,
-        running=not run.finished_at,
+        running=not run.finished_at and not dead,
+        dead=dead,
     )
 
 
@@ -135,6 +149,10 @@ class Digest:
     hook_failures: list[str] = field(default_factory=list)
     signals: list[tuple[int, str]] = field(default_factory=list)
     spend: dict[str, Any] = field(default_factory=dict)
+    evidence: list[str] = field(default_factory=list)
+    """Each completion claim and its fate, each reviewer verdict (one line each)."""
+    progress: list[str] = field(default_factory=list)
+    """The progress measure of each iteration that had one (``[limits] stall_after``)."""
 
     def slowest(self, n: int = 3) -> list[IterationRow]:
         return sorted(self.rows, key=lambda r: r.duration, reverse=True)[:n]
@@ -150,6 +168,35 @@ def _hook_failures(run: RunRecord) -> list[str]:
             where = f" (iteration {hook.iteration})" if hook.iteration else ""
             out.append(f"{hook.name}: {status}, exit {hook.exit_code}{where}")
     return out
+
+
+def _evidence(run: RunRecord) -> tuple[list[str], list[str]]:
+    """Claims with their fate and the reviewer's verdicts; the progress of each iteration."""
+    claims: list[str] = []
+    progress: list[str] = []
+    for row in run.iterations:
+        claim, review, moved = row.claim, row.review, row.progress
+        if claim is not None:
+            fate = (
+                "accepted"
+                if claim.accepted
+                else f"refused by the {claim.rejected_by}: {claim.why}".rstrip(": ")
+            )
+            claims.append(f"#{row.number} claim by {claim.by}: {fate}")
+        if review is not None:
+            if review.complete is None:
+                said = f"no verdict ({review.error})"
+            else:
+                said = "complete" if review.complete else "not complete"
+                said += "".join(f"; {r}" for r in review.reasons)
+                said += "".join(f"; missing: {m}" for m in review.missing)
+            claims.append(f"#{row.number} reviewer {review.model}: {said}")
+        if moved is not None:
+            gate = "" if moved.gate_exit is None else f", gate exit {moved.gate_exit}"
+            streak = f", {moved.no_progress} in a row" if not moved.made else ""
+            word = "progress" if moved.made else "no progress"
+            progress.append(f"#{row.number} {word}: {moved.why}{gate}{streak}")
+    return claims, progress
 
 
 def spend_by_agent(run: RunRecord) -> dict[str, dict[str, Any]]:
@@ -182,6 +229,7 @@ def build_digest(
     rows = iteration_rows(run)
     summary = summarize(run, now)
     unknown = [r.number for r in rows if r.cost_usd is None and r.total_tokens]
+    evidence, progress = _evidence(run)
     return Digest(
         summary=summary,
         rows=rows,
@@ -197,4 +245,6 @@ def build_digest(
             "cost_unknown_in": unknown,
             "by_agent": spend_by_agent(run),
         },
+        evidence=evidence,
+        progress=progress,
     )

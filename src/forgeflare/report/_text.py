@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from forgeflare._units import format_cost, format_duration, format_tokens
+from forgeflare._words import plural
 from forgeflare.report._digest import Digest, RunSummary
 
 __all__ = ["format_cost", "format_duration", "render_runs", "render_text"]
@@ -18,7 +19,7 @@ def render_runs(summaries: list[RunSummary]) -> str:
         return "no runs yet"
     lines = []
     for s in summaries:
-        finish = "running" if s.running else (s.finish_type or "?")
+        finish = "dead" if s.dead else "running" if s.running else (s.finish_type or "?")
         tasks = f"{s.tasks_done} tasks" if s.tasks_done is not None else "- tasks"
         lines.append(
             f"{s.run_id}  {s.started_at:<20}  {format_duration(s.duration):>7}  {finish:<14} "
@@ -35,7 +36,8 @@ def render_text(d: Digest) -> str:
     out = [
         f"run {s.run_id}  started {s.started_at}  {format_duration(s.duration)}",
         f"{s.reason}",
-        f"{s.iterations} iterations · {s.commits} commits · {_tokens(s.tokens)} tokens · "
+        f"{plural(s.iterations, 'iteration')} · {plural(s.commits, 'commit')} · "
+        f"{_tokens(s.tokens)} tokens · "
         f"{format_cost(s.cost_usd)}",
         "",
         "Commits",
@@ -81,12 +83,17 @@ def render_text(d: Digest) -> str:
     out += [f"  {h}" for h in d.hook_failures] or ["  none"]
     out += ["", "Convergence signals"]
     out += [f"  #{n} {name}" for n, name in d.signals] or ["  none"]
+    out += ["", "Completion claims"]
+    out += [f"  {line}" for line in d.evidence] or ["  none"]
+    if d.progress:
+        out += ["", "Progress"]
+        out += [f"  {line}" for line in d.progress]
     out += ["", "Iterations"]
     for r in d.rows:
         cost = "" if r.cost_usd is None else f" {format_cost(r.cost_usd)}"
         out.append(
             f"  #{r.number:<3} {r.outcome:<12} {format_duration(r.duration):>7} "
-            f"{_tokens(r.total_tokens):>7} tok{cost} {r.commits} commits"
+            f"{_tokens(r.total_tokens):>7} tok{cost} {plural(r.commits, 'commit')}"
             + (f"  {r.stop_reason}" if r.stop_reason else "")
         )
     return "\n".join(out) + "\n"

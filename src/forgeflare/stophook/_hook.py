@@ -20,7 +20,15 @@ from typing import NamedTuple
 from forgeflare._damaged import loads
 from forgeflare.stophook._errors import StopHookError
 from forgeflare.stophook._lag import WAIT_ENV, read_settled, wait_seconds
-from forgeflare.stophook._machine import LoopRecord, Phase, StopDecision, StoredState, transition
+from forgeflare.stophook._machine import (
+    LoopRecord,
+    Phase,
+    Refusal,
+    StopDecision,
+    StoredState,
+    claimed,
+    transition,
+)
 from forgeflare.stophook._statefile import LOCK_TIMEOUT_S, any_state, open_state
 from forgeflare.stophook._transcript import final_message
 
@@ -123,6 +131,41 @@ def _session(payload: Mapping[str, object]) -> str | None:
     return session_id if isinstance(session_id, str) and session_id else None
 
 
+def _run_gate(gate: str, project: Path, environ: Mapping[str, str]) -> Refusal | None:
+    """Run a frame's gate on a claim (only then: the no-claim path never gets here); ``None``
+    when it passes, else the text the continuation starts with."""
+    import subprocess
+
+    from forgeflare._evidence import GateRun, rejection_text
+    from forgeflare._secrets import child_environment
+
+    try:
+        done = subprocess.run(
+            ["bash", "-c", gate],
+            cwd=project,
+            env=child_environment(environ, ()),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            timeout=GATE_TIMEOUT_S,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        out = exc.output or b""
+        run = GateRun(gate, None, out.decode(errors="replace") + "\n(timed out)")
+    except OSError as exc:
+        run = GateRun(gate, None, f"cannot run: {exc}")
+    else:
+        run = GateRun(gate, done.returncode, done.stdout.decode(errors="replace"))
+    if run.passed:
+        return None
+    return Refusal(rejection_text(by="tag", rejected_by="gate", gate=run), run.signature)
+
+
+GATE_TIMEOUT_S = 600.0
+"""How long a gate may take before the claim is refused."""
+
+
 def run_stop_hook(
     stdin_text: str,
     *,
@@ -160,8 +203,17 @@ def run_stop_hook(
             wait = wait_seconds(environ) if mine else 0.0  # another session's loop: no wait
             seen = _judge(payload, _judged_before(session.state), wait, sleep)
             text = "" if seen.unknown else seen.text  # unknown: no tag, one more turn
+            claim = claimed(session.state, text) if mine else None
+            refused = None
+            if claim is not None and claim.gate:
+                refused = _run_gate(claim.gate, project, environ)
             new_state, decision = transition(
-                session.state, text, now, _session(payload), judged=seen.message_id
+                session.state,
+                text,
+                now,
+                _session(payload),
+                judged=seen.message_id,
+                refused=refused,
             )
             session.commit(new_state)
     except (StopHookError, OSError, ValueError) as exc:

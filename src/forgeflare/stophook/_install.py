@@ -27,6 +27,9 @@ from forgeflare.stophook._errors import SettingsFileError
 
 __all__ = [
     "DEFAULT_COMMAND",
+    "PORTABLE_COMMAND",
+    "PORTABLE_RELPATH",
+    "PORTABLE_SCRIPT",
     "SETTINGS_RELPATH",
     "command_problem",
     "forgeflare_command",
@@ -34,6 +37,7 @@ __all__ = [
     "install_hook",
     "is_stop_hook_command",
     "merge_stop_hook",
+    "write_portable_wrapper",
 ]
 
 DEFAULT_COMMAND = "forgeflare stop-hook"
@@ -60,12 +64,42 @@ def hook_command(python: str | None = None) -> str:
     return f"{forgeflare_command(python)} stop-hook"
 
 
+PORTABLE_RELPATH = Path(".claude") / "forgeflare-stop-hook"
+PORTABLE_COMMAND = '"$CLAUDE_PROJECT_DIR"/.claude/forgeflare-stop-hook'
+"""The Stop hook of a committed settings.json: a project-relative wrapper, no machine path."""
+
+PORTABLE_SCRIPT = """\
+#!/bin/sh
+# forgeflare's Stop hook for a .claude/settings.json committed with the project: it finds
+# forgeflare on the machine it runs on (the project's .venv, then PATH), so the settings hold
+# no machine-specific path. Commit this file together with .claude/settings.json.
+dir="${CLAUDE_PROJECT_DIR:-$(cd "$(dirname "$0")/.." && pwd)}"
+for f in "$dir/.venv/bin/forgeflare" "$(command -v forgeflare 2>/dev/null)"; do
+  if [ -n "$f" ] && [ -x "$f" ]; then exec "$f" stop-hook; fi
+done
+echo "forgeflare stop-hook: forgeflare is not in $dir/.venv or on PATH: the stop is allowed" >&2
+exit 0
+"""
+
+
+def write_portable_wrapper(project_dir: Path) -> Path:
+    """Write ``.claude/forgeflare-stop-hook`` (executable) and return its path."""
+    path = project_dir / PORTABLE_RELPATH
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, PORTABLE_SCRIPT)
+    path.chmod(0o755)
+    return path
+
+
 def is_stop_hook_command(command: str) -> bool:
-    """Whether ``command`` runs forgeflare's stop-hook (any path, or ``python -m forgeflare``)."""
+    """Whether ``command`` runs forgeflare's stop-hook (any path, ``python -m forgeflare``,
+    the ``forgeflare-stop-hook`` script or the portable wrapper of that name)."""
     try:
         words = shlex.split(command)
     except ValueError:
         return False
+    if len(words) == 1 and Path(words[0]).name == "forgeflare-stop-hook":
+        return True
     if len(words) >= 2 and Path(words[0]).name == "forgeflare":
         return words[1:] == ["stop-hook"]
     flags = [w for w in words[1:] if w == "-P"]

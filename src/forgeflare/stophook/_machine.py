@@ -42,9 +42,11 @@ __all__ = [
     "Frame",
     "LoopRecord",
     "Phase",
+    "Refusal",
     "StopDecision",
     "StoredState",
     "block_reason",
+    "claimed",
     "push_frame",
     "transition",
 ]
@@ -90,6 +92,22 @@ class Frame(NamedTuple):
     prompt: str = ""
     session_id: str = ""
     judged: str = ""
+    gate: str = ""
+    """A command a completion claim must pass (``stop-hook start --gate``); empty: none."""
+    stall_after: int = 0
+    """End the loop after this many refused claims in a row with the same gate failures."""
+    failures: str = ""
+    """The gate's failure signature at the last refused claim."""
+    stalled: int = 0
+    """Refused claims in a row that left the gate's failures as they were."""
+
+
+class Refusal(NamedTuple):
+    """The gate refused the claim in the last message: the continuation's opening, and what
+    failed (normalised: ``forgeflare._evidence.failure_signature``)."""
+
+    text: str
+    signature: str
 
 
 class LoopRecord(NamedTuple):
@@ -164,6 +182,17 @@ def _iterate(
     return new_state, StopDecision(Phase.ACTIVE, block=True, reason=block_reason(advanced))
 
 
+def claimed(state: StoredState, last_assistant_text: str | None) -> Frame | None:
+    """The running frame when the last message claims its completion (the hook then runs the
+    frame's gate, if it has one, before :func:`transition`)."""
+    if not isinstance(state, LoopRecord) or state.event is not Event.STATE or not state.stack:
+        return None
+    top = state.stack[-1]
+    if last_assistant_text is None or find_signal(last_assistant_text, top.mode) is None:
+        return None
+    return top
+
+
 def transition(
     state: StoredState,
     last_assistant_text: str | None,
@@ -171,6 +200,7 @@ def transition(
     session_id: str | None = None,
     *,
     judged: str | None = None,
+    refused: Refusal | None = None,
 ) -> tuple[StoredState, StopDecision]:
     """Decide one stop attempt of session ``session_id``. Pure: no I/O, total over its inputs.
 
@@ -180,7 +210,9 @@ def transition(
     ``last_assistant_text`` is ``None`` when it could not be read; the hook then never blocks
     (it fails open) but still applies staleness, abort and max-iteration clean-up.
     ``now`` must be timezone-aware. The returned state is ``state`` itself when nothing
-    changed, ``None`` when the loop ended and its state is to be removed.
+    changed, ``None`` when the loop ended and its state is to be removed. ``refused`` is why
+    the frame's gate refused the claim in the last message: the loop then goes on, and the
+    continuation starts with it.
     """
     if state is None:
         return None, StopDecision(Phase.IDLE)
@@ -206,6 +238,23 @@ def transition(
         # Another session's loop: this Stop is none of its business (and must not count).
         return state, StopDecision(Phase.IDLE)
     signal = None if last_assistant_text is None else find_signal(last_assistant_text, top.mode)
+    if signal is not None and refused is not None:
+        same = bool(top.failures) and refused.signature == top.failures
+        streak = top.stalled + 1 if same else 0
+        if top.stall_after and streak >= top.stall_after:
+            return None, StopDecision(
+                Phase.STUCK,
+                note=(
+                    f"stalled: {streak} claims in a row refused with the same gate failures "
+                    f"({refused.signature}); ended the loop, stop allowed"
+                ),
+            )
+        marked = top._replace(failures=refused.signature, stalled=streak)
+        stack = (*state.stack[:-1], marked)
+        new_state, decision = _iterate(state._replace(stack=stack), stack, now, session_id)
+        if decision.block:
+            decision = decision._replace(reason=f"{refused.text}{decision.reason}")
+        return new_state, decision._replace(note=f"{signal} refused by the gate")
     if signal is not None:
         rest = state.stack[:-1]
         if not rest:

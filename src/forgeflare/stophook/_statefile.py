@@ -124,8 +124,23 @@ def _frame(raw: dict[str, Any], where: str, *, mode_default: str | None = None) 
     judged = raw.get("judged") or raw.get("judged_message") or ""
     if not isinstance(judged, str):
         return Corrupt(f"{where}: judged is not a string")
+    gate, failures = raw.get("gate") or "", raw.get("failures") or ""
+    if not isinstance(gate, str) or not isinstance(failures, str):
+        return Corrupt(f"{where}: gate or failures is not a string")
+    stall_after, stalled = _count(raw.get("stall_after", 0)), _count(raw.get("stalled", 0))
+    if stall_after is None or stalled is None:
+        return Corrupt(f"{where}: stall_after or stalled is not a non-negative integer")
     return Frame(
-        mode=mode, iter=iteration, max=cap, prompt=prompt, session_id=session_id, judged=judged
+        mode=mode,
+        iter=iteration,
+        max=cap,
+        prompt=prompt,
+        session_id=session_id,
+        judged=judged,
+        gate=gate,
+        stall_after=stall_after,
+        failures=failures,
+        stalled=stalled,
     )
 
 
@@ -177,6 +192,14 @@ def _render_frame(frame: Frame) -> dict[str, object]:
         doc["session_id"] = frame.session_id
     if frame.judged:
         doc["judged"] = frame.judged
+    # Absent when unset: files without a gate stay as they were before.
+    extra = {
+        "gate": frame.gate,
+        "stall_after": frame.stall_after,
+        "failures": frame.failures,
+        "stalled": frame.stalled,
+    }
+    doc.update({key: value for key, value in extra.items() if value})
     return doc
 
 

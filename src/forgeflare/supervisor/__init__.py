@@ -27,6 +27,7 @@ from forgeflare.supervisor._windowstore import record_window
 from forgeflare.supervisor._windowstore import window_store_path
 from forgeflare.supervisor._config import AgentSection
 from forgeflare.supervisor._config import CONFIG_RELPATH
+from forgeflare.supervisor._config import FinishSection
 from forgeflare.supervisor._config import FresherSection
 from forgeflare.supervisor._config import HooksSection
 from forgeflare.supervisor._config import LimitsSection
@@ -40,11 +41,14 @@ from forgeflare.supervisor._config import default_prompt
 from forgeflare.supervisor._config import format_duration
 from forgeflare.supervisor._config import load_config
 from forgeflare.supervisor._config import parse_duration
+from forgeflare.supervisor._display import SUMMARY_ROWS
 from forgeflare.supervisor._config import BackendName
 from forgeflare.supervisor._config import known_backend
 from forgeflare.supervisor._display import AgentStatus
 from forgeflare.supervisor._display import LoopDisplay
 from forgeflare.supervisor._display import parse_agent_line
+from forgeflare.supervisor._display import report_command
+from forgeflare.supervisor._display import summary_lines
 from forgeflare.supervisor._finish import Between
 from forgeflare.supervisor._finish import ContinueLoop
 from forgeflare.supervisor._finish import FINISH_EXIT_CODES
@@ -76,6 +80,7 @@ from forgeflare.supervisor._git import git_env
 from forgeflare.supervisor._git import git_timeout
 from forgeflare.supervisor._git import run_git
 from forgeflare.supervisor._git import GitSnapshot
+from forgeflare.supervisor._git import commits_and_tree
 from forgeflare.supervisor._git import commits_between
 from forgeflare.supervisor._git import git_snapshot
 from forgeflare.supervisor._history import IterationRow
@@ -100,6 +105,7 @@ from forgeflare.supervisor._loop import watch_signals
 from forgeflare.supervisor._notify import NOTIFY_EVENTS
 from forgeflare.supervisor._notify import NOTIFY_URLS_ENV
 from forgeflare.supervisor._notify import Notifier
+from forgeflare.supervisor._notify import notify_preflight
 from forgeflare.supervisor._notify import notify_urls
 from forgeflare.supervisor._notify import render_message
 from forgeflare.supervisor._notify import should_notify
@@ -117,6 +123,7 @@ from forgeflare.supervisor._records import RUN_MARKER
 from forgeflare.supervisor._records import RecordError
 from forgeflare.supervisor._records import RunRecord
 from forgeflare.supervisor._records import RunStore
+from forgeflare.supervisor._records import RunSettings
 from forgeflare.supervisor._records import Totals
 from forgeflare.supervisor._records import find_resumable
 from forgeflare.supervisor._records import new_run_id
@@ -129,11 +136,13 @@ from forgeflare.supervisor._records import newest_run
 from forgeflare.supervisor._records import read_run
 from forgeflare.supervisor._records import upgrade_row
 from forgeflare.supervisor._resume import Resumed
+from forgeflare.supervisor._resume import kept_settings
 from forgeflare.supervisor._resume import killed_iteration
 from forgeflare.supervisor._resume import open_resumable
 from forgeflare.supervisor._stop import STOP_RELPATH
 from forgeflare.supervisor._stop import clear_stop
 from forgeflare.supervisor._stop import request_stop
+from forgeflare.supervisor._stop import stop_request_age
 from forgeflare.supervisor._stop import stop_requested
 from forgeflare.supervisor._trust import describe_items
 from forgeflare.supervisor._trust import hooks_modules
@@ -150,6 +159,18 @@ from forgeflare.supervisor._waits import limit_backoff
 from forgeflare.supervisor._waits import outage_backoff
 
 from forgeflare.supervisor._waiting import LoopWaits
+from forgeflare.supervisor._finish import claimed
+from forgeflare.supervisor._git import diff_since
+from forgeflare.supervisor._git import tree_of
+from forgeflare.supervisor._records import ClaimRecord
+from forgeflare.supervisor._records import ProgressRecord
+from forgeflare.supervisor._records import ReviewRecord
+from forgeflare.supervisor._reviewer import VERDICT_TOOL
+from forgeflare.supervisor._reviewer import ReviewInput
+from forgeflare.supervisor._reviewer import ReviewVerdict
+from forgeflare.supervisor._reviewer import review_prompt
+from forgeflare.supervisor._reviewer import run_review
+from forgeflare.supervisor._reviewer import verdict_of
 
 __all__ = [
     "CONFIG_RELPATH",
@@ -164,6 +185,8 @@ __all__ = [
     "SAFE_CONFIG",
     "SCHEMA_VERSION",
     "STOP_RELPATH",
+    "SUMMARY_ROWS",
+    "VERDICT_TOOL",
     "AgentProfile",
     "AgentSection",
     "AgentSpec",
@@ -173,12 +196,14 @@ __all__ = [
     "Between",
     "ChildResult",
     "Choice",
+    "ClaimRecord",
     "ContinueLoop",
     "Decide",
     "FileStamp",
     "Finish",
     "FinishDecision",
     "FinishNow",
+    "FinishSection",
     "FinishType",
     "FresherSection",
     "GitResult",
@@ -208,11 +233,16 @@ __all__ = [
     "NotifyEvent",
     "NotifySection",
     "PathsSection",
+    "ProgressRecord",
     "RecordError",
     "Resumed",
+    "ReviewInput",
+    "ReviewRecord",
+    "ReviewVerdict",
     "RunGate",
     "RunListing",
     "RunRecord",
+    "RunSettings",
     "RunStore",
     "SecuritySection",
     "Skip",
@@ -231,8 +261,10 @@ __all__ = [
     "budget_exhausted",
     "check_limits",
     "choose_agent",
+    "claimed",
     "classify_exit",
     "clear_stop",
+    "commits_and_tree",
     "commits_between",
     "credit_line",
     "credit_of",
@@ -241,6 +273,7 @@ __all__ = [
     "default_config_toml",
     "default_prompt",
     "describe_items",
+    "diff_since",
     "error_pause",
     "exit_status",
     "find_resumable",
@@ -261,6 +294,7 @@ __all__ = [
     "is_error",
     "is_fresh",
     "iteration_rows",
+    "kept_settings",
     "key_file",
     "killed_iteration",
     "known_backend",
@@ -272,6 +306,7 @@ __all__ = [
     "month_spend",
     "new_run_id",
     "newest_run",
+    "notify_preflight",
     "notify_urls",
     "open_resumable",
     "orphan_group",
@@ -287,16 +322,23 @@ __all__ = [
     "read_windows",
     "record_window",
     "render_message",
+    "report_command",
     "request_stop",
+    "review_prompt",
     "run_git",
     "run_lifecycle_hook",
     "run_loop",
+    "run_review",
     "runs_root",
     "should_notify",
+    "stop_request_age",
     "stop_requested",
+    "summary_lines",
     "supervise",
+    "tree_of",
     "upgrade_row",
     "uses_claude_code",
+    "verdict_of",
     "watch_signals",
     "window_store_path",
 ]

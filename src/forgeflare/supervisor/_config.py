@@ -3,8 +3,8 @@
 Precedence, per key: command-line flag > ``FRESHER_*`` environment variable > config.toml >
 default. Each key is validated on its own so that a bad value is one line naming the key and
 where it came from, e.g. ``FRESHER_MAX_ITERATIONS=abc (environment): not an integer``.
-Unknown sections and unknown keys are ignored with a warning (naming the closest known name:
-``[limit]`` is most likely a misspelt ``[limits]``).
+An unknown section is an error and an unknown key a warning, each naming the closest known
+name (``[limit]`` is most likely a misspelt ``[limits]``).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from pydantic import (
     AfterValidator,
     BaseModel,
     BeforeValidator,
+    ByteSize,
     ConfigDict,
     Field,
     TypeAdapter,
@@ -41,6 +42,7 @@ __all__ = [
     "AgentProfile",
     "AgentSection",
     "BackendName",
+    "FinishSection",
     "FresherSection",
     "HooksSection",
     "LimitsSection",
@@ -268,6 +270,18 @@ class LimitsSection(_Section):
     """Finish with stuck after this many block_limit iterations in a row."""
     max_skips: PositiveInt = 3
     """Finish with skips after next_iteration skipped this many iterations in a row."""
+    stall_after: NonNegInt = 4
+    """Finish with stalled after this many iterations in a row without progress (no plan box
+    checked, the same gate failures; 0 = off). With a gate, the gate runs every iteration."""
+
+
+class FinishSection(_Section):
+    """``[finish]``: who else must agree before the loop finishes complete."""
+
+    reviewer: str = ""
+    """A model that judges each claim the gate passed (empty = no reviewer)."""
+    reviewer_max_diff: ByteSize = ByteSize(60_000)
+    """The most of the run's diff the reviewer sees (the rest is listed as cut)."""
 
 
 def _names(value: object) -> object:
@@ -286,10 +300,16 @@ class SecuritySection(_Section):
     """Secret-looking variables (*_API_KEY, *_TOKEN, ...) passed to hooks and tools anyway."""
     allow_paths: Names = Field(default_factory=list)
     """Directories outside the project the own agent's file tools may use."""
-    sandbox: Literal["", "bwrap"] = ""
-    """Run the own agent's Bash commands under bubblewrap (project writable, rest read-only)."""
-    sandbox_network: Bool = False
-    """With the sandbox: allow network access."""
+    sandbox: Literal["auto", "bwrap", "off"] = "auto"
+    """The own agent's Bash commands under bubblewrap (project writable, rest read-only):
+    auto (when bubblewrap works, else a notice), bwrap (required), off."""
+    sandbox_network: Bool = True
+    """In the sandbox: network access (false: a network namespace of its own)."""
+    writable: Names = Field(default_factory=list)
+    """More directories the sandbox keeps writable (besides the project, its git dir, /tmp,
+    ~/.cache, ~/.npm, ~/.cargo); relative to the project, ~ expanded."""
+    sockets: Names = Field(default_factory=list)
+    """Host unix sockets the sandbox lets in (e.g. /run/docker.sock); ~ expanded."""
 
 
 class NotifySection(_Section):
@@ -309,6 +329,7 @@ class LoopConfig(BaseModel):
     hooks: HooksSection = Field(default_factory=HooksSection)
     agent: AgentSection = Field(default_factory=AgentSection)
     limits: LimitsSection = Field(default_factory=LimitsSection)
+    finish: FinishSection = Field(default_factory=FinishSection)
     notify: NotifySection = Field(default_factory=NotifySection)
     security: SecuritySection = Field(default_factory=SecuritySection)
 
@@ -368,6 +389,7 @@ _SECTIONS: dict[str, type[BaseModel]] = {
     "hooks": HooksSection,
     "agent": AgentSection,
     "limits": LimitsSection,
+    "finish": FinishSection,
     "notify": NotifySection,
     "security": SecuritySection,
 }
@@ -432,10 +454,15 @@ def load_config(
     cli = dict(cli or {})
     sources: dict[str, str] = {}
     sections: dict[str, BaseModel] = {}
-    for name in file_data:
-        if name not in _SECTIONS:
-            hint = _did_you_mean(name, _SECTIONS)
-            warnings.append(f"{rel}: unknown section [{name}] (ignored){hint}")
+    # An unknown section is an error: a misspelt [limit] would leave every bound in it unset
+    # for the whole night (a warning scrolls away). Unknown keys stay warnings.
+    unknown = [
+        f"{rel}: unknown section [{name}]{_did_you_mean(name, _SECTIONS)}"
+        for name in file_data
+        if name not in _SECTIONS
+    ]
+    if unknown:
+        raise ConfigError("\n".join(unknown))
     for name, model in _SECTIONS.items():
         table = file_data.get(name, {})
         if not isinstance(table, dict):

@@ -42,13 +42,16 @@ __all__ = [
     "SAFE_CONFIG",
     "GitResult",
     "GitSnapshot",
+    "commits_and_tree",
     "commits_between",
+    "diff_since",
     "git",
     "git_argv",
     "git_env",
     "git_snapshot",
     "git_timeout",
     "run_git",
+    "tree_of",
 ]
 
 GIT_TIMEOUT = 120.0
@@ -310,3 +313,40 @@ async def commits_between(project_dir: Path, before: str | None, after: str | No
         return int(out.strip())
     except ValueError:
         return 0
+
+
+async def commits_and_tree(
+    project_dir: Path, before: str | None, after: str | None
+) -> tuple[int, str | None]:
+    """:func:`commits_between` and the tree ``after`` points at, in one git process (the
+    stall rule's measure must not cost an iteration a git call more)."""
+    if after is None or after == before:
+        return 0, None
+    rng = after if before is None else f"{before}..{after}"
+    code, out = await _git(project_dir, "rev-list", "--format=%T", rng)
+    if code != 0:
+        return 1, None  # history rewritten (reset/rebase): HEAD moved, count it as one
+    lines = out.decode(errors="replace").splitlines()
+    count = sum(1 for line in lines if line.startswith("commit "))
+    tree = lines[1].strip() if len(lines) > 1 and lines[0].startswith("commit ") else None
+    return count, tree or None
+
+
+async def tree_of(project_dir: Path, rev: str | None) -> str | None:
+    """The tree ``rev`` points at (``None`` when unknown): two commits that undo each other
+    leave the tree they started from."""
+    if rev is None:
+        return None
+    code, out = await _git(project_dir, "rev-parse", "--verify", "-q", f"{rev}^{{tree}}")
+    if code != 0:
+        return None
+    return out.decode().strip() or None
+
+
+async def diff_since(project_dir: Path, base: str | None) -> tuple[str, str]:
+    """The diff of the work tree (commits and uncommitted changes) since ``base``, and its
+    ``--stat`` (both empty when unknown)."""
+    rev = base or "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's empty tree
+    _, diff = await _git(project_dir, "diff", rev)
+    _, stat = await _git(project_dir, "diff", "--stat", rev)
+    return diff.decode(errors="replace"), stat.decode(errors="replace")

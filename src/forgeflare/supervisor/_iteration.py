@@ -41,7 +41,7 @@ from forgeflare.supervisor._agentproc import ChildResult, StopControl, exit_stat
 from forgeflare.supervisor._config import LoopConfig, default_prompt
 from forgeflare.supervisor._display import LoopDisplay
 from forgeflare.supervisor._finish import IterationOutcome, Limits, agent_time
-from forgeflare.supervisor._git import GitSnapshot, commits_between, git_snapshot
+from forgeflare.supervisor._git import GitSnapshot, commits_and_tree, git_snapshot
 from forgeflare.supervisor._lifecycle import (
     HookContext,
     hook_env,
@@ -131,6 +131,10 @@ class IterationRunner:
     last_exit: int
     last_duration: float
     records_failure: Exception | None
+    preamble: str
+    last_tree: str | None
+    sandbox_env: dict[str, str]
+    """The tree of the last iteration's newest commit (``None``: no commit, or unknown)."""
 
     base_active: float
     """Active seconds of the run before this supervisor (a resumed run's)."""
@@ -157,6 +161,12 @@ class IterationRunner:
 
     # -- one agent run -------------------------------------------------------------------------
     def prompt(self) -> str:
+        """The iteration's prompt: what the last iteration left to say (a refused claim, a
+        stall warning) first, then the mode's prompt."""
+        return self.preamble + self.prompt_text()
+
+    def prompt_text(self) -> str:
+        """The mode's prompt (with a fleet loop's task first)."""
         path = self.project / ".fresher" / f"PROMPT.{self.record.mode}.md"
         try:
             text = path.read_text(encoding="utf-8")
@@ -208,8 +218,7 @@ class IterationRunner:
             env["FORGEFLARE_ALLOW_PATHS"] = os.pathsep.join(
                 str((self.project / p).resolve()) for p in security.allow_paths
             )
-        if security.sandbox == "bwrap":
-            env["FORGEFLARE_SANDBOX"] = "network" if security.sandbox_network else "1"
+        env.update(self.sandbox_env)
         return plan
 
     @contextlib.contextmanager
@@ -348,9 +357,12 @@ class IterationRunner:
         git_after = await self.snapshot()
         self.git_last = git_after
         commits = 0
+        self.last_tree = None
         changed: bool | None = None
         if git_before is not None and git_after is not None:
-            commits = await commits_between(self.project, git_before.head, git_after.head)
+            commits, self.last_tree = await commits_and_tree(
+                self.project, git_before.head, git_after.head
+            )
             changed = commits > 0 or git_before != git_after
         final = state.final if state else None
         report = self.backend.report(

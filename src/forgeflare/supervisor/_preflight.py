@@ -180,7 +180,19 @@ def preflight(
     modules = hooks_modules(argv)
     if modules:
         _check_hooks_modules(project, modules, env, config.hooks.timeout)
+    if backend.name == "forgeflare":
+        from forgeflare.agent._client import checked_base_url
+
+        checked_base_url(None, env)
     backend.preflight(project, argv, env)
+    reviewer = config.finish.reviewer
+    url = (env.get("ANTHROPIC_API_URL") or env.get("ANTHROPIC_BASE_URL") or "").strip()
+    if reviewer and not env.get("ANTHROPIC_API_KEY") and not url:
+        # Its request goes to the agent's API URL and key: without either, every claim waits.
+        raise ConfigError(
+            f"[finish] reviewer = {reviewer!r}: ANTHROPIC_API_KEY is not set, so no claim "
+            "could ever be reviewed; export it, or point ANTHROPIC_API_URL at another endpoint"
+        )
     _check_fallbacks(project, config, env)
     prompt = project / ".fresher" / f"PROMPT.{config.fresher.mode}.md"
     if prompt.exists():
@@ -188,6 +200,12 @@ def preflight(
             prompt.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{prompt}: cannot read the prompt: {exc}") from exc
+    from forgeflare.supervisor._notify import notify_preflight, notify_urls
+    from forgeflare.trust._store import default_trust_file
+
+    notify_problem = notify_preflight(notify_urls(env, default_trust_file(env).parent))
+    if notify_problem is not None:
+        warn(notify_problem)
     plan = project / config.paths.plan_file
     if config.fresher.mode == "building" and not plan.exists():
         warn(
@@ -199,6 +217,7 @@ def preflight(
         if git is not True and config.fresher.smart_termination:
             what = "git is not installed" if git is None else "not a git repository"
             warn(
-                f"{what}: no_changes cannot stop an idle loop; max_iterations "
-                f"({config.fresher.max_iterations or 'unlimited'}) and max_runtime stop it"
+                f"{what}: commits are not counted and no_changes cannot stop an idle loop; "
+                f"max_iterations ({config.fresher.max_iterations or 'unlimited'}) and "
+                "max_runtime stop it"
             )

@@ -25,6 +25,7 @@ from pathlib import Path
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError, ForgeflareError
 from forgeflare._fsutil import atomic_write_text
+from forgeflare._runtime_files import RUNTIME_PATTERNS
 from forgeflare.stophook._install import hook_command, install_hook
 from forgeflare.supervisor._config import default_config_toml, default_prompt, load_config
 from forgeflare.supervisor._trust import loop_trust_items
@@ -40,6 +41,7 @@ __all__ = [
     "InitReport",
     "TemplateError",
     "TemplateFile",
+    "TemplateUsageError",
     "backend_config_toml",
     "claude_config_toml",
     "init_project",
@@ -53,13 +55,7 @@ CLAUDE_AGENT_COMMAND = (
 )
 """``[agent] command`` written by ``init --claude``: Claude Code headless, prompt on stdin."""
 
-GITIGNORE_LINES: tuple[str, ...] = (
-    ".forgeflare/convergence.json",
-    ".forgeflare/*.log",
-    ".forgeflare/loop-state.*",
-    ".fresher/runs/",
-    ".entire/",
-)
+GITIGNORE_LINES: tuple[str, ...] = RUNTIME_PATTERNS
 """What the loop writes and nobody should commit."""
 
 _GITIGNORE_HEADER = "# forgeflare: what the loop writes"
@@ -67,6 +63,10 @@ _GITIGNORE_HEADER = "# forgeflare: what the loop writes"
 
 class TemplateError(ForgeflareError):
     """``init`` or ``demo`` cannot do its work: the directory is unusable or a write failed."""
+
+
+class TemplateUsageError(TemplateError, ConfigError):
+    """``init`` or ``demo`` was given what it cannot use (a file as DIR, two agents): exit 2."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +132,19 @@ class InitReport:
     settings_changed: bool = False
     trusted: int = 0
     """How many of the written hooks and commands ``init`` trusted (``forgeflare trust``)."""
+
+    def title(self) -> str:
+        """What ``init`` did, in one line: how many files it wrote and kept."""
+        wrote = sum(
+            a.action in (Action.CREATE, Action.OVERWRITE, Action.MERGE) for a in self.actions
+        )
+        kept = sum(a.action in (Action.KEEP, Action.UNCHANGED) for a in self.actions)
+        where = self.project_dir
+        if self.dry_run:
+            return f"would write {wrote} file(s) in {where}, keep {kept}"
+        if not wrote:
+            return f"nothing written in {where}: all {kept} file(s) exist and were kept"
+        return f"wrote {wrote} file(s) in {where}" + (f", kept {kept}" if kept else "")
 
     def lines(self) -> list[str]:
         """The listing ``init`` prints, one line per file."""
@@ -310,9 +323,9 @@ def init_project(
     ``SettingsFileError`` for a broken settings file) naming the path on failure.
     """
     if project_dir.exists() and not project_dir.is_dir():
-        raise TemplateError(f"{project_dir}: not a directory")
+        raise TemplateUsageError(f"{project_dir}: not a directory")
     if claude and codex:
-        raise TemplateError("--claude and --codex: choose one agent")
+        raise TemplateUsageError("--claude and --codex: choose one agent")
     files = template_files(claude=claude, codex=codex)
     relpaths = [f.relpath for f in files] + [".gitignore"]
     existing = {rel: _read_existing(project_dir / rel) for rel in relpaths}
