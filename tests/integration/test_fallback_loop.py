@@ -34,6 +34,7 @@ def _project(tmp_path: Path, fallback_url: str) -> Path:
     (project / "IMPLEMENTATION_PLAN.md").write_text("- [ ] task\n")
     (project / ".fresher" / "config.toml").write_text(
         "[fresher]\nsmart_termination = false\nmax_iterations = 30\n"
+        "[limits]\nstall_after = 0\n"  # the fallback's idle turns are not a stall here
         '[agent]\nfallback = ["forgeflare:cheap"]\n'
         "[agent.profiles.cheap]\n"
         'model = "claude-haiku-4-5"\n'
