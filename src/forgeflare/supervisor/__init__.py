@@ -121,8 +121,17 @@ from forgeflare.supervisor._waits import limit_backoff
 from forgeflare.supervisor._waits import outage_backoff
 
 from forgeflare.supervisor._waiting import LoopWaits
+from forgeflare.supervisor._blocked import ANSWER_FILE
+from forgeflare.supervisor._blocked import answer_preamble
+from forgeflare.supervisor._blocked import parse_on_blocked
+from forgeflare.supervisor._blocked import read_answer
+from forgeflare.supervisor._blocked import take_answer
+from forgeflare.supervisor._blocked import waiting_run
+from forgeflare.supervisor._blocked import write_answer
+from forgeflare.supervisor._records import QuestionAnswer
 
 __all__ = [
+    "ANSWER_FILE",
     "CONFIG_RELPATH",
     "FINISH_EXIT_CODES",
     "LOCK_RELPATH",
@@ -169,6 +178,7 @@ __all__ = [
     "NotifyEvent",
     "NotifySection",
     "PathsSection",
+    "QuestionAnswer",
     "RecordError",
     "Resumed",
     "RunGate",
@@ -187,6 +197,7 @@ __all__ = [
     "WaitStreaks",
     "after_iteration",
     "agent_time",
+    "answer_preamble",
     "before_iteration",
     "budget_exhausted",
     "check_limits",
@@ -225,8 +236,10 @@ __all__ = [
     "outage_backoff",
     "parse_agent_line",
     "parse_duration",
+    "parse_on_blocked",
     "preflight",
     "project_lock",
+    "read_answer",
     "read_run",
     "render_message",
     "request_stop",
@@ -236,7 +249,10 @@ __all__ = [
     "should_notify",
     "stop_requested",
     "supervise",
+    "take_answer",
     "upgrade_row",
     "uses_claude_code",
+    "waiting_run",
     "watch_signals",
+    "write_answer",
 ]

@@ -109,6 +109,17 @@ Duration = Annotated[float, BeforeValidator(parse_duration)]
 """Seconds; written in files and variables as ``90s``, ``15m``, ``2h`` or plain seconds."""
 
 
+def _on_blocked(value: object) -> object:
+    from forgeflare.supervisor._blocked import parse_on_blocked
+
+    parse_on_blocked(value)
+    return value.strip() if isinstance(value, str) else value
+
+
+OnBlocked = Annotated[str, BeforeValidator(_on_blocked)]
+"""``"stop"`` or ``"wait:DURATION"``."""
+
+
 def _parse_bool(value: object) -> object:
     if isinstance(value, str):
         low = value.strip().lower()
@@ -225,6 +236,9 @@ class LimitsSection(_Section):
     """Finish with stuck after this many block_limit iterations in a row."""
     max_skips: PositiveInt = 3
     """Finish with skips after next_iteration skipped this many iterations in a row."""
+    on_blocked: OnBlocked = "stop"
+    """When the agent asks a question: "stop" (finish blocked) or "wait:DURATION" (wait that
+    long for `forgeflare answer`, then go on, else finish blocked)."""
 
 
 def _names(value: object) -> object:
@@ -254,8 +268,8 @@ class NotifySection(_Section):
 
     command: str = ""
     """A command run with the run summary as JSON on stdin (empty = none)."""
-    on: str = "finish"
-    """When to notify, comma separated: finish, limit_wait, outage, error_streak."""
+    on: str = "finish,blocked"
+    """When to notify, comma separated: finish, blocked, limit_wait, outage, error_streak."""
 
 
 class LoopConfig(BaseModel):

@@ -225,6 +225,8 @@ class LoopDisplay:
             )
             if record.finish_reason:
                 self._line("", f"  {record.finish_reason}", "")
+            for line in _question_lines(record):
+                self._line("", f"  {line}", "")
             for it in record.iterations:
                 self._line(
                     "",
@@ -263,3 +265,18 @@ class LoopDisplay:
         if record.finish_reason:
             reason = record.finish_reason
             self._terminal(lambda: self._console.print(Text(reason)))
+        asked = "\n".join(_question_lines(record))
+        if asked:
+            self._terminal(lambda: self._console.print(Text(asked)))
+
+
+def _question_lines(record: RunRecord) -> list[str]:
+    """The open question and the command that answers it (none without a question)."""
+    if record.question is None:
+        return []
+    return [
+        "question:",
+        *record.question.splitlines(),
+        f'answer with: forgeflare answer {record.project_dir} "TEXT", then forgeflare loop '
+        f"--resume --dir {record.project_dir}",
+    ]

@@ -24,6 +24,8 @@ finish type         exit  when
 ``skips``             16  ``next_iteration`` skipped ``max_skips`` iterations in a row
 ``budget``            17  ``max_cost`` is spent (before an iteration, or the agent ended on it)
 ``stopped``           18  ``forgeflare stop`` asked the loop to finish after its iteration
+``blocked``           20  the agent asked a question (``<loop-done>BLOCKED</loop-done>``) and no
+                          answer came (``[limits] on_blocked``)
 ==================  ====  ======================================================================
 
 Everything that decides the loop's fate is here, pure, so that the loop (``_loop``) only does
@@ -93,6 +95,7 @@ class FinishType(StrEnum):
     SKIPS = "skips"
     BUDGET = "budget"
     STOPPED = "stopped"
+    BLOCKED = "blocked"
 
     @property
     def exit_code(self) -> int:
@@ -112,6 +115,7 @@ FINISH_EXIT_CODES: dict[FinishType, int] = {
     FinishType.SKIPS: 16,
     FinishType.BUDGET: 17,
     FinishType.STOPPED: 18,
+    FinishType.BLOCKED: 20,
 }
 
 
@@ -155,6 +159,8 @@ class IterationOutcome:
     """For an ``api_error`` outcome: the failure was transient (an outage)."""
     resets_at: datetime | None = None
     """For a ``rate_limited`` outcome: when the usage window resets, if known."""
+    question: str | None = None
+    """The agent parked the loop on this question (the BLOCKED tag or a question tool)."""
 
     @property
     def runtime_hit(self) -> bool:
@@ -222,8 +228,9 @@ def finish_rule(
     """After iteration ``iteration`` (1-based): the new streaks and whether to go on.
 
     Order matters and is part of the contract: completion first (completing on the last
-    allowed iteration is ``complete``), then the runtime limit that ended the agent and the
-    budget, then the streak limits, then ``no_changes``, then the iteration and runtime limits.
+    allowed iteration is ``complete``), then a question (``blocked``), then the runtime limit
+    that ended the agent and the budget, then the streak limits, then ``no_changes``, then the
+    iteration and runtime limits.
     """
     error = is_error(outcome)
     blocked = not outcome.skipped and outcome.stop_reason in _BLOCK_REASONS
@@ -238,6 +245,8 @@ def finish_rule(
     signalled = outcome.stop_reason == "convergence_signal" or outcome.signal_complete
     if (not outcome.skipped and signalled) or _plan_done(outcome):
         return new, FinishType.COMPLETE
+    if not outcome.skipped and outcome.question is not None:
+        return new, FinishType.BLOCKED
     if outcome.runtime_hit:
         return new, FinishType.TIMEOUT
     if outcome.outcome == "budget":
@@ -446,6 +455,14 @@ def decide(facts: IterationFacts) -> Verdict:
         if not facts.gate_passed:
             # Not complete after all: go on, unless the runtime limit already ended the agent.
             decision = FinishType.TIMEOUT if outcome.runtime_hit else ContinueLoop()
+    if decision is FinishType.BLOCKED:
+        asked = (outcome.question or "").strip().splitlines() or ["?"]
+        return Verdict(
+            Finish(decision, f"blocked: the agent asks: {asked[0]}"),
+            streaks,
+            waits,
+            notify="blocked",
+        )
     if isinstance(decision, FinishType):
         notify = "error_streak" if decision is FinishType.ERROR else None
         return Verdict(Finish(decision), streaks, waits, notify=notify)

@@ -22,7 +22,7 @@ from typing import Protocol
 import trio
 
 from forgeflare._clock import parse_time, utc_timestamp
-from forgeflare._completion import count_unchecked
+from forgeflare._completion import BLOCKED_PROMPT, count_unchecked
 from forgeflare._convergence import (
     ConvergenceError,
     ConvergenceState,
@@ -125,6 +125,8 @@ class IterationRunner:
     last_exit: int
     last_duration: float
     records_failure: Exception | None
+    preamble: str = ""
+    """What the next iteration's prompt starts with (an answered question), or nothing."""
 
     # The loop's own, used here: how long the run has gone, its records, the hooks' context.
     def elapsed(self) -> float:
@@ -148,7 +150,7 @@ class IterationRunner:
         if self.opts.task:
             # A fleet loop's own task comes first: each loop completes on its own.
             text = f"{self.opts.task.strip()}\n\n---\n\n{text}"
-        return text + self.backend.prompt_suffix
+        return self.preamble + text + self.backend.prompt_suffix + BLOCKED_PROMPT
 
     def plan_unchecked(self) -> int | None:
         path = self.project / self.cfg.paths.plan_file
@@ -347,6 +349,7 @@ class IterationRunner:
             runtime_bound=runtime_bound,
             transient=report.transient,
             resets_at=parse_time(report.resets_at),
+            question=report.question,
         )
         if result.timed_out:
             what = "runtime limit" if outcome.runtime_hit else "iteration timeout"

@@ -45,6 +45,7 @@ __all__ = [
     "HookRecord",
     "InProgress",
     "IterationRecord",
+    "QuestionAnswer",
     "RecordError",
     "RunListing",
     "RunRecord",
@@ -225,6 +226,16 @@ class InProgress(BaseModel):
     started_at: Time = ""
 
 
+class QuestionAnswer(BaseModel):
+    """A question the agent parked the loop on, and the answer it got."""
+
+    question: str
+    answer: str
+    iteration: int = _COUNT
+    """The iteration that asked."""
+    answered_at: Time | None = None
+
+
 class RunRecord(BaseModel):
     """``run.json``: the one model its writer and every reader share."""
 
@@ -260,6 +271,10 @@ class RunRecord(BaseModel):
     supervisor_pid: int | None = None
     supervisor_started: float | None = None
     """The supervisor's process start time: a resume refuses a run whose supervisor lives."""
+    question: str | None = None
+    """The open question the agent parked the loop on (``blocked``); cleared once answered."""
+    answers: list[QuestionAnswer] = Field(default_factory=list)
+    """Questions answered during the run (``forgeflare answer``), oldest first."""
     _counted: tuple[int, int] = PrivateAttr(default=(0, 0))
     _damaged: list[str] = PrivateAttr(default_factory=list)
 
@@ -516,9 +531,9 @@ def newest_run(root: Path) -> tuple[Path, RunRecord] | None:
 
 
 def find_resumable(log_root: Path) -> RunStore | None:
-    """The newest run under ``log_root`` that has no ``finished_at``."""
+    """The newest run under ``log_root`` that has no ``finished_at`` or finished ``blocked``."""
     for entry, record in list_runs(log_root).runs:
-        if record.finished_at is None:
+        if record.finished_at is None or record.finish_type == "blocked":
             return RunStore(entry)
     return None
 

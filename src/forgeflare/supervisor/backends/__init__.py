@@ -23,6 +23,7 @@ from forgeflare.supervisor.backends._report import IterationReport
 from forgeflare.supervisor.backends._report import OUTCOMES
 from forgeflare.supervisor.backends._report import Outcome
 from forgeflare.supervisor.backends._report import Tokens
+from forgeflare.supervisor.backends._claude import asked
 
 __all__ = [
     "BACKENDS",
@@ -43,6 +44,7 @@ __all__ = [
     "Outcome",
     "Tokens",
     "as_int",
+    "asked",
     "backend_names",
     "completion_signal",
     "json_event",

@@ -21,7 +21,12 @@ from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 from pydantic import ValidationError
 
-from forgeflare._completion import COMPLETE_TAG, LOOP_COMPLETE_PROMPT, completion_signal
+from forgeflare._completion import (
+    COMPLETE_TAG,
+    LOOP_COMPLETE_PROMPT,
+    completion_signal,
+    find_question,
+)
 from forgeflare._convergence import AgentReport, Final
 from forgeflare._errors import ConfigError
 from forgeflare._pricing import price_usd
@@ -368,6 +373,7 @@ def _from_stream(fields: Mapping[str, Any], end: ChildEnd) -> IterationReport:
         session_id=fields.get("session_id"),
         model=fields.get("model"),
         signal=completion_signal(str(fields.get("final_text") or "")),
+        question=find_question(str(fields.get("final_text") or "")) or fields.get("question"),
     )
 
 

@@ -27,11 +27,27 @@ __all__ = [
     "ClaudeStreamReader",
     "JsonStreamReader",
     "as_int",
+    "asked",
     "json_event",
     "tool_line",
 ]
 
 _LIMIT_RESET = re.compile(r"limit reached\|(\d{9,13})")
+
+
+def asked(tool_input: object) -> list[str]:
+    """The question texts of an ``AskUserQuestion`` call (``questions[].question``)."""
+    if not isinstance(tool_input, dict):
+        return []
+    items = tool_input.get("questions")
+    found = [
+        str(q["question"]).strip()
+        for q in (items if isinstance(items, list) else [])
+        if isinstance(q, dict) and str(q.get("question") or "").strip()
+    ]
+    if not found and isinstance(tool_input.get("question"), str):
+        found = [tool_input["question"].strip()]
+    return [q for q in found if q]
 
 
 def _iso(epoch: object) -> str | None:
@@ -52,6 +68,8 @@ class ClaudeStreamReader(JsonStreamReader):
     result: dict[str, Any] | None = None
     rate_limit: dict[str, Any] | None = None
     rate_limit_error: bool = False
+    questions: list[str] = field(default_factory=list)
+    """Questions the agent asked with Claude Code's ``AskUserQuestion`` tool."""
 
     def event(self, event: dict[str, Any]) -> list[str]:
         kind = event.get("type")
@@ -97,6 +115,9 @@ class ClaudeStreamReader(JsonStreamReader):
                 out.append(block["text"])
             elif block.get("type") == "tool_use":
                 out.append(tool_line(str(block.get("name", "?")), block.get("input")))
+                if block.get("name") == "AskUserQuestion":
+                    # Headless, nobody answers the question tool: it parks the loop instead.
+                    self.questions.extend(asked(block.get("input")))
         return out
 
     # --- the report ---------------------------------------------------------------------------
@@ -164,6 +185,7 @@ class ClaudeStreamReader(JsonStreamReader):
             "session_id": result.get("session_id") or self.session_id,
             "model": self.model,
             "final_text": self.final_text(),
+            "question": "\n".join(self.questions) or None,
         }
 
     def summary_line(self) -> str:
