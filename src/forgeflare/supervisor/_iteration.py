@@ -22,7 +22,7 @@ from typing import Protocol
 import trio
 
 from forgeflare._clock import parse_time, utc_timestamp
-from forgeflare._completion import BLOCKED_PROMPT, count_unchecked
+from forgeflare._completion import count_unchecked
 from forgeflare._convergence import (
     ConvergenceError,
     ConvergenceState,
@@ -150,7 +150,7 @@ class IterationRunner:
         if self.opts.task:
             # A fleet loop's own task comes first: each loop completes on its own.
             text = f"{self.opts.task.strip()}\n\n---\n\n{text}"
-        return self.preamble + text + self.backend.prompt_suffix + BLOCKED_PROMPT
+        return self.preamble + text + self.backend.prompt_suffix
 
     def plan_unchecked(self) -> int | None:
         path = self.project / self.cfg.paths.plan_file

@@ -22,6 +22,7 @@ from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 from pydantic import ValidationError
 
 from forgeflare._completion import (
+    BLOCKED_PROMPT,
     COMPLETE_TAG,
     LOOP_COMPLETE_PROMPT,
     completion_signal,
@@ -112,7 +113,7 @@ def _report_file(path: Path | None) -> IterationReport | None:
         return None
 
 
-_COMPLETE_PROMPT = LOOP_COMPLETE_PROMPT
+_COMPLETE_PROMPT = LOOP_COMPLETE_PROMPT + BLOCKED_PROMPT
 
 
 def _found(project: Path, argv: list[str], env: Mapping[str, str], backend: str) -> None:
@@ -194,6 +195,8 @@ class ForgeflareBackend(_PlainBackend):
 
     name: str = "forgeflare"
     final_required: bool = True
+    prompt_suffix: str = BLOCKED_PROMPT
+    """The model is told how to ask a question (it completes through ``final``, no tag)."""
     secret_names: ClassVar[tuple[str, ...]] = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 
     def preflight(self, project: Path, argv: list[str], env: Mapping[str, str]) -> None:
