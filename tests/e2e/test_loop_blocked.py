@@ -7,12 +7,18 @@ BLOCKED tag and the question); the notification goes to a stand-in ``[notify] co
 from __future__ import annotations
 
 import json
+import re
+import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_support import text_response
 from forgeflare._completion import BLOCKED_TAG
+from forgeflare.report import NOTHING
 from mockapi_support import MockServer
 from supervisor_agents.project import Project, base_env, forgeflare, wait_for
 
@@ -124,3 +130,61 @@ def test_a_bad_on_blocked_is_one_line_before_anything_starts(tmp_path: Path) -> 
     assert "on_blocked" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert not project.run_dirs()
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def dom_of(page: Path, profile: Path) -> str:
+    assert CHROMIUM is not None
+    flags = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+        "--virtual-time-budget=3000",
+    ]
+    done = subprocess.run(
+        [CHROMIUM, *flags, "--dump-dom", page.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (installed by .ci/run)")
+def test_the_report_opens_with_what_needs_you(tmp_path: Path, mock_api: MockAPI) -> None:
+    (tmp_path / "asked").mkdir()
+    (tmp_path / "clean").mkdir()
+    project = Project(tmp_path / "asked")
+    server = mock_api({"responses": [ASKS]})
+    assert project.run("--mode", "planning", env=env_for(server)).code == 20
+    text = forgeflare(project.dir, "report").stdout
+    assert text.splitlines()[0] == "What needs you"
+    assert f"the agent asks: {QUESTION}" in text.splitlines()[1]
+    assert f"forgeflare answer {project.dir}" in text.splitlines()[1]
+    page = tmp_path / "asked.html"
+    assert forgeflare(project.dir, "report", "--html", str(page)).returncode == 0
+    dom = dom_of(page, tmp_path / "profile")
+    headings = re.findall(r"<h2>(.*?)</h2>", dom)
+    assert headings[0] == "What needs you"
+    section = dom[dom.index('id="needs-you"') : dom.index("</section>")]
+    assert QUESTION in section
+    assert "forgeflare answer" in section
+
+    clean = Project(tmp_path / "clean")
+    assert (
+        clean.run("--agent-cmd", "true", "--mode", "planning", "--max-iterations", "1").code == 10
+    )
+    page = tmp_path / "clean.html"
+    assert forgeflare(clean.dir, "report", "--html", str(page)).returncode == 0
+    dom = dom_of(page, tmp_path / "profile")
+    assert re.findall(r"<h2>(.*?)</h2>", dom)[0] == "What needs you"
+    assert NOTHING in dom

@@ -26,32 +26,44 @@ from forgeflare.report._watch import render_line
 from forgeflare.report._watch import render_status
 from forgeflare.report._watch import state_from_run
 from forgeflare.report._watch import watch
+from forgeflare.report._html import todo_html
+from forgeflare.report._todo import NOTHING
+from forgeflare.report._todo import Todo
+from forgeflare.report._todo import fleet_needs_you
+from forgeflare.report._todo import needs_you
+from forgeflare.report._todo import render_todo_lines
 
 __all__ = [
+    "NOTHING",
     "OUTCOME_COLOURS",
     "Commit",
     "Digest",
     "RunSummary",
+    "Todo",
     "Wait",
     "WatchState",
     "build_digest",
     "collect_digest",
     "current_tool",
     "find_run",
+    "fleet_needs_you",
     "fold_events",
     "format_cost",
     "format_duration",
     "list_runs",
     "load_run",
+    "needs_you",
     "render_html",
     "render_line",
     "render_runs",
     "render_status",
     "render_text",
+    "render_todo_lines",
     "runs_root",
     "skipped_line",
     "state_from_run",
     "summarize",
+    "todo_html",
     "watch",
     "write_html",
 ]

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from forgeflare._clock import parse_time
+from forgeflare.report._todo import Todo, needs_you
 from forgeflare.supervisor._history import IterationRow, finish_reason, iteration_rows
 from forgeflare.supervisor._records import RunRecord
 
@@ -134,6 +135,8 @@ class Digest:
     hook_failures: list[str] = field(default_factory=list)
     signals: list[tuple[int, str]] = field(default_factory=list)
     spend: dict[str, Any] = field(default_factory=dict)
+    todo: list[Todo] = field(default_factory=list)
+    """What needs a person (:func:`~forgeflare.report._todo.needs_you`)."""
 
     def slowest(self, n: int = 3) -> list[IterationRow]:
         return sorted(self.rows, key=lambda r: r.duration, reverse=True)[:n]
@@ -158,6 +161,7 @@ def build_digest(
     tasks_done: Sequence[str] = (),
     tasks_open: Sequence[str] = (),
     now: datetime | None = None,
+    run_dir: str = "",
 ) -> Digest:
     """The digest of one run, given what git and the plan say about it."""
     rows = iteration_rows(run)
@@ -177,4 +181,5 @@ def build_digest(
             "cost_usd": summary.cost_usd,
             "cost_unknown_in": unknown,
         },
+        todo=needs_you(run, run_dir=run_dir),
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -19,9 +19,10 @@ from typing import Any
 from forgeflare._errors import ConfigError
 from forgeflare.report._digest import Digest
 from forgeflare.report._text import format_cost, format_duration
+from forgeflare.report._todo import NOTHING, Todo
 from forgeflare.supervisor._history import IterationRow
 
-__all__ = ["OUTCOME_COLOURS", "render_html", "write_html"]
+__all__ = ["OUTCOME_COLOURS", "render_html", "todo_html", "write_html"]
 
 OUTCOME_COLOURS: dict[str, str] = {
     "ok": "#2e7d32",
@@ -164,6 +165,19 @@ def _e(value: object) -> str:
     return html.escape(str(value))
 
 
+def todo_html(items: Sequence[Todo]) -> str:
+    """The "What needs you" section: one item a line with its command, or that nothing does."""
+    if not items:
+        return f"<section id='needs-you'><h2>What needs you</h2><p>{_e(NOTHING)}</p></section>"
+    lines = "".join(
+        "<li>"
+        + (f"<b>{_e(item.where)}</b>: " if item.where else "")
+        + f"{_e(item.what)}<br><code>{_e(item.command)}</code></li>"
+        for item in items
+    )
+    return f"<section id='needs-you'><h2>What needs you</h2><ul>{lines}</ul></section>"
+
+
 def render_html(d: Digest, *, run_dir: Path | None = None, out: Path | None = None) -> str:
     """The whole page. Log links are relative from ``out`` to ``run_dir``."""
     s = d.summary
@@ -186,6 +200,7 @@ def render_html(d: Digest, *, run_dir: Path | None = None, out: Path | None = No
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>forgeflare run {_e(s.run_id)}</title><style>{_CSS}</style></head><body>",
         f"<h1>forgeflare run {_e(s.run_id)}</h1>",
+        todo_html(d.todo),
         f"<p class='reason'>{_e(s.reason)}</p>",
         f"<p class='muted'>started {_e(s.started_at)} · {format_duration(s.duration)} · "
         f"{s.iterations} iterations · {s.commits} commits · {s.tokens} tokens · "

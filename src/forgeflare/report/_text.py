@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from forgeflare._units import format_cost, format_duration, format_tokens
 from forgeflare.report._digest import Digest, RunSummary
+from forgeflare.report._todo import render_todo_lines
 
 __all__ = ["format_cost", "format_duration", "render_runs", "render_text"]
 
@@ -32,7 +33,8 @@ def render_runs(summaries: list[RunSummary]) -> str:
 def render_text(d: Digest) -> str:
     """``forgeflare report``: the night in one page of text."""
     s = d.summary
-    out = [
+    out = ["What needs you", *(f"  {line}" for line in render_todo_lines(d.todo)), ""]
+    out += [
         f"run {s.run_id}  started {s.started_at}  {format_duration(s.duration)}",
         f"{s.reason}",
         f"{s.iterations} iterations · {s.commits} commits · {_tokens(s.tokens)} tokens · "
