@@ -188,3 +188,42 @@ def test_the_report_opens_with_what_needs_you(tmp_path: Path, mock_api: MockAPI)
     dom = dom_of(page, tmp_path / "profile")
     assert re.findall(r"<h2>(.*?)</h2>", dom)[0] == "What needs you"
     assert NOTHING in dom
+
+
+def test_a_blocked_loop_in_a_fleet_does_not_hold_up_the_others(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    from test_fleet import completes_with, conv, fleet, fleet_file, loop, make_repo, state
+    from test_fleet import env_for as fleet_env
+
+    repo = make_repo(tmp_path, "asks", "works")
+    server = mock_api(
+        {
+            "conversations": [
+                conv("asks", [ASKS]),
+                conv("works", completes_with("works", "works.txt", "done")),
+            ]
+        }
+    )
+    path = fleet_file(tmp_path, "night", [loop("asks"), loop("works")], parallel=2)
+    done = fleet("run", str(path), env=fleet_env(server))
+    assert done.returncode == 1, done.stderr  # one loop did not land
+    rec = state(path, "night")
+    assert rec["works"]["status"] == "landed", rec
+    assert rec["asks"]["finish_type"] == "blocked"
+    assert rec["asks"]["status"] == "not_landed"
+    assert rec["asks"]["question"] == QUESTION
+    assert (repo / "works.txt").exists() or "works.txt" in subprocess.run(
+        ["git", "-C", str(repo), "ls-tree", "--name-only", "main"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    status = fleet("status", str(path), env=fleet_env(server)).stdout
+    assert f"asks: {QUESTION}" in status
+    assert "forgeflare answer" in status
+    report = fleet("report", str(path), env=fleet_env(server)).stdout
+    lines = report.splitlines()
+    assert lines[0] == "What needs you"
+    assert lines[1].startswith(f"  [asks] the agent asks: {QUESTION}")
+    assert "forgeflare answer" in lines[1]

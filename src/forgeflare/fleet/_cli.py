@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -180,4 +181,8 @@ def _status_lines(record: Any) -> list[str]:
             f"{loop.commits} commits · {cost} · {len(loop.runs)} run(s)"
             + (f" · {loop.reason}" if loop.reason else "")
         )
+        if loop.question:
+            asked = loop.question.strip().splitlines()[0] if loop.question.strip() else "?"
+            lines.append(f"    asks: {asked}")
+            lines.append(f'    answer: forgeflare answer {shlex.quote(loop.worktree)} "…"')
     return lines
