@@ -56,7 +56,7 @@ def fleet_todo(record: FleetRecord) -> list[Todo]:
             runs[loop.name] = (load_run(run_dir), str(run_dir)) if run_dir else None
         except ConfigError:
             runs[loop.name] = None
-    return fleet_needs_you(record.loops, runs)
+    return fleet_needs_you(record.loops, runs, record.fleet_file)
 
 
 def _head(record: FleetRecord, budget: float | None) -> list[str]:

@@ -138,7 +138,9 @@ def needs_you(run: RunRecord, *, run_dir: str = "", where: str = "") -> list[Tod
 
 
 def fleet_needs_you(
-    loops: Sequence[Any], runs: Mapping[str, tuple[RunRecord, str] | None]
+    loops: Sequence[Any],
+    runs: Mapping[str, tuple[RunRecord, str] | None],
+    fleet_file: str = "FLEET.toml",
 ) -> list[Todo]:
     """A fleet's list: each loop's (its newest run's) items, then branches not landed and why.
 
@@ -155,14 +157,15 @@ def fleet_needs_you(
         if loop.status in _LANDED or loop.status in ("pending", "running") or blocked:
             continue
         why = f": {loop.reason}" if loop.reason else ""
-        out.append(
-            Todo(
-                "landing",
-                f"branch {loop.branch or '?'} not landed ({loop.status}){why}",
-                f"git -C {_q(loop.worktree)} switch {shlex.quote(loop.branch or 'HEAD')}",
-                loop.name,
+        if not loop.branch:  # it never started: run the fleet again
+            what, command = (
+                f"not run ({loop.status}){why}",
+                f"forgeflare fleet run {_q(fleet_file)}",
             )
-        )
+        else:
+            what = f"branch {loop.branch} not landed ({loop.status}){why}"
+            command = f"git -C {_q(loop.worktree)} switch {shlex.quote(loop.branch)}"
+        out.append(Todo("landing", what, command, loop.name))
     return out
 
 
