@@ -14,6 +14,7 @@ from forgeflare.report import (
     needs_you,
     render_text,
     render_todo_lines,
+    task_costs,
 )
 from forgeflare.report._html import render_html
 from forgeflare.supervisor import HookRecord, IterationRecord, RunRecord
@@ -194,3 +195,54 @@ def test_fleet_lists_questions_and_branches_not_landed() -> None:
     assert items[1].what == "branch fleet/ui not landed (conflict): merge conflict in app.css"
     assert items[1].command == "git -C /w/ui switch fleet/ui"
     assert render_todo_lines(items)[0].startswith("[db] the agent asks: Which DB?")
+
+
+def costed(*rows: tuple[float | None, int | None], start: int | None = 3) -> RunRecord:
+    """A run whose rows each cost ``cost`` and leave ``open`` plan boxes unchecked."""
+    return run(
+        *(
+            {"outcome": "ok", "cost_usd": cost, "plan_unchecked": open_, "tokens": {"input": 10}}
+            for cost, open_ in rows
+        ),
+        plan_unchecked_at_start=start,
+    )
+
+
+@pytest.mark.parametrize(
+    ("record", "finished", "idle"),
+    [
+        # two iterations on the first box, one on the second, one that finished nothing
+        (
+            costed((1.0, 3), (2.0, 2), (0.5, 1), (0.25, 1)),
+            [(2, 1, 2, 3.0), (3, 1, 1, 0.5)],
+            (0.25, 1),
+        ),
+        # one iteration checks two boxes: split evenly
+        (costed((3.0, 1)), [(1, 2, 1, 1.5)], (0.0, 0)),
+        # a box added mid-run is not a finished one; the spend waits for the next check
+        (costed((1.0, 4), (1.0, 3), start=3), [(2, 1, 2, 2.0)], (0.0, 0)),
+        # an unpriced iteration makes the per-task cost unknown, not zero
+        (costed((None, 3), (1.0, 2)), [(2, 1, 2, None)], (0.0, 0)),
+        (costed((1.0, 3), (1.0, 3)), [], (2.0, 2)),
+    ],
+)
+def test_cost_per_finished_task(
+    record: RunRecord,
+    finished: list[tuple[int, int, int, float | None]],
+    idle: tuple[float, int],
+) -> None:
+    costs = task_costs(record)
+    assert costs is not None
+    assert [(c.iteration, c.tasks, c.iterations, c.cost_usd) for c in costs.finished] == finished
+    assert (costs.idle_cost_usd, costs.idle_iterations) == idle
+
+
+def test_no_plan_no_task_costs_and_the_report_lines() -> None:
+    assert task_costs(run({"outcome": "ok"})) is None
+    text = render_text(build_digest(costed((1.0, 3), (2.0, 2), (0.5, 2))))
+    section = text[text.index("Cost per task") :].split("\n\n")[0].splitlines()
+    assert section == [
+        "Cost per task",
+        "  iteration 2: 1 task checked, $3.00 each (2 iterations)",
+        "  spent on iterations that finished nothing: $0.50 (1 iteration)",
+    ]

@@ -32,6 +32,10 @@ from forgeflare.report._todo import Todo
 from forgeflare.report._todo import fleet_needs_you
 from forgeflare.report._todo import needs_you
 from forgeflare.report._todo import render_todo_lines
+from forgeflare.report._taskcost import TaskCost
+from forgeflare.report._taskcost import TaskCosts
+from forgeflare.report._taskcost import task_costs
+from forgeflare.report._text import task_cost_lines
 
 __all__ = [
     "NOTHING",
@@ -39,6 +43,8 @@ __all__ = [
     "Commit",
     "Digest",
     "RunSummary",
+    "TaskCost",
+    "TaskCosts",
     "Todo",
     "Wait",
     "WatchState",
@@ -63,6 +69,8 @@ __all__ = [
     "skipped_line",
     "state_from_run",
     "summarize",
+    "task_cost_lines",
+    "task_costs",
     "todo_html",
     "watch",
     "write_html",

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from forgeflare._clock import parse_time
+from forgeflare.report._taskcost import TaskCosts, task_costs
 from forgeflare.report._todo import Todo, needs_you
 from forgeflare.supervisor._history import IterationRow, finish_reason, iteration_rows
 from forgeflare.supervisor._records import RunRecord
@@ -137,6 +138,8 @@ class Digest:
     spend: dict[str, Any] = field(default_factory=dict)
     todo: list[Todo] = field(default_factory=list)
     """What needs a person (:func:`~forgeflare.report._todo.needs_you`)."""
+    task_costs: TaskCosts | None = None
+    """Cost per finished plan task (``None``: no plan)."""
 
     def slowest(self, n: int = 3) -> list[IterationRow]:
         return sorted(self.rows, key=lambda r: r.duration, reverse=True)[:n]
@@ -182,4 +185,5 @@ def build_digest(
             "cost_unknown_in": unknown,
         },
         todo=needs_you(run, run_dir=run_dir),
+        task_costs=task_costs(run),
     )

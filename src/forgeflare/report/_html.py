@@ -18,7 +18,7 @@ from typing import Any
 
 from forgeflare._errors import ConfigError
 from forgeflare.report._digest import Digest
-from forgeflare.report._text import format_cost, format_duration
+from forgeflare.report._text import format_cost, format_duration, task_cost_lines
 from forgeflare.report._todo import NOTHING, Todo
 from forgeflare.supervisor._history import IterationRow
 
@@ -221,6 +221,10 @@ def render_html(d: Digest, *, run_dir: Path | None = None, out: Path | None = No
     parts += [f"<li>☐ {_e(t)}</li>" for t in d.tasks_open]
     if not d.tasks_done and not d.tasks_open:
         parts.append("<li class='muted'>no plan tasks</li>")
+    costs = task_cost_lines(d)
+    if costs:
+        parts.append("</ul><h2>Cost per task</h2><ul>")
+        parts += [f"<li>{_e(line)}</li>" for line in costs]
     t: dict[str, Any] = d.spend.get("tokens", {})
     parts.append(
         "</ul><h2>Spend</h2><p>"
