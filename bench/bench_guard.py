@@ -1,11 +1,12 @@
-"""Bash deny-list cost: ``denied_reason`` on big commands against a linear scan of the same text.
+"""Bash deny-list cost: the check on big commands against a linear scan of the same text.
 
 The check must stay linear (a 300 KB command in well under 50 ms; the regex deny-list before
 it took 5.5 s on 32 KB). Each input is checked at 32 KB and 300 KB:
 
 - **baseline**: one linear pass over the same text (lower-case it, split it at shell
   separators with one regex, split each part into words): the floor any reading pays.
-- **guard**: ``denied_reason`` on it.
+- **guard**: ``check_command`` on it, from a project five directories below the home (as the
+  agent calls it: the working directory followed through ``cd``, ``pushd`` and subshells).
 
 Printed per input: the guard's time for 300 KB, its ratio to the baseline, and its growth
 from 32 KB to 300 KB beside the baseline's (about 9.4 when linear, about 88 when quadratic;
@@ -21,7 +22,7 @@ import re
 import time
 from collections.abc import Callable
 
-from forgeflare.agent.tools._guard import denied_reason
+from forgeflare.agent.tools._guard import check_command
 
 _SEPARATORS = re.compile(r"&&|\|\||[;&|\n()`]")
 
@@ -35,7 +36,21 @@ INPUTS: dict[str, Callable[[int], str]] = {
     "many commands": lambda n: "git add -A && git commit -m wip; " * (n // 33),
     "rm of many files": lambda n: "rm -rf " + "build/out.o " * (n // 12),
     "quotes and subs": lambda n: "echo \"$(date) `id` $HOME\" 'x'; " * (n // 30),
+    "cd and pushd": lambda n: (
+        "cd src && rm -rf __pycache__ && cd ..; pushd docs; popd; " * (n // 54)
+    ),
+    "subshells, xargs": lambda n: "(cd docs && make html); echo a b | xargs -n1 echo; " * (n // 50),
+    "one-liners": lambda n: "python3 -c 'print(1)'; echo cHJpbnQK | base64 -d | sh; " * (n // 52),
+    "a disaster at the end": lambda n: (
+        "make -C src all && git add -A; " * (n // 32) + "cd / && rm -rf *"
+    ),
 }
+_HOME = "/home/dev"
+_PROJECT = _HOME + "/src/a/b/c/proj"
+
+
+def guard(command: str) -> str | None:
+    return check_command(command, cwd=_PROJECT, home=_HOME)
 
 
 def baseline(text: str) -> int:
@@ -57,19 +72,22 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=9)
     rounds = parser.parse_args().rounds
     print(
-        f"{'input':<18} {'guard 300KB':>12} {'x baseline':>11} {'32KB->300KB':>12}"
+        f"{'input':<22} {'guard 300KB':>12} {'x baseline':>11} {'32KB->300KB':>12}"
         f" {'(baseline)':>11}"
     )
     worst = 0.0
     for name, make in INPUTS.items():
         small, big = make(32_000), make(300_000)
-        guard_small = _timed(denied_reason, small, rounds)
-        guard_big = _timed(denied_reason, big, rounds)
+        refused = guard(big) is not None
+        if refused != name.startswith("a disaster"):
+            raise SystemExit(f"{name}: the check {'refused' if refused else 'allowed'} it")
+        guard_small = _timed(guard, small, rounds)
+        guard_big = _timed(guard, big, rounds)
         base_small = _timed(baseline, small, rounds)
         base_big = _timed(baseline, big, rounds)
         worst = max(worst, guard_big)
         print(
-            f"{name:<18} {guard_big * 1000:>9.1f} ms {guard_big / base_big:>10.1f}x "
+            f"{name:<22} {guard_big * 1000:>9.1f} ms {guard_big / base_big:>10.1f}x "
             f"{guard_big / guard_small:>11.1f}x {base_big / base_small:>10.1f}x"
         )
     print(f"slowest 300 KB check: {worst * 1000:.1f} ms (target < 50 ms)")

@@ -7,6 +7,8 @@ answers ``{"action": "allow"}``:
   EOF, wait, ``json.loads``: the floor any hook runner pays.
 - **pipeline**: ``HookDispatcher.pre_tool_use`` with that one guard (config lookup, matching,
   payload building, process-group handling, output interpretation; no audit file).
+- **pinned**: the same pipeline with the trust check before the call, as ``forgeflare run``
+  does it (hooks.toml parsed, the guard's directory of 20 files listed and stat-checked).
 
 Rounds alternate the two so that machine load hits both alike; the figure is the median of
 the per-round ratios pipeline/bare (target <= 1.25), with medians and minimums beside it. Run::
@@ -28,6 +30,7 @@ import trio
 
 from _paired import alternate, report
 from forgeflare.hooks import Allow, HookConfig, HookDispatcher
+from forgeflare.trust import TrustPin, agent_trust_items
 
 COMMAND = """read -r -d '' _; echo '{"action":"allow"}'"""
 INPUT: dict[str, Any] = {"command": "cargo test --release", "timeout": 120}
@@ -72,11 +75,38 @@ async def main(rounds: int) -> None:
             result = await pipeline.pre_tool_use(tool="Bash", input=INPUT, tool_iterations=3)
             assert isinstance(result, Allow)
 
-        for _ in range(20):  # warm up both paths
+        hooks = cwd / ".forgeflare" / "hooks"
+        hooks.mkdir(parents=True)
+        (hooks / "guard.sh").write_text(COMMAND + "\n")
+        for i in range(19):
+            (hooks / f"lib{i}.sh").write_text(f"# helper {i}\n" * 50)
+        (cwd / ".forgeflare" / "hooks.toml").write_text(
+            '[[hooks]]\nevent = "PreToolUse"\nmatch_tool = "Bash"\n'
+            'command = "bash .forgeflare/hooks/guard.sh"\n'
+        )
+        items = agent_trust_items(cwd)
+        pin = TrustPin(
+            cwd, lambda: agent_trust_items(cwd), items, watch=[cwd / ".forgeflare" / "hooks.toml"]
+        )
+        pinned = HookDispatcher(
+            project_dir=cwd,
+            shell_hooks=[HookConfig(event="PreToolUse", match_tool="Bash", command=COMMAND)],
+            log=print,
+            pin=pin.refusal,
+        )
+
+        async def pinned_call() -> None:
+            result = await pinned.pre_tool_use(tool="Bash", input=INPUT, tool_iterations=3)
+            assert isinstance(result, Allow)
+
+        for _ in range(20):  # warm up every path
             await bare_call(cwd)
             await pipeline_call()
+            await pinned_call()
         bare, ours = await alternate(partial(bare_call, cwd), pipeline_call, rounds)
-    report(("bare", bare), ("pipeline", ours), "target <= 1.25")
+        report(("bare", bare), ("pipeline", ours), "target <= 1.25")
+        plain, checked = await alternate(pipeline_call, pinned_call, rounds)
+        report(("pipeline", plain), ("pinned", checked), "target <= 1.10")
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ __all__ = [
     "ConvergenceState",
     "Final",
     "Observation",
+    "Tokens",
     "append_observations",
     "clear_convergence",
     "convergence_path",
@@ -44,6 +45,43 @@ class Observation(BaseModel):
     signal: str
     reason: str = ""
     tool_iterations: int = 0
+
+
+_MAX_TOKENS = 10**15
+"""More than any run uses: a damaged record's count beyond it is refused when read."""
+
+
+class Tokens(BaseModel):
+    """Tokens by kind: the one shape from the agent's ``convergence.json`` to the report.
+
+    ``input`` excludes cache reads (Codex's count includes them). :attr:`total` is the one
+    meaning of a token total wherever one is printed: input + output + cache reads + cache
+    writes.
+    """
+
+    model_config = ConfigDict(extra="ignore", use_attribute_docstrings=True)
+
+    input: int = Field(default=0, ge=0, le=_MAX_TOKENS)
+    """Input tokens read fresh (not from the cache)."""
+    output: int = Field(default=0, ge=0, le=_MAX_TOKENS)
+    """Output tokens."""
+    cache_read: int = Field(default=0, ge=0, le=_MAX_TOKENS)
+    """Input tokens read from the prompt cache."""
+    cache_write: int = Field(default=0, ge=0, le=_MAX_TOKENS)
+    """Input tokens written to the prompt cache."""
+
+    @property
+    def total(self) -> int:
+        """input + output + cache reads + cache writes."""
+        return self.input + self.output + self.cache_read + self.cache_write
+
+    def __add__(self, other: Tokens) -> Tokens:
+        return Tokens(
+            input=self.input + other.input,
+            output=self.output + other.output,
+            cache_read=self.cache_read + other.cache_read,
+            cache_write=self.cache_write + other.cache_write,
+        )
 
 
 class AgentReport(BaseModel):
@@ -78,8 +116,9 @@ class Final(AgentReport):
     tool_iterations: int = 0
     total_tokens: int = 0
     timestamp: str = ""
-    tokens: dict[str, int] | None = None
-    """``input`` (without cache reads), ``output``, ``cache_read``, ``cache_write``."""
+    tokens: Tokens | None = None
+    """Tokens by kind: ``input`` (without cache reads), ``output``, ``cache_read``,
+    ``cache_write`` (the one :class:`Tokens` type, to the report)."""
     requests: int = 0
     transient: bool | None = None
     """For ``api_error``: whether the failure was transient (overloaded, 5xx, connection)."""

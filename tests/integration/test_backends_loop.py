@@ -152,6 +152,9 @@ class ToyBackend:
     def reader(self) -> ToyReader:
         return ToyReader()
 
+    def configure(self, agent: object) -> None:
+        return None
+
     def preflight(self, project: Path, argv: list[str], env: Mapping[str, str]) -> None:
         return None
 

@@ -131,6 +131,18 @@ def test_a_damaged_row_is_left_out_and_the_rest_of_the_run_shown(tmp_path: Path)
     assert "iterations.0.observations" in report.stderr
 
 
+def test_resume_names_the_damaged_record_it_could_not_read(tmp_path: Path) -> None:
+    write_run(tmp_path, "20261124-020000-bad0", b'{"run_id": "\xff"}')
+    done = subprocess.run(
+        [sys.executable, "-m", "forgeflare", "loop", "--resume", "--agent-cmd", "false"],
+        cwd=tmp_path, env=base_env(), capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    (line,) = done.stderr.splitlines()
+    assert "--resume: no readable unfinished run in" in line
+    assert "20261124-020000-bad0/run.json: not a readable run record: not UTF-8" in line
+
+
 # -- fuzz ---------------------------------------------------------------------------------------
 
 _EDGES = st.sampled_from(

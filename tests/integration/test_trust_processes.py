@@ -210,3 +210,142 @@ def test_a_loop_hooks_module_is_trusted_before_it_is_imported(
     assert ran.returncode == 10, ran.stderr
     assert (project / "module-imported").exists()
     assert len(server.requests()) == 1
+
+
+EVIL_HOOK = HOOK.replace('write_text("yes")', 'write_text("evil")')
+
+
+def test_a_hook_rewritten_mid_run_is_refused_at_its_next_call(
+    cloned: Path, tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+) -> None:
+    guard = ".forgeflare/hooks/guard.py"
+    rewrite = f"cat > {guard} <<'EOF'\n{EVIL_HOOK}EOF\n"
+    server = mock_api(
+        {
+            "responses": [
+                tool_response(("Read", {"file_path": "README.md"})),
+                tool_response(("Bash", {"command": rewrite})),
+                tool_response(("Read", {"file_path": "README.md"})),
+                text_response("ok"),
+            ],
+            "when_exhausted": "end_turn",
+        }
+    )
+    env = _env(tmp_path)
+    assert _forgeflare(cloned, env, "trust").returncode == 0
+    ran = run_agent(cloned, server.url, env=env)
+    assert "evil" in (cloned / guard).read_text()  # the agent did rewrite it
+    assert (cloned / "hook-ran").read_text() == "yes"  # but the rewritten hook never ran
+    refusals = [s for s in ran.stderr.splitlines() if "[warn]" in s and "hook refused" in s]
+    assert len(refusals) == 1, ran.stderr
+    assert "changed: hooks.toml[0] PreToolUse" in refusals[0]
+    last = server.requests()[-1]
+    assert "hook refused" in json.dumps(last)  # the Read was blocked, the model was told
+
+
+def test_a_python_hook_importing_its_neighbour_stays_trusted_call_after_call(
+    tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+) -> None:
+    project = tmp_path / "p"
+    hooks = project / ".forgeflare" / "hooks"
+    hooks.mkdir(parents=True)
+    (hooks / "helper.py").write_text("ANSWER = {'action': 'allow'}\n")
+    guard = hooks / "guard.py"
+    guard.write_text(
+        "import json, pathlib, sys\nfrom helper import ANSWER\njson.load(sys.stdin)\n"
+        "with open('calls', 'a') as f:\n    f.write('x')\nprint(json.dumps(ANSWER))\n"
+    )
+    guard.chmod(0o755)
+    (project / ".forgeflare" / "hooks.toml").write_text(
+        '[[hooks]]\nevent = "PreToolUse"\nmatch_tool = "Read"\n'
+        'command = "python3 .forgeflare/hooks/guard.py"\n'
+    )
+    (project / "README.md").write_text("hi\n")
+    read = ("Read", {"file_path": "README.md"})
+    server = mock_api(
+        {
+            "responses": [tool_response(read), tool_response(read), text_response("ok")],
+            "when_exhausted": "end_turn",
+        }
+    )
+    env = _env(tmp_path)
+    env["PYTHONDONTWRITEBYTECODE"] = ""  # as on most machines: Python writes __pycache__
+    assert _forgeflare(project, env, "trust").returncode == 0
+    ran = run_agent(project, server.url, env=env)
+    assert ran.returncode == 0, ran.stderr
+    assert "hook refused" not in ran.stderr
+    assert (project / "calls").read_text() == "xx"
+    assert not (hooks / "__pycache__").exists()
+
+
+def test_trust_of_a_missing_directory_is_one_line(tmp_path: Path) -> None:
+    done = _forgeflare(tmp_path, _env(tmp_path), "trust", str(tmp_path / "nonexistent"))
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"forgeflare: error: {tmp_path / 'nonexistent'}: no such directory"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("raw", "commands"),
+    [
+        (b"\xff\xfe{", ["run", "trust", "list", "show", "revoke", "hooks"]),
+        (b'{"projects": []}', ["trust"]),  # the store's shapes are fuzzed in the unit tests
+        (b"[" * 5000, ["run"]),
+    ],
+)
+def test_a_damaged_trust_file_is_one_line_from_every_command(
+    cloned: Path, tmp_path: Path, raw: bytes, commands: list[str]
+) -> None:
+    env = _env(tmp_path, ANTHROPIC_API_URL="http://127.0.0.1:9", ANTHROPIC_API_KEY="k")
+    store = tmp_path / "config" / "forgeflare" / "trust.json"
+    store.parent.mkdir(parents=True)
+    store.write_bytes(raw)
+    argv = {"run": ["run", "hi"], "trust": ["trust"], "list": ["trust", "--list"],
+            "show": ["trust", "--show"], "revoke": ["trust", "--revoke"],
+            "hooks": ["hooks", "test", "Stop"]}  # fmt: skip
+    for args in (argv[c] for c in commands):
+        done = _forgeflare(cloned, env, *args)
+        lines = done.stderr.strip().splitlines()
+        assert done.returncode == 2, (args, done.stderr)
+        assert len(lines) == 1, (args, done.stderr)
+        assert f"{store}: the trust records are damaged" in lines[0]
+    assert not (cloned / "hook-ran").exists()
+
+
+def test_a_lifecycle_hook_rewritten_in_the_last_iteration_is_refused_at_its_call(
+    cloned: Path, tmp_path: Path
+) -> None:
+    env = _env(tmp_path)
+    finished = cloned / ".fresher" / "hooks" / "finished"
+    finished.write_text("#!/bin/sh\necho fine > finished-ran\n")
+    finished.chmod(0o755)
+    assert _forgeflare(cloned, env, "trust").returncode == 0
+    # the agent rewrites the finished hook in the last iteration: no iteration check follows
+    rewrite = 'printf "#!/bin/sh\\ntouch evil-ran\\n" > .fresher/hooks/finished'
+    done = _forgeflare(
+        cloned, env, "loop", "--agent-cmd", f"sh -c '{rewrite}'", "--max-iterations", "1",
+        "--mode", "planning",
+    )  # fmt: skip
+    assert not (cloned / "evil-ran").exists()
+    refusals = [line for line in done.stderr.splitlines() if "not trusted" in line]
+    assert len(refusals) == 1, done.stderr
+    assert "changed: .fresher/hooks/finished" in refusals[0]
+
+
+def test_a_gate_script_rewritten_by_the_agent_is_refused(cloned: Path, tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    (cloned / "check.sh").write_text("#!/bin/sh\nexit 0\n")
+    (cloned / "check.sh").chmod(0o755)
+    (cloned / ".fresher" / "config.toml").write_text('[limits]\ngate = "./check.sh"\n')
+    (cloned / "IMPLEMENTATION_PLAN.md").write_text("- [x] all done\n")  # complete: gate runs
+    assert _forgeflare(cloned, env, "trust").returncode == 0
+    agent = "sh -c 'printf \"#!/bin/sh\\ntouch gate-evil\\n\" > check.sh'"
+    done = _forgeflare(
+        cloned, env, "loop", "--agent-cmd", agent, "--max-iterations", "2", "--mode", "building"
+    )
+    assert not (cloned / "gate-evil").exists(), done.stderr
+    refusals = [s for s in done.stderr.splitlines() if "error:" in s and "not trusted" in s]
+    assert len(refusals) == 1, done.stderr
+    assert "changed: [limits] gate" in refusals[0]
+    assert done.returncode == 13, done.stderr  # hook_abort, not complete

@@ -6,6 +6,7 @@ not; it runs in-process, so an agent with no hooks still starts no hook subproce
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from forgeflare.agent.tools._guard import denied_reason
@@ -17,14 +18,19 @@ __all__ = ["BASH_CHECK", "builtin_hooks"]
 BASH_CHECK = "forgeflare:bash-check"
 
 
-def _bash_check(input: dict[str, Any]) -> Block | None:
-    command = input.get("command")
-    if not isinstance(command, str):
-        return None  # the Bash tool itself reports a malformed input
-    reason = denied_reason(command)
-    return None if reason is None else Block(f"{reason} (forgeflare's safety guard; nothing ran)")
+def builtin_hooks(project_dir: Path | None = None) -> list[Hook]:
+    """The built-ins, first in their events (guards run before the user's).
 
+    ``project_dir`` is where Bash runs: the check follows ``cd`` and ``..`` from there.
+    """
 
-def builtin_hooks() -> list[Hook]:
-    """The built-ins, first in their events (guards run before the user's)."""
-    return [make_hook(_bash_check, "PreToolUse", match="Bash", name=BASH_CHECK)]
+    def bash_check(input: dict[str, Any]) -> Block | None:
+        command = input.get("command")
+        if not isinstance(command, str):
+            return None  # the Bash tool itself reports a malformed input
+        reason = denied_reason(command, cwd=project_dir)
+        if reason is None:
+            return None
+        return Block(f"{reason} (forgeflare's safety guard; nothing ran)")
+
+    return [make_hook(bash_check, "PreToolUse", match="Bash", name=BASH_CHECK)]

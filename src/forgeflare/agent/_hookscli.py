@@ -10,6 +10,7 @@ tool names and runs the agent's built-in hooks.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -18,6 +19,7 @@ import trio
 import typer
 
 from forgeflare._errors import ConfigError
+from forgeflare._secrets import pass_env_from, scrub_environment
 from forgeflare.agent._agent_hooks import builtin_hooks
 from forgeflare.agent.tools._registry import TOOL_NAMES
 from forgeflare.hooks._config import HOOKS_RELPATH, SHELL_EVENTS, HooksFile, load_hooks_file
@@ -31,6 +33,8 @@ from forgeflare.hooks._types import (
     PreToolResult,
     Signal,
 )
+from forgeflare.trust._items import agent_trust_items
+from forgeflare.trust._store import require_trust
 
 __all__ = ["register"]
 
@@ -137,10 +141,17 @@ def run_test(
         list[str] | None,
         typer.Option(help="Also load Python hooks from this module (repeatable)."),
     ] = None,
+    trust_project: Annotated[
+        bool,
+        typer.Option(
+            "--trust-project", help="Run the project's hooks without review (containers, CI)."
+        ),
+    ] = False,
 ) -> None:
     """Run the configured hooks for one synthetic event; show each decision, time, failure.
 
-    Nothing is recorded in convergence.json; hooks run for real (in this directory).
+    Nothing is recorded in convergence.json; hooks run for real (in this directory), once you
+    trusted them (`forgeflare trust`), with secret-looking variables removed, like `run`.
     """
     if event not in SHELL_EVENTS:
         raise _fail(f"unknown event {event!r}; expected PreToolUse, PostToolUse or Stop")
@@ -155,6 +166,17 @@ def run_test(
     except ValueError:
         known = ", ".join(r.value for r in ExitReason)
         raise _fail(f"--reason: unknown stop reason {reason!r}; expected one of {known}") from None
+    # Trust first, like `forgeflare run`: nothing from the project is imported or run before.
+    env = dict(os.environ)
+    here = Path.cwd()
+    try:
+        require_trust(
+            here, agent_trust_items(here, hooks, hooks_module or ()), env, flag=trust_project
+        )
+    except ConfigError as exc:
+        typer.echo(f"forgeflare: error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    scrub_environment(os.environ, pass_env_from(env))
     # The same collection as `forgeflare run` (entry points and built-ins included), without
     # the convergence recorder: nothing is written.
     try:
@@ -162,7 +184,7 @@ def run_test(
             project_dir=Path.cwd(),
             hooks_file=hooks,
             hooks_modules=hooks_module or (),
-            builtins=builtin_hooks(),
+            builtins=builtin_hooks(Path.cwd()),
             tools=TOOL_NAMES,
         )
     except ConfigError as exc:

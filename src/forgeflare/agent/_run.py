@@ -34,9 +34,12 @@ from forgeflare.agent._turn import TurnLoop, TurnResult
 from forgeflare.agent.tools import tool_schemas
 from forgeflare.agent.tools._registry import TOOL_NAMES
 from forgeflare.agent.tools._sandbox import SANDBOX_ENV, check_sandbox
-from forgeflare.hooks import EXIT_CODES, Hook
+from forgeflare.hooks import EXIT_CODES, HOOKS_RELPATH, Hook
 from forgeflare.hooks._pipeline import build_pipeline, collect_agent_hooks
-from forgeflare.hooks._trust import agent_trust_items, require_trust
+from forgeflare.trust._items import agent_trust_items
+from forgeflare.trust._pin import TrustPin
+from forgeflare.trust._policy import TrustItem
+from forgeflare.trust._store import require_trust
 
 __all__ = ["DEFAULT_MAX_TOKENS", "DEFAULT_MODEL", "RunOptions", "run_agent"]
 
@@ -114,13 +117,20 @@ async def run_agent(
     if options.env.get(SANDBOX_ENV):
         check_sandbox(project_dir)
     display.verbose_info(f"API URL: {base_url}")
+
     # Before any project hook module is imported or hook configured: nothing from the project
     # runs unless the user trusted exactly this content.
-    trust = require_trust(
-        project_dir,
-        agent_trust_items(project_dir, options.hooks_file, options.hooks_modules),
-        options.env,
-        flag=options.trust_project,
+    def gather() -> list[TrustItem]:
+        return agent_trust_items(project_dir, options.hooks_file, options.hooks_modules)
+
+    trusted_items = gather()
+    trust = require_trust(project_dir, trusted_items, options.env, flag=options.trust_project)
+    # Checked again before every hook call: the agent may rewrite a trusted hook mid-run.
+    hooks_file = options.hooks_file or project_dir / HOOKS_RELPATH
+    pin = (
+        TrustPin(project_dir, gather, trusted_items, watch=(hooks_file,))
+        if trust.reason != "override" and trusted_items
+        else None
     )
 
     collected = collect_agent_hooks(
@@ -128,7 +138,7 @@ async def run_agent(
         hooks_file=options.hooks_file,
         hooks_modules=options.hooks_modules,
         python_hooks=options.python_hooks,
-        builtins=builtin_hooks(),
+        builtins=builtin_hooks(project_dir),
         tools=TOOL_NAMES,
     )
     session = SessionWriter(project_dir)
@@ -137,6 +147,7 @@ async def run_agent(
         hooks=collected,
         audit_path=session.directory / "hooks.jsonl",
         log=display.warn,
+        pin=pin.refusal if pin is not None else None,
     )
     if trust.reason == "override":
         display.warn("project hooks trusted without review (--trust-project / FORGEFLARE_TRUST)")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,9 @@ def register(app: typer.Typer) -> None:
         resume: bool = typer.Option(
             False, "--resume", help="Continue a fleet whose supervisor died (ends what it left)."
         ),
+        trust_project: bool = typer.Option(
+            False, "--trust-project", help="Run the fleet file's commands without review."
+        ),
     ) -> None:
         import functools
 
@@ -69,6 +73,14 @@ def register(app: typer.Typer) -> None:
         from forgeflare.fleet._run import FleetOptions, run_fleet
 
         spec = load_fleet_file(fleet_file)
+        # A fleet file from a repository is the project's: its commands run once trusted.
+        from forgeflare.trust._items import fleet_items
+        from forgeflare.trust._store import require_trust
+
+        here = fleet_file.resolve().parent
+        require_trust(here, fleet_items(fleet_file, here), os.environ, flag=trust_project)
+        if trust_project:
+            os.environ["FORGEFLARE_TRUST"] = "1"  # the loops check their projects themselves
         opts = FleetOptions(fleet_file=fleet_file, fleet=spec, resume=resume, log=_log)
         record = trio.run(functools.partial(run_fleet, opts))
         for line in _status_lines(record):

@@ -70,24 +70,6 @@ from forgeflare.hooks._protocol import stop_payload
 from forgeflare.hooks._protocol import truncate_result
 from forgeflare.hooks._shell import MAX_STDOUT_BYTES
 from forgeflare.hooks._shell import run_hook_process
-from forgeflare.hooks._trust import TRUST_ENV
-from forgeflare.hooks._trust import TrustCheck
-from forgeflare.hooks._trust import TrustError
-from forgeflare.hooks._trust import TrustItem
-from forgeflare.hooks._trust import TrustRecord
-from forgeflare.hooks._trust import TrustStore
-from forgeflare.hooks._trust import agent_trust_items
-from forgeflare.hooks._trust import check_trust
-from forgeflare.hooks._trust import claude_items
-from forgeflare.hooks._trust import command_item
-from forgeflare.hooks._trust import default_trust_file
-from forgeflare.hooks._trust import directory_items
-from forgeflare.hooks._trust import fingerprint
-from forgeflare.hooks._trust import hooks_file_items
-from forgeflare.hooks._trust import python_module_items
-from forgeflare.hooks._trust import require_trust
-from forgeflare.hooks._trust import trust_override
-from forgeflare.hooks._trust import untrusted_message
 from forgeflare.hooks._types import ANSWERS
 from forgeflare.hooks._types import Allow
 from forgeflare.hooks._types import Block
@@ -116,7 +98,6 @@ __all__ = [
     "MAX_STDOUT_BYTES",
     "RESULT_CAP_BYTES",
     "SHELL_EVENTS",
-    "TRUST_ENV",
     "AgentHooks",
     "Allow",
     "AuditSink",
@@ -146,30 +127,17 @@ __all__ = [
     "ShellHook",
     "Signal",
     "Stop",
-    "TrustCheck",
-    "TrustError",
-    "TrustItem",
-    "TrustRecord",
-    "TrustStore",
     "TurnFailure",
     "Verdict",
-    "agent_trust_items",
     "block_message",
     "build_pipeline",
     "cap_for_model",
-    "check_trust",
-    "claude_items",
     "collect_agent_hooks",
     "collect_hooks",
-    "command_item",
     "convergence_recorder",
-    "default_trust_file",
-    "directory_items",
     "failure_text",
-    "fingerprint",
     "floor_char_boundary",
     "hook",
-    "hooks_file_items",
     "interpret_guard",
     "interpret_observe",
     "interpret_post",
@@ -181,13 +149,9 @@ __all__ = [
     "parse_hooks_text",
     "post_tool_payload",
     "pre_tool_payload",
-    "python_module_items",
     "python_verdict",
-    "require_trust",
     "run_hook_process",
     "stop_payload",
     "truncate_result",
-    "trust_override",
     "unknown_tool",
-    "untrusted_message",
 ]

@@ -194,6 +194,9 @@ class HookDispatcher:
     builtins: Sequence[Hook] = ()
     log: Callable[[str], None] = print
     audit: AuditSink | None = None
+    pin: Callable[[], str | None] | None = None
+    """Checked before every project hook call: ``None`` while what was trusted is unchanged,
+    else the one line that refuses the call (a trusted hook rewritten mid-run)."""
     _lists: dict[tuple[HookEvent, Phase], list[_Entry]] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -219,8 +222,11 @@ class HookDispatcher:
         """Call one hook with its timeout; a Python hook's exception is its failure."""
         started = time.perf_counter()
         verdict: Verdict | None = None
+        refusal = self.pin() if self.pin is not None and entry.kind != "builtin" else None
         try:
-            if entry.kind == "shell":  # its own process timeout, exact (SIGKILL at the limit)
+            if refusal is not None:
+                verdict = Verdict(failure=HookFailure("untrusted", refusal))
+            elif entry.kind == "shell":  # its own process timeout, exact (SIGKILL at the limit)
                 verdict = await entry.call(**args)
             else:
                 seconds = entry.timeout_ms / 1000 if entry.timeout_ms else math.inf
@@ -468,6 +474,7 @@ def build_pipeline(
     log: Callable[[str], None],
     record_convergence: bool = True,
     audit: AuditSink | None = None,
+    pin: Callable[[], str | None] | None = None,
 ) -> HookPipeline:
     """The pipeline for ``hooks`` (default: hooks.toml and ``python_hooks``, no entry points).
 
@@ -499,4 +506,5 @@ def build_pipeline(
         builtins=builtins,
         log=log,
         audit=audit,
+        pin=pin,
     )

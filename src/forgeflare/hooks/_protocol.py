@@ -40,7 +40,7 @@ _HALF = RESULT_CAP_BYTES // 2
 
 Outcome = Literal[
     "allow", "block", "signal", "continue", "stop", "timeout", "crash", "invalid_json",
-    "too_large",
+    "too_large", "untrusted",
 ]  # fmt: skip
 """What one hook invocation came to, as recorded in the audit trail."""
 
@@ -150,7 +150,7 @@ class ProcessOutcome:
     detail: str = ""
 
 
-FailureKind = Literal["timeout", "crash", "invalid_json", "too_large"]
+FailureKind = Literal["timeout", "crash", "invalid_json", "too_large", "untrusted"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,6 +287,8 @@ def failure_text(hook: str, failure: HookFailure, timeout_ms: int | None) -> str
         return f"hook failed: {hook} returned invalid JSON"
     if failure.kind == "too_large":
         return f"hook failed: {hook} output too large ({failure.detail})"
+    if failure.kind == "untrusted":
+        return f"hook refused: {hook}: {failure.detail}"
     if failure.returncode is not None:
         return f"hook failed: {hook} exited with code {failure.returncode}"
     return f"hook failed: {hook} {failure.detail}"

@@ -10,6 +10,7 @@ more than :data:`MAX_STDOUT_BYTES` is killed at once: it would block on a full p
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import trio
@@ -45,6 +46,9 @@ async def run_hook_process(
         result = await run_child(
             ["bash", "-c", command],
             cwd=cwd,
+            # A Python hook importing a module beside it must not write __pycache__ there: the
+            # hook's trust covers its directory, so that write would refuse its next call.
+            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
             stdin=payload,
             on_output=collect,
             stderr=None,

@@ -63,6 +63,7 @@ from forgeflare.supervisor._lifecycle import LifecycleResult
 from forgeflare.supervisor._lifecycle import classify_exit
 from forgeflare.supervisor._lifecycle import hook_env
 from forgeflare.supervisor._lifecycle import run_lifecycle_hook
+from forgeflare.supervisor._lifecycle import hook_words
 from forgeflare.supervisor._iteration import FileStamp
 from forgeflare.supervisor._loop import LoopOptions
 from forgeflare.supervisor._loop import LoopResult
@@ -217,6 +218,7 @@ __all__ = [
     "git_snapshot",
     "hook_env",
     "hook_verdict",
+    "hook_words",
     "hooks_modules",
     "is_error",
     "is_fresh",

@@ -292,13 +292,10 @@ class LoopConfig(BaseModel):
 
     def backend(self) -> Backend:
         """The configured backend, with its settings (the loop builds this one instance)."""
-        from forgeflare.supervisor.backends import BACKENDS, ClaudeBackend
+        from forgeflare.supervisor.backends import BACKENDS
 
         backend = BACKENDS[self.backend_name]()
-        if isinstance(backend, ClaudeBackend):
-            backend.permission_mode = self.agent.permission_mode
-        if hasattr(backend, "final_required"):
-            backend.final_required = self.final_expected
+        backend.configure(self.agent)
         return backend
 
     def agent_argv(self, python: str, backend: Backend | None = None) -> list[str]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -128,12 +129,21 @@ class IterationRunner:
     preamble: str = ""
     """What the next iteration's prompt starts with (an answered question), or nothing."""
 
-    # The loop's own, used here: how long the run has gone, its records, the hooks' context.
+    base_active: float
+    """Active seconds of the run before this supervisor (a resumed run's)."""
+    t0: float
+    """When this supervisor started the run (``time.monotonic``)."""
+
     def elapsed(self) -> float:
-        raise NotImplementedError
+        """Active seconds of the run so far."""
+        return self.base_active + time.monotonic() - self.t0
 
     def save(self) -> None:
-        raise NotImplementedError
+        """Write run.json with the active time so far."""
+        self.record.totals.active_seconds = round(self.elapsed(), 3)
+        self.store.save(self.record)
+
+    # The loop's own, used here: the hooks' context.
 
     def context(self, *, iteration: int | None = None, finish_type: str = "") -> HookContext:
         raise NotImplementedError

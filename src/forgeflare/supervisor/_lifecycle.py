@@ -28,6 +28,7 @@ __all__ = [
     "LifecycleResult",
     "classify_exit",
     "hook_env",
+    "hook_words",
     "run_lifecycle_hook",
 ]
 
@@ -171,3 +172,24 @@ async def run_lifecycle_hook(
     return LifecycleResult(
         name, classify_exit(code, fail_behavior=fail_behavior), code, result.duration
     )
+
+
+_HOOK_SAYS: dict[HookStatus, tuple[str, str]] = {
+    HookStatus.NOT_EXECUTABLE: ("warn", "exists but is not executable (skipped)"),
+    HookStatus.OK: ("info", "completed successfully"),
+    HookStatus.WARNING: ("warn", "returned warning (exit 1)"),
+    HookStatus.ABORT: ("error", "requested abort (exit {code})"),
+    HookStatus.TIMEOUT: ("error", "timed out after {timeout:g}s (exit 124)"),
+    HookStatus.ERROR: ("error", "failed with exit code {code}"),
+}
+"""What the loop says of a lifecycle hook's run, by its status: (display level, words)."""
+
+
+def hook_words(result: LifecycleResult, timeout: float) -> tuple[str, str] | None:
+    """What the loop says of a hook's run: (display level, line), or ``None`` for nothing."""
+    said = _HOOK_SAYS.get(result.status)
+    if said is None:
+        return None
+    level, words = said
+    text = words.format(name=result.name, code=result.exit_code, timeout=timeout)
+    return level, f"Hook {result.name} {text}"

@@ -31,8 +31,6 @@ from forgeflare._clock import format_wait, parse_time, utc_timestamp
 from forgeflare._pgroup import process_started
 from forgeflare._process import run_child
 from forgeflare._secrets import child_environment
-from forgeflare.hooks import trust_override
-from forgeflare.hooks._trust import TrustError, require_trust
 from forgeflare.supervisor._agentproc import (
     StopControl,
 )
@@ -63,6 +61,7 @@ from forgeflare.supervisor._lifecycle import (
     HookStatus,
     LifecycleResult,
     hook_env,
+    hook_words,
     run_lifecycle_hook,
 )
 from forgeflare.supervisor._notify import Notifier, notify_urls
@@ -79,6 +78,8 @@ from forgeflare.supervisor._stop import clear_stop, stop_requested
 from forgeflare.supervisor._trust import loop_trust_items
 from forgeflare.supervisor._waiting import LoopWaits
 from forgeflare.supervisor._waits import WaitFor, WaitSettings, WaitStreaks
+from forgeflare.trust._policy import TrustError, trust_override
+from forgeflare.trust._store import require_trust
 
 __all__ = ["LoopOptions", "LoopResult", "run_loop", "watch_signals"]
 
@@ -126,17 +127,6 @@ _HOOK_SWITCH = {
 }
 
 
-_HOOK_SAYS: dict[HookStatus, tuple[str, str]] = {
-    HookStatus.NOT_EXECUTABLE: ("warn", "exists but is not executable (skipped)"),
-    HookStatus.OK: ("info", "completed successfully"),
-    HookStatus.WARNING: ("warn", "returned warning (exit 1)"),
-    HookStatus.ABORT: ("error", "requested abort (exit {code})"),
-    HookStatus.TIMEOUT: ("error", "timed out after {timeout:g}s (exit 124)"),
-    HookStatus.ERROR: ("error", "failed with exit code {code}"),
-}
-"""What the loop says of a lifecycle hook's run, by its status: (display level, words)."""
-
-
 class _Loop(IterationRunner, LoopWaits):
     opts: LoopOptions
 
@@ -180,7 +170,9 @@ class _Loop(IterationRunner, LoopWaits):
         """Seconds to wait for an answer before finishing ``blocked`` (``None``: do not)."""
         self.preamble = ""
         self.notified_blocked = False
-        from forgeflare.hooks._trust import default_trust_file
+        self.refused = ""
+        """The last trust refusal printed."""
+        from forgeflare.trust._store import default_trust_file
 
         config_dir = default_trust_file(opts.env).parent
         self.notifier = Notifier(
@@ -191,14 +183,6 @@ class _Loop(IterationRunner, LoopWaits):
             env=child_environment(opts.env, opts.pass_env),
             log=self.display.warn,
         )
-
-    # -- bookkeeping ------------------------------------------------------------------------
-    def elapsed(self) -> float:
-        return self.base_active + time.monotonic() - self.t0
-
-    def save(self) -> None:
-        self.record.totals.active_seconds = round(self.elapsed(), 3)
-        self.store.save(self.record)
 
     def context(self, *, iteration: int | None = None, finish_type: str = "") -> HookContext:
         rec = self.record
@@ -311,8 +295,12 @@ class _Loop(IterationRunner, LoopWaits):
     async def hook(self, name: HookName, ctx: HookContext) -> LifecycleResult:
         hooks = self.cfg.hooks
         hooks_dir = self.project / self.cfg.paths.hooks_dir
+        refusal = None
         if not hooks.enabled or not getattr(hooks, _HOOK_SWITCH[name]):
             result = LifecycleResult(name, HookStatus.DISABLED)
+        elif (refusal := await self.untrusted_now()) is not None:
+            # Checked before every call: the agent may have rewritten the hook meanwhile.
+            result = LifecycleResult(name, HookStatus.ABORT)
         else:
             path = hooks_dir / name
             if path.is_file() and os.access(path, os.X_OK):
@@ -321,13 +309,18 @@ class _Loop(IterationRunner, LoopWaits):
                 name,
                 hooks_dir=hooks_dir,
                 cwd=self.project,
-                env={**child_environment(self.opts.env, self.opts.pass_env), **hook_env(name, ctx)},
+                env={
+                    **child_environment(self.opts.env, self.opts.pass_env),
+                    **hook_env(name, ctx),
+                    "PYTHONDONTWRITEBYTECODE": "1",  # no __pycache__ in the trusted hooks dir
+                },
                 timeout=hooks.timeout,
                 fail_behavior=hooks.fail_behavior,
                 stop=self.stop.escalated() if name == "finished" else self.stop,
                 on_line=lambda line: self.display.output(line, prefix=f"[{name}] "),
             )
-        self.report_hook(result, hooks.timeout)
+        if refusal is None and (said := hook_words(result, hooks.timeout)) is not None:
+            getattr(self.display, said[0])(said[1])
         if result.status is not HookStatus.MISSING:
             try:
                 self.store.event(
@@ -343,18 +336,6 @@ class _Loop(IterationRunner, LoopWaits):
                     raise
         return result
 
-    def report_hook(self, result: LifecycleResult, timeout: float) -> None:
-        said = _HOOK_SAYS.get(result.status)
-        if said is not None:
-            level, words = said
-            text = words.format(name=result.name, code=result.exit_code, timeout=timeout)
-            getattr(self.display, level)(f"Hook {result.name} {text}")
-
-    # -- one agent run ----------------------------------------------------------------------
-    def counted_iterations(self) -> int:
-        """Iterations that count toward max_iterations (not limit or outage waits)."""
-        return self.record.counted_iterations
-
     async def before_iteration(self) -> FinishType | None:
         """Checks between iterations (the rules are :func:`before_iteration`'s)."""
         trust_error: str | None = None
@@ -367,7 +348,7 @@ class _Loop(IterationRunner, LoopWaits):
             verdict = before_iteration(
                 Between(
                     limits=self.limits,
-                    counted=self.counted_iterations(),
+                    counted=self.record.counted_iterations,
                     elapsed=self.elapsed(),
                     stopped=self.stop.stop.is_set(),
                     stop_requested=stop_requested(self.project),
@@ -386,15 +367,32 @@ class _Loop(IterationRunner, LoopWaits):
         if verdict.type is FinishType.STOPPED:
             clear_stop(self.project)
         elif verdict.type is FinishType.HOOK_ABORT and trust_error is not None:
-            self.display.error(trust_error)
+            self.say_refusal(trust_error)
         if verdict.reason is not None:
             self.finish_reason = verdict.reason
         return verdict.type
 
     def check_trust(self) -> None:
         """Raise TrustError when a project hook or command changed since the start."""
+        if trust_override(self.opts.env, self.opts.trust_project):
+            return  # nothing to gather: everything is trusted
         now = loop_trust_items(self.project, self.cfg, project_command=self.opts.project_command)
         require_trust(self.project, now, self.opts.env, flag=self.opts.trust_project)
+
+    async def untrusted_now(self) -> str | None:
+        """The one refusal line when what the project runs is no longer trusted, else None."""
+        try:
+            await trio.to_thread.run_sync(self.check_trust)
+        except TrustError as exc:
+            self.say_refusal(str(exc))
+            return str(exc)
+        return None
+
+    def say_refusal(self, line: str) -> None:
+        """Print a trust refusal once (the finished hook is refused for the same reason)."""
+        if line != self.refused:
+            self.refused = line
+            self.display.error(line)
 
     async def iterate(self) -> FinishType | None:
         """One pass of the loop: ``None`` to go on."""
@@ -422,7 +420,7 @@ class _Loop(IterationRunner, LoopWaits):
         facts = IterationFacts(
             outcome=outcome,
             limits=self.limits,
-            counted=self.counted_iterations(),
+            counted=self.record.counted_iterations,
             elapsed=self.elapsed(),
             streaks=Streaks(**rec.streaks),
             waits=self.wait_streaks,
@@ -491,6 +489,8 @@ class _Loop(IterationRunner, LoopWaits):
     async def run_gate(self) -> tuple[bool, str]:
         """Run ``[limits] gate`` in the project: complete counts only when it passes."""
         gate = self.cfg.limits.gate
+        if await self.untrusted_now() is not None:
+            return False, "not trusted"
         self.display.info(f"gate: {gate}")
         out = bytearray()
         try:

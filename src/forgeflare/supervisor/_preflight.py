@@ -20,10 +20,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from forgeflare._errors import ConfigError
-from forgeflare.hooks._trust import require_trust
 from forgeflare.supervisor._config import LoopConfig
 from forgeflare.supervisor._records import find_resumable
 from forgeflare.supervisor._trust import hooks_modules, loop_trust_items
+from forgeflare.trust._store import require_trust
 
 __all__ = ["LOCK_RELPATH", "lock_holder", "preflight", "project_lock"]
 

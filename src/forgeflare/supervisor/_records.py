@@ -441,17 +441,15 @@ def read_run(path: Path) -> RunRecord:
     missing, unreadable, not UTF-8, not JSON or not of a run record's shape.
     """
     try:
-        data = path.read_bytes()
-    except FileNotFoundError as exc:
-        raise RecordError(f"{path}: no run.json (not a run folder)") from exc
-    except OSError as exc:
-        raise RecordError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    try:
-        text = data.decode("utf-8")
+        text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
         raise RecordError(
             f"{path}: not a readable run record: not UTF-8 (byte {exc.start})"
         ) from exc
+    except FileNotFoundError as exc:
+        raise RecordError(f"{path}: no run.json (not a run folder)") from exc
+    except OSError as exc:
+        raise RecordError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     try:
         return RunRecord.model_validate_json(text)
     except ValidationError as exc:
@@ -531,10 +529,19 @@ def newest_run(root: Path) -> tuple[Path, RunRecord] | None:
 
 
 def find_resumable(log_root: Path) -> RunStore | None:
-    """The newest run under ``log_root`` that has no ``finished_at`` or finished ``blocked``."""
-    for entry, record in list_runs(log_root).runs:
+    """The newest run under ``log_root`` that has no ``finished_at`` or finished ``blocked``.
+
+    ``None`` when there is none; a :class:`RecordError` naming the damaged record when there is
+    none readable but a damaged one (it may be the run a ``--resume`` was meant for).
+    """
+    listing = list_runs(log_root)
+    for entry, record in listing.runs:
         if record.finished_at is None or record.finish_type == "blocked":
             return RunStore(entry)
+    if listing.skipped:
+        raise RecordError(
+            f"--resume: no readable unfinished run in {log_root}; skipped {listing.skipped[0]}"
+        )
     return None
 
 

@@ -1,8 +1,9 @@
-"""What a loop would run from a project, for trust; and ``forgeflare trust``.
+"""What a loop would run from a project, for trust.
 
-The loop runs more than the agent does: lifecycle hooks, the agent command and, when that
-agent is Claude Code, the project's Claude Code hooks and MCP servers. All of it is gathered
-here (the hook layer knows only its own part) and checked once before anything starts.
+The loop runs more than the agent does: lifecycle hooks, the agent, gate and notify commands,
+``[agent] extra_args``, loosening ``[security]`` keys and, when the agent is Claude Code, the
+project's Claude Code settings and MCP servers. All of it is gathered here from
+:mod:`forgeflare.trust` and checked before anything starts and before every iteration.
 """
 
 from __future__ import annotations
@@ -12,14 +13,15 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from forgeflare.hooks._trust import (
-    TrustItem,
+from forgeflare.supervisor._config import LoopConfig
+from forgeflare.trust._items import (
     agent_trust_items,
     claude_items,
     command_item,
+    config_items,
     directory_items,
 )
-from forgeflare.supervisor._config import LoopConfig
+from forgeflare.trust._policy import TrustItem
 
 __all__ = ["describe_items", "hooks_modules", "loop_trust_items", "uses_claude_code"]
 
@@ -43,12 +45,18 @@ def uses_claude_code(config: LoopConfig) -> bool:
 
 
 def loop_trust_items(
-    project: Path, config: LoopConfig, *, project_command: bool = True
+    project: Path,
+    config: LoopConfig,
+    *,
+    project_command: bool = True,
+    every_backend: bool = False,
 ) -> list[TrustItem]:
-    """Every project-supplied thing ``forgeflare loop`` with ``config`` would run.
+    """Every project-supplied thing ``forgeflare loop`` with ``config`` would run or obey.
 
     ``project_command=False`` when the agent command came from the user (a flag or a
     variable), not from the project's config.toml: what the user typed is theirs.
+    ``every_backend`` adds what only Claude Code would run (``forgeflare trust`` shows it
+    whatever the backend, since ``--backend claude`` may come later).
     """
     # The agent imports the hook modules its command names (e.g. [agent] extra_args).
     modules = hooks_modules(config.agent_argv(sys.executable))
@@ -60,18 +68,26 @@ def loop_trust_items(
     notify = getattr(getattr(config, "notify", None), "command", "")
     if notify:
         items.append(command_item("[notify] command", notify, project))
-    if uses_claude_code(config):
-        items += claude_items(project)
+    items += config_items(project)
+    if every_backend or uses_claude_code(config):
+        items += claude_items(project, config.agent.extra_args)
     return items
 
 
 def describe_items(items: list[TrustItem], project: Path, lines: int = 3) -> list[str]:
-    """Human lines for ``forgeflare trust``: each item, its files' hashes and first lines."""
+    """Human lines for ``forgeflare trust``: each item, what its fingerprint cannot see, its
+    files' hashes and (the first time a file is listed) its first lines."""
     out: list[str] = []
+    seen: set[str] = set()
     for item in items:
         out.append(f"• {item.key}: {item.definition}")
+        out.extend(f"    warning: {note}" for note in item.blind)
         for rel, digest in sorted(item.files.items()):
-            out.append(f"    {rel}  sha256 {digest[:16]}")
+            shown = digest if digest.startswith("->") else f"sha256 {digest[:16]}"
+            out.append(f"    {rel}  {shown}")
+            if rel in seen:
+                continue
+            seen.add(rel)
             try:
                 with (project / rel).open(encoding="utf-8", errors="replace") as fh:
                     head = [fh.readline().rstrip("\n") for _ in range(lines)]

@@ -81,7 +81,7 @@ async def run_bash(
     """
     # Checked here too, not only by the built-in PreToolUse guard: a user's hook may rewrite
     # the command (updated_input) after that guard ran, and run_bash is callable on its own.
-    reason = denied_reason(command)
+    reason = denied_reason(command, cwd=cwd)
     if reason is not None:
         return ToolOutput(
             f"Command denied by forgeflare's safety guard: {reason}. Nothing was run.", True

@@ -13,6 +13,7 @@ from forgeflare.supervisor.backends._backends import REPORT_ENV
 from forgeflare.supervisor.backends._backends import completion_signal
 from forgeflare.supervisor.backends._backends import backend_names
 from forgeflare.supervisor.backends._backends import register_backend
+from forgeflare.supervisor.backends._backends import AgentSettings
 from forgeflare.supervisor.backends._claude import ClaudeStreamReader
 from forgeflare.supervisor.backends._stream import JsonStreamReader
 from forgeflare.supervisor.backends._stream import as_int
@@ -30,6 +31,7 @@ __all__ = [
     "COMPLETE_TAG",
     "OUTCOMES",
     "REPORT_ENV",
+    "AgentSettings",
     "Backend",
     "ChildEnd",
     "ClaudeBackend",

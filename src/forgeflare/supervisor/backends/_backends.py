@@ -35,10 +35,21 @@ from forgeflare.supervisor.backends._claude import ClaudeStreamReader
 from forgeflare.supervisor.backends._codex import CodexStreamReader
 from forgeflare.supervisor.backends._report import IterationReport, Tokens
 
+
+class AgentSettings(Protocol):
+    """What a backend reads of ``[agent]`` (the config's ``AgentSection``)."""
+
+    @property
+    def permission_mode(self) -> str: ...
+    @property
+    def final_required(self) -> str: ...
+
+
 __all__ = [
     "BACKENDS",
     "COMPLETE_TAG",
     "REPORT_ENV",
+    "AgentSettings",
     "Backend",
     "ChildEnd",
     "ClaudeBackend",
@@ -141,6 +152,10 @@ class Backend(Protocol):
     secret_names: ClassVar[tuple[str, ...]]
     """Secrets the agent's process keeps (the key for its API); every other one is scrubbed."""
 
+    def configure(self, agent: AgentSettings) -> None:
+        """Take this backend's settings from ``[agent]`` (the loop builds one instance)."""
+        ...
+
     def preflight(self, project: Path, argv: list[str], env: Mapping[str, str]) -> None:
         """Raise ``ConfigError`` (one line) for what would make every iteration fail."""
         ...
@@ -166,8 +181,24 @@ class Backend(Protocol):
     ) -> IterationReport: ...
 
 
+class _Base:
+    """What every built-in backend shares: no budget flag, its command found, no trust files."""
+
+    def budget_argv(self, left_usd: float) -> list[str]:
+        return []
+
+    def configure(self, agent: AgentSettings) -> None:
+        return None
+
+    def preflight(self, project: Path, argv: list[str], env: Mapping[str, str]) -> None:
+        _found(project, argv, env, getattr(self, "name", "command"))
+
+    def trust_files(self, project: Path) -> list[Path]:
+        return []
+
+
 @dataclass
-class _PlainBackend:
+class _PlainBackend(_Base):
     """An agent whose output is for people (shown as it is) and that has no completion tag."""
 
     final_required: bool = False
@@ -176,17 +207,12 @@ class _PlainBackend:
     prompt_suffix: str = ""
     secret_names: ClassVar[tuple[str, ...]] = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")
 
-    def budget_argv(self, left_usd: float) -> list[str]:
-        return []
-
     def reader(self) -> LineReader:
         return _RawReader()
 
-    def preflight(self, project: Path, argv: list[str], env: Mapping[str, str]) -> None:
-        _found(project, argv, env, getattr(self, "name", "command"))
-
-    def trust_files(self, project: Path) -> list[Path]:
-        return []
+    def configure(self, agent: AgentSettings) -> None:
+        if agent.final_required != "auto":  # auto: the class's own (yes for forgeflare only)
+            self.final_required = agent.final_required == "yes"
 
 
 @dataclass
@@ -224,7 +250,7 @@ class ForgeflareBackend(_PlainBackend):
             if not self.final_required:
                 return _by_exit_status(end, outcome)
             return IterationReport(outcome=outcome or "agent_error", detail="no final written")
-        tokens = Tokens(**final.tokens) if final.tokens else Tokens(output=final.total_tokens)
+        tokens = final.tokens or Tokens(output=final.total_tokens)
         return IterationReport(
             outcome=outcome or _FINAL_OUTCOMES.get(final.reason, "ok"),
             transient=bool(final.transient) and final.reason == "api_error",
@@ -280,7 +306,7 @@ class _StreamReader(LineReader, Protocol):
 
 
 @dataclass
-class _StreamBackend:
+class _StreamBackend(_Base):
     """An agent whose JSON event stream on stdout is its report, and that completes by the tag."""
 
     prompt_suffix: str = _COMPLETE_PROMPT
@@ -297,15 +323,6 @@ class _StreamBackend:
     def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]:
         argv = [*(shlex.split(command) if command else [self.program]), *self.args, *self.options()]
         return [*_with_model(argv, model, extra), *self.last]
-
-    def budget_argv(self, left_usd: float) -> list[str]:
-        return []
-
-    def preflight(self, project: Path, argv: list[str], env: Mapping[str, str]) -> None:
-        _found(project, argv, env, getattr(self, "name", "command"))
-
-    def trust_files(self, project: Path) -> list[Path]:
-        return []
 
     def report(
         self, reader: LineReader, end: ChildEnd, final: Final | None, report_file: Path | None
@@ -327,6 +344,9 @@ class ClaudeBackend(_StreamBackend):
     permission_mode: str = "bypassPermissions"
     program: ClassVar[str] = "claude"
     args: ClassVar[tuple[str, ...]] = ("-p", "--output-format", "stream-json", "--verbose")
+
+    def configure(self, agent: AgentSettings) -> None:
+        self.permission_mode = agent.permission_mode
 
     def options(self) -> list[str]:
         return ["--permission-mode", self.permission_mode] if self.permission_mode else []

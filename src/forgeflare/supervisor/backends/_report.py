@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from forgeflare._convergence import AgentReport
+from forgeflare._convergence import AgentReport, Tokens
 
 __all__ = ["OUTCOMES", "IterationReport", "Outcome", "Tokens"]
 
@@ -28,43 +28,6 @@ Outcome = Literal[
     "budget",
 ]
 OUTCOMES: tuple[str, ...] = Outcome.__args__  # type: ignore[attr-defined]
-
-
-_MAX_TOKENS = 10**15
-"""More than any run uses: a damaged record's count beyond it is refused when read."""
-
-
-class Tokens(BaseModel):
-    """Tokens by kind: the one shape from the agent's ``convergence.json`` to the report.
-
-    ``input`` excludes cache reads (Codex's count includes them). :attr:`total` is the one
-    meaning of a token total wherever one is printed: input + output + cache reads + cache
-    writes.
-    """
-
-    model_config = ConfigDict(extra="ignore", use_attribute_docstrings=True)
-
-    input: int = Field(default=0, ge=0, le=_MAX_TOKENS)
-    """Input tokens read fresh (not from the cache)."""
-    output: int = Field(default=0, ge=0, le=_MAX_TOKENS)
-    """Output tokens."""
-    cache_read: int = Field(default=0, ge=0, le=_MAX_TOKENS)
-    """Input tokens read from the prompt cache."""
-    cache_write: int = Field(default=0, ge=0, le=_MAX_TOKENS)
-    """Input tokens written to the prompt cache."""
-
-    @property
-    def total(self) -> int:
-        """input + output + cache reads + cache writes."""
-        return self.input + self.output + self.cache_read + self.cache_write
-
-    def __add__(self, other: Tokens) -> Tokens:
-        return Tokens(
-            input=self.input + other.input,
-            output=self.output + other.output,
-            cache_read=self.cache_read + other.cache_read,
-            cache_write=self.cache_write + other.cache_write,
-        )
 
 
 class IterationReport(AgentReport):

@@ -9,26 +9,20 @@ import typer
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError
-from forgeflare.hooks._trust import (
-    TrustStore,
-    check_trust,
-    default_trust_file,
-    python_module_items,
-)
-from forgeflare.supervisor._config import load_config
-from forgeflare.supervisor._trust import describe_items, loop_trust_items
 
 __all__ = ["register"]
 
 _HELP = """Review and trust what a project would run.
 
-A project's hooks (.forgeflare/hooks.toml and the scripts it runs, Python hook modules,
-.fresher/hooks/*), its agent and notify commands, and with Claude Code as the agent its
-.claude/settings.json hooks and .mcp.json, run only once you have trusted their exact
-content. `forgeflare run` and `forgeflare loop` refuse (exit 2) while anything is new or
-changed. This command shows each item (event, command, each file's hash and first lines) and
-records it in your config directory (never in the project). FORGEFLARE_TRUST=1 or
---trust-project trusts every project (containers, CI).
+Everything a project supplies that runs code, moves a secret or loosens a limit is a trust
+item: its hooks (.forgeflare/hooks.toml and every file beside the scripts it runs, Python hook
+modules with their packages and .pyc, .fresher/hooks/*), the agent, gate and notify commands,
+[agent] extra_args, [security] keys that loosen, and with Claude Code as the agent every
+.claude/settings*.json key that runs or redirects, .mcp.json and --settings files.
+`forgeflare run`, `loop`, `hooks test` and `fleet run` refuse (exit 2) while anything is new
+or changed. This command shows each item (its files' hashes and first lines, and what its
+fingerprint cannot see) and records it in your config directory (never in the project).
+FORGEFLARE_TRUST=1 or --trust-project trusts every project (containers, CI).
 """
 
 
@@ -47,6 +41,12 @@ def register(app: typer.Typer) -> None:
             [], "--hooks-module", help="Also a Python hooks module you pass to run (repeatable)."
         ),
     ) -> None:
+        from forgeflare.supervisor._config import load_config
+        from forgeflare.supervisor._trust import describe_items, loop_trust_items
+        from forgeflare.trust._items import fleet_files, fleet_items, python_module_items
+        from forgeflare.trust._policy import check_trust
+        from forgeflare.trust._store import TrustStore, default_trust_file
+
         env = dict(os.environ)
         store = TrustStore(default_trust_file(env))
         if list_:
@@ -58,7 +58,8 @@ def register(app: typer.Typer) -> None:
                 typer.echo(f"{path}  {count} item(s)  trusted {record.trusted_at}")
             return
         if not directory.is_dir():
-            raise ConfigError(f"{directory}: not a directory")
+            what = "no such directory" if not directory.exists() else "not a directory"
+            raise ConfigError(f"{directory}: {what}")
         real = directory.resolve()
         if revoke:
             if store.revoke(str(real)):
@@ -67,8 +68,10 @@ def register(app: typer.Typer) -> None:
                 typer.echo(f"{real} was not trusted")
             return
         config = load_config(directory, env=env).config
-        items = loop_trust_items(directory, config)
+        items = loop_trust_items(directory, config, every_backend=True)
         items += python_module_items(hooks_module, directory)
+        for fleet_file in fleet_files(directory):
+            items += fleet_items(fleet_file, directory)
         if not items:
             typer.echo(f"{real}: nothing to run from this project (no hooks, no commands)")
             return
