@@ -227,3 +227,18 @@ def test_a_blocked_loop_in_a_fleet_does_not_hold_up_the_others(
     assert lines[0] == "What needs you"
     assert lines[1].startswith(f"  [asks] the agent asks: {QUESTION}")
     assert "forgeflare answer" in lines[1]
+
+
+def test_answer_usage_errors_are_one_line(tmp_path: Path) -> None:
+    cases = [
+        (["answer"], 'answer: expected [DIR] "TEXT" or [DIR] --file FILE'),
+        (["answer", str(tmp_path / "nowhere"), "x"], "not a directory"),
+        (["answer", ".", "x", "--file", "a.md"], "as TEXT or with --file, not both"),
+        (["answer", "--file", "missing.md"], "answer --file missing.md: cannot read"),
+        (["answer", "  "], "answer: the answer is empty"),
+    ]
+    for args, words in cases:
+        done = forgeflare(tmp_path, *args)
+        assert done.returncode == 2, (args, done.stderr)
+        (line,) = done.stderr.strip().splitlines()
+        assert words in line, (args, line)
