@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from claude_code_support import require_claude_code
 from mockapi_support import MockServer, start_mock_server
@@ -24,6 +25,13 @@ __all__ = ["MockServer"]
 os.environ["FORGEFLARE_TRUST"] = "1"
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="forgeflare-test-config-")
 atexit.register(shutil.rmtree, os.environ["XDG_CONFIG_HOME"], True)
+
+
+# Property and fuzz tests: a fixed seed in CI (a failure there reproduces), a random one locally
+# (each run explores new inputs). CI systems set CI; `.ci/run` sets it too.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+settings.register_profile("dev")
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -88,17 +87,20 @@ def read_json_model(
 ) -> _M | None:
     """The JSON file at ``path`` as ``model``; ``None`` when there is no file.
 
-    Raises ``error`` as ``"<path>: <cannot_read>: <why>"`` or ``"<path>: <invalid>: <why>"``.
+    Raises ``error`` as ``"<path>: <cannot_read>: <why>"`` or ``"<path>: <invalid>: <why>"``;
+    any damage (bytes that are not UTF-8, nesting, a wrong shape) is one of these.
     """
     from pydantic import ValidationError
 
+    from forgeflare._damaged import decode_problem, loads
+
     try:
-        raw = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise error(f"{path}: {cannot_read}: {exc.strerror}") from exc
     try:
-        return model.model_validate(json.loads(raw))
-    except (ValueError, ValidationError) as exc:
-        raise error(f"{path}: {invalid}: {exc}") from exc
+        return model.model_validate(loads(raw))
+    except (ValueError, ValidationError, RecursionError, TypeError) as exc:
+        raise error(f"{path}: {invalid}: {decode_problem(exc)}") from exc

@@ -20,15 +20,20 @@ from typing import Any
 __all__ = [
     "POLL_MAX",
     "POLL_MIN",
+    "become_subreaper",
+    "end_adopted",
     "end_marked_processes",
     "end_pids",
     "end_popen",
+    "escaped_descendants",
     "group_alive",
     "is_alive",
     "kill_group",
     "marked_processes",
     "popen_in_group",
     "process_started",
+    "spawned",
+    "term_on_parent_death",
 ]
 
 # How often a group (or a leader) is checked during a grace: quick first, then gently.
@@ -138,6 +143,111 @@ def end_pids(pids: Sequence[int], grace: float) -> list[int]:
     return [p.pid for p in procs]
 
 
+# Children this process started itself and has not reaped yet (run_child, popen_in_group):
+# never mistaken for adopted orphans.
+_SPAWNED: set[int] = set()
+_PR_SET_CHILD_SUBREAPER = 36
+_subreaper = False
+
+
+def spawned(pid: int, *, alive: bool) -> None:
+    """Note that this process started child ``pid`` (``alive=False`` once it is reaped)."""
+    if alive:
+        _SPAWNED.add(pid)
+    else:
+        _SPAWNED.discard(pid)
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def term_on_parent_death() -> None:
+    """In a forked child before exec (``preexec_fn``), Linux: SIGTERM when the parent dies."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+
+
+def become_subreaper() -> bool:
+    """Linux: make this process the "child subreaper" of its descendants (``prctl``), so an
+    orphan adopts it instead of init, whatever it did to leave: ``env -i`` drops the marker
+    variable and a new session the group, but not this. ``False`` where it cannot (macOS)."""
+    global _subreaper
+    if _subreaper:
+        return True
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        _subreaper = bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
+    return _subreaper
+
+
+def end_adopted(since: float, grace: float) -> list[int]:
+    """End the orphans this subreaper adopted that started at or after ``since`` (epoch
+    seconds), with their descendants: TERM, ``grace``, KILL, then reap them. Children this
+    process started itself are never touched. Returns the pids ended."""
+    if not _subreaper:
+        return []
+    import psutil
+
+    try:
+        children = psutil.Process().children()
+    except psutil.Error:
+        return []
+    adopted: list[psutil.Process] = []
+    for child in children:
+        try:
+            if child.pid in _SPAWNED or child.create_time() < since - 1.0:
+                continue
+            adopted.append(child)
+            adopted.extend(child.children(recursive=True))
+        except psutil.Error:
+            continue
+    if not adopted:
+        return []
+    ended = end_pids([p.pid for p in adopted], grace)
+    for proc in adopted:  # reap the adopted ones: nobody else waits for them
+        with contextlib.suppress(ChildProcessError, OSError):
+            os.waitpid(proc.pid, os.WNOHANG)
+    return ended
+
+
+def escaped_descendants(name: str, value: str) -> list[tuple[int, float]]:
+    """Descendants of this process that a kill of this process would lose: in another
+    session and without the ``name=value`` marker (a clean environment in a new session). As
+    (pid, start time), so a later process reusing the pid is never taken for one. Linux only
+    (else ``[]``)."""
+    if not sys.platform.startswith("linux"):
+        return []
+    import psutil
+
+    needle = f"\0{name}={value}\0".encode()
+    mine = os.getsid(0)
+    found = []
+    try:
+        descendants = psutil.Process().children(recursive=True)
+    except psutil.Error:
+        return []
+    for proc in descendants:
+        try:
+            if os.getsid(proc.pid) == mine:
+                continue
+            with open(f"/proc/{proc.pid}/environ", "rb") as fh:
+                if (b"\0" + fh.read()).find(needle) >= 0:
+                    continue
+            found.append((proc.pid, float(proc.create_time())))
+        except (psutil.Error, OSError):
+            continue
+    return found
+
+
 def process_started(pid: int | None) -> float | None:
     """The start time of a live (not zombie) process, or ``None``."""
     if pid is None:
@@ -187,7 +297,9 @@ def group_alive(pgid: int) -> bool:
 def popen_in_group(argv: Sequence[str], **options: Any) -> subprocess.Popen[bytes]:
     """Start a long-lived child from synchronous code (a server the caller stops later) in a
     process group of its own, like :func:`run_child`; end it with :func:`end_popen`."""
-    return subprocess.Popen(list(argv), process_group=0, **options)
+    proc = subprocess.Popen(list(argv), process_group=0, **options)
+    spawned(proc.pid, alive=True)
+    return proc
 
 
 def end_popen(proc: subprocess.Popen[bytes], grace: float) -> None:
@@ -206,6 +318,7 @@ def end_popen(proc: subprocess.Popen[bytes], grace: float) -> None:
             delay = min(delay * 2, POLL_MAX)
     kill_group(proc.pid, signal.SIGKILL)
     proc.wait()
+    spawned(proc.pid, alive=False)
 
 
 def _exited_unreaped(pid: int) -> bool:

@@ -32,10 +32,13 @@ import trio
 from forgeflare._pgroup import (
     POLL_MAX,
     POLL_MIN,
+    end_adopted,
     end_marked_processes,
     group_alive,
     kill_group,
     marked_processes,
+    spawned,
+    term_on_parent_death,
 )
 
 __all__ = [
@@ -144,6 +147,7 @@ async def run_child(
     marker: tuple[str, str] | None = None,
     drain: float = 2.0,
     on_start: Callable[[trio.Process], None] | None = None,
+    die_with_parent: bool = False,
 ) -> ChildResult:
     """Run ``argv`` to its end as the module docstring says; returns how it ended.
 
@@ -154,10 +158,13 @@ async def run_child(
     the grace, ``kill`` at once; both count as ``stopped``. ``marker`` (name, value) must be in
     ``env`` for descendants to carry it. After the leader exits, output is read for at most
     ``drain`` more seconds (descendants outside the group can hold the pipe for ever; 0 reads
-    only what is already in it). ``on_start`` gets the process as soon as it runs. Raises
-    ``OSError`` when the program cannot start.
+    only what is already in it). ``on_start`` gets the process as soon as it runs. With
+    ``die_with_parent`` (Linux) the child gets SIGTERM when this process dies, even by
+    ``kill -9``: it ends its turn instead of going on unsupervised, leaving orphans nobody
+    would find. Raises ``OSError`` when the program cannot start.
     """
     started = time.monotonic()
+    since = time.time()  # descendants adopted later (a subreaper's orphans) started after it
     emit: Callable[[bytes], object] | None = on_output
     splitter = _Lines(on_output) if on_output is not None and lines else None
     if splitter is not None:
@@ -193,6 +200,7 @@ async def run_child(
                     deliver_cancel=deliver_cancel,
                     process_group=0,
                     task_status=task_status,
+                    preexec_fn=term_on_parent_death if die_with_parent else None,
                 )
         finally:
             watch_scope.cancel()
@@ -221,6 +229,7 @@ async def run_child(
 
     async def follow(nursery: trio.Nursery, proc: trio.Process) -> None:
         nonlocal cleaned
+        spawned(proc.pid, alive=True)
         if on_start is not None:
             on_start(proc)
         if emit is not None:
@@ -234,7 +243,7 @@ async def run_child(
                     watchers.start_soon(watch, kill, "killed")
         await leader_done.wait()
         cleaned = True
-        await _cleanup(proc, grace, kill, marker)
+        await _cleanup(proc, grace, kill, marker, since)
         if drain > 0:
             pump_scope.deadline = trio.current_time() + drain
         else:
@@ -253,7 +262,9 @@ async def run_child(
         # delivered the cancel and reaped the leader. End what is left; the error goes on.
         with trio.CancelScope(shield=True):
             if proc is not None and not cleaned:
-                await _cleanup(proc, grace, kill, marker)
+                await _cleanup(proc, grace, kill, marker, since)
+            if proc is not None:
+                spawned(proc.pid, alive=False)
             if proc is not None and proc.stdout is not None:
                 await proc.stdout.aclose()
         if splitter is not None:
@@ -271,13 +282,19 @@ async def run_child(
 
 
 async def _cleanup(
-    proc: trio.Process, grace: float, kill: trio.Event | None, marker: tuple[str, str] | None
+    proc: trio.Process,
+    grace: float,
+    kill: trio.Event | None,
+    marker: tuple[str, str] | None,
+    since: float,
 ) -> None:
-    """End what the reaped leader left: its group, then marked descendants (shielded)."""
+    """End what the reaped leader left: its group, marked descendants, and, in a subreaper
+    (``forgeflare loop``), the orphans it adopted since the child started (shielded)."""
     with trio.CancelScope(shield=True):
         await _term_grace_kill(proc.pid, grace, kill)
         if marker is not None:
             await trio.to_thread.run_sync(partial(end_marked_processes, *marker, grace))
+        await trio.to_thread.run_sync(partial(end_adopted, since, grace))
 
 
 def run_child_blocking(argv: Sequence[str], **options: Any) -> ChildResult:

@@ -8,12 +8,30 @@ imported; every other command goes through the typer app in :mod:`forgeflare._ap
 
 from __future__ import annotations
 
+import errno
 import sys
 from collections.abc import Sequence
 
 from forgeflare._errors import ForgeflareError
 
 __all__ = ["main", "stop_hook_main"]
+
+
+# A path the file system refuses as such, whichever command touched it first: a user's
+# argument, not a bug, so one line (any other OSError stays a traceback worth reporting).
+_BAD_PATH_ERRNOS = frozenset({errno.ENAMETOOLONG, errno.ELOOP})
+
+
+def _bad_path(exc: OSError) -> ForgeflareError | None:
+    """``exc`` as a usage error when it says a path is unusable (too long, a symlink loop)."""
+    if exc.errno not in _BAD_PATH_ERRNOS:
+        return None
+    name = str(exc.filename) if exc.filename is not None else "a path"
+    if len(name) > 80:
+        name = name[:60] + f"... ({len(name)} characters)"
+    error = ForgeflareError(f"{name}: {exc.strerror or exc}")
+    error.exit_code = 2
+    return error
 
 
 def _only_forgeflare_error(group: BaseExceptionGroup[BaseException]) -> ForgeflareError | None:
@@ -30,6 +48,8 @@ def _only_forgeflare_error(group: BaseExceptionGroup[BaseException]) -> Forgefla
     walk(group)
     if len(leaves) == 1 and isinstance(leaves[0], ForgeflareError):
         return leaves[0]
+    if len(leaves) == 1 and isinstance(leaves[0], OSError):
+        return _bad_path(leaves[0])
     return None
 
 
@@ -48,6 +68,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     except ForgeflareError as exc:
         print(f"forgeflare: error: {exc}", file=sys.stderr)
         sys.exit(exc.exit_code)
+    except OSError as exc:
+        error = _bad_path(exc)
+        if error is None:
+            raise
+        print(f"forgeflare: error: {error}", file=sys.stderr)
+        sys.exit(error.exit_code)
     except BaseExceptionGroup as group:
         error = _only_forgeflare_error(group)
         if error is None:

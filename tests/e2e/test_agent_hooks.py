@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from agent_support import read_json, run_agent, text_response, tool_response, tool_results
@@ -587,3 +588,105 @@ def test_match_naming_no_tool_stops_start_up(tmp_path: Path, mock_api: MockAPI) 
     proc = run_agent(tmp_path, server.url, "task", "--hooks-module", "typohooks")
     assert proc.returncode == 2
     assert "match 'Bsh' names no tool; did you mean Bash?" in proc.stderr
+
+
+def test_lone_surrogates_from_a_guard_and_the_api_never_crash_the_run(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    # Valid JSON may spell a lone surrogate; it used to crash the audit write (from a guard's
+    # reason), the display (from a text delta) and the mock server (from its script).
+    project(
+        tmp_path,
+        '[[hooks]]\nevent = "PreToolUse"\ncommand = "hooks/g.sh"\n',
+        {"g.sh": "#!/usr/bin/env bash\ncat >/dev/null\n"
+                 "echo '{\"action\": \"block\", \"reason\": \"no \\ud800 here\"}'\n"},
+    )  # fmt: skip
+    server = mock_api(
+        {
+            "responses": [
+                tool_response(("Bash", {"command": "ls"}), text="half \ud800 a pair"),
+                text_response("done \udfff"),
+            ]
+        }
+    )
+    proc = run_agent(tmp_path, server.url)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "half \ufffd a pair" in proc.stdout
+    (result,) = tool_results(server.requests()[1])
+    assert result["content"].endswith("no \ufffd here")
+    (audit,) = tmp_path.glob(".entire/metadata/*/hooks.jsonl")
+    assert [json.loads(x)["reason"] for x in audit.read_text().splitlines()] == ["no \ufffd here"]
+    assert final_of(tmp_path)["final"]["reason"] == "end_turn"
+
+
+EXITING_HOOKS = """
+import sys
+from forgeflare.hooks import hook
+
+@hook("PreToolUse", match="Bash", timeout=5)
+def exiting_guard(input):
+    if "first" in input["command"]:
+        sys.exit(3)
+
+@hook("PostToolUse", timeout=5)
+async def interrupting_observer(tool):
+    raise KeyboardInterrupt
+
+@hook("Stop")
+def exiting_stop(reason):
+    raise SystemExit("bye")
+"""
+
+
+def test_a_python_hook_that_exits_or_interrupts_is_a_hook_failure(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    # SystemExit and KeyboardInterrupt from a hook used to end the agent with an exception
+    # group and no final; they are failures with the documented meaning, like any exception.
+    (tmp_path / "loophooks.py").write_text(EXITING_HOOKS)
+    server = mock_api(
+        {
+            "responses": [
+                tool_response(("Bash", {"command": "echo first > ran"})),
+                tool_response(("Bash", {"command": "echo second > ran"})),
+                text_response("done"),
+            ]
+        }
+    )
+    proc = run_agent(tmp_path, server.url, "task", "--hooks-module", "loophooks")
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    (blocked,) = tool_results(server.requests()[1])
+    assert blocked["is_error"] is True
+    assert "loophooks.exiting_guard raised SystemExit" in blocked["content"]
+    (ran,) = tool_results(server.requests()[2])
+    assert ran["is_error"] is False
+    assert (tmp_path / "ran").read_text() == "second\n"
+    assert "loophooks.interrupting_observer raised KeyboardInterrupt" in proc.stderr
+    assert "loophooks.exiting_stop raised SystemExit: bye" in proc.stderr
+    assert final_of(tmp_path)["final"]["reason"] == "end_turn"
+
+
+def test_a_shell_hooks_setsid_child_is_ended_with_the_hook(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    # It held the hook's stderr, which is the agent's: the agent's stderr stayed open 206 s.
+    token = f"{os.getpid() % 1000 + 500}.5"
+    project(
+        tmp_path,
+        '[[hooks]]\nevent = "PreToolUse"\nphase = "observe"\ncommand = "hooks/o.sh"\n',
+        {"o.sh": f"#!/usr/bin/env bash\ncat >/dev/null\nsetsid sleep {token} &\necho '{{}}'\n"},
+    )
+    server = mock_api(
+        {"responses": [tool_response(("Bash", {"command": "true"})), text_response("ok")]}
+    )
+    proc = run_agent(tmp_path, server.url, timeout=60)  # held open by the sleep: 60 s, fails
+    assert proc.returncode == 0, proc.stderr
+    left = [
+        p for p in psutil.process_iter(["cmdline", "status"])
+        if p.info["cmdline"] == ["sleep", token] and p.info["status"] != "zombie"
+    ]  # fmt: skip
+    for p in left:
+        p.kill()
+    assert left == []

@@ -2,8 +2,10 @@
 
 The supervisor is resumed each time it is the one killed. At the end no process of the loop is
 left, and every commit made since the start is attributed to an iteration in the records.
-``FORGEFLARE_CHAOS_SECONDS`` (default 60) sets how long the kills go on, and
-``FORGEFLARE_CHAOS_SEED`` (default 12) the seed of the random choices, so a failure replays.
+``FORGEFLARE_CHAOS_SECONDS`` (default 60) sets how long the kills go on (1800 is the 30-minute
+soak), and ``FORGEFLARE_CHAOS_SEED`` (default 12) the seed of the random choices, so a failure
+replays. The agent and the started hook also leave ``env -i setsid`` children: no marker, no
+group, no session of the loop's.
 """
 
 from __future__ import annotations
@@ -27,7 +29,11 @@ SECONDS = float(os.environ.get("FORGEFLARE_CHAOS_SECONDS", "60"))
 SEED = int(os.environ.get("FORGEFLARE_CHAOS_SEED", "12"))
 
 # The agent commits three times per iteration (the pauses are its work, not synchronisation)
-# and leaves a detached process behind, as Claude Code's Bash commands do (`setsid`).
+# and leaves detached processes behind, as Claude Code's Bash commands do (`setsid`), one of
+# them with a clean environment (`env -i`: the run's marker is gone too). That one is started
+# last: the loop adopts it (as subreaper) the moment the script exits and ends it at once.
+# Only a kill -9 of the loop itself in the few ms between could lose it; a kill -9 while the
+# agent still runs is covered by the `escaped` events that --resume reads.
 AGENT = """\
 rm -f .git/index.lock
 for step in 1 2 3; do
@@ -37,7 +43,9 @@ for step in 1 2 3; do
 done
 setsid sleep {tag} >/dev/null 2>&1 </dev/null &
 sleep 0.3
+env -i setsid sleep {tag} >/dev/null 2>&1 </dev/null &
 """
+STARTED_HOOK = "env -i setsid sleep {tag} >/dev/null 2>&1 </dev/null &\nexit 0\n"
 
 
 def loop_processes(supervisor: int, run_ids: list[str], tag: str) -> list[psutil.Process]:
@@ -87,6 +95,7 @@ def test_kill_9_anywhere_loses_no_commit_and_leaves_no_process(tmp_path: Path) -
     start = git_lines(project, "rev-parse", "HEAD")[0]
     tag = f"{4000 + uuid.uuid4().int % 1000}.{uuid.uuid4().int % 10**6:06d}"
     agent = project.write("agent.sh", AGENT.format(tag=tag))
+    project.hook("started", STARTED_HOOK.format(tag=tag))
     env = base_env(
         FRESHER_SMART_TERMINATION="false",
         FRESHER_MAX_CONSECUTIVE_ERRORS="100000",

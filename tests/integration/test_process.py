@@ -40,7 +40,7 @@ def gone(pid: int) -> bool:
     return state(pid) in (None, "Z", "X")
 
 
-async def wait_gone(*pids: int, within: float = 5.0) -> None:
+async def wait_gone(*pids: int, within: float = 30.0) -> None:
     # Signals are delivered asynchronously: poll, bounded, until the kernel has done it.
     with trio.fail_after(within):
         while not all(gone(p) for p in pids):

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shlex
+import shutil
 import signal
+import subprocess
 import sys
 from pathlib import Path
 
+import psutil
 import pytest
 import trio
 from typer.testing import CliRunner
@@ -15,7 +20,15 @@ from typer.testing import CliRunner
 from forgeflare import _app as cli
 from forgeflare._errors import ConfigError
 from forgeflare.supervisor import StopControl
-from supervisor_agents.project import Done, Project, agent_cmd, alive, base_env, wait_for
+from supervisor_agents.project import (
+    Done,
+    Project,
+    agent_cmd,
+    alive,
+    base_env,
+    forgeflare,
+    wait_for,
+)
 
 
 @pytest.fixture
@@ -463,6 +476,174 @@ def _events_or_empty(project: Project) -> list[dict[str, object]]:
         return project.events()
     except (OSError, IndexError, ValueError):
         return []
+
+
+async def test_a_convergence_file_that_is_not_utf8_is_one_warning(project: Project) -> None:
+    # The model can write convergence.json: one byte that is not UTF-8 used to crash the loop,
+    # leave run.json unfinished and skip the finished hook.
+    project.hook("finished", 'echo "$FRESHER_FINISH_TYPE" > "$FRESHER_PROJECT_DIR/finish"')
+    done = await project.arun("--agent-cmd", agent_cmd("--garble"), "--max-iterations", "1")
+    assert done.code == 10, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "convergence.json: not a valid convergence state: not UTF-8 text (byte" in done.stderr
+    assert project.record()["finished_at"] is not None
+    assert (project.dir / "finish").read_text().strip() == "max_iterations"
+
+
+def _private_mounts() -> str | None:
+    """Why a tiny tmpfs in a private mount namespace cannot be made here, or None."""
+    if shutil.which("unshare") is None:
+        return "unshare (util-linux) is not installed"
+    probe = subprocess.run(
+        ["unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"],
+        capture_output=True,
+        check=False,
+    )
+    return None if probe.returncode == 0 else "mounting a tmpfs needs root (unshare -m)"
+
+
+def test_a_full_disk_before_the_loop_starts_is_one_line(tmp_path: Path) -> None:
+    # A real full file system: a 256 KiB tmpfs in a private mount namespace, filled up.
+    reason = _private_mounts()
+    if reason is not None:
+        pytest.skip(reason)
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    script = (
+        f'mount -t tmpfs -o size=256k tmpfs "{disk}" && mkdir "{disk}/.fresher" && '
+        f'(head -c 1000000 /dev/zero > "{disk}/fill" 2>/dev/null; true) && '
+        f'exec "{sys.executable}" -m forgeflare loop --dir "{disk}" --agent-cmd true '
+        "--max-iterations 1"
+    )
+    done = subprocess.run(
+        ["unshare", "-m", "sh", "-c", script],
+        capture_output=True,
+        text=True,
+        env=base_env(),
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"forgeflare: error: {disk}/.fresher/loop.lock: cannot write the loop lock: "
+        "No space left on device"
+    )
+
+
+def _sleeping(seconds: str) -> list[psutil.Process]:
+    """Live ``sleep SECONDS`` processes (the token is unique to one test)."""
+    found = []
+    for proc in psutil.process_iter(["cmdline", "status"]):
+        if proc.info["cmdline"] == ["sleep", seconds] and proc.info["status"] != "zombie":
+            found.append(proc)
+    return found
+
+
+def test_env_i_setsid_descendants_do_not_survive_the_loop(project: Project) -> None:
+    # `env -i` drops the run's marker and `setsid` leaves the group and the session: such
+    # descendants of the agent and of the started hook used to outlive the loop.
+    agent_token, hook_token = f"{os.getpid() % 1000 + 400}.25", f"{os.getpid() % 1000 + 400}.75"
+    project.hook(
+        "started", f"env -i setsid sleep {hook_token} </dev/null >/dev/null 2>&1 &\nexit 0"
+    )
+    try:
+        done = project.run(
+            "--agent-cmd",
+            agent_cmd(f"--escape={agent_token}", "--final=end_turn"),
+            "--max-iterations",
+            "1",
+        )
+        assert done.code == 10, done.stderr
+        assert _sleeping(agent_token) == []
+        assert _sleeping(hook_token) == []
+    finally:
+        for proc in _sleeping(agent_token) + _sleeping(hook_token):
+            proc.kill()
+
+
+def test_a_run_folder_made_read_only_is_marked_finished_beside_it(project: Project) -> None:
+    # A real read-only folder (root writes through chmod): the agent remounts the run folder
+    # read-only in a private mount namespace shared with its loop.
+    reason = _private_mounts()
+    if reason is not None:
+        pytest.skip(reason)
+    remount = (
+        'sh -c \'d="$FRESHER_PROJECT_DIR/.fresher/runs/$FRESHER_RUN_ID"; '
+        'mount --bind "$d" "$d" && mount -o remount,ro,bind "$d"\''
+    )
+    loop = shlex.join(
+        [sys.executable, "-m", "forgeflare", "loop", "--dir", str(project.dir),
+         "--agent-cmd", remount, "--max-iterations", "3"]
+    )  # fmt: skip
+    done = subprocess.run(
+        ["unshare", "-m", "sh", "-c", f"mount --make-rprivate / && exec {loop}"],
+        capture_output=True,
+        text=True,
+        env=base_env(),
+        timeout=60,
+        check=False,
+    )
+    assert "Traceback" not in done.stderr
+    assert "cannot write: Read-only file system" in done.stderr, done.stderr
+    (run_dir,) = project.run_dirs()
+    assert json.loads((run_dir / "run.json").read_text())["finished_at"] is None  # as it was
+    # ... but every reader sees it finished: not running, not resumable.
+    listed = forgeflare(project.dir, "runs", "--json")
+    assert listed.returncode == 0, listed.stderr
+    (row,) = json.loads(listed.stdout)
+    assert row["finish_type"] == "error"
+    resumed = forgeflare(project.dir, "loop", "--resume", "--agent-cmd", "true")
+    assert "no unfinished run" in resumed.stderr
+
+
+def test_a_resume_ends_what_escaped_the_killed_supervisor(project: Project) -> None:
+    # kill -9 of the loop while its agent runs: the agent's `env -i setsid` child has neither
+    # the group nor the marker, so only what the loop noted of it can find it again.
+    token = f"{os.getpid() % 1000 + 400}.125"
+    supervisor = project.popen(
+        "--agent-cmd", agent_cmd(f"--escape={token}", "--hang"), "--max-iterations", "1"
+    )
+    try:
+        wait_for(
+            lambda: (
+                bool(project.run_dirs())
+                and any(e["event"] == "escaped" for e in _events_or_empty(project))
+            )
+        )
+        supervisor.kill()
+        supervisor.communicate()
+        assert _sleeping(token) != []  # the supervisor's death did not end it
+        done = project.run("--resume", "--agent-cmd", agent_cmd(), "--max-iterations", "1")
+        assert done.code == 10, done.stderr
+        assert _sleeping(token) == []
+    finally:
+        if supervisor.poll() is None:
+            supervisor.kill()
+            supervisor.communicate()
+        for proc in _sleeping(token):
+            proc.kill()
+
+
+def test_the_agent_is_ended_when_its_loop_is_killed(project: Project) -> None:
+    # A loop killed with -9 used to leave its agent working on unsupervised until a resume,
+    # free to leave orphans nothing could find; it now gets SIGTERM (its interrupted turn).
+    pidfile = project.dir / "pids"
+    proc = project.popen(
+        "--agent-cmd", agent_cmd("--hang"), env=base_env(AGENT_PIDFILE=str(pidfile))
+    )
+    try:
+        wait_for(lambda: pidfile.exists() and len(pidfile.read_text().split()) == 2)
+        agent = int(pidfile.read_text().split()[0])
+        proc.kill()
+        proc.wait()
+        wait_for(lambda: not alive(agent))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pid in [int(p) for p in pidfile.read_text().split()] if pidfile.exists() else []:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
 
 
 @pytest.mark.parametrize("value", ["1", "true", "yes", "on", "YES"])

@@ -12,6 +12,8 @@ action applies to; without =N it applies to every iteration.
   --touch[@N,...]         create a file (no commit)
   --pidfile=PATH          write the pids of this agent and its child
   --env=PATH              dump the environment (JSON) to PATH-<iteration>
+  --garble[@N,...]        write a convergence.json holding a byte that is not UTF-8
+  --escape=SECONDS[@N,..] leave `env -i setsid sleep SECONDS` running (no marker, own session)
 It always deletes a stale convergence.json first and prints a [tool] and a [usage] line.
 """
 
@@ -74,6 +76,16 @@ def main() -> int:
             subprocess.run(["git", "commit", "-qm", f"iteration {iteration}"], check=True)
         elif name == "touch":
             Path(f"touched-{iteration}.txt").write_text("x\n")
+        elif name == "escape":
+            subprocess.Popen(
+                ["env", "-i", "setsid", "sleep", value],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        elif name == "garble":
+            conv.parent.mkdir(exist_ok=True)
+            conv.write_bytes(b'{"observations": [], "final": {"reason": "end_turn\xff"}}')
         elif name == "env":
             Path(f"{value}-{iteration}").write_text(json.dumps(dict(os.environ)))
     if final is not None:

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from forgeflare import __version__
+from forgeflare import __version__, cli
 from forgeflare._app import COMMANDS, app, real_command
 
 HEAVY = ("typer", "click", "pydantic", "trio", "httpx", "rich")
@@ -139,3 +139,28 @@ def test_forgeflare_stop_hook_script_is_the_hook_and_the_group(tmp_path: Path) -
     status = subprocess.run([*entry, "status"], capture_output=True, text=True, cwd=tmp_path)
     assert status.returncode == 0, status.stderr
     assert "no loop in this project" in status.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["runs", "{long}"],
+        ["report", "{long}"],
+        ["init", "{long}"],
+        ["trust", "{long}"],
+        ["loop", "--dir", "{long}"],
+        ["stop", "{long}"],
+        ["run", "--hooks", "{long}"],
+    ],
+)
+def test_a_path_too_long_for_the_file_system_is_one_line(
+    args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = [a.replace("{long}", "n" * 300) for a in args]
+    with pytest.raises(SystemExit) as info:
+        cli.main(argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    (line,) = err.splitlines()
+    assert line.startswith("forgeflare: error: " + "n" * 60 + "... (3")
+    assert line.endswith(" characters): File name too long")

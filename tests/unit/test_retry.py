@@ -90,7 +90,7 @@ def test_permanent_errors_are_never_retried(error: APIError) -> None:
 
 @pytest.mark.parametrize(
     ("retry_after", "expected"),
-    [(0, 0), (0.5, 0.5), (3, 3), (59.9, 59.9), (60, 60), (61, 60), (3600, 60), (-5, 0)],
+    [(0, 2), (0.5, 2), (3, 3), (59.9, 59.9), (60, 60), (61, 60), (3600, 60), (-5, 2)],
 )
 def test_retry_after_overrides_and_is_capped(retry_after: float, expected: float) -> None:
     for attempt in range(1, 5):
@@ -124,7 +124,8 @@ def test_retry_delay_properties(attempt: int, error: APIError, schedule: list[fl
         return
     assert delay is not None
     assert delay >= 0
-    if delay > 60:
+    assert delay >= min(schedule[0], schedule[attempt - 1])  # never under the minimum backoff
+    if delay > max(60, schedule[0]):
         assert delay == schedule[attempt - 1]
 
 
@@ -227,14 +228,24 @@ async def test_529_twice_then_success_uses_the_backoff() -> None:
     ]
 
 
-async def test_429_retry_after_zero_retries_immediately() -> None:
-    limited = respond(429, error_body("rate_limit_error", "Slow down"), retry_after="0")
-    h = Harness([limited, respond(body=good_stream())])
+async def test_retry_after_zero_still_waits_the_minimum_backoff() -> None:
+    # A 529 storm answered with retry-after: 0 spent all four retries in 0.68 s.
+    storm = respond(529, error_body("overloaded_error", "Overloaded"), retry_after="0")
+    h = Harness([storm] * 4 + [respond(body=good_stream())])
     await h.send()
-    assert h.delays == [0]
-    assert h.log == [
-        "[retry] Attempt 1/4: API returned 429 rate_limit_error: Slow down — waiting 0s"
-    ]
+    assert h.delays == [2, 2, 2, 2]
+
+
+async def test_a_malformed_json_event_is_retried_like_garbage() -> None:
+    # One data: line that is not JSON used to end the turn with api_error and no retry.
+    broken = good_stream().replace(
+        b'"type": "content_block_stop"', b'"type": content_block_stop', 1
+    )
+    assert broken != good_stream()
+    h = Harness([respond(body=broken), respond(body=good_stream())])
+    await h.send()
+    assert len(h.requests) == 2
+    assert h.log[0].startswith("[retry] Attempt 1/4: API stream sent unparseable JSON")
 
 
 async def test_retry_after_is_capped_at_60() -> None:

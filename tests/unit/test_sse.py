@@ -286,7 +286,7 @@ def test_a_server_tool_result_block_round_trips_unchanged() -> None:
 
 
 def test_a_known_event_with_unparseable_data_is_an_error() -> None:
-    with pytest.raises(StreamParseError):
+    with pytest.raises(StreamTransientError):
         parse_sse_bytes([start() + b"event: content_block_start\ndata: {oops\n\n" + end()])
 
 
@@ -387,13 +387,19 @@ def test_message_stop_without_stop_reason_is_transient() -> None:
     [
         (b"event: content_block_delta\ndata: {not json\n\n", "unparseable JSON"),
         (b"data: [1, 2]\n\n", "non-object"),
-        (ev("content_block_delta", index=0, delta={"type": "text_delta", "text": "x"}), "before"),
         (ev("content_block_start", index=0), "malformed 'content_block_start'"),
         (ev("message_delta", delta=None), "malformed 'message_delta'"),
     ],
 )
-def test_malformed_streams_are_permanent(raw: bytes, match: str) -> None:
-    with pytest.raises(StreamParseError, match=match) as info:
+def test_a_malformed_event_is_transient_like_garbage_bytes(raw: bytes, match: str) -> None:
+    with pytest.raises(StreamTransientError, match=match) as info:
+        parse_sse_bytes([start() + raw + end()])
+    assert info.value.transient
+
+
+def test_a_delta_before_its_block_is_permanent() -> None:
+    raw = ev("content_block_delta", index=0, delta={"type": "text_delta", "text": "x"})
+    with pytest.raises(StreamParseError, match="before") as info:
         parse_sse_bytes([start() + raw + end()])
     assert not info.value.transient
 
@@ -425,3 +431,17 @@ def test_large_message_is_assembled_exactly() -> None:
     stream = start() + text_block(0, *pieces) + end()
     chunks = [stream[i : i + 4093] for i in range(0, len(stream), 4093)]
     assert parse_sse_bytes(chunks).content == [TextBlock(text="".join(pieces))]
+
+
+def test_a_lone_surrogate_in_a_text_delta_becomes_a_replacement_character() -> None:
+    # JSON may spell half a UTF-16 pair; passed on, it crashed the display and every write.
+    seen: list[str] = []
+    # json.dumps with ensure_ascii spells the surrogate as an escape, as an API could.
+    delta = {"type": "text_delta", "text": "a \ud800 b"}
+    body = json.dumps({"type": "content_block_delta", "index": 0, "delta": delta})
+    spelled = f"event: content_block_delta\ndata: {body}\n\n".encode()
+    stop = b"event: content_block_stop"
+    stream = start() + text_block(0).replace(stop, spelled + stop) + end()
+    resp = parse_sse_bytes([stream], on_text=seen.append)
+    assert resp.content == [TextBlock(text="a \ufffd b")]
+    assert "".join(seen).encode("utf-8") == "a \ufffd b".encode()

@@ -104,6 +104,21 @@ def test_resume_records_the_cut_iteration_as_killed(tmp_path: Path) -> None:
     assert resumed.killed.commits == 0
 
 
+def test_resume_reads_past_an_events_line_that_is_not_utf8(tmp_path: Path) -> None:
+    # A crash or a full disk can leave bytes that are not UTF-8 in events.jsonl: the other
+    # lines stay readable and --resume still finds the cut iteration.
+    store = make(tmp_path, "20260101-000000-aaaa", finished=False)
+    record = store.load()
+    record.supervisor_pid = 2**22 + 12345  # no such process: the supervisor is dead
+    store.save(record)
+    store.event("iteration_started", number=3, head=None, log="iteration-003.log")
+    with (store.dir / "events.jsonl").open("ab") as fh:
+        fh.write(b'{"event": "hook", "note": "caf\xe9 \\ud800"}\n')
+    resumed = open_resumable(tmp_path, tmp_path, grace=0.1)
+    assert resumed.killed is not None
+    assert resumed.killed.number == 3
+
+
 def test_resume_without_an_unfinished_run(tmp_path: Path) -> None:
     make(tmp_path, "20260101-000000-aaaa", finished=True)
     with pytest.raises(RecordError, match="no unfinished run"):

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from forgeflare.agent.tools._glob import MAX_GLOB_ENTRIES
+from forgeflare.agent.tools._glob import MAX_GLOB_ENTRIES, glob_files, glob_walk
 from tool_support import run_tool
 
 
@@ -116,3 +116,48 @@ def test_output_is_sorted_and_complete(names: set[str]) -> None:
         content, _ = glob(root, "*.dat")
         lines = [] if content.startswith("No files") else content.splitlines()
         assert lines == sorted(f"{name}.dat" for name in names)
+
+
+def _loops(tmp_path: Path) -> Path:
+    (tmp_path / "sub" / "deep").mkdir(parents=True)
+    (tmp_path / "a.txt").write_text("a")
+    (tmp_path / "sub" / "b.txt").write_text("b")
+    (tmp_path / "sub" / "deep" / "c.txt").write_text("c")
+    (tmp_path / "sub" / "loop1").symlink_to("..")
+    (tmp_path / "sub" / "deep" / "loop2").symlink_to("../..")
+    (tmp_path / "docs").symlink_to("sub/deep")  # an alias of a directory walked anyway
+    return tmp_path
+
+
+def test_symlink_loops_are_walked_once(tmp_path: Path) -> None:
+    # glob.glob followed sub/loop1 -> .. for ever (memory growing, no Ctrl+C); each real
+    # directory is now entered once, through whichever name the walk meets first.
+    root = _loops(tmp_path)
+    out = glob_files({"pattern": "**/*.txt"}, cwd=root)
+    lines = out.content.splitlines()
+    assert {"a.txt", "sub/b.txt"} <= set(lines)
+    assert len(lines) == 3  # c.txt once: under sub/deep or under the docs alias
+    assert lines[-1] in {"sub/deep/c.txt", "docs/c.txt"}
+
+
+def test_a_search_past_its_bounds_says_it_stopped(tmp_path: Path) -> None:
+    for i in range(30):
+        (tmp_path / f"d{i}").mkdir()
+        (tmp_path / f"d{i}" / "x.txt").write_text("x")
+    walk = glob_walk(str(tmp_path), ["**", "*.txt"], max_scan=10)
+    assert walk.stopped == "looked at more than 10 entries"
+    walk = glob_walk(str(tmp_path), ["**", "*.txt"], timeout=-1)
+    assert walk.stopped == "took longer than -1 s"
+    assert len(glob_walk(str(tmp_path), ["**", "*.txt"]).hits) == 30
+
+
+def test_literal_and_trailing_double_star(tmp_path: Path) -> None:
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "m.py").write_text("")
+    assert glob_files({"pattern": "src/pkg/m.py"}, cwd=tmp_path).content == "src/pkg/m.py"
+    assert glob_files({"pattern": "src/**"}, cwd=tmp_path).content.splitlines() == [
+        "src/",
+        "src/pkg/",
+        "src/pkg/m.py",
+    ]
+    assert glob_files({"pattern": "src/*/"}, cwd=tmp_path).content == "src/pkg/"

@@ -155,3 +155,17 @@ def test_rg_found_beside_the_interpreter_without_path(monkeypatch: pytest.Monkey
         assert find_rg() == str(beside)
     finally:
         find_rg.cache_clear()
+
+
+def test_symlink_loops_are_not_followed_and_the_search_is_bounded(
+    grep: Search, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "a.txt").write_text("needle\n")
+    (tmp_path / "sub" / "loop1").symlink_to("..")
+    (tmp_path / "sub" / "loop2").symlink_to("../sub")
+    assert grep("needle", tmp_path).content == "sub/a.txt:1:needle"
+    # Both searches stop at their time bound (a setting, here already spent) with one line.
+    monkeypatch.setattr("forgeflare.agent.tools._grep.GREP_TIMEOUT", -1.0)
+    with pytest.raises(ToolError, match=r"took longer than -1 s and was stopped"):
+        grep("needle", tmp_path)

@@ -126,3 +126,24 @@ def test_public_names() -> None:
     assert sorted(tools.__all__) == sorted(
         name for name in dir(tools) if not name.startswith("_") and name != "annotations"
     )
+
+
+async def test_a_pure_tool_stuck_in_the_file_system_ends_on_the_first_cancel(
+    tmp_path: Path,
+) -> None:
+    # Opening a FIFO blocks until a writer comes: a stand-in for a walk that will not end. The
+    # turn's cancellation (Ctrl+C) must not wait for the worker thread.
+    import os
+
+    import trio
+
+    fifo = tmp_path / "pipe.txt"
+    os.mkfifo(fifo)
+    try:
+        with trio.move_on_after(0.2) as scope:
+            await tools.dispatch_tool("Read", {"file_path": str(fifo)}, cwd=tmp_path)
+        assert scope.cancelled_caught
+    finally:
+        # Free the abandoned thread: open the FIFO's other end without blocking, then close.
+        fd = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
+        os.close(fd)

@@ -50,6 +50,7 @@ from forgeflare.agent._prompt import project_instructions
 from forgeflare.agent._retry import DEFAULT_BACKOFF
 from forgeflare.agent._retry import MAX_RETRY_AFTER
 from forgeflare.agent._retry import RetryingClient
+from forgeflare.agent._retry import backoff_schedule
 from forgeflare.agent._retry import retry_delay
 from forgeflare.agent._retry import usage_limit_wait
 from forgeflare.agent._run import DEFAULT_MAX_TOKENS
@@ -140,6 +141,7 @@ __all__ = [
     "Usage",
     "UsageLimitError",
     "add_user_text",
+    "backoff_schedule",
     "block_limit",
     "build_system_prompt",
     "builtin_hooks",

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import trio
 
+from forgeflare._damaged import loads
 from forgeflare.agent._errors import (
     APIConnectionError,
     APIError,
@@ -139,7 +140,7 @@ def status_error(status: int, headers: Mapping[str, str], body: str) -> APIStatu
     error_type: str | None = None
     detail = " ".join(body.split())[:_MESSAGE_BODY_CHARS] or "(empty body)"
     try:
-        parsed: Any = json.loads(body)
+        parsed: Any = loads(body)
     except ValueError:
         parsed = None
     if isinstance(parsed, dict) and isinstance(parsed.get("error"), dict):

@@ -18,6 +18,7 @@ from typing import Annotated, Any
 import trio
 import typer
 
+from forgeflare._damaged import loads
 from forgeflare._errors import ConfigError
 from forgeflare._secrets import pass_env_from, scrub_environment
 from forgeflare.agent._agent_hooks import builtin_hooks
@@ -156,7 +157,7 @@ def run_test(
     if event not in SHELL_EVENTS:
         raise _fail(f"unknown event {event!r}; expected PreToolUse, PostToolUse or Stop")
     try:
-        tool_input = json.loads(input_json)
+        tool_input = loads(input_json)
     except ValueError as exc:
         raise _fail(f"--input: not valid JSON: {exc}") from None
     if not isinstance(tool_input, dict):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
 import trio
@@ -27,6 +27,7 @@ __all__ = [
     "DEFAULT_BACKOFF",
     "MAX_RETRY_AFTER",
     "RetryingClient",
+    "backoff_schedule",
     "retry_delay",
     "usage_limit_wait",
 ]
@@ -43,15 +44,30 @@ def retry_delay(attempt: int, error: APIError, schedule: Sequence[float]) -> flo
 
     ``None`` means give up: the error is permanent, or ``attempt`` is outside
     ``1..len(schedule)``. A status error's ``retry-after`` overrides the schedule, capped at
-    :data:`MAX_RETRY_AFTER` (0 means retry at once).
+    :data:`MAX_RETRY_AFTER` and never shorter than the schedule's first step, the minimum
+    backoff: a 529 storm answered with ``retry-after: 0`` would otherwise spend every retry in
+    under a second.
     """
     if attempt < 1 or attempt > len(schedule) or not is_transient(error):
         return None
+    floor = max(float(schedule[0]), 0.0)
     if isinstance(error, APIStatusError) and error.retry_after is not None:
         after = error.retry_after
         if math.isfinite(after):
-            return min(max(after, 0.0), MAX_RETRY_AFTER)
+            return min(max(after, floor), max(MAX_RETRY_AFTER, floor))
     return max(float(schedule[attempt - 1]), 0.0)
+
+
+def backoff_schedule(env: Mapping[str, str]) -> tuple[float, ...]:
+    """:data:`DEFAULT_BACKOFF` scaled by ``FORGEFLARE_TIME_SCALE`` (0..1, the supervisor's
+    setting that shrinks every wait for tests and demos; anything else means 1)."""
+    try:
+        scale = float(env.get("FORGEFLARE_TIME_SCALE", "1"))
+    except ValueError:
+        scale = 1.0
+    if not 0 <= scale <= 1:
+        scale = 1.0
+    return tuple(step * scale for step in DEFAULT_BACKOFF)
 
 
 def usage_limit_wait(error: APIError) -> float | None:

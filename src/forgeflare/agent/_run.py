@@ -28,7 +28,7 @@ from forgeflare.agent._display import AgentDisplay
 from forgeflare.agent._errors import UsageLimitError
 from forgeflare.agent._messages import Message, TextBlock
 from forgeflare.agent._prompt import build_system_prompt
-from forgeflare.agent._retry import RetryingClient
+from forgeflare.agent._retry import RetryingClient, backoff_schedule
 from forgeflare.agent._session import SessionWriter
 from forgeflare.agent._turn import TurnLoop, TurnResult
 from forgeflare.agent.tools import tool_schemas
@@ -157,7 +157,12 @@ async def run_agent(
 
     client = MessagesClient(base_url=base_url, api_key=api_key)
     loop = TurnLoop(
-        model_client=RetryingClient(client, log=display.retry, on_discard=display.discard),
+        model_client=RetryingClient(
+            client,
+            schedule=backoff_schedule(options.env),
+            log=display.retry,
+            on_discard=display.discard,
+        ),
         model=options.model,
         max_tokens=options.max_tokens,
         system=build_system_prompt(project_dir, loop="FRESHER_RUN_ID" in options.env),

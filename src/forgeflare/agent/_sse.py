@@ -17,10 +17,10 @@ pydantic models are built once per content block, not per event.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from forgeflare._damaged import loads
 from forgeflare.agent._errors import APIError, StreamParseError, StreamTransientError
 from forgeflare.agent._messages import (
     AssistantResponse,
@@ -178,7 +178,7 @@ class _BlockState:
             value = self.input if isinstance(self.input, dict) else {}
         else:
             try:
-                value = json.loads(raw)
+                value = loads(raw)
             except ValueError:
                 value = None
         bad = not isinstance(value, dict)
@@ -189,7 +189,7 @@ class _BlockState:
         block = dict(self.raw)
         if self.parts:
             try:
-                block["input"] = json.loads("".join(self.parts))
+                block["input"] = loads("".join(self.parts))
             except ValueError:
                 return ServerBlock.model_validate(block), True
         return ServerBlock.model_validate(block), False
@@ -238,20 +238,23 @@ class MessageAccumulator:
         if self.done:
             return True
         try:
-            payload = json.loads(data)
+            payload = loads(data)  # lone surrogates replaced: they crash every writer
         except ValueError as exc:
             if event not in _PROTOCOL_EVENTS:
                 return self.done  # an unknown event is ignored, whatever its data
-            raise StreamParseError(
+            # Damaged on the way like garbage bytes or a cut: the same request may well succeed.
+            raise StreamTransientError(
                 f"API stream sent unparseable JSON in a {event!r} event: {data[:80]!r}"
             ) from exc
         if not isinstance(payload, dict):
-            raise StreamParseError(f"API stream sent a non-object {event!r} event: {data[:80]!r}")
+            raise StreamTransientError(
+                f"API stream sent a non-object {event!r} event: {data[:80]!r}"
+            )
         kind = payload.get("type", event)
         try:
             self._dispatch(kind, payload)
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
-            raise StreamParseError(
+            raise StreamTransientError(
                 f"API stream sent a malformed {kind!r} event ({type(exc).__name__}: {exc}): "
                 f"{data[:80]!r}"
             ) from exc

@@ -174,6 +174,15 @@ def _python_entry(hook: Hook, kind: Kind) -> _Entry:
     return _Entry(hook.name, kind, phase, timeout_ms, hook.matches, hook.call, hook.event)
 
 
+def _is_cancellation(exc: BaseException) -> bool:
+    """Is ``exc`` trio's cancellation (alone or inside a group), which must propagate?"""
+    if isinstance(exc, trio.Cancelled):
+        return True
+    if isinstance(exc, BaseExceptionGroup):
+        return exc.split(trio.Cancelled)[0] is not None
+    return False
+
+
 def _detail(verdict: Verdict) -> str:
     """What a failure's message does not already say (why the JSON was invalid)."""
     failure = verdict.failure
@@ -235,7 +244,11 @@ class HookDispatcher:
                     verdict = python_verdict(entry.event, entry.name, value)
                 if verdict is None:
                     verdict = Verdict(failure=HookFailure("timeout", "timed out"))
-        except Exception as exc:  # a broken hook is a failure to report, not a crash
+        except BaseException as exc:  # a broken hook is a failure to report, not a crash
+            # SystemExit and KeyboardInterrupt raised BY the hook are its failure too; only the
+            # agent's own cancellation (Ctrl+C, a timeout around the turn) goes on up.
+            if _is_cancellation(exc):
+                raise
             verdict = Verdict(failure=HookFailure("crash", f"raised {type(exc).__name__}: {exc}"))
         self._record(entry, args, verdict, started)
         return verdict

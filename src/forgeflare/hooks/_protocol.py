@@ -7,11 +7,11 @@ decides with these.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from forgeflare._damaged import loads
 from forgeflare.hooks._types import Allow, Block, Continue, HookAnswer, Signal, Stop
 
 __all__ = [
@@ -237,8 +237,8 @@ def _interpret(proc: ProcessOutcome, actions: dict[str, _Action] | None) -> Verd
     if failed is not None:
         return failed
     try:
-        out = json.loads(proc.stdout)
-    except (ValueError, UnicodeDecodeError):
+        out = loads(proc.stdout)  # lone surrogates replaced: they crash every writer
+    except ValueError:
         out = None
     if not isinstance(out, dict):
         return _invalid("stdout is not a JSON object")
@@ -272,7 +272,7 @@ def interpret_stop(proc: ProcessOutcome) -> Verdict:
     verdict = _interpret(proc, None)
     if verdict.failure is not None:
         return verdict
-    action = json.loads(proc.stdout).get("action")
+    action = loads(proc.stdout).get("action")
     if action == "continue":
         return verdict
     return Verdict(note=f"unrecognised Stop action {action!r}, treated as continue")

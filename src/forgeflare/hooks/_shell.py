@@ -11,6 +11,7 @@ more than :data:`MAX_STDOUT_BYTES` is killed at once: it would block on a full p
 from __future__ import annotations
 
 import os
+import secrets
 from pathlib import Path
 
 import trio
@@ -19,6 +20,10 @@ from forgeflare._process import run_child
 from forgeflare.hooks._protocol import ProcessOutcome
 
 __all__ = ["MAX_STDOUT_BYTES", "run_hook_process"]
+
+# Every descendant of one hook call carries this variable: one that left the group (a new session)
+# is ended with the hook, like the agent's (it would hold the agent's stderr open otherwise).
+_MARKER_ENV = "FORGEFLARE_HOOK_CALL"
 
 MAX_STDOUT_BYTES = 1 << 20
 """A hook printing more than 1 MiB is broken; its output is not buffered beyond this."""
@@ -42,13 +47,15 @@ async def run_hook_process(
         if len(out) > MAX_STDOUT_BYTES:
             too_large.set()  # the kill event: the group is SIGKILLed at once
 
+    token = secrets.token_hex(8)
     try:
         result = await run_child(
             ["bash", "-c", command],
             cwd=cwd,
             # A Python hook importing a module beside it must not write __pycache__ there: the
             # hook's trust covers its directory, so that write would refuse its next call.
-            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", _MARKER_ENV: token},
+            marker=(_MARKER_ENV, token),
             stdin=payload,
             on_output=collect,
             stderr=None,

@@ -16,7 +16,6 @@ request's first user message and consumed in its own order::
 
 from __future__ import annotations
 
-import json
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from forgeflare._damaged import loads, scrub_surrogates
 from forgeflare._validation import Loc, error_key, validation_message
 from forgeflare.mockapi._errors import MockScriptError
 
@@ -319,13 +319,13 @@ def load_script(path: Path) -> Script:
     data: Any
     if path.suffix.lower() == ".toml":
         try:
-            data = tomllib.loads(raw.decode("utf-8"))
+            data = scrub_surrogates(tomllib.loads(raw.decode("utf-8")))
         except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             raise MockScriptError(f"mock script {path}: invalid TOML: {exc}") from exc
     else:
         try:
-            data = json.loads(raw)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            data = loads(raw)  # lone surrogates replaced: the server could not send them
+        except ValueError as exc:
             raise MockScriptError(f"mock script {path}: invalid JSON: {exc}") from exc
     if not isinstance(data, Mapping):
         raise MockScriptError(

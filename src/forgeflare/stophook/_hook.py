@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
 
+from forgeflare._damaged import loads
 from forgeflare.stophook._completion import judged_text
 from forgeflare.stophook._errors import StopHookError
 from forgeflare.stophook._machine import Phase, StopDecision, transition
@@ -106,7 +107,7 @@ def run_stop_hook(
     if environ.get(DISABLE_ENV) == "1":
         return StopHookOutcome()
     try:
-        payload = json.loads(stdin_text) if stdin_text.strip() else {}
+        payload = loads(stdin_text) if stdin_text.strip() else {}
     except ValueError as exc:
         return _allow(f"stdin is not valid JSON ({exc}); stop allowed")
     if not isinstance(payload, dict):

@@ -83,6 +83,8 @@ from forgeflare.supervisor._preflight import lock_holder
 from forgeflare.supervisor._preflight import preflight
 from forgeflare.supervisor._preflight import project_lock
 from forgeflare.supervisor._records import HookRecord
+from forgeflare.supervisor._records import finish_marker
+from forgeflare.supervisor._records import read_finish_marker
 from forgeflare.supervisor._records import InProgress
 from forgeflare.supervisor._records import IterationRecord
 from forgeflare.supervisor._records import RUN_MARKER
@@ -212,6 +214,7 @@ __all__ = [
     "error_pause",
     "exit_status",
     "find_resumable",
+    "finish_marker",
     "finish_reason",
     "finish_rule",
     "format_duration",
@@ -242,6 +245,7 @@ __all__ = [
     "preflight",
     "project_lock",
     "read_answer",
+    "read_finish_marker",
     "read_run",
     "render_message",
     "request_stop",

@@ -90,4 +90,6 @@ async def supervise(
         drain=_DRAIN_BOUND,
         grace=grace,
         marker=marker,
+        # A supervisor killed with -9 must not leave its agent working on unsupervised.
+        die_with_parent=True,
     )

@@ -16,6 +16,7 @@ agent that never writes one) can never complete a run.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -28,7 +29,7 @@ from pathlib import Path
 import trio
 
 from forgeflare._clock import format_wait, parse_time, utc_timestamp
-from forgeflare._pgroup import process_started
+from forgeflare._pgroup import become_subreaper, escaped_descendants, process_started
 from forgeflare._process import run_child
 from forgeflare._secrets import child_environment
 from forgeflare.supervisor._agentproc import (
@@ -66,6 +67,7 @@ from forgeflare.supervisor._lifecycle import (
 )
 from forgeflare.supervisor._notify import Notifier, notify_urls
 from forgeflare.supervisor._records import (
+    RUN_MARKER,
     HookRecord,
     IterationRecord,
     RecordError,
@@ -574,6 +576,27 @@ class _Loop(IterationRunner, LoopWaits):
         return LoopResult(finish_type=finish, run_dir=self.store.dir, record=rec)
 
 
+ESCAPE_POLL = 0.5
+"""Seconds between looks for descendants that left both the group and the marker behind."""
+
+
+async def _note_escapes(loop: _Loop) -> None:
+    """Record in events.jsonl each descendant in another session without the run's marker, so
+    a ``--resume`` after this supervisor was killed can end it (nothing else could find it)."""
+    seen: set[int] = set()
+    while True:
+        await trio.sleep(ESCAPE_POLL)
+        store = getattr(loop, "store", None)
+        if store is None:
+            continue
+        found = await trio.to_thread.run_sync(escaped_descendants, RUN_MARKER, loop.record.run_id)
+        for pid, started in found:
+            if pid not in seen:
+                seen.add(pid)
+                with contextlib.suppress(RecordError):
+                    store.event("escaped", pid=pid, started=started)
+
+
 def _time_scale(env: Mapping[str, str]) -> float:
     """``FORGEFLARE_TIME_SCALE`` shrinks every wait and pause (tests and demos); default 1."""
     try:
@@ -627,6 +650,11 @@ async def run_loop(
     """
     display = display or LoopDisplay()
     stop = stop or StopControl()
+    if signals:
+        # The CLI's own process (not a test's or a library caller's): orphans of the agent and
+        # the hooks adopt the loop, so even descendants in a new session with a clean
+        # environment (no marker) are ended with them.
+        become_subreaper()
     loop = _Loop(opts, display, stop)
     if not display.live and not signals:
         return await loop.run()
@@ -634,6 +662,7 @@ async def run_loop(
     async with trio.open_nursery() as nursery:
         if signals:
             await nursery.start(watch_signals, stop, display)
+            nursery.start_soon(_note_escapes, loop)
         if display.live:
             nursery.start_soon(_tick, display)
         try:

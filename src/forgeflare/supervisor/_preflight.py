@@ -68,8 +68,11 @@ def project_lock(project: Path) -> Iterator[None]:
                 f"another forgeflare loop is running in {project} (pid {holder}); stop it with "
                 "`forgeflare stop` or wait for it"
             ) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, str(os.getpid()).encode())
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, str(os.getpid()).encode())
+        except OSError as exc:  # a full disk (ENOSPC) or quota: nothing has started yet
+            raise ConfigError(f"{path}: cannot write the loop lock: {exc.strerror}") from exc
         yield
     finally:
         os.close(fd)

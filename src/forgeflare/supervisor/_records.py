@@ -14,6 +14,7 @@ and one per iteration (plus ``run_started``, ``run_resumed`` and ``run_finished`
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -34,6 +35,7 @@ from pydantic import (
 )
 
 from forgeflare._clock import parse_time, utc_timestamp
+from forgeflare._damaged import DamagedFileError, read_json
 from forgeflare._errors import ForgeflareError
 from forgeflare._fsutil import append_line, atomic_write_text, overwrite_in_place
 from forgeflare._jsonl import json_objects
@@ -53,10 +55,12 @@ __all__ = [
     "Totals",
     "WaitRecord",
     "find_resumable",
+    "finish_marker",
     "list_runs",
     "new_run_id",
     "newest_run",
     "orphan_group",
+    "read_finish_marker",
     "read_run",
     "upgrade_row",
 ]
@@ -383,7 +387,12 @@ class RunStore:
             # a sync per iteration would be most of the supervisor's time on a slow disk.
             atomic_write_text(self.run_json, text, fsync=record.finished_at is not None)
         except OSError as exc:
-            overwrite_in_place(self.run_json, text.encode("utf-8"))
+            kept = overwrite_in_place(self.run_json, text.encode("utf-8"))
+            if not kept and record.finished_at is not None:
+                # The folder is read-only (or full): say how the run ended beside it, so it is
+                # not taken for a running or resumable one later.
+                with contextlib.suppress(OSError):
+                    atomic_write_text(finish_marker(self.dir), _marker_json(record))
             raise RecordError(f"{self.run_json}: cannot write: {exc.strerror or exc}") from exc
 
     def _json(self, record: RunRecord) -> str:
@@ -411,9 +420,10 @@ class RunStore:
             raise RecordError(f"{self.dir / 'events.jsonl'}: cannot write: {exc.strerror}") from exc
 
     def events(self) -> list[dict[str, Any]]:
-        """Every readable line of events.jsonl (a torn last line is skipped)."""
+        """Every readable line of events.jsonl (a torn last line, or one a crash or a disk
+        damaged into bytes that are not UTF-8, is skipped)."""
         try:
-            return json_objects((self.dir / "events.jsonl").read_text(encoding="utf-8"))
+            return json_objects((self.dir / "events.jsonl").read_bytes())
         except OSError:
             return []
 
@@ -451,12 +461,19 @@ def read_run(path: Path) -> RunRecord:
     except OSError as exc:
         raise RecordError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     try:
-        return RunRecord.model_validate_json(text)
+        record = RunRecord.model_validate_json(text)
     except ValidationError as exc:
-        record = _without_damaged_rows(text, exc)
-        if record is None:
+        damaged = _without_damaged_rows(text, exc)
+        if damaged is None:
             raise RecordError(f"{path}: not a readable run record: {_first_error(exc)}") from exc
-        return record
+        record = damaged
+    # A run whose folder became read-only says how it ended beside the folder.
+    ended = read_finish_marker(path.parent) if record.finished_at is None else None
+    if ended:
+        damaged_rows = record.damaged_rows
+        record = record.model_copy(update=ended)
+        record._damaged = damaged_rows
+    return record
 
 
 def _without_damaged_rows(text: str, exc: ValidationError) -> RunRecord | None:
@@ -526,6 +543,30 @@ def newest_run(root: Path) -> tuple[Path, RunRecord] | None:
     """The newest readable run under ``root`` (its folder and record), if any."""
     runs = list_runs(root).runs
     return runs[0] if runs else None
+
+
+_MARKER_KEYS = {"finish_type": str, "finished_at": str, "exit_code": int, "finish_reason": str}
+
+
+def finish_marker(run_dir: Path) -> Path:
+    """Where a run whose folder could not be written says how it ended: beside the folder."""
+    return run_dir.with_name(run_dir.name + ".finished.json")
+
+
+def _marker_json(record: RunRecord) -> str:
+    return json.dumps({key: getattr(record, key) for key in _MARKER_KEYS}) + "\n"
+
+
+def read_finish_marker(run_dir: Path) -> dict[str, Any] | None:
+    """The finish fields from the run's finish marker (``None``: none, or damaged)."""
+    try:
+        data = read_json(finish_marker(run_dir))
+    except DamagedFileError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    fields = {k: v for k, v in data.items() if k in _MARKER_KEYS and isinstance(v, _MARKER_KEYS[k])}
+    return fields if isinstance(fields.get("finished_at"), str) else None
 
 
 def find_resumable(log_root: Path) -> RunStore | None:

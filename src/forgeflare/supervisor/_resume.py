@@ -17,7 +17,7 @@ from pathlib import Path
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError
-from forgeflare._pgroup import is_alive
+from forgeflare._pgroup import end_pids, is_alive
 from forgeflare._process import end_marked_processes, kill_group
 from forgeflare.supervisor._records import (
     RUN_MARKER,
@@ -94,6 +94,19 @@ class Resumed:
     killed: IterationRecord | None
 
 
+def _escaped(store: RunStore) -> list[int]:
+    """Live descendants the killed supervisor saw leave both its group and the run's marker
+    (``escaped`` events); the same process, by its start time, never a reused pid."""
+    pids = []
+    for event in store.events():
+        if event.get("event") != "escaped":
+            continue
+        pid, started = event.get("pid"), event.get("started")
+        if isinstance(pid, int) and isinstance(started, float) and is_alive(pid, started):
+            pids.append(pid)
+    return pids
+
+
 def open_resumable(log_root: Path, project: Path, *, grace: float) -> Resumed:
     """Open the newest unfinished run for ``--resume`` and clean up after its supervisor.
 
@@ -108,6 +121,7 @@ def open_resumable(log_root: Path, project: Path, *, grace: float) -> Resumed:
         raise ConfigError(f"run {record.run_id} is still running, pid {record.supervisor_pid}")
     group = orphan_group(record)
     ended = end_marked_processes(RUN_MARKER, record.run_id, grace)
+    ended += end_pids(_escaped(store), grace)
     if group is not None and kill_group(group, signal.SIGKILL):
         ended = ended or [group]
     killed = killed_iteration(store, record, project)

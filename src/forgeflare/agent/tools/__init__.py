@@ -7,7 +7,10 @@ from forgeflare.agent.tools._bash import cap_output
 from forgeflare.agent.tools._bash import run_bash
 from forgeflare.agent.tools._edit import MAX_EDIT_BYTES
 from forgeflare.agent.tools._edit import edit_file
+from forgeflare.agent.tools._glob import GLOB_TIMEOUT
 from forgeflare.agent.tools._glob import MAX_GLOB_ENTRIES
+from forgeflare.agent.tools._glob import MAX_GLOB_SCAN
+from forgeflare.agent.tools._glob import glob_walk
 from forgeflare.agent.tools._glob import glob_files
 from forgeflare.agent.tools._grep import GREP_TIMEOUT
 from forgeflare.agent.tools._grep import MAX_GREP_MATCHES
@@ -46,10 +49,12 @@ from forgeflare.agent.tools._types import resolve_path
 __all__ = [
     "ALLOW_PATHS_ENV",
     "BASH_TIMEOUT",
+    "GLOB_TIMEOUT",
     "GREP_TIMEOUT",
     "MAX_BASH_OUTPUT",
     "MAX_EDIT_BYTES",
     "MAX_GLOB_ENTRIES",
+    "MAX_GLOB_SCAN",
     "MAX_GREP_MATCHES",
     "MAX_READ_BYTES",
     "SANDBOX_ENV",
@@ -74,6 +79,7 @@ __all__ = [
     "edit_file",
     "find_rg",
     "glob_files",
+    "glob_walk",
     "grep_tool",
     "normalize_command",
     "parse_input",

@@ -1,13 +1,23 @@
 """The Glob tool: file names matching a pattern, sorted, without any shell.
 
-The pattern goes to :func:`glob.glob` only, so nothing in it is ever executed: ``$(...)``,
-``;`` and backticks are plain characters that match (or do not match) file names.
+The pattern is matched by a walk of our own (``fnmatch`` per path segment, ``**`` spanning
+directories, :func:`glob.glob`'s rules for hidden names), so nothing in it is ever executed:
+``$(...)``, ``;`` and backticks are plain characters that match (or do not match) file names.
+
+Why not :func:`glob.glob`: its ``**`` follows every symlink to a directory, so two loops
+(``sub/loop1 -> ..``) make it walk for ever, with memory growing and no way to stop it. The walk
+here enters a symlinked directory only when it has not been in that directory already, looks
+at most :data:`MAX_GLOB_SCAN` entries and stops after :data:`GLOB_TIMEOUT` seconds, saying so.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import os
+import re
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +30,129 @@ from forgeflare.agent.tools._types import (
     resolve_path,
 )
 
-__all__ = ["MAX_GLOB_ENTRIES", "glob_files"]
+__all__ = ["GLOB_TIMEOUT", "MAX_GLOB_ENTRIES", "MAX_GLOB_SCAN", "glob_files", "glob_walk"]
 
 MAX_GLOB_ENTRIES = 1000
 """At most this many paths are returned; the result says how many more matched."""
+
+MAX_GLOB_SCAN = 200_000
+"""At most this many directory entries are looked at; the result says the search stopped."""
+
+GLOB_TIMEOUT = 20.0
+"""Seconds a search may take before it stops with what it found so far."""
+
+
+@dataclass
+class GlobWalk:
+    """What :func:`glob_walk` found: full paths, and why it stopped early (``""``: it did not)."""
+
+    hits: list[str] = field(default_factory=list)
+    stopped: str = ""
+
+
+def _segment(pat: str) -> re.Pattern[str] | None:
+    """A compiled segment pattern; ``None`` for ``**``."""
+    return None if pat == "**" else re.compile(fnmatch.translate(pat))
+
+
+def glob_walk(
+    start: str,
+    pats: list[str],
+    *,
+    dirs_only: bool = False,
+    max_scan: int = MAX_GLOB_SCAN,
+    timeout: float = GLOB_TIMEOUT,
+) -> GlobWalk:
+    """Entries under ``start`` whose relative path matches the segment patterns ``pats``.
+
+    A small automaton over ``pats``: a state is how many segments are matched; ``**`` matches
+    zero or more segments that are not hidden. A directory is entered only while some state
+    can still go on; through a symlink only when its target was not entered before (so loops
+    and aliases are walked once).
+    """
+    out = GlobWalk()
+    n = len(pats)
+    compiled = [_segment(p) for p in pats]
+    hidden_ok = [p.startswith(".") for p in pats]
+
+    def closure(states: frozenset[int]) -> frozenset[int]:
+        more = set(states)
+        for i in sorted(states):
+            j = i
+            while j < n and compiled[j] is None:
+                j += 1
+                more.add(j)
+        return frozenset(more)
+
+    def step(states: frozenset[int], name: str) -> frozenset[int]:
+        hidden = name.startswith(".")
+        nxt: set[int] = set()
+        for i in states:
+            if i >= n:
+                continue
+            regex = compiled[i]
+            if regex is None:
+                if not hidden:
+                    nxt.add(i)
+            elif (not hidden or hidden_ok[i]) and regex.match(name):
+                nxt.add(i + 1)
+        return closure(frozenset(nxt))
+
+    deadline = time.monotonic() + timeout
+    scanned = 0
+    entered: set[tuple[int, int]] = set()
+    try:
+        st = os.stat(start)
+        entered.add((st.st_dev, st.st_ino))
+    except OSError:
+        return out
+    stack: list[tuple[str, frozenset[int]]] = [(start, closure(frozenset({0})))]
+    # Directories reached through a symlink wait until every real one is walked, so a link to
+    # a directory the walk enters anyway is skipped and hits keep their real names.
+    linked: list[tuple[str, frozenset[int], tuple[int, int]]] = []
+    while stack or linked:
+        if stack:
+            directory, states = stack.pop()
+        else:
+            directory, states, key = linked.pop()
+            if key in entered:
+                continue  # a loop or an alias: that directory is walked once
+            entered.add(key)
+        try:
+            with os.scandir(directory) as it:
+                entries = list(it)
+        except OSError:
+            continue  # unreadable or vanished: glob.glob skips these too
+        scanned += len(entries)
+        if scanned > max_scan:
+            out.stopped = f"looked at more than {max_scan:,} entries"
+            return out
+        if time.monotonic() > deadline:
+            out.stopped = f"took longer than {timeout:g} s"
+            return out
+        for entry in entries:
+            nxt = step(states, entry.name)
+            if not nxt:
+                continue
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if n in nxt and (is_dir or not dirs_only):
+                out.hits.append(entry.path)
+            if not is_dir or not any(i < n for i in nxt):
+                continue
+            try:
+                st = os.stat(entry.path)
+            except OSError:
+                continue
+            key = (st.st_dev, st.st_ino)
+            if entry.is_symlink():
+                linked.append((entry.path, nxt, key))
+            elif key not in entered:
+                entered.add(key)
+                stack.append((entry.path, nxt))
+    return out
 
 
 def glob_files(data: dict[str, Any], *, cwd: Path) -> ToolOutput:
@@ -53,16 +182,16 @@ def glob_files(data: dict[str, Any], *, cwd: Path) -> ToolOutput:
         if ".." in Path(pattern).parts:
             confine(cwd, base / pattern.split("*")[0], pattern)
     roots = allowed_roots(cwd)
-    try:
-        found = glob.glob(pattern, root_dir=base, recursive=True)
-    except OSError as exc:  # e.g. a directory we may not list
-        raise ToolError(f"Glob: cannot search {shown_base}: {exc.strerror or exc}") from exc
-    inside = [
-        hit for hit in found if any((base / hit).resolve().is_relative_to(root) for root in roots)
-    ]
-    entries = sorted({_display(base / hit, cwd) for hit in inside})
+    walk = _search(base, os.path.expanduser(pattern))
+    inside = [hit for hit in walk.hits if any(_resolves_in(hit, root) for root in roots)]
+    entries = sorted({_display(Path(hit), cwd) for hit in inside})
+    stopped = (
+        f"... the search stopped early ({walk.stopped}); narrow the pattern or the path"
+        if walk.stopped
+        else ""
+    )
     if not entries:
-        return ToolOutput(f"No files match {pattern!r} in {shown_base}")
+        return ToolOutput(stopped or f"No files match {pattern!r} in {shown_base}")
     shown = [_mark_dir(entry, cwd) for entry in entries[:MAX_GLOB_ENTRIES]]
     cut = len(entries) - len(shown)
     if cut:
@@ -70,7 +199,32 @@ def glob_files(data: dict[str, Any], *, cwd: Path) -> ToolOutput:
             f"... {cut} more not shown ({MAX_GLOB_ENTRIES} of {len(entries)} entries); "
             "narrow the pattern or the path"
         )
+    if stopped:
+        shown.append(stopped)
     return ToolOutput("\n".join(shown))
+
+
+def _search(base: Path, pattern: str) -> GlobWalk:
+    """Walk for ``pattern`` from ``base``: its literal leading segments name the start."""
+    dirs_only = pattern.endswith("/")
+    parts = [p for p in pattern.split("/") if p and p != "."]
+    start = "/" if pattern.startswith("/") else str(base)
+    while parts and not glob.has_magic(parts[0]):
+        start = os.path.join(start, parts.pop(0))
+    if not parts:  # no wildcard at all: the path itself, if it is there
+        found = os.path.isdir(start) if dirs_only else os.path.lexists(start)
+        return GlobWalk(hits=[start] if found else [])
+    walk = glob_walk(start, parts, dirs_only=dirs_only)
+    if start != str(base) and all(p == "**" for p in parts) and os.path.isdir(start):
+        walk.hits.append(start)  # 'src/**' matches src/ itself, as in glob.glob
+    return walk
+
+
+def _resolves_in(hit: str, root: Path) -> bool:
+    try:
+        return Path(hit).resolve().is_relative_to(root)
+    except (OSError, RuntimeError):  # a symlink loop as the hit itself
+        return False
 
 
 def _display(path: Path, cwd: Path) -> str:

@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -224,7 +225,10 @@ def _python_lines(query: GrepInput, cwd: Path) -> tuple[list[str], int]:
         extensions = _TYPE_EXTENSIONS.get(key, (f".{key}",))
     lines: list[str] = []
     total = 0
+    deadline = time.monotonic() + GREP_TIMEOUT  # read at call time: tests set it small
     for shown, full in _walk(cwd, path):
+        if time.monotonic() > deadline:
+            raise ToolError(f"Grep: search took longer than {GREP_TIMEOUT:g} s and was stopped")
         if extensions is not None and not full.endswith(extensions):
             continue
         for number, text in _matching_lines(full, regex):

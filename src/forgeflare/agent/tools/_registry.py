@@ -95,7 +95,12 @@ async def dispatch_tool(
             result = tool.run(input, cwd=cwd, on_output=on_output)
             assert not isinstance(result, ToolOutput)
             return await result
-        out = await trio.to_thread.run_sync(functools.partial(tool.run, input, cwd=cwd))
+        # A pure tool changes nothing, so on cancellation (the first Ctrl+C) the turn goes on
+        # without it at once; its thread ends by its own bounds. Edit must finish its write.
+        out = await trio.to_thread.run_sync(
+            functools.partial(tool.run, input, cwd=cwd),
+            abandon_on_cancel=tool.effect is ToolEffect.PURE,
+        )
         assert isinstance(out, ToolOutput)
         return out
     except ToolError as exc:
