@@ -790,8 +790,10 @@ def _unwrap(sh: _Shell, words: list[str], depth: int) -> tuple[int, str | None, 
                 index += 1
                 break
             if arg.startswith("-") and len(arg) > 1:
-                if name == "env" and (arg.startswith("-S") or arg.startswith("--split-string")):
-                    rest = arg.split("=", 1)[1] if "=" in arg else arg[2:] if arg[1] == "S" else ""
+                # ``env -s`` is no option, but a case slip must not hide ``-S`` from the check
+                low = arg.lower()
+                if name == "env" and (low.startswith("-s") or low.startswith("--split-string")):
+                    rest = arg.split("=", 1)[1] if "=" in arg else arg[2:] if low[1] == "s" else ""
                     rest = " ".join([rest, *words[index + 1 :]])
                     return size, None, _check(rest, sh, depth + 1)
                 if arg in _SHELL_STRING and name == "flock" and index + 1 < size:
