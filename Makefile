@@ -4,11 +4,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test lint check pytest demo bench dist clean claude-code
+.PHONY: venv test lint check pytest demo bench dist clean claude-code codex
 
 # The pinned Claude Code the integration tests drive (npm, into a cache folder of this repo).
 CLAUDE_CODE_VERSION := 2.1.197
 CLAUDE_CODE := .cache/claude-code/node_modules/.bin/claude
+# The pinned Codex CLI (npm; its native binary comes as an optional package of the same name).
+CODEX_VERSION := 0.169.0
+CODEX := .cache/codex/node_modules/.bin/codex
 
 venv: $(STAMP)
 
@@ -27,11 +30,21 @@ lint: $(STAMP)
 
 pytest: $(STAMP)
 	-$(MAKE) --no-print-directory claude-code
+	-$(MAKE) --no-print-directory codex
 	$(BIN)/pytest -n 2
 
 test: lint pytest
 
-demo: $(STAMP)
+# The offline demo needs forgeflare alone: a venv with `pip install -e .` (seconds), not the
+# dev toolchain; a venv `make venv` built already serves too.
+DEMO_STAMP := $(VENV)/.installed-demo
+
+$(DEMO_STAMP): pyproject.toml
+	test -f $(STAMP) -a $(STAMP) -nt pyproject.toml || { \
+		$(PYTHON) -m venv $(VENV) && $(BIN)/python -m pip install --quiet -e . ; }
+	touch $(DEMO_STAMP)
+
+demo: $(DEMO_STAMP)
 	$(BIN)/forgeflare demo
 
 bench: $(STAMP)
@@ -50,6 +63,12 @@ claude-code: $(CLAUDE_CODE)
 $(CLAUDE_CODE):
 	npm install --prefix .cache/claude-code --no-audit --no-fund --loglevel=error \
 		@anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION)
+
+codex: $(CODEX)
+
+$(CODEX):
+	npm install --prefix .cache/codex --no-audit --no-fund --loglevel=error \
+		@openai/codex@$(CODEX_VERSION)
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info

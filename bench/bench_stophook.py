@@ -16,7 +16,12 @@ pass its path with ``--idle PATH`` or ``IDLE_STOP_HOOK=PATH`` (it needs bash and
 - **forward**: the naive way, parsing every line from the start and keeping the last
   assistant text, on the big file.
 
-Prints milliseconds and the ratios big/small (target: close to 1) and forward/big. Run::
+Prints milliseconds and the ratios big/small (target: close to 1) and forward/big.
+
+**Lag** (:func:`bench_lag`): what waiting for a lagging transcript adds to the hook, in the
+typical case (nothing), with the final message landing 20 ms late, and when it never does.
+
+Run::
 
     .venv/bin/python bench/bench_stophook.py [--repeats N] [--idle PATH]
 """
@@ -32,6 +37,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -61,6 +67,7 @@ def tail_lines(text: str = SIGNAL_TEXT) -> list[str]:
                 "id": "m1",
                 "role": "assistant",
                 "content": [{"type": "tool_use", "id": "t", "name": "Bash", "input": {}}],
+                "stop_reason": "tool_use",
             },
         },
         {"type": "user", "message": {"role": "user", "content": [{"type": "tool_result"}]}},
@@ -70,6 +77,7 @@ def tail_lines(text: str = SIGNAL_TEXT) -> list[str]:
                 "id": "m2",
                 "role": "assistant",
                 "content": [{"type": "text", "text": text}],
+                "stop_reason": "end_turn",
             },
         },
     ]
@@ -112,7 +120,9 @@ def bench_processes(tmp: Path, repeats: int, idle: str | None) -> None:
 
     def project_input(name: str) -> tuple[Path, bytes]:
         project = tmp / name.replace(" ", "_")
-        (project / ".claude").mkdir(parents=True)
+        (project / ".claude").mkdir(parents=True, exist_ok=True)
+        # A fresh state each run (outside the timing): a state that already judged this
+        # transcript's final message would read as a lagging transcript and wait for it.
         (project / ".claude" / "idle-loop.local.md").write_text(STATE_MD, encoding="utf-8")
         payload = {
             "hook_event_name": "Stop",
@@ -127,7 +137,7 @@ def bench_processes(tmp: Path, repeats: int, idle: str | None) -> None:
     for _ in range(repeats):
         times["python -c pass"].append(process_ms([sys.executable, "-c", "pass"], b"", tmp, (0,)))
         for name, argv in ours.items():
-            project, stdin = inputs[name]
+            project, stdin = project_input(name)
             times[name].append(process_ms(argv, stdin, project, (2,)))
     median = {name: statistics.median(ms) for name, ms in times.items()}
     bare = median.pop("python -c pass")
@@ -154,6 +164,65 @@ def bench_processes(tmp: Path, repeats: int, idle: str | None) -> None:
         f"  idle / {next(iter(ours))}: {idle_ms / our_ms:.1f}x faster "
         f"(ours {our_ms:.1f} ms in the same rounds; target >= 20x)"
     )
+
+
+def bench_lag(tmp: Path, repeats: int, lag_ms: float = 20.0) -> None:
+    """The hook in process on the 100 MB transcript: what waiting for a lagging transcript adds.
+
+    - **typical**: the file holds the turn's final message (no wait);
+    - **lagging**: the final message lands ``lag_ms`` after the hook starts (Claude Code
+      2.1.197 was seen 2-46 ms late), written by another thread;
+    - **unknown**: it never lands and Claude Code sent no text: the whole wait (200 ms).
+    """
+    from datetime import UTC, datetime
+
+    from forgeflare.stophook import run_stop_hook
+
+    transcript = tmp / "lag.jsonl"
+    write_transcript(transcript, 10_000, WORKING_TEXT)
+    final = tail_lines(WORKING_TEXT)[-1].encode()
+    whole = transcript.stat().st_size
+    lagging = whole - len(final)
+    project = tmp / "lag-project"
+    (project / ".claude").mkdir(parents=True)
+
+    def stop(size: int, sent: str | None, writer: threading.Thread | None = None) -> float:
+        (project / ".claude" / "idle-loop.local.md").write_text(STATE_MD, encoding="utf-8")
+        if transcript.stat().st_size != whole:
+            with transcript.open("ab") as fh:
+                fh.write(final)
+        os.truncate(transcript, size)  # the final message not written yet (or written)
+        payload: dict[str, str] = {"transcript_path": str(transcript), "cwd": str(project)}
+        if sent is not None:
+            payload["last_assistant_message"] = sent
+        start = time.perf_counter()
+        if writer is not None:
+            writer.start()
+        out = run_stop_hook(json.dumps(payload), environ={}, cwd=project, now=datetime.now(UTC))
+        elapsed = (time.perf_counter() - start) * 1000
+        if writer is not None:
+            writer.join()
+        if out.exit_code != 2:
+            raise SystemExit(f"the hook did not block: {out.stderr!r}")
+        return elapsed
+
+    def land() -> None:
+        time.sleep(lag_ms / 1000)
+        with transcript.open("ab") as fh:
+            fh.write(final)
+
+    typical = statistics.median(stop(whole, WORKING_TEXT) for _ in range(repeats))
+    late = statistics.median(
+        stop(lagging, WORKING_TEXT, threading.Thread(target=land)) for _ in range(repeats)
+    )
+    unknown = statistics.median(stop(lagging, None) for _ in range(max(1, repeats // 3)))
+    print(f"the hook in process, transcript {whole:,} B, median of {repeats} runs:")
+    print(f"  typical (no lag)          {typical:8.1f} ms   (baseline)")
+    print(
+        f"  lagging by {lag_ms:.0f} ms          {late:8.1f} ms   added {late - typical:6.1f} ms "
+        f"({(late - typical) / lag_ms:.2f}x the lag)"
+    )
+    print(f"  never lands, no text      {unknown:8.1f} ms   added {unknown - typical:6.1f} ms")
 
 
 def forward_scan(path: Path) -> str:
@@ -191,6 +260,7 @@ def main() -> None:
         args.idle = None
     with tempfile.TemporaryDirectory() as tmp:
         bench_processes(Path(tmp), args.repeats, args.idle)
+        bench_lag(Path(tmp), args.repeats)
         small, big = Path(tmp) / "small.jsonl", Path(tmp) / "big.jsonl"
         write_transcript(small, 1)
         write_transcript(big, 10_000)

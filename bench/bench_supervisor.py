@@ -27,8 +27,10 @@ from pathlib import Path
 
 import trio
 
-from forgeflare.supervisor import LoopConfig, LoopOptions, run_loop, supervise
+from forgeflare._clock import utc_timestamp
+from forgeflare.supervisor import LoopConfig, LoopOptions, loop_trust_items, run_loop, supervise
 from forgeflare.supervisor._display import LoopDisplay
+from forgeflare.trust._store import TrustStore, default_trust_file
 
 AGENT = [sys.executable, "-c", "import sys; sys.stdin.read()"]
 
@@ -38,28 +40,45 @@ async def bare(n: int, project: Path) -> None:
         await supervise(AGENT, cwd=project, env={}, stdin=b"prompt")
 
 
-async def loop(n: int, project: Path) -> None:
-    config = LoopConfig.model_validate(
+def loop_config(n: int) -> LoopConfig:
+    return LoopConfig.model_validate(
         {
             "fresher": {"max_iterations": n, "smart_termination": False},
             "agent": {"command": shlex.join(AGENT), "final_required": "no"},
             "limits": {"error_pause": 0},
         }
     )
+
+
+def trusted_env(project: Path, config: LoopConfig) -> dict[str, str]:
+    """The loop's environment, with ``project`` trusted as ``forgeflare trust`` would: the
+    agent command is a trust item, as a user's is. The trust file is in a config folder of
+    the bench's own; the user's is never touched."""
+    env = {"XDG_CONFIG_HOME": str(project.parent / "config")}
+    items = loop_trust_items(project, config)
+    TrustStore(default_trust_file(env)).trust(str(project.resolve()), items, utc_timestamp())
+    return env
+
+
+async def loop(n: int, project: Path) -> None:
+    config = loop_config(n)
+    env = {"XDG_CONFIG_HOME": str(project.parent / "config")}
     display = LoopDisplay(out=io.StringIO(), err=io.StringIO(), live=False)
     result = await run_loop(
-        LoopOptions(project_dir=project, config=config, env={}), display=display
+        LoopOptions(project_dir=project, config=config, env=env), display=display
     )
-    assert result.record.totals.iterations == n, result.record
+    assert result.record.totals.iterations == n, (result.finish_type, result.record.finish_reason)
 
 
 def measure(fn: object, n: int, repeats: int, git: bool) -> float:
     times = []
     for _ in range(repeats):
         with tempfile.TemporaryDirectory() as tmp:
-            project = Path(tmp)
+            project = Path(tmp) / "project"
+            project.mkdir()
             if git:
                 subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+            trusted_env(project, loop_config(n))
             start = time.perf_counter()
             trio.run(fn, n, project)  # type: ignore[arg-type]
             times.append(time.perf_counter() - start)

@@ -25,6 +25,9 @@ __all__ = ["MockServer"]
 os.environ["FORGEFLARE_TRUST"] = "1"
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="forgeflare-test-config-")
 atexit.register(shutil.rmtree, os.environ["XDG_CONFIG_HOME"], True)
+# The machine-wide usage windows (a test's rate limit must not make real loops wait).
+os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="forgeflare-test-state-")
+atexit.register(shutil.rmtree, os.environ["XDG_STATE_HOME"], True)
 
 
 # Property and fuzz tests: a fixed seed in CI (a failure there reproduces), a random one locally

@@ -7,7 +7,10 @@ part; running or describing a command imports only the module that defines it.
 
 from __future__ import annotations
 
+import copy
 import importlib
+import inspect
+import re
 from typing import Any
 
 import typer
@@ -15,7 +18,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from forgeflare import __version__
 
-__all__ = ["COMMANDS", "app", "real_command"]
+__all__ = ["COMMANDS", "app", "real_command", "tidy_help"]
 
 # command -> (the module below forgeflare whose register(app) defines it, the command's one-line
 # help for the listing); tests/unit/test_cli.py checks each line against the command's own help.
@@ -55,6 +58,79 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+_RICH_TAG = re.compile(r"(?<!\\)\[(?!/?(?:bold|dim|italic|underline)\])")
+"""A ``[`` that opens no style of ours: ``[agent] backend``, ``[[loop]]``, ``[]``."""
+
+_METAVARS = {"int": "N", "float": "NUMBER", "str": "TEXT", "Path": "PATH"}
+
+
+def tidy_help(text: str | None) -> str | None:
+    """Help text as written, for rich: ``[section]`` kept (escaped), lines of a paragraph
+    joined (the terminal wraps them; a source line break must not break at 80 columns).
+    A paragraph whose lines all start with a style tag or a space is a table: kept."""
+    if not text:
+        return text
+    paragraphs = []
+    for para in inspect.cleandoc(text).split("\n\n"):
+        lines = para.splitlines()
+        table = len(lines) > 1 and all(ln.startswith(("[bold]", " ")) for ln in lines[1:])
+        paragraphs.append(para if table else " ".join(ln.strip() for ln in lines))
+    return _RICH_TAG.sub(r"\\[", "\n\n".join(paragraphs))
+
+
+HIDDEN_ALIASES = frozenset({"--cwd", "--project-dir"})
+"""Older spellings of ``--dir`` (the project directory): still read, not shown."""
+
+
+def _hide_aliases(command: Any) -> None:
+    for param in list(command.params):
+        aliases = [o for o in getattr(param, "opts", ()) if o in HIDDEN_ALIASES]
+        shown = [o for o in param.opts if o not in HIDDEN_ALIASES]
+        if not aliases or not shown:
+            continue
+        # A hidden twin with the same name: click reads both into one value.
+        twin = copy.copy(param)
+        twin.opts, twin.secondary_opts, twin.hidden = aliases, [], True
+        param.opts = shown
+        command.params.append(twin)
+
+
+def _tidy(command: Any) -> None:
+    """One look for every command: help as written, no metavar on flags, metavars in one
+    style (``N``, ``TEXT``, ``PATH``) where a parameter names none."""
+    command.help = tidy_help(command.help)
+    _hide_aliases(command)
+    for param in command.params:
+        if getattr(param, "help", None):
+            param.help = tidy_help(param.help)
+        if param.param_type_name == "argument":
+            # An argument's name says what it is (DIR, FLEET_FILE): no type column beside it.
+            if param.metavar is None:
+                dirs = ("directory", "project_dir")
+                param.metavar = "DIR" if param.name in dirs else str(param.name).upper()
+            param.display_type_rich = lambda ctx: None
+        elif getattr(param, "is_flag", False):
+            param.metavar = ""
+        elif param.metavar is None and hasattr(param, "type_descriptor"):
+            annotation = param.type_descriptor.annotation
+            if getattr(annotation, "__origin__", None) is list:
+                annotation = annotation.__args__[0]
+            named = getattr(annotation, "__name__", "")
+            if named in _METAVARS:
+                param.metavar = _METAVARS[named]
+    make_help_option = command.get_help_option
+
+    def help_option(ctx: Any) -> Any:
+        option = make_help_option(ctx)
+        if option is not None:
+            option.metavar = ""  # --help is a flag too
+        return option
+
+    command.get_help_option = help_option
+    for sub in getattr(command, "commands", {}).values():
+        _tidy(sub)
+
+
 def real_command(ctx: Any, name: str) -> Any:
     """The click command ``name`` as its part defines it (imports that part), or ``None``."""
     entry = COMMANDS.get(name)
@@ -63,9 +139,11 @@ def real_command(ctx: Any, name: str) -> Any:
     part = typer.Typer(add_completion=False)
     importlib.import_module(f"forgeflare.{entry[0]}").register(part)
     command = typer.main.get_command(part)
-    if command.name == name or not hasattr(command, "get_command"):
-        return command
-    return command.get_command(ctx, name)
+    if command.name != name and hasattr(command, "get_command"):
+        command = command.get_command(ctx, name)
+    if command is not None:
+        _tidy(command)
+    return command
 
 
 class _LazyGroup(TyperGroup):

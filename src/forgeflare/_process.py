@@ -148,6 +148,7 @@ async def run_child(
     drain: float = 2.0,
     on_start: Callable[[trio.Process], None] | None = None,
     die_with_parent: bool = False,
+    pass_fds: Sequence[int] = (),
 ) -> ChildResult:
     """Run ``argv`` to its end as the module docstring says; returns how it ended.
 
@@ -161,7 +162,8 @@ async def run_child(
     only what is already in it). ``on_start`` gets the process as soon as it runs. With
     ``die_with_parent`` (Linux) the child gets SIGTERM when this process dies, even by
     ``kill -9``: it ends its turn instead of going on unsupervised, leaving orphans nobody
-    would find. Raises ``OSError`` when the program cannot start.
+    would find. ``pass_fds`` are inherited by the child (a secrets descriptor, see
+    ``_keychannel``). Raises ``OSError`` when the program cannot start.
     """
     started = time.monotonic()
     since = time.time()  # descendants adopted later (a subreaper's orphans) started after it
@@ -199,6 +201,7 @@ async def run_child(
                     check=False,
                     deliver_cancel=deliver_cancel,
                     process_group=0,
+                    pass_fds=tuple(pass_fds),
                     task_status=task_status,
                     preexec_fn=term_on_parent_death if die_with_parent else None,
                 )

@@ -3,14 +3,18 @@
 Claude Code runs ``forgeflare stop-hook`` on every Stop of every session, so a bare
 ``stop-hook`` goes straight to the stop-hook's own entry before typer (or any other part) is
 imported; every other command goes through the typer app in :mod:`forgeflare._app`. The
-``forgeflare-stop-hook`` console script is :func:`stop_hook_main`.
+``forgeflare-stop-hook`` console script is :func:`stop_hook_main`. Commands that start project
+code first move secrets out of the process's initial environment (:mod:`forgeflare._keychannel`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from forgeflare._errors import ForgeflareError
 
@@ -53,6 +57,12 @@ def _only_forgeflare_error(group: BaseExceptionGroup[BaseException]) -> Forgefla
     return None
 
 
+def _say(error: ForgeflareError) -> None:
+    """One ``forgeflare: error:`` line per problem (a fleet file may have several)."""
+    for line in str(error).splitlines() or [""]:
+        print(f"forgeflare: error: {line}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point: library errors become one line and an exit status."""
     args = sys.argv[1:] if argv is None else list(argv)
@@ -62,11 +72,37 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(run_stop_hook_process())
     from forgeflare._app import app
 
+    if not args:
+        # As `forgeflare hooks` and `forgeflare fleet` do: the help on stdout, exit 2 (usage).
+        with contextlib.suppress(SystemExit):
+            app(args=["--help"])
+        sys.exit(2)
+    clicks = _click_exceptions()
     try:
-        # args=None keeps click's own reading of sys.argv (and its program name).
-        app(args=None if argv is None else args)
+        if argv is None:  # the process's own command line: a test calling main() is not
+            from forgeflare._keychannel import hide_secrets
+
+            hide_secrets(args)
+        # args=None keeps click's own reading of sys.argv (and its program name). Not in
+        # standalone mode: a usage error is ours to word (one line), not a rich box.
+        code = app(args=None if argv is None else args, standalone_mode=False)
+    except clicks.usage as exc:
+        if clicks.no_args is not None and isinstance(exc, clicks.no_args):
+            # A group without its subcommand: typer printed its help (older ones leave it here).
+            if exc.format_message().strip():
+                print(exc.format_message())
+            sys.exit(2)
+        where = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""
+        print(f"forgeflare: error: {exc.format_message()}{where}", file=sys.stderr)
+        sys.exit(2)
+    except clicks.click as exc:
+        print(f"forgeflare: error: {exc.format_message()}", file=sys.stderr)
+        sys.exit(exc.exit_code)
+    except clicks.abort:
+        print("forgeflare: aborted", file=sys.stderr)
+        sys.exit(1)
     except ForgeflareError as exc:
-        print(f"forgeflare: error: {exc}", file=sys.stderr)
+        _say(exc)
         sys.exit(exc.exit_code)
     except OSError as exc:
         error = _bad_path(exc)
@@ -78,11 +114,33 @@ def main(argv: Sequence[str] | None = None) -> None:
         error = _only_forgeflare_error(group)
         if error is None:
             raise
-        print(f"forgeflare: error: {error}", file=sys.stderr)
+        _say(error)
         sys.exit(error.exit_code)
     except KeyboardInterrupt:
         print("forgeflare: interrupted", file=sys.stderr)
         sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+@dataclass(frozen=True)
+class _ClickExceptions:
+    click: type[Any]
+    usage: type[Any]
+    abort: tuple[type[BaseException], ...]
+    no_args: type[Any] | None
+
+
+def _click_exceptions() -> _ClickExceptions:
+    """The exception types of the click that typer runs on (newer typers vendor their own)."""
+    import typer
+
+    module = sys.modules[typer.BadParameter.__module__]
+    return _ClickExceptions(
+        click=module.ClickException,
+        usage=module.UsageError,
+        abort=(getattr(module, "Abort", typer.Abort), typer.Abort),
+        no_args=getattr(module, "NoArgsIsHelpError", None),
+    )
 
 
 def stop_hook_main(argv: Sequence[str] | None = None) -> None:

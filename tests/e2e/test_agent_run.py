@@ -14,6 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_support import read_json, run_agent, text_response, tool_response, tool_results
 from mockapi_support import MockServer
 from platform_support import alive, live_group_members
@@ -185,12 +187,15 @@ def test_killed_agent_leaves_parseable_transcript(tmp_path: Path, mock_api: Mock
         assert cur["parentUuid"] == prev["uuid"]
 
 
-def test_sigterm_ends_bash_and_flushes_records(tmp_path: Path, mock_api: MockAPI) -> None:
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_ends_bash_and_flushes_records(
+    tmp_path: Path, mock_api: MockAPI, signum: signal.Signals, code: int
+) -> None:
     proc = _agent_in_long_bash(tmp_path, mock_api, [tool_response(LONG_BASH)])
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(signum)
     _, stderr = proc.communicate(timeout=30)
-    assert proc.returncode == 143, stderr
-    assert "interrupted by SIGTERM" in stderr
+    assert proc.returncode == code, stderr
+    assert f"interrupted by {signum.name}" in stderr
     bash_group = int((tmp_path / "bash.pid").read_text())
     with contextlib.suppress(ProcessLookupError):
         # Gone, or at most a zombie waiting for init: never a live `sleep 600`.
@@ -198,7 +203,10 @@ def test_sigterm_ends_bash_and_flushes_records(tmp_path: Path, mock_api: MockAPI
         assert live_group_members(bash_group) == []
     [session] = list((tmp_path / ".entire" / "metadata").iterdir())
     assert (session / "context.md").exists()
-    assert not (tmp_path / ".forgeflare" / "convergence.json").exists()  # no final: interrupted
+    # The turn's end is written, as every turn's end is: interrupted.
+    final = read_json(tmp_path / ".forgeflare" / "convergence.json")["final"]
+    assert final["reason"] == "interrupted"
+    assert final["detail"] == f"interrupted by {signum.name}"
 
 
 def test_sigterm_ends_a_bash_descendant_in_its_own_session(

@@ -96,3 +96,21 @@ def test_nothing_a_loop_writes_contains_the_key(tmp_path: Path, mock_api: MockAP
     for path in written:
         assert KEY.encode() not in path.read_bytes(), path
     assert KEY.encode() not in Path(server.record_path).read_bytes()
+
+
+def test_hooks_test_runs_hooks_without_the_key(tmp_path: Path) -> None:
+    (tmp_path / ".forgeflare").mkdir()
+    (tmp_path / ".forgeflare" / "hooks.toml").write_text(HOOKS)
+    done = subprocess.run(
+        [sys.executable, "-m", "forgeflare", "hooks", "test", "PreToolUse"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=base_env(ANTHROPIC_API_KEY=KEY, MY_TOKEN="t0k", FORGEFLARE_TRUST="1"),
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "hook-env.txt").read_text()
+    assert KEY not in text
+    assert "MY_TOKEN" not in text
+    assert "PATH=" in text

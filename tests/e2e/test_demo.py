@@ -103,7 +103,7 @@ def test_demo_refuses_a_directory_that_is_not_empty(tmp_path: Path) -> None:
         text=True,
         timeout=60,
     )
-    assert done.returncode == 1
+    assert done.returncode == 2  # a usage error
     assert done.stderr.strip() == (
         f"forgeflare: error: --dir {tmp_path}: not empty; the demo needs a fresh directory"
     )

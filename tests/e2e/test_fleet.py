@@ -197,6 +197,64 @@ def test_three_loops_two_land_one_conflicts(tmp_path: Path, mock_api: MockAPI) -
     text = page.read_text()
     assert "<h1>forgeflare fleet night</h1>" in text
     assert all(f"id='loop-{name}'" in text for name in ("one", "two", "three"))
+    if "timeline-one" in text:  # with plotly (the report extra): its JavaScript once per page
+        assert text.count("DecompressionStream") == 1
+        assert all(f'id="timeline-{name}"' in text for name in ("one", "two", "three"))
+        assert len(text) < 2_500_000, len(text)  # three loops: was 14.5 MB
+
+
+def test_agents_that_add_everything_still_both_land(tmp_path: Path, mock_api: MockAPI) -> None:
+    """Agents that commit with ``git add -A`` in a repository whose .gitignore does not list
+    forgeflare's files: no loop commits a lock or a record, so the second lands too."""
+    repo = make_repo(tmp_path, "one", "two")
+    git(repo, "rm", "-q", ".gitignore")
+    git(repo, "commit", "-qm", "no ignore file")
+
+    def adds_all(loop: str) -> list[dict[str, Any]]:
+        command = (
+            f"echo {loop} > {loop}.txt && sed -i 's/- \\[ \\]/- [x]/' PLAN-{loop}.md"
+            f" && git add -A && git commit -qm 'write {loop}'"
+        )
+        return [tool_response(("Bash", {"command": command})), text_response("Done.")]
+
+    server = mock_api(
+        {"conversations": [conv("one", adds_all("one")), conv("two", adds_all("two"))]}
+    )
+    path = fleet_file(tmp_path, "all", [loop("one"), loop("two")], parallel=2)
+    done = fleet("run", str(path), env=env_for(server))
+    rec = state(path, "all")
+    assert done.returncode == 0, (done.stderr, rec)
+    assert (rec["one"]["status"], rec["two"]["status"]) == ("landed", "landed")
+    tracked = git(repo, "ls-files").splitlines()
+    assert not [f for f in tracked if f.startswith((".fresher/", ".forgeflare/", ".entire/"))]
+
+
+def test_a_finished_fleet_says_so_and_again_starts_a_new_run(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    make_repo(tmp_path, "one")
+    server = mock_api({"conversations": [conv("one", completes_with("one", "one.txt", "one"))]})
+    path = fleet_file(tmp_path, "f", [loop("one")])
+    assert fleet("run", str(path), env=env_for(server)).returncode == 0
+    record = path.parent / ".forgeflare-fleet" / "f" / "fleet.json"
+    first = record.read_text()
+    again = fleet("run", str(path), env=env_for(server))
+    assert again.returncode == 0, again.stderr
+    assert "fleet f has finished: nothing to run" in again.stdout
+    assert f"forgeflare fleet run --again {path}" in again.stdout
+    assert record.read_text() == first  # nothing re-ran, nothing was overwritten
+    # --again: a new run with its own records; here its loop cannot start (preflight, exit 2)
+    path.write_text(path.read_text() + 'agent_command = "no-such-agent-here"\n')
+    done = fleet("run", "--again", str(path), env=env_for(server))
+    assert done.returncode == 1, done.stderr
+    rec = state(path, "f")
+    assert rec["fleet"]["attempt"] == 2
+    assert (rec["one"]["status"], rec["one"]["exit_code"]) == ("failed", 2)
+    assert rec["one"]["finish_type"] is None
+    assert rec["one"]["branch"] == "forgeflare/f/one-2"
+    kept = json.loads((record.parent / "fleet.1.json").read_text())
+    assert kept == json.loads(first)
+    assert kept["loops"][0]["status"] == "landed"
 
 
 def spends(loop: str) -> list[dict[str, Any]]:
@@ -326,6 +384,8 @@ def test_kill_9_then_resume_leaves_no_process_and_loses_no_record(
     supervisor.send_signal(signal.SIGKILL)
     supervisor.wait(timeout=10)
     assert all(alive(pid) for pid in loop_pids)  # orphaned, still running
+    dead = fleet("status", str(path), env=env)
+    assert dead.stdout.startswith("fleet crash: dead — forgeflare fleet run --resume"), dead.stdout
     refused = fleet("run", str(path), env=env)
     assert refused.returncode == 2
     assert "fleet run --resume" in refused.stderr

@@ -10,6 +10,7 @@ group, no session of the loop's.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
@@ -23,7 +24,8 @@ from typing import Any
 import psutil
 import pytest
 
-from supervisor_agents.project import Project, base_env
+from forgeflare.supervisor import lock_holder
+from supervisor_agents.project import Project, base_env, wait_for
 
 SECONDS = float(os.environ.get("FORGEFLARE_CHAOS_SECONDS", "60"))
 SEED = int(os.environ.get("FORGEFLARE_CHAOS_SEED", "12"))
@@ -88,6 +90,10 @@ def git_lines(project: Project, *args: str) -> list[str]:
 
 @pytest.mark.linux_only("the agent detaches with the setsid command (util-linux)")
 @pytest.mark.timeout(SECONDS + 240)
+def _running_or_ended(proc: subprocess.Popen[str], project: Project) -> bool:
+    return proc.poll() is not None or lock_holder(project.dir) == proc.pid
+
+
 def test_kill_9_anywhere_loses_no_commit_and_leaves_no_process(tmp_path: Path) -> None:
     rng = random.Random(SEED)
     project = Project(tmp_path)
@@ -134,8 +140,13 @@ def test_kill_9_anywhere_loses_no_commit_and_leaves_no_process(tmp_path: Path) -
         for _ in range(5):
             if all(r.get("finished_at") for r in records(project)):
                 break
-            done = project.run("--resume", "--agent-cmd", "true", "--max-iterations", "1", env=env)
-            assert done.code in (0, 1, 10, 130), done.stderr
+            # The resumed run keeps its own agent and bounds: once it runs, Ctrl+C ends it.
+            supervisor = project.popen("--resume", env=env)
+            wait_for(functools.partial(_running_or_ended, supervisor, project), timeout=60)
+            if supervisor.poll() is None:
+                supervisor.send_signal(signal.SIGINT)
+            supervisor.communicate(timeout=60)
+            assert supervisor.returncode in (0, 1, 10, 130), supervisor.returncode
     finally:
         if supervisor.poll() is None:
             supervisor.kill()

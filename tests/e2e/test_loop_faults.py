@@ -25,7 +25,14 @@ import pytest
 from agent_support import text_response, tool_response
 from forgeflare.templates import init_project
 from mockapi_support import MockServer
-from supervisor_agents.project import Project, agent_cmd, alive, base_env, wait_for
+from supervisor_agents.project import (
+    Project,
+    agent_cmd,
+    alive,
+    base_env,
+    forgeflare,
+    wait_for,
+)
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
 ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z ")
@@ -240,7 +247,11 @@ def test_a_killed_iteration_is_recorded_with_its_commits_and_log(tmp_path: Path)
     pidfile = project.dir / "pids"
     env = base_env(AGENT_PIDFILE=str(pidfile), FRESHER_SMART_TERMINATION="false")
     loop = project.popen(
-        "--agent-cmd", agent_cmd("--commit@1", "--hang@1", "--final=end_turn"), env=env
+        "--agent-cmd",
+        agent_cmd("--commit@1", "--hang@1", "--final=end_turn"),
+        "--max-iterations",
+        "2",
+        env=env,
     )
     try:
         wait_for(lambda: pidfile.exists() and len(pidfile.read_text().split()) == 2)
@@ -254,9 +265,7 @@ def test_a_killed_iteration_is_recorded_with_its_commits_and_log(tmp_path: Path)
     committed = git(project, "rev-parse", "HEAD")
     assert committed != start
     orphans = [int(p) for p in pidfile.read_text().split()]
-    done = project.run(
-        "--resume", "--agent-cmd", agent_cmd("--final=end_turn"), "--max-iterations", "2", env=env
-    )
+    done = project.run("--resume", env=env)  # the agent and its bounds as they started
     assert done.code == 10, done.stderr
     assert not any(alive(p) for p in orphans)
     rows = project.record()["iterations"]
@@ -479,3 +488,70 @@ def test_resume_ends_the_dead_runs_agent_with_term_first(tmp_path: Path) -> None
     assert done.code == 10, done.stderr
     assert (project.dir / "got-term").exists()
     assert not alive(pid)
+
+
+# -- 6. a resumed run keeps the settings it started with ----------------------------------
+
+SPENDER = (
+    "import json, os, pathlib, sys, time\n"
+    "sys.stdin.read()\n"
+    "n = int(os.environ['FRESHER_ITERATION'])\n"
+    "hung = pathlib.Path(os.environ['FRESHER_PROJECT_DIR'], 'hung')\n"
+    "if n == 2 and not hung.exists():\n"
+    "    hung.touch()\n"
+    "    while True:\n"
+    "        time.sleep(1)\n"
+    "with open(os.environ['FORGEFLARE_REPORT'], 'w') as f:\n"
+    "    json.dump({'outcome': 'ok', 'cost_usd': 0.4}, f)\n"
+)
+
+
+def killed_budget_run(project: Project) -> str:
+    """A run capped at $1 (40 cents an iteration) whose supervisor is killed in iteration 2."""
+    agent = f"{sys.executable} {project.write('spender.py', SPENDER)}"
+    loop = project.popen("--agent-cmd", agent, "--max-cost", "1", "--max-iterations", "10")
+    try:
+        wait_for(lambda: (project.dir / "hung").exists(), timeout=30)
+        loop.kill()
+        loop.wait()
+    finally:
+        stop_all(loop)
+    return agent
+
+
+@pytest.mark.parametrize("flags", ["none", "the agent again"])
+def test_a_resumed_run_stops_on_its_original_budget(tmp_path: Path, flags: str) -> None:
+    project = Project(tmp_path)
+    agent = killed_budget_run(project)
+    again = ("--agent-cmd", agent) if flags == "the agent again" else ()
+    done = project.run("--resume", *again)
+    assert done.code == 17, done.stdout + done.stderr
+    assert "with the settings it started with" in done.stdout + done.stderr
+    rec = project.record()
+    assert rec["finish_type"] == "budget"
+    assert rec["totals"]["cost_usd"] == pytest.approx(1.2)
+    assert [it["outcome"] for it in rec["iterations"]] == ["ok", "killed", "ok", "ok"]
+
+
+def test_a_flag_contradicting_the_resumed_run_is_an_error(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    killed_budget_run(project)
+    run_id = run_id_of(project)
+    done = project.run("--resume", "--max-cost", "5")
+    assert done.code == 2, done.stderr
+    assert done.stderr.strip() == (
+        f"forgeflare: error: --max-cost 5: run {run_id} started with 1; a resumed run keeps "
+        "its settings (leave the flag out, or start a new run)"
+    )
+    assert project.record()["resumes"] == 0
+
+
+def test_runs_says_a_killed_loop_is_dead(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    killed_budget_run(project)
+    done = forgeflare(project.dir, "runs")
+    assert done.returncode == 0, done.stderr
+    first, reason = done.stdout.splitlines()[:2]
+    assert first.split()[3] == "dead"
+    assert reason.strip() == "dead — forgeflare loop --resume"
+    assert project.run("--resume").code == 17  # and so it is: resuming ends what it left

@@ -33,6 +33,7 @@ OUTCOMES = {
     "interrupted",
     "timed_out",
     "budget",
+    "quota",
 }
 
 
@@ -53,9 +54,15 @@ def test_init_codex_makes_codex_the_agent(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     config_text = (project / ".fresher" / "config.toml").read_text()
     assert 'backend = "codex"' in config_text
+    assert "permission_mode" not in config_text  # a Claude Code flag Codex never reads
     cfg = load_config(project, env={}).config
     assert cfg.backend_name == "codex"
-    assert cfg.agent_argv(sys.executable)[:3] == ["codex", "exec", "--json"]
+    assert cfg.agent_argv(sys.executable)[:4] == [
+        "codex",
+        "exec",
+        "--json",
+        "--skip-git-repo-check",
+    ]
     # Codex has no Claude Code Stop hook to install.
     assert not (project / ".claude").exists()
     # Again: the config is kept, with the hint to set the backend by hand.
@@ -66,7 +73,7 @@ def test_init_codex_makes_codex_the_agent(tmp_path: Path) -> None:
 
 def test_init_with_both_agents_is_one_clear_error(tmp_path: Path) -> None:
     done = forgeflare(tmp_path, "init", "--claude", "--codex", str(tmp_path / "p"))
-    assert done.returncode == 1  # init's errors exit 1 (see test_templates_init)
+    assert done.returncode == 2  # a usage error, as everywhere
     assert done.stderr.strip() == "forgeflare: error: --claude and --codex: choose one agent"
     assert not (tmp_path / "p" / ".fresher").exists()
 

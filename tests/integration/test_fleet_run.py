@@ -9,6 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from forgeflare.fleet._config import load_fleet_file
+from forgeflare.fleet._run import FleetOptions, _Fleet
+from forgeflare.fleet._state import FleetRecord, LoopRecord
+
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 
 
@@ -53,3 +57,15 @@ def test_fleet_loop_runs_logs_and_leaves_no_detached_process(tmp_path: Path) -> 
     while live(pid) and time.monotonic() < deadline:
         time.sleep(0.02)  # bounded polling: the kill is asynchronous
     assert not live(pid)
+
+
+@pytest.mark.parametrize("no_sandbox", [False, True])
+def test_fleet_run_no_sandbox_reaches_every_loop(tmp_path: Path, no_sandbox: bool) -> None:
+    path = tmp_path / "FLEET.toml"
+    path.write_text('[fleet]\nname = "t"\n\n[[loop]]\nname = "one"\nprompt = "p"\n')
+    spec = load_fleet_file(path)
+    record = FleetRecord(name="t", fleet_file=str(path), started_at="2026-11-25T00:00:00Z")
+    opts = FleetOptions(fleet_file=path, fleet=spec, no_sandbox=no_sandbox)
+    loop = LoopRecord(name="one", worktree=str(tmp_path / "w"))
+    argv = _Fleet(opts, record, tmp_path)._argv(spec.loop[0], loop, tmp_path / "task.md")
+    assert ("--no-sandbox" in argv) is no_sandbox

@@ -66,3 +66,21 @@ def test_a_failing_notifier_never_fails_the_loop(tmp_path: Path) -> None:
     done = project.run("--agent-cmd", "true", "--mode", "planning", "--max-iterations", "1")
     assert done.code == 10
     assert "notify: notify command exited 5" in done.stderr
+
+
+def test_urls_without_apprise_are_a_warning_at_the_start(tmp_path: Path) -> None:
+    """Notification URLs with no apprise to send them: said before the first iteration, not
+    discovered at the end of the night."""
+    blocked = tmp_path / "blocked"
+    blocked.mkdir()
+    (blocked / "apprise.py").write_text("raise ImportError('apprise blocked for this test')\n")
+    (tmp_path / "p").mkdir()
+    project = Project(tmp_path / "p")
+    env = base_env(FORGEFLARE_NOTIFY_URLS="json://127.0.0.1:9/", PYTHONPATH=str(blocked))
+    done = project.run(
+        "--agent-cmd", "true", "--max-iterations", "1", "--mode", "planning", env=env
+    )
+    said = done.stdout + done.stderr
+    warning = "1 notification URL(s) set but apprise is not installed: no notification will be sent"
+    assert warning in said
+    assert said.index(warning) < said.index("iteration 1")

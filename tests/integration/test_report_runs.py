@@ -155,6 +155,28 @@ def test_report_renders_in_headless_chromium(night: Project, tmp_path: Path) -> 
     assert len(set(data[100:20000])) > 50  # not one flat colour
 
 
+def test_completion_by_tag_is_reported_as_the_tag(tmp_path: Path) -> None:
+    """A run the agent's completion tag ended, with a box still open in the plan: every view
+    says what completed it, and init's finished hook does not claim every task is done."""
+    project = Project(tmp_path)
+    project.write("IMPLEMENTATION_PLAN.md", "- [x] one\n- [ ] two\n")
+    finished = Path(__file__).parents[2] / "src/forgeflare/templates/files/dot-fresher/hooks"
+    project.write(".fresher/hooks/finished", (finished / "finished").read_text()).chmod(0o755)
+    report = (
+        "import json,os,sys; sys.stdin.read(); json.dump({'outcome': 'ok', "
+        "'signal': '<loop-done>COMPLETE</loop-done>'}, open(os.environ['FORGEFLARE_REPORT'], 'w'))"
+    )
+    done = project.run("--agent-cmd", f"{sys.executable} -c {shlex.quote(report)}")
+    assert done.code == 0, done.stderr
+    said = "complete: the agent said <loop-done>COMPLETE</loop-done> in iteration 1"
+    assert project.record()["finish_reason"] == said
+    assert said in forgeflare(project.dir, "runs").stdout
+    assert said in forgeflare(project.dir, "report").stdout
+    hooks_log = (project.run_dirs()[0] / "hooks.log").read_text()
+    assert "All tasks completed" not in hooks_log
+    assert f"Complete ({said})" in hooks_log
+
+
 def test_a_rate_limited_iteration_is_counted_alike_in_summary_and_runs(tmp_path: Path) -> None:
     """A usage-window row is no iteration of the run: the summary and ``runs`` both say 1."""
     project = Project(tmp_path)
@@ -176,8 +198,8 @@ def test_a_rate_limited_iteration_is_counted_alike_in_summary_and_runs(tmp_path:
         env=base_env(FORGEFLARE_TIME_SCALE="0.01"),
     )
     assert done.code == 10, done.stderr
-    assert "finished: max_iterations (exit 10); iterations 1," in done.stderr
-    assert "reached max_iterations (1 iterations)" in done.stderr
+    assert "finished: max_iterations (exit 10); 1 iteration," in done.stderr
+    assert "reached max_iterations (1 iteration)" in done.stderr
     (row,) = json.loads(forgeflare(project.dir, "runs", "--json").stdout)
     assert row["iterations"] == 1
     assert " 1 it " in forgeflare(project.dir, "runs").stdout

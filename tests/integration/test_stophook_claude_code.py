@@ -257,3 +257,59 @@ def test_plugin_slash_command_starts_a_loop(
     assert 'Make "every" test pass, don\'t stop' in feedback
     assert state(project) is None
     assert not (project / ".claude" / "settings.json").exists()
+
+
+def thinking_last(say: str) -> dict[str, Any]:
+    """A final message whose last block is thinking: Claude Code sends no last text."""
+    content = [{"type": "text", "text": say}, {"type": "thinking", "thinking": "Is it done?"}]
+    return {"content": content, "stop_reason": "end_turn", "usage": USAGE}
+
+
+def test_tag_in_the_first_of_two_blocks_completes_in_two_turns_every_time(
+    tmp_path: Path, mock_api: MockAPI, claude_code: Path
+) -> None:
+    """Multi-message turns (a tool call, then the final message): where Claude Code's
+    transcript lags at the Stop. Ten sessions, each must complete on its second turn."""
+    for run in range(10):
+        project = project_with_hook(tmp_path, f"p{run}")
+        forgeflare(project, "start", "--max-iterations", "5", "--prompt", "Fix the tests")
+        server = mock_api(
+            {
+                "responses": [
+                    bash("echo one > one.txt"),
+                    text("One test still fails."),
+                    bash("echo two > two.txt"),
+                    text(f"All tests pass.\n{DONE}", "Summary: fixed two tests."),
+                ],
+                "when_exhausted": "error",
+            }
+        )
+        out = claude(claude_code, project, tmp_path / f"home{run}", server, "Fix the tests")
+        assert out.returncode == 0, out.stderr[-2000:]
+        assert len(turns(server)) == 4, f"run {run}: not complete on the second turn"
+        assert state(project) is None, f"run {run}"
+
+
+def test_thinking_last_final_message_without_the_tag_never_ends_the_loop(
+    tmp_path: Path, mock_api: MockAPI, claude_code: Path
+) -> None:
+    project = project_with_hook(tmp_path)
+    forgeflare(project, "start", "--max-iterations", "3", "--prompt", "Fix the tests")
+    server = mock_api(
+        {
+            "responses": [
+                bash("echo one > one.txt"),
+                thinking_last("Still working."),
+                bash("echo two > two.txt"),
+                thinking_last("Still working, more."),
+                thinking_last("Working yet more."),
+            ],
+            "when_exhausted": "error",
+        }
+    )
+    out = claude(claude_code, project, tmp_path / "home", server, "Fix the tests")
+    assert out.returncode == 0, out.stderr[-2000:]
+    sent = turns(server)
+    assert len(sent) == 5  # three turns: the loop ran to its cap, it never ended early
+    assert "[ITERATION 3/3]" in last_user_text(sent[4])
+    assert state(project) is None

@@ -37,7 +37,8 @@ def test_start_status_cancel(tmp_path: Path) -> None:
 
     status = cli(tmp_path, "status")
     assert status.returncode == 0
-    assert f"run {state['run_id']} · STATE" in status.stdout
+    assert f"run {state['run_id']} · updated" in status.stdout
+    assert "STATE" not in status.stdout
     assert "1. task  iteration 1/4  ← running" in status.stdout
     assert "prompt: Ship it" in status.stdout
 
@@ -166,3 +167,50 @@ def test_both_ways_at_once_are_warned_about(tmp_path: Path) -> None:
     again = run()
     assert again.returncode == 0
     assert "the forgeflare plugin" in again.stderr
+
+
+def test_start_caps_at_20_iterations_like_the_plugin(tmp_path: Path) -> None:
+    out = cli(tmp_path, "start", "--prompt", "Ship it")
+    assert out.returncode == 0, out.stderr
+    assert "max 20 iterations" in out.stdout
+
+
+def test_portable_install_for_a_committed_settings_file(tmp_path: Path) -> None:
+    """``--portable``: settings.json names a project-relative wrapper, not this machine's
+    forgeflare; the wrapper finds forgeflare where it runs (the project's .venv, then PATH)."""
+    assert cli(tmp_path, "install").returncode == 0  # this machine's path first
+    done = cli(tmp_path, "install", "--portable")
+    assert done.returncode == 0, done.stderr
+    assert "commit .claude/settings.json and .claude/forgeflare-stop-hook together" in done.stdout
+    settings = json.loads((tmp_path / ".claude" / "settings.json").read_text())
+    commands = [h["command"] for g in settings["hooks"]["Stop"] for h in g["hooks"]]
+    assert commands == ['"$CLAUDE_PROJECT_DIR"/.claude/forgeflare-stop-hook']  # replaced, once
+    assert str(Path(sys.executable).parent) not in json.dumps(settings)
+    wrapper = tmp_path / ".claude" / "forgeflare-stop-hook"
+    assert os.access(wrapper, os.X_OK)
+    assert cli(tmp_path, "start", "--prompt", "Ship it").returncode == 0
+    stop = json.dumps({"hook_event_name": "Stop", "last_assistant_message": "Not yet."})
+    base = {"HOME": str(tmp_path / ".test-home"), "CLAUDE_PROJECT_DIR": str(tmp_path)}
+    # found on PATH (as in a shell whose venv is active): the loop blocks the stop
+    found = subprocess.run(
+        ["/bin/sh", "-c", commands[0]],
+        input=stop,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**base, "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"},
+        cwd=tmp_path,
+    )
+    assert found.returncode == 2, found.stderr
+    # nowhere to be found: the stop is allowed, with one line saying why
+    missing = subprocess.run(
+        ["/bin/sh", "-c", commands[0]],
+        input=stop,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**base, "PATH": "/usr/bin:/bin"},
+        cwd=tmp_path,
+    )
+    assert missing.returncode == 0
+    assert "forgeflare is not in" in missing.stderr

@@ -478,6 +478,50 @@ def _events_or_empty(project: Project) -> list[dict[str, object]]:
         return []
 
 
+INIT_HOOKS = Path(__file__).parents[2] / "src/forgeflare/templates/files/dot-fresher/hooks"
+CHECKS_ALL = (
+    'sh -c \'cat >/dev/null; sed -i "s/- \\[ \\]/- [x]/" IMPLEMENTATION_PLAN.md; '
+    'if [ "$FRESHER_ITERATION" = 2 ]; then touch fixed; fi\''
+)
+
+
+def test_a_red_gate_with_inits_next_iteration_hook_lets_the_agent_fix_it(
+    project: Project,
+) -> None:
+    """Every box checked but the gate red: init's next_iteration hook must not skip the
+    iteration that can make the gate pass (it did, for every iteration left)."""
+    project.write("IMPLEMENTATION_PLAN.md", PLAN)
+    hook = project.write(
+        ".fresher/hooks/next_iteration", (INIT_HOOKS / "next_iteration").read_text()
+    )
+    hook.chmod(0o755)
+    env = base_env(FRESHER_GATE="test -e fixed", FRESHER_SMART_TERMINATION="false")
+    done = project.run("--agent-cmd", CHECKS_ALL, "--max-iterations", "6", env=env)
+    assert done.code == 0, done.stdout + done.stderr
+    rows = project.record()["iterations"]
+    assert [(r["skipped"], r["decision"]) for r in rows] == [
+        (False, "continue"),
+        (False, "complete"),
+    ]
+    assert (
+        "The gate failed: running the agent to fix it"
+        in (project.run_dirs()[0] / "hooks.log").read_text()
+    )
+
+
+def test_skips_after_a_red_gate_meet_max_skips(project: Project) -> None:
+    project.write("IMPLEMENTATION_PLAN.md", PLAN)
+    project.hook("next_iteration", '[ "$FRESHER_ITERATION" = 1 ] || exit 1')
+    env = base_env(FRESHER_GATE="false", FRESHER_SMART_TERMINATION="false")
+    done = project.run("--agent-cmd", CHECKS_ALL, "--max-iterations", "20", env=env)
+    assert done.code == 16, done.stdout + done.stderr
+    rec = project.record()
+    assert rec["finish_type"] == "skips"
+    assert len(rec["iterations"]) == 4  # one run, then max_skips (3) skipped
+    said = done.stdout + done.stderr
+    assert "finished: skips (exit 16); 4 iterations (3 skipped), 0 commits" in said
+
+
 async def test_a_convergence_file_that_is_not_utf8_is_one_warning(project: Project) -> None:
     # The model can write convergence.json: one byte that is not UTF-8 used to crash the loop,
     # leave run.json unfinished and skip the finished hook.
@@ -613,7 +657,7 @@ def test_a_resume_ends_what_escaped_the_killed_supervisor(project: Project) -> N
         supervisor.kill()
         supervisor.communicate()
         assert _sleeping(token) != []  # the supervisor's death did not end it
-        done = project.run("--resume", "--agent-cmd", agent_cmd(), "--max-iterations", "1")
+        done = project.run("--resume")  # its agent and bounds as it started
         assert done.code == 10, done.stderr
         assert _sleeping(token) == []
     finally:

@@ -225,7 +225,7 @@ def test_next_iteration_skips_when_nothing_is_open(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("finish", "message"),
     [
-        ("complete", "All tasks completed successfully!"),
+        ("complete", "Complete (complete: the agent said the tag)"),
         ("manual", "Loop stopped by user"),
         ("max_iterations", "Reached the max iterations limit"),
         ("error", "Loop stopped due to errors"),
@@ -243,6 +243,7 @@ def test_finished_prints_the_summary_by_finish_type(
         FRESHER_TOTAL_ITERATIONS="4",
         FRESHER_TOTAL_COMMITS="3",
         FRESHER_DURATION="61",
+        FRESHER_FINISH_REASON="complete: the agent said the tag" if finish == "complete" else "",
     )
     assert done.returncode == 0, done.stderr
     assert f"Finish type: {finish}" in done.stdout

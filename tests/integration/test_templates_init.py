@@ -116,10 +116,18 @@ def test_existing_files_are_kept(tmp_path: Path) -> None:
     assert ignore.count(".entire/") == 1
     assert all(line in ignore.splitlines() for line in GITIGNORE_LINES)
 
-    # A second run changes nothing at all.
+    assert out.splitlines()[0] == (
+        f"forgeflare init: wrote {len(ALL) - 2} file(s) in {tmp_path}, kept 2"
+    )
+
+    # A second run changes nothing at all, and says so.
     before = {rel: (tmp_path / rel).read_bytes() for rel in _files(tmp_path)}
     code, out = _init(str(tmp_path))
     assert code == 0
+    assert out.splitlines()[0] == (
+        f"forgeflare init: nothing written in {tmp_path}: all {len(ALL)} file(s) exist and were "
+        "kept"
+    )
     assert "created" not in out
     assert "unchanged       .gitignore" in out
     assert {rel: (tmp_path / rel).read_bytes() for rel in _files(tmp_path)} == before
@@ -196,5 +204,32 @@ def test_unusable_targets_are_one_clear_error(tmp_path: Path) -> None:
         text=True,
         timeout=60,
     )
-    assert done.returncode == 1
+    assert done.returncode == 2  # a usage error, as everywhere
     assert done.stderr.strip() == f"forgeflare: error: {a_file}: not a directory"
+
+
+def test_an_agent_adding_everything_commits_no_file_the_loop_writes(tmp_path: Path) -> None:
+    """init's .gitignore covers every run-time file: an agent's ``git add -A`` in the middle of
+    a loop (its lock held, a stop requested) commits only its own work."""
+    for args in (["init", "-q"], ["config", "user.name", "T"], ["config", "user.email", "t@t"]):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True)
+    assert _init(str(tmp_path))[0] == 0
+    stop = f"{sys.executable} -m forgeflare stop ."
+    work = "echo work > work.txt; git add -A; git commit -qm work"
+    agent = f"sh -c 'cat >/dev/null; {stop} >/dev/null; {work}'"
+    loop = ["loop", "--dir", str(tmp_path), "--trust-project", "--max-iterations", "1"]
+    done = subprocess.run(
+        [sys.executable, "-m", "forgeflare", *loop, "--agent-cmd", agent],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode in (10, 18), done.stderr
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=tmp_path, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert "work.txt" in tracked
+    runtime = [f for f in tracked if f.startswith((".fresher/runs/", ".entire/"))]
+    runtime += [f for f in tracked if f in (".fresher/loop.lock", ".fresher/stop-request")]
+    assert runtime == []

@@ -13,6 +13,7 @@ from forgeflare._completion import BLOCKED_PROMPT, BLOCKED_TAG
 from forgeflare.supervisor.backends._backends import (
     COMPLETE_TAG,
     Backend,
+    ChildEnd,
     ClaudeBackend,
     CodexBackend,
     CommandBackend,
@@ -149,6 +150,53 @@ def test_claude_api_errors_and_missing_result() -> None:
     assert read([INIT, failed])[0].outcome() == ("agent_error", False)
 
 
+def test_claude_unreachable_api_is_an_outage_with_its_retries_shown() -> None:
+    """Claude Code 2.1.197 with the API on a closed port (CLAUDE_CODE_MAX_RETRIES=2)."""
+    retry = {"type": "system", "subtype": "api_retry", "max_retries": 2, "error_status": None}
+    error = "API Error: Unable to connect to API (ConnectionRefused)"
+    synthetic = {
+        "type": "assistant",
+        "error": "server_error",
+        "message": {"model": "<synthetic>", "content": [{"type": "text", "text": error}]},
+    }
+    result = {
+        "type": "result",
+        "subtype": "success",
+        "is_error": True,
+        "api_error_status": None,
+        "stop_reason": "stop_sequence",
+        "result": error,
+    }
+    reader, shown = read(
+        [
+            INIT,
+            j({**retry, "attempt": 1, "retry_delay_ms": 535.8}),
+            j({**retry, "attempt": 2, "retry_delay_ms": 8100.4, "error_status": 529}),
+            j(synthetic),
+            j(result),
+        ]
+    )
+    assert shown[1:3] == [
+        "retrying the API: attempt 1 of 2, 0.5 s",
+        "retrying the API: attempt 2 of 2, 8 s (HTTP 529)",
+    ]
+    report = reader.report()
+    assert (report["outcome"], report["transient"]) == ("api_error", True)
+    assert report["stop_reason"] is None  # never the result's subtype "success"
+    # the same text without the assistant line's error still reads as unreachable
+    assert read([INIT, j(result)])[0].outcome() == ("api_error", True)
+    other = {**result, "result": "Something else broke"}
+    assert read([INIT, j(other)])[0].outcome() == ("agent_error", False)
+
+
+def test_claude_stop_reason_is_the_results_own() -> None:
+    ended = j({**json.loads(RESULT), "stop_reason": "end_turn"})
+    assert read([INIT, ended])[0].report()["stop_reason"] == "end_turn"
+    failed = j({"type": "result", "subtype": "error_max_turns", "is_error": False})
+    assert read([INIT, failed])[0].report()["stop_reason"] == "error_max_turns"
+    assert read([INIT])[0].report()["stop_reason"] == "no_result"
+
+
 def test_claude_broken_and_unknown_lines_are_not_fatal() -> None:
     broken = '{"type":"assistant","message":{"content":[{"type":"text","text":"a{"type":"user"'
     reader, shown = read([INIT, broken, j({"type": "new_kind"}), "[1, 2]", RESULT])
@@ -218,7 +266,8 @@ def test_codex_failures() -> None:
     failed = j(
         {"type": "turn.failed", "error": {"message": "exceeded retry limit, last status: 429"}}
     )
-    assert outcome(start, failed) == ("rate_limited", False)
+    # a request-rate limit (not a usage window) is waited out like an outage
+    assert outcome(start, failed) == ("api_error", True)
     overloaded = j({"type": "turn.failed", "error": {"message": "stream disconnected: 503"}})
     assert outcome(start, overloaded) == ("api_error", True)
     assert outcome(start) == ("agent_error", False)
@@ -271,7 +320,12 @@ def test_codex_failures() -> None:
                 "-",
             ],
         ),
-        (ForgeflareBackend(), "", "m", ["py", "-m", "forgeflare", "run", "--model", "m", "x"]),
+        (
+            ForgeflareBackend(),
+            "",
+            "m",
+            ["py", "-P", "-m", "forgeflare", "run", "--model", "m", "x"],
+        ),
         (CommandBackend(), "a b", "m", ["a", "b", "x"]),
     ],
 )
@@ -289,3 +343,38 @@ def test_backend_seam_prompt_and_budget() -> None:
     assert CommandBackend().prompt_suffix == ""  # a command's prompt is the user's own
     assert ForgeflareBackend().prompt_suffix == BLOCKED_PROMPT
     assert BLOCKED_TAG in ClaudeBackend().prompt_suffix
+
+
+def test_claude_tag_in_the_first_of_two_text_blocks_completes() -> None:
+    """Claude Code writes one line per block; its result holds only the last block."""
+
+    def block(text: str) -> str:
+        return j(
+            {
+                "type": "assistant",
+                "message": {"id": "m9", "content": [{"type": "text", "text": text}]},
+            }
+        )
+
+    result = {**json.loads(RESULT), "result": "Summary: fixed two tests."}
+    reader, _ = read(
+        [INIT, TEXT, TOOL, block("All tests pass.\n<loop-done>COMPLETE</loop-done>"),
+         block("Summary: fixed two tests."), j(result)]
+    )  # fmt: skip
+    assert reader.report()["final_text"] == (
+        "All tests pass.\n<loop-done>COMPLETE</loop-done>\nSummary: fixed two tests."
+    )
+    report = ClaudeBackend().report(reader, ChildEnd(exit_code=0), None, None)
+    assert report.signal == "<loop-done>COMPLETE</loop-done>"
+    # a tag in a message that then called a tool does not count
+    calling = j(
+        {
+            "type": "assistant",
+            "message": {
+                "id": "m9",
+                "content": [{"type": "tool_use", "name": "Bash", "input": {"command": "ls"}}],
+            },
+        }
+    )
+    reader, _ = read([INIT, block(f"Done.\n{COMPLETE_TAG}"), calling, j(result)])
+    assert ClaudeBackend().report(reader, ChildEnd(exit_code=0), None, None).signal is None

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from forgeflare import __version__
 from forgeflare.fleet import FleetConfigError, k8s_documents, parse_fleet_text, pod_failure_policy
 from forgeflare.supervisor._finish import FINISH_EXIT_CODES, FinishType
 
@@ -68,7 +69,10 @@ def test_one_line_errors(edit: tuple[str, str], message: str) -> None:
 
 def test_exit_code_mapping_follows_the_finish_table() -> None:
     rules = pod_failure_policy(CODES)["rules"]
-    assert rules[0] == {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}
+    assert rules[0] == {
+        "action": "Ignore",
+        "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}],
+    }
     fail_now = set(rules[1]["onExitCodes"]["values"])
     assert 2 in fail_now  # bad configuration
     assert FINISH_EXIT_CODES[FinishType.HOOK_ABORT] in fail_now
@@ -80,12 +84,18 @@ def test_exit_code_mapping_follows_the_finish_table() -> None:
             assert code in fail_now, finish
 
 
-def test_manifests_pass_the_kubernetes_schemas() -> None:
+@pytest.mark.parametrize("minor", [30, 31, 32, 33, 34, "latest"])
+def test_manifests_pass_the_schemas_of_every_supported_kubernetes(minor: int | str) -> None:
     kv = pytest.importorskip("kubernetes_validate", reason="kubernetes-validate is a dev extra")
     fleet = parse_fleet_text(FLEET, Path("FLEET.toml"))
+    version = kv.latest_version() if minor == "latest" else f"1.{minor}.0"
+    for doc in k8s_documents(fleet, CODES).values():
+        kv.validate(doc, version, strict=True)
+
+
+def test_manifests_pass_the_kubernetes_schemas() -> None:
+    fleet = parse_fleet_text(FLEET, Path("FLEET.toml"))
     docs = k8s_documents(fleet, CODES)
-    for doc in docs.values():
-        kv.validate(doc, kv.latest_version(), strict=True)
     job = docs["job.yaml"]["spec"]
     assert job["completionMode"] == "Indexed"
     assert (job["completions"], job["parallelism"]) == (2, 2)
@@ -96,28 +106,70 @@ def test_manifests_pass_the_kubernetes_schemas() -> None:
     assert "BRANCH=forgeflare/night/docs" in docs["configmap.yaml"]["data"]["loop-1.env"]
 
 
+def k8s(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "forgeflare", "fleet", "k8s", *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
 def test_cli_writes_and_lists_the_files(tmp_path: Path) -> None:
+    for args in (
+        ["init", "-q"],
+        ["remote", "add", "origin", "https://u:secret@example.invalid/r.git"],
+    ):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True)
     (tmp_path / "FLEET.toml").write_text(FLEET)
-    done = subprocess.run(
-        [sys.executable, "-m", "forgeflare", "fleet", "k8s", "FLEET.toml", "--out", "out"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = k8s(tmp_path, "FLEET.toml", "--out", "out")
     assert done.returncode == 0, done.stderr
-    assert sorted(done.stdout.split()) == sorted(
-        ["wrote"] * 4
-        + [f"out/{n}" for n in ("configmap.yaml", "job.yaml", "Containerfile", "README.md")]
+    lines = done.stdout.splitlines()
+    # repo = "." (the default, as in the README) is cloned in the pod from its remote
+    assert lines[0] == "loop docs: repo '.' is cloned in the pod from https://example.invalid/r.git"
+    assert sorted(lines[1:5]) == sorted(
+        f"wrote out/{n}" for n in ("configmap.yaml", "job.yaml", "Containerfile", "README.md")
     )
-    job = yaml.safe_load((tmp_path / "out" / "job.yaml").read_text())
+    assert lines[5] == (
+        "note: [fleet] max_cost $50 caps each pod; the budget across pods is not enforced on "
+        "Kubernetes"
+    )
+    out = tmp_path / "out"
+    job = yaml.safe_load((out / "job.yaml").read_text())
     assert job["kind"] == "Job"
-    bad = subprocess.run(
-        [sys.executable, "-m", "forgeflare", "fleet", "k8s", "missing.toml"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    configmap = yaml.safe_load((out / "configmap.yaml").read_text())
+    docs = configmap["data"]["loop-1.env"]
+    assert "REPO=https://example.invalid/r.git" in docs
+    assert "MAX_COST=50" in docs  # the fleet's total caps a loop without its own
+    assert "MAX_COST=50" in configmap["data"]["loop-0.env"]
+    assert "secret" not in (out / "configmap.yaml").read_text()
+    for name in ("job.yaml", "configmap.yaml"):
+        assert "&id" not in (out / name).read_text()  # no YAML anchors
+    containerfile = (out / "Containerfile").read_text()
+    assert f'pip install --no-cache-dir "forgeflare=={__version__}"' in containerfile
+    assert "COPY" not in containerfile
+    readme = (out / "README.md").read_text()
+    assert "GIT_ASKPASS" not in readme
+    assert "GIT_TOKEN" in readme
+    assert "4h" in readme
+    bad = k8s(tmp_path, "missing.toml")
     assert bad.returncode == 2
     assert "missing.toml: no such fleet file" in bad.stderr
+
+
+def test_a_local_repo_without_a_remote_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "FLEET.toml").write_text(FLEET)
+    done = k8s(tmp_path, "FLEET.toml", "--out", "out")
+    assert done.returncode == 2
+    assert done.stderr == (
+        "forgeflare: error: loop docs: repo '.' is a path on this machine, which a pod cannot "
+        "clone, and it has no remote with a URL: give --clone-url URL or set repo to a git "
+        "URL\n"
+    )
+    assert not (tmp_path / "out").exists()
+    url = "https://example.invalid/other.git"
+    done = k8s(tmp_path, "FLEET.toml", "--out", "out", "--clone-url", url)
+    assert done.returncode == 0, done.stderr
+    env = yaml.safe_load((tmp_path / "out" / "configmap.yaml").read_text())["data"]["loop-1.env"]
+    assert f"REPO={url}" in env

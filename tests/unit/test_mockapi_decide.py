@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -216,9 +217,19 @@ def test_record_entry() -> None:
         "path": "/v1/messages",
         "query": "beta=true",
         "headers": {"x-api-key": "[redacted]"},
+        "key_sha256": hashlib.sha256(b"k").hexdigest()[:16],  # which key, not the key
         "body": {"a": 1},
         "response_index": 2,
     }
+    bearer = record_entry(
+        method="POST",
+        path="/",
+        query="",
+        headers={"Authorization": "Bearer k"},
+        body=b"",
+        response_index=None,
+    )
+    assert bearer["key_sha256"] == entry["key_sha256"]
     raw = record_entry(
         method="POST", path="/", query="", headers={}, body=b"\xffxx", response_index=None
     )

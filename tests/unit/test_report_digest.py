@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from html.parser import HTMLParser
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forgeflare.report import build_digest, render_html, render_text, summarize
+from forgeflare.report import build_digest, cumulative_series, render_html, render_text, summarize
 from forgeflare.report._digest import Commit
 from forgeflare.report._text import format_duration, render_runs
 from forgeflare.supervisor import finish_reason
@@ -61,8 +62,16 @@ def test_finish_reasons_in_words() -> None:
         "complete: convergence signal `g` in iteration 2"
     )
     assert finish_reason(run("complete", [row(1)])) == "complete: no open task left in the plan"
+    tagged = row(1, signal="<loop-done>COMPLETE</loop-done>", plan_unchecked=2)
+    assert finish_reason(run("complete", [tagged])) == (
+        "complete: the agent said <loop-done>COMPLETE</loop-done> in iteration 1"
+    )
+    tagged_and_done = row(1, signal="<loop-done>COMPLETE</loop-done>", plan_unchecked=0)
+    said = finish_reason(run("complete", [tagged_and_done]))
+    assert said.endswith("no open task left in the plan")
     assert finish_reason(run("budget", [row(1)])).startswith("stopped: the cost budget")
-    assert finish_reason(run("manual", [])).startswith("stopped by hand")
+    # `forgeflare stop` finishes `stopped`, not `manual`: the manual words do not name it
+    assert finish_reason(run("manual", [])) == "stopped by hand (Ctrl+C or SIGTERM)"
     assert finish_reason(run(None, [row(1)])) == "still running"
     assert finish_reason(run("error", [], finish_reason="own words")) == "own words"
 
@@ -178,3 +187,56 @@ def test_any_record_renders(rows: list[dict[str, Any]], finish: str | None) -> N
 
 def test_format_duration() -> None:
     assert [format_duration(x) for x in (5, 65, 3725)] == ["5s", "1m 05s", "1h 02m"]
+
+
+def test_spend_by_agent_sums_each_backend_and_profile() -> None:
+    from forgeflare.report import spend_by_agent
+    from forgeflare.supervisor._records import IterationRecord, RunRecord
+
+    run = RunRecord(run_id="r", mode="building", project_dir="p", started_at="2026-11-25T00:00:00Z")
+    rows = [
+        ("forgeflare", "", 0.5),
+        ("forgeflare", "cheap", 0.25),
+        ("forgeflare", "cheap", None),
+        ("codex", "", 0.125),
+    ]
+    for n, (backend, profile, cost) in enumerate(rows, 1):
+        run.iterations.append(
+            IterationRecord(number=n, backend=backend, profile=profile, cost_usd=cost)
+        )
+    run.iterations.append(IterationRecord(number=5, skipped=True))
+    assert spend_by_agent(run) == {
+        "forgeflare": {"iterations": 1, "tokens": 0, "cost_usd": 0.5},
+        "forgeflare:cheap": {"iterations": 2, "tokens": 0, "cost_usd": None},
+        "codex": {"iterations": 1, "tokens": 0, "cost_usd": 0.125},
+    }
+
+
+def test_cumulative_spend_goes_forward_in_time_even_for_a_resumed_run() -> None:
+    """A resumed run's killed iteration is recorded after the rows before the crash but ends
+    later than they do: summed in row order, the line would step back in time."""
+    from datetime import UTC, datetime
+
+    def at(minute: int) -> datetime:
+        return datetime(2026, 11, 24, 1, minute, tzinfo=UTC)
+
+    rows = build_digest(run("complete", [row(1), row(2), row(3)])).rows
+    xs, tokens, cost = cumulative_series([at(5), at(9), at(7)], rows)
+    assert xs == sorted(xs)
+    assert tokens == sorted(tokens)
+    assert cost == [0.5, 1.0, 1.5]
+
+
+def test_html_plots_cost_on_its_own_axis_and_embeds_log_tails(tmp_path: Path) -> None:
+    pytest.importorskip("plotly", reason="plotly is the optional report extra")
+    (tmp_path / "iteration-001.log").write_text("".join(f"line {n}\n" for n in range(100)))
+    digest = build_digest(run("complete", [row(1), row(2)]))
+    page = render_html(digest, run_dir=tmp_path, out=tmp_path / "elsewhere" / "r.html")
+    assert '"overlaying":"y2"' in page.replace(" ", "")  # the USD axis over the tokens axis
+    assert "href=" not in page.split("<h2>Iterations</h2>")[1]  # no link that dies when mailed
+    assert f"<code>{tmp_path / 'iteration-001.log'}</code>" in page
+    assert "line 99" in page
+    assert "line 69" not in page  # the tail only
+    assert len(page) < 2_500_000  # plotly.js packed: was 4.8 MB
+    without = render_html(digest, plotlyjs=False)
+    assert len(without) < len(page) // 10  # plotly.js left out for a page that has it

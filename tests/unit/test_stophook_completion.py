@@ -128,7 +128,9 @@ def final_texts(turns: list[list[Message]]) -> list[str]:
     return turns[-1][-1].texts()
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(transcripts())
 def test_final_message_is_the_last_turns_last_message_all_text_blocks(
     tmp_path: Path, turns: list[list[Message]]
@@ -138,10 +140,14 @@ def test_final_message_is_the_last_turns_last_message_all_text_blocks(
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     texts = final_texts(turns)
     n = sum(len(t) for t in turns)
-    assert final_message(path) == FinalMessage(f"msg_{n}", "\n".join(texts), (texts or [""])[-1])
+    final = final_message(path)
+    assert final is not None
+    assert final[:3] == (f"msg_{n}", "\n".join(texts), (texts or [""])[-1])
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(transcripts(), st.data())
 def test_the_rule_holds_also_when_the_transcript_lags(
     tmp_path: Path, turns: list[list[Message]], data: st.DataObject

@@ -182,6 +182,8 @@ def test_plugin_files_carry_the_command_and_escape_it_in_json() -> None:
         ("/home/u/.venv/bin/forgeflare stop-hook", True),
         ("'/a b/forgeflare' stop-hook", True),
         ("/usr/bin/python3 -m forgeflare stop-hook", True),
+        ("/usr/bin/python3 -P -m forgeflare stop-hook", True),
+        ("/usr/bin/python3 -P -m forgeflare stop-hook status", False),
         ("forgeflare stop-hook status", False),
         ("forgeflare hooks", False),
         ("notify-send done", False),
@@ -214,7 +216,7 @@ def test_forgeflare_command_prefers_the_script_beside_the_interpreter(tmp_path: 
     python = tmp_path / "v b" / "bin" / "python"
     python.parent.mkdir(parents=True)
     python.write_text("")
-    assert forgeflare_command(str(python)) == f"'{python}' -m forgeflare"
+    assert forgeflare_command(str(python)) == f"'{python}' -P -m forgeflare"
     script = python.parent / "forgeflare"
     script.write_text("#!/bin/sh\n")
     script.chmod(0o755)

@@ -141,6 +141,20 @@ def test_markdown_updated_at_and_quotes() -> None:
     assert out.endswith("---\nbody")
 
 
+def test_the_judged_message_id_is_kept_in_both_formats() -> None:
+    frame = Frame(Mode.ISSUE, 4, 10, "Fix issue 12, then stop.", "s1", judged="msg_01")
+    later = LoopRecord(Event.STATE, "", T0, (frame,))
+    out = render_markdown_state(MD, later)
+    assert "session_id: s1\njudged_message: msg_01\n---" in out
+    again = parse_markdown_state(out, T0)
+    assert isinstance(again, LoopRecord)
+    assert again.stack[0].judged == "msg_01"
+    record = LoopRecord(Event.STATE, "r", T0, (frame,))
+    parsed = parse_json_state(render_json_state(record))
+    assert isinstance(parsed, LoopRecord)
+    assert parsed.stack[0].judged == "msg_01"
+
+
 def test_markdown_inactive_is_done() -> None:
     parsed = parse_markdown_state(MD.replace("active: true", "active: false"), T0)
     assert isinstance(parsed, LoopRecord)
@@ -170,6 +184,10 @@ frames = st.builds(
     iter=st.integers(0, 10**6),
     max=st.integers(1, 10**6),
     prompt=st.text(max_size=40),
+    gate=st.text(max_size=20),
+    stall_after=st.integers(0, 10),
+    failures=st.text(max_size=20),
+    stalled=st.integers(0, 10),
 )
 
 

@@ -136,3 +136,16 @@ def test_backwards_lines_drop_only_overlong_ones(
     # Lines up to max_line always come through; longer ones may be dropped, never altered.
     assert all(line in got for line in short)
     assert all(line in lines for line in got)
+
+
+def test_the_final_message_stops_at_the_prompt_that_started_its_turn(tmp_path: Path) -> None:
+    from forgeflare.stophook import final_message
+
+    prompt = {"type": "user", "message": {"role": "user", "content": "go on"}}
+    calling = assistant(tool_use(), msg_id="m1")
+    calling["message"]["stop_reason"] = "tool_use"  # type: ignore[index]
+    entries = [assistant(text("earlier"), msg_id="m1"), prompt, calling, tool_result()]
+    final = final_message(write(tmp_path / "t.jsonl", entries))
+    assert final is not None
+    # the same id before the prompt is another turn's (and the message called a tool)
+    assert (final.message_id, final.text, final.stop_reason) == ("m1", "", "tool_use")

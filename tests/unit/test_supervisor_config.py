@@ -34,7 +34,16 @@ def test_defaults_without_file(tmp_path: Path) -> None:
 def test_default_config_toml_loads_back_to_defaults(tmp_path: Path) -> None:
     text = default_config_toml()
     data = tomllib.loads(text)
-    assert set(data) == {"fresher", "paths", "hooks", "agent", "limits", "notify", "security"}
+    assert set(data) == {
+        "fresher",
+        "paths",
+        "hooks",
+        "agent",
+        "limits",
+        "finish",
+        "notify",
+        "security",
+    }
     write_config(tmp_path, text)
     loaded = load_config(tmp_path, env={})
     assert loaded.config == LoopConfig()
@@ -137,22 +146,29 @@ def test_bad_values_name_key_and_source(
     assert info.value.exit_code == 2
 
 
-def test_unknown_keys_and_sections_warn_and_are_ignored(tmp_path: Path) -> None:
-    write_config(
-        tmp_path,
-        "[fresher]\nfoo = 1\nmax_iteration = 3\n[docker]\nimage = 'x'\n"
-        "[limit]\nmax_cost = 1\n[Fresher]\nmode = 'building'\n",
-    )
+def test_unknown_keys_warn_and_are_ignored(tmp_path: Path) -> None:
+    write_config(tmp_path, "[fresher]\nfoo = 1\nmax_iteration = 3\n")
     loaded = load_config(tmp_path, env={})
     assert loaded.warnings == [
-        ".fresher/config.toml: unknown section [docker] (ignored)",
-        ".fresher/config.toml: unknown section [limit] (ignored); did you mean 'limits'?",
-        ".fresher/config.toml: unknown section [Fresher] (ignored); did you mean 'fresher'?",
         ".fresher/config.toml: unknown key [fresher] foo (ignored)",
         ".fresher/config.toml: unknown key [fresher] max_iteration (ignored); "
         "did you mean 'max_iterations'?",
     ]
-    assert loaded.config.limits.max_cost == 0  # the misspelt section set nothing
+
+
+def test_unknown_sections_are_an_error_with_the_closest_name(tmp_path: Path) -> None:
+    write_config(
+        tmp_path,
+        "[docker]\nimage = 'x'\n[limit]\nmax_cost = 1\n[Fresher]\nmode = 'building'\n",
+    )
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path, env={})
+    assert str(info.value).splitlines() == [
+        ".fresher/config.toml: unknown section [docker]",
+        ".fresher/config.toml: unknown section [limit]; did you mean 'limits'?",
+        ".fresher/config.toml: unknown section [Fresher]; did you mean 'fresher'?",
+    ]
+    assert info.value.exit_code == 2
 
 
 def test_spec_variables_are_honoured(tmp_path: Path) -> None:
@@ -209,7 +225,7 @@ def test_format_duration_round_trips(seconds: float) -> None:
 
 def test_agent_argv() -> None:
     cfg = LoopConfig()
-    assert cfg.agent_argv("py") == ["py", "-m", "forgeflare", "run"]
+    assert cfg.agent_argv("py") == ["py", "-P", "-m", "forgeflare", "run"]
     assert cfg.final_expected
     cfg = LoopConfig.model_validate({"fresher": {"model": "m1"}})
     assert cfg.agent_argv("py")[-2:] == ["--model", "m1"]

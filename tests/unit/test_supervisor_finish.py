@@ -674,6 +674,22 @@ def test_outage_finish_says_why_and_notifies_nothing() -> None:
     assert verdict.notify is None
 
 
+@pytest.mark.parametrize("streaks", [Streaks(), Streaks(errors=2)])
+def test_quota_finishes_at_once_saying_what_to_do(streaks: Streaks) -> None:
+    verdict = decide(facts(IterationOutcome(outcome="quota"), streaks=streaks))
+    assert isinstance(verdict.action, Finish)
+    assert verdict.action.type is FinishType.QUOTA
+    assert verdict.action.type.exit_code == 21
+    assert verdict.label == "quota"
+    reason = verdict.action.reason or ""
+    assert "billing" in reason
+    assert "\n" not in reason
+    # even on the last allowed iteration, or with a plan left: waiting cannot add credit
+    last = decide(facts(IterationOutcome(outcome="quota"), limits=Limits(max_iterations=1)))
+    assert isinstance(last.action, Finish)
+    assert last.action.type is FinishType.QUOTA
+
+
 def test_error_streak_notifies() -> None:
     verdict = decide(facts(ERROR_RUN, streaks=Streaks(errors=2)))
     assert verdict.action == Finish(FinishType.ERROR)

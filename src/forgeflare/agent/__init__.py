@@ -6,6 +6,7 @@ from forgeflare.agent._client import ANTHROPIC_VERSION
 from forgeflare.agent._client import DEFAULT_BASE_URL
 from forgeflare.agent._client import MessagesClient
 from forgeflare.agent._client import parse_retry_after
+from forgeflare.agent._client import checked_base_url
 from forgeflare.agent._client import resolve_base_url
 from forgeflare.agent._client import status_error
 from forgeflare.agent._conversation import CONTINUE_PROMPT
@@ -145,6 +146,7 @@ __all__ = [
     "block_limit",
     "build_system_prompt",
     "builtin_hooks",
+    "checked_base_url",
     "classify_max_tokens",
     "conversation_bytes",
     "drop_null_input_tool_uses",

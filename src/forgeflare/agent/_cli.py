@@ -56,7 +56,9 @@ def run(
         help="API base URL. Default: ANTHROPIC_API_URL, then ANTHROPIC_BASE_URL, "
         "then https://api.anthropic.com.",
     ),
-    cwd: Path = typer.Option(Path("."), "--cwd", help="Project directory the tools work in."),
+    cwd: Path = typer.Option(
+        Path("."), "--dir", "--cwd", help="Project directory the tools work in."
+    ),
     hooks: Path | None = typer.Option(
         None, "--hooks", help="hooks.toml to use instead of .forgeflare/hooks.toml."
     ),
@@ -73,7 +75,10 @@ def run(
         help="Let Read, Glob, Grep and Edit use this directory outside the project too.",
     ),
     sandbox: bool = typer.Option(
-        False, "--sandbox", help="Run Bash commands under bubblewrap (project writable only)."
+        False,
+        "--sandbox",
+        help="Run Bash commands under bubblewrap: read-only but for the project, its git dir, "
+        "a private /tmp and the package caches (loops do this by default).",
     ),
     sandbox_network: bool = typer.Option(
         False, "--sandbox-network", help="With --sandbox: allow network access."

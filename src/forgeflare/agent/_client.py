@@ -19,6 +19,7 @@ import httpx
 import trio
 
 from forgeflare._damaged import loads
+from forgeflare._errors import ConfigError
 from forgeflare.agent._errors import (
     APIConnectionError,
     APIError,
@@ -35,6 +36,7 @@ __all__ = [
     "ANTHROPIC_VERSION",
     "DEFAULT_BASE_URL",
     "MessagesClient",
+    "checked_base_url",
     "parse_retry_after",
     "resolve_base_url",
     "status_error",
@@ -56,6 +58,35 @@ def resolve_base_url(flag: str | None, env: Mapping[str, str]) -> str:
         url = (candidate or "").strip().rstrip("/")
         if url:
             return url
+    return DEFAULT_BASE_URL
+
+
+def checked_base_url(flag: str | None, env: Mapping[str, str]) -> str:
+    """:func:`resolve_base_url`, refusing a value that is no http(s) URL with a host.
+
+    Raises :class:`ConfigError` (exit 2) naming where the value came from, so ``notaurl`` is
+    a usage error before anything starts, not a failed request later.
+    """
+    sources = (
+        ("--api-url", flag),
+        ("ANTHROPIC_API_URL", env.get("ANTHROPIC_API_URL")),
+        ("ANTHROPIC_BASE_URL", env.get("ANTHROPIC_BASE_URL")),
+    )
+    for name, candidate in sources:
+        url = (candidate or "").strip().rstrip("/")
+        if not url:
+            continue
+        try:
+            parsed = httpx.URL(url)
+            ok = parsed.scheme in ("http", "https") and bool(parsed.host)
+        except (httpx.InvalidURL, TypeError, ValueError):
+            ok = False
+        if not ok:
+            shown = f"{name} {url}" if name.startswith("--") else f"{name}={url}"
+            raise ConfigError(
+                f"{shown}: not an http(s) URL (like http://127.0.0.1:8080 or {DEFAULT_BASE_URL})"
+            )
+        return url
     return DEFAULT_BASE_URL
 
 

@@ -156,6 +156,8 @@ class MessagesRequest(BaseModel):
     messages: list[Message]
     system: str | None = None
     tools: list[dict[str, Any]] = Field(default_factory=list)
+    tool_choice: dict[str, Any] | None = None
+    """Force a tool (``{"type": "tool", "name": ...}``); unset: the model chooses."""
     cache: bool = True
     """Mark prompt-cache breakpoints (tools, system prompt, conversation tail)."""
 

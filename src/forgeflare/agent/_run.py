@@ -23,7 +23,7 @@ from forgeflare._convergence import Final, clear_convergence, convergence_path, 
 from forgeflare._errors import ConfigError
 from forgeflare._pricing import price_usd
 from forgeflare.agent._agent_hooks import builtin_hooks
-from forgeflare.agent._client import DEFAULT_BASE_URL, MessagesClient, resolve_base_url
+from forgeflare.agent._client import DEFAULT_BASE_URL, MessagesClient, checked_base_url
 from forgeflare.agent._display import AgentDisplay
 from forgeflare.agent._errors import UsageLimitError
 from forgeflare.agent._messages import Message, TextBlock
@@ -33,7 +33,11 @@ from forgeflare.agent._session import SessionWriter
 from forgeflare.agent._turn import TurnLoop, TurnResult
 from forgeflare.agent.tools import tool_schemas
 from forgeflare.agent.tools._registry import TOOL_NAMES
-from forgeflare.agent.tools._sandbox import SANDBOX_ENV, check_sandbox
+from forgeflare.agent.tools._sandbox import (
+    SANDBOX_ENV,
+    require_sandbox,
+    scope_abstract_sockets,
+)
 from forgeflare.hooks import EXIT_CODES, HOOKS_RELPATH, Hook
 from forgeflare.hooks._pipeline import build_pipeline, collect_agent_hooks
 from forgeflare.trust._items import agent_trust_items
@@ -111,11 +115,13 @@ async def run_agent(
     display = display or AgentDisplay(verbose=options.verbose)
     project_dir = options.cwd.resolve()
     if not project_dir.is_dir():
-        raise ConfigError(f"--cwd {options.cwd}: not a directory")
-    base_url = resolve_base_url(options.api_url, options.env)
+        raise ConfigError(f"--dir {options.cwd}: not a directory")
+    base_url = checked_base_url(options.api_url, options.env)
     api_key = _api_key(options, base_url)
     if options.env.get(SANDBOX_ENV):
-        check_sandbox(project_dir)
+        # First, before a thread exists: threads and children made later inherit the scope.
+        scope_abstract_sockets()
+        await require_sandbox(project_dir)  # os.environ: already without secrets
     display.verbose_info(f"API URL: {base_url}")
 
     # Before any project hook module is imported or hook configured: nothing from the project
@@ -183,12 +189,15 @@ async def run_agent(
         )
     last: TurnResult | None = None
     received: list[signal.Signals] = []
+    in_turn = False
     try:
         async with client, trio.open_nursery() as nursery:
             nursery.start_soon(_watch_signals, nursery.cancel_scope, received)
             async for prompt in prompts:
                 session.write_prompt(prompt)  # only the first prompt is written
+                in_turn = True
                 last = await loop.run_turn(prompt)
+                in_turn = False
                 _write_final(
                     project_dir,
                     last,
@@ -205,7 +214,11 @@ async def run_agent(
             messages=loop.conversation,
         )
     if received:
-        display.warn(f"interrupted by {received[0].name}")
+        name = received[0].name
+        display.warn(f"interrupted by {name}")
+        if in_turn:
+            # A turn cut short ends too: its final says so (a loop reads `interrupted`).
+            _write_interrupted(project_dir, display, name, model=options.model, session=session)
         return EXIT_INTERRUPTED[received[0]]
     if last is None:
         return 0
@@ -256,6 +269,22 @@ def _question(conversation: Sequence[Message]) -> str | None:
             text = "\n".join(b.text for b in message.content if isinstance(b, TextBlock))
             return find_question(text)
     return None
+
+
+def _write_interrupted(
+    project_dir: Path, display: AgentDisplay, name: str, *, model: str, session: SessionWriter
+) -> None:
+    final = Final(
+        reason="interrupted",
+        timestamp=utc_timestamp(),
+        model=model,
+        session_id=session.session_id,
+        detail=f"interrupted by {name}",
+    )
+    try:
+        write_final(convergence_path(project_dir), final)
+    except OSError as exc:
+        display.warn(f"could not write {convergence_path(project_dir)}: {exc.strerror}")
 
 
 async def _watch_signals(scope: trio.CancelScope, received: list[signal.Signals]) -> None:

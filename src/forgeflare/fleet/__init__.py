@@ -5,12 +5,15 @@ from forgeflare.fleet._config import FleetFile
 from forgeflare.fleet._config import FleetLoop
 from forgeflare.fleet._config import FleetSettings
 from forgeflare.fleet._config import load_fleet_file
+from forgeflare.fleet._config import fleet_problems
 from forgeflare.fleet._config import parse_fleet_text
-from forgeflare.fleet._k8s import CONTAINERFILE
 from forgeflare.fleet._k8s import RETRIED_EXIT_CODES
+from forgeflare.fleet._k8s import containerfile
+from forgeflare.fleet._k8s import is_git_url
 from forgeflare.fleet._k8s import k8s_documents
 from forgeflare.fleet._k8s import k8s_files
 from forgeflare.fleet._k8s import pod_failure_policy
+from forgeflare.fleet._k8s import pod_max_cost
 from forgeflare.fleet._land import LandResult
 from forgeflare.fleet._land import land
 from forgeflare.fleet._land import land_pr
@@ -22,6 +25,7 @@ from forgeflare.fleet._report import loop_report_text
 from forgeflare.fleet._run import FleetInterrupted
 from forgeflare.fleet._run import FleetOptions
 from forgeflare.fleet._run import end_leftovers
+from forgeflare.fleet._run import finished_fleet
 from forgeflare.fleet._run import run_fleet
 from forgeflare.fleet._run import fleet_spent
 from forgeflare.fleet._state import FleetRecord
@@ -33,7 +37,6 @@ from forgeflare.fleet._state import state_dir
 from forgeflare.fleet._report import fleet_todo
 
 __all__ = [
-    "CONTAINERFILE",
     "RETRIED_EXIT_CODES",
     "FleetConfigError",
     "FleetFile",
@@ -45,11 +48,15 @@ __all__ = [
     "LandResult",
     "LoopRecord",
     "LoopStatus",
+    "containerfile",
     "end_leftovers",
+    "finished_fleet",
+    "fleet_problems",
     "fleet_report_html",
     "fleet_report_text",
     "fleet_spent",
     "fleet_todo",
+    "is_git_url",
     "k8s_documents",
     "k8s_files",
     "land",
@@ -60,6 +67,7 @@ __all__ = [
     "may_land",
     "parse_fleet_text",
     "pod_failure_policy",
+    "pod_max_cost",
     "pr_remote",
     "run_fleet",
     "save_record",

@@ -10,6 +10,7 @@ from typing import Any
 import typer
 
 from forgeflare._errors import ConfigError
+from forgeflare._secrets import scrub_environment
 from forgeflare._units import format_cost
 
 __all__ = ["register"]
@@ -39,13 +40,22 @@ def register(app: typer.Typer) -> None:
     def k8s_cmd(
         fleet_file: Path = typer.Argument(..., help="The fleet file."),
         out: Path = typer.Option(Path("k8s"), "--out", help="Directory to write into."),
+        clone_url: str = typer.Option(
+            "",
+            "--clone-url",
+            metavar="URL",
+            help="Where pods clone a loop's local repo from (default: its git remote).",
+        ),
     ) -> None:
+        from forgeflare import __version__
         from forgeflare.fleet._config import load_fleet_file
         from forgeflare.fleet._k8s import k8s_files
         from forgeflare.supervisor._finish import FINISH_EXIT_CODES
 
         spec = load_fleet_file(fleet_file)
-        files = k8s_files(spec, {str(k): v for k, v in FINISH_EXIT_CODES.items()})
+        repos = _clone_urls(spec, fleet_file, clone_url)
+        codes = {str(k): v for k, v in FINISH_EXIT_CODES.items()}
+        files = k8s_files(spec, codes, repos, version=__version__)
         try:
             out.mkdir(parents=True, exist_ok=True)
             for name, text in files.items():
@@ -54,12 +64,25 @@ def register(app: typer.Typer) -> None:
             raise ConfigError(f"--out {out}: cannot write: {exc.strerror}") from exc
         for name in files:
             typer.echo(f"wrote {out / name}")
+        if spec.fleet.max_cost:
+            typer.echo(
+                f"note: [fleet] max_cost ${spec.fleet.max_cost:g} caps each pod; the budget "
+                "across pods is not enforced on Kubernetes"
+            )
 
     @fleet.command("run", help=_RUN_HELP)
     def run_cmd(
         fleet_file: Path = typer.Argument(..., help="The fleet file."),
         resume: bool = typer.Option(
             False, "--resume", help="Continue a fleet whose supervisor died (ends what it left)."
+        ),
+        again: bool = typer.Option(
+            False,
+            "--again",
+            help="Run a finished fleet again: new branches and worktrees, the old records kept.",
+        ),
+        no_sandbox: bool = typer.Option(
+            False, "--no-sandbox", help="Every loop runs its Bash commands unconfined."
         ),
         trust_project: bool = typer.Option(
             False, "--trust-project", help="Run the fleet file's commands without review."
@@ -70,7 +93,7 @@ def register(app: typer.Typer) -> None:
         import trio
 
         from forgeflare.fleet._config import load_fleet_file
-        from forgeflare.fleet._run import FleetOptions, run_fleet
+        from forgeflare.fleet._run import FleetOptions, finished_fleet, run_fleet
 
         spec = load_fleet_file(fleet_file)
         # A fleet file from a repository is the project's: its commands run once trusted.
@@ -81,7 +104,28 @@ def register(app: typer.Typer) -> None:
         require_trust(here, fleet_items(fleet_file, here), os.environ, flag=trust_project)
         if trust_project:
             os.environ["FORGEFLARE_TRUST"] = "1"  # the loops check their projects themselves
-        opts = FleetOptions(fleet_file=fleet_file, fleet=spec, resume=resume, log=_log)
+        env = dict(os.environ)
+        # Children started without an explicit environment (git) inherit no secret.
+        scrub_environment(os.environ)
+        opts = FleetOptions(
+            fleet_file=fleet_file,
+            fleet=spec,
+            resume=resume,
+            again=again,
+            log=_log,
+            env=env,
+            no_sandbox=no_sandbox,
+        )
+        old = None if again else finished_fleet(opts)
+        if old is not None:
+            for line in _status_lines(old):
+                typer.echo(line)
+            typer.echo(
+                f"fleet {old.name} has finished: nothing to run. `forgeflare fleet report "
+                f"{fleet_file}` shows it; `forgeflare fleet run --again {fleet_file}` starts a "
+                "new run (this one's records are kept)."
+            )
+            raise typer.Exit(0 if all(_fine(spec, loop) for loop in old.loops) else 1)
         record = trio.run(functools.partial(run_fleet, opts))
         for line in _status_lines(record):
             typer.echo(line)
@@ -156,6 +200,56 @@ def _log(line: str) -> None:
     print(f"{stamp} [fleet] {line}", file=sys.stderr, flush=True)
 
 
+def _clone_urls(spec: Any, fleet_file: Path, clone_url: str = "") -> dict[str, str]:
+    """Each loop's repository as a pod can clone it: a local path becomes ``clone_url``, else
+    its remote's URL (``origin``, else the only remote), said in one line; one without a
+    remote is refused."""
+    import subprocess
+
+    from forgeflare.fleet._k8s import is_git_url
+    from forgeflare.fleet._land import pr_remote
+
+    if clone_url and not is_git_url(clone_url):
+        raise ConfigError(f"--clone-url {clone_url}: not a git URL (https://… or git@…)")
+    urls: dict[str, str] = {}
+    for loop in spec.loop:
+        if is_git_url(loop.repo):
+            continue
+        if clone_url:
+            urls[loop.name] = clone_url
+            continue
+        path = (fleet_file.resolve().parent / loop.repo).resolve()
+        remote = pr_remote(path) if path.is_dir() else None
+        url = ""
+        if remote is not None:
+            done = subprocess.run(
+                ["git", "remote", "get-url", remote],
+                cwd=path,
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            url = _without_credentials(done.stdout.strip())
+        if not url or not is_git_url(url):
+            raise ConfigError(
+                f"loop {loop.name}: repo {loop.repo!r} is a path on this machine, which a pod "
+                "cannot clone, and it has no remote with a URL: give --clone-url URL or set repo "
+                "to a git URL"
+            )
+        typer.echo(f"loop {loop.name}: repo {loop.repo!r} is cloned in the pod from {url}")
+        urls[loop.name] = url
+    return urls
+
+
+def _without_credentials(url: str) -> str:
+    """``https://user:token@host/r.git`` -> ``https://host/r.git``: a manifest holds no secret."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    host, slash, path = rest.partition("/")
+    return f"{scheme}://{host.rpartition('@')[2]}{slash}{path}"
+
+
 def _fine(spec: Any, loop: Any) -> bool:
     """Landed, or completed with ``land = none``: anything else makes ``fleet run`` exit 1."""
     if loop.status in ("landed", "pr_opened"):
@@ -175,9 +269,16 @@ def _record(fleet_file: Path) -> Any:
 
 
 def _status_lines(record: Any) -> list[str]:
+    from forgeflare._pgroup import is_alive
+
+    # A fleet or loop recorded as running whose process is gone (kill -9, a reboot) is dead.
+    fleet_dead = record.finished_at is None and not is_alive(record.pid, record.pid_started)
+    if record.finished_at is not None:
+        state = f"finished {record.finished_at}"
+    else:
+        state = "dead — forgeflare fleet run --resume" if fleet_dead else "running"
     lines = [
-        f"fleet {record.name}: "
-        + ("running" if record.finished_at is None else f"finished {record.finished_at}")
+        f"fleet {record.name}: {state}"
         + (
             f" · spent ${record.spent_usd:.2f}"
             if record.spent_usd is not None
@@ -188,10 +289,13 @@ def _status_lines(record: Any) -> list[str]:
     ]
     for loop in record.loops:
         cost = format_cost(loop.cost_usd)
+        dead = loop.status == "running" and not is_alive(loop.pid, loop.pid_started)
+        status = "dead" if dead else loop.status
+        reason = "dead — forgeflare fleet run --resume" if dead else loop.reason
         lines.append(
-            f"  {loop.name:<16} {loop.status:<12} {loop.finish_type or '-':<14} "
-            f"{loop.commits} commits · {cost} · {len(loop.runs)} run(s)"
-            + (f" · {loop.reason}" if loop.reason else "")
+            f"  {loop.name:<16} {status:<12} {loop.finish_type or '-':<14} "
+            f"{loop.commits} commit{'' if loop.commits == 1 else 's'} · {cost} · "
+            f"{len(loop.runs)} run(s)" + (f" · {reason}" if reason else "")
         )
         if loop.question:
             asked = loop.question.strip().splitlines()[0] if loop.question.strip() else "?"

@@ -7,6 +7,7 @@ backend). Every mistake is one :class:`FleetConfigError` naming the file, the lo
 
 from __future__ import annotations
 
+import difflib
 import re
 import tomllib
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from forgeflare._errors import ConfigError
-from forgeflare._validation import Loc, error_key, validation_message
+from forgeflare._validation import Loc, error_key, error_problem
 from forgeflare.supervisor._config import BackendName
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "FleetFile",
     "FleetLoop",
     "FleetSettings",
+    "fleet_problems",
     "load_fleet_file",
     "parse_fleet_text",
 ]
@@ -152,27 +154,58 @@ def _loop_key(data: dict[str, Any], loc: Loc) -> str:
     return error_key(loc)
 
 
+_KNOWN: dict[str, frozenset[str]] = {
+    "": frozenset(FleetFile.model_fields),
+    "fleet": frozenset(FleetSettings.model_fields),
+    "loop": frozenset(FleetLoop.model_fields),
+}
+
+
+def _did_you_mean(loc: Loc) -> str:
+    """``; did you mean 'parallel'?`` for an unknown key close to a known one."""
+    if not loc or not isinstance(loc[-1], str):
+        return ""
+    table = str(loc[0]) if len(loc) > 1 else ""
+    close = difflib.get_close_matches(loc[-1], sorted(_KNOWN.get(table, ())), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def fleet_problems(data: dict[str, Any], path: Path) -> list[str]:
+    """Every mistake in a fleet file's parsed TOML, one line each (empty: none)."""
+    try:
+        fleet = FleetFile.model_validate(data)
+    except ValidationError as exc:
+        lines = []
+        for error in exc.errors():
+            loc = tuple(error["loc"])
+            hint = _did_you_mean(loc) if error["type"] == "extra_forbidden" else ""
+            lines.append(f"{path}: {_loop_key(data, loc)}: {error_problem(error)}{hint}")
+        return lines
+    lines = []
+    names = [loop.name for loop in fleet.loop]
+    for dupe in sorted({n for n in names if names.count(n) > 1}):
+        lines.append(f"{path}: loop name {dupe!r} is used twice")
+    for index, loop in enumerate(fleet.loop):
+        if loop.backend == "command" and not loop.agent_command:
+            lines.append(
+                f"{path}: loop[{index}] ({loop.name}): backend 'command' needs agent_command"
+            )
+    return lines
+
+
 def parse_fleet_text(text: str, path: Path) -> FleetFile:
-    """Parse and validate a fleet file's text; ``path`` names it in errors."""
+    """Parse and validate a fleet file's text; ``path`` names it in errors.
+
+    Raises :class:`FleetConfigError` with every mistake, one line each.
+    """
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise FleetConfigError(f"{path}: not valid TOML: {exc}") from exc
-    try:
-        fleet = FleetFile.model_validate(data)
-    except ValidationError as exc:
-        line = validation_message(exc, str(path), key=lambda loc: _loop_key(data, loc))
-        raise FleetConfigError(line) from exc
-    names = [loop.name for loop in fleet.loop]
-    dupes = sorted({n for n in names if names.count(n) > 1})
-    if dupes:
-        raise FleetConfigError(f"{path}: loop name {dupes[0]!r} is used twice")
-    for index, loop in enumerate(fleet.loop):
-        if loop.backend == "command" and not loop.agent_command:
-            raise FleetConfigError(
-                f"{path}: loop[{index}] ({loop.name}): backend 'command' needs agent_command"
-            )
-    return fleet
+    problems = fleet_problems(data, path)
+    if problems:
+        raise FleetConfigError("\n".join(problems))
+    return FleetFile.model_validate(data)
 
 
 def load_fleet_file(path: Path) -> FleetFile:

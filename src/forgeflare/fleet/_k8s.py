@@ -20,11 +20,13 @@ from typing import Any
 from forgeflare.fleet._config import FleetFile, FleetLoop
 
 __all__ = [
-    "CONTAINERFILE",
     "RETRIED_EXIT_CODES",
+    "containerfile",
+    "is_git_url",
     "k8s_documents",
     "k8s_files",
     "pod_failure_policy",
+    "pod_max_cost",
 ]
 
 RETRIED_EXIT_CODES: tuple[int, ...] = (1, 12, 137)
@@ -33,10 +35,14 @@ RETRIED_EXIT_CODES: tuple[int, ...] = (1, 12, 137)
 _MARGIN_SECONDS = 900
 _MOUNT = "/etc/forgeflare"
 
-CONTAINERFILE = """\
-# The image a fleet pod runs: Python, git, forgeflare from its wheel; Node and Claude Code
+
+def containerfile(version: str) -> str:
+    """The image a fleet pod runs: forgeflare ``version`` from PyPI (what this fleet file was
+    written for), git, and Node with Claude Code only when asked."""
+    return f"""\
+# The image a fleet pod runs: Python, git, forgeflare {version} from PyPI; Node and Claude Code
 # only with --build-arg WITH_CLAUDE=1. Runs as a non-root user.
-#   python -m build --wheel && podman build -f Containerfile -t IMAGE .
+#   podman build -f Containerfile -t IMAGE .
 FROM python:3.12-slim
 ARG WITH_CLAUDE=0
 RUN apt-get update \\
@@ -46,13 +52,13 @@ RUN apt-get update \\
       && npm install -g @anthropic-ai/claude-code@2.1.197; \\
     fi \\
  && rm -rf /var/lib/apt/lists/*
-COPY dist/*.whl /tmp/
-RUN pip install --no-cache-dir /tmp/*.whl && rm /tmp/*.whl
+RUN pip install --no-cache-dir "forgeflare=={version}"
 RUN useradd --create-home --uid 10001 loop
 USER 10001
 WORKDIR /home/loop
 ENTRYPOINT ["/bin/sh"]
 """
+
 
 RUN_LOOP = """\
 #!/bin/sh
@@ -62,6 +68,11 @@ i="${JOB_COMPLETION_INDEX:?not an Indexed Job pod}"
 . "@MOUNT@/loop-$i.env"
 git config --global user.name "forgeflare fleet"
 git config --global user.email "forgeflare@localhost"
+if [ -n "${GIT_TOKEN:-}" ]; then
+  # An https token from the Secret, given to git by a credential helper (never in a URL).
+  git config --global credential.helper \
+    '!f() { echo username=x-access-token; echo "password=$GIT_TOKEN"; }; f'
+fi
 git clone --quiet --branch "$BASE" "$REPO" repo || exit 2
 cd repo
 if git ls-remote --exit-code --heads origin "$BRANCH" >/dev/null 2>&1; then
@@ -100,7 +111,11 @@ def pod_failure_policy(finish_exit_codes: Mapping[str, int]) -> dict[str, Any]:
     )
     return {
         "rules": [
-            {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]},
+            {
+                "action": "Ignore",
+                # status is required by the schemas of Kubernetes 1.30-1.34 (1.35 defaults it).
+                "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}],
+            },
             {
                 "action": "FailIndex",
                 "onExitCodes": {"containerName": "loop", "operator": "In", "values": no_retry},
@@ -109,16 +124,28 @@ def pod_failure_policy(finish_exit_codes: Mapping[str, int]) -> dict[str, Any]:
     }
 
 
-def _env_file(fleet: FleetFile, loop: FleetLoop) -> str:
+def is_git_url(repo: str) -> bool:
+    """A repository a pod can clone (not a path on this machine)."""
+    return "://" in repo or repo.startswith("git@")
+
+
+def pod_max_cost(fleet: FleetFile, loop: FleetLoop) -> float | None:
+    """A pod's ``--max-cost``: its own, capped at the fleet's total (pods share no budget)."""
+    caps = [c for c in (loop.max_cost, fleet.fleet.max_cost) if c is not None]
+    return min(caps) if caps else None
+
+
+def _env_file(fleet: FleetFile, loop: FleetLoop, repo: str) -> str:
+    cost = pod_max_cost(fleet, loop)
     values = {
         "LOOP_NAME": loop.name,
-        "REPO": loop.repo,
+        "REPO": repo,
         "BASE": loop.base,
         "BRANCH": fleet.branch(loop),
         "MODE": loop.mode,
         "MAX_ITERATIONS": str(loop.max_iterations),
         "MAX_RUNTIME": loop.max_runtime,
-        "MAX_COST": "" if loop.max_cost is None else f"{loop.max_cost:g}",
+        "MAX_COST": "" if cost is None else f"{cost:g}",
         "BACKEND": loop.backend,
         "MODEL": loop.model,
         "PLAN": loop.plan,
@@ -130,18 +157,31 @@ def _env_file(fleet: FleetFile, loop: FleetLoop) -> str:
 def _dump(doc: Mapping[str, Any]) -> str:
     import yaml
 
-    return str(yaml.safe_dump(dict(doc), sort_keys=False, allow_unicode=True, width=100))
+    class _Plain(yaml.SafeDumper):
+        """No anchors and aliases: a shared dict (the labels) is written out each time."""
+
+        def ignore_aliases(self, data: Any) -> bool:
+            return True
+
+    return str(yaml.dump(dict(doc), Dumper=_Plain, sort_keys=False, allow_unicode=True, width=100))
 
 
 def k8s_documents(
-    fleet: FleetFile, finish_exit_codes: Mapping[str, int]
+    fleet: FleetFile,
+    finish_exit_codes: Mapping[str, int],
+    repos: Mapping[str, str] | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """The Kubernetes objects (as dicts) by file name."""
+    """The Kubernetes objects (as dicts) by file name.
+
+    ``repos`` maps a loop's name to the URL its pod clones (a local ``repo`` resolved to its
+    remote by the caller); without an entry the loop's ``repo`` is used as it is.
+    """
+    repos = repos or {}
     name = f"forgeflare-{fleet.fleet.name}"
     labels = {"app.kubernetes.io/name": "forgeflare", "forgeflare/fleet": fleet.fleet.name}
     data = {"run-loop.sh": RUN_LOOP}
     for index, loop in enumerate(fleet.loop):
-        data[f"loop-{index}.env"] = _env_file(fleet, loop)
+        data[f"loop-{index}.env"] = _env_file(fleet, loop, repos.get(loop.name, loop.repo))
         data[f"task-{index}.md"] = loop.prompt + "\n"
     configmap = {
         "apiVersion": "v1",
@@ -207,23 +247,39 @@ def k8s_documents(
     return {"configmap.yaml": configmap, "job.yaml": job}
 
 
-def k8s_files(fleet: FleetFile, finish_exit_codes: Mapping[str, int]) -> dict[str, str]:
+def k8s_files(
+    fleet: FleetFile,
+    finish_exit_codes: Mapping[str, int],
+    repos: Mapping[str, str] | None = None,
+    *,
+    version: str,
+) -> dict[str, str]:
     """Every file ``fleet k8s`` writes, by name: the manifests, the Containerfile, a README."""
-    files = {fname: _dump(doc) for fname, doc in k8s_documents(fleet, finish_exit_codes).items()}
-    files["Containerfile"] = CONTAINERFILE
+    docs = k8s_documents(fleet, finish_exit_codes, repos)
+    files = {fname: _dump(doc) for fname, doc in docs.items()}
+    files["Containerfile"] = containerfile(version)
     loops = ", ".join(loop.name for loop in fleet.loop)
+    budget = (
+        f"\nThe fleet's `max_cost` (${fleet.fleet.max_cost:g}) caps each pod: the pods share no "
+        "budget, so together they may spend more.\n"
+        if fleet.fleet.max_cost
+        else ""
+    )
     files["README.md"] = (
         f"# Fleet `{fleet.fleet.name}` on Kubernetes\n\n"
-        f"Loops (one Job index each, in this order): {loops}.\n\n"
+        f"Loops (one Job index each, in this order): {loops}.\n"
+        f"{budget}\n"
         "```sh\n"
-        "python -m build --wheel && podman build -f Containerfile -t IMAGE .\n"
+        "podman build -f Containerfile -t IMAGE .\n"
         f"kubectl create secret generic {fleet.secret_name} \\\n"
-        "  --from-literal=ANTHROPIC_API_KEY=... --from-literal=GIT_ASKPASS=...\n"
+        "  --from-literal=ANTHROPIC_API_KEY=... --from-literal=GIT_TOKEN=...\n"
         "kubectl apply -f configmap.yaml -f job.yaml\n"
         f"kubectl get pods -l forgeflare/fleet={fleet.fleet.name}\n"
         "```\n\n"
-        "Each pod pushes its branch `forgeflare/<fleet>/<loop>`; see "
-        "docs/fleet-on-kubernetes.md in the forgeflare repository.\n"
+        "`GIT_TOKEN` is an https token that may push the loops' branches (git gets it from a "
+        "credential helper in the pod). Each pod pushes its branch `forgeflare/<fleet>/<loop>`; "
+        "a loop without `max_runtime` runs at most 4h. See docs/fleet-on-kubernetes.md in the "
+        "forgeflare repository.\n"
         f"\n<!-- exit codes that fail an index at once: "
         f"{json.dumps(pod_failure_policy(finish_exit_codes)['rules'][1]['onExitCodes']['values'])}"
         " -->\n"

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Literal
 
 from forgeflare._process import run_child_blocking
+from forgeflare.supervisor._git import GitResult, run_git
 
 __all__ = ["LandResult", "land", "land_pr", "may_land", "pr_remote"]
 
@@ -56,13 +57,11 @@ def may_land(finish_type: str | None, commits: int) -> LandResult | None:
     return None
 
 
-def _git(cwd: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False
-    )
+def _git(cwd: Path, *args: str) -> GitResult:
+    return run_git(cwd, *args)
 
 
-def _last_line(proc: subprocess.CompletedProcess[str]) -> str:
+def _last_line(proc: GitResult | subprocess.CompletedProcess[str]) -> str:
     lines = (proc.stderr.strip() or proc.stdout.strip()).splitlines()
     return lines[-1] if lines else f"exit {proc.returncode}"
 

@@ -114,6 +114,7 @@ def fleet_report_html(record: FleetRecord, out: Path, budget: float | None = Non
 
     style = ""
     sections: list[str] = []
+    has_plotly = False
     for loop in record.loops:
         e = html.escape
         sections.append(
@@ -129,7 +130,10 @@ def fleet_report_html(record: FleetRecord, out: Path, budget: float | None = Non
             collect_digest(Path(loop.worktree), run_dir),
             run_dir=run_dir.resolve(),
             out=out.resolve(),
+            plotlyjs=not has_plotly,  # plotly.js once per page, not once per loop
+            figure_id=f"timeline-{loop.name}",
         )
+        has_plotly = has_plotly or "<script" in page
         if not style and (m := _STYLE.search(page)):
             style = m.group(1)
         body = _BODY.search(page)

@@ -16,7 +16,6 @@ import json
 import os
 import secrets
 import signal
-import subprocess
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -27,15 +26,25 @@ import trio
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError, ForgeflareError
+from forgeflare._keychannel import hand_over, split_secrets
 from forgeflare._pgroup import end_pids, is_alive, process_started
 from forgeflare._process import run_child
+from forgeflare._runtime_files import RUNTIME_PATTERNS
 from forgeflare.fleet._config import FleetFile, FleetLoop
 from forgeflare.fleet._land import LandResult, land, land_pr
 from forgeflare.fleet._state import FleetRecord, LoopRecord, load_record, save_record, state_dir
+from forgeflare.supervisor._git import GitResult, run_git
 from forgeflare.supervisor._history import runs_root
 from forgeflare.supervisor._records import newest_run
 
-__all__ = ["FleetInterrupted", "FleetOptions", "end_leftovers", "fleet_spent", "run_fleet"]
+__all__ = [
+    "FleetInterrupted",
+    "FleetOptions",
+    "end_leftovers",
+    "finished_fleet",
+    "fleet_spent",
+    "run_fleet",
+]
 
 WINDOW_ENV = "FORGEFLARE_WINDOW_FILE"
 # Every process of one fleet loop carries it: found however it detached, ended with the loop.
@@ -77,18 +86,20 @@ class FleetOptions:
     fleet_file: Path
     fleet: FleetFile
     resume: bool = False
+    again: bool = False
+    """Start a new run of a finished fleet (its records are kept beside the new ones)."""
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     python: str = sys.executable
     log: Callable[[str], None] = print
     poll: float = 0.5
     grace: float = 10.0
     gate_timeout: float = 3600.0
+    no_sandbox: bool = False
+    """``fleet run --no-sandbox``: every loop runs its Bash commands unconfined."""
 
 
-def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=300, check=False
-    )
+def _git(cwd: Path, *args: str) -> GitResult:
+    return run_git(cwd, *args)
 
 
 def _is_url(repo: str) -> bool:
@@ -108,7 +119,30 @@ def _repo_path(opts: FleetOptions, sdir: Path, loop: FleetLoop) -> Path:
     return clone
 
 
+def _exclude_runtime_files(repo: Path) -> None:
+    """Add forgeflare's run-time files to the repository's ``info/exclude`` (every worktree
+    reads it), so an agent's ``git add -A`` never commits a loop's lock or records, even in a
+    repository whose ``.gitignore`` does not list them."""
+    done = _git(repo, "rev-parse", "--git-path", "info/exclude")
+    if done.returncode != 0:
+        return
+    path = Path(done.stdout.strip())
+    path = path if path.is_absolute() else repo / path
+    try:
+        old = path.read_text(encoding="utf-8") if path.exists() else ""
+        have = {line.strip() for line in old.splitlines()}
+        missing = [p for p in RUNTIME_PATTERNS if p not in have]
+        if missing:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            sep = "" if not old or old.endswith("\n") else "\n"
+            block = "\n".join(["# forgeflare: what the loop writes", *missing])
+            path.write_text(f"{old}{sep}{block}\n", encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot write: {exc.strerror or exc}") from exc
+
+
 def _prepare_worktree(repo: Path, tree: Path, branch: str, base: str) -> None:
+    _exclude_runtime_files(repo)
     if tree.is_dir() and (tree / ".git").exists():
         return
     if _git(repo, "rev-parse", "--verify", "--quiet", f"refs/heads/{base}").returncode != 0:
@@ -245,7 +279,8 @@ class _Fleet:
         self.save()
 
     def _argv(self, spec: FleetLoop, loop: LoopRecord, task: Path) -> list[str]:
-        argv = [self.opts.python, "-m", "forgeflare", "loop", "--dir", loop.worktree]
+        # -P: never the working directory first on sys.path (a committed trio.py there).
+        argv = [self.opts.python, "-P", "-m", "forgeflare", "loop", "--dir", loop.worktree]
         argv += ["--mode", spec.mode, "--max-iterations", str(spec.max_iterations)]
         argv += ["--max-runtime", spec.max_runtime, "--task-file", str(task)]
         max_cost = spec.max_cost
@@ -261,6 +296,8 @@ class _Fleet:
             argv += ["--model", spec.model]
         if spec.agent_command:
             argv += ["--agent-cmd", spec.agent_command]
+        if self.opts.no_sandbox:
+            argv.append("--no-sandbox")
         return argv
 
     async def _start_and_wait(self, spec: FleetLoop, loop: LoopRecord) -> None:
@@ -285,6 +322,9 @@ class _Fleet:
                 loop.pid_started = process_started(proc.pid)
                 self.save()
 
+            # The loop's own environment holds no secret (its children could read it): they
+            # go through a descriptor the loop reads at start.
+            env, key_fd = hand_over(*split_secrets(env))
             try:
                 result = await run_child(
                     self._argv(spec, loop, task),
@@ -294,8 +334,10 @@ class _Fleet:
                     grace=self.opts.grace,
                     marker=(_LOOP_MARKER, marker),
                     on_start=started,
+                    pass_fds=(key_fd,),
                 )
             finally:
+                os.close(key_fd)
                 self.running.pop(spec.name, None)
         loop.exit_code = result.returncode
         loop.pid = loop.pid_started = None
@@ -374,16 +416,18 @@ class _Fleet:
         )
 
 
-def _new_record(opts: FleetOptions, sdir: Path) -> FleetRecord:
+def _new_record(opts: FleetOptions, sdir: Path, attempt: int = 1) -> FleetRecord:
     fleet = opts.fleet
+    # A later run gets branches and worktrees of its own: the earlier run's stay as they are.
+    suffix = "" if attempt == 1 else f"-{attempt}"
     loops = []
     for spec in fleet.loop:
         repo = _repo_path(opts, sdir, spec)
         loops.append(
             LoopRecord(
                 name=spec.name,
-                branch=fleet.branch(spec),
-                worktree=str(sdir / "worktrees" / spec.name),
+                branch=fleet.branch(spec) + suffix,
+                worktree=str(sdir / "worktrees" / f"{spec.name}{suffix}"),
                 repo=str(repo),
             )
         )
@@ -392,7 +436,15 @@ def _new_record(opts: FleetOptions, sdir: Path) -> FleetRecord:
         fleet_file=str(opts.fleet_file.resolve()),
         started_at=utc_timestamp(),
         loops=loops,
+        attempt=attempt,
     )
+
+
+def finished_fleet(opts: FleetOptions) -> FleetRecord | None:
+    """The record of this fleet when it has finished (``fleet run`` then says so and stops,
+    unless ``again``), else ``None``."""
+    old = load_record(state_dir(opts.fleet_file, opts.fleet.fleet.name) / "fleet.json")
+    return old if old is not None and old.finished_at is not None else None
 
 
 async def run_fleet(opts: FleetOptions) -> FleetRecord:
@@ -421,8 +473,18 @@ async def run_fleet(opts: FleetOptions) -> FleetRecord:
         for loop in record.loops:
             if loop.status == "running":
                 loop.status, loop.pid, loop.pid_started = "pending", None, None
+    elif old is not None and not opts.again:
+        raise ConfigError(
+            f"fleet {old.name} has finished ({old.finished_at}): "
+            "`forgeflare fleet run --again` starts a new run"
+        )
+    elif old is not None:
+        # --again: the finished run's record is kept beside the new one.
+        path.replace(sdir / f"fleet.{old.attempt}.json")
+        record = _new_record(opts, sdir, old.attempt + 1)
     else:
-        record = _new_record(opts, sdir)
+        # git clone of a URL: in a worker thread, the event loop never waits on git.
+        record = await trio.to_thread.run_sync(_new_record, opts, sdir)
     # A stop asked of an earlier run does not stop this one.
     (sdir / "stop").unlink(missing_ok=True)
     record.pid = os.getpid()

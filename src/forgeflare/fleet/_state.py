@@ -70,6 +70,9 @@ class FleetRecord(BaseModel):
     """What the loops spent; ``None`` when they used tokens at no known price."""
     budget_hit: bool = False
     window_until: str | None = None
+    attempt: int = 1
+    """Which run of this fleet file this is (``fleet run --again`` starts the next one; the
+    record of run N is kept as ``fleet.N.json``, its worktrees and branches stay)."""
 
     def loop(self, name: str) -> LoopRecord:
         return next(loop for loop in self.loops if loop.name == name)

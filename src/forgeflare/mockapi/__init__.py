@@ -63,6 +63,10 @@ from forgeflare.mockapi._server import serve
 from forgeflare.mockapi._spawn import start_mock_api
 from forgeflare.mockapi._spawn import stop_mock_api
 
+from forgeflare.mockapi._responses import ResponsesServer
+from forgeflare.mockapi._responses import responses_events
+from forgeflare.mockapi._responses import responses_sse
+
 __all__ = [
     "COUNT_TOKENS_PATH",
     "DEFAULT_ERROR_MESSAGES",
@@ -77,6 +81,7 @@ __all__ = [
     "RedactedThinkingSpec",
     "RepeatWindows",
     "Reply",
+    "ResponsesServer",
     "Script",
     "ScriptBlock",
     "ScriptConversation",
@@ -105,6 +110,8 @@ __all__ = [
     "record_entry",
     "render_events",
     "render_message",
+    "responses_events",
+    "responses_sse",
     "run_server",
     "serve",
     "start_mock_api",

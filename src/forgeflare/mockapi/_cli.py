@@ -40,7 +40,8 @@ Side requests (a client's title or summary calls) do not consume the script: a r
 no tools whose system prompt asks for a title, a summary, a topic or a quota, or whose
 max_tokens is 1, is answered "Loop session". Prompt caching is counted: cache_read and
 cache_creation input tokens follow the cache_control prefixes the server has seen (a
-scripted usage with input_tokens wins). --record redacts x-api-key and authorization.
+scripted usage with input_tokens wins). --record redacts x-api-key and authorization
+(key_sha256 holds the first 16 hex digits of the key's SHA-256).
 
 For parallel clients a script may hold conversations instead of "responses":
 {"conversations": [{"match": "parser", "responses": [...]}, ...]}. A request goes to the

@@ -7,6 +7,7 @@ server (``_server``) only reads requests, calls this, and writes the reply.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -155,9 +156,19 @@ def first_user_text(body: Mapping[str, Any]) -> str:
 
 
 def choose_conversation(script: Script, body: Mapping[str, Any]) -> int | None:
-    """The first conversation whose ``match`` is in the first user message, or ``None``."""
+    """The first conversation whose ``match`` is in the first user message or is the name of
+    one of the request's tools (a loop's reviewer is matched by ``verdict``), or ``None``."""
     text = first_user_text(body)
-    return next((i for i, c in enumerate(script.conversations) if c.match in text), None)
+    tools = body.get("tools")
+    names = (
+        {t.get("name") for t in tools if isinstance(t, Mapping)}
+        if isinstance(tools, list)
+        else set()
+    )
+    return next(
+        (i for i, c in enumerate(script.conversations) if c.match in text or c.match in names),
+        None,
+    )
 
 
 def _unmatched(body: Mapping[str, Any], script: Script, rid: str) -> JSONReply:
@@ -293,6 +304,12 @@ def decide(
     return ScriptReply(reply, True, used_index, conv)
 
 
+def _credential(headers: Mapping[str, str]) -> str:
+    lower = {k.lower(): v for k, v in headers.items()}
+    bearer = lower.get("authorization", "")
+    return lower.get("x-api-key") or bearer.removeprefix("Bearer ").strip()
+
+
 _SECRET_HEADERS = frozenset({"x-api-key", "authorization", "proxy-authorization", "cookie"})
 
 
@@ -314,6 +331,10 @@ def record_entry(
             k: ("[redacted]" if k.lower() in _SECRET_HEADERS else v) for k, v in headers.items()
         },
     }
+    key = _credential(headers)
+    if key:
+        # Which key came, without writing it: tests check a key arrived by another channel.
+        entry["key_sha256"] = hashlib.sha256(key.encode()).hexdigest()[:16]
     try:
         entry["body"] = json.loads(body) if body else None
     except (UnicodeDecodeError, json.JSONDecodeError):

@@ -266,7 +266,8 @@ class ScriptConversation(_Spec):
     """One conversation of a multi-conversation script: its own responses, in its own order."""
 
     match: str = Field(min_length=1)
-    """Chooses this conversation: a substring of the request's first user message."""
+    """Chooses this conversation: a substring of the request's first user message, or the name
+    of one of its tools."""
     responses: list[ScriptResponse] = Field(default_factory=list)
 
 

@@ -60,7 +60,7 @@ def start_mock_api(
     on the terminal does not reach it: its parent decides when it stops.
     """
     port_file.unlink(missing_ok=True)
-    cmd = [python, "-m", "forgeflare", "mock-api", "--script", str(script)]
+    cmd = [python, "-P", "-m", "forgeflare", "mock-api", "--script", str(script)]
     cmd += ["--port-file", str(port_file), *args]
     with open(stderr_path, "wb") as err:
         proc = popen_in_group(cmd, stdin=subprocess.DEVNULL, stdout=stdout, stderr=err, env=env)

@@ -5,16 +5,22 @@ from forgeflare.report._collect import find_run
 from forgeflare.report._collect import list_runs
 from forgeflare.report._collect import load_run
 from forgeflare.report._collect import runs_root
+from forgeflare.report._digest import DEAD_REASON
 from forgeflare.report._collect import skipped_line
 from forgeflare.report._digest import Commit
 from forgeflare.report._digest import Digest
 from forgeflare.report._digest import RunSummary
 from forgeflare.report._digest import Wait
 from forgeflare.report._digest import build_digest
+from forgeflare.report._digest import spend_by_agent
 from forgeflare.report._digest import summarize
 from forgeflare.report._html import OUTCOME_COLOURS
 from forgeflare.report._html import render_html
 from forgeflare.report._html import write_html
+from forgeflare.report._html import LOG_TAILS
+from forgeflare.report._html import LOG_TAIL_LINES
+from forgeflare.report._html import cumulative_series
+from forgeflare.report._html import plotly_loader
 from forgeflare.report._text import format_cost
 from forgeflare.report._text import format_duration
 from forgeflare.report._text import render_runs
@@ -38,6 +44,9 @@ from forgeflare.report._taskcost import task_costs
 from forgeflare.report._text import task_cost_lines
 
 __all__ = [
+    "DEAD_REASON",
+    "LOG_TAILS",
+    "LOG_TAIL_LINES",
     "NOTHING",
     "OUTCOME_COLOURS",
     "Commit",
@@ -50,6 +59,7 @@ __all__ = [
     "WatchState",
     "build_digest",
     "collect_digest",
+    "cumulative_series",
     "current_tool",
     "find_run",
     "fleet_needs_you",
@@ -59,6 +69,7 @@ __all__ = [
     "list_runs",
     "load_run",
     "needs_you",
+    "plotly_loader",
     "render_html",
     "render_line",
     "render_runs",
@@ -67,6 +78,7 @@ __all__ = [
     "render_todo_lines",
     "runs_root",
     "skipped_line",
+    "spend_by_agent",
     "state_from_run",
     "summarize",
     "task_cost_lines",

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import re
-import subprocess
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from forgeflare._completion import plan_tasks
 from forgeflare._errors import ConfigError
 from forgeflare.report._digest import Commit, Digest, build_digest
+from forgeflare.supervisor._git import run_git
 from forgeflare.supervisor._history import runs_root
 from forgeflare.supervisor._records import RecordError, RunRecord, list_runs, read_run
 
@@ -62,13 +62,8 @@ def skipped_line(why: str) -> str:
 
 
 def _git(project: Path, *args: str) -> str | None:
-    try:
-        proc = subprocess.run(
-            ["git", *args], cwd=project, capture_output=True, text=True, timeout=30, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return proc.stdout if proc.returncode == 0 else None
+    done = run_git(project, *args)
+    return done.stdout if done.ok else None
 
 
 _SHA = re.compile(r"[0-9a-f]{7,64}")
@@ -97,7 +92,16 @@ def _commits(project: Path, run: RunRecord) -> list[Commit]:
         if not since:
             return []
         spec = [f"--since={since}"] + ([f"--until={until}"] if until else [])
-    out = _git(project, "log", "--reverse", "--shortstat", "--format=%x00%H%x09%s", *spec)
+    out = _git(
+        project,
+        "log",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--reverse",
+        "--shortstat",
+        "--format=%x00%H%x09%s",
+        *spec,
+    )
     if out is None:
         return []
     commits = []
@@ -117,7 +121,7 @@ def _plan(project: Path, run: RunRecord) -> tuple[list[str], list[str]]:
     start, _ = _heads(run)
     open_before: set[str] | None = None
     if start:
-        before = _git(project, "show", f"{start}:{plan_rel}")
+        before = _git(project, "show", "--no-textconv", f"{start}:{plan_rel}")
         if before is not None:
             open_before = {t for is_done, t in plan_tasks(before) if not is_done}
     # Without the run's starting commit, every checked task is shown (it cannot be attributed).

@@ -19,11 +19,13 @@ from forgeflare.supervisor._history import IterationRow, finish_reason, iteratio
 from forgeflare.supervisor._records import RunRecord
 
 __all__ = [
+    "DEAD_REASON",
     "Commit",
     "Digest",
     "RunSummary",
     "Wait",
     "build_digest",
+    "spend_by_agent",
     "summarize",
 ]
 
@@ -63,6 +65,8 @@ class RunSummary:
     tokens: int
     cost_usd: float | None
     running: bool
+    dead: bool = False
+    """Unfinished, and its supervisor no longer runs (killed): ``--resume`` picks it up."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -77,6 +81,7 @@ class RunSummary:
             "tokens": self.tokens,
             "cost_usd": self.cost_usd,
             "running": self.running,
+            "dead": self.dead,
         }
 
 
@@ -105,21 +110,31 @@ def _tasks_done(run: RunRecord) -> int | None:
     return max(0, first - counts[-1])
 
 
-def summarize(run: RunRecord, now: datetime | None = None) -> RunSummary:
-    """The one-line view of a run: its figures are the record's totals, as the loop said them."""
+DEAD_REASON = "dead — forgeflare loop --resume"
+"""The reason shown for an unfinished run whose supervisor is gone."""
+
+
+def summarize(
+    run: RunRecord, now: datetime | None = None, *, alive: bool | None = None
+) -> RunSummary:
+    """The one-line view of a run: its figures are the record's totals, as the loop said them.
+    ``alive``: whether its supervisor still runs (``False`` makes an unfinished run ``dead``;
+    ``None``: not known)."""
+    dead = not run.finished_at and alive is False
     totals = run.totals
     return RunSummary(
         run_id=run.run_id,
         started_at=run.started_at,
         duration=_run_duration(run, now),
         finish_type=run.finish_type,
-        reason=finish_reason(run),
+        reason=DEAD_REASON if dead else finish_reason(run),
         iterations=totals.iterations,
         commits=totals.commits,
         tasks_done=_tasks_done(run),
         tokens=totals.tokens,
         cost_usd=totals.cost_usd,
-        running=not run.finished_at,
+        running=not run.finished_at and not dead,
+        dead=dead,
     )
 
 
@@ -140,6 +155,10 @@ class Digest:
     """What needs a person (:func:`~forgeflare.report._todo.needs_you`)."""
     task_costs: TaskCosts | None = None
     """Cost per finished plan task (``None``: no plan)."""
+    evidence: list[str] = field(default_factory=list)
+    """Each completion claim and its fate, each reviewer verdict (one line each)."""
+    progress: list[str] = field(default_factory=list)
+    """The progress measure of each iteration that had one (``[limits] stall_after``)."""
 
     def slowest(self, n: int = 3) -> list[IterationRow]:
         return sorted(self.rows, key=lambda r: r.duration, reverse=True)[:n]
@@ -157,6 +176,53 @@ def _hook_failures(run: RunRecord) -> list[str]:
     return out
 
 
+def _evidence(run: RunRecord) -> tuple[list[str], list[str]]:
+    """Claims with their fate and the reviewer's verdicts; the progress of each iteration."""
+    claims: list[str] = []
+    progress: list[str] = []
+    for row in run.iterations:
+        claim, review, moved = row.claim, row.review, row.progress
+        if claim is not None:
+            fate = (
+                "accepted"
+                if claim.accepted
+                else f"refused by the {claim.rejected_by}: {claim.why}".rstrip(": ")
+            )
+            claims.append(f"#{row.number} claim by {claim.by}: {fate}")
+        if review is not None:
+            if review.complete is None:
+                said = f"no verdict ({review.error})"
+            else:
+                said = "complete" if review.complete else "not complete"
+                said += "".join(f"; {r}" for r in review.reasons)
+                said += "".join(f"; missing: {m}" for m in review.missing)
+            claims.append(f"#{row.number} reviewer {review.model}: {said}")
+        if moved is not None:
+            gate = "" if moved.gate_exit is None else f", gate exit {moved.gate_exit}"
+            streak = f", {moved.no_progress} in a row" if not moved.made else ""
+            word = "progress" if moved.made else "no progress"
+            progress.append(f"#{row.number} {word}: {moved.why}{gate}{streak}")
+    return claims, progress
+
+
+def spend_by_agent(run: RunRecord) -> dict[str, dict[str, Any]]:
+    """Iterations, tokens and cost per agent (``BACKEND[:PROFILE]``) of the run's agent rows."""
+    out: dict[str, dict[str, Any]] = {}
+    for it in run.iterations:
+        if it.skipped:
+            continue
+        backend = it.backend or run.backend
+        label = f"{backend}:{it.profile}" if it.profile else backend
+        row = out.setdefault(label, {"iterations": 0, "tokens": 0, "cost_usd": 0.0})
+        row["iterations"] += 1
+        row["tokens"] += it.tokens.total
+        if it.cost_usd is None or row["cost_usd"] is None:
+            row["cost_usd"] = None
+        else:
+            row["cost_usd"] = round(row["cost_usd"] + it.cost_usd, 6)
+    return out
+
+
 def build_digest(
     run: RunRecord,
     *,
@@ -170,6 +236,7 @@ def build_digest(
     rows = iteration_rows(run)
     summary = summarize(run, now)
     unknown = [r.number for r in rows if r.cost_usd is None and r.total_tokens]
+    evidence, progress = _evidence(run)
     return Digest(
         summary=summary,
         rows=rows,
@@ -183,7 +250,10 @@ def build_digest(
             "tokens": run.totals.tokens_by_kind.model_dump(),
             "cost_usd": summary.cost_usd,
             "cost_unknown_in": unknown,
+            "by_agent": spend_by_agent(run),
         },
         todo=needs_you(run, run_dir=run_dir),
         task_costs=task_costs(run),
+        evidence=evidence,
+        progress=progress,
     )

@@ -1,15 +1,19 @@
 """The digest as one self-contained HTML file: text, a timeline plot, the iteration table.
 
-The plot is plotly's, with its JavaScript inlined (``include_plotlyjs=True``): the file opens
-offline, loads nothing from the network, and can be mailed or attached to a CI run. plotly is a
-well-kept library that writes exactly that kind of file; it is the optional extra
+The plot is plotly's, with its JavaScript inlined once per page (``include_plotlyjs``): the
+file opens offline, loads nothing from the network, and can be mailed or attached to a CI run.
+plotly is a well-kept library that writes exactly that kind of file; it is the optional extra
 ``forgeflare[report]`` because it is large. Without it the page still has everything but the
 plot, and says so.
 """
 
 from __future__ import annotations
 
+import base64
+import functools
+import gzip
 import html
+import json
 import os
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
@@ -17,12 +21,22 @@ from pathlib import Path
 from typing import Any
 
 from forgeflare._errors import ConfigError
+from forgeflare._words import plural
 from forgeflare.report._digest import Digest
 from forgeflare.report._text import format_cost, format_duration, task_cost_lines
 from forgeflare.report._todo import NOTHING, Todo
 from forgeflare.supervisor._history import IterationRow
 
-__all__ = ["OUTCOME_COLOURS", "render_html", "todo_html", "write_html"]
+__all__ = [
+    "LOG_TAILS",
+    "LOG_TAIL_LINES",
+    "OUTCOME_COLOURS",
+    "cumulative_series",
+    "plotly_loader",
+    "render_html",
+    "todo_html",
+    "write_html",
+]
 
 OUTCOME_COLOURS: dict[str, str] = {
     "ok": "#2e7d32",
@@ -34,6 +48,7 @@ OUTCOME_COLOURS: dict[str, str] = {
     "interrupted": "#546e7a",
     "timed_out": "#d84315",
     "budget": "#1565c0",
+    "quota": "#b71c1c",
     "skipped": "#9e9e9e",
 }
 
@@ -47,6 +62,7 @@ table { border-collapse: collapse; width: 100%; } td, th { padding: .25em .6em;
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .outcome { display: inline-block; padding: 0 .5em; border-radius: 3px; color: white; }
 ul { margin: .3em 0; } code { background: #f5f5f5; padding: 0 .2em; }
+pre { white-space: pre-wrap; font-size: 12px; max-height: 20em; overflow: auto; }
 """
 
 
@@ -60,7 +76,9 @@ def _starts(rows: list[IterationRow], origin: datetime) -> list[datetime]:
     return out
 
 
-def _figure(d: Digest, origin: datetime) -> str | None:
+def _figure(
+    d: Digest, origin: datetime, plotlyjs: bool = True, div_id: str = "timeline"
+) -> str | None:
     try:
         import plotly.graph_objects as go  # type: ignore[import-untyped]
         from plotly.subplots import make_subplots  # type: ignore[import-untyped]
@@ -69,7 +87,13 @@ def _figure(d: Digest, origin: datetime) -> str | None:
     rows = d.rows
     starts = _starts(rows, origin)
     fig = make_subplots(
-        rows=2, cols=1, shared_xaxes=True, row_heights=[0.55, 0.45], vertical_spacing=0.08
+        rows=2,
+        cols=1,
+        shared_xaxes=True,
+        row_heights=[0.55, 0.45],
+        vertical_spacing=0.08,
+        # tokens and dollars on axes of their own: on one, the cost line is flat at 0
+        specs=[[{}], [{"secondary_y": True}]],
     )
     for outcome in sorted({r.outcome for r in rows}):
         picked = [(s, r) for s, r in zip(starts, rows, strict=True) if r.outcome == outcome]
@@ -115,17 +139,12 @@ def _figure(d: Digest, origin: datetime) -> str | None:
             row=1,
             col=1,
         )
-    cumulative_tokens, cumulative_cost, tokens, cost = [], [], 0, 0.0
-    for r in rows:
-        tokens += r.total_tokens
-        cost += r.cost_usd or 0.0
-        cumulative_tokens.append(tokens)
-        cumulative_cost.append(round(cost, 6))
-    x_ends = [e.isoformat() for e in ends]
+    x_ends, cumulative_tokens, cumulative_cost = cumulative_series(ends, rows)
     fig.add_trace(
         go.Scatter(name="tokens (cumulative)", x=x_ends, y=cumulative_tokens, mode="lines+markers"),
         row=2,
         col=1,
+        secondary_y=False,
     )
     if any(r.cost_usd is not None for r in rows):
         fig.add_trace(
@@ -138,7 +157,10 @@ def _figure(d: Digest, origin: datetime) -> str | None:
             ),
             row=2,
             col=1,
+            secondary_y=True,
         )
+        fig.update_yaxes(title_text="USD", row=2, col=1, secondary_y=True)
+    fig.update_yaxes(title_text="tokens", row=2, col=1, secondary_y=False)
     for wait in d.waits:
         if wait.started_at is None:
             continue
@@ -157,8 +179,53 @@ def _figure(d: Digest, origin: datetime) -> str | None:
         legend={"orientation": "h"},
     )
     fig.update_xaxes(type="date")
-    result: str = fig.to_html(include_plotlyjs=True, full_html=False, div_id="timeline")
-    return result
+    # The figure is drawn once plotly.js is there (it is unpacked asynchronously, see
+    # plotly_loader); plotly.js itself comes once per page.
+    spec = fig.to_json()
+    draw = (
+        f'<div id="{html.escape(div_id)}"></div><script>(function(){{var f=function(){{'
+        f"Plotly.newPlot({json.dumps(div_id)},{spec}.data,{spec}.layout,{{responsive:true}});}};"
+        "if(window.Plotly){f();}else{(window.forgeflarePlots=window.forgeflarePlots||[])"
+        ".push(f);}})();</script>"
+    )
+    return (plotly_loader() if plotlyjs else "") + draw
+
+
+@functools.cache
+def plotly_loader() -> str:
+    """plotly.js for a page that opens offline, in a third of its size: gzip, base64, unpacked
+    by the browser (``DecompressionStream``), then the figures waiting for it are drawn.
+    Inline, plotly.js is 4.8 MB; packed it is 2 MB, once per page."""
+    from plotly.offline import get_plotlyjs  # type: ignore[import-untyped]
+
+    packed = base64.b64encode(gzip.compress(str(get_plotlyjs()).encode("utf-8"), 9)).decode()
+    return (
+        "<script>(async function(){var b=atob('" + packed + "');"
+        "var u=new Uint8Array(b.length);for(var i=0;i<b.length;i++){u[i]=b.charCodeAt(i);}"
+        "var s=new Blob([u]).stream().pipeThrough(new DecompressionStream('gzip'));"
+        "(0,eval)(await new Response(s).text());"
+        "(window.forgeflarePlots||[]).forEach(function(f){f();});"
+        "window.forgeflarePlots=[];})();</script>"
+    )
+
+
+def cumulative_series(
+    ends: list[datetime], rows: list[IterationRow]
+) -> tuple[list[str], list[int], list[float]]:
+    """Tokens and cost summed in time order (a resumed run's rows are not: its killed
+    iteration ends after the rows recorded before the crash), so the lines never go back."""
+    points = sorted(zip(ends, rows, strict=True), key=lambda p: p[0])
+    xs: list[str] = []
+    tokens_at: list[int] = []
+    cost_at: list[float] = []
+    tokens, cost = 0, 0.0
+    for end, r in points:
+        tokens += r.total_tokens
+        cost += r.cost_usd or 0.0
+        xs.append(end.isoformat())
+        tokens_at.append(tokens)
+        cost_at.append(round(cost, 6))
+    return xs, tokens_at, cost_at
 
 
 def _e(value: object) -> str:
@@ -178,23 +245,54 @@ def todo_html(items: Sequence[Todo]) -> str:
     return f"<section id='needs-you'><h2>What needs you</h2><ul>{lines}</ul></section>"
 
 
-def render_html(d: Digest, *, run_dir: Path | None = None, out: Path | None = None) -> str:
-    """The whole page. Log links are relative from ``out`` to ``run_dir``."""
+LOG_TAIL_LINES = 30
+"""Lines of each iteration's log embedded in the page (its end: what failed is there)."""
+LOG_TAILS = 50
+"""Iterations (the latest) whose log tails are embedded; the others name their log file."""
+
+
+def _tail(path: Path) -> str | None:
+    try:
+        with path.open("rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, fh.tell() - 16384))
+            text = fh.read().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    return "\n".join(text.splitlines()[-LOG_TAIL_LINES:])
+
+
+def render_html(
+    d: Digest,
+    *,
+    run_dir: Path | None = None,
+    out: Path | None = None,
+    plotlyjs: bool = True,
+    figure_id: str = "timeline",
+) -> str:
+    """The whole page. Logs are named by their absolute path (a page is mailed and moved:
+    relative links die), with the tails of the latest iterations' logs embedded.
+    ``plotlyjs=False`` leaves plotly.js out (for a page that holds it already)."""
     s = d.summary
     origin = next((r.started_at for r in d.rows if r.started_at), None)
     if origin is None:
         from forgeflare._clock import parse_time
 
         origin = parse_time(s.started_at) or datetime.fromtimestamp(0).astimezone()
-    figure = _figure(d, origin) if d.rows else None
+    figure = _figure(d, origin, plotlyjs, figure_id) if d.rows else None
+    tailed = {r.number for r in d.rows[-LOG_TAILS:]}
 
-    def log_link(row: IterationRow) -> str:
+    def log_cell(row: IterationRow) -> str:
         name = row.log or f"iteration-{row.number:03d}.log"
         if run_dir is None:
             return _e(name)
         target = run_dir / name
-        href = os.path.relpath(target, out.parent) if out is not None else str(target)
-        return f'<a href="{_e(href)}">{_e(name)}</a>'
+        tail = _tail(target) if row.number in tailed else None
+        if tail is None:
+            return f"<code>{_e(target)}</code>"
+        return (
+            f"<details><summary><code>{_e(target)}</code></summary><pre>{_e(tail)}</pre></details>"
+        )
 
     parts: list[str] = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
@@ -203,7 +301,8 @@ def render_html(d: Digest, *, run_dir: Path | None = None, out: Path | None = No
         todo_html(d.todo),
         f"<p class='reason'>{_e(s.reason)}</p>",
         f"<p class='muted'>started {_e(s.started_at)} · {format_duration(s.duration)} · "
-        f"{s.iterations} iterations · {s.commits} commits · {s.tokens} tokens · "
+        f"{plural(s.iterations, 'iteration')} · {plural(s.commits, 'commit')} · "
+        f"{s.tokens} tokens · "
         f"{format_cost(s.cost_usd)}</p>",
         "<h2>Timeline</h2>",
         figure
@@ -244,6 +343,11 @@ def render_html(d: Digest, *, run_dir: Path | None = None, out: Path | None = No
     parts += [f"<li>#{n} {_e(name)}</li>" for n, name in d.signals] or [
         "<li class='muted'>none</li>"
     ]
+    parts.append("</ul><h2>Completion claims</h2><ul>")
+    parts += [f"<li>{_e(line)}</li>" for line in d.evidence] or ["<li class='muted'>none</li>"]
+    if d.progress:
+        parts.append("</ul><h2>Progress</h2><ul>")
+        parts += [f"<li>{_e(line)}</li>" for line in d.progress]
     parts.append(
         "</ul><h2>Iterations</h2><table><tr><th>#</th><th>outcome</th><th>stop reason</th>"
         "<th>duration</th><th>tokens</th><th>cost</th><th>commits</th><th>log</th></tr>"
@@ -257,7 +361,7 @@ def render_html(d: Digest, *, run_dir: Path | None = None, out: Path | None = No
             f"<td class='num'>{format_duration(r.duration)}</td>"
             f"<td class='num'>{r.total_tokens}</td>"
             f"<td class='num'>{format_cost(r.cost_usd) if r.cost_usd is not None else ''}</td>"
-            f"<td class='num'>{r.commits}</td><td>{log_link(r)}</td></tr>"
+            f"<td class='num'>{r.commits}</td><td>{log_cell(r)}</td></tr>"
         )
     parts.append("</table></body></html>\n")
     return "\n".join(parts)

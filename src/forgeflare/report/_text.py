@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from forgeflare._units import format_cost, format_duration, format_tokens
+from forgeflare._words import plural
 from forgeflare.report._digest import Digest, RunSummary
 from forgeflare.report._todo import render_todo_lines
 
@@ -19,7 +20,7 @@ def render_runs(summaries: list[RunSummary]) -> str:
         return "no runs yet"
     lines = []
     for s in summaries:
-        finish = "running" if s.running else (s.finish_type or "?")
+        finish = "dead" if s.dead else "running" if s.running else (s.finish_type or "?")
         tasks = f"{s.tasks_done} tasks" if s.tasks_done is not None else "- tasks"
         lines.append(
             f"{s.run_id}  {s.started_at:<20}  {format_duration(s.duration):>7}  {finish:<14} "
@@ -59,7 +60,8 @@ def render_text(d: Digest) -> str:
     out += [
         f"run {s.run_id}  started {s.started_at}  {format_duration(s.duration)}",
         f"{s.reason}",
-        f"{s.iterations} iterations · {s.commits} commits · {_tokens(s.tokens)} tokens · "
+        f"{plural(s.iterations, 'iteration')} · {plural(s.commits, 'commit')} · "
+        f"{_tokens(s.tokens)} tokens · "
         f"{format_cost(s.cost_usd)}",
         "",
         "Commits",
@@ -83,6 +85,13 @@ def render_text(d: Digest) -> str:
         f"cache read {_tokens(t.get('cache_read', 0))} · cache write "
         f"{_tokens(t.get('cache_write', 0))} · {format_cost(d.spend.get('cost_usd'))}",
     ]
+    by_agent = d.spend.get("by_agent") or {}
+    if len(by_agent) > 1:
+        out += [
+            f"  {label}: {row['iterations']} it · {_tokens(row['tokens'])} tokens · "
+            f"{format_cost(row['cost_usd'])}"
+            for label, row in by_agent.items()
+        ]
     unknown = d.spend.get("cost_unknown_in") or []
     if unknown:
         out.append(f"  cost unknown for iteration(s) {', '.join(map(str, unknown))}")
@@ -101,12 +110,17 @@ def render_text(d: Digest) -> str:
     out += [f"  {h}" for h in d.hook_failures] or ["  none"]
     out += ["", "Convergence signals"]
     out += [f"  #{n} {name}" for n, name in d.signals] or ["  none"]
+    out += ["", "Completion claims"]
+    out += [f"  {line}" for line in d.evidence] or ["  none"]
+    if d.progress:
+        out += ["", "Progress"]
+        out += [f"  {line}" for line in d.progress]
     out += ["", "Iterations"]
     for r in d.rows:
         cost = "" if r.cost_usd is None else f" {format_cost(r.cost_usd)}"
         out.append(
             f"  #{r.number:<3} {r.outcome:<12} {format_duration(r.duration):>7} "
-            f"{_tokens(r.total_tokens):>7} tok{cost} {r.commits} commits"
+            f"{_tokens(r.total_tokens):>7} tok{cost} {plural(r.commits, 'commit')}"
             + (f"  {r.stop_reason}" if r.stop_reason else "")
         )
     return "\n".join(out) + "\n"

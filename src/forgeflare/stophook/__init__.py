@@ -17,6 +17,9 @@ from forgeflare.stophook._hook import DISABLE_FILE
 from forgeflare.stophook._hook import StopHookOutcome
 from forgeflare.stophook._hook import run_stop_hook
 from forgeflare.stophook._install import DEFAULT_COMMAND
+from forgeflare.stophook._install import PORTABLE_COMMAND
+from forgeflare.stophook._install import PORTABLE_RELPATH
+from forgeflare.stophook._install import PORTABLE_SCRIPT
 from forgeflare.stophook._install import SETTINGS_RELPATH
 from forgeflare.stophook._install import command_problem
 from forgeflare.stophook._install import forgeflare_command
@@ -24,6 +27,7 @@ from forgeflare.stophook._install import hook_command
 from forgeflare.stophook._install import install_hook
 from forgeflare.stophook._install import is_stop_hook_command
 from forgeflare.stophook._install import merge_stop_hook
+from forgeflare.stophook._install import write_portable_wrapper
 from forgeflare.stophook._loops import cancel_loops
 from forgeflare.stophook._loops import describe_state
 from forgeflare.stophook._loops import loop_status
@@ -34,10 +38,12 @@ from forgeflare.stophook._machine import Event
 from forgeflare.stophook._machine import Frame
 from forgeflare.stophook._machine import LoopRecord
 from forgeflare.stophook._machine import Phase
+from forgeflare.stophook._machine import Refusal
 from forgeflare.stophook._machine import STALE_AFTER
 from forgeflare.stophook._machine import StopDecision
 from forgeflare.stophook._machine import StoredState
 from forgeflare.stophook._machine import block_reason
+from forgeflare.stophook._machine import claimed
 from forgeflare.stophook._machine import push_frame
 from forgeflare.stophook._machine import transition
 from forgeflare.stophook._plugin import LoopArgs
@@ -70,20 +76,32 @@ from forgeflare.stophook._transcript import assistant_text_of
 from forgeflare.stophook._transcript import final_message
 from forgeflare.stophook._transcript import last_assistant_text
 
+from forgeflare.stophook._lag import DEFAULT_WAIT_MS
+from forgeflare.stophook._lag import WAIT_ENV
+from forgeflare.stophook._lag import Reading
+from forgeflare.stophook._lag import read_settled
+from forgeflare.stophook._lag import settled
+from forgeflare.stophook._lag import wait_seconds
+
 __all__ = [
     "BLOCK_MESSAGE",
     "DEFAULT_COMMAND",
+    "DEFAULT_WAIT_MS",
     "DISABLE_ENV",
     "DISABLE_FILE",
     "JSON_STATE_RELPATH",
     "LOCK_TIMEOUT_S",
     "MARKDOWN_STATE_RELPATH",
     "PLUGIN_FILES",
+    "PORTABLE_COMMAND",
+    "PORTABLE_RELPATH",
+    "PORTABLE_SCRIPT",
     "RULE",
     "SCHEMA_VERSION",
     "SETTINGS_RELPATH",
     "SIGNALS",
     "STALE_AFTER",
+    "WAIT_ENV",
     "Corrupt",
     "Event",
     "FinalMessage",
@@ -94,6 +112,8 @@ __all__ = [
     "MarkdownLoop",
     "Mode",
     "Phase",
+    "Reading",
+    "Refusal",
     "SettingsFileError",
     "StateLockTimeout",
     "StateSession",
@@ -106,6 +126,7 @@ __all__ = [
     "assistant_text_of",
     "block_reason",
     "cancel_loops",
+    "claimed",
     "command_problem",
     "completion_hint",
     "default_plugin_dir",
@@ -129,11 +150,15 @@ __all__ = [
     "parse_timestamp",
     "plugin_files",
     "push_frame",
+    "read_settled",
     "render_json_state",
     "render_markdown_state",
     "run_stop_hook",
+    "settled",
     "start_loop",
     "state_lock",
     "state_paths",
     "transition",
+    "wait_seconds",
+    "write_portable_wrapper",
 ]

@@ -10,15 +10,19 @@ from typing import Annotated
 
 import typer
 
+from forgeflare._errors import ConfigError
 from forgeflare.stophook._completion import completion_hint
 from forgeflare.stophook._entry import run_stop_hook_process
 from forgeflare.stophook._install import (
+    PORTABLE_COMMAND,
+    PORTABLE_RELPATH,
     SETTINGS_RELPATH,
     command_problem,
     forgeflare_command,
     hook_command,
     install_hook,
     is_stop_hook_command,
+    write_portable_wrapper,
 )
 from forgeflare.stophook._loops import (
     cancel_loops,
@@ -37,7 +41,9 @@ __all__ = ["register"]
 
 _ProjectOpt = Annotated[
     Path | None,
-    typer.Option("--project-dir", help="Project directory (default: the current directory)."),
+    typer.Option(
+        "--dir", "--project-dir", help="Project directory (default: the current directory)."
+    ),
 ]
 
 
@@ -82,14 +88,38 @@ def register(app: typer.Typer) -> None:
     @sub.command("start")
     def start(
         max_iterations: Annotated[
-            int, typer.Option("--max-iterations", min=1, help="Cap on iterations of this loop.")
-        ],
+            int,
+            typer.Option(
+                "--max-iterations", min=1, help="Cap on iterations of this loop (as the plugin)."
+            ),
+        ] = 20,
         mode: Annotated[
             Mode, typer.Option("--mode", help="Kind of loop (sets its signals).")
         ] = Mode.LOOP,
         prompt: Annotated[
             str, typer.Option("--prompt", help="Task text repeated on each block.")
         ] = "",
+        gate: Annotated[
+            str,
+            typer.Option(
+                "--gate",
+                help=(
+                    "A shell command a completion claim must pass (exit 0); red, the loop goes "
+                    "on and the continuation starts with its exit code and output's tail."
+                ),
+            ),
+        ] = "",
+        stall_after: Annotated[
+            int,
+            typer.Option(
+                "--stall-after",
+                min=0,
+                help=(
+                    "With --gate: end the loop after this many claims in a row refused with "
+                    "the same gate failures (0 = never)."
+                ),
+            ),
+        ] = 4,
         args_stdin: Annotated[
             bool,
             typer.Option(
@@ -111,7 +141,13 @@ def register(app: typer.Typer) -> None:
             max_iterations = asked.max_iterations or max_iterations
             mode = asked.mode or mode
         record = start_loop(
-            project, mode=mode, max_iterations=max_iterations, prompt=prompt, now=now
+            project,
+            mode=mode,
+            max_iterations=max_iterations,
+            prompt=prompt,
+            now=now,
+            gate=gate,
+            stall_after=stall_after,
         )
         frame = record.stack[-1]
         typer.echo(
@@ -172,6 +208,16 @@ def register(app: typer.Typer) -> None:
                 help="Where --plugin writes it (default: ~/.claude/skills/forgeflare).",
             ),
         ] = None,
+        portable: Annotated[
+            bool,
+            typer.Option(
+                "--portable",
+                help=(
+                    "For a settings.json you commit: run .claude/forgeflare-stop-hook, a "
+                    "project-relative wrapper (written too), not this machine's path."
+                ),
+            ),
+        ] = False,
     ) -> None:
         """Add the Stop hook to .claude/settings.json (keeping everything there), or the plugin."""
         project = _project(project_dir)
@@ -194,8 +240,14 @@ def register(app: typer.Typer) -> None:
                     err=True,
                 )
             return
+        if portable:
+            if command is not None:
+                raise ConfigError("--portable and --command: choose one")
+            wrapper = write_portable_wrapper(project)
+            command = PORTABLE_COMMAND
+            typer.echo(f"wrote {wrapper} (finds forgeflare in the project's .venv, then PATH)")
         command = command or hook_command()
-        problem = command_problem(command)
+        problem = None if portable else command_problem(command)
         if problem:
             typer.echo(f"warning: {problem}", err=True)
         path, changed = install_hook(project, command=command)
@@ -203,6 +255,13 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"added Stop hook {command!r} to {path}")
         else:
             typer.echo(f"{path} already runs {command!r} on Stop; nothing changed")
+        if portable:
+            typer.echo(f"commit {SETTINGS_RELPATH} and {PORTABLE_RELPATH} together")
+        else:
+            typer.echo(
+                f"note: {SETTINGS_RELPATH} now names this machine's forgeflare; to commit it, "
+                "install with --portable (a project-relative wrapper) instead"
+            )
         plugin_hooks = default_plugin_dir() / "hooks" / "hooks.json"
         if plugin_hooks.exists():
             typer.echo(

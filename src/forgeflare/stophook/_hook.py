@@ -11,15 +11,24 @@ its iteration cap and the 2-hour staleness limit.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
 
 from forgeflare._damaged import loads
-from forgeflare.stophook._completion import judged_text
 from forgeflare.stophook._errors import StopHookError
-from forgeflare.stophook._machine import Phase, StopDecision, transition
+from forgeflare.stophook._lag import WAIT_ENV, read_settled, wait_seconds
+from forgeflare.stophook._machine import (
+    LoopRecord,
+    Phase,
+    Refusal,
+    StopDecision,
+    StoredState,
+    claimed,
+    transition,
+)
 from forgeflare.stophook._statefile import LOCK_TIMEOUT_S, any_state, open_state
 from forgeflare.stophook._transcript import final_message
 
@@ -61,34 +70,100 @@ def _project_dir(payload: Mapping[str, object], cwd: Path) -> Path:
     return cwd
 
 
-def _last_text(payload: Mapping[str, object]) -> tuple[str | None, str]:
-    """The text the completion rule judges (``None`` if unknown) and a note explaining a ``None``.
+class _Judged(NamedTuple):
+    """The text the completion rule judges, where it came from, and why there is none."""
 
-    The final assistant message of the turn from the transcript, all its text blocks; Claude
-    Code's ``last_assistant_message`` (its last text block only) when the transcript lags.
-    """
+    text: str | None
+    """``None``: unknown (see ``unknown`` and ``note``)."""
+    message_id: str | None = None
+    """The transcript message the text is from (``None``: Claude Code's own text)."""
+    note: str = ""
+    unknown: bool = False
+    """The transcript did not hold the turn's final message in time and Claude Code sent no
+    text: the loop goes on rather than end on a guess."""
+
+
+def _judge(
+    payload: Mapping[str, object], judged: str, wait: float, sleep: Callable[[float], None]
+) -> _Judged:
+    """The final assistant message of the turn from the transcript, all its text blocks, once
+    the file holds it (``_lag``); else Claude Code's ``last_assistant_message`` (its last text
+    block only); else unknown."""
     message = payload.get("last_assistant_message")
-    sent = message if isinstance(message, str) else None
+    sent = message if isinstance(message, str) and message.strip() else None
     transcript = payload.get("transcript_path")
     if not isinstance(transcript, str) or not transcript:
-        if sent is None or not sent.strip():
-            return None, "no last_assistant_message and no transcript_path in the Stop input"
-        return sent, ""
+        if sent is None:
+            return _Judged(None, note="no last_assistant_message and no transcript_path")
+        return _Judged(sent)
+    path = Path(transcript)
     try:
-        final = final_message(Path(transcript))
+        reading = read_settled(lambda: final_message(path), sent, judged, wait=wait, sleep=sleep)
     except StopHookError as exc:
-        if sent is not None and sent.strip():
-            return sent, ""
-        return None, str(exc)
-    text = judged_text(final, sent)
-    if text is None:
-        return None, f"{transcript}: no assistant message in the last turn"
-    return text, ""
+        return _Judged(sent) if sent is not None else _Judged(None, note=str(exc))
+    if reading.settled and reading.final is not None:
+        return _Judged(reading.final.text, reading.final.message_id)
+    if sent is not None:
+        return _Judged(sent)  # Claude Code's own text of the final message's last block
+    waited = round(reading.waited * 1000)
+    note = (
+        f"{transcript}: the turn's final message is not in the transcript after {waited} ms "
+        f"({WAIT_ENV}); continuing the loop"
+    )
+    return _Judged(None, note=note, unknown=True)
+
+
+def _judged_before(state: StoredState) -> str:
+    """The message id judged at the running frame's last Stop."""
+    return state.stack[-1].judged if isinstance(state, LoopRecord) and state.stack else ""
+
+
+def _runs_here(state: StoredState, session_id: str | None) -> bool:
+    """Is the running frame this session's (or not claimed yet)?"""
+    if not isinstance(state, LoopRecord) or not state.stack:
+        return False
+    owner = state.stack[-1].session_id
+    return not (owner and session_id and owner != session_id)
 
 
 def _session(payload: Mapping[str, object]) -> str | None:
     session_id = payload.get("session_id")
     return session_id if isinstance(session_id, str) and session_id else None
+
+
+def _run_gate(gate: str, project: Path, environ: Mapping[str, str]) -> Refusal | None:
+    """Run a frame's gate on a claim (only then: the no-claim path never gets here); ``None``
+    when it passes, else the text the continuation starts with."""
+    import subprocess
+
+    from forgeflare._evidence import GateRun, rejection_text
+    from forgeflare._secrets import child_environment
+
+    try:
+        done = subprocess.run(
+            ["bash", "-c", gate],
+            cwd=project,
+            env=child_environment(environ, ()),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            timeout=GATE_TIMEOUT_S,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        out = exc.output or b""
+        run = GateRun(gate, None, out.decode(errors="replace") + "\n(timed out)")
+    except OSError as exc:
+        run = GateRun(gate, None, f"cannot run: {exc}")
+    else:
+        run = GateRun(gate, done.returncode, done.stdout.decode(errors="replace"))
+    if run.passed:
+        return None
+    return Refusal(rejection_text(by="tag", rejected_by="gate", gate=run), run.signature)
+
+
+GATE_TIMEOUT_S = 600.0
+"""How long a gate may take before the claim is refused."""
 
 
 def run_stop_hook(
@@ -98,11 +173,12 @@ def run_stop_hook(
     cwd: Path,
     now: datetime,
     lock_timeout: float = LOCK_TIMEOUT_S,
+    sleep: Callable[[float], None] = time.sleep,
 ) -> StopHookOutcome:
     """Handle one Stop event. Never raises for bad input or state: it fails open.
 
     ``cwd`` is the project when the Stop input names no existing ``cwd``; ``now`` must be
-    timezone-aware.
+    timezone-aware; ``sleep`` waits between reads of a lagging transcript.
     """
     if environ.get(DISABLE_ENV) == "1":
         return StopHookOutcome()
@@ -118,16 +194,34 @@ def run_stop_hook(
     project = _project_dir(payload, cwd)
     if (project / DISABLE_FILE).exists() or not any_state(project):
         return StopHookOutcome()
-    # Read the transcript before taking the lock: it can be the slowest step.
-    text, text_note = _last_text(payload)
     try:
         with open_state(project, timeout=lock_timeout) as session:
             if session is None:
                 return StopHookOutcome()
-            new_state, decision = transition(session.state, text, now, _session(payload))
+            # Under the lock: the frame's last judged message decides whether the file lags.
+            mine = _runs_here(session.state, _session(payload))
+            wait = wait_seconds(environ) if mine else 0.0  # another session's loop: no wait
+            seen = _judge(payload, _judged_before(session.state), wait, sleep)
+            text = "" if seen.unknown else seen.text  # unknown: no tag, one more turn
+            claim = claimed(session.state, text) if mine else None
+            refused = None
+            if claim is not None and claim.gate:
+                refused = _run_gate(claim.gate, project, environ)
+            new_state, decision = transition(
+                session.state,
+                text,
+                now,
+                _session(payload),
+                judged=seen.message_id,
+                refused=refused,
+            )
             session.commit(new_state)
     except (StopHookError, OSError, ValueError) as exc:
         return _allow(f"{exc}; stop allowed")
     if text is None and decision.phase is Phase.ACTIVE:
-        return _allow(f"cannot read the last assistant message: {text_note}; stop allowed")
-    return _outcome(decision)
+        return _allow(f"cannot read the last assistant message: {seen.note}; stop allowed")
+    outcome = _outcome(decision)
+    if seen.unknown and decision.block:
+        line = (_PREFIX + seen.note).replace("\r", "\\r").replace("\n", "\\n")
+        return outcome._replace(stderr=f"{line}\n{outcome.stderr}")
+    return outcome

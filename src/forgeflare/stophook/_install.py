@@ -8,7 +8,7 @@ and never overwrites a file it cannot parse.
 
 Claude Code runs hook commands with its own ``PATH``, where a virtual environment's
 ``forgeflare`` usually is not: :func:`hook_command` names the executable by its absolute path
-(or the venv's python ``-m forgeflare``), and :func:`command_problem` says when a command
+(or the venv's python ``-P -m forgeflare``), and :func:`command_problem` says when a command
 would not run (Claude Code would get exit 127 and the loop would silently never block).
 """
 
@@ -27,6 +27,9 @@ from forgeflare.stophook._errors import SettingsFileError
 
 __all__ = [
     "DEFAULT_COMMAND",
+    "PORTABLE_COMMAND",
+    "PORTABLE_RELPATH",
+    "PORTABLE_SCRIPT",
     "SETTINGS_RELPATH",
     "command_problem",
     "forgeflare_command",
@@ -34,6 +37,7 @@ __all__ = [
     "install_hook",
     "is_stop_hook_command",
     "merge_stop_hook",
+    "write_portable_wrapper",
 ]
 
 DEFAULT_COMMAND = "forgeflare stop-hook"
@@ -51,7 +55,8 @@ def forgeflare_command(python: str | None = None) -> str:
     script = interpreter.parent / "forgeflare"
     if script.is_file() and os.access(script, os.X_OK):
         return shlex.quote(str(script))
-    return f"{shlex.quote(str(interpreter))} -m forgeflare"
+    # -P: Claude Code runs hooks in the project, which must not be first on sys.path.
+    return f"{shlex.quote(str(interpreter))} -P -m forgeflare"
 
 
 def hook_command(python: str | None = None) -> str:
@@ -59,15 +64,47 @@ def hook_command(python: str | None = None) -> str:
     return f"{forgeflare_command(python)} stop-hook"
 
 
+PORTABLE_RELPATH = Path(".claude") / "forgeflare-stop-hook"
+PORTABLE_COMMAND = '"$CLAUDE_PROJECT_DIR"/.claude/forgeflare-stop-hook'
+"""The Stop hook of a committed settings.json: a project-relative wrapper, no machine path."""
+
+PORTABLE_SCRIPT = """\
+#!/bin/sh
+# forgeflare's Stop hook for a .claude/settings.json committed with the project: it finds
+# forgeflare on the machine it runs on (the project's .venv, then PATH), so the settings hold
+# no machine-specific path. Commit this file together with .claude/settings.json.
+dir="${CLAUDE_PROJECT_DIR:-$(cd "$(dirname "$0")/.." && pwd)}"
+for f in "$dir/.venv/bin/forgeflare" "$(command -v forgeflare 2>/dev/null)"; do
+  if [ -n "$f" ] && [ -x "$f" ]; then exec "$f" stop-hook; fi
+done
+echo "forgeflare stop-hook: forgeflare is not in $dir/.venv or on PATH: the stop is allowed" >&2
+exit 0
+"""
+
+
+def write_portable_wrapper(project_dir: Path) -> Path:
+    """Write ``.claude/forgeflare-stop-hook`` (executable) and return its path."""
+    path = project_dir / PORTABLE_RELPATH
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, PORTABLE_SCRIPT)
+    path.chmod(0o755)
+    return path
+
+
 def is_stop_hook_command(command: str) -> bool:
-    """Whether ``command`` runs forgeflare's stop-hook (any path, or ``python -m forgeflare``)."""
+    """Whether ``command`` runs forgeflare's stop-hook (any path, ``python -m forgeflare``,
+    the ``forgeflare-stop-hook`` script or the portable wrapper of that name)."""
     try:
         words = shlex.split(command)
     except ValueError:
         return False
+    if len(words) == 1 and Path(words[0]).name == "forgeflare-stop-hook":
+        return True
     if len(words) >= 2 and Path(words[0]).name == "forgeflare":
         return words[1:] == ["stop-hook"]
-    return len(words) >= 4 and words[1:] == ["-m", "forgeflare", "stop-hook"]
+    flags = [w for w in words[1:] if w == "-P"]
+    rest = words[1 + len(flags) :]
+    return len(words) >= 4 and rest == ["-m", "forgeflare", "stop-hook"]
 
 
 def command_problem(command: str, *, path: str | None = None) -> str | None:

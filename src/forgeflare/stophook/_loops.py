@@ -30,7 +30,14 @@ __all__ = ["cancel_loops", "describe_state", "loop_status", "start_loop"]
 
 
 def start_loop(
-    project_dir: Path, *, mode: Mode, max_iterations: int, prompt: str, now: datetime
+    project_dir: Path,
+    *,
+    mode: Mode,
+    max_iterations: int,
+    prompt: str,
+    now: datetime,
+    gate: str = "",
+    stall_after: int = 4,
 ) -> LoopRecord:
     """Push a new frame (iteration 1) onto the project's JSON loop state and return the state.
 
@@ -52,7 +59,14 @@ def start_loop(
                 f"{md_path}: a markdown loop is running here; "
                 "cancel it first ('forgeflare stop-hook cancel')"
             )
-        frame = Frame(mode=mode, iter=1, max=max_iterations, prompt=prompt)
+        frame = Frame(
+            mode=mode,
+            iter=1,
+            max=max_iterations,
+            prompt=prompt,
+            gate=gate,
+            stall_after=stall_after if gate else 0,  # the stall rule measures the gate
+        )
         record = push_frame(state, frame, now, os.urandom(6).hex())
         atomic_write_text(path, render_json_state(record))
         return record
@@ -98,9 +112,11 @@ def describe_state(path: Path | None, state: StoredState, now: datetime) -> str:
     age = (now - state.updated_at).total_seconds()
     stale = " (STALE: the next stop ends it)" if age > STALE_AFTER.total_seconds() else ""
     run = f"run {state.run_id}" if state.run_id else "markdown loop"
+    # STATE is the file's word for "a loop is running": nothing a reader needs to see.
+    event = "" if state.event == "STATE" else f" · {str(state.event).lower()}"
     lines = [
         f"{path}",
-        f"{run} · {state.event} · updated {utc_timestamp(state.updated_at)} "
+        f"{run}{event} · updated {utc_timestamp(state.updated_at)} "
         f"({format_wait(max(age, 0))} ago){stale}",
     ]
     if not state.stack:

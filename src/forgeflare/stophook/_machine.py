@@ -42,9 +42,11 @@ __all__ = [
     "Frame",
     "LoopRecord",
     "Phase",
+    "Refusal",
     "StopDecision",
     "StoredState",
     "block_reason",
+    "claimed",
     "push_frame",
     "transition",
 ]
@@ -80,6 +82,8 @@ class Frame(NamedTuple):
     """One loop on the stack: its mode, the iteration it is in, its cap and its prompt.
 
     ``session_id`` is the Claude Code session the frame belongs to ("" until its first Stop).
+    ``judged`` is the transcript message id judged at this frame's last Stop: a transcript
+    that still ends there at the next Stop lags, and its old tag must not end a new turn.
     """
 
     mode: Mode
@@ -87,6 +91,23 @@ class Frame(NamedTuple):
     max: int
     prompt: str = ""
     session_id: str = ""
+    judged: str = ""
+    gate: str = ""
+    """A command a completion claim must pass (``stop-hook start --gate``); empty: none."""
+    stall_after: int = 0
+    """End the loop after this many refused claims in a row with the same gate failures."""
+    failures: str = ""
+    """The gate's failure signature at the last refused claim."""
+    stalled: int = 0
+    """Refused claims in a row that left the gate's failures as they were."""
+
+
+class Refusal(NamedTuple):
+    """The gate refused the claim in the last message: the continuation's opening, and what
+    failed (normalised: ``forgeflare._evidence.failure_signature``)."""
+
+    text: str
+    signature: str
 
 
 class LoopRecord(NamedTuple):
@@ -139,7 +160,11 @@ def _claim(frame: Frame, session_id: str | None) -> Frame:
 
 
 def _iterate(
-    state: LoopRecord, stack: tuple[Frame, ...], now: datetime, session_id: str | None
+    state: LoopRecord,
+    stack: tuple[Frame, ...],
+    now: datetime,
+    session_id: str | None,
+    judged: str | None = None,
 ) -> tuple[StoredState, StopDecision]:
     """One more iteration of the top frame of ``stack``, or STUCK at its cap."""
     top = stack[-1]
@@ -151,8 +176,21 @@ def _iterate(
             ),
         )
     advanced = _claim(top, session_id)._replace(iter=top.iter + 1)
+    if judged:
+        advanced = advanced._replace(judged=judged)
     new_state = state._replace(event=Event.STATE, updated_at=now, stack=(*stack[:-1], advanced))
     return new_state, StopDecision(Phase.ACTIVE, block=True, reason=block_reason(advanced))
+
+
+def claimed(state: StoredState, last_assistant_text: str | None) -> Frame | None:
+    """The running frame when the last message claims its completion (the hook then runs the
+    frame's gate, if it has one, before :func:`transition`)."""
+    if not isinstance(state, LoopRecord) or state.event is not Event.STATE or not state.stack:
+        return None
+    top = state.stack[-1]
+    if last_assistant_text is None or find_signal(last_assistant_text, top.mode) is None:
+        return None
+    return top
 
 
 def transition(
@@ -160,13 +198,21 @@ def transition(
     last_assistant_text: str | None,
     now: datetime,
     session_id: str | None = None,
+    *,
+    judged: str | None = None,
+    refused: Refusal | None = None,
 ) -> tuple[StoredState, StopDecision]:
     """Decide one stop attempt of session ``session_id``. Pure: no I/O, total over its inputs.
+
+    ``judged`` is the transcript message id the text came from (kept on the frame that goes
+    on, so the next Stop can tell a lagging transcript), ``None`` when unknown.
 
     ``last_assistant_text`` is ``None`` when it could not be read; the hook then never blocks
     (it fails open) but still applies staleness, abort and max-iteration clean-up.
     ``now`` must be timezone-aware. The returned state is ``state`` itself when nothing
-    changed, ``None`` when the loop ended and its state is to be removed.
+    changed, ``None`` when the loop ended and its state is to be removed. ``refused`` is why
+    the frame's gate refused the claim in the last message: the loop then goes on, and the
+    continuation starts with it.
     """
     if state is None:
         return None, StopDecision(Phase.IDLE)
@@ -192,6 +238,23 @@ def transition(
         # Another session's loop: this Stop is none of its business (and must not count).
         return state, StopDecision(Phase.IDLE)
     signal = None if last_assistant_text is None else find_signal(last_assistant_text, top.mode)
+    if signal is not None and refused is not None:
+        same = bool(top.failures) and refused.signature == top.failures
+        streak = top.stalled + 1 if same else 0
+        if top.stall_after and streak >= top.stall_after:
+            return None, StopDecision(
+                Phase.STUCK,
+                note=(
+                    f"stalled: {streak} claims in a row refused with the same gate failures "
+                    f"({refused.signature}); ended the loop, stop allowed"
+                ),
+            )
+        marked = top._replace(failures=refused.signature, stalled=streak)
+        stack = (*state.stack[:-1], marked)
+        new_state, decision = _iterate(state._replace(stack=stack), stack, now, session_id)
+        if decision.block:
+            decision = decision._replace(reason=f"{refused.text}{decision.reason}")
+        return new_state, decision._replace(note=f"{signal} refused by the gate")
     if signal is not None:
         rest = state.stack[:-1]
         if not rest:
@@ -208,7 +271,7 @@ def transition(
                     "loop belongs to another session"
                 ),
             )
-        new_state, decision = _iterate(popped, rest, now, session_id)
+        new_state, decision = _iterate(popped, rest, now, session_id, judged)
         done = f"inner loop complete: {signal} ({top.mode} mode)"
         return new_state, decision._replace(
             note=f"{done}; {decision.note}" if decision.note else done
@@ -219,7 +282,7 @@ def transition(
         return state, StopDecision(
             Phase.ACTIVE, note="cannot read the last assistant message; stop allowed"
         )
-    return _iterate(state, state.stack, now, session_id)
+    return _iterate(state, state.stack, now, session_id, judged)
 
 
 def push_frame(state: StoredState, frame: Frame, now: datetime, run_id: str) -> LoopRecord:

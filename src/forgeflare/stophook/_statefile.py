@@ -121,7 +121,27 @@ def _frame(raw: dict[str, Any], where: str, *, mode_default: str | None = None) 
     session_id = raw.get("session_id") or ""
     if not isinstance(session_id, str):
         return Corrupt(f"{where}: session_id is not a string")
-    return Frame(mode=mode, iter=iteration, max=cap, prompt=prompt, session_id=session_id)
+    judged = raw.get("judged") or raw.get("judged_message") or ""
+    if not isinstance(judged, str):
+        return Corrupt(f"{where}: judged is not a string")
+    gate, failures = raw.get("gate") or "", raw.get("failures") or ""
+    if not isinstance(gate, str) or not isinstance(failures, str):
+        return Corrupt(f"{where}: gate or failures is not a string")
+    stall_after, stalled = _count(raw.get("stall_after", 0)), _count(raw.get("stalled", 0))
+    if stall_after is None or stalled is None:
+        return Corrupt(f"{where}: stall_after or stalled is not a non-negative integer")
+    return Frame(
+        mode=mode,
+        iter=iteration,
+        max=cap,
+        prompt=prompt,
+        session_id=session_id,
+        judged=judged,
+        gate=gate,
+        stall_after=stall_after,
+        failures=failures,
+        stalled=stalled,
+    )
 
 
 # --- JSON -------------------------------------------------------------------------------------
@@ -170,6 +190,16 @@ def _render_frame(frame: Frame) -> dict[str, object]:
     }
     if frame.session_id:  # absent until the first Stop: files stay as they were before
         doc["session_id"] = frame.session_id
+    if frame.judged:
+        doc["judged"] = frame.judged
+    # Absent when unset: files without a gate stay as they were before.
+    extra = {
+        "gate": frame.gate,
+        "stall_after": frame.stall_after,
+        "failures": frame.failures,
+        "stalled": frame.stalled,
+    }
+    doc.update({key: value for key, value in extra.items() if value})
     return doc
 
 
@@ -266,6 +296,9 @@ def render_markdown_state(text: str, record: LoopRecord) -> str:
     session_id = record.stack[0].session_id
     if session_id:
         new_values["session_id"] = session_id
+    judged = record.stack[0].judged
+    if judged:
+        new_values["judged_message"] = judged
     out: list[str] = []
     for line in doc.lines:
         match = _FRONT_LINE.match(line.rstrip("\r\n"))
@@ -275,10 +308,11 @@ def render_markdown_state(text: str, record: LoopRecord) -> str:
             out.append(f"{key}: {new_values[key]}{ending}")
         else:
             out.append(line)
-    if session_id and "session_id" not in doc.values:
-        # The frame's first Stop: record its session just before the closing '---'.
-        ending = out[-1][len(out[-1].rstrip("\r\n")) :] or "\n"
-        out.insert(len(out) - 1, f"session_id: {session_id}{ending}")
+    ending = out[-1][len(out[-1].rstrip("\r\n")) :] or "\n"
+    for key in ("session_id", "judged_message"):
+        if key in new_values and key not in doc.values:
+            # Set for the first time: recorded just before the closing '---'.
+            out.insert(len(out) - 1, f"{key}: {new_values[key]}{ending}")
     return "".join(out) + doc.body
 
 

@@ -154,6 +154,9 @@ class FinalMessage(NamedTuple):
     message_id: str | None
     text: str
     last_text: str
+    stop_reason: str | None = None
+    """The message's ``stop_reason`` (every block line carries the message's final one):
+    ``tool_use`` means it called a tool, so it is never the turn's final message."""
 
 
 def _content_blocks(message: Any) -> list[Any]:
@@ -188,10 +191,13 @@ def final_message(path: Path) -> FinalMessage | None:
 def _final_message(fh: BinaryIO) -> FinalMessage | None:
     found = False
     found_id: str | None = None
+    stop_reason: str | None = None
     texts: list[str] = []  # text blocks of the final message, last first
     for line in _lines_backwards(fh):
-        if b"assistant" not in line and (found or b"user" not in line):
-            continue  # cheap filter: once found, only assistant entries can matter
+        if b"assistant" not in line and (b"user" not in line or (found and b"tool_result" in line)):
+            # Cheap filter: once found, only assistant entries and the prompt that started the
+            # turn can matter (tool results may sit between blocks of one message).
+            continue
         try:
             entry = json.loads(line)
         except ValueError:
@@ -203,8 +209,10 @@ def _final_message(fh: BinaryIO) -> FinalMessage | None:
             message = entry
         role = message.get("role") or entry.get("type")
         if role == "user":
-            if not found and _ends_turn_backwards(message):
-                return None
+            if _ends_turn_backwards(message):
+                if not found:
+                    return None
+                break  # the turn starts here: no earlier block of the final message
             continue
         if role != "assistant":
             continue
@@ -212,6 +220,14 @@ def _final_message(fh: BinaryIO) -> FinalMessage | None:
         message_id = raw_id if isinstance(raw_id, str) else None
         if found and (message_id is None or message_id != found_id):
             break  # an earlier message: the final one is complete
+        if not found:
+            raw_reason = message.get("stop_reason")
+            stop_reason = raw_reason if isinstance(raw_reason, str) else None
+            if stop_reason is None and any(
+                isinstance(b, dict) and b.get("type") == "tool_use"
+                for b in _content_blocks(message)
+            ):
+                stop_reason = "tool_use"  # its last block calls a tool: the turn goes on
         found, found_id = True, message_id
         blocks = [
             block["text"]
@@ -224,4 +240,4 @@ def _final_message(fh: BinaryIO) -> FinalMessage | None:
     if not found:
         return None
     ordered = list(reversed(texts))
-    return FinalMessage(found_id, "\n".join(ordered), ordered[-1] if ordered else "")
+    return FinalMessage(found_id, "\n".join(ordered), ordered[-1] if ordered else "", stop_reason)

@@ -4,12 +4,30 @@ Errors of this part: ``ConfigError`` (a bad setting, names key and source) and
 :class:`RecordError` (a run record cannot be written or read; a ``ForgeflareError``).
 """
 
+from forgeflare.supervisor._agentkey import HELPER_TTL_ENV
+from forgeflare.supervisor._agentkey import KeyPlan
+from forgeflare.supervisor._agentkey import helper_settings
+from forgeflare.supervisor._agentkey import key_file
+from forgeflare.supervisor._agentkey import plan_agent_key
 from forgeflare.supervisor._agentproc import ChildResult
 from forgeflare.supervisor._agentproc import StopControl
 from forgeflare.supervisor._agentproc import exit_status
 from forgeflare.supervisor._agentproc import supervise
+from forgeflare.supervisor._config import AgentProfile
+from forgeflare.supervisor._fallback import AgentSpec
+from forgeflare.supervisor._fallback import Choice
+from forgeflare.supervisor._fallback import Window
+from forgeflare.supervisor._fallback import choose_agent
+from forgeflare.supervisor._fallback import credit_window
+from forgeflare.supervisor._fallback import month_spend
+from forgeflare.supervisor._fallback import parse_agent_spec
+from forgeflare.supervisor._switching import AgentSwitching
+from forgeflare.supervisor._windowstore import read_windows
+from forgeflare.supervisor._windowstore import record_window
+from forgeflare.supervisor._windowstore import window_store_path
 from forgeflare.supervisor._config import AgentSection
 from forgeflare.supervisor._config import CONFIG_RELPATH
+from forgeflare.supervisor._config import FinishSection
 from forgeflare.supervisor._config import FresherSection
 from forgeflare.supervisor._config import HooksSection
 from forgeflare.supervisor._config import LimitsSection
@@ -23,11 +41,14 @@ from forgeflare.supervisor._config import default_prompt
 from forgeflare.supervisor._config import format_duration
 from forgeflare.supervisor._config import load_config
 from forgeflare.supervisor._config import parse_duration
+from forgeflare.supervisor._display import SUMMARY_ROWS
 from forgeflare.supervisor._config import BackendName
 from forgeflare.supervisor._config import known_backend
 from forgeflare.supervisor._display import AgentStatus
 from forgeflare.supervisor._display import LoopDisplay
 from forgeflare.supervisor._display import parse_agent_line
+from forgeflare.supervisor._display import report_command
+from forgeflare.supervisor._display import summary_lines
 from forgeflare.supervisor._finish import Between
 from forgeflare.supervisor._finish import ContinueLoop
 from forgeflare.supervisor._finish import FINISH_EXIT_CODES
@@ -49,7 +70,17 @@ from forgeflare.supervisor._finish import error_pause
 from forgeflare.supervisor._finish import finish_rule
 from forgeflare.supervisor._finish import hook_verdict
 from forgeflare.supervisor._finish import is_error
+from forgeflare.supervisor._git import GIT_TIMEOUT
+from forgeflare.supervisor._git import NETWORK_TIMEOUT
+from forgeflare.supervisor._git import SAFE_CONFIG
+from forgeflare.supervisor._git import GitResult
+from forgeflare.supervisor._git import git
+from forgeflare.supervisor._git import git_argv
+from forgeflare.supervisor._git import git_env
+from forgeflare.supervisor._git import git_timeout
+from forgeflare.supervisor._git import run_git
 from forgeflare.supervisor._git import GitSnapshot
+from forgeflare.supervisor._git import commits_and_tree
 from forgeflare.supervisor._git import commits_between
 from forgeflare.supervisor._git import git_snapshot
 from forgeflare.supervisor._history import IterationRow
@@ -74,6 +105,7 @@ from forgeflare.supervisor._loop import watch_signals
 from forgeflare.supervisor._notify import NOTIFY_EVENTS
 from forgeflare.supervisor._notify import NOTIFY_URLS_ENV
 from forgeflare.supervisor._notify import Notifier
+from forgeflare.supervisor._notify import notify_preflight
 from forgeflare.supervisor._notify import notify_urls
 from forgeflare.supervisor._notify import render_message
 from forgeflare.supervisor._notify import should_notify
@@ -91,6 +123,7 @@ from forgeflare.supervisor._records import RUN_MARKER
 from forgeflare.supervisor._records import RecordError
 from forgeflare.supervisor._records import RunRecord
 from forgeflare.supervisor._records import RunStore
+from forgeflare.supervisor._records import RunSettings
 from forgeflare.supervisor._records import Totals
 from forgeflare.supervisor._records import find_resumable
 from forgeflare.supervisor._records import new_run_id
@@ -103,11 +136,13 @@ from forgeflare.supervisor._records import newest_run
 from forgeflare.supervisor._records import read_run
 from forgeflare.supervisor._records import upgrade_row
 from forgeflare.supervisor._resume import Resumed
+from forgeflare.supervisor._resume import kept_settings
 from forgeflare.supervisor._resume import killed_iteration
 from forgeflare.supervisor._resume import open_resumable
 from forgeflare.supervisor._stop import STOP_RELPATH
 from forgeflare.supervisor._stop import clear_stop
 from forgeflare.supervisor._stop import request_stop
+from forgeflare.supervisor._stop import stop_request_age
 from forgeflare.supervisor._stop import stop_requested
 from forgeflare.supervisor._trust import describe_items
 from forgeflare.supervisor._trust import hooks_modules
@@ -132,30 +167,55 @@ from forgeflare.supervisor._blocked import take_answer
 from forgeflare.supervisor._blocked import waiting_run
 from forgeflare.supervisor._blocked import write_answer
 from forgeflare.supervisor._records import QuestionAnswer
+from forgeflare.supervisor._finish import claimed
+from forgeflare.supervisor._git import diff_since
+from forgeflare.supervisor._git import tree_of
+from forgeflare.supervisor._records import ClaimRecord
+from forgeflare.supervisor._records import ProgressRecord
+from forgeflare.supervisor._records import ReviewRecord
+from forgeflare.supervisor._reviewer import VERDICT_TOOL
+from forgeflare.supervisor._reviewer import ReviewInput
+from forgeflare.supervisor._reviewer import ReviewVerdict
+from forgeflare.supervisor._reviewer import review_prompt
+from forgeflare.supervisor._reviewer import run_review
+from forgeflare.supervisor._reviewer import verdict_of
 
 __all__ = [
     "ANSWER_FILE",
     "CONFIG_RELPATH",
     "FINISH_EXIT_CODES",
+    "GIT_TIMEOUT",
+    "HELPER_TTL_ENV",
     "LOCK_RELPATH",
+    "NETWORK_TIMEOUT",
     "NOTIFY_EVENTS",
     "NOTIFY_URLS_ENV",
     "RUN_MARKER",
+    "SAFE_CONFIG",
     "SCHEMA_VERSION",
     "STOP_RELPATH",
+    "SUMMARY_ROWS",
+    "VERDICT_TOOL",
+    "AgentProfile",
     "AgentSection",
+    "AgentSpec",
     "AgentStatus",
+    "AgentSwitching",
     "BackendName",
     "Between",
     "ChildResult",
+    "Choice",
+    "ClaimRecord",
     "ContinueLoop",
     "Decide",
     "FileStamp",
     "Finish",
     "FinishDecision",
     "FinishNow",
+    "FinishSection",
     "FinishType",
     "FresherSection",
+    "GitResult",
     "GitSnapshot",
     "HookContext",
     "HookName",
@@ -168,6 +228,7 @@ __all__ = [
     "IterationRecord",
     "IterationRow",
     "IterationRunner",
+    "KeyPlan",
     "LifecycleResult",
     "Limits",
     "LimitsSection",
@@ -181,12 +242,17 @@ __all__ = [
     "NotifyEvent",
     "NotifySection",
     "PathsSection",
+    "ProgressRecord",
     "QuestionAnswer",
     "RecordError",
     "Resumed",
+    "ReviewInput",
+    "ReviewRecord",
+    "ReviewVerdict",
     "RunGate",
     "RunListing",
     "RunRecord",
+    "RunSettings",
     "RunStore",
     "SecuritySection",
     "Skip",
@@ -198,19 +264,25 @@ __all__ = [
     "WaitRecord",
     "WaitSettings",
     "WaitStreaks",
+    "Window",
     "after_iteration",
     "agent_time",
     "answer_preamble",
     "before_iteration",
     "budget_exhausted",
     "check_limits",
+    "choose_agent",
+    "claimed",
     "classify_exit",
     "clear_stop",
+    "commits_and_tree",
     "commits_between",
+    "credit_window",
     "decide",
     "default_config_toml",
     "default_prompt",
     "describe_items",
+    "diff_since",
     "error_pause",
     "exit_status",
     "find_resumable",
@@ -218,7 +290,12 @@ __all__ = [
     "finish_reason",
     "finish_rule",
     "format_duration",
+    "git",
+    "git_argv",
+    "git_env",
     "git_snapshot",
+    "git_timeout",
+    "helper_settings",
     "hook_env",
     "hook_verdict",
     "hook_words",
@@ -226,6 +303,8 @@ __all__ = [
     "is_error",
     "is_fresh",
     "iteration_rows",
+    "kept_settings",
+    "key_file",
     "killed_iteration",
     "known_backend",
     "limit_backoff",
@@ -233,32 +312,47 @@ __all__ = [
     "load_config",
     "lock_holder",
     "loop_trust_items",
+    "month_spend",
     "new_run_id",
     "newest_run",
+    "notify_preflight",
     "notify_urls",
     "open_resumable",
     "orphan_group",
     "outage_backoff",
     "parse_agent_line",
+    "parse_agent_spec",
     "parse_duration",
     "parse_on_blocked",
+    "plan_agent_key",
     "preflight",
     "project_lock",
     "read_answer",
     "read_finish_marker",
     "read_run",
+    "read_windows",
+    "record_window",
     "render_message",
+    "report_command",
     "request_stop",
+    "review_prompt",
+    "run_git",
     "run_lifecycle_hook",
     "run_loop",
+    "run_review",
     "runs_root",
     "should_notify",
+    "stop_request_age",
     "stop_requested",
+    "summary_lines",
     "supervise",
     "take_answer",
+    "tree_of",
     "upgrade_row",
     "uses_claude_code",
+    "verdict_of",
     "waiting_run",
     "watch_signals",
+    "window_store_path",
     "write_answer",
 ]

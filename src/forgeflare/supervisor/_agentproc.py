@@ -69,12 +69,13 @@ async def supervise(
     on_line: Callable[[bytes], None] = lambda _line: None,
     on_start: Callable[[int], None] = lambda _pid: None,
     marker: tuple[str, str] | None = None,
+    pass_fds: Sequence[int] = (),
 ) -> ChildResult:
     """Run ``argv`` to its end as described in the module docstring.
 
     ``timeout`` of ``None`` or 0 means no deadline. ``on_start`` gets the child's pid (its
     process group id) as soon as it runs; ``marker`` finds descendants that left the group.
-    Raises ``OSError`` when the program cannot start.
+    ``pass_fds`` are inherited by the child. Raises ``OSError`` when the program cannot start.
     """
     return await run_child(
         argv,
@@ -90,6 +91,7 @@ async def supervise(
         drain=_DRAIN_BOUND,
         grace=grace,
         marker=marker,
+        pass_fds=pass_fds,
         # A supervisor killed with -9 must not leave its agent working on unsupervised.
         die_with_parent=True,
     )

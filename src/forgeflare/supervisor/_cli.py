@@ -15,10 +15,13 @@ import trio
 import typer
 
 from forgeflare._errors import ConfigError
-from forgeflare.supervisor._config import load_config
+from forgeflare._secrets import scrub_environment
+from forgeflare.supervisor._config import LoadedConfig, load_config
 from forgeflare.supervisor._finish import FINISH_EXIT_CODES
 from forgeflare.supervisor._loop import LoopOptions, run_loop
 from forgeflare.supervisor._preflight import lock_holder, preflight, project_lock
+from forgeflare.supervisor._records import RunRecord, RunSettings, find_resumable
+from forgeflare.supervisor._resume import kept_settings
 
 __all__ = ["register"]
 
@@ -45,6 +48,7 @@ _HELP = "\n\n".join(
         "skips: next_iteration skipped too many iterations in a row. "
         "budget: max_cost spent. stopped: `forgeflare stop`. "
         "blocked: the agent asked a question (`forgeflare answer`, then --resume).",
+        "stalled: stall_after iterations in a row without progress.",
         "Bounded by default: 50 iterations and 10 hours (0 = unlimited, explicitly); "
         "--max-cost sets a spend limit. Usage limits and API outages are waited out "
         "(max_outage), not counted as errors. Before anything starts, a preflight checks the "
@@ -55,6 +59,9 @@ _HELP = "\n\n".join(
 
 def _run(*, project_dir: Path, mode: str | None, opts: dict[str, Any]) -> None:
     env = dict(os.environ)
+    # The loop keeps the secrets in `env`; a child started without an explicit environment
+    # inherits none of them.
+    scrub_environment(os.environ)
     if not project_dir.is_dir():
         raise ConfigError(f"--dir {project_dir}: not a directory")
     task = opts.pop("task")
@@ -73,10 +80,29 @@ def _run(*, project_dir: Path, mode: str | None, opts: dict[str, Any]) -> None:
         "limits.max_cost": opts["max_cost"],
         "agent.command": opts["agent_cmd"],
         "agent.backend": opts["backend"],
+        "security.sandbox": "off" if opts["no_sandbox"] else None,
     }
     loaded = load_config(project_dir, env=env, cli=cli)
     trust_project = bool(opts["trust_project"])
     project_command = loaded.sources.get("agent.command") not in ("command line", "environment")
+    pass_env = [*loaded.config.security.pass_env, *(opts["pass_env"] or ())]
+    raw = bool(opts["raw"])
+    if opts["resume"]:
+        stored = _stored_settings(project_dir, loaded)
+        if stored is not None:
+            record, settings = stored
+            loaded.config = kept_settings(
+                settings,
+                loaded,
+                run_id=record.run_id,
+                flags=_FLAG_NAMES,
+                task=task,
+                pass_env=opts["pass_env"] or (),
+            )
+            task, pass_env = settings.task, list(settings.pass_env)
+            raw = raw or settings.raw
+            trust_project = trust_project or settings.trust_project
+            project_command = settings.project_command
     preflight(
         project_dir,
         loaded.config,
@@ -97,13 +123,42 @@ def _run(*, project_dir: Path, mode: str | None, opts: dict[str, Any]) -> None:
         warnings=loaded.warnings,
         task=task,
         trust_project=trust_project,
-        pass_env=(*loaded.config.security.pass_env, *(opts["pass_env"] or ())),
-        raw=bool(opts["raw"]),
+        pass_env=tuple(pass_env),
+        raw=raw,
         project_command=project_command,
     )
     with project_lock(project_dir):
         result = trio.run(functools.partial(run_loop, loop_opts, signals=True))
     raise typer.Exit(result.exit_code)
+
+
+_FLAG_NAMES = {
+    "fresher.mode": "--mode",
+    "fresher.max_iterations": "--max-iterations",
+    "fresher.model": "--model",
+    "limits.max_runtime": "--max-runtime",
+    "limits.iteration_timeout": "--iteration-timeout",
+    "limits.max_cost": "--max-cost",
+    "agent.command": "--agent-cmd",
+    "agent.backend": "--backend",
+}
+
+
+def _stored_settings(
+    project_dir: Path, loaded: LoadedConfig
+) -> tuple[RunRecord, RunSettings] | None:
+    """The settings of the run ``--resume`` will pick up, when it has them."""
+    store = find_resumable(project_dir.resolve() / loaded.config.paths.log_dir)
+    if store is None:
+        return None  # the loop says there is nothing to resume
+    record = store.load()
+    if record.settings is None:
+        loaded.warnings.append(
+            f"run {record.run_id} was started by an older forgeflare that did not record its "
+            "settings: it goes on with the current ones"
+        )
+        return None
+    return record, record.settings
 
 
 _DIR = typer.Option(Path("."), "--dir", help="Project directory.", show_default=True)
@@ -117,7 +172,10 @@ _MAX_RT = typer.Option(
     help="Wall-clock limit: 90s, 15m, 2h (default 10h; 0 = none).",
 )
 _IT_TO = typer.Option(
-    None, "--iteration-timeout", metavar="DURATION", help="Kill an agent run after this long."
+    None,
+    "--iteration-timeout",
+    metavar="DURATION",
+    help="Kill an agent run after this long (default 1h; 0 = no limit).",
 )
 _AGENT = typer.Option(
     None,
@@ -146,6 +204,12 @@ _TRUST = typer.Option(
 _PASS_ENV = typer.Option(
     None, "--pass-env", metavar="NAME", help="Pass this secret-looking variable to hooks too."
 )
+_NO_SANDBOX = typer.Option(
+    False,
+    "--no-sandbox",
+    help="Run the agent's Bash commands unconfined (default: under bubblewrap when it works; "
+    "[security] sandbox).",
+)
 _RAW = typer.Option(False, "--raw", help="Show the agent's output as it is (e.g. stream-json).")
 
 
@@ -169,6 +233,7 @@ def register(app: typer.Typer) -> None:
         trust_project: bool = _TRUST,
         pass_env: list[str] = _PASS_ENV,
         raw: bool = _RAW,
+        no_sandbox: bool = _NO_SANDBOX,
         project_dir: Path = _DIR,
     ) -> None:
         opts = dict(locals())
@@ -217,11 +282,12 @@ def register(app: typer.Typer) -> None:
         if not directory.is_dir():
             raise ConfigError(f"{directory}: not a directory")
         holder = lock_holder(directory)
-        path = request_stop(directory)
         if holder is None:
-            typer.echo(f"no loop is running in {directory}; {path} will stop the next one")
-        else:
-            typer.echo(f"asked the loop (pid {holder}) to stop after its current iteration")
+            # A request left for "the next loop" would stop a loop started days later.
+            typer.echo(f"no loop is running in {directory}: nothing to stop")
+            return
+        request_stop(directory)
+        typer.echo(f"asked the loop (pid {holder}) to stop after its current iteration")
 
 
 _ANSWER_HELP = """Answer the question a loop stopped on (the newest run with one in DIR).
@@ -269,9 +335,17 @@ The loop finishes the iteration, runs the finished hook and ends with finish typ
 def _shortcut(loop_cmd: Any, mode_value: str) -> Any:
     """``loop`` with ``--mode`` fixed: the same signature without it."""
     import inspect
+    import typing
 
     signature = inspect.signature(loop_cmd)
-    params = [p for name, p in signature.parameters.items() if name != "mode"]
+    # Resolved types, not the strings of `from __future__ import annotations`: typer reads a
+    # `bool` as a flag (a string 'bool' would make `--resume` take a value).
+    hints = typing.get_type_hints(loop_cmd)
+    params = [
+        p.replace(annotation=hints.get(name, p.annotation))
+        for name, p in signature.parameters.items()
+        if name != "mode"
+    ]
 
     def shortcut(**kwargs: Any) -> None:
         loop_cmd(mode=mode_value, **kwargs)

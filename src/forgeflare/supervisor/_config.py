@@ -3,8 +3,8 @@
 Precedence, per key: command-line flag > ``FRESHER_*`` environment variable > config.toml >
 default. Each key is validated on its own so that a bad value is one line naming the key and
 where it came from, e.g. ``FRESHER_MAX_ITERATIONS=abc (environment): not an integer``.
-Unknown sections and unknown keys are ignored with a warning (naming the closest known name:
-``[limit]`` is most likely a misspelt ``[limits]``).
+An unknown section is an error and an unknown key a warning, each naming the closest known
+name (``[limit]`` is most likely a misspelt ``[limits]``).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from pydantic import (
     AfterValidator,
     BaseModel,
     BeforeValidator,
+    ByteSize,
     ConfigDict,
     Field,
     TypeAdapter,
@@ -38,8 +39,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CONFIG_RELPATH",
+    "AgentProfile",
     "AgentSection",
     "BackendName",
+    "FinishSection",
     "FresherSection",
     "HooksSection",
     "LimitsSection",
@@ -196,6 +199,36 @@ class HooksSection(_Section):
     """Run the finished hook."""
 
 
+def _spec(text: str) -> str:
+    """``BACKEND[:PROFILE]`` with a registered backend."""
+    from forgeflare.supervisor._fallback import parse_agent_spec
+
+    return known_backend(parse_agent_spec(text).backend) and text.strip()
+
+
+def _list(value: object) -> object:
+    """A list, or comma separated words (from a ``FRESHER_*`` variable)."""
+    if isinstance(value, str):
+        return [w.strip() for w in value.split(",") if w.strip()]
+    return value
+
+
+AgentSpecText = Annotated[str, AfterValidator(_spec)]
+
+
+class AgentProfile(BaseModel):
+    """``[agent.profiles.NAME]``: one account or setup of a backend."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True, extra="forbid")
+
+    env: dict[str, str] = Field(default_factory=dict)
+    """Variables set in this agent's environment (e.g. CLAUDE_CONFIG_DIR, CODEX_HOME)."""
+    command: ShellWords = ""
+    """The command (or executable) of this profile, instead of [agent] command."""
+    model: str = ""
+    """The model of this profile, instead of [fresher] model."""
+
+
 class AgentSection(_Section):
     """``[agent]``: the agent started each iteration."""
 
@@ -212,6 +245,12 @@ class AgentSection(_Section):
     """Does the agent always write convergence.json final? auto: yes for the default agent."""
     kill_grace: Duration = 10.0
     """After TERM, wait this long before KILL (timeouts and Ctrl+C)."""
+    fallback: Annotated[list[AgentSpecText], BeforeValidator(_list)] = Field(default_factory=list)
+    """Agents (BACKEND[:PROFILE]) to run while the primary is out of its usage window."""
+    fallback_after: Duration = 900.0
+    """Switch to a fallback only when the primary's window resets further away than this."""
+    profiles: dict[str, AgentProfile] = Field(default_factory=dict)
+    """Named profiles, [agent.profiles.NAME] (env, command, model)."""
 
 
 class LimitsSection(_Section):
@@ -222,6 +261,9 @@ class LimitsSection(_Section):
     max_cost: NonNegFloat = 0.0
     """Spend limit in USD, checked before each iteration and passed to the agent; finish type
     budget (0 = no cost cap)."""
+    monthly_credit: NonNegFloat = 0.0
+    """USD the primary agent may spend per calendar month (UTC), summed from this project's run
+    records; once spent, the loop falls back or waits until the 1st (0 = none)."""
     max_outage: Duration = 7200.0
     """Keep waiting out transient API failures (529, 5xx) this long, then finish error."""
     gate: str = ""
@@ -239,6 +281,18 @@ class LimitsSection(_Section):
     on_blocked: OnBlocked = "stop"
     """When the agent asks a question: "stop" (finish blocked) or "wait:DURATION" (wait that
     long for `forgeflare answer`, then go on, else finish blocked)."""
+    stall_after: NonNegInt = 4
+    """Finish with stalled after this many iterations in a row without progress (no plan box
+    checked, the same gate failures; 0 = off). With a gate, the gate runs every iteration."""
+
+
+class FinishSection(_Section):
+    """``[finish]``: who else must agree before the loop finishes complete."""
+
+    reviewer: str = ""
+    """A model that judges each claim the gate passed (empty = no reviewer)."""
+    reviewer_max_diff: ByteSize = ByteSize(60_000)
+    """The most of the run's diff the reviewer sees (the rest is listed as cut)."""
 
 
 def _names(value: object) -> object:
@@ -257,10 +311,16 @@ class SecuritySection(_Section):
     """Secret-looking variables (*_API_KEY, *_TOKEN, ...) passed to hooks and tools anyway."""
     allow_paths: Names = Field(default_factory=list)
     """Directories outside the project the own agent's file tools may use."""
-    sandbox: Literal["", "bwrap"] = ""
-    """Run the own agent's Bash commands under bubblewrap (project writable, rest read-only)."""
-    sandbox_network: Bool = False
-    """With the sandbox: allow network access."""
+    sandbox: Literal["auto", "bwrap", "off"] = "auto"
+    """The own agent's Bash commands under bubblewrap (project writable, rest read-only):
+    auto (when bubblewrap works, else a notice), bwrap (required), off."""
+    sandbox_network: Bool = True
+    """In the sandbox: network access (false: a network namespace of its own)."""
+    writable: Names = Field(default_factory=list)
+    """More directories the sandbox keeps writable (besides the project, its git dir, /tmp,
+    ~/.cache, ~/.npm, ~/.cargo); relative to the project, ~ expanded."""
+    sockets: Names = Field(default_factory=list)
+    """Host unix sockets the sandbox lets in (e.g. /run/docker.sock); ~ expanded."""
 
 
 class NotifySection(_Section):
@@ -280,6 +340,7 @@ class LoopConfig(BaseModel):
     hooks: HooksSection = Field(default_factory=HooksSection)
     agent: AgentSection = Field(default_factory=AgentSection)
     limits: LimitsSection = Field(default_factory=LimitsSection)
+    finish: FinishSection = Field(default_factory=FinishSection)
     notify: NotifySection = Field(default_factory=NotifySection)
     security: SecuritySection = Field(default_factory=SecuritySection)
 
@@ -298,15 +359,32 @@ class LoopConfig(BaseModel):
         backend.configure(self.agent)
         return backend
 
-    def agent_argv(self, python: str, backend: Backend | None = None) -> list[str]:
-        """The agent command as argv (``python`` runs the default agent)."""
+    def agent_argv(
+        self, python: str, backend: Backend | None = None, profile: str = ""
+    ) -> list[str]:
+        """The agent command as argv (``python`` runs the default agent); ``profile``'s
+        command and model replace ``[agent] command`` and ``[fresher] model``."""
         backend = backend or self.backend()
+        prof = self.agent.profiles.get(profile) if profile else None
         return backend.argv(
             python=python,
-            model=self.fresher.model,
-            command=self.agent.command,
+            model=(prof and prof.model) or self.fresher.model,
+            command=(prof and prof.command) or self.agent.command,
             extra=shlex.split(self.agent.extra_args),
         )
+
+    def backend_for(self, name: str) -> Backend:
+        """Backend ``name`` (a fallback's), with the ``[agent]`` settings."""
+        from forgeflare.supervisor.backends import BACKENDS
+
+        backend = BACKENDS[name]()
+        backend.configure(self.agent)
+        return backend
+
+    def profile_env(self, profile: str) -> dict[str, str]:
+        """The variables ``[agent.profiles.PROFILE] env`` sets in the agent's environment."""
+        prof = self.agent.profiles.get(profile) if profile else None
+        return dict(prof.env) if prof else {}
 
     @property
     def final_expected(self) -> bool:
@@ -322,6 +400,7 @@ _SECTIONS: dict[str, type[BaseModel]] = {
     "hooks": HooksSection,
     "agent": AgentSection,
     "limits": LimitsSection,
+    "finish": FinishSection,
     "notify": NotifySection,
     "security": SecuritySection,
 }
@@ -386,10 +465,15 @@ def load_config(
     cli = dict(cli or {})
     sources: dict[str, str] = {}
     sections: dict[str, BaseModel] = {}
-    for name in file_data:
-        if name not in _SECTIONS:
-            hint = _did_you_mean(name, _SECTIONS)
-            warnings.append(f"{rel}: unknown section [{name}] (ignored){hint}")
+    # An unknown section is an error: a misspelt [limit] would leave every bound in it unset
+    # for the whole night (a warning scrolls away). Unknown keys stay warnings.
+    unknown = [
+        f"{rel}: unknown section [{name}]{_did_you_mean(name, _SECTIONS)}"
+        for name in file_data
+        if name not in _SECTIONS
+    ]
+    if unknown:
+        raise ConfigError("\n".join(unknown))
     for name, model in _SECTIONS.items():
         table = file_data.get(name, {})
         if not isinstance(table, dict):
@@ -420,7 +504,21 @@ def load_config(
             sources[dotted] = source
         sections[name] = model.model_validate(values)
     config = LoopConfig.model_validate({k: v.model_dump() for k, v in sections.items()})
+    _check_profiles(config, rel)
     return LoadedConfig(config=config, sources=sources, warnings=warnings)
+
+
+def _check_profiles(config: LoopConfig, rel: str) -> None:
+    """Every profile a fallback names is defined."""
+    from forgeflare.supervisor._fallback import parse_agent_spec
+
+    for text in config.agent.fallback:
+        profile = parse_agent_spec(text).profile
+        if profile and profile not in config.agent.profiles:
+            known = ", ".join(sorted(config.agent.profiles)) or "none defined"
+            raise ConfigError(
+                f"[agent] fallback {text!r} ({rel}): no [agent.profiles.{profile}] ({known})"
+            )
 
 
 def _adapter(annotation: Any, metadata: tuple[Any, ...]) -> TypeAdapter[Any]:
@@ -447,6 +545,9 @@ def default_config_toml() -> str:
         out.append(f"[{name}]")
         section = getattr(defaults, name)
         for key in model.model_fields:
+            if key == "profiles":
+                out.append("# Named profiles: [agent.profiles.NAME] with env, command, model.")
+                continue
             value = getattr(section, key)
             if key in _DURATION_KEYS:
                 value = format_duration(value)
@@ -457,7 +558,15 @@ def default_config_toml() -> str:
 
 
 _DURATION_KEYS = frozenset(
-    {"timeout", "kill_grace", "max_runtime", "iteration_timeout", "error_pause", "max_outage"}
+    {
+        "timeout",
+        "kill_grace",
+        "fallback_after",
+        "max_runtime",
+        "iteration_timeout",
+        "error_pause",
+        "max_outage",
+    }
 )
 
 

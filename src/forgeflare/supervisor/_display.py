@@ -28,9 +28,69 @@ from rich.text import Text
 from forgeflare._clock import utc_timestamp
 from forgeflare._fsutil import append_line
 from forgeflare._units import format_cost, format_duration
-from forgeflare.supervisor._records import RunRecord
+from forgeflare._words import plural
+from forgeflare.supervisor._records import IterationRecord, RunRecord
 
-__all__ = ["AgentStatus", "LoopDisplay", "parse_agent_line"]
+__all__ = [
+    "SUMMARY_ROWS",
+    "AgentStatus",
+    "LoopDisplay",
+    "parse_agent_line",
+    "report_command",
+    "summary_lines",
+]
+
+SUMMARY_ROWS = 10
+"""The end-of-run summary shows the last this many iterations (``report`` has them all)."""
+
+
+def _row_words(it: IterationRecord) -> str:
+    if it.skipped:
+        return f"#{it.number} skipped by next_iteration -> {it.decision}"
+    words: list[str] = [it.outcome]
+    if it.exit_code is not None:
+        words.append(f"exit {it.exit_code}")
+    if it.stop_reason:
+        words.append(it.stop_reason)
+    words.append(f"{it.duration:.1f}s")
+    if it.commits:
+        words.append(plural(it.commits, "commit"))
+    return f"#{it.number} {', '.join(words)} -> {it.decision}"
+
+
+def report_command(record: RunRecord, cwd: Path) -> str:
+    """The command that shows every iteration of ``record``, from ``cwd``."""
+    where = "" if Path(record.project_dir) == cwd else f" --dir {record.project_dir}"
+    return f"forgeflare report {record.run_id}{where}"
+
+
+def summary_lines(record: RunRecord, cwd: Path) -> list[str]:
+    """The plain end-of-run summary: totals, why it ended, the last iterations, where to look.
+
+    A night of hundreds of iterations stays a screenful: only the last :data:`SUMMARY_ROWS`
+    are listed; ``forgeflare report`` shows every one.
+    """
+    t = record.totals
+    rows = record.iterations
+    skipped = sum(1 for it in rows if it.skipped)
+    counted = record.counted_iterations
+    cost = format_cost(t.cost_usd)
+    its = plural(counted, "iteration") + (f" ({skipped} skipped)" if skipped else "")
+    exit_words = "" if record.exit_code is None else f" (exit {record.exit_code})"
+    lines = [
+        f"finished: {record.finish_type}{exit_words}; {its}, "
+        f"{plural(t.commits, 'commit')}, {t.tokens} tokens, {cost}, "
+        f"{_elapsed(t.active_seconds)}"
+    ]
+    if record.finish_reason:
+        lines.append(f"  {record.finish_reason}")
+    shown = rows[-SUMMARY_ROWS:]
+    if len(shown) < len(rows):
+        lines.append(f"  … {plural(len(rows) - len(shown), 'earlier iteration')}")
+    lines += [f"  {_row_words(it)}" for it in shown]
+    lines.append(f"  every iteration: {report_command(record, cwd)}")
+    return lines
+
 
 _TOOL_RE = re.compile(r"^\s*(?:\[tool\]|▸)\s+([\w.-]+)")
 _USAGE_RE = re.compile(r"^\s*\[usage\].*?\btotal=(\d+)")
@@ -105,6 +165,8 @@ class LoopDisplay:
         self.hooks_log: Path | None = None
         """``hooks.log``: lifecycle hook output, each line with an ISO UTC time."""
         self.spent: float | None = None
+        self.agent = ""
+        """The agent (``BACKEND[:PROFILE]``) the status line names when there is a fallback."""
         self._log_failed = False
         self._terminal_gone = False
 
@@ -191,8 +253,10 @@ class LoopDisplay:
         most = str(self.max_iterations) if self.max_iterations else "∞"
         tool = self.status.last_tool or "-"
         spent = "" if self.spent is None else f"  spent: {format_cost(self.spent)}"
+        agent = f"  agent: {self.agent}" if self.agent else ""
+        took = _elapsed(time.monotonic() - self._started)
         return Text(
-            f"iteration {self.iteration}/{most}  {_elapsed(time.monotonic() - self._started)}"
+            f"iteration {self.iteration}/{most}{agent}  {took}"
             f"  last tool: {tool}  tokens: {self.status.tokens}{spent}",
             style="bold",
         )
@@ -214,32 +278,18 @@ class LoopDisplay:
         """The end-of-run table."""
         self.end_iteration()
         if not self.live:
-            t = record.totals
-            cost = format_cost(t.cost_usd)
-            self._line(
-                "",
-                f"finished: {record.finish_type} (exit {record.exit_code}); "
-                f"iterations {t.iterations}, commits {t.commits}, tokens {t.tokens}, "
-                f"{cost}, {_elapsed(t.active_seconds)}",
-                "",
-            )
-            if record.finish_reason:
-                self._line("", f"  {record.finish_reason}", "")
+            for line in summary_lines(record, Path.cwd().resolve()):
+                self._line("", line, "")
             for line in _question_lines(record):
                 self._line("", f"  {line}", "")
-            for it in record.iterations:
-                self._line(
-                    "",
-                    f"  #{it.number}: {'skipped' if it.skipped else f'exit {it.exit_code}'}"
-                    f" {it.outcome} stop={it.stop_reason} {it.duration:.1f}s"
-                    f" commits={it.commits} -> {it.decision}",
-                    "",
-                )
             return
         table = Table(title=f"run {record.run_id}: {record.finish_type}")
         for col in ("#", "outcome", "stop", "time", "tokens", "cost", "commits", "decision"):
             table.add_column(col)
-        for it in record.iterations:
+        shown = record.iterations[-SUMMARY_ROWS:]
+        if len(shown) < len(record.iterations):
+            table.add_row("…", f"{len(record.iterations) - len(shown)} earlier", *[""] * 6)
+        for it in shown:
             table.add_row(
                 str(it.number),
                 "skipped" if it.skipped else it.outcome,
@@ -265,6 +315,8 @@ class LoopDisplay:
         if record.finish_reason:
             reason = record.finish_reason
             self._terminal(lambda: self._console.print(Text(reason)))
+        more = f"every iteration: {report_command(record, Path.cwd().resolve())}"
+        self._terminal(lambda: self._console.print(Text(more)))
         asked = "\n".join(_question_lines(record))
         if asked:
             self._terminal(lambda: self._console.print(Text(asked)))

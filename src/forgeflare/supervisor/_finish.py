@@ -24,6 +24,9 @@ finish type         exit  when
 ``skips``             16  ``next_iteration`` skipped ``max_skips`` iterations in a row
 ``budget``            17  ``max_cost`` is spent (before an iteration, or the agent ended on it)
 ``stopped``           18  ``forgeflare stop`` asked the loop to finish after its iteration
+``stalled``           19  ``stall_after`` iterations in a row made no progress (``_evidence``)
+``quota``             21  the agent's account has no quota or credit left (billing): waiting
+                          cannot fix it, so the loop finishes at once
 ``blocked``           20  the agent asked a question (``<loop-done>BLOCKED</loop-done>``) and no
                           answer came (``[limits] on_blocked``)
 ==================  ====  ======================================================================
@@ -47,6 +50,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Literal
 
+from forgeflare._evidence import ClaimBy, claim_by
 from forgeflare.supervisor._waits import (
     FinishNow,
     WaitFor,
@@ -73,6 +77,7 @@ __all__ = [
     "agent_time",
     "before_iteration",
     "check_limits",
+    "claimed",
     "decide",
     "error_pause",
     "finish_rule",
@@ -95,6 +100,8 @@ class FinishType(StrEnum):
     SKIPS = "skips"
     BUDGET = "budget"
     STOPPED = "stopped"
+    STALLED = "stalled"
+    QUOTA = "quota"
     BLOCKED = "blocked"
 
     @property
@@ -115,6 +122,8 @@ FINISH_EXIT_CODES: dict[FinishType, int] = {
     FinishType.SKIPS: 16,
     FinishType.BUDGET: 17,
     FinishType.STOPPED: 18,
+    FinishType.STALLED: 19,
+    FinishType.QUOTA: 21,
     FinishType.BLOCKED: 20,
 }
 
@@ -126,6 +135,12 @@ class ContinueLoop:
 
 FinishDecision = ContinueLoop | FinishType
 """The finish rule's answer for one iteration."""
+
+_QUOTA_ADVICE = (
+    "the agent's account has no quota or credit left: add credit or raise the limit in its "
+    "billing settings (or switch accounts), then start the loop again"
+)
+"""The one line a ``quota`` finish gives: what to do (waiting cannot fix it)."""
 
 _BLOCK_REASONS = frozenset({"block_limit_consecutive", "block_limit_total"})
 _ERROR_OUTCOMES = frozenset({"agent_error", "api_error", "killed", "timed_out", "refused"})
@@ -185,7 +200,10 @@ class Limits:
     error_pause: float = 0.0
     """Seconds to pause after an error iteration."""
     gate: bool = False
-    """A ``[limits] gate`` command is set: ``complete`` counts only when it passes."""
+    """A ``[limits] gate`` command or a ``[finish] reviewer`` is set: ``complete`` counts only
+    when the evidence holds."""
+    stall_after: int = 0
+    """Finish ``stalled`` after this many iterations in a row without progress (0 = off)."""
     waits: WaitSettings = field(default_factory=WaitSettings)
 
 
@@ -208,6 +226,15 @@ def _plan_done(outcome: IterationOutcome) -> bool:
     return outcome.mode == "building" and outcome.plan_unchecked == 0
 
 
+def claimed(outcome: IterationOutcome) -> ClaimBy | None:
+    """What claims completion in this iteration (the finish rule's ``complete``), if anything."""
+    return claim_by(
+        signal_complete=not outcome.skipped and outcome.signal_complete,
+        stop_reason=None if outcome.skipped else outcome.stop_reason,
+        plan_done=_plan_done(outcome),
+    )
+
+
 def check_limits(*, iterations_done: int, elapsed: float, limits: Limits) -> FinishType | None:
     """Before an iteration starts: is a limit already reached?"""
     if limits.max_iterations > 0 and iterations_done >= limits.max_iterations:
@@ -223,7 +250,13 @@ def error_pause(outcome: IterationOutcome, pause: float) -> float:
 
 
 def finish_rule(
-    *, outcome: IterationOutcome, streaks: Streaks, iteration: int, elapsed: float, limits: Limits
+    *,
+    outcome: IterationOutcome,
+    streaks: Streaks,
+    iteration: int,
+    elapsed: float,
+    limits: Limits,
+    completion: bool = True,
 ) -> tuple[Streaks, FinishDecision]:
     """After iteration ``iteration`` (1-based): the new streaks and whether to go on.
 
@@ -231,6 +264,7 @@ def finish_rule(
     allowed iteration is ``complete``), then a question (``blocked``), then the runtime limit
     that ended the agent and the budget, then the streak limits, then ``no_changes``, then the
     iteration and runtime limits.
+    ``completion=False`` (the gate refused it) leaves completion out and applies the rest.
     """
     error = is_error(outcome)
     blocked = not outcome.skipped and outcome.stop_reason in _BLOCK_REASONS
@@ -243,7 +277,7 @@ def finish_rule(
         # A skip keeps the error streak: skipping is not evidence that the agent recovered.
         new = replace(new, errors=streaks.errors, blocked=streaks.blocked)
     signalled = outcome.stop_reason == "convergence_signal" or outcome.signal_complete
-    if (not outcome.skipped and signalled) or _plan_done(outcome):
+    if completion and ((not outcome.skipped and signalled) or _plan_done(outcome)):
         return new, FinishType.COMPLETE
     if not outcome.skipped and outcome.question is not None:
         return new, FinishType.BLOCKED
@@ -376,7 +410,12 @@ class IterationFacts(_Moment):
     streaks: Streaks = field(default_factory=Streaks)
     waits: WaitStreaks = field(default_factory=WaitStreaks)
     gate_passed: bool | None = None
-    """The gate's result once :class:`RunGate` had it run; ``None`` before."""
+    """The evidence's result (gate, then reviewer) once :class:`RunGate` had it checked;
+    ``None`` before."""
+    no_progress: int = 0
+    """Iterations in a row without progress, this one included (``_evidence``)."""
+    stall_why: str = ""
+    """What repeats, in words, when the last iteration made no progress."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -424,6 +463,8 @@ def decide(facts: IterationFacts) -> Verdict:
     if facts.stopped:
         return Verdict(Finish(FinishType.MANUAL), facts.streaks, facts.waits)
     waits = WaitStreaks()
+    if not outcome.skipped and outcome.outcome == "quota":
+        return Verdict(Finish(FinishType.QUOTA, _QUOTA_ADVICE), facts.streaks, waits)
     if not outcome.skipped and outcome.outcome in ("rate_limited", "api_error"):
         now = facts.now
         assert now is not None, "decide needs `now` for a rate_limited / api_error iteration"
@@ -453,8 +494,16 @@ def decide(facts: IterationFacts) -> Verdict:
         if facts.gate_passed is None:
             return Verdict(RunGate(), streaks, waits)
         if not facts.gate_passed:
-            # Not complete after all: go on, unless the runtime limit already ended the agent.
-            decision = FinishType.TIMEOUT if outcome.runtime_hit else ContinueLoop()
+            # Not complete after all: every other rule still applies (a next_iteration hook
+            # that skips every iteration meets max_skips, the limits still end the loop).
+            streaks, decision = finish_rule(
+                outcome=outcome,
+                streaks=facts.streaks,
+                iteration=facts.counted + 1,
+                elapsed=facts.elapsed,
+                limits=facts.limits,
+                completion=False,
+            )
     if decision is FinishType.BLOCKED:
         asked = (outcome.question or "").strip().splitlines() or ["?"]
         return Verdict(
@@ -463,6 +512,12 @@ def decide(facts: IterationFacts) -> Verdict:
             waits,
             notify="blocked",
         )
+    stall = facts.limits.stall_after
+    if isinstance(decision, ContinueLoop) and stall and facts.no_progress >= stall:
+        reason = f"stalled: {facts.no_progress} iterations in a row made no progress"
+        if facts.stall_why:
+            reason += f" ({facts.stall_why})"
+        return Verdict(Finish(FinishType.STALLED, reason), streaks, waits)
     if isinstance(decision, FinishType):
         notify = "error_streak" if decision is FinishType.ERROR else None
         return Verdict(Finish(decision), streaks, waits, notify=notify)

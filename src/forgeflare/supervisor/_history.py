@@ -48,6 +48,9 @@ class IterationRow:
     signals: tuple[str, ...] = ()
     log: str | None = None
     detail: str = ""
+    signal: str | None = None
+    """A completion tag the agent's final message carried (``<loop-done>COMPLETE</loop-done>``)."""
+    plan_unchecked: int | None = None
 
     @property
     def total_tokens(self) -> int:
@@ -76,6 +79,8 @@ def _row(row: IterationRecord) -> IterationRow:
         signals=_signals(row),
         log=row.log,
         detail=row.detail or "",
+        signal=row.signal,
+        plan_unchecked=row.plan_unchecked,
     )
 
 
@@ -107,6 +112,10 @@ def finish_reason(run: RunRecord) -> str:
         if last is not None and last.stop_reason == "convergence_signal":
             name = f" `{signals[-1]}`" if signals else ""
             return f"complete: convergence signal{name} in iteration {last.number}"
+        ran = [r for r in rows if r.outcome != "skipped"]
+        tagged = ran[-1] if ran and ran[-1].signal else None
+        if tagged is not None and not (last is not None and last.plan_unchecked == 0):
+            return f"complete: the agent said {tagged.signal} in iteration {tagged.number}"
         return "complete: no open task left in the plan"
     if finish == "error" and last is not None:
         streak = 0
@@ -118,15 +127,20 @@ def finish_reason(run: RunRecord) -> str:
             f"stopped: {streak} error iteration{'s' if streak != 1 else ''} in a row, "
             f"the last one {_outcome_words(last)}"
         )
+    counted = run.counted_iterations
+    skipped = sum(1 for r in rows if r.outcome == "skipped")
+    its = f"{counted} iteration{'s' if counted != 1 else ''}"
+    its += f", {skipped} of them skipped" if skipped else ""
     words = {
-        "max_iterations": f"stopped: reached max_iterations ({run.totals.iterations} iterations)",
+        "max_iterations": f"stopped: reached max_iterations ({its})",
         "timeout": "stopped: the wall-clock limit (max_runtime) was reached",
-        "manual": "stopped by hand (Ctrl+C, SIGTERM or forgeflare stop)",
+        "manual": "stopped by hand (Ctrl+C or SIGTERM)",
         "stopped": "stopped by `forgeflare stop` after the current iteration",
         "no_changes": "stopped: an iteration made no commit and changed nothing",
         "hook_abort": "stopped: a lifecycle hook asked to abort (exit 2)",
         "stuck": "stopped: hook blocks ended several iterations in a row",
         "skips": "stopped: next_iteration skipped several iterations in a row",
         "budget": "stopped: the cost budget (max_cost) is spent",
+        "stalled": "stopped: several iterations in a row made no progress (stall_after)",
     }
     return words.get(finish, f"finished: {finish}")

@@ -15,7 +15,7 @@ import contextlib
 import math
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -32,14 +32,16 @@ from forgeflare._convergence import (
     read_convergence,
 )
 from forgeflare._errors import ConfigError
+from forgeflare._keychannel import KEY_FD_ENV, secrets_fd
 from forgeflare._process import end_marked_processes
-from forgeflare._secrets import PASS_ENV_VAR, child_environment
+from forgeflare._secrets import PASS_ENV_VAR
 from forgeflare._units import format_cost
+from forgeflare.supervisor._agentkey import KeyPlan, helper_settings, key_file, plan_agent_key
 from forgeflare.supervisor._agentproc import ChildResult, StopControl, exit_status, supervise
 from forgeflare.supervisor._config import LoopConfig, default_prompt
 from forgeflare.supervisor._display import LoopDisplay
 from forgeflare.supervisor._finish import IterationOutcome, Limits, agent_time
-from forgeflare.supervisor._git import GitSnapshot, commits_between, git_snapshot
+from forgeflare.supervisor._git import GitSnapshot, commits_and_tree, git_snapshot
 from forgeflare.supervisor._lifecycle import (
     HookContext,
     hook_env,
@@ -56,6 +58,7 @@ from forgeflare.supervisor.backends import (
     REPORT_ENV,
     Backend,
     ChildEnd,
+    CodexStreamReader,
     LineReader,
 )
 
@@ -118,6 +121,8 @@ class IterationRunner:
     store: RunStore
     record: RunRecord
     backend: Backend
+    profile: str
+    """The ``[agent.profiles]`` profile of the current agent (empty: none)."""
     limits: Limits
     stop: StopControl
     git_repo: bool
@@ -126,13 +131,19 @@ class IterationRunner:
     last_exit: int
     last_duration: float
     records_failure: Exception | None
-    preamble: str = ""
-    """What the next iteration's prompt starts with (an answered question), or nothing."""
+    preamble: str
+    last_tree: str | None
+    sandbox_env: dict[str, str]
+    """The tree of the last iteration's newest commit (``None``: no commit, or unknown)."""
 
     base_active: float
     """Active seconds of the run before this supervisor (a resumed run's)."""
     t0: float
     """When this supervisor started the run (``time.monotonic``)."""
+
+    @property
+    def agent_label(self) -> str:
+        return f"{self.backend.name}:{self.profile}" if self.profile else self.backend.name
 
     def elapsed(self) -> float:
         """Active seconds of the run so far."""
@@ -150,6 +161,12 @@ class IterationRunner:
 
     # -- one agent run -------------------------------------------------------------------------
     def prompt(self) -> str:
+        """The iteration's prompt: what the last iteration left to say (a refused claim, a
+        stall warning) first, then the mode's prompt."""
+        return self.preamble + self.prompt_text()
+
+    def prompt_text(self) -> str:
+        """The mode's prompt (with a fleet loop's task first)."""
         path = self.project / ".fresher" / f"PROMPT.{self.record.mode}.md"
         try:
             text = path.read_text(encoding="utf-8")
@@ -178,19 +195,22 @@ class IterationRunner:
         return await git_snapshot(self.project, excluded=(self.log_root,))
 
     def agent_argv(self) -> list[str]:
-        argv = self.cfg.agent_argv(self.opts.python, self.backend)
+        argv = self.cfg.agent_argv(self.opts.python, self.backend, self.profile)
         max_cost = self.cfg.limits.max_cost
         if max_cost:
             argv += self.backend.budget_argv(max_cost - (self.record.totals.cost_usd or 0.0))
         return argv
 
-    def agent_env(self, number: int, report_path: Path) -> dict[str, str]:
-        """The agent's environment: no secrets but its backend's key, the run's variables."""
-        env = {
-            **child_environment(self.opts.env, self.opts.pass_env, keep=self.backend.secret_names),
-            **hook_env("agent", self.context(iteration=number)),
-            REPORT_ENV: str(report_path),
-        }
+    def agent_env(self, number: int, report_path: Path) -> KeyPlan:
+        """The agent's environment (no secrets but those passed), the run's variables, and
+        how its key reaches it (:mod:`~forgeflare.supervisor._agentkey`)."""
+        plan = plan_agent_key(
+            self.backend.name, self.opts.env, self.opts.pass_env, self.backend.secret_names
+        )
+        env = plan.env
+        env.update(hook_env("agent", self.context(iteration=number)))
+        env.update(self.cfg.profile_env(self.profile))  # the profile's account, e.g. CODEX_HOME
+        env[REPORT_ENV] = str(report_path)
         if self.opts.pass_env:
             env[PASS_ENV_VAR] = ",".join(self.opts.pass_env)
         security = self.cfg.security
@@ -198,9 +218,26 @@ class IterationRunner:
             env["FORGEFLARE_ALLOW_PATHS"] = os.pathsep.join(
                 str((self.project / p).resolve()) for p in security.allow_paths
             )
-        if security.sandbox == "bwrap":
-            env["FORGEFLARE_SANDBOX"] = "network" if security.sandbox_network else "1"
-        return env
+        env.update(self.sandbox_env)
+        return plan
+
+    @contextlib.contextmanager
+    def key_handover(self, plan: KeyPlan, argv: list[str], number: int) -> Iterator[list[int]]:
+        """Hand the agent its key as ``plan`` says: a descriptor (its number goes in the
+        environment, the descriptor in the list yielded) or Claude Code's key file (its
+        ``--settings`` added to ``argv``); both are gone when the agent is."""
+        with contextlib.ExitStack() as stack:
+            fds: list[int] = []
+            if plan.through_fd:
+                fds.append(secrets_fd(plan.through_fd))
+                stack.callback(os.close, fds[0])
+                plan.env[KEY_FD_ENV] = str(fds[0])
+            if plan.helper_key is not None:
+                path = stack.enter_context(
+                    key_file(self.store.dir / f".key-{number:03d}", plan.helper_key)
+                )
+                argv += ["--settings", helper_settings(path)]
+            yield fds
 
     async def run_agent(self, number: int) -> tuple[IterationRecord, IterationOutcome]:
         """Run iteration ``number``'s agent; returns its record and the decision's outcome."""
@@ -232,7 +269,8 @@ class IterationRunner:
         number, log_path = start.number, start.log_path
         prompt = self.prompt()
         argv = self.agent_argv()
-        env = self.agent_env(number, start.report_path)
+        plan = self.agent_env(number, start.report_path)
+        env = plan.env
         failed: list[Exception] = []
 
         def on_start(pid: int) -> None:
@@ -243,9 +281,11 @@ class IterationRunner:
             except RecordError as exc:
                 failed.append(exc)  # raised once the agent is done: it must not be left running
 
-        self.display.info(f"iteration {number}: starting {argv[0]} ({self.backend.name})")
+        self.display.info(f"iteration {number}: starting {argv[0]} ({self.agent_label})")
         self.display.start_iteration(number, self.limits.max_iterations)
         reader = self.backend.reader()
+        if isinstance(reader, CodexStreamReader):
+            reader.setup(argv=argv, env=env)  # its model and CODEX_HOME (session files)
         # Plain blocking writes: a local append per line is cheaper than a thread hop.
         # Unbuffered, so that a full disk fails the write, not the close.
         try:
@@ -270,17 +310,19 @@ class IterationRunner:
                     self.display.output(text + "\n")
 
             try:
-                result = await supervise(
-                    argv,
-                    cwd=self.project,
-                    env=env,
-                    stdin=prompt.encode(),
-                    timeout=None if math.isinf(budget) else budget,
-                    grace=self.cfg.agent.kill_grace,
-                    stop=self.stop,
-                    on_line=on_line,
-                    on_start=on_start,
-                )
+                with self.key_handover(plan, argv, number) as pass_fds:
+                    result = await supervise(
+                        argv,
+                        cwd=self.project,
+                        env=env,
+                        stdin=prompt.encode(),
+                        timeout=None if math.isinf(budget) else budget,
+                        grace=self.cfg.agent.kill_grace,
+                        stop=self.stop,
+                        on_line=on_line,
+                        on_start=on_start,
+                        pass_fds=pass_fds,
+                    )
             except OSError as exc:
                 msg = f"cannot start the agent {argv[0]!r}: {exc.strerror or exc}"
                 with contextlib.suppress(OSError):
@@ -315,9 +357,12 @@ class IterationRunner:
         git_after = await self.snapshot()
         self.git_last = git_after
         commits = 0
+        self.last_tree = None
         changed: bool | None = None
         if git_before is not None and git_after is not None:
-            commits = await commits_between(self.project, git_before.head, git_after.head)
+            commits, self.last_tree = await commits_and_tree(
+                self.project, git_before.head, git_after.head
+            )
             changed = commits > 0 or git_before != git_after
         final = state.final if state else None
         report = self.backend.report(
@@ -336,6 +381,7 @@ class IterationRunner:
             number=number,
             started_at=started_at,
             backend=self.backend.name,
+            profile=self.profile,
             duration=round(result.duration, 3),
             exit_code=exit_status(result),
             timed_out=result.timed_out,
@@ -365,8 +411,9 @@ class IterationRunner:
             what = "runtime limit" if outcome.runtime_hit else "iteration timeout"
             self.display.error(f"iteration {number}: agent killed at the {what}")
         cost = f", {format_cost(it.cost_usd)}"
+        stop_words = "" if it.stop_reason is None else f", stop {it.stop_reason}"
         self.display.info(
-            f"iteration {number}: {it.outcome}, exit {it.exit_code}, stop {it.stop_reason}, "
+            f"iteration {number}: {it.outcome}, exit {it.exit_code}{stop_words}, "
             f"{it.duration:.1f}s, tokens {report.tokens.total}{cost}, commits {commits}"
         )
         self.last_exit, self.last_duration = exit_status(result), it.duration

@@ -80,6 +80,9 @@ class HookContext:
     last_duration: float = 0.0
     commits_made: int = 0
     finish_type: str = ""
+    finish_reason: str = ""
+    last_gate: str = ""
+    """``passed`` or ``failed``: how the gate ended the last time it ran in this run."""
     total_iterations: int = 0
     duration: float = 0.0
 
@@ -111,8 +114,10 @@ def hook_env(name: str, ctx: HookContext) -> dict[str, str]:
         env["FRESHER_LAST_EXIT_CODE"] = str(ctx.last_exit_code)
         env["FRESHER_LAST_DURATION"] = _secs(ctx.last_duration)
         env["FRESHER_COMMITS_MADE"] = str(ctx.commits_made)
+        env["FRESHER_LAST_GATE"] = ctx.last_gate
     if name == "finished":
         env["FRESHER_FINISH_TYPE"] = ctx.finish_type
+        env["FRESHER_FINISH_REASON"] = ctx.finish_reason
         env["FRESHER_TOTAL_ITERATIONS"] = str(ctx.total_iterations)
         env["FRESHER_TOTAL_COMMITS"] = str(ctx.commits_made)
         env["FRESHER_DURATION"] = _secs(ctx.duration)

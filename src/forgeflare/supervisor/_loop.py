@@ -29,15 +29,29 @@ from pathlib import Path
 import trio
 
 from forgeflare._clock import format_wait, parse_time, utc_timestamp
+from forgeflare._evidence import (
+    ClaimBy,
+    GateRun,
+    Measures,
+    Progress,
+    gate_tail,
+    judge_progress,
+    rejection_text,
+    stall_streak,
+    stall_warning,
+)
 from forgeflare._pgroup import become_subreaper, escaped_descendants, process_started
 from forgeflare._process import run_child
 from forgeflare._secrets import child_environment
+from forgeflare._words import plural
+from forgeflare.agent.tools._sandbox import SandboxChoice, loop_sandbox
 from forgeflare.supervisor._agentproc import (
     StopControl,
 )
 from forgeflare.supervisor._blocked import parse_on_blocked, take_answer
 from forgeflare.supervisor._config import LoopConfig
 from forgeflare.supervisor._display import LoopDisplay
+from forgeflare.supervisor._fallback import AgentSpec, Window, parse_agent_spec
 from forgeflare.supervisor._finish import (
     Between,
     Finish,
@@ -50,10 +64,11 @@ from forgeflare.supervisor._finish import (
     Streaks,
     Verdict,
     before_iteration,
+    claimed,
     decide,
     hook_verdict,
 )
-from forgeflare.supervisor._git import GitSnapshot, git_snapshot
+from forgeflare.supervisor._git import GitSnapshot, diff_since, git_snapshot, tree_of
 from forgeflare.supervisor._history import finish_reason
 from forgeflare.supervisor._iteration import IterationRunner
 from forgeflare.supervisor._lifecycle import (
@@ -68,18 +83,24 @@ from forgeflare.supervisor._lifecycle import (
 from forgeflare.supervisor._notify import Notifier, notify_urls
 from forgeflare.supervisor._records import (
     RUN_MARKER,
+    ClaimRecord,
     HookRecord,
     IterationRecord,
+    ProgressRecord,
     RecordError,
+    ReviewRecord,
     RunRecord,
+    RunSettings,
     RunStore,
     new_run_id,
 )
 from forgeflare.supervisor._resume import open_resumable
-from forgeflare.supervisor._stop import clear_stop, stop_requested
+from forgeflare.supervisor._stop import clear_stop, stop_request_age, stop_requested
+from forgeflare.supervisor._switching import AgentSwitching
 from forgeflare.supervisor._trust import loop_trust_items
 from forgeflare.supervisor._waiting import LoopWaits
 from forgeflare.supervisor._waits import WaitFor, WaitSettings, WaitStreaks
+from forgeflare.supervisor._windowstore import window_store_path
 from forgeflare.trust._policy import TrustError, trust_override
 from forgeflare.trust._store import require_trust
 
@@ -129,7 +150,7 @@ _HOOK_SWITCH = {
 }
 
 
-class _Loop(IterationRunner, LoopWaits):
+class _Loop(IterationRunner, LoopWaits, AgentSwitching):
     opts: LoopOptions
 
     def __init__(self, opts: LoopOptions, display: LoopDisplay, stop: StopControl) -> None:
@@ -151,7 +172,8 @@ class _Loop(IterationRunner, LoopWaits):
             iteration_timeout=self.cfg.limits.iteration_timeout,
             max_cost=self.cfg.limits.max_cost,
             error_pause=self.cfg.limits.error_pause * _time_scale(opts.env),
-            gate=bool(self.cfg.limits.gate),
+            gate=bool(self.cfg.limits.gate or self.cfg.finish.reviewer),
+            stall_after=self.cfg.limits.stall_after,
             waits=WaitSettings(max_outage=self.cfg.limits.max_outage, jitter=5.0),
         )
         self.store: RunStore
@@ -161,8 +183,17 @@ class _Loop(IterationRunner, LoopWaits):
         self.git_repo = False
         self.git_last: GitSnapshot | None = None
         self.backend = self.cfg.backend()
+        self.profile = ""
+        self.primary = self.current = AgentSpec(self.backend.name)
+        self.fallbacks = [parse_agent_spec(text) for text in self.cfg.agent.fallback]
+        if self.fallbacks:
+            display.agent = self.primary.label
+        self.windows: dict[AgentSpec, Window] = {}
+        self.window_file = window_store_path(opts.env)
         self.wait_streaks = WaitStreaks()
         self.finish_reason: str | None = None
+        self.last_gate = ""
+        """``passed`` / ``failed`` once the gate ran (FRESHER_LAST_GATE for next_iteration)."""
         self.finishing = False
         """Set once the loop is finishing: a records failure then no longer stops anything."""
         self.records_failure: Exception | None = None
@@ -170,8 +201,16 @@ class _Loop(IterationRunner, LoopWaits):
         self.time_scale = _time_scale(opts.env)
         self.answer_wait = parse_on_blocked(self.cfg.limits.on_blocked)
         """Seconds to wait for an answer before finishing ``blocked`` (``None``: do not)."""
-        self.preamble = ""
         self.notified_blocked = False
+        self.sandbox: SandboxChoice | None = None
+        self.sandbox_env: dict[str, str] = {}
+        """The agent's sandbox variables, decided once at the start (empty: none)."""
+        self.preamble = ""
+        """What the next iteration's prompt starts with (a refused claim, a stall warning)."""
+        self.no_progress = 0
+        self.measures = Measures()
+        self.seen_trees: set[str] = set()
+        self.last_tree: str | None = None
         self.refused = ""
         """The last trust refusal printed."""
         from forgeflare.trust._store import default_trust_file
@@ -204,6 +243,8 @@ class _Loop(IterationRunner, LoopWaits):
             total_iterations=rec.totals.iterations,
             duration=self.elapsed(),
             finish_type=finish_type,
+            finish_reason=(rec.finish_reason or "") if finish_type else "",
+            last_gate=self.last_gate,
         )
 
     def open_run(self) -> None:
@@ -228,8 +269,10 @@ class _Loop(IterationRunner, LoopWaits):
             if agent_runs:
                 self.last_exit = agent_runs[-1].exit_code or 0
                 self.last_duration = agent_runs[-1].duration
+            kept = " with the settings it started with" if self.record.settings else ""
             self.display.info(
-                f"resuming run {self.record.run_id} after iteration {self.record.iterations_done}"
+                f"resuming run {self.record.run_id} after iteration "
+                f"{self.record.iterations_done}{kept}"
             )
         else:
             run_id = new_run_id()
@@ -246,7 +289,21 @@ class _Loop(IterationRunner, LoopWaits):
                 max_cost=self.cfg.limits.max_cost,
                 plan_file=self.cfg.paths.plan_file,
                 plan_unchecked_at_start=self.plan_unchecked(),
+                settings=RunSettings(
+                    config=self.cfg.model_dump(mode="json"),
+                    task=self.opts.task,
+                    pass_env=list(self.opts.pass_env),
+                    raw=self.opts.raw,
+                    trust_project=self.opts.trust_project,
+                    project_command=self.opts.project_command,
+                ),
             )
+            stale = stop_request_age(self.project)
+            if stale is not None:
+                self.display.warn(
+                    f"dropped a stop request from {format_wait(stale)} ago (.fresher/stop-request):"
+                    " it was made before this loop started"
+                )
             clear_stop(self.project)
         self.record.supervisor_pid = os.getpid()
         self.record.supervisor_started = process_started(os.getpid())
@@ -261,6 +318,7 @@ class _Loop(IterationRunner, LoopWaits):
                 f"run {self.record.run_id} ({self.record.mode} mode) in {self.store.dir}"
             )
         self.banner()
+        self.check_credit(self.log_root)
 
     def reopen_blocked(self) -> None:
         """A run that finished ``blocked`` goes on; its answer starts the next prompt."""
@@ -281,15 +339,19 @@ class _Loop(IterationRunner, LoopWaits):
     def banner(self) -> None:
         """Every bound of the night, and what is trusted how."""
         cfg = self.cfg
-        most = cfg.fresher.max_iterations or "unlimited"
+        n = cfg.fresher.max_iterations
+        most = plural(n, "iteration") if n else "unlimited iterations"
         runtime = format_wait(cfg.limits.max_runtime) if cfg.limits.max_runtime else "unlimited"
         cost = f"${cfg.limits.max_cost:g}" if cfg.limits.max_cost else "no cost cap"
         per_iteration = cfg.limits.iteration_timeout
         timeout = format_wait(per_iteration) if per_iteration else "none"
         self.display.info(
-            f"bounds: {most} iterations, runtime {runtime}, {cost}, iteration timeout "
+            f"bounds: {most}, runtime {runtime}, {cost}, iteration timeout "
             f"{timeout}, agent {self.backend.name}"
+            + "".join(f", then {spec.label}" for spec in self.fallbacks)
         )
+        if self.sandbox is not None:
+            getattr(self.display, self.sandbox.level)(self.sandbox.line)
         if trust_override(self.opts.env, self.opts.trust_project):  # the one override parser
             self.display.warn("trusting the project's hooks without review (--trust-project)")
 
@@ -401,6 +463,20 @@ class _Loop(IterationRunner, LoopWaits):
         early = await self.before_iteration()
         if early is not None:
             return early
+        choice = self.choose()
+        if choice.agent is None:
+            if choice.wait_until is None:
+                self.finish_reason = choice.reason
+                self.display.error(f"no agent left: {choice.reason}")
+                spent = any(w.resets_at is None for w in self.windows.values())
+                return FinishType.QUOTA if spent else FinishType.ERROR
+            self.display.warn(f"no agent open: {choice.reason}")
+            left = (choice.wait_until - datetime.now(UTC)).total_seconds()
+            seconds = left / self.time_scale if self.time_scale else 0.0
+            if self.limits.max_runtime:  # never past max_runtime (the next check finishes)
+                seconds = min(seconds, max(0.0, self.limits.max_runtime - self.elapsed()))
+            await self.wait("limit_wait", max(0.0, seconds), choice.wait_until)
+            return None  # the checks between iterations again (a stop, the runtime)
         rec = self.record
         number = rec.iterations_done + 1
         hook = await self.hook("next_iteration", self.context(iteration=number))
@@ -419,6 +495,8 @@ class _Loop(IterationRunner, LoopWaits):
         else:
             it, outcome = await self.run_agent(number)
         it.next_iteration_hook = _hook_record(hook, number)
+        gate = await self.stall_gate(it, outcome)
+        await self.measure(it, outcome, gate)
         facts = IterationFacts(
             outcome=outcome,
             limits=self.limits,
@@ -428,21 +506,176 @@ class _Loop(IterationRunner, LoopWaits):
             waits=self.wait_streaks,
             now=datetime.now(UTC),
             stopped=self.stop.stop.is_set(),
+            no_progress=self.no_progress,
+            stall_why=it.progress.why if it.progress and not it.progress.made else "",
         )
         ruling = decide(facts)
-        if isinstance(ruling.action, RunGate):
-            passed, why = await self.run_gate()
-            if not passed:
-                self.display.warn(f"complete, but the gate failed ({why}): going on")
+        claim = claimed(outcome)
+        preamble = ""
+        if isinstance(ruling.action, RunGate) and claim is not None:
+            passed, preamble = await self.check_claim(it, claim, gate)
+            # What init's next_iteration hook reads: a red gate is work for the agent, no skip.
+            refused = it.claim is not None and it.claim.rejected_by == "gate"
+            self.last_gate = "failed" if refused else "passed"
             ruling = decide(replace(facts, gate_passed=passed))
+        elif claim is not None:
+            done = isinstance(ruling.action, Finish) and ruling.action.type is FinishType.COMPLETE
+            it.claim = ClaimRecord(by=claim, accepted=done)
+        warning = stall_warning(
+            self.no_progress, self.limits.stall_after, it.progress.why if it.progress else ""
+        )
+        self.preamble = preamble + (warning or "")
         return await self.apply(it, ruling)
+
+    async def baseline(self) -> None:
+        """Where progress is measured from: the plan and (with the stall rule) the gate's
+        failures before the first iteration (after a resume: as the last row left them)."""
+        if self.git_repo and self.limits.stall_after:
+            # The trees the run has had: the start, then each commit's (a resume loses the
+            # ones between, so an undo across a crash counts once as progress).
+            start = await tree_of(self.project, self.record.head_at_start)
+            if start:
+                self.seen_trees.add(start)
+        rows = [r for r in self.record.iterations if r.progress is not None]
+        if self.opts.resume and rows:
+            last = rows[-1]
+            self.no_progress = last.progress.no_progress if last.progress else 0
+            self.measures = Measures(
+                plan_unchecked=last.plan_unchecked,
+                gate=last.progress.gate_signature if last.progress else None,
+            )
+            return
+        gate: str | None = None
+        if self.cfg.limits.gate and self.limits.stall_after:
+            gate = (await self.run_gate(0)).signature
+        self.measures = Measures(plan_unchecked=self.record.plan_unchecked_at_start, gate=gate)
+
+    async def stall_gate(self, it: IterationRecord, outcome: IterationOutcome) -> GateRun | None:
+        """With a gate and the stall rule, the gate runs after every iteration that did work:
+        its failures are the progress measure."""
+        if (
+            not self.cfg.limits.gate
+            or not self.limits.stall_after
+            or outcome.skipped
+            or outcome.outcome in ("rate_limited", "api_error")
+            or self.stop.stop.is_set()
+        ):
+            return None
+        return await self.run_gate(it.number)
+
+    async def measure(
+        self, it: IterationRecord, outcome: IterationOutcome, gate: GateRun | None
+    ) -> None:
+        """Judge the iteration's progress (pure rule in ``_evidence``) and keep the streak."""
+        if not self.limits.stall_after or outcome.skipped:
+            return
+        if outcome.outcome in ("rate_limited", "api_error"):
+            return  # a wait, not an attempt
+        tree = self.last_tree if it.commits else None
+        before = self.measures
+        after = Measures(
+            plan_unchecked=it.plan_unchecked,
+            gate=gate.signature if gate is not None else before.gate,
+            commits=it.commits,
+            tree=tree,
+        )
+        if after.plan_unchecked is None and gate is None and not self.git_repo:
+            progress = Progress(True, "nothing to measure (no plan, gate or git)")
+        else:
+            progress = judge_progress(before, after, seen_trees=frozenset(self.seen_trees))
+        if tree:
+            self.seen_trees.add(tree)
+        self.measures = after
+        self.no_progress = stall_streak(self.no_progress, progress)
+        it.progress = ProgressRecord(
+            made=progress.made,
+            why=progress.why,
+            gate_exit=gate.exit_code if gate else None,
+            gate_signature=gate.signature if gate else None,
+            no_progress=self.no_progress,
+        )
+
+    async def check_claim(
+        self, it: IterationRecord, claim: ClaimBy, gate: GateRun | None
+    ) -> tuple[bool, str]:
+        """Evidence for a claim: the gate, then the reviewer. Returns whether it holds and what
+        the next prompt starts with when it does not."""
+        if self.cfg.limits.gate:
+            gate = gate or await self.run_gate(it.number)
+            if not gate.passed:
+                code = "could not run" if gate.exit_code is None else f"exit {gate.exit_code}"
+                last = gate_tail(gate.output, 1)
+                it.claim = ClaimRecord(
+                    by=claim,
+                    accepted=False,
+                    rejected_by="gate",
+                    why=f"gate {code}" + (f": {last}" if last else ""),
+                )
+                self.display.warn(f"complete claimed ({claim}), but the gate failed ({code})")
+                text = rejection_text(by=claim, rejected_by="gate", gate=gate)
+                return False, text
+        if self.cfg.finish.reviewer:
+            review = await self.review(it, claim, gate)
+            it.review = review
+            if review.complete is not True:
+                if review.complete is None:
+                    why = f"the reviewer gave no verdict: {review.error}"
+                    self.display.warn(f"complete claimed ({claim}), but {why}: going on")
+                    text = ""
+                else:
+                    why = "; ".join(review.reasons) or "the reviewer judged it not complete"
+                    self.display.warn(f"complete claimed ({claim}), but the reviewer said: {why}")
+                    text = rejection_text(
+                        by=claim,
+                        rejected_by="reviewer",
+                        gate=gate,
+                        reasons=tuple(review.reasons),
+                        missing=tuple(review.missing),
+                    )
+                it.claim = ClaimRecord(by=claim, accepted=False, rejected_by="reviewer", why=why)
+                return False, text
+            self.display.info(f"reviewer {review.model}: complete")
+        it.claim = ClaimRecord(by=claim, accepted=True)
+        return True, ""
+
+    async def review(
+        self, it: IterationRecord, claim: ClaimBy, gate: GateRun | None
+    ) -> ReviewRecord:
+        """Ask ``[finish] reviewer`` (see ``_reviewer``); never raises."""
+        from forgeflare.supervisor._reviewer import ReviewInput, run_review
+
+        diff, stat = await diff_since(self.project, self.record.head_at_start)
+        plan = self.project / self.cfg.paths.plan_file
+        try:
+            plan_text = plan.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            plan_text = ""
+        return await run_review(
+            ReviewInput(
+                model=self.cfg.finish.reviewer,
+                task=self.opts.task or self.prompt_text(),
+                plan=plan_text,
+                diff=diff,
+                diff_stat=stat,
+                max_diff=int(self.cfg.finish.reviewer_max_diff),
+                gate=gate,
+                final_message=self.output_tail(it),
+                claim=claim,
+            ),
+            env=self.opts.env,
+            save_to=self.store.dir / f"review-{it.number:03d}.json",
+        )
 
     async def apply(self, it: IterationRecord, ruling: Verdict) -> FinishType | None:
         """Record the iteration as the verdict says and act on it: finish, wait or go on."""
         action = ruling.action
         self.wait_streaks = ruling.waits
         self.record.streaks = asdict(ruling.streaks)
-        if isinstance(action, Finish) and action.reason is not None:
+        # A spent quota ends the night only when no fallback is left to go on with.
+        quota_fallback = (
+            isinstance(action, Finish) and action.type is FinishType.QUOTA and bool(self.fallbacks)
+        )
+        if isinstance(action, Finish) and action.reason is not None and not quota_fallback:
             self.finish_reason = action.reason
         if isinstance(action, Finish) and action.type is FinishType.BLOCKED:
             return await self.blocked(it, ruling)
@@ -450,11 +683,16 @@ class _Loop(IterationRunner, LoopWaits):
             detail = f"{ruling.streaks.errors} error iterations in a row"
             await self.notifier.send(ruling.notify, {**self.summary(), "detail": detail})
         self.finish_iteration(it, ruling.label, counted=ruling.counted)
-        if it.outcome == "ok":
-            self.preamble = ""  # the answer reached an agent that did its work
+        if quota_fallback:
+            self.windows[self.current] = Window(None, "quota spent")
+            return None
         if isinstance(action, Finish):
             return action.type
         if isinstance(action, WaitFor):
+            if action.kind == "limit_wait":
+                self.learn_window(action.seconds)
+                if self.fallbacks:
+                    return None  # the next iteration's choice: a fallback, or the wait
             await self.wait(action.kind, action.seconds, action.until)
             return None
         if ruling.pause > 0:
@@ -488,11 +726,24 @@ class _Loop(IterationRunner, LoopWaits):
         self.display.info("answered: the next iteration's prompt starts with the answer")
         return None
 
-    async def run_gate(self) -> tuple[bool, str]:
-        """Run ``[limits] gate`` in the project: complete counts only when it passes."""
+    def output_tail(self, it: IterationRecord) -> str:
+        """The end of the iteration's log: the agent's last words (what it claimed with)."""
+        if not it.log:
+            return ""
+        try:
+            with open(self.store.dir / it.log, "rb") as f:
+                f.seek(max(0, f.seek(0, os.SEEK_END) - 4000))
+                return f.read().decode(errors="replace")
+        except OSError:
+            return ""
+
+    async def run_gate(self, number: int) -> GateRun:
+        """Run ``[limits] gate`` in the project (bounded by the iteration timeout); its output
+        is kept in the run folder as ``gate-NNN.log``."""
         gate = self.cfg.limits.gate
-        if await self.untrusted_now() is not None:
-            return False, "not trusted"
+        untrusted = await self.untrusted_now()
+        if untrusted is not None:
+            return GateRun(gate, None, f"not run: {untrusted}")
         self.display.info(f"gate: {gate}")
         out = bytearray()
         try:
@@ -502,20 +753,40 @@ class _Loop(IterationRunner, LoopWaits):
                 env=child_environment(self.opts.env, self.opts.pass_env),
                 on_output=out.extend,
                 grace=self.cfg.agent.kill_grace,
+                timeout=self.cfg.limits.iteration_timeout or None,
+                stop=self.stop.stop,
             )
         except OSError as exc:
-            return False, f"cannot run: {exc}"
-        for line in out.decode(errors="replace").splitlines()[-20:]:
+            return GateRun(gate, None, f"cannot run: {exc}")
+        text = out.decode(errors="replace")
+        for line in text.splitlines()[-20:]:
             self.display.output(line + "\n", prefix="[gate] ")
-        self.store.event("gate", command=gate, exit_code=done.returncode)
-        return done.returncode == 0, f"exit {done.returncode}"
+        log = self.store.dir / f"gate-{number:03d}.log"
+        try:
+            log.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            self.display.warn(f"{log}: cannot write: {exc.strerror}")
+        code = None if done.timed_out else done.exit_code
+        self.store.event("gate", command=gate, exit_code=code, iteration=number, log=log.name)
+        return GateRun(gate, code, text)
 
     async def run(self) -> LoopResult:
+        security = self.cfg.security
+        self.sandbox, self.sandbox_env = await loop_sandbox(
+            self.project,
+            setting=security.sandbox,
+            backend=self.backend.name,
+            network=security.sandbox_network,
+            writable=security.writable,
+            sockets=security.sockets,
+            env=child_environment(self.opts.env, self.opts.pass_env),
+        )
         self.open_run()
         for warning in self.opts.warnings:
             self.display.warn(warning)
         self.git_repo = await git_snapshot(self.project) is not None
-        if not self.git_repo:
+        said_git = any(w.startswith(_NO_GIT) for w in self.opts.warnings)
+        if not self.git_repo and not said_git:  # the preflight said it already: once is enough
             self.display.info(
                 "not a git repository: commits are not counted and no_changes never applies"
             )
@@ -534,6 +805,8 @@ class _Loop(IterationRunner, LoopWaits):
                 )
                 if isinstance(verdict, Finish):
                     finish = verdict.type
+            if finish is None:
+                await self.baseline()
             while finish is None:
                 finish = await self.iterate()
         except RecordError as exc:
@@ -574,6 +847,9 @@ class _Loop(IterationRunner, LoopWaits):
         if not (finish is FinishType.BLOCKED and self.notified_blocked):
             await self.notifier.send("finish", self.summary())
         return LoopResult(finish_type=finish, run_dir=self.store.dir, record=rec)
+
+
+_NO_GIT = ("not a git repository", "git is not installed")
 
 
 ESCAPE_POLL = 0.5

@@ -32,6 +32,7 @@ __all__ = [
     "NOTIFY_URLS_ENV",
     "Notifier",
     "NotifyEvent",
+    "notify_preflight",
     "notify_urls",
     "render_message",
     "should_notify",
@@ -128,6 +129,20 @@ def notify_urls(env: Mapping[str, str], config_dir: Path | None) -> list[str]:
         return []
     urls = data.get("urls", [])
     return [str(u) for u in urls] if isinstance(urls, list) else []
+
+
+def notify_preflight(urls: Sequence[str]) -> str | None:
+    """Why notification URLs cannot be sent, said at the start of the night (not its end)."""
+    if not urls:
+        return None
+    try:
+        import apprise  # noqa: F401
+    except ImportError:
+        return (
+            f"{len(urls)} notification URL(s) set but apprise is not installed: no "
+            "notification will be sent (pip install 'forgeflare[notify]')"
+        )
+    return None
 
 
 def _send_urls(urls: Sequence[str], title: str, body: str, timeout: float) -> str | None:

@@ -20,7 +20,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from forgeflare._errors import ConfigError
+from forgeflare._secrets import child_environment
 from forgeflare.supervisor._config import LoopConfig
+from forgeflare.supervisor._git import run_git
 from forgeflare.supervisor._records import find_resumable
 from forgeflare.supervisor._trust import hooks_modules, loop_trust_items
 from forgeflare.trust._store import require_trust
@@ -82,21 +84,17 @@ def _is_git_repo(project: Path) -> bool | None:
     """``None`` when git is not installed."""
     if shutil.which("git") is None:
         return None
-    done = subprocess.run(
-        ["git", "rev-parse", "--is-inside-work-tree"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return done.returncode == 0 and done.stdout.strip() == "true"
+    done = run_git(project, "rev-parse", "--is-inside-work-tree")
+    return done.ok and done.stdout.strip() == "true"
 
 
 # Imported in a child process: the project's module code must not run inside the loop itself.
+# forgeflare is imported before the project joins sys.path (run with -P), so a project's own
+# forgeflare/ or trio.py cannot stand in for them.
 _LOAD_MODULES = """\
 import sys
-sys.path.insert(0, sys.argv[1])
 from forgeflare.hooks import HookRegistrationError, load_hooks_module
+sys.path.insert(0, sys.argv[1])
 for name in sys.argv[2:]:
     try:
         load_hooks_module(name)
@@ -111,9 +109,9 @@ def _check_hooks_modules(
     """Raise ``ConfigError`` unless every module imports and defines hooks (none is run)."""
     try:
         done = subprocess.run(
-            [sys.executable, "-c", _LOAD_MODULES, str(project), *names],
+            [sys.executable, "-P", "-c", _LOAD_MODULES, str(project), *names],
             cwd=project,
-            env=dict(env),
+            env=child_environment(env),
             capture_output=True,
             text=True,
             timeout=timeout or None,
@@ -126,6 +124,31 @@ def _check_hooks_modules(
     if done.returncode != 0:
         lines = done.stderr.strip().splitlines() or [f"exit status {done.returncode}"]
         raise ConfigError(f"{lines[-1]}: every iteration would fail")
+
+
+_CONFIG_DIRS = ("CLAUDE_CONFIG_DIR", "CODEX_HOME")
+"""Profile variables naming an account's configuration directory, which must exist."""
+
+
+def _check_fallbacks(project: Path, config: LoopConfig, env: Mapping[str, str]) -> None:
+    """Each fallback's executable is found and its profile's configuration is present."""
+    from forgeflare.supervisor._fallback import parse_agent_spec
+
+    for text in config.agent.fallback:
+        spec = parse_agent_spec(text)
+        extra = config.profile_env(spec.profile)
+        for name in _CONFIG_DIRS:
+            if name in extra and not Path(extra[name]).expanduser().is_dir():
+                raise ConfigError(
+                    f"[agent] fallback {text!r}: [agent.profiles.{spec.profile}] env {name} "
+                    f"= {extra[name]!r} is not a directory"
+                )
+        backend = config.backend_for(spec.backend)
+        argv = config.agent_argv(sys.executable, backend, spec.profile)
+        try:
+            backend.preflight(project, argv, {**env, **extra})
+        except ConfigError as exc:
+            raise ConfigError(f"[agent] fallback {text!r}: {exc}") from exc
 
 
 def preflight(
@@ -157,13 +180,32 @@ def preflight(
     modules = hooks_modules(argv)
     if modules:
         _check_hooks_modules(project, modules, env, config.hooks.timeout)
+    if backend.name == "forgeflare":
+        from forgeflare.agent._client import checked_base_url
+
+        checked_base_url(None, env)
     backend.preflight(project, argv, env)
+    reviewer = config.finish.reviewer
+    url = (env.get("ANTHROPIC_API_URL") or env.get("ANTHROPIC_BASE_URL") or "").strip()
+    if reviewer and not env.get("ANTHROPIC_API_KEY") and not url:
+        # Its request goes to the agent's API URL and key: without either, every claim waits.
+        raise ConfigError(
+            f"[finish] reviewer = {reviewer!r}: ANTHROPIC_API_KEY is not set, so no claim "
+            "could ever be reviewed; export it, or point ANTHROPIC_API_URL at another endpoint"
+        )
+    _check_fallbacks(project, config, env)
     prompt = project / ".fresher" / f"PROMPT.{config.fresher.mode}.md"
     if prompt.exists():
         try:
             prompt.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{prompt}: cannot read the prompt: {exc}") from exc
+    from forgeflare.supervisor._notify import notify_preflight, notify_urls
+    from forgeflare.trust._store import default_trust_file
+
+    notify_problem = notify_preflight(notify_urls(env, default_trust_file(env).parent))
+    if notify_problem is not None:
+        warn(notify_problem)
     plan = project / config.paths.plan_file
     if config.fresher.mode == "building" and not plan.exists():
         warn(
@@ -175,6 +217,7 @@ def preflight(
         if git is not True and config.fresher.smart_termination:
             what = "git is not installed" if git is None else "not a git repository"
             warn(
-                f"{what}: no_changes cannot stop an idle loop; max_iterations "
-                f"({config.fresher.max_iterations or 'unlimited'}) and max_runtime stop it"
+                f"{what}: commits are not counted and no_changes cannot stop an idle loop; "
+                f"max_iterations ({config.fresher.max_iterations or 'unlimited'}) and "
+                "max_runtime stop it"
             )

@@ -44,13 +44,17 @@ from forgeflare.supervisor.backends._report import IterationReport, Tokens
 __all__ = [
     "RUN_MARKER",
     "SCHEMA_VERSION",
+    "ClaimRecord",
     "HookRecord",
     "InProgress",
     "IterationRecord",
+    "ProgressRecord",
     "QuestionAnswer",
     "RecordError",
+    "ReviewRecord",
     "RunListing",
     "RunRecord",
+    "RunSettings",
     "RunStore",
     "Totals",
     "WaitRecord",
@@ -114,6 +118,50 @@ class HookRecord(BaseModel):
     iteration: int = _COUNT
 
 
+class ClaimRecord(BaseModel):
+    """A completion claim of an iteration and its fate (refused: the row stays ``ok``)."""
+
+    model_config = _FINITE
+
+    by: str
+    """``tag`` (the final message), ``plan`` (no open box) or ``signal`` (a hook's)."""
+    accepted: bool
+    rejected_by: str | None = None
+    """``gate`` or ``reviewer`` when refused."""
+    why: str = ""
+
+
+class ReviewRecord(BaseModel):
+    """The reviewer's verdict on a claim (``[finish] reviewer``), or why it gave none."""
+
+    model_config = _FINITE
+
+    model: str
+    complete: bool | None = None
+    """``None``: the reviewer failed (``error`` says how); the claim waits."""
+    reasons: list[str] = Field(default_factory=list)
+    missing: list[str] = Field(default_factory=list)
+    error: str | None = None
+    tokens: Tokens = Field(default_factory=Tokens)
+    cost_usd: float | None = None
+    file: str | None = None
+    """The request and answer, saved in the run folder."""
+
+
+class ProgressRecord(BaseModel):
+    """The progress measures of an iteration (``[limits] stall_after``)."""
+
+    model_config = _FINITE
+
+    made: bool
+    why: str = ""
+    gate_exit: int | None = None
+    gate_signature: str | None = None
+    """The gate's failure signature (empty: it passed; ``None``: no gate ran)."""
+    no_progress: int = _COUNT
+    """Iterations in a row without progress, this one included."""
+
+
 class WaitRecord(BaseModel):
     """A usage-window or outage wait of the run."""
 
@@ -172,6 +220,8 @@ class IterationRecord(IterationReport):
     started_at: Time = ""
     backend: str | None = None
     """The backend that ran this iteration (``None`` in rows written by 0.2)."""
+    profile: str = ""
+    """The ``[agent.profiles]`` profile it ran with (empty: none)."""
     duration: float = _SECONDS
     skipped: bool = False
     exit_code: int | None = None
@@ -187,6 +237,9 @@ class IterationRecord(IterationReport):
     plan_unchecked: int | None = None
     next_iteration_hook: HookRecord | None = None
     decision: str = "continue"
+    claim: ClaimRecord | None = None
+    review: ReviewRecord | None = None
+    progress: ProgressRecord | None = None
 
     @classmethod
     def from_report(cls, report: IterationReport, **facts: Any) -> IterationRecord:
@@ -240,6 +293,19 @@ class QuestionAnswer(BaseModel):
     answered_at: Time | None = None
 
 
+class RunSettings(BaseModel):
+    """Every setting the run started with, so that ``--resume`` goes on with the same ones."""
+
+    config: dict[str, Any] = Field(default_factory=dict)
+    """The whole effective loop config (flags, variables and config.toml merged), as JSON."""
+    task: str | None = None
+    pass_env: list[str] = Field(default_factory=list)
+    raw: bool = False
+    trust_project: bool = False
+    project_command: bool = True
+    """The agent command came from config.toml (so trust covers it), not a flag."""
+
+
 class RunRecord(BaseModel):
     """``run.json``: the one model its writer and every reader share."""
 
@@ -279,6 +345,8 @@ class RunRecord(BaseModel):
     """The open question the agent parked the loop on (``blocked``); cleared once answered."""
     answers: list[QuestionAnswer] = Field(default_factory=list)
     """Questions answered during the run (``forgeflare answer``), oldest first."""
+    settings: RunSettings | None = None
+    """What the run started with (``None`` in records older than 0.3)."""
     _counted: tuple[int, int] = PrivateAttr(default=(0, 0))
     _damaged: list[str] = PrivateAttr(default_factory=list)
 
@@ -338,6 +406,14 @@ class RunRecord(BaseModel):
             totals.cost_usd = round((totals.cost_usd or 0.0) + it.cost_usd, 6)
         elif it.tokens.total:
             totals.cost_unknown += 1
+        review = it.review
+        if review is not None:  # the reviewer's spend is the run's spend
+            totals.tokens += review.tokens.total
+            totals.tokens_by_kind = totals.tokens_by_kind + review.tokens
+            if review.cost_usd is not None:
+                totals.cost_usd = round((totals.cost_usd or 0.0) + review.cost_usd, 6)
+            elif review.tokens.total:
+                totals.cost_unknown += 1
 
 
 class RunStore:

@@ -11,30 +11,33 @@ short as ``killed``, with the commits it made.
 from __future__ import annotations
 
 import signal
-import subprocess
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError
 from forgeflare._pgroup import end_pids, is_alive
 from forgeflare._process import end_marked_processes, kill_group
+from forgeflare.supervisor._config import LoadedConfig, LoopConfig, format_duration
+from forgeflare.supervisor._git import run_git
 from forgeflare.supervisor._records import (
     RUN_MARKER,
     IterationRecord,
     RecordError,
     RunRecord,
+    RunSettings,
     RunStore,
     find_resumable,
     orphan_group,
 )
 
-__all__ = ["Resumed", "killed_iteration", "open_resumable"]
+__all__ = ["Resumed", "kept_settings", "killed_iteration", "open_resumable"]
 
 
 def _git(project: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=project, capture_output=True, text=True, check=False)
-    return done.stdout.strip()
+    return run_git(project, *args).stdout.strip()
 
 
 def killed_iteration(store: RunStore, record: RunRecord, project: Path) -> IterationRecord | None:
@@ -127,3 +130,63 @@ def open_resumable(log_root: Path, project: Path, *, grace: float) -> Resumed:
     killed = killed_iteration(store, record, project)
     record.current = None
     return Resumed(store=store, record=record, ended=len(ended), killed=killed)
+
+
+def _setting(config: LoopConfig, dotted: str) -> Any:
+    section, key = dotted.split(".", 1)
+    return getattr(getattr(config, section), key)
+
+
+def _shown(dotted: str, value: Any) -> str:
+    if dotted in _DURATIONS:
+        return str(format_duration(float(value)))
+    if isinstance(value, float):
+        return f"{value:g}"
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+_DURATIONS = frozenset({"limits.max_runtime", "limits.iteration_timeout"})
+
+
+def kept_settings(
+    stored: RunSettings,
+    loaded: LoadedConfig,
+    *,
+    run_id: str,
+    flags: Mapping[str, str],
+    task: str | None,
+    pass_env: Sequence[str],
+) -> LoopConfig:
+    """The config a resumed run goes on with: the one it started with.
+
+    ``loaded`` is what the command line, variables and config.toml say now; a setting given
+    on the command line (``flags`` maps its key to the flag's name) that differs from the
+    stored one is a :class:`ConfigError` naming both, so a resume never changes a bound
+    silently. Variables and config.toml edited since the start are not read: the run keeps
+    what it started with.
+    """
+    config = LoopConfig.model_validate(stored.config)
+    for dotted, source in loaded.sources.items():
+        if source != "command line":
+            continue
+        now, then = _setting(loaded.config, dotted), _setting(config, dotted)
+        if now != then:
+            flag = flags.get(dotted, "--" + dotted.split(".", 1)[1].replace("_", "-"))
+            raise ConfigError(
+                f"{flag} {_shown(dotted, now)}: run {run_id} started with "
+                f"{_shown(dotted, then)}; a resumed run keeps its settings "
+                "(leave the flag out, or start a new run)"
+            )
+    if task is not None and task != stored.task:
+        started = "no task" if stored.task is None else "another task"
+        raise ConfigError(
+            f"--task: run {run_id} started with {started}; a resumed run keeps its settings "
+            "(leave the flag out, or start a new run)"
+        )
+    extra = [name for name in pass_env if name not in stored.pass_env]
+    if extra:
+        raise ConfigError(
+            f"--pass-env {extra[0]}: run {run_id} started without it; a resumed run keeps its "
+            "settings (leave the flag out, or start a new run)"
+        )
+    return config

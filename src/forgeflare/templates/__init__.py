@@ -23,6 +23,7 @@ from forgeflare.templates._init import GITIGNORE_LINES
 from forgeflare.templates._init import InitAction
 from forgeflare.templates._init import InitReport
 from forgeflare.templates._init import TemplateError
+from forgeflare.templates._init import TemplateUsageError
 from forgeflare.templates._init import TemplateFile
 from forgeflare.templates._init import backend_config_toml
 from forgeflare.templates._init import claude_config_toml
@@ -42,6 +43,7 @@ __all__ = [
     "InitReport",
     "TemplateError",
     "TemplateFile",
+    "TemplateUsageError",
     "backend_config_toml",
     "claude_config_toml",
     "demo_story_text",

@@ -21,12 +21,11 @@ _INIT_HELP = "\n\n".join(
         "custom/notify; config.toml with every setting at its default; PROMPT.planning.md, "
         "PROMPT.building.md; AGENTS.md), .forgeflare/hooks.toml with its hook scripts (a Bash "
         "guard against destructive commands, an audit log, a convergence check, a session "
-        "log), IMPLEMENTATION_PLAN.md and specs/README.md, and adds what the loop writes "
-        "(.forgeflare/convergence.json, .forgeflare/*.log, .fresher/runs/, .entire/) to "
-        ".gitignore.",
+        "log), IMPLEMENTATION_PLAN.md and specs/README.md, and adds every file the loop "
+        "writes at run time (its lock, records, convergence.json, transcripts) to .gitignore.",
         'A file that exists is kept ("exists, kept") unless --force. --claude makes Claude '
-        "Code the agent (\\[agent] command in config.toml) and installs `forgeflare stop-hook` "
-        "as its Stop hook in .claude/settings.json.",
+        'Code the agent ([agent] backend = "claude" in config.toml) and installs `forgeflare '
+        "stop-hook` as its Stop hook in .claude/settings.json; --codex makes Codex the agent.",
     ]
 )
 
@@ -66,13 +65,17 @@ def register(app: typer.Typer) -> None:
         from forgeflare.templates._init import init_project
 
         report = init_project(directory, force=force, dry_run=dry_run, claude=claude, codex=codex)
-        title = "would write" if dry_run else "initialised"
-        typer.echo(f"forgeflare init: {title} {directory}")
+        typer.echo(f"forgeflare init: {report.title()}")
         for line in report.lines():
             typer.echo(line)
         if dry_run:
             typer.echo("dry run: nothing written")
             return
+        if report.settings_path is not None:
+            typer.echo(
+                "note: .claude/settings.json names this machine's forgeflare; to commit it, run "
+                "`forgeflare stop-hook install --portable` (a project-relative wrapper)"
+            )
         where = "" if directory == Path(".") else f" --dir {shlex.quote(str(directory))}"
         typer.echo("")
         typer.echo("Next: describe what to build in specs/, then")

@@ -29,7 +29,7 @@ from forgeflare._jsonl import json_objects
 from forgeflare.mockapi import start_mock_api, stop_mock_api
 from forgeflare.supervisor._history import runs_root
 from forgeflare.supervisor._records import RunRecord, newest_run
-from forgeflare.templates._init import TemplateError, init_project
+from forgeflare.templates._init import TemplateError, TemplateUsageError, init_project
 
 __all__ = [
     "DemoSummary",
@@ -45,7 +45,7 @@ _MAX_ITERATIONS = 4
 
 
 def _forgeflare(python: str, *args: str) -> list[str]:
-    return [python, "-m", "forgeflare", *args]
+    return [python, "-P", "-m", "forgeflare", *args]  # -P: not the cwd first on sys.path
 
 
 def demo_story_text() -> str:
@@ -196,9 +196,11 @@ def _child_env(base: Mapping[str, str], api_url: str, python: str) -> dict[str, 
 def _prepare(project: Path) -> None:
     if project.exists():
         if not project.is_dir():
-            raise TemplateError(f"--dir {project}: not a directory")
+            raise TemplateUsageError(f"--dir {project}: not a directory")
         if any(project.iterdir()):
-            raise TemplateError(f"--dir {project}: not empty; the demo needs a fresh directory")
+            raise TemplateUsageError(
+                f"--dir {project}: not empty; the demo needs a fresh directory"
+            )
     try:
         for rel, text in seed_files().items():
             path = project / rel

@@ -14,6 +14,7 @@ Dot-directories are stored as ``dot-<name>`` in the package (``dot-fresher/`` is
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -24,6 +25,7 @@ from pathlib import Path
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError, ForgeflareError
 from forgeflare._fsutil import atomic_write_text
+from forgeflare._runtime_files import RUNTIME_PATTERNS
 from forgeflare.stophook._install import hook_command, install_hook
 from forgeflare.supervisor._config import default_config_toml, default_prompt, load_config
 from forgeflare.supervisor._trust import loop_trust_items
@@ -39,6 +41,7 @@ __all__ = [
     "InitReport",
     "TemplateError",
     "TemplateFile",
+    "TemplateUsageError",
     "backend_config_toml",
     "claude_config_toml",
     "init_project",
@@ -52,13 +55,7 @@ CLAUDE_AGENT_COMMAND = (
 )
 """``[agent] command`` written by ``init --claude``: Claude Code headless, prompt on stdin."""
 
-GITIGNORE_LINES: tuple[str, ...] = (
-    ".forgeflare/convergence.json",
-    ".forgeflare/*.log",
-    ".forgeflare/loop-state.*",
-    ".fresher/runs/",
-    ".entire/",
-)
+GITIGNORE_LINES: tuple[str, ...] = RUNTIME_PATTERNS
 """What the loop writes and nobody should commit."""
 
 _GITIGNORE_HEADER = "# forgeflare: what the loop writes"
@@ -66,6 +63,10 @@ _GITIGNORE_HEADER = "# forgeflare: what the loop writes"
 
 class TemplateError(ForgeflareError):
     """``init`` or ``demo`` cannot do its work: the directory is unusable or a write failed."""
+
+
+class TemplateUsageError(TemplateError, ConfigError):
+    """``init`` or ``demo`` was given what it cannot use (a file as DIR, two agents): exit 2."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +133,19 @@ class InitReport:
     trusted: int = 0
     """How many of the written hooks and commands ``init`` trusted (``forgeflare trust``)."""
 
+    def title(self) -> str:
+        """What ``init`` did, in one line: how many files it wrote and kept."""
+        wrote = sum(
+            a.action in (Action.CREATE, Action.OVERWRITE, Action.MERGE) for a in self.actions
+        )
+        kept = sum(a.action in (Action.KEEP, Action.UNCHANGED) for a in self.actions)
+        where = self.project_dir
+        if self.dry_run:
+            return f"would write {wrote} file(s) in {where}, keep {kept}"
+        if not wrote:
+            return f"nothing written in {where}: all {kept} file(s) exist and were kept"
+        return f"wrote {wrote} file(s) in {where}" + (f", kept {kept}" if kept else "")
+
     def lines(self) -> list[str]:
         """The listing ``init`` prints, one line per file."""
         out = []
@@ -194,7 +208,12 @@ def backend_config_toml(backend: str) -> str:
     old = 'backend = ""'
     if not sep or old not in tail:
         raise TemplateError("the default config.toml has no [agent] backend to set")
-    return head + sep + tail.replace(old, f'backend = "{backend}"', 1)
+    tail = tail.replace(old, f'backend = "{backend}"', 1)
+    if backend != "claude":  # a Claude Code flag: another agent never reads it
+        tail = re.sub(
+            r"# Claude Code's --permission-mode[^\n]*\npermission_mode = [^\n]*\n", "", tail
+        )
+    return head + sep + tail
 
 
 def claude_config_toml() -> str:
@@ -304,9 +323,9 @@ def init_project(
     ``SettingsFileError`` for a broken settings file) naming the path on failure.
     """
     if project_dir.exists() and not project_dir.is_dir():
-        raise TemplateError(f"{project_dir}: not a directory")
+        raise TemplateUsageError(f"{project_dir}: not a directory")
     if claude and codex:
-        raise TemplateError("--claude and --codex: choose one agent")
+        raise TemplateUsageError("--claude and --codex: choose one agent")
     files = template_files(claude=claude, codex=codex)
     relpaths = [f.relpath for f in files] + [".gitignore"]
     existing = {rel: _read_existing(project_dir / rel) for rel in relpaths}

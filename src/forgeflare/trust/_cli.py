@@ -35,7 +35,10 @@ def register(app: typer.Typer) -> None:
         list_: bool = typer.Option(False, "--list", help="List trusted projects and exit."),
         revoke: bool = typer.Option(False, "--revoke", help="Forget the project's trust."),
         show: bool = typer.Option(
-            False, "--show", help="Only show what would run and whether it is trusted."
+            False,
+            "--show",
+            help="Only show what would run and whether it is trusted: exit 0 when all of it "
+            "is, 1 when something is new or changed.",
         ),
         hooks_module: list[str] = typer.Option(
             [], "--hooks-module", help="Also a Python hooks module you pass to run (repeatable)."

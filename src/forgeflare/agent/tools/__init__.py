@@ -34,23 +34,47 @@ from forgeflare.agent.tools._registry import TOOL_NAMES
 from forgeflare.agent.tools._registry import dispatch_tool
 from forgeflare.agent.tools._registry import tool_effect
 from forgeflare.agent.tools._registry import tool_schemas
+from forgeflare.agent.tools._sandbox import CACHE_DIRS
+from forgeflare.agent.tools._sandbox import GIT_DIR_ENV
+from forgeflare.agent.tools._sandbox import INSTALL_HINT
 from forgeflare.agent.tools._sandbox import SANDBOX_ENV
+from forgeflare.agent.tools._sandbox import SOCKETS_ENV
+from forgeflare.agent.tools._sandbox import WRITABLE_ENV
+from forgeflare.agent.tools._sandbox import SandboxChoice
+from forgeflare.agent.tools._sandbox import SandboxPlan
+from forgeflare.agent.tools._sandbox import bwrap_argv
 from forgeflare.agent.tools._sandbox import check_sandbox
+from forgeflare.agent.tools._sandbox import choose_sandbox
+from forgeflare.agent.tools._sandbox import host_sockets
+from forgeflare.agent.tools._sandbox import loop_sandbox
+from forgeflare.agent.tools._sandbox import landlock_abi
+from forgeflare.agent.tools._sandbox import outermost
+from forgeflare.agent.tools._sandbox import probe_sandbox
+from forgeflare.agent.tools._sandbox import require_sandbox
 from forgeflare.agent.tools._sandbox import sandbox_argv
+from forgeflare.agent.tools._sandbox import sandbox_env
 from forgeflare.agent.tools._sandbox import sandbox_mode
+from forgeflare.agent.tools._sandbox import sandbox_plan
+from forgeflare.agent.tools._sandbox import scope_abstract_sockets
 from forgeflare.agent.tools._types import ALLOW_PATHS_ENV
 from forgeflare.agent.tools._types import ToolEffect
 from forgeflare.agent.tools._types import ToolError
 from forgeflare.agent.tools._types import ToolOutput
 from forgeflare.agent.tools._types import allowed_roots
 from forgeflare.agent.tools._types import confine
+from forgeflare.agent.tools._types import extra_links
+from forgeflare.agent.tools._types import hard_link_refused
+from forgeflare.agent.tools._types import link_refused
 from forgeflare.agent.tools._types import resolve_path
 
 __all__ = [
     "ALLOW_PATHS_ENV",
     "BASH_TIMEOUT",
+    "CACHE_DIRS",
+    "GIT_DIR_ENV",
     "GLOB_TIMEOUT",
     "GREP_TIMEOUT",
+    "INSTALL_HINT",
     "MAX_BASH_OUTPUT",
     "MAX_EDIT_BYTES",
     "MAX_GLOB_ENTRIES",
@@ -58,36 +82,54 @@ __all__ = [
     "MAX_GREP_MATCHES",
     "MAX_READ_BYTES",
     "SANDBOX_ENV",
+    "SOCKETS_ENV",
     "TOOL_NAMES",
+    "WRITABLE_ENV",
     "BashInput",
     "EditInput",
     "GlobInput",
     "GrepInput",
     "ReadInput",
+    "SandboxChoice",
+    "SandboxPlan",
     "ToolEffect",
     "ToolError",
     "ToolInput",
     "ToolOutput",
     "allowed_roots",
     "bash_tool",
+    "bwrap_argv",
     "cap_output",
     "check_command",
     "check_sandbox",
+    "choose_sandbox",
     "confine",
     "denied_reason",
     "dispatch_tool",
     "edit_file",
+    "extra_links",
     "find_rg",
     "glob_files",
     "glob_walk",
     "grep_tool",
+    "hard_link_refused",
+    "host_sockets",
+    "landlock_abi",
+    "link_refused",
+    "loop_sandbox",
     "normalize_command",
+    "outermost",
     "parse_input",
+    "probe_sandbox",
     "read_file",
+    "require_sandbox",
     "resolve_path",
     "run_bash",
     "sandbox_argv",
+    "sandbox_env",
     "sandbox_mode",
+    "sandbox_plan",
+    "scope_abstract_sockets",
     "search",
     "tool_effect",
     "tool_schema",

@@ -91,9 +91,9 @@ async def run_bash(
     argv = ["bash", "-c", command]
     mode = sandbox_mode()
     if mode is not None:
-        # sandbox_argv asks git where the repository is: a blocking subprocess
+        # The plan reads the file system (/proc/net/unix, stats): a thread, not the loop.
         argv = await trio.to_thread.run_sync(
-            functools.partial(sandbox_argv, cwd, argv, network=mode == "network")
+            functools.partial(sandbox_argv, Path(cwd), argv, network=mode == "network")
         )
     token = secrets.token_hex(8)
     buffer = _HeadTail(MAX_BASH_OUTPUT)

@@ -29,6 +29,7 @@ from forgeflare.agent.tools._inputs import GrepInput, parse_input
 from forgeflare.agent.tools._types import (
     ToolError,
     ToolOutput,
+    hard_link_refused,
     resolve_path,
 )
 
@@ -142,6 +143,8 @@ def _rg_lines(rg: str, query: GrepInput, cwd: Path) -> tuple[list[str], int]:
         "--no-config",
         # Unreadable files are skipped without a word; pattern errors are still reported.
         "--no-messages",
+        # NUL after the file name: the name is known exactly (hard links are filtered).
+        "--null",
         case[query.case_sensitive],
     ]
     if file_type:
@@ -166,11 +169,18 @@ def _rg_lines(rg: str, query: GrepInput, cwd: Path) -> tuple[list[str], int]:
     assert proc.stderr is not None
     lines: list[str] = []
     total = 0
+    refused: dict[bytes, bool] = {}
     with proc:
         # Killed after the timeout by a timer: reading below blocks until rg closes stdout.
         timer = _Timer(proc, GREP_TIMEOUT)
         try:
-            for raw in proc.stdout:
+            for out in proc.stdout:
+                name, _, rest = out.partition(b"\0")
+                if name not in refused:
+                    refused[name] = hard_link_refused(cwd, cwd / os.fsdecode(name))
+                if refused[name]:
+                    continue
+                raw = name + b":" + rest
                 total += 1
                 if len(lines) < MAX_GREP_MATCHES:
                     lines.append(_clip(raw.decode("utf-8", "replace")))
@@ -230,6 +240,8 @@ def _python_lines(query: GrepInput, cwd: Path) -> tuple[list[str], int]:
         if time.monotonic() > deadline:
             raise ToolError(f"Grep: search took longer than {GREP_TIMEOUT:g} s and was stopped")
         if extensions is not None and not full.endswith(extensions):
+            continue
+        if hard_link_refused(cwd, full):
             continue
         for number, text in _matching_lines(full, regex):
             total += 1

@@ -1,37 +1,201 @@
-"""The optional sandbox for Bash commands: bubblewrap, the project writable, the rest read-only.
+"""The sandbox for Bash commands: bubblewrap, the project writable, the rest read-only.
 
-Path checks cannot confine a shell, so ``forgeflare run --sandbox`` (and the loop's
-``[agent] sandbox = "bwrap"``) runs every Bash command under ``bwrap``: the whole file system
-read-only, the project (and its git directory, so commits work) read-write, a private
-``/tmp``, its own PID namespace (``--unshare-pid``, ``--die-with-parent``), and no network
-unless ``--sandbox-network``. A missing or broken bubblewrap is refused in one line before
-anything runs, never a silent fallback. Linux only: elsewhere ``--sandbox`` is refused.
+Path checks cannot confine a shell, so Bash commands can run under ``bwrap``: loops do so by
+default where bubblewrap works (``[security] sandbox = "auto"``), ``forgeflare run`` with
+``--sandbox``. Inside:
+
+- the whole file system read-only; writable: the project, its git directory (worktrees commit
+  into the repository's), a private ``/tmp``, the package caches that exist (``~/.cache``,
+  ``~/.npm``, ``~/.cargo``) and the directories the user names (``[security] writable``);
+- fresh ``/dev`` and ``/proc``, its own PID and IPC namespaces, a new session (no controlling
+  terminal: no ``TIOCSTI`` typing into the user's shell), every capability dropped (root
+  cannot remount ``/`` read-write);
+- no host unix socket: ``/run`` (and ``/var/run``, ``$XDG_RUNTIME_DIR``) are empty, and every
+  other socket the kernel lists in ``/proc/net/unix`` is covered by ``/dev/null``, except those
+  the user names (``[security] sockets``); abstract sockets, which no file hides, are scoped
+  away by Landlock in the agent process where the kernel has it
+  (:func:`scope_abstract_sockets`);
+- the network on unless ``[security] sandbox_network = false`` (``forgeflare run``: off
+  unless ``--sandbox-network``).
+
+What the sandbox binds is decided once, before any command runs (the loop passes it in the
+environment): a command must not be able to widen its next sandbox by planting a ``.git``
+file or a symlink. A missing or broken bubblewrap is refused in one line when the sandbox is
+required (``--sandbox``, ``sandbox = "bwrap"``); with ``"auto"`` the loop says once that
+commands run unconfined. Linux only.
 """
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import os
 import shutil
+import stat
 import subprocess
 import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
+
+import trio
 
 from forgeflare._errors import ConfigError
+from forgeflare._process import run_child, run_child_blocking
 
-__all__ = ["SANDBOX_ENV", "check_sandbox", "sandbox_argv", "sandbox_mode"]
+__all__ = [
+    "CACHE_DIRS",
+    "GIT_DIR_ENV",
+    "INSTALL_HINT",
+    "SANDBOX_ENV",
+    "SOCKETS_ENV",
+    "WRITABLE_ENV",
+    "SandboxChoice",
+    "SandboxPlan",
+    "bwrap_argv",
+    "check_sandbox",
+    "choose_sandbox",
+    "host_sockets",
+    "landlock_abi",
+    "loop_sandbox",
+    "outermost",
+    "probe_sandbox",
+    "require_sandbox",
+    "sandbox_argv",
+    "sandbox_env",
+    "sandbox_mode",
+    "sandbox_plan",
+    "scope_abstract_sockets",
+]
 
 SANDBOX_ENV = "FORGEFLARE_SANDBOX"
-"""``1`` (sandbox, no network) or ``network``; set by ``--sandbox`` / ``--sandbox-network``."""
+"""``1`` (sandbox, no network) or ``network``; set by ``--sandbox`` / ``--sandbox-network``
+and by the loop."""
+WRITABLE_ENV = "FORGEFLARE_SANDBOX_WRITABLE"
+"""More writable directories (absolute, ``os.pathsep`` separated): ``[security] writable``."""
+SOCKETS_ENV = "FORGEFLARE_SANDBOX_SOCKETS"
+"""Host unix sockets let in (absolute, ``os.pathsep`` separated): ``[security] sockets``."""
+GIT_DIR_ENV = "FORGEFLARE_SANDBOX_GIT_DIR"
+"""The git directory to keep writable, found by the loop before anything ran (empty: none)."""
+
+CACHE_DIRS = (".cache", ".npm", ".cargo")
+"""Package caches under ``$HOME`` kept writable (when they exist) so installs keep working."""
+
+SOCKET_DIRS = ("/run", "/var/run")
+"""Where host daemons keep their sockets (dbus, docker, systemd): empty in the sandbox."""
+
+INSTALL_HINT = "Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap"
+
+# Replaced by the sandbox's own: what lies below them on the host is never seen.
+_PRIVATE = ("/tmp", "/dev", "/proc")
 
 
-def sandbox_mode() -> str | None:
-    """``None`` (no sandbox), ``"1"`` or ``"network"``, from this process's environment."""
-    value = os.environ.get(SANDBOX_ENV, "").strip().lower()
+def sandbox_mode(env: Mapping[str, str] | None = None) -> str | None:
+    """``None`` (no sandbox), ``"1"`` or ``"network"``, from ``env`` (this process's)."""
+    value = (os.environ if env is None else env).get(SANDBOX_ENV, "").strip().lower()
     return value if value in ("1", "network") else None
 
 
+@dataclass(frozen=True, slots=True)
+class SandboxPlan:
+    """What one sandbox binds: every path absolute and resolved."""
+
+    project: Path
+    git_dir: Path | None = None
+    writable: tuple[Path, ...] = ()
+    """Directories writable besides the project and its git directory."""
+    sockets: tuple[Path, ...] = ()
+    """Host unix sockets let in (read-only binds still connect)."""
+    hidden_dirs: tuple[Path, ...] = ()
+    """Socket directories replaced by an empty tmpfs."""
+    hidden_sockets: tuple[Path, ...] = ()
+    """Other host sockets, each covered by ``/dev/null``."""
+    keep_files: tuple[Path, ...] = ()
+    """Files inside a hidden directory bound back read-only (``/etc/resolv.conf``'s target)."""
+    network: bool = True
+    tmpdir: bool = False
+    """Set ``TMPDIR=/tmp``: the caller's TMPDIR would be read-only inside."""
+
+
+def _under(path: Path, roots: Iterable[Path]) -> bool:
+    return any(path == root or path.is_relative_to(root) for root in roots)
+
+
+def outermost(paths: Iterable[Path]) -> tuple[Path, ...]:
+    """``paths`` without those inside another one (kept in first-seen order, no repeats).
+
+    A writable directory inside another writable one is already writable; binding it again
+    would let a command replace it with a symlink (say to ``/etc``) that the next sandbox
+    follows. Every directory bound this way has a read-only parent.
+    """
+    unique = list(dict.fromkeys(paths))
+    return tuple(p for p in unique if not any(p != q and p.is_relative_to(q) for q in unique))
+
+
+def bwrap_argv(plan: SandboxPlan, command: Sequence[str]) -> list[str]:
+    """``command`` wrapped in bwrap as ``plan`` says (pure)."""
+    argv = ["bwrap", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--new-session"]
+    argv += ["--cap-drop", "ALL", "--ro-bind", "/", "/"]
+    argv += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    for hidden in plan.hidden_dirs:
+        argv += ["--tmpfs", str(hidden)]
+    for kept in plan.keep_files:
+        argv += ["--ro-bind", str(kept), str(kept)]
+    bound = outermost([plan.project, *([plan.git_dir] if plan.git_dir else []), *plan.writable])
+    for path in bound:
+        argv += ["--bind", str(path), str(path)]
+    for sock in plan.sockets:
+        argv += ["--ro-bind", str(sock), str(sock)]
+    for sock in plan.hidden_sockets:
+        argv += ["--ro-bind", "/dev/null", str(sock)]
+    if not plan.network:
+        argv.append("--unshare-net")
+    if plan.tmpdir:
+        argv += ["--setenv", "TMPDIR", "/tmp"]
+    argv += ["--chdir", str(plan.project), "--"]
+    return argv + list(command)
+
+
+def host_sockets(proc_net_unix: str) -> list[Path]:
+    """The file-system paths of the unix sockets listed in ``/proc/net/unix`` (pure).
+
+    Abstract sockets (``@name``) have no path: only a network namespace of its own
+    (``sandbox_network = false``) hides them.
+    """
+    found = []
+    for line in proc_net_unix.splitlines()[1:]:
+        fields = line.split(maxsplit=7)
+        if len(fields) == 8 and fields[7].startswith("/"):
+            found.append(Path(fields[7]))
+    return found
+
+
+def _existing_dir(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(path.lstat().st_mode)
+    except OSError:
+        return False
+
+
+def _is_socket(path: Path) -> bool:
+    try:
+        return stat.S_ISSOCK(path.lstat().st_mode)
+    except OSError:
+        return False
+
+
+def _paths(value: str | None) -> list[Path]:
+    return [Path(p) for p in (value or "").split(os.pathsep) if p.strip()]
+
+
+@functools.lru_cache(maxsize=16)
 def _git_dir(project: Path) -> Path | None:
-    """The repository's git directory when it lies outside the project (a worktree)."""
+    """The repository's git directory when it lies outside the project (a worktree).
+
+    Cached for the process: asked before the first command runs, so a ``.git`` file a
+    command writes later cannot point the next sandbox's writable bind elsewhere.
+    """
     try:
         out = subprocess.run(
             ["git", "rev-parse", "--git-common-dir"],
@@ -40,49 +204,339 @@ def _git_dir(project: Path) -> Path | None:
             text=True,
             timeout=10,
             check=False,
+            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
         ).stdout.strip()
     except (OSError, subprocess.TimeoutExpired):
         return None
     if not out:
         return None
     path = (project / out).resolve()
-    return None if path.is_relative_to(project.resolve()) else path
+    if path.is_relative_to(project) or project.is_relative_to(path):
+        return None
+    # Only something that is a git directory: never "/" or a home directory.
+    return path if (path / "HEAD").is_file() and (path / "objects").is_dir() else None
 
 
-def sandbox_argv(project: Path, command: list[str], *, network: bool) -> list[str]:
-    """``command`` wrapped in bwrap: project and git directory writable, the rest read-only."""
+def sandbox_plan(project: Path, *, network: bool, env: Mapping[str, str]) -> SandboxPlan:
+    """The plan for a command in ``project`` (I/O: reads the file system and ``env``).
+
+    ``env`` holds what the loop decided (:data:`WRITABLE_ENV`, :data:`SOCKETS_ENV`,
+    :data:`GIT_DIR_ENV`) and ``HOME``, ``TMPDIR``, ``XDG_RUNTIME_DIR``.
+    """
     root = project.resolve()
-    argv = ["bwrap", "--die-with-parent", "--unshare-pid", "--ro-bind", "/", "/"]
-    argv += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    argv += ["--bind", str(root), str(root)]
-    git = _git_dir(root)
-    if git is not None:
-        argv += ["--bind", str(git), str(git)]
-    if not network:
-        argv.append("--unshare-net")
-    argv += ["--chdir", str(root), "--"]
-    return argv + command
-
-
-def check_sandbox(project: Path) -> None:
-    """Raise ``ConfigError`` (one line) unless bubblewrap can run a command here."""
-    if not sys.platform.startswith("linux"):
-        raise ConfigError("--sandbox: bubblewrap runs on Linux only; refusing to run unconfined")
-    if shutil.which("bwrap") is None:
-        raise ConfigError(
-            "--sandbox: bubblewrap (bwrap) is not installed (Debian: apt-get install "
-            "bubblewrap); refusing to run Bash commands unconfined"
-        )
+    if GIT_DIR_ENV in env:
+        git = Path(env[GIT_DIR_ENV]) if env[GIT_DIR_ENV] else None
+    else:
+        git = _git_dir(root)
+    home = env.get("HOME", "")
+    caches = [Path(home) / name for name in CACHE_DIRS] if home.startswith("/") else []
+    writable = [p.resolve() for p in caches if _existing_dir(p)]
+    writable += [p for p in _paths(env.get(WRITABLE_ENV)) if p.is_dir()]
+    sockets = tuple(_paths(env.get(SOCKETS_ENV)))
+    hidden = [Path(d) for d in SOCKET_DIRS if _existing_dir(Path(d))]
+    runtime = env.get("XDG_RUNTIME_DIR", "")
+    if runtime.startswith("/"):
+        real = Path(runtime).resolve()
+        if _existing_dir(real) and not _under(real, [*map(Path, _PRIVATE), *hidden]):
+            hidden.append(real)
+    keep = []
+    resolv = Path("/etc/resolv.conf").resolve()
+    if _under(resolv, hidden) and resolv.is_file():
+        keep.append(resolv)  # systemd-resolved keeps it in /run: DNS must keep working
+    covered = [*map(Path, _PRIVATE), *hidden]
+    strays: list[Path] = []
     try:
-        done = subprocess.run(
-            sandbox_argv(project, ["true"], network=False),
-            capture_output=True,
-            text=True,
-            timeout=20,
-            check=False,
+        listed = Path("/proc/net/unix").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        listed = ""
+    for sock in dict.fromkeys(host_sockets(listed)):
+        real = Path(os.path.realpath(sock))
+        if not _under(real, covered) and real not in sockets and _is_socket(real):
+            strays.append(real)
+    tmpdir = env.get("TMPDIR", "")
+    bound = [root, *([git] if git else []), *writable]
+    return SandboxPlan(
+        project=root,
+        git_dir=git,
+        writable=tuple(writable),
+        sockets=sockets,
+        hidden_dirs=tuple(hidden),
+        hidden_sockets=tuple(strays),
+        keep_files=tuple(keep),
+        network=network,
+        tmpdir=bool(tmpdir) and not _under(Path(tmpdir), [Path("/tmp"), *bound]),
+    )
+
+
+def sandbox_argv(
+    project: Path,
+    command: Sequence[str],
+    *,
+    network: bool,
+    env: Mapping[str, str] | None = None,
+) -> list[str]:
+    """``command`` wrapped in bwrap for ``project`` (:func:`sandbox_plan` + :func:`bwrap_argv`)."""
+    plan = sandbox_plan(project, network=network, env=os.environ if env is None else env)
+    return bwrap_argv(plan, command)
+
+
+def sandbox_env(
+    *,
+    network: bool,
+    writable: Sequence[Path] = (),
+    sockets: Sequence[Path] = (),
+    git_dir: Path | None = None,
+) -> dict[str, str]:
+    """The variables that switch the sandbox on for an agent (the loop sets them)."""
+    env = {SANDBOX_ENV: "network" if network else "1", GIT_DIR_ENV: str(git_dir or "")}
+    if writable:
+        env[WRITABLE_ENV] = os.pathsep.join(str(p) for p in writable)
+    if sockets:
+        env[SOCKETS_ENV] = os.pathsep.join(str(p) for p in sockets)
+    return env
+
+
+def _problem_before_start(env: Mapping[str, str]) -> str | None:
+    if not sys.platform.startswith("linux"):
+        return "bubblewrap runs on Linux only"
+    if shutil.which("bwrap", path=env.get("PATH", os.defpath)) is None:
+        return f"bubblewrap (bwrap) is not installed ({INSTALL_HINT})"
+    return None
+
+
+def _why(result_code: int, output: bytes) -> str:
+    lines = output.decode("utf-8", "replace").strip().splitlines()
+    return f"bubblewrap cannot start here ({lines[-1] if lines else f'exit {result_code}'})"
+
+
+async def probe_sandbox(project: Path, env: Mapping[str, str] | None = None) -> str | None:
+    """Why bubblewrap cannot run a command in ``project`` (one line), or ``None`` if it can."""
+    env = dict(os.environ if env is None else env)
+    problem = _problem_before_start(env)
+    if problem is not None:
+        return problem
+    argv = await trio.to_thread.run_sync(
+        functools.partial(sandbox_argv, project, ["true"], network=False, env=env)
+    )
+    out = bytearray()
+    try:
+        result = await run_child(argv, env=env, stdin=None, on_output=out.extend, timeout=20)
+    except OSError as exc:
+        return f"bubblewrap cannot start: {exc.strerror or exc}"
+    return None if result.returncode == 0 else _why(result.returncode, bytes(out))
+
+
+async def require_sandbox(project: Path, env: Mapping[str, str] | None = None) -> None:
+    """Raise ``ConfigError`` (one line) unless bubblewrap can run a command here."""
+    problem = await probe_sandbox(project, env)
+    if problem is not None:
+        raise ConfigError(f"--sandbox: {problem}; refusing to run Bash commands unconfined")
+
+
+def check_sandbox(project: Path, env: Mapping[str, str] | None = None) -> None:
+    """Raise ``ConfigError`` (one line) unless bubblewrap can run a command here (sync)."""
+    env = dict(os.environ if env is None else env)
+    problem = _problem_before_start(env)
+    if problem is None:
+        out = bytearray()
+        try:
+            result = run_child_blocking(
+                sandbox_argv(project, ["true"], network=False, env=env),
+                env=env,
+                stdin=None,
+                on_output=out.extend,
+                timeout=20,
+            )
+        except OSError as exc:
+            problem = f"bubblewrap cannot start: {exc.strerror or exc}"
+        else:
+            if result.returncode != 0:
+                problem = _why(result.returncode, bytes(out))
+    if problem is not None:
+        raise ConfigError(f"--sandbox: {problem}; refusing to run Bash commands unconfined")
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxChoice:
+    """What a loop does about the sandbox: on or not, and the banner's words."""
+
+    on: bool
+    level: Literal["info", "warn"]
+    line: str
+
+
+def choose_sandbox(
+    setting: str, *, backend: str, problem: str | None, network: bool, writable: Sequence[str]
+) -> SandboxChoice:
+    """The loop's decision (pure): ``setting`` is ``auto``/``bwrap``/``off``, ``problem`` the
+    probe's answer (``None``: bubblewrap works).
+
+    Raises ``ConfigError`` when the sandbox is required (``bwrap``) and cannot run.
+    """
+    if backend in ("claude", "codex"):
+        return SandboxChoice(
+            False,
+            "info",
+            f"sandbox: the {backend} backend runs its own tools; forgeflare's bubblewrap "
+            "sandbox is not used (turn on its own: README, Sandbox)",
         )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise ConfigError(f"--sandbox: bubblewrap cannot start: {exc}") from exc
-    if done.returncode != 0:
-        why = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
-        raise ConfigError(f"--sandbox: bubblewrap cannot start here ({why}); refusing to run")
+    if setting == "off":
+        return SandboxChoice(
+            False,
+            "warn",
+            "sandbox: off ([security] sandbox or --no-sandbox); Bash commands run unconfined",
+        )
+    if problem is not None and setting == "bwrap":
+        raise ConfigError(f'[security] sandbox = "bwrap": {problem}; refusing to start')
+    if backend == "command":
+        return SandboxChoice(
+            problem is None,
+            "info",
+            "sandbox: a command agent runs as it is (a `forgeflare run` it starts gets "
+            f"{SANDBOX_ENV})",
+        )
+    if problem is not None:
+        line = f"sandbox: none, Bash commands run unconfined: {problem}"
+        return SandboxChoice(False, "warn", line)
+    places = ["the project", "its git dir", "a private /tmp", "~/.cache, ~/.npm, ~/.cargo"]
+    places += list(writable)
+    return SandboxChoice(
+        True,
+        "info",
+        f"sandbox: bubblewrap; Bash writes only to {', '.join(places)}; network "
+        f"{'on' if network else 'off'}; --no-sandbox turns it off",
+    )
+
+
+def _named_paths(project: Path, names: Sequence[str], key: str, home: str) -> list[Path]:
+    paths = []
+    for name in names:
+        raw = name.strip()
+        if raw == "~" or raw.startswith("~/"):
+            if not home.startswith("/"):
+                raise ConfigError(f"[security] {key}: {name!r} needs HOME to be set")
+            raw = home + raw[1:]
+        path = (project / raw).resolve()
+        if not path.exists():
+            raise ConfigError(f"[security] {key}: {name!r} ({path}) does not exist")
+        paths.append(path)
+    return paths
+
+
+def _loop_paths(
+    project: Path, writable: Sequence[str], sockets: Sequence[str], home: str
+) -> tuple[Path, list[Path], list[Path]]:
+    root = project.resolve()
+    extra = _named_paths(root, writable, "writable", home)
+    for path in extra:
+        if not path.is_dir():
+            raise ConfigError(f"[security] writable: {path} is not a directory")
+    return root, extra, _named_paths(root, sockets, "sockets", home)
+
+
+async def loop_sandbox(
+    project: Path,
+    *,
+    setting: str,
+    backend: str,
+    network: bool,
+    writable: Sequence[str],
+    sockets: Sequence[str],
+    env: Mapping[str, str],
+) -> tuple[SandboxChoice, dict[str, str]]:
+    """A loop's sandbox, decided once at its start: the banner's choice and the agent's
+    variables (``FORGEFLARE_SANDBOX`` empty when off).
+
+    Raises ``ConfigError`` for a named path that does not exist or a required sandbox that
+    cannot run.
+    """
+    root, extra, allowed = await trio.to_thread.run_sync(
+        _loop_paths, project, writable, sockets, env.get("HOME", "")
+    )
+    problem: str | None = None
+    if setting != "off" and backend not in ("claude", "codex"):
+        problem = await probe_sandbox(root, env)
+    choice = choose_sandbox(
+        setting, backend=backend, problem=problem, network=network, writable=writable
+    )
+    if not choice.on:
+        # Empty, not absent: a FORGEFLARE_SANDBOX the user exported must not switch it on.
+        return choice, {SANDBOX_ENV: ""}
+    git = await trio.to_thread.run_sync(_git_dir, root)
+    return choice, sandbox_env(network=network, writable=extra, sockets=allowed, git_dir=git)
+
+
+# Landlock: the same syscall numbers on every architecture (added after the tables merged).
+_LANDLOCK_CREATE_RULESET = 444
+_LANDLOCK_RESTRICT_SELF = 446
+_LANDLOCK_CREATE_RULESET_VERSION = 1
+_LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET = 1
+_PR_SET_NO_NEW_PRIVS = 38
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = (
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    )
+
+
+def _libc() -> ctypes.CDLL | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version (0: none). Scopes need 6 (Linux 6.12)."""
+    libc = _libc()
+    if libc is None:
+        return 0
+    version = libc.syscall(
+        _LANDLOCK_CREATE_RULESET,
+        None,
+        ctypes.c_size_t(0),
+        ctypes.c_uint32(_LANDLOCK_CREATE_RULESET_VERSION),
+    )
+    return max(int(version), 0)
+
+
+def scope_abstract_sockets() -> bool:
+    """Keep this process and everything it starts from connecting to abstract unix sockets
+    made outside it (X11's ``@/tmp/.X11-unix/X0``, an old dbus): no file hides those, and
+    with the network on the sandbox shares the host's network namespace where they live.
+
+    Landlock ABI 6 (Linux 6.12); returns whether it took effect. Call it before the process
+    starts threads: only threads made afterwards inherit it. It sets ``no_new_privs`` (a
+    sandboxed command has that anyway), so it is skipped where bubblewrap is setuid.
+    """
+    libc = _libc()
+    if libc is None or landlock_abi() < 6:
+        return False
+    bwrap = shutil.which("bwrap")
+    try:
+        if bwrap is None or os.stat(bwrap).st_mode & stat.S_ISUID:
+            return False
+    except OSError:
+        return False
+    attr = _RulesetAttr(0, 0, _LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET)
+    fd = int(
+        libc.syscall(
+            _LANDLOCK_CREATE_RULESET,
+            ctypes.byref(attr),
+            ctypes.c_size_t(ctypes.sizeof(attr)),
+            ctypes.c_uint32(0),
+        )
+    )
+    if fd < 0:
+        return False
+    try:
+        if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            return False
+        return int(libc.syscall(_LANDLOCK_RESTRICT_SELF, fd, ctypes.c_uint32(0))) == 0
+    finally:
+        os.close(fd)

@@ -10,6 +10,7 @@ Errors::
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -23,6 +24,9 @@ __all__ = [
     "ToolOutput",
     "allowed_roots",
     "confine",
+    "extra_links",
+    "hard_link_refused",
+    "link_refused",
     "resolve_path",
 ]
 
@@ -60,13 +64,46 @@ def allowed_roots(cwd: Path) -> list[Path]:
     return roots
 
 
+def extra_links(path: Path | str) -> int:
+    """How many more hard links a regular file has (0 for one, for a directory, or no file)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return 0
+    return st.st_nlink - 1 if stat.S_ISREG(st.st_mode) else 0
+
+
+def link_refused(inside_project_only: bool, extra: int) -> bool:
+    """A file of the project with another hard link is refused: its other name may be
+    anywhere (``ln ~/.ssh/id_ed25519 notes.txt``), and confinement sees only this one. Files
+    in an ``--allow-path`` directory are allowed: the user named that directory."""
+    return inside_project_only and extra > 0
+
+
+def hard_link_refused(cwd: Path, path: Path | str) -> bool:
+    """:func:`link_refused` for the file at ``path`` (Grep's filter over many files)."""
+    real = Path(path).resolve()
+    roots = allowed_roots(cwd)
+    inside = [r for r in roots if real == r or real.is_relative_to(r)]
+    return link_refused(inside == [roots[0]], extra_links(real))
+
+
 def confine(cwd: Path, path: Path, raw: str) -> Path:
     """``path`` if it lies inside the project or an allowed directory after resolving
-    symlinks (``..``, absolute paths, ``~`` and links out of the project are refused)."""
+    symlinks (``..``, absolute paths, ``~`` and links out of the project are refused), and
+    is not a file of the project with other hard links (:func:`link_refused`)."""
     real = path.resolve()
-    for root in allowed_roots(cwd):
-        if real == root or real.is_relative_to(root):
-            return path
+    roots = allowed_roots(cwd)
+    inside = [r for r in roots if real == r or real.is_relative_to(r)]
+    if inside:
+        extra = extra_links(real)
+        if link_refused(inside == [roots[0]], extra):
+            raise ToolError(
+                f"{raw} has {extra + 1} hard links: its other names may be outside the "
+                "project, so the file tools refuse it; to use it anyway, allow its directory "
+                f"with `forgeflare run --allow-path DIR` (or {ALLOW_PATHS_ENV})"
+            )
+        return path
     raise ToolError(
         f"{raw} is outside the project ({cwd.resolve()}); the file tools stay in it. "
         f"Allow a directory with `forgeflare run --allow-path DIR` (or {ALLOW_PATHS_ENV})"

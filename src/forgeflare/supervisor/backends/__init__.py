@@ -26,6 +26,12 @@ from forgeflare.supervisor.backends._report import Outcome
 from forgeflare.supervisor.backends._report import Tokens
 from forgeflare.supervisor.backends._claude import asked
 
+from forgeflare.supervisor.backends._codex import classify_failure
+from forgeflare.supervisor.backends._codex import codex_home
+from forgeflare.supervisor.backends._codex import codex_model
+from forgeflare.supervisor.backends._codex import reset_from_message
+from forgeflare.supervisor.backends._codex import reset_from_session
+
 __all__ = [
     "BACKENDS",
     "COMPLETE_TAG",
@@ -48,8 +54,13 @@ __all__ = [
     "as_int",
     "asked",
     "backend_names",
+    "classify_failure",
+    "codex_home",
+    "codex_model",
     "completion_signal",
     "json_event",
     "register_backend",
+    "reset_from_message",
+    "reset_from_session",
     "tool_line",
 ]

@@ -217,7 +217,11 @@ class _PlainBackend(_Base):
 
 @dataclass
 class ForgeflareBackend(_PlainBackend):
-    """Our own agent: ``python -m forgeflare run``; it reports through ``final``."""
+    """Our own agent: ``python -P -m forgeflare run``; it reports through ``final``.
+
+    ``-P``: the agent runs with the project as its working directory, and ``-m`` would put that
+    directory first on ``sys.path`` (a committed ``trio.py`` would be imported instead of trio).
+    """
 
     name: str = "forgeflare"
     final_required: bool = True
@@ -237,7 +241,7 @@ class ForgeflareBackend(_PlainBackend):
         load_hooks_file(project / HOOKS_RELPATH)
 
     def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]:
-        return _with_model([python, "-m", "forgeflare", "run"], model, extra)
+        return _with_model([python, "-P", "-m", "forgeflare", "run"], model, extra)
 
     def budget_argv(self, left_usd: float) -> list[str]:
         return ["--max-cost", f"{max(0.0, left_usd):.6f}"]

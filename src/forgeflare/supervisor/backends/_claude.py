@@ -4,10 +4,14 @@ Facts from Claude Code 2.1 (``claude -p --output-format stream-json --verbose``)
 object per line; ``system``/``init`` names the session and model; each ``assistant`` line holds
 one content block (text, tool_use, thinking); ``user`` lines carry tool results;
 ``rate_limit_event`` lines give the usage window's state (``rejected`` with ``resetsAt`` epoch
-seconds when a limit is hit); the last line is ``result`` with the turn count, the cost in USD
-and the usage. Claude Code has been seen writing one event inside another's line: a line that
-is not JSON is shown as text, unknown types are counted and skipped, nothing is fatal. No
-``result`` line at all is an ``agent_error``.
+seconds when a limit is hit); ``system``/``api_retry`` lines are Claude Code's own retries of
+the API (``attempt``, ``max_retries``, ``retry_delay_ms``, ``error_status``); an ``assistant``
+line may carry an ``error`` (``server_error`` when the API could not be reached: the text is
+``API Error: Unable to connect to API (ConnectionRefused)``); the last line is ``result`` with
+the turn count, the cost in USD and the usage (``subtype`` is ``success`` even then, with
+``is_error`` true and ``api_error_status`` null). Claude Code has been seen writing one event
+inside another's line: a line that is not JSON is shown as text, unknown types are counted and
+skipped, nothing is fatal. No ``result`` line at all is an ``agent_error``.
 
 :class:`ClaudeStreamReader` is pure: ``feed(line)`` returns what to show, ``report()`` the
 iteration report fields (DESIGN "Records and outcomes").
@@ -33,6 +37,14 @@ __all__ = [
 ]
 
 _LIMIT_RESET = re.compile(r"limit reached\|(\d{9,13})")
+_UNREACHABLE = re.compile(
+    r"unable to connect to api|connection error|connection refused|econnrefused|econnreset"
+    r"|fetch failed|socket hang up|timed? ?out|overloaded|\b5\d\d\b",
+    re.IGNORECASE,
+)
+"""An error result's text that means the API was down or unreachable: an outage."""
+_OUTAGE_ERRORS = frozenset({"server_error", "overloaded_error", "api_error"})
+"""An ``assistant`` line's ``error`` that means the API side failed."""
 
 
 def asked(tool_input: object) -> list[str]:
@@ -58,6 +70,19 @@ def _iso(epoch: object) -> str | None:
     return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def _retry_line(event: dict[str, Any]) -> str:
+    """``retrying the API: attempt 3 of 10, 8 s (HTTP 529)``: Claude Code's own retry."""
+    attempt, most = as_int(event.get("attempt")), as_int(event.get("max_retries"))
+    delay = event.get("retry_delay_ms")
+    words = f"retrying the API: attempt {attempt or '?'}" + (f" of {most}" if most else "")
+    if isinstance(delay, int | float) and not isinstance(delay, bool):
+        words += f", {delay / 1000:.0f} s" if delay >= 1000 else f", {delay / 1000:.1f} s"
+    status = event.get("error_status")
+    if isinstance(status, int) and not isinstance(status, bool):
+        words += f" (HTTP {status})"
+    return words
+
+
 @dataclass
 class ClaudeStreamReader(JsonStreamReader):
     """Reads one Claude Code iteration's stream, line by line."""
@@ -70,6 +95,14 @@ class ClaudeStreamReader(JsonStreamReader):
     rate_limit_error: bool = False
     questions: list[str] = field(default_factory=list)
     """Questions the agent asked with Claude Code's ``AskUserQuestion`` tool."""
+    final_id: str | None = None
+    final_texts: list[str] = field(default_factory=list)
+    """Text blocks of the last assistant message (one line per block, sharing its id)."""
+    final_calls_tool: bool = False
+    """The last assistant message called a tool: it is not the turn's final message."""
+    api_error: str | None = None
+    """The ``error`` of an ``assistant`` line (``server_error`` …), when one had it."""
+    retries: int = 0
 
     def event(self, event: dict[str, Any]) -> list[str]:
         kind = event.get("type")
@@ -97,14 +130,24 @@ class ClaudeStreamReader(JsonStreamReader):
             self.session_id = event.get("session_id") or self.session_id
             self.model = event.get("model") or self.model
             return [f"session {self.session_id or '?'} · model {self.model or '?'}"]
+        if event.get("subtype") == "api_retry":
+            self.retries += 1
+            return [_retry_line(event)]
         return []
 
     def _assistant(self, event: dict[str, Any]) -> list[str]:
         if event.get("error") == "rate_limit":
             self.rate_limit_error = True
+        elif isinstance(event.get("error"), str):
+            self.api_error = event["error"]
         message = event.get("message")
-        if not isinstance(message, dict):
-            return []
+        if not isinstance(message, dict) or event.get("parent_tool_use_id"):
+            return []  # a subagent's message is not the turn's
+        message_id = message.get("id")
+        if not isinstance(message_id, str) or message_id != self.final_id:
+            self.final_id = message_id if isinstance(message_id, str) else None
+            self.final_texts = []  # a new message: the final one so far
+            self.final_calls_tool = False
         out: list[str] = []
         content = message.get("content")
         for block in content if isinstance(content, list) else []:
@@ -112,8 +155,10 @@ class ClaudeStreamReader(JsonStreamReader):
                 continue
             if block.get("type") == "text" and isinstance(block.get("text"), str):
                 self.texts.append(block["text"])
+                self.final_texts.append(block["text"])
                 out.append(block["text"])
             elif block.get("type") == "tool_use":
+                self.final_calls_tool = True
                 out.append(tool_line(str(block.get("name", "?")), block.get("input")))
                 if block.get("name") == "AskUserQuestion":
                     # Headless, nobody answers the question tool: it parks the loop instead.
@@ -159,10 +204,31 @@ class ClaudeStreamReader(JsonStreamReader):
             return "ok", False
         if isinstance(status, int):
             return "api_error", status >= 500 or status in (408, 409)
+        text = str(result.get("result") or "")
+        if result.get("is_error") and (
+            self.api_error in _OUTAGE_ERRORS or _UNREACHABLE.search(text)
+        ):
+            return "api_error", True  # the API could not be reached: an outage
         return "agent_error", False
 
+    def stop_reason(self) -> str | None:
+        """Why the agent stopped: an error subtype (``error_max_turns``), else the result's own
+        ``stop_reason`` (``end_turn``) unless it is an error; never ``success``."""
+        result = self.result
+        if result is None:
+            return "no_result"
+        subtype = result.get("subtype")
+        if isinstance(subtype, str) and subtype.startswith("error"):
+            return subtype
+        reason = result.get("stop_reason")
+        return reason if isinstance(reason, str) and not result.get("is_error") else None
+
     def final_text(self) -> str:
-        """The result text, else the last assistant text."""
+        """The final assistant message's text, all its text blocks (the completion rule, as the
+        stop-hook reads it; Claude Code's ``result`` holds only the last block), else the
+        result text."""
+        if self.final_texts and not self.final_calls_tool:
+            return "\n".join(self.final_texts)
         result = self.result or {}
         text = result.get("result")
         if isinstance(text, str) and text:
@@ -177,7 +243,7 @@ class ClaudeStreamReader(JsonStreamReader):
         return {
             "outcome": outcome,
             "transient": transient,
-            "stop_reason": result.get("subtype") or (None if self.result else "no_result"),
+            "stop_reason": self.stop_reason(),
             "tokens": self.tokens(),
             "cost_usd": float(cost) if isinstance(cost, int | float) else None,
             "resets_at": self.resets_at() if outcome == "rate_limited" else None,

@@ -26,6 +26,7 @@ Outcome = Literal[
     "interrupted",
     "timed_out",
     "budget",
+    "quota",
 ]
 OUTCOMES: tuple[str, ...] = Outcome.__args__  # type: ignore[attr-defined]
 
@@ -37,7 +38,7 @@ class IterationReport(AgentReport):
     outcome: Outcome = "ok"
     """ok, agent_error (crash, no result), api_error (the agent gave up on the API),
     rate_limited (a usage limit: wait, then the same work succeeds), refused, killed,
-    interrupted, timed_out, budget."""
+    interrupted, timed_out, budget, quota (billing or credit exhausted: waiting cannot fix it)."""
     transient: bool = False
     """For api_error: the failure was transient (overloaded, 5xx, connection): an outage."""
     stop_reason: str | None = None

@@ -1,0 +1,121 @@
+"""The loop's agent switching: which backend and profile run the next iteration.
+
+The choice is :func:`~forgeflare.supervisor._fallback.choose_agent`'s (pure); this is the shell:
+it learns windows from rate-limited iterations, shares them through the machine's store
+(:mod:`~forgeflare.supervisor._windowstore`), builds the chosen backend and says every switch
+and wait with its reason (``loop.log``, the status line, ``events.jsonl``).
+
+Windows are kept in the loop's own time: with ``FORGEFLARE_TIME_SCALE`` a reset in 2 h is
+stored ``2 h × scale`` ahead, so a test (or demo) sees the primary come back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from forgeflare._clock import parse_time
+from forgeflare.supervisor._config import LoopConfig
+from forgeflare.supervisor._display import LoopDisplay
+from forgeflare.supervisor._fallback import (
+    AgentSpec,
+    Choice,
+    Window,
+    choose_agent,
+    credit_window,
+    month_spend,
+)
+from forgeflare.supervisor._records import RecordError, RunStore, read_run
+from forgeflare.supervisor._windowstore import read_windows, record_window
+from forgeflare.supervisor.backends import Backend
+
+__all__ = ["AgentSwitching"]
+
+
+class AgentSwitching:
+    """The switching part of the loop (a base of the loop, which holds the state below)."""
+
+    cfg: LoopConfig
+    display: LoopDisplay
+    store: RunStore
+    backend: Backend
+    time_scale: float
+    primary: AgentSpec
+    fallbacks: list[AgentSpec]
+    current: AgentSpec
+    profile: str
+    windows: dict[AgentSpec, Window]
+    window_file: Path
+
+    def known_windows(self) -> Mapping[AgentSpec, Window]:
+        """This loop's windows and the machine's (the later reset wins)."""
+        known = dict(read_windows(self.window_file))
+        for spec, window in self.windows.items():
+            theirs = known.get(spec)
+            if (
+                theirs is None
+                or window.resets_at is None
+                or (theirs.resets_at is not None and window.resets_at > theirs.resets_at)
+            ):
+                known[spec] = window
+        return known
+
+    def learn_window(self, seconds: float, reason: str = "usage limit") -> None:
+        """The current agent is out of its window for ``seconds`` (scaled to the loop's time)."""
+        now = datetime.now(UTC)
+        window = Window(now + timedelta(seconds=seconds * self.time_scale), reason)
+        self.windows[self.current] = window
+        try:
+            record_window(self.window_file, self.current, window, now)
+        except OSError as exc:
+            self.display.warn(f"{self.window_file}: cannot share the usage window: {exc}")
+
+    def check_credit(self, log_root: Path) -> None:
+        """Before the first iteration: has the primary spent ``[limits] monthly_credit``?"""
+        credit = self.cfg.limits.monthly_credit
+        if not credit:
+            return
+        rows = []
+        for path in sorted(log_root.glob("*/run.json")):
+            try:
+                run = read_run(path)
+            except (RecordError, OSError):
+                continue  # a damaged record is reported by `runs`; it adds nothing here
+            for it in run.iterations:
+                spec = AgentSpec(it.backend or run.backend, it.profile)
+                rows.append((parse_time(it.started_at), spec, it.cost_usd))
+        now = datetime.now(UTC)
+        window = credit_window(month_spend(rows, self.primary, now), credit, now)
+        if window is not None and window.resets_at is not None:
+            self.windows[self.primary] = window
+            then = "falling back" if self.fallbacks else "waiting"
+            self.display.warn(
+                f"{self.primary.label}: {window.reason} this month: {then} until "
+                f"{window.resets_at:%Y-%m-%d}"
+            )
+
+    def choose(self) -> Choice:
+        """The choice for the next iteration; switches to its agent when it names one."""
+        choice = choose_agent(
+            self.primary,
+            self.fallbacks,
+            self.known_windows(),
+            datetime.now(UTC),
+            fallback_after=timedelta(seconds=self.cfg.agent.fallback_after * self.time_scale),
+            current=self.current,
+        )
+        if choice.agent is not None and choice.agent != self.current:
+            self.switch_to(choice.agent, choice.reason)
+        return choice
+
+    def switch_to(self, spec: AgentSpec, reason: str) -> None:
+        """Run the next iterations on ``spec``, saying so with ``reason``."""
+        was = self.current
+        self.current, self.profile = spec, spec.profile
+        self.backend = self.cfg.backend_for(spec.backend)
+        self.display.agent = spec.label
+        self.display.warn(f"agent {was.label} -> {spec.label}: {reason}")
+        self.store.event(
+            "agent_switched", backend=spec.backend, profile=spec.profile, reason=reason
+        )

@@ -1,0 +1,85 @@
+"""The machine's usage windows: reset times per backend and profile, shared by every loop.
+
+One JSON file under the user's state directory (``platformdirs``: ``$XDG_STATE_HOME/forgeflare``
+on Linux), ``{"windows": {"codex": {"until": "...", "reason": "..."}, "claude:work": ...}}``.
+A loop that learns a window writes it here (under a lock, atomically), so another loop of the
+same account starts on its fallback at once instead of hitting the limit again. Windows that
+have reset are dropped on the next write; a damaged file reads as empty.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+from collections.abc import Iterator, Mapping
+from datetime import datetime
+from pathlib import Path
+
+import platformdirs
+
+from forgeflare._clock import parse_time, utc_timestamp
+from forgeflare._fsutil import atomic_write_text
+from forgeflare.supervisor._fallback import AgentSpec, Window, parse_agent_spec
+
+__all__ = ["read_windows", "record_window", "window_store_path"]
+
+
+def window_store_path(env: Mapping[str, str]) -> Path:
+    """``windows.json`` under the user's state directory (``XDG_STATE_HOME`` from ``env``)."""
+    base = env.get("XDG_STATE_HOME")
+    if base:
+        return Path(base) / "forgeflare" / "windows.json"
+    return Path(platformdirs.user_state_dir("forgeflare")) / "windows.json"
+
+
+def _decode(text: str) -> dict[AgentSpec, Window]:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return {}
+    rows = data.get("windows") if isinstance(data, dict) else None
+    out: dict[AgentSpec, Window] = {}
+    for key, row in (rows if isinstance(rows, dict) else {}).items():
+        try:
+            spec = parse_agent_spec(str(key))
+        except ValueError:
+            continue
+        until = parse_time(row.get("until")) if isinstance(row, dict) else None
+        if until is not None:
+            out[spec] = Window(until, str(row.get("reason") or "usage limit"))
+    return out
+
+
+def read_windows(path: Path) -> dict[AgentSpec, Window]:
+    """The windows in the store (none when it is missing or damaged)."""
+    try:
+        return _decode(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return {}
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(path.name + ".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def record_window(path: Path, spec: AgentSpec, window: Window, now: datetime) -> None:
+    """Add (or replace) ``spec``'s window; drop those that have reset. Raises OSError."""
+    if window.resets_at is None:
+        return  # a spent quota without a reset: this run's to know, not the machine's
+    with _locked(path):
+        windows = read_windows(path)
+        windows[spec] = window
+        rows = {
+            s.label: {"until": utc_timestamp(w.resets_at), "reason": w.reason}
+            for s, w in sorted(windows.items())
+            if w.resets_at is not None and w.resets_at > now
+        }
+        atomic_write_text(path, json.dumps({"windows": rows}, indent=2) + "\n", fsync=False)
