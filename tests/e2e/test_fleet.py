@@ -309,10 +309,11 @@ def test_the_fleet_budget_stops_a_running_loop(tmp_path: Path, mock_api: MockAPI
 def test_a_usage_limit_in_one_loop_makes_the_others_wait(tmp_path: Path, mock_api: MockAPI) -> None:
     make_repo(tmp_path, "a", "b")
     limit = {
-        "error": {"status": 429, "type": "rate_limit_error", "headers": {"retry-after": "100"}}
+        "error": {"status": 429, "type": "rate_limit_error", "headers": {"retry-after": "500"}}
     }
-    # b's first iteration is still running when a meets the limit; b waits before its second
-    slow = {**text_response("Half way."), "delay_ms": 5000}
+    # b's first iteration is still running when a meets the limit; b waits before its second,
+    # having read a's window (500 s at time scale 0.01: 5 s) from the machine's window store
+    slow = {**text_response("Half way."), "delay_ms": 3000}
     server = mock_api(
         {
             "conversations": [
@@ -329,18 +330,21 @@ def test_a_usage_limit_in_one_loop_makes_the_others_wait(tmp_path: Path, mock_ap
         }
     )
     path = fleet_file(tmp_path, "limits", [loop("a"), loop("b")], parallel=2)
-    done = fleet("run", str(path), env=env_for(server))
+    env = {**env_for(server), "XDG_STATE_HOME": str(tmp_path / "state")}
+    done = fleet("run", str(path), env=env)
     assert done.returncode == 0, done.stderr
     assert "usage limit reported: every loop waits until" in done.stderr
+    assert not (tmp_path / ".forgeflare-fleet/limits/window.json").exists()
     rec = state(path, "limits")
     assert rec["a"]["status"] == rec["b"]["status"] == "landed"
     trees = tmp_path / ".forgeflare-fleet/limits/worktrees"
     (a_run,) = run_records(trees / "a")
     (b_run,) = run_records(trees / "b")
     assert a_run["iterations"][0]["outcome"] == "rate_limited"
-    window = a_run["waits"][0]["until"]
+    store = json.loads((tmp_path / "state/forgeflare/windows.json").read_text())
+    window = store["windows"]["forgeflare"]["until"]
     assert rec["fleet"]["window_until"] == window
-    status = fleet("status", str(path), env=env_for(server)).stdout
+    status = fleet("status", str(path), env=env).stdout
     assert f"usage window until {window}" in status.splitlines()[0]
     # b never met the limit itself, yet it waited for the same window
     assert all(row["outcome"] == "ok" for row in b_run["iterations"])

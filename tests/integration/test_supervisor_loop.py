@@ -429,13 +429,9 @@ def test_plan_and_build_shortcuts(project: Project, cmd: str, mode: str) -> None
 
 
 async def test_a_shared_usage_window_is_waited_out_once(project: Project) -> None:
-    """A window another loop of the account reported: wait for it, then run the iteration."""
-    from datetime import UTC, datetime, timedelta
-
-    until = datetime.now(UTC) + timedelta(seconds=60)
-    window = project.dir / "window.json"
-    window.write_text(json.dumps({"until": until.isoformat()}))
-    env = base_env(FORGEFLARE_WINDOW_FILE=str(window), FORGEFLARE_TIME_SCALE="0.01")
+    """A window another loop of the account left in the machine's store (a fleet's loops
+    share it so): wait for it, then run the iteration."""
+    env = _store_window(project, seconds=0.5, FORGEFLARE_TIME_SCALE="0.01")
     done = await project.arun(
         "--agent-cmd", agent_cmd("--final=end_turn"), "--max-iterations", "1", env=env
     )
@@ -446,14 +442,9 @@ async def test_a_shared_usage_window_is_waited_out_once(project: Project) -> Non
 
 
 async def test_a_stop_request_during_a_shared_window_wait_stops(project: Project) -> None:
-    from datetime import UTC, datetime, timedelta
-
     from forgeflare.supervisor._stop import request_stop
 
-    until = datetime.now(UTC) + timedelta(hours=1)
-    window = project.dir / "window.json"
-    window.write_text(json.dumps({"until": until.isoformat()}))
-    env = base_env(FORGEFLARE_WINDOW_FILE=str(window))
+    env = _store_window(project, seconds=3600)
 
     async with trio.open_nursery() as nursery:
         result: list[Done] = []
@@ -469,6 +460,20 @@ async def test_a_stop_request_during_a_shared_window_wait_stops(project: Project
     rec = project.record()
     assert rec["finish_type"] == "stopped"
     assert rec["iterations"] == []
+
+
+def _store_window(project: Project, seconds: float, **extra: str) -> dict[str, str]:
+    """An environment whose own window store says the command backend waits ``seconds``."""
+    from datetime import UTC, datetime, timedelta
+
+    from forgeflare.supervisor import record_window, window_store_path
+    from forgeflare.supervisor._fallback import AgentSpec, Window
+
+    env = base_env(XDG_STATE_HOME=str(project.dir.parent / "state"), **extra)
+    now = datetime.now(UTC)
+    window = Window(now + timedelta(seconds=seconds), "usage limit")
+    record_window(window_store_path(env), AgentSpec("command"), window, now)
+    return env
 
 
 def _events_or_empty(project: Project) -> list[dict[str, object]]:

@@ -749,34 +749,6 @@ BEFORE_TABLE: list[tuple[str, Between, object]] = [
         Between(limits=Limits(max_cost=1.0), counted=0, elapsed=0.0, spent=2.0, trust_error="x"),
         FinishType.BUDGET,
     ),
-    (
-        "shared window",
-        Between(
-            limits=Limits(),
-            counted=0,
-            elapsed=0.0,
-            shared_until=NOW + timedelta(minutes=1),
-            now=NOW,
-        ),
-        "limit_wait",
-    ),
-    (
-        "shared window over",
-        Between(limits=Limits(), counted=0, elapsed=0.0, shared_until=NOW, now=NOW),
-        None,
-    ),
-    (
-        "trust beats a shared window",
-        Between(
-            limits=Limits(),
-            counted=0,
-            elapsed=0.0,
-            trust_error="x",
-            shared_until=NOW + timedelta(minutes=1),
-            now=NOW,
-        ),
-        FinishType.HOOK_ABORT,
-    ),
 ]
 
 

@@ -3,7 +3,8 @@
 The fleet supervisor is trio: a capacity limiter runs ``parallel`` loops at once; each loop is
 an ordinary ``forgeflare loop`` subprocess in a git worktree on its own branch, with its own
 records; a watcher task sums the spend of every loop against the fleet's ``max_cost`` and
-shares a usage limit one loop reports with all the others (``FORGEFLARE_WINDOW_FILE``). A loop
+shows the usage window a loop met (the machine's window store, which every loop of the same
+backend reads before each iteration, so the others wait or fall back). A loop
 that finishes ``complete`` with commits is landed (see ``_land``). Everything the fleet knows is
 in ``fleet.json``, replaced atomically on every change, so ``--resume`` after a ``kill -9``
 ends what the dead fleet left running and goes on where it stopped.
@@ -12,14 +13,12 @@ ends what the dead fleet left running and goes on where it stopped.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import secrets
 import signal
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
 import trio
@@ -36,6 +35,7 @@ from forgeflare.fleet._state import FleetRecord, LoopRecord, load_record, save_r
 from forgeflare.supervisor._git import GitResult, run_git
 from forgeflare.supervisor._history import runs_root
 from forgeflare.supervisor._records import newest_run
+from forgeflare.supervisor._windowstore import read_windows, window_store_path
 
 __all__ = [
     "FleetInterrupted",
@@ -46,7 +46,6 @@ __all__ = [
     "run_fleet",
 ]
 
-WINDOW_ENV = "FORGEFLARE_WINDOW_FILE"
 # Every process of one fleet loop carries it: found however it detached, ended with the loop.
 _LOOP_MARKER = "FORGEFLARE_FLEET_LOOP"
 
@@ -203,31 +202,11 @@ class _Fleet:
         loop.question = run.question
 
     def _window(self) -> str | None:
-        """The latest usage-window reset a loop reported, if it lies ahead."""
-        now = datetime.now(UTC)
-        until: str | None = None
-        for loop in self.record.loops:
-            events = self._runs_root(loop)
-            if events is None or not events.is_dir():
-                continue
-            for run_dir in events.iterdir():
-                try:
-                    lines = (run_dir / "events.jsonl").read_text(encoding="utf-8").splitlines()
-                except OSError:
-                    continue
-                for line in lines[-50:]:
-                    try:
-                        event = json.loads(line)
-                    except ValueError:
-                        continue
-                    if (
-                        event.get("event") in ("wait_started", "wait")
-                        and event.get("kind") == "limit_wait"
-                    ):
-                        value = event.get("until")
-                        if isinstance(value, str) and value > now.strftime("%Y-%m-%dT%H:%M:%SZ"):
-                            until = max(until or value, value)
-        return until
+        """The latest reset the machine's window store holds for one of the fleet's backends."""
+        backends = {spec.backend for spec in self.opts.fleet.loop}
+        windows = read_windows(window_store_path(self.opts.env))
+        resets = [w.resets_at for s, w in windows.items() if s.backend in backends and w.resets_at]
+        return utc_timestamp(max(resets)) if resets else None
 
     async def watch(self, done: trio.Event) -> None:
         """Spend across loops against the budget; one loop's usage limit shared with all."""
@@ -242,12 +221,11 @@ class _Fleet:
                 self.opts.log(f"fleet budget ${max_cost:g} spent: stopping the loops")
                 for proc in self.running.values():
                     proc.send_signal(signal.SIGTERM)
+            # The latest window met is kept once it has reset: fleet status says it was met.
             window = self._window()
-            if window != self.record.window_until:
+            if window and window > (self.record.window_until or ""):
                 self.record.window_until = window
-                if window:
-                    (self.sdir / "window.json").write_text(json.dumps({"until": window}) + "\n")
-                    self.opts.log(f"usage limit reported: every loop waits until {window}")
+                self.opts.log(f"usage limit reported: every loop waits until {window}")
             self.save()
             with trio.move_on_after(self.opts.poll):
                 await done.wait()
@@ -305,7 +283,6 @@ class _Fleet:
         task.parent.mkdir(parents=True, exist_ok=True)
         task.write_text(spec.prompt + "\n", encoding="utf-8")
         env = dict(self.opts.env)
-        env[WINDOW_ENV] = str(self.sdir / "window.json")
         for key in ("FRESHER_LOG_DIR", "FRESHER_PLAN_FILE", "FRESHER_MODE"):
             env.pop(key, None)
         if spec.plan:

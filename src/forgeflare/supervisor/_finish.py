@@ -358,12 +358,14 @@ class Between(_Moment):
     spent: float | None = None
     trust_error: str | None = None
     """Why the trust re-check failed (a hook or command changed since the start), if it did."""
-    shared_until: datetime | None = None
-    """A usage window another loop of the same account reported."""
 
 
-def before_iteration(facts: Between) -> Finish | WaitFor | None:
-    """Before an iteration: finish (first rule wins, in this order), wait, or go on."""
+def before_iteration(facts: Between) -> Finish | None:
+    """Before an iteration: finish (first rule wins, in this order) or go on.
+
+    A usage window (this loop's or another's, from the machine's window store) is the agent
+    choice's to wait out or fall back from, after these checks.
+    """
     limits = facts.limits
     if facts.stopped:
         return Finish(FinishType.MANUAL)
@@ -380,10 +382,6 @@ def before_iteration(facts: Between) -> Finish | WaitFor | None:
         )
     if facts.trust_error is not None:
         return Finish(FinishType.HOOK_ABORT, f"stopped: {facts.trust_error}")
-    now = facts.now
-    if facts.shared_until is not None and now is not None and facts.shared_until > now:
-        seconds = (facts.shared_until - now).total_seconds()
-        return WaitFor("limit_wait", seconds, facts.shared_until)
     return None
 
 

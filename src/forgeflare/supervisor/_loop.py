@@ -28,7 +28,7 @@ from pathlib import Path
 
 import trio
 
-from forgeflare._clock import format_wait, parse_time, utc_timestamp
+from forgeflare._clock import format_wait, utc_timestamp
 from forgeflare._evidence import (
     ClaimBy,
     GateRun,
@@ -407,25 +407,18 @@ class _Loop(IterationRunner, LoopWaits, AgentSwitching):
             await trio.to_thread.run_sync(self.check_trust)
         except TrustError as exc:
             trust_error = str(exc)
-        shared = shared_window(self.opts.env)
-        while True:
-            verdict = before_iteration(
-                Between(
-                    limits=self.limits,
-                    counted=self.record.counted_iterations,
-                    elapsed=self.elapsed(),
-                    stopped=self.stop.stop.is_set(),
-                    stop_requested=stop_requested(self.project),
-                    spent=self.record.totals.cost_usd,
-                    trust_error=trust_error,
-                    shared_until=shared,
-                    now=datetime.now(UTC),
-                )
+        verdict = before_iteration(
+            Between(
+                limits=self.limits,
+                counted=self.record.counted_iterations,
+                elapsed=self.elapsed(),
+                stopped=self.stop.stop.is_set(),
+                stop_requested=stop_requested(self.project),
+                spent=self.record.totals.cost_usd,
+                trust_error=trust_error,
+                now=datetime.now(UTC),
             )
-            if not isinstance(verdict, WaitFor):
-                break
-            await self.wait(verdict.kind, verdict.seconds, verdict.until)
-            shared = None  # waited for it: ask again for everything else
+        )
         if verdict is None:
             return None
         if verdict.type is FinishType.STOPPED:
@@ -880,20 +873,6 @@ def _time_scale(env: Mapping[str, str]) -> float:
     except ValueError:
         return 1.0
     return value if 0 <= value <= 1 else 1.0
-
-
-def shared_window(env: Mapping[str, str]) -> datetime | None:
-    """A usage window another loop of the same account reported (fleets share one)."""
-    path = env.get("FORGEFLARE_WINDOW_FILE")
-    if not path:
-        return None
-    try:
-        import json
-
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return parse_time(data.get("until")) if isinstance(data, dict) else None
 
 
 def finish_words(record: RunRecord) -> str:
