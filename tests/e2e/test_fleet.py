@@ -309,11 +309,11 @@ def test_the_fleet_budget_stops_a_running_loop(tmp_path: Path, mock_api: MockAPI
 def test_a_usage_limit_in_one_loop_makes_the_others_wait(tmp_path: Path, mock_api: MockAPI) -> None:
     make_repo(tmp_path, "a", "b")
     limit = {
-        "error": {"status": 429, "type": "rate_limit_error", "headers": {"retry-after": "500"}}
+        "error": {"status": 429, "type": "rate_limit_error", "headers": {"retry-after": "1000"}}
     }
     # b's first iteration is still running when a meets the limit; b waits before its second,
-    # having read a's window (500 s at time scale 0.01: 5 s) from the machine's window store
-    slow = {**text_response("Half way."), "delay_ms": 3000}
+    # having read a's window (1000 s at time scale 0.01: 10 s) from the machine's window store
+    slow = {**text_response("Half way."), "delay_ms": 5000}
     server = mock_api(
         {
             "conversations": [
