@@ -31,6 +31,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "plan": ("supervisor._cli", "Shortcut for `forgeflare loop --mode planning`."),
     "build": ("supervisor._cli", "Shortcut for `forgeflare loop --mode building`."),
     "stop": ("supervisor._cli", "Ask the loop running in DIR to stop after its current iteration."),
+    "answer": (
+        "supervisor._cli",
+        "Answer the question a loop stopped on (the newest run with one in DIR).",
+    ),
     "schema": ("supervisor._cli", "Print a JSON schema."),
     "init": ("templates._cli", "Scaffold a project for a Ralph loop (DIR defaults to .)."),
     "demo": (

@@ -20,14 +20,18 @@ from collections.abc import Iterator
 from enum import StrEnum
 
 __all__ = [
+    "BLOCKED_PROMPT",
+    "BLOCKED_TAG",
     "COMPLETE_TAG",
     "LOOP_COMPLETE_PROMPT",
+    "NO_QUESTION",
     "RULE",
     "SIGNALS",
     "Mode",
     "completion_hint",
     "completion_signal",
     "count_unchecked",
+    "find_question",
     "find_signal",
     "plan_tasks",
 ]
@@ -98,9 +102,15 @@ def _closes(line: str, char: str, length: int, base: int) -> bool:
 
 def _prose_lines(text: str) -> Iterator[str]:
     """Lines that could carry a signal: outside code blocks and code spans, indent <= 3."""
+    for _, line in _numbered_prose(text):
+        yield line
+
+
+def _numbered_prose(text: str) -> Iterator[tuple[int, str]]:
+    """:func:`_prose_lines` with each line's index in ``text.splitlines()``."""
     fence: tuple[str, int, int] | None = None  # (char, length, container indent)
-    paragraph: list[str] = []
-    for line in text.splitlines():
+    paragraph: list[tuple[int, str]] = []
+    for number, line in enumerate(text.splitlines()):
         if fence is not None:
             if _closes(line, *fence):
                 fence = None
@@ -113,7 +123,7 @@ def _prose_lines(text: str) -> Iterator[str]:
             # Starts an indented code block, unless it continues a paragraph (lazy line);
             # either way it is not "alone on its line", but a continuation can hold a span.
             if paragraph:
-                paragraph.append(line)
+                paragraph.append((number, line))
             continue
         fence = _fence_opened(line)
         if fence is not None:
@@ -124,7 +134,7 @@ def _prose_lines(text: str) -> Iterator[str]:
             yield from _paragraph_prose(paragraph)
             paragraph = []
             continue
-        paragraph.append(line)
+        paragraph.append((number, line))
     yield from _paragraph_prose(paragraph)
 
 
@@ -145,19 +155,20 @@ def _fence_opened(line: str) -> tuple[str, int, int] | None:
     return fence[0], len(fence), base
 
 
-def _paragraph_prose(lines: list[str]) -> Iterator[str]:
-    if not lines:
+def _paragraph_prose(numbered: list[tuple[int, str]]) -> Iterator[tuple[int, str]]:
+    if not numbered:
         return
+    lines = [line for _, line in numbered]
     joined = "\n".join(lines)
     spans = _code_spans(joined)
     starts = [start for start, _ in spans]
     offset = 0
-    for line in lines:
+    for number, line in numbered:
         # A line lies inside a span when the nearest span opening before it closes after it.
         i = bisect.bisect_left(starts, offset) - 1
         inside = i >= 0 and spans[i][1] > offset
         if not inside and _indent(line) <= 3:
-            yield line
+            yield number, line
         offset += len(line) + 1
     return
 
@@ -238,6 +249,38 @@ def completion_hint(mode: Mode) -> str:
         also = " or ".join([", ".join(others[:-1]), others[-1]] if len(others) > 2 else others)
         hint += f" {also} also end{'s' if len(others) == 1 else ''} the loop."
     return hint
+
+
+BLOCKED_TAG = "<loop-done>BLOCKED</loop-done>"
+"""The tag that parks a loop on a question (the question follows on the next lines)."""
+
+BLOCKED_PROMPT = (
+    f"\nIf you cannot go on without a decision or something only a person can give (a choice "
+    f"between designs, a missing credential, an unclear requirement), end your final message "
+    f"with {BLOCKED_TAG} {RULE}, and your question on the lines after it. Do not guess.\n"
+)
+"""Appended to every loop iteration's prompt: how the agent asks a question."""
+
+NO_QUESTION = "(the agent gave no question)"
+"""The question recorded when the tag stands with nothing after it."""
+
+
+def find_question(text: str) -> str | None:
+    """The question after the last :data:`BLOCKED_TAG` standing on its own line outside code.
+
+    The question is the rest of the message after the tag's line (stripped); ``None`` when
+    the tag does not stand in ``text``.
+    """
+    if BLOCKED_TAG not in (text or ""):
+        return None
+    at = None
+    for number, line in _numbered_prose(text):
+        if line.strip() == BLOCKED_TAG:
+            at = number
+    if at is None:
+        return None
+    rest = "\n".join(text.splitlines()[at + 1 :]).strip()
+    return rest or NO_QUESTION
 
 
 def completion_signal(text: str) -> str | None:

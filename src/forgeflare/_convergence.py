@@ -100,6 +100,8 @@ class AgentReport(BaseModel):
     """The model the agent used."""
     detail: str | None = None
     """A short description of an error (e.g. ``529 overloaded_error``)."""
+    question: str | None = None
+    """The agent's question when it parked the loop (``<loop-done>BLOCKED</loop-done>``)."""
 
 
 class Final(AgentReport):

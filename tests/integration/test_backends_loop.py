@@ -199,7 +199,7 @@ async def test_a_backend_defined_in_a_test_runs_a_loop(
     assert (row["outcome"], row["stop_reason"], row["model"]) == ("ok", "toy_done", "toy-1")
     assert row["backend"] == project.record()["backend"] == "toy"
     report = forgeflare(tmp_path, "report").stdout
-    assert f"1 iterations · 0 commits · {total} tokens · $0.0123" in report
+    assert f"1 iteration · 0 commits · {total} tokens · $0.0123" in report
     assert "#1 0s ok (toy_done)" in report
     watch = forgeflare(tmp_path, "watch").stdout
     assert f"tokens {total} · $0.0123" in watch

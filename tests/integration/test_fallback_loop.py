@@ -34,6 +34,7 @@ def _project(tmp_path: Path, fallback_url: str) -> Path:
     (project / "IMPLEMENTATION_PLAN.md").write_text("- [ ] task\n")
     (project / ".fresher" / "config.toml").write_text(
         "[fresher]\nsmart_termination = false\nmax_iterations = 30\n"
+        "[limits]\nstall_after = 0\n"  # the fallback's idle turns are not a stall here
         '[agent]\nfallback = ["forgeflare:cheap"]\n'
         "[agent.profiles.cheap]\n"
         'model = "claude-haiku-4-5"\n'
@@ -220,15 +221,22 @@ def test_a_monthly_credit_spent_by_earlier_runs_falls_back_or_waits_before_the_f
     config.write_text(
         base.replace("[agent]", "[limits]\nmonthly_credit = 5\n[agent]")
         + 'fallback = ["command:other"]\n'
-        f"[agent.profiles.other]\ncommand = {json.dumps(_reporting('ok'))}\n"
+        f"[agent.profiles.other]\ncommand = {json.dumps(_costing(2))}\nmonthly_credit = 2\n"
     )
     moved = _loop(project, env, "--max-iterations", "1")
     assert moved.returncode == 10, moved.stderr[-3000:]
     (line,) = [ln for ln in moved.stderr.splitlines() if "this month:" in ln]
     assert "command: monthly credit $5 spent ($6.00) this month: falling back until" in line
+    assert "monthly credit: $0.00 of $5 left this month (command)" in moved.stderr
     runs = sorted((project / ".fresher" / "runs").glob("*/run.json"))
     (row,) = json.loads(runs[-1].read_text())["iterations"]
     assert row["profile"] == "other"
+    assert "monthly credit: $2.00 of $2 left this month (command:other)" in moved.stderr
+    # The profile's own credit is spent now too: both are out, so it waits.
+    both = _loop(project, env, "--max-iterations", "1", "--max-runtime", "1s")
+    assert "command:other: monthly credit $2 spent ($2.00) this month: skipped until" in both.stderr
+    runs = sorted((project / ".fresher" / "runs").glob("*/run.json"))
+    assert json.loads(runs[-1].read_text())["iterations"] == []
     # Without a fallback: it waits for the 1st (here cut short by max_runtime).
     config.write_text(base.replace("[agent]", "[limits]\nmonthly_credit = 5\n[agent]"))
     waits = _loop(project, env, "--max-iterations", "1", "--max-runtime", "1s")

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from forgeflare._completion import BLOCKED_PROMPT, BLOCKED_TAG
 from forgeflare.supervisor.backends._backends import (
     COMPLETE_TAG,
     Backend,
@@ -339,7 +340,9 @@ def test_backend_seam_prompt_and_budget() -> None:
         assert other.budget_argv(1.5) == []
     assert COMPLETE_TAG in ClaudeBackend().prompt_suffix
     assert COMPLETE_TAG in CodexBackend().prompt_suffix
-    assert ForgeflareBackend().prompt_suffix == CommandBackend().prompt_suffix == ""
+    assert CommandBackend().prompt_suffix == ""  # a command's prompt is the user's own
+    assert ForgeflareBackend().prompt_suffix == BLOCKED_PROMPT
+    assert BLOCKED_TAG in ClaudeBackend().prompt_suffix
 
 
 def test_claude_tag_in_the_first_of_two_text_blocks_completes() -> None:

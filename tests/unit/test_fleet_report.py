@@ -43,7 +43,14 @@ RECORD = FleetRecord(
 
 def test_text_head_and_sections() -> None:
     text = fleet_report_text(RECORD, 12)
-    lines = text.splitlines()
+    todo, lines = text.split("\n\n", 1)[0].splitlines(), text.split("\n\n", 1)[1].splitlines()
+    assert todo == [
+        "What needs you",
+        "  [lexer] branch forgeflare/night/lexer not landed (conflict): rebase onto main "
+        "conflicts in lexer.py  →  git -C . switch forgeflare/night/lexer",
+        "  [docs] not run (stopped): the fleet budget was spent first  →  forgeflare fleet run "
+        + RECORD.fleet_file,
+    ]
     assert lines[:7] == [
         "fleet night: started 2026-11-24T01:00:00Z, finished 2026-11-24T05:00:00Z",
         "spent $12.50 of $12 · the budget was spent: the remaining loops stopped",
@@ -74,5 +81,6 @@ def test_a_fleet_without_prices_says_cost_unknown_not_zero() -> None:
     assert fleet_spent([*unpriced, LoopRecord(name="c", cost_usd=0.5, tokens=10)]) == 0.5
     assert fleet_spent([LoopRecord(name="idle")]) == 0.0  # nothing ran: nothing spent
     record = RECORD.model_copy(update={"spent_usd": None, "budget_hit": False})
-    head = fleet_report_text(record).splitlines()[1]
+    text = fleet_report_text(record)
+    head = text[text.index("\nfleet night") :].splitlines()[2]
     assert head == "cost unknown"

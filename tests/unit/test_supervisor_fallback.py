@@ -212,3 +212,39 @@ def test_a_spent_credit_is_a_window_to_the_first(
 
     window = credit_window(spent, credit, now)
     assert (window.resets_at if window else None) == opens
+
+
+@pytest.mark.parametrize(
+    ("spent", "credit", "words"),
+    [
+        (6.8, 10.0, "$3.20 of $10 left"),
+        (0.0, 2.5, "$2.50 of $2.5 left"),
+        (12.0, 10.0, "$0.00 of $10 left"),  # overspent: nothing left, never below
+    ],
+)
+def test_the_banner_says_what_is_left_of_a_credit(spent: float, credit: float, words: str) -> None:
+    from forgeflare.supervisor._fallback import AgentSpec, credit_line
+
+    line = credit_line(spent, credit, AgentSpec("claude", "work"))
+    assert line == f"monthly credit: {words} this month (claude:work)"
+
+
+WORK = AgentSpec("claude", "work")
+
+
+@pytest.mark.parametrize(
+    ("spec", "limit", "profiles", "credit"),
+    [
+        (OWN, 5.0, {}, 5.0),  # [limits] monthly_credit is the primary's
+        (WORK, 5.0, {}, 0.0),  # ... and no fallback's
+        (WORK, 5.0, {"work": 10.0}, 10.0),  # [agent.profiles.work] monthly_credit
+        (AgentSpec("codex", "work"), 0.0, {"work": 10.0}, 10.0),  # the profile's, any backend
+        (AgentSpec("forgeflare", "home"), 5.0, {"work": 10.0}, 0.0),
+    ],
+)
+def test_each_profile_may_have_its_own_monthly_credit(
+    spec: AgentSpec, limit: float, profiles: dict[str, float], credit: float
+) -> None:
+    from forgeflare.supervisor._fallback import credit_of
+
+    assert credit_of(spec, OWN, limit, profiles) == credit

@@ -18,6 +18,7 @@ from pathlib import Path
 import trio
 
 from forgeflare._clock import utc_timestamp
+from forgeflare._completion import find_question
 from forgeflare._convergence import Final, clear_convergence, convergence_path, write_final
 from forgeflare._errors import ConfigError
 from forgeflare._pricing import price_usd
@@ -25,6 +26,7 @@ from forgeflare.agent._agent_hooks import builtin_hooks
 from forgeflare.agent._client import DEFAULT_BASE_URL, MessagesClient, checked_base_url
 from forgeflare.agent._display import AgentDisplay
 from forgeflare.agent._errors import UsageLimitError
+from forgeflare.agent._messages import Message, TextBlock
 from forgeflare.agent._prompt import build_system_prompt
 from forgeflare.agent._retry import RetryingClient, backoff_schedule
 from forgeflare.agent._session import SessionWriter
@@ -196,7 +198,14 @@ async def run_agent(
                 in_turn = True
                 last = await loop.run_turn(prompt)
                 in_turn = False
-                _write_final(project_dir, last, display, model=options.model, session=session)
+                _write_final(
+                    project_dir,
+                    last,
+                    display,
+                    model=options.model,
+                    session=session,
+                    question=_question(loop.conversation),
+                )
             nursery.cancel_scope.cancel()
     finally:
         session.write_context(
@@ -224,6 +233,7 @@ def _write_final(
     *,
     model: str,
     session: SessionWriter | None = None,
+    question: str | None = None,
 ) -> None:
     tokens = result.spend.as_dict()
     failure = result.failure
@@ -244,11 +254,21 @@ def _write_final(
         ),
         transient=failure.transient if failure is not None else None,
         detail=str(failure)[:200] if failure is not None else None,
+        question=question,
     )
     try:
         write_final(convergence_path(project_dir), final)
     except OSError as exc:
         display.warn(f"could not write {convergence_path(project_dir)}: {exc.strerror}")
+
+
+def _question(conversation: Sequence[Message]) -> str | None:
+    """The question of a final message that parks the loop (the BLOCKED tag), if it does."""
+    for message in reversed(conversation):
+        if message.role == "assistant":
+            text = "\n".join(b.text for b in message.content if isinstance(b, TextBlock))
+            return find_question(text)
+    return None
 
 
 def _write_interrupted(

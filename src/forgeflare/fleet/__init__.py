@@ -34,6 +34,7 @@ from forgeflare.fleet._state import LoopStatus
 from forgeflare.fleet._state import load_record
 from forgeflare.fleet._state import save_record
 from forgeflare.fleet._state import state_dir
+from forgeflare.fleet._report import fleet_todo
 
 __all__ = [
     "RETRIED_EXIT_CODES",
@@ -54,6 +55,7 @@ __all__ = [
     "fleet_report_html",
     "fleet_report_text",
     "fleet_spent",
+    "fleet_todo",
     "is_git_url",
     "k8s_documents",
     "k8s_files",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -171,6 +172,10 @@ def _status_lines(record: Any) -> list[str]:
             f"{loop.commits} commit{'' if loop.commits == 1 else 's'} · {cost} · "
             f"{len(loop.runs)} run(s)" + (f" · {reason}" if reason else "")
         )
+        if loop.question:
+            asked = loop.question.strip().splitlines()[0] if loop.question.strip() else "?"
+            lines.append(f"    asks: {asked}")
+            lines.append(f'    answer: forgeflare answer {shlex.quote(loop.worktree)} "…"')
     return lines
 
 

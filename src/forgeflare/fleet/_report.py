@@ -14,8 +14,11 @@ from pathlib import Path
 from forgeflare._errors import ConfigError
 from forgeflare._units import format_cost
 from forgeflare.fleet._state import FleetRecord, LoopRecord
+from forgeflare.report._html import todo_html
+from forgeflare.report._todo import Todo, fleet_needs_you, render_todo_lines
+from forgeflare.supervisor._records import RunRecord
 
-__all__ = ["fleet_report_html", "fleet_report_text", "loop_report_text"]
+__all__ = ["fleet_report_html", "fleet_report_text", "fleet_todo", "loop_report_text"]
 
 _LANDED = ("landed", "pr_opened")
 
@@ -40,6 +43,20 @@ def loop_report_text(loop: LoopRecord) -> str | None:
     if run_dir is None:
         return None
     return render_text(collect_digest(Path(loop.worktree), run_dir))
+
+
+def fleet_todo(record: FleetRecord) -> list[Todo]:
+    """The fleet's "What needs you": each loop's newest run, and what did not land."""
+    from forgeflare.report._collect import load_run
+
+    runs: dict[str, tuple[RunRecord, str] | None] = {}
+    for loop in record.loops:
+        run_dir = _newest_run(loop)
+        try:
+            runs[loop.name] = (load_run(run_dir), str(run_dir)) if run_dir else None
+        except ConfigError:
+            runs[loop.name] = None
+    return fleet_needs_you(record.loops, runs, record.fleet_file)
 
 
 def _head(record: FleetRecord, budget: float | None) -> list[str]:
@@ -74,8 +91,9 @@ def _loop_line(loop: LoopRecord) -> str:
 
 
 def fleet_report_text(record: FleetRecord, budget: float | None = None) -> str:
-    """The whole fleet in text: the head, then each loop's report page."""
-    out = _head(record, budget)
+    """The whole fleet in text: what needs you, the head, then each loop's report page."""
+    out = ["What needs you", *(f"  {line}" for line in render_todo_lines(fleet_todo(record)))]
+    out += ["", *_head(record, budget)]
     for loop in record.loops:
         out += ["", f"== {loop.name} ({loop.branch}) ==", _loop_line(loop)]
         if loop.reason:
@@ -128,6 +146,7 @@ def fleet_report_html(record: FleetRecord, out: Path, budget: float | None = Non
             f"<title>forgeflare fleet {html.escape(record.name)}</title>",
             f"<style>{style}</style></head><body>",
             f"<h1>forgeflare fleet {html.escape(record.name)}</h1>",
+            todo_html(fleet_todo(record)),
             *(f"<p>{html.escape(line)}</p>" for line in top),
             f"<ul>{head}</ul>",
             *sections,

@@ -200,6 +200,7 @@ class _Fleet:
         totals = run.totals
         loop.cost_usd, loop.tokens, loop.commits = totals.cost_usd, totals.tokens, totals.commits
         loop.finish_type = run.finish_type
+        loop.question = run.question
 
     def _window(self) -> str | None:
         """The latest usage-window reset a loop reported, if it lies ahead."""
@@ -353,6 +354,11 @@ class _Fleet:
             # Ended by the fleet's budget (its own cap, or the TERM the watcher sent).
             loop.status = "stopped"
             loop.reason = f"the fleet budget was spent (the loop finished {loop.finish_type})"
+            return
+        if loop.question is not None:
+            # Parked on a question: it waits for an answer, the other loops go on and land.
+            loop.status = "not_landed"
+            loop.reason = "blocked: the agent asks a question (forgeflare answer)"
             return
         if fleet.fleet.land == "none" or loop.finish_type != "complete":
             loop.status = "not_landed"

@@ -52,6 +52,8 @@ class LoopRecord(BaseModel):
     tokens: int = 0
     land_status: str | None = None
     reason: str = ""
+    question: str | None = None
+    """The open question its newest run finished ``blocked`` on (``forgeflare answer``)."""
 
 
 class FleetRecord(BaseModel):

@@ -32,15 +32,29 @@ from forgeflare.report._watch import render_line
 from forgeflare.report._watch import render_status
 from forgeflare.report._watch import state_from_run
 from forgeflare.report._watch import watch
+from forgeflare.report._html import todo_html
+from forgeflare.report._todo import NOTHING
+from forgeflare.report._todo import Todo
+from forgeflare.report._todo import fleet_needs_you
+from forgeflare.report._todo import needs_you
+from forgeflare.report._todo import render_todo_lines
+from forgeflare.report._taskcost import TaskCost
+from forgeflare.report._taskcost import TaskCosts
+from forgeflare.report._taskcost import task_costs
+from forgeflare.report._text import task_cost_lines
 
 __all__ = [
     "DEAD_REASON",
     "LOG_TAILS",
     "LOG_TAIL_LINES",
+    "NOTHING",
     "OUTCOME_COLOURS",
     "Commit",
     "Digest",
     "RunSummary",
+    "TaskCost",
+    "TaskCosts",
+    "Todo",
     "Wait",
     "WatchState",
     "build_digest",
@@ -48,22 +62,28 @@ __all__ = [
     "cumulative_series",
     "current_tool",
     "find_run",
+    "fleet_needs_you",
     "fold_events",
     "format_cost",
     "format_duration",
     "list_runs",
     "load_run",
+    "needs_you",
     "plotly_loader",
     "render_html",
     "render_line",
     "render_runs",
     "render_status",
     "render_text",
+    "render_todo_lines",
     "runs_root",
     "skipped_line",
     "spend_by_agent",
     "state_from_run",
     "summarize",
+    "task_cost_lines",
+    "task_costs",
+    "todo_html",
     "watch",
     "write_html",
 ]

@@ -133,4 +133,10 @@ def collect_digest(project: Path, run_dir: Path) -> Digest:
     """The digest of one run folder, with git's commits and the plan's tasks."""
     run = load_run(run_dir)
     done, still_open = _plan(project, run)
-    return build_digest(run, commits=_commits(project, run), tasks_done=done, tasks_open=still_open)
+    return build_digest(
+        run,
+        commits=_commits(project, run),
+        tasks_done=done,
+        tasks_open=still_open,
+        run_dir=str(run_dir),
+    )

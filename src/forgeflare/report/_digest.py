@@ -13,6 +13,8 @@ from datetime import datetime
 from typing import Any
 
 from forgeflare._clock import parse_time
+from forgeflare.report._taskcost import TaskCosts, task_costs
+from forgeflare.report._todo import Todo, needs_you
 from forgeflare.supervisor._history import IterationRow, finish_reason, iteration_rows
 from forgeflare.supervisor._records import RunRecord
 
@@ -149,6 +151,10 @@ class Digest:
     hook_failures: list[str] = field(default_factory=list)
     signals: list[tuple[int, str]] = field(default_factory=list)
     spend: dict[str, Any] = field(default_factory=dict)
+    todo: list[Todo] = field(default_factory=list)
+    """What needs a person (:func:`~forgeflare.report._todo.needs_you`)."""
+    task_costs: TaskCosts | None = None
+    """Cost per finished plan task (``None``: no plan)."""
     evidence: list[str] = field(default_factory=list)
     """Each completion claim and its fate, each reviewer verdict (one line each)."""
     progress: list[str] = field(default_factory=list)
@@ -224,6 +230,7 @@ def build_digest(
     tasks_done: Sequence[str] = (),
     tasks_open: Sequence[str] = (),
     now: datetime | None = None,
+    run_dir: str = "",
 ) -> Digest:
     """The digest of one run, given what git and the plan say about it."""
     rows = iteration_rows(run)
@@ -245,6 +252,8 @@ def build_digest(
             "cost_unknown_in": unknown,
             "by_agent": spend_by_agent(run),
         },
+        todo=needs_you(run, run_dir=run_dir),
+        task_costs=task_costs(run),
         evidence=evidence,
         progress=progress,
     )

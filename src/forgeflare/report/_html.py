@@ -15,7 +15,7 @@ import gzip
 import html
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,8 @@ from typing import Any
 from forgeflare._errors import ConfigError
 from forgeflare._words import plural
 from forgeflare.report._digest import Digest
-from forgeflare.report._text import format_cost, format_duration
+from forgeflare.report._text import format_cost, format_duration, task_cost_lines
+from forgeflare.report._todo import NOTHING, Todo
 from forgeflare.supervisor._history import IterationRow
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "cumulative_series",
     "plotly_loader",
     "render_html",
+    "todo_html",
     "write_html",
 ]
 
@@ -230,6 +232,19 @@ def _e(value: object) -> str:
     return html.escape(str(value))
 
 
+def todo_html(items: Sequence[Todo]) -> str:
+    """The "What needs you" section: one item a line with its command, or that nothing does."""
+    if not items:
+        return f"<section id='needs-you'><h2>What needs you</h2><p>{_e(NOTHING)}</p></section>"
+    lines = "".join(
+        "<li>"
+        + (f"<b>{_e(item.where)}</b>: " if item.where else "")
+        + f"{_e(item.what)}<br><code>{_e(item.command)}</code></li>"
+        for item in items
+    )
+    return f"<section id='needs-you'><h2>What needs you</h2><ul>{lines}</ul></section>"
+
+
 LOG_TAIL_LINES = 30
 """Lines of each iteration's log embedded in the page (its end: what failed is there)."""
 LOG_TAILS = 50
@@ -283,6 +298,7 @@ def render_html(
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>forgeflare run {_e(s.run_id)}</title><style>{_CSS}</style></head><body>",
         f"<h1>forgeflare run {_e(s.run_id)}</h1>",
+        todo_html(d.todo),
         f"<p class='reason'>{_e(s.reason)}</p>",
         f"<p class='muted'>started {_e(s.started_at)} · {format_duration(s.duration)} · "
         f"{plural(s.iterations, 'iteration')} · {plural(s.commits, 'commit')} · "
@@ -304,6 +320,10 @@ def render_html(
     parts += [f"<li>☐ {_e(t)}</li>" for t in d.tasks_open]
     if not d.tasks_done and not d.tasks_open:
         parts.append("<li class='muted'>no plan tasks</li>")
+    costs = task_cost_lines(d)
+    if costs:
+        parts.append("</ul><h2>Cost per task</h2><ul>")
+        parts += [f"<li>{_e(line)}</li>" for line in costs]
     t: dict[str, Any] = d.spend.get("tokens", {})
     parts.append(
         "</ul><h2>Spend</h2><p>"

@@ -5,8 +5,9 @@ from __future__ import annotations
 from forgeflare._units import format_cost, format_duration, format_tokens
 from forgeflare._words import plural
 from forgeflare.report._digest import Digest, RunSummary
+from forgeflare.report._todo import render_todo_lines
 
-__all__ = ["format_cost", "format_duration", "render_runs", "render_text"]
+__all__ = ["format_cost", "format_duration", "render_runs", "render_text", "task_cost_lines"]
 
 
 def _tokens(n: int) -> str:
@@ -30,10 +31,33 @@ def render_runs(summaries: list[RunSummary]) -> str:
     return "\n".join(lines)
 
 
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def task_cost_lines(d: Digest) -> list[str]:
+    """Cost per finished task, and the spend that finished nothing (none without a plan)."""
+    costs = d.task_costs
+    if costs is None:
+        return []
+    lines = [
+        f"iteration {c.iteration}: {_n(c.tasks, 'task')} checked, {format_cost(c.cost_usd)} each"
+        f" ({_n(c.iterations, 'iteration')})"
+        for c in costs.finished
+    ] or ["no task finished"]
+    if costs.idle_iterations:
+        lines.append(
+            f"spent on iterations that finished nothing: {format_cost(costs.idle_cost_usd)} "
+            f"({_n(costs.idle_iterations, 'iteration')})"
+        )
+    return lines
+
+
 def render_text(d: Digest) -> str:
     """``forgeflare report``: the night in one page of text."""
     s = d.summary
-    out = [
+    out = ["What needs you", *(f"  {line}" for line in render_todo_lines(d.todo)), ""]
+    out += [
         f"run {s.run_id}  started {s.started_at}  {format_duration(s.duration)}",
         f"{s.reason}",
         f"{plural(s.iterations, 'iteration')} · {plural(s.commits, 'commit')} · "
@@ -50,6 +74,9 @@ def render_text(d: Digest) -> str:
     out += [f"  [ ] {t}" for t in d.tasks_open]
     if not d.tasks_done and not d.tasks_open:
         out.append("  no plan tasks")
+    costs = task_cost_lines(d)
+    if costs:
+        out += ["", "Cost per task", *(f"  {line}" for line in costs)]
     t = d.spend.get("tokens", {})
     out += [
         "",

@@ -18,7 +18,7 @@ from forgeflare.supervisor._fallback import AgentSpec
 from forgeflare.supervisor._fallback import Choice
 from forgeflare.supervisor._fallback import Window
 from forgeflare.supervisor._fallback import choose_agent
-from forgeflare.supervisor._fallback import credit_window
+from forgeflare.supervisor._fallback import credit_line, credit_of, credit_window
 from forgeflare.supervisor._fallback import month_spend
 from forgeflare.supervisor._fallback import parse_agent_spec
 from forgeflare.supervisor._switching import AgentSwitching
@@ -159,6 +159,14 @@ from forgeflare.supervisor._waits import limit_backoff
 from forgeflare.supervisor._waits import outage_backoff
 
 from forgeflare.supervisor._waiting import LoopWaits
+from forgeflare.supervisor._blocked import ANSWER_FILE
+from forgeflare.supervisor._blocked import answer_preamble
+from forgeflare.supervisor._blocked import parse_on_blocked
+from forgeflare.supervisor._blocked import read_answer
+from forgeflare.supervisor._blocked import take_answer
+from forgeflare.supervisor._blocked import waiting_run
+from forgeflare.supervisor._blocked import write_answer
+from forgeflare.supervisor._records import QuestionAnswer
 from forgeflare.supervisor._finish import claimed
 from forgeflare.supervisor._git import diff_since
 from forgeflare.supervisor._git import tree_of
@@ -173,6 +181,7 @@ from forgeflare.supervisor._reviewer import run_review
 from forgeflare.supervisor._reviewer import verdict_of
 
 __all__ = [
+    "ANSWER_FILE",
     "CONFIG_RELPATH",
     "FINISH_EXIT_CODES",
     "GIT_TIMEOUT",
@@ -234,6 +243,7 @@ __all__ = [
     "NotifySection",
     "PathsSection",
     "ProgressRecord",
+    "QuestionAnswer",
     "RecordError",
     "Resumed",
     "ReviewInput",
@@ -257,6 +267,7 @@ __all__ = [
     "Window",
     "after_iteration",
     "agent_time",
+    "answer_preamble",
     "before_iteration",
     "budget_exhausted",
     "check_limits",
@@ -266,6 +277,8 @@ __all__ = [
     "clear_stop",
     "commits_and_tree",
     "commits_between",
+    "credit_line",
+    "credit_of",
     "credit_window",
     "decide",
     "default_config_toml",
@@ -312,9 +325,11 @@ __all__ = [
     "parse_agent_line",
     "parse_agent_spec",
     "parse_duration",
+    "parse_on_blocked",
     "plan_agent_key",
     "preflight",
     "project_lock",
+    "read_answer",
     "read_finish_marker",
     "read_run",
     "read_windows",
@@ -333,10 +348,13 @@ __all__ = [
     "stop_requested",
     "summary_lines",
     "supervise",
+    "take_answer",
     "tree_of",
     "upgrade_row",
     "uses_claude_code",
     "verdict_of",
+    "waiting_run",
     "watch_signals",
     "window_store_path",
+    "write_answer",
 ]

@@ -47,6 +47,7 @@ _HELP = "\n\n".join(
         "stuck: block limits several iterations in a row. "
         "skips: next_iteration skipped too many iterations in a row. "
         "budget: max_cost spent. stopped: `forgeflare stop`. "
+        "blocked: the agent asked a question (`forgeflare answer`, then --resume).",
         "stalled: stall_after iterations in a row without progress.",
         "Bounded by default: 50 iterations and 10 hours (0 = unlimited, explicitly); "
         "--max-cost sets a spend limit. Usage limits and API outages are waited out "
@@ -258,6 +259,22 @@ def register(app: typer.Typer) -> None:
             raise ConfigError(f"schema {what!r}: unknown; expected report")
         typer.echo(json.dumps(IterationReport.model_json_schema(), indent=2))
 
+    @app.command("answer", help=_ANSWER_HELP)
+    def answer_cmd(
+        args: list[str] = typer.Argument(None, metavar='[DIR] "TEXT"', show_default=False),
+        file: Path = typer.Option(None, "--file", metavar="FILE", help="Read the answer here."),
+    ) -> None:
+        from forgeflare.report._collect import runs_root
+        from forgeflare.supervisor._blocked import write_answer
+
+        directory, text = _answer_args(list(args or []), file)
+        if not directory.is_dir():
+            raise ConfigError(f"answer: {directory}: not a directory")
+        run_dir, record = write_answer(runs_root(directory, os.environ), text)
+        typer.echo(f"answered run {record.run_id}: {run_dir / 'answer.md'}")
+        if lock_holder(directory) is None:
+            typer.echo(f"go on with: forgeflare loop --resume --dir {directory}")
+
     @app.command("stop", help=_STOP_HELP)
     def stop_cmd(directory: Path = typer.Argument(Path("."), help="Project directory.")) -> None:
         from forgeflare.supervisor._stop import request_stop
@@ -273,12 +290,40 @@ def register(app: typer.Typer) -> None:
         typer.echo(f"asked the loop (pid {holder}) to stop after its current iteration")
 
 
+_ANSWER_HELP = """Answer the question a loop stopped on (the newest run with one in DIR).
+
+A loop whose agent asked a question (<loop-done>BLOCKED</loop-done>, finish type blocked, exit
+20) keeps it in run.json. This writes the answer as answer.md in that run's folder:
+`forgeflare answer "use the v2 API"`, `forgeflare answer DIR "text"` or `forgeflare answer DIR
+--file answer.md`. Then `forgeflare loop --resume` goes on with the same run, and its next
+prompt starts with the question and the answer; a loop with [limits] on_blocked = "wait:..."
+still waiting picks the answer up by itself.
+"""
+
 _SCHEMA_HELP = """Print a JSON schema.
 
 report: the iteration report. A `command` agent may write it as JSON to the path in
 $FORGEFLARE_REPORT; the loop then records its outcome, tokens, cost and the rest as for the
 built-in backends. Every field is optional; unknown fields are ignored.
 """
+
+
+def _answer_args(args: list[str], file: Path | None) -> tuple[Path, str]:
+    """``[DIR] TEXT`` or ``[DIR] --file F`` as (directory, answer text)."""
+    if file is not None:
+        if len(args) > 1:
+            raise ConfigError("answer: give the answer as TEXT or with --file, not both")
+        try:
+            text = file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"answer --file {file}: cannot read: {exc}") from exc
+        return Path(args[0]) if args else Path("."), text
+    if len(args) == 1:
+        return Path("."), args[0]
+    if len(args) == 2:
+        return Path(args[0]), args[1]
+    raise ConfigError('answer: expected [DIR] "TEXT" or [DIR] --file FILE')
+
 
 _STOP_HELP = """Ask the loop running in DIR to stop after its current iteration.
 

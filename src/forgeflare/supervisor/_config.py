@@ -112,6 +112,17 @@ Duration = Annotated[float, BeforeValidator(parse_duration)]
 """Seconds; written in files and variables as ``90s``, ``15m``, ``2h`` or plain seconds."""
 
 
+def _on_blocked(value: object) -> object:
+    from forgeflare.supervisor._blocked import parse_on_blocked
+
+    parse_on_blocked(value)
+    return value.strip() if isinstance(value, str) else value
+
+
+OnBlocked = Annotated[str, BeforeValidator(_on_blocked)]
+"""``"stop"`` or ``"wait:DURATION"``."""
+
+
 def _parse_bool(value: object) -> object:
     if isinstance(value, str):
         low = value.strip().lower()
@@ -216,6 +227,9 @@ class AgentProfile(BaseModel):
     """The command (or executable) of this profile, instead of [agent] command."""
     model: str = ""
     """The model of this profile, instead of [fresher] model."""
+    monthly_credit: NonNegFloat = 0.0
+    """USD this profile may spend per calendar month (UTC), summed from this project's run
+    records at list prices; spent, it is out until the 1st (0 = no credit)."""
 
 
 class AgentSection(_Section):
@@ -239,7 +253,7 @@ class AgentSection(_Section):
     fallback_after: Duration = 900.0
     """Switch to a fallback only when the primary's window resets further away than this."""
     profiles: dict[str, AgentProfile] = Field(default_factory=dict)
-    """Named profiles, [agent.profiles.NAME] (env, command, model)."""
+    """Named profiles, [agent.profiles.NAME] (env, command, model, monthly_credit)."""
 
 
 class LimitsSection(_Section):
@@ -267,6 +281,9 @@ class LimitsSection(_Section):
     """Finish with stuck after this many block_limit iterations in a row."""
     max_skips: PositiveInt = 3
     """Finish with skips after next_iteration skipped this many iterations in a row."""
+    on_blocked: OnBlocked = "stop"
+    """When the agent asks a question: "stop" (finish blocked) or "wait:DURATION" (wait that
+    long for `forgeflare answer`, then go on, else finish blocked)."""
     stall_after: NonNegInt = 4
     """Finish with stalled after this many iterations in a row without progress (no plan box
     checked, the same gate failures; 0 = off). With a gate, the gate runs every iteration."""
@@ -314,8 +331,8 @@ class NotifySection(_Section):
 
     command: str = ""
     """A command run with the run summary as JSON on stdin (empty = none)."""
-    on: str = "finish"
-    """When to notify, comma separated: finish, limit_wait, outage, error_streak."""
+    on: str = "finish,blocked"
+    """When to notify, comma separated: finish, blocked, limit_wait, outage, error_streak."""
 
 
 class LoopConfig(BaseModel):

@@ -280,6 +280,8 @@ class LoopDisplay:
         if not self.live:
             for line in summary_lines(record, Path.cwd().resolve()):
                 self._line("", line, "")
+            for line in _question_lines(record):
+                self._line("", f"  {line}", "")
             return
         table = Table(title=f"run {record.run_id}: {record.finish_type}")
         for col in ("#", "outcome", "stop", "time", "tokens", "cost", "commits", "decision"):
@@ -315,3 +317,18 @@ class LoopDisplay:
             self._terminal(lambda: self._console.print(Text(reason)))
         more = f"every iteration: {report_command(record, Path.cwd().resolve())}"
         self._terminal(lambda: self._console.print(Text(more)))
+        asked = "\n".join(_question_lines(record))
+        if asked:
+            self._terminal(lambda: self._console.print(Text(asked)))
+
+
+def _question_lines(record: RunRecord) -> list[str]:
+    """The open question and the command that answers it (none without a question)."""
+    if record.question is None:
+        return []
+    return [
+        "question:",
+        *record.question.splitlines(),
+        f'answer with: forgeflare answer {record.project_dir} "TEXT", then forgeflare loop '
+        f"--resume --dir {record.project_dir}",
+    ]

@@ -24,6 +24,8 @@ __all__ = [
     "Choice",
     "Window",
     "choose_agent",
+    "credit_line",
+    "credit_of",
     "credit_window",
     "month_spend",
     "parse_agent_spec",
@@ -122,6 +124,20 @@ def month_spend(
         and start is not None
         and (start.year, start.month) == (now.year, now.month)
     )
+
+
+def credit_of(
+    spec: AgentSpec, primary: AgentSpec, limit: float, profiles: Mapping[str, float]
+) -> float:
+    """``spec``'s monthly credit: its profile's if set, else ``[limits]``'s for the primary."""
+    own = profiles.get(spec.profile, 0.0) if spec.profile else 0.0
+    return own or (limit if spec == primary else 0.0)
+
+
+def credit_line(spent: float, credit: float, spec: AgentSpec) -> str:
+    """The banner's word on a monthly credit: what is left of it (never below nothing)."""
+    left = max(credit - spent, 0.0)
+    return f"monthly credit: ${left:.2f} of ${credit:g} left this month ({spec.label})"
 
 
 def credit_window(spent: float, credit: float, now: datetime) -> Window | None:

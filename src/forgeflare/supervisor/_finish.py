@@ -27,6 +27,8 @@ finish type         exit  when
 ``stalled``           19  ``stall_after`` iterations in a row made no progress (``_evidence``)
 ``quota``             21  the agent's account has no quota or credit left (billing): waiting
                           cannot fix it, so the loop finishes at once
+``blocked``           20  the agent asked a question (``<loop-done>BLOCKED</loop-done>``) and no
+                          answer came (``[limits] on_blocked``)
 ==================  ====  ======================================================================
 
 Everything that decides the loop's fate is here, pure, so that the loop (``_loop``) only does
@@ -100,6 +102,7 @@ class FinishType(StrEnum):
     STOPPED = "stopped"
     STALLED = "stalled"
     QUOTA = "quota"
+    BLOCKED = "blocked"
 
     @property
     def exit_code(self) -> int:
@@ -121,6 +124,7 @@ FINISH_EXIT_CODES: dict[FinishType, int] = {
     FinishType.STOPPED: 18,
     FinishType.STALLED: 19,
     FinishType.QUOTA: 21,
+    FinishType.BLOCKED: 20,
 }
 
 
@@ -170,6 +174,8 @@ class IterationOutcome:
     """For an ``api_error`` outcome: the failure was transient (an outage)."""
     resets_at: datetime | None = None
     """For a ``rate_limited`` outcome: when the usage window resets, if known."""
+    question: str | None = None
+    """The agent parked the loop on this question (the BLOCKED tag or a question tool)."""
 
     @property
     def runtime_hit(self) -> bool:
@@ -255,8 +261,9 @@ def finish_rule(
     """After iteration ``iteration`` (1-based): the new streaks and whether to go on.
 
     Order matters and is part of the contract: completion first (completing on the last
-    allowed iteration is ``complete``), then the runtime limit that ended the agent and the
-    budget, then the streak limits, then ``no_changes``, then the iteration and runtime limits.
+    allowed iteration is ``complete``), then a question (``blocked``), then the runtime limit
+    that ended the agent and the budget, then the streak limits, then ``no_changes``, then the
+    iteration and runtime limits.
     ``completion=False`` (the gate refused it) leaves completion out and applies the rest.
     """
     error = is_error(outcome)
@@ -272,6 +279,8 @@ def finish_rule(
     signalled = outcome.stop_reason == "convergence_signal" or outcome.signal_complete
     if completion and ((not outcome.skipped and signalled) or _plan_done(outcome)):
         return new, FinishType.COMPLETE
+    if not outcome.skipped and outcome.question is not None:
+        return new, FinishType.BLOCKED
     if outcome.runtime_hit:
         return new, FinishType.TIMEOUT
     if outcome.outcome == "budget":
@@ -496,6 +505,14 @@ def decide(facts: IterationFacts) -> Verdict:
             # Not complete after all: every other rule still applies (a next_iteration hook
             # that skips every iteration meets max_skips, the limits still end the loop).
             streaks, decision = _finish_rule(facts, completion=False)
+    if decision is FinishType.BLOCKED:
+        asked = (outcome.question or "").strip().splitlines() or ["?"]
+        return Verdict(
+            Finish(decision, f"blocked: the agent asks: {asked[0]}"),
+            streaks,
+            waits,
+            notify="blocked",
+        )
     stall = facts.limits.stall_after
     if isinstance(decision, ContinueLoop) and stall and facts.no_progress >= stall:
         reason = f"stalled: {facts.no_progress} iterations in a row made no progress"

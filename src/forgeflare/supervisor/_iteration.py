@@ -177,7 +177,7 @@ class IterationRunner:
         if self.opts.task:
             # A fleet loop's own task comes first: each loop completes on its own.
             text = f"{self.opts.task.strip()}\n\n---\n\n{text}"
-        return text + self.backend.prompt_suffix
+        return self.preamble + text + self.backend.prompt_suffix
 
     def plan_unchecked(self) -> int | None:
         path = self.project / self.cfg.paths.plan_file
@@ -405,6 +405,7 @@ class IterationRunner:
             runtime_bound=runtime_bound,
             transient=report.transient,
             resets_at=parse_time(report.resets_at),
+            question=report.question,
         )
         if result.timed_out:
             what = "runtime limit" if outcome.runtime_hit else "iteration timeout"

@@ -48,6 +48,7 @@ from forgeflare.agent.tools._sandbox import SandboxChoice, loop_sandbox
 from forgeflare.supervisor._agentproc import (
     StopControl,
 )
+from forgeflare.supervisor._blocked import parse_on_blocked, take_answer
 from forgeflare.supervisor._config import LoopConfig
 from forgeflare.supervisor._display import LoopDisplay
 from forgeflare.supervisor._fallback import AgentSpec, Window, parse_agent_spec
@@ -198,6 +199,9 @@ class _Loop(IterationRunner, LoopWaits, AgentSwitching):
         self.records_failure: Exception | None = None
         """A write that failed during the agent: raised once its iteration is recorded."""
         self.time_scale = _time_scale(opts.env)
+        self.answer_wait = parse_on_blocked(self.cfg.limits.on_blocked)
+        """Seconds to wait for an answer before finishing ``blocked`` (``None``: do not)."""
+        self.notified_blocked = False
         self.sandbox: SandboxChoice | None = None
         self.sandbox_env: dict[str, str] = {}
         """The agent's sandbox variables, decided once at the start (empty: none)."""
@@ -260,6 +264,7 @@ class _Loop(IterationRunner, LoopWaits, AgentSwitching):
                     f"iteration {it.number} was cut short by the crash: recorded as killed"
                     + (f" with {it.commits} commit(s)" if it.commits else "")
                 )
+            self.reopen_blocked()
             agent_runs = [it for it in self.record.iterations if not it.skipped]
             if agent_runs:
                 self.last_exit = agent_runs[-1].exit_code or 0
@@ -314,6 +319,22 @@ class _Loop(IterationRunner, LoopWaits, AgentSwitching):
             )
         self.banner()
         self.check_credit(self.log_root)
+
+    def reopen_blocked(self) -> None:
+        """A run that finished ``blocked`` goes on; its answer starts the next prompt."""
+        rec = self.record
+        if rec.finish_type != FinishType.BLOCKED.value:
+            return
+        rec.finished_at = rec.finish_type = rec.exit_code = rec.finish_reason = None
+        preamble = take_answer(self.store.dir, rec)
+        if preamble is not None:
+            self.preamble = preamble
+            self.display.info("the question was answered: the next prompt starts with both")
+        elif rec.question is not None:
+            self.display.warn(
+                "resuming without an answer to the open question (forgeflare answer writes one)"
+            )
+            rec.question = None
 
     def banner(self) -> None:
         """Every bound of the night, and what is trusted how."""
@@ -656,6 +677,8 @@ class _Loop(IterationRunner, LoopWaits, AgentSwitching):
         )
         if isinstance(action, Finish) and action.reason is not None and not quota_fallback:
             self.finish_reason = action.reason
+        if isinstance(action, Finish) and action.type is FinishType.BLOCKED:
+            return await self.blocked(it, ruling)
         if ruling.notify is not None:
             detail = f"{ruling.streaks.errors} error iterations in a row"
             await self.notifier.send(ruling.notify, {**self.summary(), "detail": detail})
@@ -678,6 +701,29 @@ class _Loop(IterationRunner, LoopWaits, AgentSwitching):
             )
             with trio.move_on_after(ruling.pause):
                 await self.stop.stop.wait()
+        return None
+
+    async def blocked(self, it: IterationRecord, ruling: Verdict) -> FinishType | None:
+        """The agent asked a question: record it, say it, wait for an answer if asked to."""
+        rec = self.record
+        rec.question = it.question
+        self.preamble = ""
+        self.finish_iteration(it, ruling.label, counted=ruling.counted)
+        self.display.warn(f"iteration {it.number}: the agent asks:\n{it.question}")
+        self.store.event("blocked", number=it.number, question=it.question)
+        await self.notifier.send("blocked", {**self.summary(), "detail": it.question})
+        self.notified_blocked = True
+        if self.answer_wait is None or not await self.wait_for_answer(self.answer_wait):
+            return FinishType.BLOCKED
+        preamble = take_answer(self.store.dir, rec)
+        if preamble is None:  # the file vanished between the poll and now
+            return FinishType.BLOCKED
+        self.preamble = preamble
+        self.finish_reason = None
+        # A new row object: the store serialises a row once, so a changed one must be new.
+        rec.iterations[-1] = it.model_copy(update={"decision": "answered"})
+        self.save()
+        self.display.info("answered: the next iteration's prompt starts with the answer")
         return None
 
     def output_tail(self, it: IterationRecord) -> str:
@@ -798,7 +844,8 @@ class _Loop(IterationRunner, LoopWaits, AgentSwitching):
             if not said:
                 self.display.error(str(exc))
         self.display.summary(rec)
-        await self.notifier.send("finish", self.summary())
+        if not (finish is FinishType.BLOCKED and self.notified_blocked):
+            await self.notifier.send("finish", self.summary())
         return LoopResult(finish_type=finish, run_dir=self.store.dir, record=rec)
 
 

@@ -40,9 +40,10 @@ __all__ = [
 
 
 class NotifyEvent(StrEnum):
-    """What a notification can be about; ``[notify] on`` picks (default: finish only)."""
+    """What a notification can be about; ``[notify] on`` picks (default: finish, blocked)."""
 
     FINISH = "finish"
+    BLOCKED = "blocked"
     LIMIT_WAIT = "limit_wait"
     OUTAGE = "outage"
     ERROR_STREAK = "error_streak"
@@ -53,6 +54,7 @@ NOTIFY_EVENTS: tuple[str, ...] = tuple(NotifyEvent)
 
 _WORDS: dict[NotifyEvent, tuple[str, str]] = {
     NotifyEvent.FINISH: ("finished {finish}", "{finish}{why}"),
+    NotifyEvent.BLOCKED: ("asks a question", "the agent asks:\n{detail}\nanswer: {answer}"),
     NotifyEvent.LIMIT_WAIT: ("waits for the usage window", "waiting until {until}"),
     NotifyEvent.OUTAGE: ("waits out an API outage", "{detail}"),
     NotifyEvent.ERROR_STREAK: ("has an error streak", "{detail}"),
@@ -92,6 +94,7 @@ def render_message(event: str, summary: Mapping[str, Any]) -> tuple[str, str]:
         "why": f" ({why})" if why else "",
         "until": summary.get("until", "?"),
         "detail": summary.get("detail", _DEFAULT_DETAIL.get(known, "")) if known else "",
+        "answer": f'forgeflare answer {summary.get("project_dir", ".")} "TEXT"',
     }
     if known is None:
         title, lines = f"forgeflare: {project} {event}", [f"run {run_id}: {event}"]
@@ -185,7 +188,7 @@ class Notifier:
 
     command: str = ""
     urls: Sequence[str] = ()
-    on: Sequence[str] = ("finish",)
+    on: Sequence[str] = ("finish", "blocked")
     cwd: Path = Path(".")
     env: Mapping[str, str] | None = None
     timeout: float = 30.0

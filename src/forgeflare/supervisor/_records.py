@@ -49,6 +49,7 @@ __all__ = [
     "InProgress",
     "IterationRecord",
     "ProgressRecord",
+    "QuestionAnswer",
     "RecordError",
     "ReviewRecord",
     "RunListing",
@@ -282,6 +283,16 @@ class InProgress(BaseModel):
     started_at: Time = ""
 
 
+class QuestionAnswer(BaseModel):
+    """A question the agent parked the loop on, and the answer it got."""
+
+    question: str
+    answer: str
+    iteration: int = _COUNT
+    """The iteration that asked."""
+    answered_at: Time | None = None
+
+
 class RunSettings(BaseModel):
     """Every setting the run started with, so that ``--resume`` goes on with the same ones."""
 
@@ -330,6 +341,10 @@ class RunRecord(BaseModel):
     supervisor_pid: int | None = None
     supervisor_started: float | None = None
     """The supervisor's process start time: a resume refuses a run whose supervisor lives."""
+    question: str | None = None
+    """The open question the agent parked the loop on (``blocked``); cleared once answered."""
+    answers: list[QuestionAnswer] = Field(default_factory=list)
+    """Questions answered during the run (``forgeflare answer``), oldest first."""
     settings: RunSettings | None = None
     """What the run started with (``None`` in records older than 0.3)."""
     _counted: tuple[int, int] = PrivateAttr(default=(0, 0))
@@ -631,14 +646,14 @@ def read_finish_marker(run_dir: Path) -> dict[str, Any] | None:
 
 
 def find_resumable(log_root: Path) -> RunStore | None:
-    """The newest run under ``log_root`` that has no ``finished_at``.
+    """The newest run under ``log_root`` that has no ``finished_at`` or finished ``blocked``.
 
     ``None`` when there is none; a :class:`RecordError` naming the damaged record when there is
     none readable but a damaged one (it may be the run a ``--resume`` was meant for).
     """
     listing = list_runs(log_root)
     for entry, record in listing.runs:
-        if record.finished_at is None:
+        if record.finished_at is None or record.finish_type == "blocked":
             return RunStore(entry)
     if listing.skipped:
         raise RecordError(

@@ -23,6 +23,8 @@ from forgeflare.supervisor._fallback import (
     Choice,
     Window,
     choose_agent,
+    credit_line,
+    credit_of,
     credit_window,
     month_spend,
 )
@@ -72,9 +74,15 @@ class AgentSwitching:
             self.display.warn(f"{self.window_file}: cannot share the usage window: {exc}")
 
     def check_credit(self, log_root: Path) -> None:
-        """Before the first iteration: has the primary spent ``[limits] monthly_credit``?"""
-        credit = self.cfg.limits.monthly_credit
-        if not credit:
+        """Before the first iteration: has an agent spent its monthly credit (``[limits]
+        monthly_credit`` for the primary, ``[agent.profiles.NAME] monthly_credit``)?"""
+        profiles = {name: p.monthly_credit for name, p in self.cfg.agent.profiles.items()}
+        credits = {
+            spec: credit
+            for spec in [self.primary, *self.fallbacks]
+            if (credit := credit_of(spec, self.primary, self.cfg.limits.monthly_credit, profiles))
+        }
+        if not credits:
             return
         rows = []
         for path in sorted(log_root.glob("*/run.json")):
@@ -86,14 +94,19 @@ class AgentSwitching:
                 spec = AgentSpec(it.backend or run.backend, it.profile)
                 rows.append((parse_time(it.started_at), spec, it.cost_usd))
         now = datetime.now(UTC)
-        window = credit_window(month_spend(rows, self.primary, now), credit, now)
-        if window is not None and window.resets_at is not None:
-            self.windows[self.primary] = window
-            then = "falling back" if self.fallbacks else "waiting"
-            self.display.warn(
-                f"{self.primary.label}: {window.reason} this month: {then} until "
-                f"{window.resets_at:%Y-%m-%d}"
-            )
+        for spec, credit in credits.items():
+            spent = month_spend(rows, spec, now)
+            self.display.info(credit_line(spent, credit, spec))
+            window = credit_window(spent, credit, now)
+            if window is None or window.resets_at is None:
+                continue
+            self.windows[spec] = window
+            if spec != self.primary:
+                then = "skipped"
+            else:
+                then = "falling back" if self.fallbacks else "waiting"
+            until = f"{window.resets_at:%Y-%m-%d}"
+            self.display.warn(f"{spec.label}: {window.reason} this month: {then} until {until}")
 
     def choose(self) -> Choice:
         """The choice for the next iteration; switches to its agent when it names one."""

@@ -1,4 +1,4 @@
-"""The loop's waits between iterations: for a usage window or out an API outage.
+"""The loop's waits between iterations: for a usage window, out an API outage, for an answer.
 
 When to wait and how long is :mod:`~forgeflare.supervisor._waits`' (pure); this is the shell: it
 waits by the wall clock (a laptop suspend does not stretch it), ends early on a stop, records
@@ -16,6 +16,7 @@ import trio
 
 from forgeflare._clock import format_wait, utc_timestamp
 from forgeflare.supervisor._agentproc import StopControl
+from forgeflare.supervisor._blocked import read_answer
 from forgeflare.supervisor._display import LoopDisplay
 from forgeflare.supervisor._notify import Notifier
 from forgeflare.supervisor._records import RunRecord, RunStore, WaitRecord
@@ -66,6 +67,38 @@ class LoopWaits:
         )
         self.store.event("wait_ended", kind=kind, waited=waited)
 
+    async def wait_for_answer(self, seconds: float, poll: float = 0.2) -> bool:
+        """Wait up to ``seconds`` (wall clock) for ``answer.md``; ``True`` once it is there.
+
+        Ends early on a stop (Ctrl+C or ``forgeflare stop``); the file is polled, since it is
+        written from another terminal.
+        """
+        self.display.warn(
+            f"waiting up to {format_wait(seconds)} for an answer: forgeflare answer "
+            f'{self.project} "TEXT"'
+        )
+        started = utc_timestamp()
+        self.store.event("wait_started", kind="answer_wait", seconds=seconds)
+        deadline = time.time() + seconds
+        t0 = time.monotonic()
+        answered = False
+        while not self.stop.stop.is_set() and not stop_requested(self.project):
+            if read_answer(self.store.dir) is not None:
+                answered = True
+                break
+            left = deadline - time.time()
+            if left <= 0:
+                break
+            with trio.move_on_after(min(left, poll)):
+                await self.stop.stop.wait()
+        waited = round(time.monotonic() - t0, 3)
+        self.record.totals.waited_seconds = round(self.record.totals.waited_seconds + waited, 3)
+        self.record.waits.append(
+            WaitRecord(kind="answer_wait", started_at=started, duration=waited)
+        )
+        self.store.event("wait_ended", kind="answer_wait", waited=waited, answered=answered)
+        return answered
+
     def summary(self) -> dict[str, Any]:
         rec = self.record
         return {
@@ -77,6 +110,7 @@ class LoopWaits:
             "finish_type": rec.finish_type,
             "finish_reason": rec.finish_reason,
             "exit_code": rec.exit_code,
+            "question": rec.question,
             "totals": {
                 **rec.totals.model_dump(),
                 "duration": round(self.elapsed(), 1),

@@ -24,6 +24,7 @@ from forgeflare.supervisor.backends._report import IterationReport
 from forgeflare.supervisor.backends._report import OUTCOMES
 from forgeflare.supervisor.backends._report import Outcome
 from forgeflare.supervisor.backends._report import Tokens
+from forgeflare.supervisor.backends._claude import asked
 
 from forgeflare.supervisor.backends._codex import classify_failure
 from forgeflare.supervisor.backends._codex import codex_home
@@ -51,6 +52,7 @@ __all__ = [
     "Outcome",
     "Tokens",
     "as_int",
+    "asked",
     "backend_names",
     "classify_failure",
     "codex_home",

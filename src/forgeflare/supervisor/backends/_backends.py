@@ -21,7 +21,13 @@ from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 from pydantic import ValidationError
 
-from forgeflare._completion import COMPLETE_TAG, LOOP_COMPLETE_PROMPT, completion_signal
+from forgeflare._completion import (
+    BLOCKED_PROMPT,
+    COMPLETE_TAG,
+    LOOP_COMPLETE_PROMPT,
+    completion_signal,
+    find_question,
+)
 from forgeflare._convergence import AgentReport, Final
 from forgeflare._errors import ConfigError
 from forgeflare._pricing import price_usd
@@ -118,7 +124,7 @@ def _report_file(path: Path | None) -> IterationReport | None:
         return None
 
 
-_COMPLETE_PROMPT = LOOP_COMPLETE_PROMPT
+_COMPLETE_PROMPT = LOOP_COMPLETE_PROMPT + BLOCKED_PROMPT
 
 
 def _found(project: Path, argv: list[str], env: Mapping[str, str], backend: str) -> None:
@@ -219,6 +225,8 @@ class ForgeflareBackend(_PlainBackend):
 
     name: str = "forgeflare"
     final_required: bool = True
+    prompt_suffix: str = BLOCKED_PROMPT
+    """The model is told how to ask a question (it completes through ``final``, no tag)."""
     secret_names: ClassVar[tuple[str, ...]] = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 
     def preflight(self, project: Path, argv: list[str], env: Mapping[str, str]) -> None:
@@ -392,6 +400,7 @@ def _from_stream(fields: Mapping[str, Any], end: ChildEnd) -> IterationReport:
         session_id=fields.get("session_id"),
         model=fields.get("model"),
         signal=completion_signal(str(fields.get("final_text") or "")),
+        question=find_question(str(fields.get("final_text") or "")) or fields.get("question"),
     )
 
 

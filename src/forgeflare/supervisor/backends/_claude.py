@@ -31,6 +31,7 @@ __all__ = [
     "ClaudeStreamReader",
     "JsonStreamReader",
     "as_int",
+    "asked",
     "json_event",
     "tool_line",
 ]
@@ -44,6 +45,21 @@ _UNREACHABLE = re.compile(
 """An error result's text that means the API was down or unreachable: an outage."""
 _OUTAGE_ERRORS = frozenset({"server_error", "overloaded_error", "api_error"})
 """An ``assistant`` line's ``error`` that means the API side failed."""
+
+
+def asked(tool_input: object) -> list[str]:
+    """The question texts of an ``AskUserQuestion`` call (``questions[].question``)."""
+    if not isinstance(tool_input, dict):
+        return []
+    items = tool_input.get("questions")
+    found = [
+        str(q["question"]).strip()
+        for q in (items if isinstance(items, list) else [])
+        if isinstance(q, dict) and str(q.get("question") or "").strip()
+    ]
+    if not found and isinstance(tool_input.get("question"), str):
+        found = [tool_input["question"].strip()]
+    return [q for q in found if q]
 
 
 def _iso(epoch: object) -> str | None:
@@ -77,6 +93,8 @@ class ClaudeStreamReader(JsonStreamReader):
     result: dict[str, Any] | None = None
     rate_limit: dict[str, Any] | None = None
     rate_limit_error: bool = False
+    questions: list[str] = field(default_factory=list)
+    """Questions the agent asked with Claude Code's ``AskUserQuestion`` tool."""
     final_id: str | None = None
     final_texts: list[str] = field(default_factory=list)
     """Text blocks of the last assistant message (one line per block, sharing its id)."""
@@ -142,6 +160,9 @@ class ClaudeStreamReader(JsonStreamReader):
             elif block.get("type") == "tool_use":
                 self.final_calls_tool = True
                 out.append(tool_line(str(block.get("name", "?")), block.get("input")))
+                if block.get("name") == "AskUserQuestion":
+                    # Headless, nobody answers the question tool: it parks the loop instead.
+                    self.questions.extend(asked(block.get("input")))
         return out
 
     # --- the report ---------------------------------------------------------------------------
@@ -230,6 +251,7 @@ class ClaudeStreamReader(JsonStreamReader):
             "session_id": result.get("session_id") or self.session_id,
             "model": self.model,
             "final_text": self.final_text(),
+            "question": "\n".join(self.questions) or None,
         }
 
     def summary_line(self) -> str:

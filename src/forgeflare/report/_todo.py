@@ -1,0 +1,184 @@
+"""The morning's to-do list: "What needs you", from the run records (pure).
+
+:func:`needs_you` reads one run's record, :func:`fleet_needs_you` a fleet's (its loops' newest
+runs and what did not land). Each item is one line with the command that acts on it; an empty
+list means nothing needs the reader (the report then says so).
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from forgeflare.supervisor._records import RunRecord
+
+__all__ = ["NOTHING", "Todo", "fleet_needs_you", "needs_you", "render_todo_lines"]
+
+NOTHING = "Nothing needs you: no open question, no failed claim, stop or hook."
+"""What the list says when it is empty."""
+
+_LANDED = ("landed", "pr_opened")
+_STOPS_ON_LIMIT = ("rate_limited", "quota")
+
+
+@dataclass(frozen=True, slots=True)
+class Todo:
+    """One thing that needs a person, in one line, and the command that acts on it."""
+
+    kind: str
+    """question, claim, landing, budget, usage_limit, stalled, error, hook."""
+    what: str
+    command: str
+    where: str = ""
+    """The loop (in a fleet) or the project it is about."""
+
+
+def _q(path: str) -> str:
+    return shlex.quote(path or ".")
+
+
+def _first_line(text: str) -> str:
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return lines[0] + (" …" if len(lines) > 1 else "") if lines else "?"
+
+
+def _claim(row: Any) -> Mapping[str, Any] | None:
+    """A row's completion claim (``claim``: by, accepted, rejected_by, why), if it has one."""
+    claim = getattr(row, "claim", None)
+    if claim is None:
+        extra = getattr(row, "model_extra", None) or {}
+        claim = extra.get("claim")
+    dump = getattr(claim, "model_dump", None)
+    if callable(dump):
+        claim = dump()
+    return claim if isinstance(claim, Mapping) else None
+
+
+def needs_you(run: RunRecord, *, run_dir: str = "", where: str = "") -> list[Todo]:
+    """What one run leaves for a person, most urgent first (a running loop: only its question)."""
+    project = _q(run.project_dir)
+    out: list[Todo] = []
+    if run.question is not None:
+        out.append(
+            Todo(
+                "question",
+                f"the agent asks: {_first_line(run.question)}",
+                f'forgeflare answer {project} "…" && forgeflare loop --resume --dir {project}',
+                where,
+            )
+        )
+    if run.finished_at is None:
+        return out
+    rows = [row for row in run.iterations if not row.skipped]
+    last = rows[-1] if rows else None
+    claim = _claim(last) if last is not None else None
+    if claim is not None and claim.get("accepted") is False:
+        by = claim.get("rejected_by") or "the gate"
+        why = f": {claim['why']}" if claim.get("why") else ""
+        out.append(
+            Todo(
+                "claim",
+                f"iteration {last.number if last else '?'} claimed done; {by} said no{why}",
+                f"forgeflare report --dir {project}",
+                where,
+            )
+        )
+    finish = run.finish_type
+    if finish == "budget":
+        spent = run.totals.cost_usd or 0.0
+        cap = f" of ${run.max_cost:g}" if run.max_cost else ""
+        more = f" --max-cost {run.max_cost * 2:g}" if run.max_cost else ""
+        out.append(
+            Todo(
+                "budget",
+                f"stopped on the budget: ${spent:.2f}{cap} spent",
+                f"forgeflare loop --dir {project}{more}",
+                where,
+            )
+        )
+    elif last is not None and (last.outcome in _STOPS_ON_LIMIT or finish == "quota"):
+        resets = f"; the window resets {last.resets_at}" if last.resets_at else ""
+        out.append(
+            Todo(
+                "usage_limit",
+                f"stopped on a usage limit ({last.outcome}){resets}",
+                f"forgeflare loop --dir {project}",
+                where,
+            )
+        )
+    elif finish in ("stalled", "stuck", "error"):
+        log = f"{run_dir}/{last.log}" if run_dir and last is not None and last.log else ""
+        words = {"stalled": "stalled", "stuck": "stuck on block limits", "error": "error streak"}
+        out.append(
+            Todo(
+                "stalled" if finish != "error" else "error",
+                f"{words[finish]}: {run.finish_reason or finish}",
+                f"less {_q(log)}" if log else f"forgeflare report --dir {project}",
+                where,
+            )
+        )
+    hooks = list(run.hooks) + [
+        row.next_iteration_hook for row in run.iterations if row.next_iteration_hook is not None
+    ]
+    failed = [h for h in hooks if h.status in ("error", "timeout", "abort", "not_executable")]
+    if failed:
+        names = ", ".join(sorted({h.name for h in failed}))
+        log = f"{run_dir}/hooks.log" if run_dir else ""
+        out.append(
+            Todo(
+                "hook",
+                f"{len(failed)} hook run(s) failed: {names}",
+                f"less {_q(log)}" if log else f"forgeflare report --dir {project}",
+                where,
+            )
+        )
+    return out
+
+
+def fleet_needs_you(
+    loops: Sequence[Any],
+    runs: Mapping[str, tuple[RunRecord, str] | None],
+    fleet_file: str = "FLEET.toml",
+) -> list[Todo]:
+    """A fleet's list: each loop's (its newest run's) items, then branches not landed and why.
+
+    ``loops`` are the fleet record's loops (``name``, ``status``, ``branch``, ``worktree``,
+    ``reason``); ``runs`` maps a loop's name to its newest run and that run's folder.
+    """
+    out: list[Todo] = []
+    for loop in loops:
+        found = runs.get(loop.name)
+        if found is not None:
+            out += needs_you(found[0], run_dir=found[1], where=loop.name)
+    for loop in loops:
+        blocked = _has_question(runs.get(loop.name))
+        if loop.status in _LANDED or loop.status in ("pending", "running") or blocked:
+            continue
+        why = f": {loop.reason}" if loop.reason else ""
+        if not loop.branch:  # it never started: run the fleet again
+            what, command = (
+                f"not run ({loop.status}){why}",
+                f"forgeflare fleet run {_q(fleet_file)}",
+            )
+        else:
+            what = f"branch {loop.branch} not landed ({loop.status}){why}"
+            command = f"git -C {_q(loop.worktree)} switch {shlex.quote(loop.branch)}"
+        out.append(Todo("landing", what, command, loop.name))
+    return out
+
+
+def _has_question(found: tuple[RunRecord, str] | None) -> bool:
+    """The run has an open question (its landing waits for the answer, said once above)."""
+    return found is not None and found[0].question is not None
+
+
+def render_todo_lines(items: Sequence[Todo]) -> list[str]:
+    """The list as text lines: one per item, its command after an arrow; or :data:`NOTHING`."""
+    if not items:
+        return [NOTHING]
+    return [
+        (f"[{item.where}] " if item.where else "") + f"{item.what}  →  {item.command}"
+        for item in items
+    ]

@@ -1,0 +1,231 @@
+"""When nobody is there: a question parks a real loop, ``forgeflare answer`` resumes it.
+
+The own agent runs against ``forgeflare mock-api`` (a scripted final message carries the
+BLOCKED tag and the question); the notification goes to a stand-in ``[notify] command``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_support import text_response
+from forgeflare._completion import BLOCKED_TAG
+from mockapi_support import MockServer
+from supervisor_agents.project import Project, base_env, forgeflare, wait_for
+
+MockAPI = Callable[[dict[str, Any]], MockServer]
+
+QUESTION = "Which database should the cache use: Postgres or SQLite?"
+ASKS = text_response(f"I cannot choose this alone.\n\n{BLOCKED_TAG}\n{QUESTION}\n")
+
+
+def env_for(server: MockServer, **extra: str) -> dict[str, str]:
+    return base_env(ANTHROPIC_API_URL=server.url, ANTHROPIC_API_KEY="test-key", **extra)
+
+
+def prompt_of(request: dict[str, Any]) -> str:
+    first = request["body"]["messages"][0]["content"]
+    if isinstance(first, str):
+        return first
+    return "\n".join(block.get("text", "") for block in first)
+
+
+def open_question(project: Project) -> str | None:
+    dirs = project.run_dirs()
+    try:
+        return json.loads((dirs[0] / "run.json").read_text()).get("question") if dirs else None
+    except (FileNotFoundError, ValueError):  # not written yet
+        return None
+
+
+def test_a_question_parks_the_loop_and_notifies(tmp_path: Path, mock_api: MockAPI) -> None:
+    project = Project(tmp_path)
+    project.write(".fresher/config.toml", '[notify]\ncommand = "cat > notified.json"\n')
+    server = mock_api({"responses": [ASKS, text_response("never reached")]})
+    done = project.run("--mode", "planning", "--max-iterations", "5", env=env_for(server))
+    assert done.code == 20, done.stderr
+    rec = project.record()
+    assert rec["finish_type"] == "blocked"
+    assert rec["question"] == QUESTION
+    assert rec["iterations"][-1]["question"] == QUESTION
+    assert len(rec["iterations"]) == 1  # parked: no second iteration
+    assert QUESTION in done.stdout + done.stderr
+    notified = json.loads((project.dir / "notified.json").read_text())
+    assert notified["event"] == "blocked"
+    assert notified["question"] == QUESTION
+    # the rule is shown to the model like the other tags
+    assert BLOCKED_TAG in prompt_of(server.requests()[0])
+
+
+def test_answer_then_resume_puts_both_in_the_next_prompt(tmp_path: Path, mock_api: MockAPI) -> None:
+    project = Project(tmp_path)
+    server = mock_api({"responses": [ASKS, text_response("using SQLite, done")]})
+    env = env_for(server)
+    assert project.run("--mode", "planning", "--max-iterations", "2", env=env).code == 20
+    answered = forgeflare(project.dir, "answer", str(project.dir), "SQLite, keep it simple")
+    assert answered.returncode == 0, answered.stderr
+    (run_dir,) = project.run_dirs()
+    assert (run_dir / "answer.md").read_text().strip() == "SQLite, keep it simple"
+    done = project.run("--resume", "--mode", "planning", "--max-iterations", "2", env=env)
+    assert done.code == 10, done.stderr
+    rec = project.record()
+    assert rec["question"] is None
+    assert rec["answers"][0]["question"] == QUESTION
+    assert rec["answers"][0]["answer"] == "SQLite, keep it simple"
+    second = prompt_of(server.requests()[1])
+    assert second.index(QUESTION) < second.index("SQLite, keep it simple")
+    assert second.startswith("An earlier iteration of this loop stopped to ask a question")
+    # the answer was taken: a second `answer` finds no open question
+    again = forgeflare(project.dir, "answer", "more")
+    assert again.returncode == 2
+    assert again.stderr.strip().splitlines() == [
+        "forgeflare: error: answer: no run in .fresher/runs has an open question"
+    ]
+
+
+def test_wait_picks_up_an_answer_written_during_the_wait(tmp_path: Path, mock_api: MockAPI) -> None:
+    project = Project(tmp_path)
+    project.write(".fresher/config.toml", '[limits]\non_blocked = "wait:60s"\n')
+    server = mock_api({"responses": [ASKS, text_response("done")]})
+    proc = project.popen("--mode", "planning", "--max-iterations", "2", env=env_for(server))
+    try:
+        wait_for(lambda: open_question(project) == QUESTION)
+        answered = forgeflare(project.dir, "answer", "--file", str(project.write("a.md", "B")))
+        assert answered.returncode == 0, answered.stderr
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 10, err
+    rec = project.record()
+    assert [w["kind"] for w in rec["waits"]] == ["answer_wait"]
+    assert rec["iterations"][0]["decision"] == "answered"
+    assert "Answer:\nB" in prompt_of(server.requests()[1])
+
+
+def test_wait_without_an_answer_finishes_blocked(tmp_path: Path, mock_api: MockAPI) -> None:
+    project = Project(tmp_path)
+    project.write(".fresher/config.toml", '[limits]\non_blocked = "wait:300ms"\n')
+    server = mock_api({"responses": [ASKS]})
+    done = project.run("--mode", "planning", env=env_for(server))
+    assert done.code == 20, done.stderr
+    rec = project.record()
+    assert rec["waits"][0]["kind"] == "answer_wait"
+    assert rec["question"] == QUESTION
+
+
+def test_a_bad_on_blocked_is_one_line_before_anything_starts(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    project.write(".fresher/config.toml", '[limits]\non_blocked = "later"\n')
+    done = project.run("--agent-cmd", "true")
+    assert done.code == 2
+    assert "on_blocked" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert not project.run_dirs()
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def dom_of(page: Path, profile: Path) -> str:
+    assert CHROMIUM is not None
+    flags = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+        "--virtual-time-budget=3000",
+    ]
+    done = subprocess.run(
+        [CHROMIUM, *flags, "--dump-dom", page.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (installed by .ci/run)")
+def test_the_report_opens_with_what_needs_you(tmp_path: Path, mock_api: MockAPI) -> None:
+    (tmp_path / "asked").mkdir()
+    project = Project(tmp_path / "asked")
+    server = mock_api({"responses": [ASKS]})
+    assert project.run("--mode", "planning", env=env_for(server)).code == 20
+    text = forgeflare(project.dir, "report").stdout
+    assert text.splitlines()[0] == "What needs you"
+    assert f"the agent asks: {QUESTION}" in text.splitlines()[1]
+    assert f"forgeflare answer {project.dir}" in text.splitlines()[1]
+    page = tmp_path / "asked.html"
+    assert forgeflare(project.dir, "report", "--html", str(page)).returncode == 0
+    dom = dom_of(page, tmp_path / "profile")
+    headings = re.findall(r"<h2>(.*?)</h2>", dom)
+    assert headings[0] == "What needs you"
+    section = dom[dom.index('id="needs-you"') : dom.index("</section>")]
+    assert QUESTION in section
+    assert "forgeflare answer" in section
+    # a clean night's page says nothing needs you: tests/unit/test_report_todo.py (pure)
+
+
+def test_a_blocked_loop_in_a_fleet_does_not_hold_up_the_others(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    from test_fleet import completes_with, conv, fleet, fleet_file, loop, make_repo, state
+    from test_fleet import env_for as fleet_env
+
+    repo = make_repo(tmp_path, "asks", "works")
+    server = mock_api(
+        {
+            "conversations": [
+                conv("asks", [ASKS]),
+                conv("works", completes_with("works", "works.txt", "done")),
+            ]
+        }
+    )
+    path = fleet_file(tmp_path, "night", [loop("asks"), loop("works")], parallel=2)
+    done = fleet("run", str(path), env=fleet_env(server))
+    assert done.returncode == 1, done.stderr  # one loop did not land
+    rec = state(path, "night")
+    assert rec["works"]["status"] == "landed", rec
+    assert rec["asks"]["finish_type"] == "blocked"
+    assert rec["asks"]["status"] == "not_landed"
+    assert rec["asks"]["question"] == QUESTION
+    assert (repo / "works.txt").exists() or "works.txt" in subprocess.run(
+        ["git", "-C", str(repo), "ls-tree", "--name-only", "main"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    status = fleet("status", str(path), env=fleet_env(server)).stdout
+    assert f"asks: {QUESTION}" in status
+    assert "forgeflare answer" in status
+    report = fleet("report", str(path), env=fleet_env(server)).stdout
+    lines = report.splitlines()
+    assert lines[0] == "What needs you"
+    assert lines[1].startswith(f"  [asks] the agent asks: {QUESTION}")
+    assert "forgeflare answer" in lines[1]
+
+
+def test_answer_usage_errors_are_one_line(tmp_path: Path) -> None:
+    cases = [
+        (["answer"], 'answer: expected [DIR] "TEXT" or [DIR] --file FILE'),
+        (["answer", ".", "x", "--file", "a.md"], "as TEXT or with --file, not both"),
+        (["answer", "  "], "answer: the answer is empty"),
+    ]
+    for args, words in cases:
+        done = forgeflare(tmp_path, *args)
+        assert done.returncode == 2, (args, done.stderr)
+        (line,) = done.stderr.strip().splitlines()
+        assert words in line, (args, line)

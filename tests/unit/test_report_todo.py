@@ -1,0 +1,248 @@
+"""The morning's to-do list is a pure function of the records: a table of nights."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from forgeflare.report import (
+    NOTHING,
+    build_digest,
+    fleet_needs_you,
+    needs_you,
+    render_text,
+    render_todo_lines,
+    task_costs,
+)
+from forgeflare.report._html import render_html
+from forgeflare.supervisor import HookRecord, IterationRecord, RunRecord
+
+T0 = "2026-02-13T19:30:00Z"
+
+
+def run(*rows: dict[str, Any], **fields: Any) -> RunRecord:
+    base: dict[str, Any] = {
+        "run_id": "20260213-193000-1a2b",
+        "mode": "building",
+        "project_dir": "/p",
+        "started_at": T0,
+        "finished_at": "2026-02-13T23:30:00Z",
+        "finish_type": "complete",
+        "exit_code": 0,
+    }
+    base.update(fields)
+    record = RunRecord(**base)
+    for i, row in enumerate(rows, 1):
+        record.add_iteration(
+            IterationRecord(number=i, started_at=T0, log=f"iteration-{i:03d}.log", **row),
+            counted=True,
+        )
+    return record
+
+
+CASES: list[tuple[str, RunRecord, list[tuple[str, str, str]]]] = [
+    ("a clean night", run({"outcome": "ok"}), []),
+    (
+        "an open question",
+        run({"outcome": "ok"}, finish_type="blocked", question="Postgres or SQLite?\nWhy: …"),
+        [
+            (
+                "question",
+                "the agent asks: Postgres or SQLite? …",
+                'forgeflare answer /p "…" && forgeflare loop --resume --dir /p',
+            )
+        ],
+    ),
+    (
+        "a running loop waits on its question",
+        run({"outcome": "ok"}, finished_at=None, finish_type=None, question="Which?"),
+        [
+            (
+                "question",
+                "the agent asks: Which?",
+                'forgeflare answer /p "…" && forgeflare loop --resume --dir /p',
+            )
+        ],
+    ),
+    ("a running loop otherwise", run({"outcome": "api_error"}, finished_at=None), []),
+    (
+        "the budget",
+        run({"outcome": "ok", "cost_usd": 5.5}, finish_type="budget", max_cost=5),
+        [
+            (
+                "budget",
+                "stopped on the budget: $5.50 of $5 spent",
+                "forgeflare loop --dir /p --max-cost 10",
+            )
+        ],
+    ),
+    (
+        "a usage limit with its reset",
+        run(
+            {"outcome": "rate_limited", "resets_at": "2026-02-14T04:00:00Z"},
+            finish_type="error",
+        ),
+        [
+            (
+                "usage_limit",
+                "stopped on a usage limit (rate_limited); the window resets 2026-02-14T04:00:00Z",
+                "forgeflare loop --dir /p",
+            )
+        ],
+    ),
+    (
+        "an error streak",
+        run(
+            {"outcome": "agent_error"},
+            finish_type="error",
+            finish_reason="stopped: 3 error iterations in a row",
+        ),
+        [
+            (
+                "error",
+                "error streak: stopped: 3 error iterations in a row",
+                "less /runs/x/iteration-001.log",
+            )
+        ],
+    ),
+    (
+        "stalled",
+        run({"outcome": "ok"}, finish_type="stalled", finish_reason="no progress in 4"),
+        [("stalled", "stalled: no progress in 4", "less /runs/x/iteration-001.log")],
+    ),
+    (
+        "a failed hook",
+        run(
+            {"outcome": "ok"},
+            hooks=[HookRecord(name="finished", status="timeout", exit_code=124)],
+        ),
+        [("hook", "1 hook run(s) failed: finished", "less /runs/x/hooks.log")],
+    ),
+]
+
+
+@pytest.mark.parametrize(("night", "record", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_needs_you(night: str, record: RunRecord, expected: list[tuple[str, str, str]]) -> None:
+    items = needs_you(record, run_dir="/runs/x")
+    assert [(i.kind, i.what, i.command) for i in items] == expected
+
+
+@pytest.mark.skipif(
+    "claim" not in IterationRecord.model_fields, reason="the claim field comes with issue 29"
+)
+def test_a_claim_refused_on_the_last_iteration() -> None:
+    claim = {"by": "tag", "accepted": False, "rejected_by": "gate", "why": "exit 1"}
+    items = needs_you(run({"outcome": "ok", "claim": claim}, finish_type="max_iterations"))
+    assert [(i.kind, i.what) for i in items] == [
+        ("claim", "iteration 1 claimed done; gate said no: exit 1")
+    ]
+    accepted = {"by": "tag", "accepted": True}
+    assert needs_you(run({"outcome": "ok", "claim": accepted})) == []
+
+
+def test_paths_are_quoted_for_the_shell() -> None:
+    (item,) = needs_you(run({"outcome": "ok"}, project_dir="/my p", question="Q?"))
+    assert (
+        item.command == "forgeflare answer '/my p' \"…\" && forgeflare loop --resume --dir '/my p'"
+    )
+
+
+def test_nothing_to_do_says_so_in_text_and_html() -> None:
+    digest = build_digest(run({"outcome": "ok"}))
+    assert render_todo_lines(digest.todo) == [NOTHING]
+    assert render_text(digest).startswith(f"What needs you\n  {NOTHING}\n")
+    page = render_html(digest)
+    assert page.index("What needs you") < page.index("Timeline")
+    assert NOTHING in page
+
+
+def test_the_report_opens_with_the_question() -> None:
+    digest = build_digest(run({"outcome": "ok"}, finish_type="blocked", question="Which?"))
+    text = render_text(digest)
+    assert text.splitlines()[:2] == [
+        "What needs you",
+        '  the agent asks: Which?  →  forgeflare answer /p "…" && forgeflare loop --resume '
+        "--dir /p",
+    ]
+
+
+@dataclass
+class Loop:
+    name: str
+    status: str
+    branch: str
+    worktree: str
+    reason: str = ""
+
+
+def test_fleet_lists_questions_and_branches_not_landed() -> None:
+    loops = [
+        Loop("api", "landed", "fleet/api", "/w/api"),
+        Loop("db", "finished", "fleet/db", "/w/db"),
+        Loop("ui", "conflict", "fleet/ui", "/w/ui", "merge conflict in app.css"),
+        Loop("docs", "running", "fleet/docs", "/w/docs"),
+    ]
+    runs = {
+        "api": (run({"outcome": "ok"}), "/w/api/r"),
+        "db": (run({"outcome": "ok"}, finish_type="blocked", question="Which DB?"), "/w/db/r"),
+        "ui": (run({"outcome": "ok"}), "/w/ui/r"),
+        "docs": None,
+    }
+    items = fleet_needs_you(loops, runs)
+    assert [(i.where, i.kind) for i in items] == [("db", "question"), ("ui", "landing")]
+    assert items[1].what == "branch fleet/ui not landed (conflict): merge conflict in app.css"
+    assert items[1].command == "git -C /w/ui switch fleet/ui"
+    assert render_todo_lines(items)[0].startswith("[db] the agent asks: Which DB?")
+
+
+def costed(*rows: tuple[float | None, int | None], start: int | None = 3) -> RunRecord:
+    """A run whose rows each cost ``cost`` and leave ``open`` plan boxes unchecked."""
+    return run(
+        *(
+            {"outcome": "ok", "cost_usd": cost, "plan_unchecked": open_, "tokens": {"input": 10}}
+            for cost, open_ in rows
+        ),
+        plan_unchecked_at_start=start,
+    )
+
+
+@pytest.mark.parametrize(
+    ("record", "finished", "idle"),
+    [
+        # two iterations on the first box, one on the second, one that finished nothing
+        (
+            costed((1.0, 3), (2.0, 2), (0.5, 1), (0.25, 1)),
+            [(2, 1, 2, 3.0), (3, 1, 1, 0.5)],
+            (0.25, 1),
+        ),
+        # one iteration checks two boxes: split evenly
+        (costed((3.0, 1)), [(1, 2, 1, 1.5)], (0.0, 0)),
+        # a box added mid-run is not a finished one; the spend waits for the next check
+        (costed((1.0, 4), (1.0, 3), start=3), [(2, 1, 2, 2.0)], (0.0, 0)),
+        # an unpriced iteration makes the per-task cost unknown, not zero
+        (costed((None, 3), (1.0, 2)), [(2, 1, 2, None)], (0.0, 0)),
+        (costed((1.0, 3), (1.0, 3)), [], (2.0, 2)),
+    ],
+)
+def test_cost_per_finished_task(
+    record: RunRecord,
+    finished: list[tuple[int, int, int, float | None]],
+    idle: tuple[float, int],
+) -> None:
+    costs = task_costs(record)
+    assert costs is not None
+    assert [(c.iteration, c.tasks, c.iterations, c.cost_usd) for c in costs.finished] == finished
+    assert (costs.idle_cost_usd, costs.idle_iterations) == idle
+
+
+def test_no_plan_no_task_costs_and_the_report_lines() -> None:
+    assert task_costs(run({"outcome": "ok"})) is None
+    text = render_text(build_digest(costed((1.0, 3), (2.0, 2), (0.5, 2))))
+    section = text[text.index("Cost per task") :].split("\n\n")[0].splitlines()
+    assert section == [
+        "Cost per task",
+        "  iteration 2: 1 task checked, $3.00 each (2 iterations)",
+        "  spent on iterations that finished nothing: $0.50 (1 iteration)",
+    ]
