@@ -102,7 +102,9 @@ def test_no_child_reads_a_secret_from_proc(
     env.update(ANTHROPIC_API_URL=server.url, ANTHROPIC_BASE_URL=server.url, FORGEFLARE_TRUST="1")
     env.update(values)
     argv = {
-        "loop": [FORGEFLARE, "loop", "--max-iterations", "1"],
+        # Unconfined: the sandbox (a loop's default) would hide the parents' /proc entries and
+        # the scan's output folder; the point here is what an unconfined child can read.
+        "loop": [FORGEFLARE, "loop", "--max-iterations", "1", "--no-sandbox"],
         "run": [FORGEFLARE, "run", "--trust-project", "do the task"],
         "claude": [FORGEFLARE, "loop", "--max-iterations", "1", "--backend", "claude"],
     }[command]

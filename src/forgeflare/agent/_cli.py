@@ -106,16 +106,7 @@ def run(
     if hooks is not None and not hooks.is_file():
         # Named on purpose: running without them would silently drop the user's guards.
         raise ConfigError(f"--hooks {hooks}: no such file")
-    if allow_path:
-        extra = os.pathsep.join(str(p.resolve()) for p in allow_path)
-        known = os.environ.get(ALLOW_PATHS_ENV)
-        os.environ[ALLOW_PATHS_ENV] = f"{known}{os.pathsep}{extra}" if known else extra
-    if sandbox or sandbox_network:
-        os.environ[SANDBOX_ENV] = "network" if sandbox_network else "1"
-    env = dict(os.environ)
-    # Hooks and Bash commands inherit this process's environment: the agent keeps its key in
-    # `env` (and in memory), its children get no secret-looking variable unless passed.
-    scrub_environment(os.environ, pass_env_from(env, pass_env))
+    env = _agent_environment(allow_path, sandbox, sandbox_network, pass_env)
     options = RunOptions(
         env=env,
         cwd=cwd,
@@ -130,6 +121,23 @@ def run(
     )
     code = trio.run(run_agent, options, prompt_source(prompt))
     raise typer.Exit(code)
+
+
+def _agent_environment(
+    allow_path: list[Path], sandbox: bool, sandbox_network: bool, pass_env: list[str]
+) -> dict[str, str]:
+    """The agent's own environment (its key kept); this process's is left without secrets."""
+    if allow_path:
+        extra = os.pathsep.join(str(p.resolve()) for p in allow_path)
+        known = os.environ.get(ALLOW_PATHS_ENV)
+        os.environ[ALLOW_PATHS_ENV] = f"{known}{os.pathsep}{extra}" if known else extra
+    if sandbox or sandbox_network:
+        os.environ[SANDBOX_ENV] = "network" if sandbox_network else "1"
+    env = dict(os.environ)
+    # Hooks and Bash commands inherit this process's environment: the agent keeps its key in
+    # `env` (and in memory), its children get no secret-looking variable unless passed.
+    scrub_environment(os.environ, pass_env_from(env, pass_env))
+    return env
 
 
 def register(app: typer.Typer) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -24,7 +25,7 @@ from forgeflare._secrets import pass_env_from, scrub_environment
 from forgeflare.agent._agent_hooks import builtin_hooks
 from forgeflare.agent.tools._registry import TOOL_NAMES
 from forgeflare.hooks._config import HOOKS_RELPATH, SHELL_EVENTS, HooksFile, load_hooks_file
-from forgeflare.hooks._pipeline import build_pipeline, collect_agent_hooks
+from forgeflare.hooks._pipeline import AgentHooks, build_pipeline, collect_agent_hooks
 from forgeflare.hooks._types import (
     Allow,
     Block,
@@ -126,6 +127,40 @@ def _verdict(result: PreToolResult | PostToolResult | str | None) -> str:
     return "result: the agent stops"
 
 
+def _checked_args(event: str, input_json: str, reason: str) -> tuple[dict[str, Any], ExitReason]:
+    """The event's tool input and stop reason, or a usage error naming the bad option."""
+    if event not in SHELL_EVENTS:
+        raise _fail(f"unknown event {event!r}; expected PreToolUse, PostToolUse or Stop")
+    try:
+        tool_input = loads(input_json)
+    except ValueError as exc:
+        raise _fail(f"--input: not valid JSON: {exc}") from None
+    if not isinstance(tool_input, dict):
+        raise _fail("--input: must be a JSON object")
+    try:
+        return tool_input, ExitReason(reason)
+    except ValueError:
+        known = ", ".join(r.value for r in ExitReason)
+        raise _fail(f"--reason: unknown stop reason {reason!r}; expected one of {known}") from None
+
+
+def _collected_hooks(hooks: Path | None, hooks_module: Sequence[str]) -> AgentHooks:
+    """The same collection as `forgeflare run` (entry points and built-ins included)."""
+    try:
+        collected = collect_agent_hooks(
+            project_dir=Path.cwd(),
+            hooks_file=hooks,
+            hooks_modules=hooks_module,
+            builtins=builtin_hooks(Path.cwd()),
+            tools=TOOL_NAMES,
+        )
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    if not collected.file_found and not collected.python:
+        raise _fail(f"{collected.hooks_file}: no such file")
+    return collected
+
+
 @hooks_app.command("test")
 def run_test(
     event: Annotated[str, typer.Argument(help="PreToolUse, PostToolUse or Stop.")],
@@ -154,19 +189,7 @@ def run_test(
     Nothing is recorded in convergence.json; hooks run for real (in this directory), once you
     trusted them (`forgeflare trust`), with secret-looking variables removed, like `run`.
     """
-    if event not in SHELL_EVENTS:
-        raise _fail(f"unknown event {event!r}; expected PreToolUse, PostToolUse or Stop")
-    try:
-        tool_input = loads(input_json)
-    except ValueError as exc:
-        raise _fail(f"--input: not valid JSON: {exc}") from None
-    if not isinstance(tool_input, dict):
-        raise _fail("--input: must be a JSON object")
-    try:
-        stop_reason = ExitReason(reason)
-    except ValueError:
-        known = ", ".join(r.value for r in ExitReason)
-        raise _fail(f"--reason: unknown stop reason {reason!r}; expected one of {known}") from None
+    tool_input, stop_reason = _checked_args(event, input_json, reason)
     # Trust first, like `forgeflare run`: nothing from the project is imported or run before.
     env = dict(os.environ)
     here = Path.cwd()
@@ -178,20 +201,7 @@ def run_test(
         typer.echo(f"forgeflare: error: {exc}", err=True)
         raise typer.Exit(2) from None
     scrub_environment(os.environ, pass_env_from(env))
-    # The same collection as `forgeflare run` (entry points and built-ins included), without
-    # the convergence recorder: nothing is written.
-    try:
-        collected = collect_agent_hooks(
-            project_dir=Path.cwd(),
-            hooks_file=hooks,
-            hooks_modules=hooks_module or (),
-            builtins=builtin_hooks(Path.cwd()),
-            tools=TOOL_NAMES,
-        )
-    except ConfigError as exc:
-        raise _fail(str(exc)) from None
-    if not collected.file_found and not collected.python:
-        raise _fail(f"{collected.hooks_file}: no such file")
+    collected = _collected_hooks(hooks, hooks_module or ())
     records: list[dict[str, Any]] = []
     logs: list[str] = []
     pipeline = build_pipeline(

@@ -36,140 +36,15 @@ def register(app: typer.Typer) -> None:
     """Add ``fleet`` and its subcommands."""
     fleet = typer.Typer(help=_HELP, no_args_is_help=True, add_completion=False)
 
-    @fleet.command("k8s", help=_K8S_HELP)
-    def k8s_cmd(
-        fleet_file: Path = typer.Argument(..., help="The fleet file."),
-        out: Path = typer.Option(Path("k8s"), "--out", help="Directory to write into."),
-        clone_url: str = typer.Option(
-            "",
-            "--clone-url",
-            metavar="URL",
-            help="Where pods clone a loop's local repo from (default: its git remote).",
-        ),
-    ) -> None:
-        from forgeflare import __version__
-        from forgeflare.fleet._config import load_fleet_file
-        from forgeflare.fleet._k8s import k8s_files
-        from forgeflare.supervisor._finish import FINISH_EXIT_CODES
-
-        spec = load_fleet_file(fleet_file)
-        repos = _clone_urls(spec, fleet_file, clone_url)
-        codes = {str(k): v for k, v in FINISH_EXIT_CODES.items()}
-        files = k8s_files(spec, codes, repos, version=__version__)
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-            for name, text in files.items():
-                (out / name).write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"--out {out}: cannot write: {exc.strerror}") from exc
-        for name in files:
-            typer.echo(f"wrote {out / name}")
-        if spec.fleet.max_cost:
-            typer.echo(
-                f"note: [fleet] max_cost ${spec.fleet.max_cost:g} caps each pod; the budget "
-                "across pods is not enforced on Kubernetes"
-            )
-
-    @fleet.command("run", help=_RUN_HELP)
-    def run_cmd(
-        fleet_file: Path = typer.Argument(..., help="The fleet file."),
-        resume: bool = typer.Option(
-            False, "--resume", help="Continue a fleet whose supervisor died (ends what it left)."
-        ),
-        again: bool = typer.Option(
-            False,
-            "--again",
-            help="Run a finished fleet again: new branches and worktrees, the old records kept.",
-        ),
-        no_sandbox: bool = typer.Option(
-            False, "--no-sandbox", help="Every loop runs its Bash commands unconfined."
-        ),
-        trust_project: bool = typer.Option(
-            False, "--trust-project", help="Run the fleet file's commands without review."
-        ),
-    ) -> None:
-        import functools
-
-        import trio
-
-        from forgeflare.fleet._config import load_fleet_file
-        from forgeflare.fleet._run import FleetOptions, finished_fleet, run_fleet
-
-        spec = load_fleet_file(fleet_file)
-        # A fleet file from a repository is the project's: its commands run once trusted.
-        from forgeflare.trust._items import fleet_items
-        from forgeflare.trust._store import require_trust
-
-        here = fleet_file.resolve().parent
-        require_trust(here, fleet_items(fleet_file, here), os.environ, flag=trust_project)
-        if trust_project:
-            os.environ["FORGEFLARE_TRUST"] = "1"  # the loops check their projects themselves
-        env = dict(os.environ)
-        # Children started without an explicit environment (git) inherit no secret.
-        scrub_environment(os.environ)
-        opts = FleetOptions(
-            fleet_file=fleet_file,
-            fleet=spec,
-            resume=resume,
-            again=again,
-            log=_log,
-            env=env,
-            no_sandbox=no_sandbox,
-        )
-        old = None if again else finished_fleet(opts)
-        if old is not None:
-            for line in _status_lines(old):
-                typer.echo(line)
-            typer.echo(
-                f"fleet {old.name} has finished: nothing to run. `forgeflare fleet report "
-                f"{fleet_file}` shows it; `forgeflare fleet run --again {fleet_file}` starts a "
-                "new run (this one's records are kept)."
-            )
-            raise typer.Exit(0 if all(_fine(spec, loop) for loop in old.loops) else 1)
-        record = trio.run(functools.partial(run_fleet, opts))
-        for line in _status_lines(record):
-            typer.echo(line)
-        raise typer.Exit(0 if all(_fine(spec, loop) for loop in record.loops) else 1)
-
-    @fleet.command("status", help="Show each loop of a fleet: status, runs, spend, landing.")
-    def status_cmd(fleet_file: Path = typer.Argument(..., help="The fleet file.")) -> None:
-        record = _record(fleet_file)
-        for line in _status_lines(record):
-            typer.echo(line)
-
-    @fleet.command(
-        "stop", help="Stop a fleet: running loops end after their iteration; no new one starts."
+    fleet.command("k8s", help=_K8S_HELP)(_k8s_cmd)
+    fleet.command("run", help=_RUN_HELP)(_run_cmd)
+    fleet.command("status", help="Show each loop of a fleet: status, runs, spend, landing.")(
+        _status_cmd
     )
-    def stop_cmd(fleet_file: Path = typer.Argument(..., help="The fleet file.")) -> None:
-        from forgeflare.supervisor._stop import request_stop
-
-        record = _record(fleet_file)
-        asked = 0
-        for loop in record.loops:
-            if loop.status == "running" and loop.worktree:
-                request_stop(Path(loop.worktree))
-                asked += 1
-        (Path(record.fleet_file).parent / ".forgeflare-fleet" / record.name / "stop").touch()
-        typer.echo(f"asked {asked} running loop(s) to stop after their iteration")
-
-    @fleet.command("report", help=_REPORT_HELP)
-    def report_cmd(
-        fleet_file: Path = typer.Argument(..., help="The fleet file."),
-        html_out: Path = typer.Option(None, "--html", metavar="FILE", help="Write HTML here."),
-    ) -> None:
-        from forgeflare.fleet._config import load_fleet_file
-        from forgeflare.fleet._report import fleet_report_html, fleet_report_text
-        from forgeflare.report._html import write_html
-
-        record = _record(fleet_file)
-        budget = load_fleet_file(fleet_file).fleet.max_cost
-        if html_out is None:
-            typer.echo(fleet_report_text(record, budget), nl=False)
-            return
-        page = fleet_report_html(record, html_out, budget)
-        write_html(html_out, page)
-        typer.echo(f"report: {html_out}")
-
+    fleet.command(
+        "stop", help="Stop a fleet: running loops end after their iteration; no new one starts."
+    )(_stop_cmd)
+    fleet.command("report", help=_REPORT_HELP)(_report_cmd)
     app.add_typer(fleet, name="fleet")
 
 
@@ -302,3 +177,135 @@ def _status_lines(record: Any) -> list[str]:
             lines.append(f"    asks: {asked}")
             lines.append(f'    answer: forgeflare answer {shlex.quote(loop.worktree)} "…"')
     return lines
+
+
+def _k8s_cmd(
+    fleet_file: Path = typer.Argument(..., help="The fleet file."),
+    out: Path = typer.Option(Path("k8s"), "--out", help="Directory to write into."),
+    clone_url: str = typer.Option(
+        "",
+        "--clone-url",
+        metavar="URL",
+        help="Where pods clone a loop's local repo from (default: its git remote).",
+    ),
+) -> None:
+    from forgeflare import __version__
+    from forgeflare.fleet._config import load_fleet_file
+    from forgeflare.fleet._k8s import k8s_files
+    from forgeflare.supervisor._finish import FINISH_EXIT_CODES
+
+    spec = load_fleet_file(fleet_file)
+    repos = _clone_urls(spec, fleet_file, clone_url)
+    codes = {str(k): v for k, v in FINISH_EXIT_CODES.items()}
+    files = k8s_files(spec, codes, repos, version=__version__)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for name, text in files.items():
+            (out / name).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"--out {out}: cannot write: {exc.strerror}") from exc
+    for name in files:
+        typer.echo(f"wrote {out / name}")
+    if spec.fleet.max_cost:
+        typer.echo(
+            f"note: [fleet] max_cost ${spec.fleet.max_cost:g} caps each pod; the budget "
+            "across pods is not enforced on Kubernetes"
+        )
+
+
+def _run_cmd(
+    fleet_file: Path = typer.Argument(..., help="The fleet file."),
+    resume: bool = typer.Option(
+        False, "--resume", help="Continue a fleet whose supervisor died (ends what it left)."
+    ),
+    again: bool = typer.Option(
+        False,
+        "--again",
+        help="Run a finished fleet again: new branches and worktrees, the old records kept.",
+    ),
+    no_sandbox: bool = typer.Option(
+        False, "--no-sandbox", help="Every loop runs its Bash commands unconfined."
+    ),
+    trust_project: bool = typer.Option(
+        False, "--trust-project", help="Run the fleet file's commands without review."
+    ),
+) -> None:
+    import functools
+
+    import trio
+
+    from forgeflare.fleet._config import load_fleet_file
+    from forgeflare.fleet._run import FleetOptions, finished_fleet, run_fleet
+
+    spec = load_fleet_file(fleet_file)
+    # A fleet file from a repository is the project's: its commands run once trusted.
+    from forgeflare.trust._items import fleet_items
+    from forgeflare.trust._store import require_trust
+
+    here = fleet_file.resolve().parent
+    require_trust(here, fleet_items(fleet_file, here), os.environ, flag=trust_project)
+    if trust_project:
+        os.environ["FORGEFLARE_TRUST"] = "1"  # the loops check their projects themselves
+    env = dict(os.environ)
+    # Children started without an explicit environment (git) inherit no secret.
+    scrub_environment(os.environ)
+    opts = FleetOptions(
+        fleet_file=fleet_file,
+        fleet=spec,
+        resume=resume,
+        again=again,
+        log=_log,
+        env=env,
+        no_sandbox=no_sandbox,
+    )
+    old = None if again else finished_fleet(opts)
+    if old is not None:
+        for line in _status_lines(old):
+            typer.echo(line)
+        typer.echo(
+            f"fleet {old.name} has finished: nothing to run. `forgeflare fleet report "
+            f"{fleet_file}` shows it; `forgeflare fleet run --again {fleet_file}` starts a "
+            "new run (this one's records are kept)."
+        )
+        raise typer.Exit(0 if all(_fine(spec, loop) for loop in old.loops) else 1)
+    record = trio.run(functools.partial(run_fleet, opts))
+    for line in _status_lines(record):
+        typer.echo(line)
+    raise typer.Exit(0 if all(_fine(spec, loop) for loop in record.loops) else 1)
+
+
+def _status_cmd(fleet_file: Path = typer.Argument(..., help="The fleet file.")) -> None:
+    record = _record(fleet_file)
+    for line in _status_lines(record):
+        typer.echo(line)
+
+
+def _stop_cmd(fleet_file: Path = typer.Argument(..., help="The fleet file.")) -> None:
+    from forgeflare.supervisor._stop import request_stop
+
+    record = _record(fleet_file)
+    asked = 0
+    for loop in record.loops:
+        if loop.status == "running" and loop.worktree:
+            request_stop(Path(loop.worktree))
+            asked += 1
+    (Path(record.fleet_file).parent / ".forgeflare-fleet" / record.name / "stop").touch()
+    typer.echo(f"asked {asked} running loop(s) to stop after their iteration")
+
+
+def _report_cmd(
+    fleet_file: Path = typer.Argument(..., help="The fleet file."),
+    html_out: Path = typer.Option(None, "--html", metavar="FILE", help="Write HTML here."),
+) -> None:
+    from forgeflare.fleet._config import load_fleet_file
+    from forgeflare.fleet._report import fleet_report_html, fleet_report_text
+    from forgeflare.report._html import write_html
+
+    record = _record(fleet_file)
+    budget = load_fleet_file(fleet_file).fleet.max_cost
+    if html_out is None:
+        typer.echo(fleet_report_text(record, budget), nl=False)
+        return
+    page = fleet_report_html(record, html_out, budget)
+    write_html(html_out, page)
+    typer.echo(f"report: {html_out}")

@@ -424,15 +424,8 @@ def finished_fleet(opts: FleetOptions) -> FleetRecord | None:
     return old if old is not None and old.finished_at is not None else None
 
 
-async def run_fleet(opts: FleetOptions) -> FleetRecord:
-    """Run (or resume) the fleet until every loop has finished and landed or not."""
-    sdir = state_dir(opts.fleet_file, opts.fleet.fleet.name)
-    sdir.mkdir(parents=True, exist_ok=True)
-    ignore = sdir.parent / ".gitignore"
-    if not ignore.exists():
-        # The fleet file often sits in the repository it works on: keep the worktrees and
-        # records out of that repository's status and `git add -A`.
-        ignore.write_text("*\n", encoding="utf-8")
+async def _fleet_record(opts: FleetOptions, sdir: Path) -> FleetRecord:
+    """The record this run continues (--resume), or a new one (a first run, --again)."""
     path = sdir / "fleet.json"
     old = load_record(path)
     if old is not None and old.finished_at is None:
@@ -447,9 +440,7 @@ async def run_fleet(opts: FleetOptions) -> FleetRecord:
         if ended:
             opts.log(f"ended {len(ended)} loop process(es) the dead fleet left running")
         record = old
-        for loop in record.loops:
-            if loop.status == "running":
-                loop.status, loop.pid, loop.pid_started = "pending", None, None
+        _requeue_running(record)
     elif old is not None and not opts.again:
         raise ConfigError(
             f"fleet {old.name} has finished ({old.finished_at}): "
@@ -462,6 +453,26 @@ async def run_fleet(opts: FleetOptions) -> FleetRecord:
     else:
         # git clone of a URL: in a worker thread, the event loop never waits on git.
         record = await trio.to_thread.run_sync(_new_record, opts, sdir)
+    return record
+
+
+def _requeue_running(record: FleetRecord) -> None:
+    """Loops recorded as running go back to pending: their process is gone."""
+    for loop in record.loops:
+        if loop.status == "running":
+            loop.status, loop.pid, loop.pid_started = "pending", None, None
+
+
+async def run_fleet(opts: FleetOptions) -> FleetRecord:
+    """Run (or resume) the fleet until every loop has finished and landed or not."""
+    sdir = state_dir(opts.fleet_file, opts.fleet.fleet.name)
+    sdir.mkdir(parents=True, exist_ok=True)
+    ignore = sdir.parent / ".gitignore"
+    if not ignore.exists():
+        # The fleet file often sits in the repository it works on: keep the worktrees and
+        # records out of that repository's status and `git add -A`.
+        ignore.write_text("*\n", encoding="utf-8")
+    record = await _fleet_record(opts, sdir)
     # A stop asked of an earlier run does not stop this one.
     (sdir / "stop").unlink(missing_ok=True)
     record.pid = os.getpid()
@@ -494,9 +505,7 @@ async def run_fleet(opts: FleetOptions) -> FleetRecord:
         done.set()
         outer.cancel_scope.cancel()
     if got:
-        for loop in record.loops:
-            if loop.status == "running":
-                loop.status, loop.pid, loop.pid_started = "pending", None, None
+        _requeue_running(record)
         record.pid = record.pid_started = None
         fleet.save()
         name = signal.Signals(got[0]).name

@@ -205,41 +205,16 @@ def decide(
     multi-conversation script ``conversation_used`` counts each conversation's used responses.
     """
     rid = make_id("req", request_number)
-    if path not in (MESSAGES_PATH, COUNT_TOKENS_PATH):
-        return ScriptReply(_error(404, "not_found_error", f"Not found: {method} {path}", rid))
-    if method != "POST":
-        return ScriptReply(
-            _error(405, "invalid_request_error", f"Method {method} not allowed on {path}", rid)
-        )
-    if script.require_auth and not _has_auth(headers):
-        return ScriptReply(_error(401, "authentication_error", "x-api-key header is required", rid))
-    try:
-        parsed = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        parsed = None
-    if not isinstance(parsed, dict):
-        return ScriptReply(
-            _error(400, "invalid_request_error", "The request body is not a JSON object", rid)
-        )
-    count_only = path == COUNT_TOKENS_PATH
-    problem = _validate_messages_body(parsed, count_only=count_only)
-    if problem is not None:
-        return ScriptReply(_error(400, "invalid_request_error", problem, rid))
-    if count_only:
+    checked = _checked_body(script, method=method, path=path, headers=headers, body=body, rid=rid)
+    if isinstance(checked, ScriptReply):
+        return checked
+    parsed = checked
+    if path == COUNT_TOKENS_PATH:
         return ScriptReply(
             JSONReply(200, {"input_tokens": count_tokens(parsed)}, (("request-id", rid),))
         )
-
     if is_side_request(parsed):
-        # Not part of the scripted conversation (a title, a summary): answered, not consumed.
-        side = ScriptResponse(content=[TextSpec(type="text", text=SIDE_REQUEST_TEXT)])
-        model = str(parsed["model"])
-        tokens = count_tokens(parsed)
-        if parsed.get("stream", False):
-            events = render_events(side, model=model, index=0, default_input_tokens=tokens)
-            return ScriptReply(StreamReply(events, (("request-id", rid),)))
-        message = render_message(side, model=model, index=0, default_input_tokens=tokens)
-        return ScriptReply(JSONReply(200, message, (("request-id", rid),)))
+        return _side_reply(parsed, rid)
     index, responses, conv, what = used, script.responses, None, "mock script"
     if script.conversations:
         # Side requests were answered above: they belong to no conversation.
@@ -257,17 +232,72 @@ def decide(
         final = JSONReply(spent.status, spent.body, (*spent.headers, ("x-should-retry", "false")))
         return ScriptReply(final, consumed=True, conversation=conv)
     response = _exhausted_response(script) if exhausted else responses[index]
-    used_index = None if exhausted else index
+    reply = _scripted_reply(response, parsed, index=index, rid=rid, cached=cached)
+    return ScriptReply(reply, True, None if exhausted else index, conv)
+
+
+def _checked_body(
+    script: Script,
+    *,
+    method: str,
+    path: str,
+    headers: Mapping[str, str],
+    body: bytes,
+    rid: str,
+) -> dict[str, Any] | ScriptReply:
+    """The request's JSON body, or the error reply a real API gives a bad request."""
+    if path not in (MESSAGES_PATH, COUNT_TOKENS_PATH):
+        return ScriptReply(_error(404, "not_found_error", f"Not found: {method} {path}", rid))
+    if method != "POST":
+        return ScriptReply(
+            _error(405, "invalid_request_error", f"Method {method} not allowed on {path}", rid)
+        )
+    if script.require_auth and not _has_auth(headers):
+        return ScriptReply(_error(401, "authentication_error", "x-api-key header is required", rid))
+    try:
+        parsed = json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        parsed = None
+    if not isinstance(parsed, dict):
+        return ScriptReply(
+            _error(400, "invalid_request_error", "The request body is not a JSON object", rid)
+        )
+    problem = _validate_messages_body(parsed, count_only=path == COUNT_TOKENS_PATH)
+    if problem is not None:
+        return ScriptReply(_error(400, "invalid_request_error", problem, rid))
+    return parsed
+
+
+def _side_reply(parsed: dict[str, Any], rid: str) -> ScriptReply:
+    """Not part of the scripted conversation (a title, a summary): answered, not consumed."""
+    side = ScriptResponse(content=[TextSpec(type="text", text=SIDE_REQUEST_TEXT)])
+    model = str(parsed["model"])
+    tokens = count_tokens(parsed)
+    if parsed.get("stream", False):
+        events = render_events(side, model=model, index=0, default_input_tokens=tokens)
+        return ScriptReply(StreamReply(events, (("request-id", rid),)))
+    message = render_message(side, model=model, index=0, default_input_tokens=tokens)
+    return ScriptReply(JSONReply(200, message, (("request-id", rid),)))
+
+
+def _scripted_reply(
+    response: ScriptResponse,
+    parsed: dict[str, Any],
+    *,
+    index: int,
+    rid: str,
+    cached: set[str] | None,
+) -> Reply:
+    """The reply one scripted response makes: an error, a stream or a message."""
     headers_out: tuple[tuple[str, str], ...] = (("request-id", rid),)
     if response.error is not None:
         err = response.error
-        reply: Reply = JSONReply(
+        return JSONReply(
             err.error_status,
             error_body(err.error_type, err.error_message),
             headers_out + tuple((k.lower(), v) for k, v in err.headers.items()),
             response.delay_ms,
         )
-        return ScriptReply(reply, True, used_index, conv)
     model = str(parsed["model"])
     input_tokens, read, write = cache_usage(parsed, cached if cached is not None else set())
     message = render_message(
@@ -280,7 +310,7 @@ def decide(
     if parsed.get("stream", False):
         events = message_events(response, message)
         truncated = response.truncate_after_events is not None
-        reply = StreamReply(
+        return StreamReply(
             events,
             headers_out,
             response.delay_ms,
@@ -289,19 +319,16 @@ def decide(
             truncated=truncated,
             drop=truncated and response.truncate_mode == "drop",
         )
-        return ScriptReply(reply, True, used_index, conv)
     if response.stream_error is not None:
         # Without a stream the same failure can only be an HTTP error.
         err_s = response.stream_error
-        reply = JSONReply(
+        return JSONReply(
             ERROR_STATUS.get(err_s.type, 500),
             error_body(err_s.type, err_s.error_message),
             headers_out,
             response.delay_ms,
         )
-        return ScriptReply(reply, True, used_index, conv)
-    reply = JSONReply(200, message, headers_out, response.delay_ms)
-    return ScriptReply(reply, True, used_index, conv)
+    return JSONReply(200, message, headers_out, response.delay_ms)
 
 
 def _credential(headers: Mapping[str, str]) -> str:

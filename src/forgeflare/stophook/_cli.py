@@ -80,194 +80,207 @@ def register(app: typer.Typer) -> None:
         no_args_is_help=False,
     )
 
-    @sub.callback(invoke_without_command=True)
-    def hook(ctx: typer.Context) -> None:
-        if ctx.invoked_subcommand is None:
-            raise typer.Exit(run_stop_hook_process())
-
-    @sub.command("start")
-    def start(
-        max_iterations: Annotated[
-            int,
-            typer.Option(
-                "--max-iterations", min=1, help="Cap on iterations of this loop (as the plugin)."
-            ),
-        ] = 20,
-        mode: Annotated[
-            Mode, typer.Option("--mode", help="Kind of loop (sets its signals).")
-        ] = Mode.LOOP,
-        prompt: Annotated[
-            str, typer.Option("--prompt", help="Task text repeated on each block.")
-        ] = "",
-        gate: Annotated[
-            str,
-            typer.Option(
-                "--gate",
-                help=(
-                    "A shell command a completion claim must pass (exit 0); red, the loop goes "
-                    "on and the continuation starts with its exit code and output's tail."
-                ),
-            ),
-        ] = "",
-        stall_after: Annotated[
-            int,
-            typer.Option(
-                "--stall-after",
-                min=0,
-                help=(
-                    "With --gate: end the loop after this many claims in a row refused with "
-                    "the same gate failures (0 = never)."
-                ),
-            ),
-        ] = 4,
-        args_stdin: Annotated[
-            bool,
-            typer.Option(
-                "--args-stdin",
-                help=(
-                    "Read '<prompt> [--max-iterations N] [--mode M]' as typed from stdin (what "
-                    "the plugin's /forgeflare:loop passes); options there win."
-                ),
-            ),
-        ] = False,
-        project_dir: _ProjectOpt = None,
-    ) -> None:
-        """Push a loop frame (nested if a loop is already running)."""
-        now = datetime.now(UTC)
-        project = _project(project_dir)
-        if args_stdin:
-            asked = parse_loop_args(sys.stdin.read())
-            prompt = asked.prompt
-            max_iterations = asked.max_iterations or max_iterations
-            mode = asked.mode or mode
-        record = start_loop(
-            project,
-            mode=mode,
-            max_iterations=max_iterations,
-            prompt=prompt,
-            now=now,
-            gate=gate,
-            stall_after=stall_after,
-        )
-        frame = record.stack[-1]
-        typer.echo(
-            f"started a {frame.mode}-mode loop (frame {len(record.stack)}, "
-            f"max {frame.max} iterations, run {record.run_id})"
-        )
-        typer.echo(completion_hint(frame.mode))
-        if args_stdin:
-            # From /forgeflare:loop: the raw arguments hold options too; say what the task is.
-            typer.echo(f"\nTask:\n{frame.prompt}")
-
-    @sub.command("status")
-    def status(
-        project_dir: _ProjectOpt = None,
-    ) -> None:
-        """Show the loop stack, outermost frame first."""
-        path, state = loop_status(_project(project_dir))
-        typer.echo(describe_state(path, state, datetime.now(UTC)))
-
-    @sub.command("cancel")
-    def cancel(
-        project_dir: _ProjectOpt = None,
-    ) -> None:
-        """Abort every loop of the project: its state is removed, the next stop is allowed."""
-        removed = cancel_loops(_project(project_dir))
-        if not removed:
-            typer.echo("no loop to cancel")
-        for path, _state in removed:
-            typer.echo(f"cancelled: removed {path}")
-
-    @sub.command("install")
-    def install(
-        project_dir: _ProjectOpt = None,
-        command: Annotated[
-            str | None,
-            typer.Option(
-                "--command",
-                help=(
-                    "The command Claude Code runs on Stop (default: this forgeflare by its "
-                    "absolute path, so it runs without PATH)."
-                ),
-            ),
-        ] = None,
-        plugin: Annotated[
-            bool,
-            typer.Option(
-                "--plugin",
-                help=(
-                    "Install the Claude Code plugin instead (/forgeflare:loop, "
-                    "/forgeflare:cancel, /forgeflare:status and the Stop hook)."
-                ),
-            ),
-        ] = False,
-        plugin_dir: Annotated[
-            Path | None,
-            typer.Option(
-                "--plugin-dir",
-                help="Where --plugin writes it (default: ~/.claude/skills/forgeflare).",
-            ),
-        ] = None,
-        portable: Annotated[
-            bool,
-            typer.Option(
-                "--portable",
-                help=(
-                    "For a settings.json you commit: run .claude/forgeflare-stop-hook, a "
-                    "project-relative wrapper (written too), not this machine's path."
-                ),
-            ),
-        ] = False,
-    ) -> None:
-        """Add the Stop hook to .claude/settings.json (keeping everything there), or the plugin."""
-        project = _project(project_dir)
-        if plugin:
-            prefix = forgeflare_command()
-            problem = command_problem(prefix)
-            if problem:
-                typer.echo(f"warning: {problem}", err=True)
-            target = (plugin_dir or default_plugin_dir()).absolute()
-            install_plugin(target, prefix)
-            typer.echo(f"installed the Claude Code plugin 'forgeflare' in {target}")
-            typer.echo(f"  it runs {prefix} stop-hook on Stop; new sessions load it")
-            if plugin_dir is not None:
-                typer.echo(f"  load it with: claude --plugin-dir {target}")
-            typer.echo("  start a loop in a session: /forgeflare:loop <task> --max-iterations 20")
-            if _settings_run_hook(project):
-                typer.echo(
-                    f"warning: {project / SETTINGS_RELPATH} runs the stop-hook too; remove it "
-                    "there, or every stop counts twice",
-                    err=True,
-                )
-            return
-        if portable:
-            if command is not None:
-                raise ConfigError("--portable and --command: choose one")
-            wrapper = write_portable_wrapper(project)
-            command = PORTABLE_COMMAND
-            typer.echo(f"wrote {wrapper} (finds forgeflare in the project's .venv, then PATH)")
-        command = command or hook_command()
-        problem = None if portable else command_problem(command)
-        if problem:
-            typer.echo(f"warning: {problem}", err=True)
-        path, changed = install_hook(project, command=command)
-        if changed:
-            typer.echo(f"added Stop hook {command!r} to {path}")
-        else:
-            typer.echo(f"{path} already runs {command!r} on Stop; nothing changed")
-        if portable:
-            typer.echo(f"commit {SETTINGS_RELPATH} and {PORTABLE_RELPATH} together")
-        else:
-            typer.echo(
-                f"note: {SETTINGS_RELPATH} now names this machine's forgeflare; to commit it, "
-                "install with --portable (a project-relative wrapper) instead"
-            )
-        plugin_hooks = default_plugin_dir() / "hooks" / "hooks.json"
-        if plugin_hooks.exists():
-            typer.echo(
-                f"warning: the forgeflare plugin ({plugin_hooks.parent.parent}) runs the "
-                "stop-hook too; use one of the two, or every stop counts twice",
-                err=True,
-            )
-
+    sub.callback(invoke_without_command=True)(_hook)
+    sub.command("start")(_start)
+    sub.command("status")(_status)
+    sub.command("cancel")(_cancel)
+    sub.command("install")(_install)
     app.add_typer(sub, name="stop-hook")
+
+
+def _hook(ctx: typer.Context) -> None:
+    if ctx.invoked_subcommand is None:
+        raise typer.Exit(run_stop_hook_process())
+
+
+def _start(
+    max_iterations: Annotated[
+        int,
+        typer.Option(
+            "--max-iterations", min=1, help="Cap on iterations of this loop (as the plugin)."
+        ),
+    ] = 20,
+    mode: Annotated[
+        Mode, typer.Option("--mode", help="Kind of loop (sets its signals).")
+    ] = Mode.LOOP,
+    prompt: Annotated[str, typer.Option("--prompt", help="Task text repeated on each block.")] = "",
+    gate: Annotated[
+        str,
+        typer.Option(
+            "--gate",
+            help=(
+                "A shell command a completion claim must pass (exit 0); red, the loop goes "
+                "on and the continuation starts with its exit code and output's tail."
+            ),
+        ),
+    ] = "",
+    stall_after: Annotated[
+        int,
+        typer.Option(
+            "--stall-after",
+            min=0,
+            help=(
+                "With --gate: end the loop after this many claims in a row refused with "
+                "the same gate failures (0 = never)."
+            ),
+        ),
+    ] = 4,
+    args_stdin: Annotated[
+        bool,
+        typer.Option(
+            "--args-stdin",
+            help=(
+                "Read '<prompt> [--max-iterations N] [--mode M]' as typed from stdin (what "
+                "the plugin's /forgeflare:loop passes); options there win."
+            ),
+        ),
+    ] = False,
+    project_dir: _ProjectOpt = None,
+) -> None:
+    """Push a loop frame (nested if a loop is already running)."""
+    now = datetime.now(UTC)
+    project = _project(project_dir)
+    if args_stdin:
+        asked = parse_loop_args(sys.stdin.read())
+        prompt = asked.prompt
+        max_iterations = asked.max_iterations or max_iterations
+        mode = asked.mode or mode
+    record = start_loop(
+        project,
+        mode=mode,
+        max_iterations=max_iterations,
+        prompt=prompt,
+        now=now,
+        gate=gate,
+        stall_after=stall_after,
+    )
+    frame = record.stack[-1]
+    typer.echo(
+        f"started a {frame.mode}-mode loop (frame {len(record.stack)}, "
+        f"max {frame.max} iterations, run {record.run_id})"
+    )
+    typer.echo(completion_hint(frame.mode))
+    if args_stdin:
+        # From /forgeflare:loop: the raw arguments hold options too; say what the task is.
+        typer.echo(f"\nTask:\n{frame.prompt}")
+
+
+def _status(
+    project_dir: _ProjectOpt = None,
+) -> None:
+    """Show the loop stack, outermost frame first."""
+    path, state = loop_status(_project(project_dir))
+    typer.echo(describe_state(path, state, datetime.now(UTC)))
+
+
+def _cancel(
+    project_dir: _ProjectOpt = None,
+) -> None:
+    """Abort every loop of the project: its state is removed, the next stop is allowed."""
+    removed = cancel_loops(_project(project_dir))
+    if not removed:
+        typer.echo("no loop to cancel")
+    for path, _state in removed:
+        typer.echo(f"cancelled: removed {path}")
+
+
+def _install(
+    project_dir: _ProjectOpt = None,
+    command: Annotated[
+        str | None,
+        typer.Option(
+            "--command",
+            help=(
+                "The command Claude Code runs on Stop (default: this forgeflare by its "
+                "absolute path, so it runs without PATH)."
+            ),
+        ),
+    ] = None,
+    plugin: Annotated[
+        bool,
+        typer.Option(
+            "--plugin",
+            help=(
+                "Install the Claude Code plugin instead (/forgeflare:loop, "
+                "/forgeflare:cancel, /forgeflare:status and the Stop hook)."
+            ),
+        ),
+    ] = False,
+    plugin_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--plugin-dir",
+            help="Where --plugin writes it (default: ~/.claude/skills/forgeflare).",
+        ),
+    ] = None,
+    portable: Annotated[
+        bool,
+        typer.Option(
+            "--portable",
+            help=(
+                "For a settings.json you commit: run .claude/forgeflare-stop-hook, a "
+                "project-relative wrapper (written too), not this machine's path."
+            ),
+        ),
+    ] = False,
+) -> None:
+    """Add the Stop hook to .claude/settings.json (keeping everything there), or the plugin."""
+    project = _project(project_dir)
+    if plugin:
+        _install_plugin(project, plugin_dir)
+    else:
+        _install_hook(project, command, portable=portable)
+
+
+def _install_plugin(project: Path, plugin_dir: Path | None) -> None:
+    """Install the Claude Code plugin; warn when settings.json runs the hook too."""
+    prefix = forgeflare_command()
+    problem = command_problem(prefix)
+    if problem:
+        typer.echo(f"warning: {problem}", err=True)
+    target = (plugin_dir or default_plugin_dir()).absolute()
+    install_plugin(target, prefix)
+    typer.echo(f"installed the Claude Code plugin 'forgeflare' in {target}")
+    typer.echo(f"  it runs {prefix} stop-hook on Stop; new sessions load it")
+    if plugin_dir is not None:
+        typer.echo(f"  load it with: claude --plugin-dir {target}")
+    typer.echo("  start a loop in a session: /forgeflare:loop <task> --max-iterations 20")
+    if _settings_run_hook(project):
+        typer.echo(
+            f"warning: {project / SETTINGS_RELPATH} runs the stop-hook too; remove it "
+            "there, or every stop counts twice",
+            err=True,
+        )
+
+
+def _install_hook(project: Path, command: str | None, *, portable: bool) -> None:
+    """Add the Stop hook to .claude/settings.json, keeping everything there."""
+    if portable:
+        if command is not None:
+            raise ConfigError("--portable and --command: choose one")
+        wrapper = write_portable_wrapper(project)
+        command = PORTABLE_COMMAND
+        typer.echo(f"wrote {wrapper} (finds forgeflare in the project's .venv, then PATH)")
+    command = command or hook_command()
+    problem = None if portable else command_problem(command)
+    if problem:
+        typer.echo(f"warning: {problem}", err=True)
+    path, changed = install_hook(project, command=command)
+    if changed:
+        typer.echo(f"added Stop hook {command!r} to {path}")
+    else:
+        typer.echo(f"{path} already runs {command!r} on Stop; nothing changed")
+    if portable:
+        typer.echo(f"commit {SETTINGS_RELPATH} and {PORTABLE_RELPATH} together")
+    else:
+        typer.echo(
+            f"note: {SETTINGS_RELPATH} now names this machine's forgeflare; to commit it, "
+            "install with --portable (a project-relative wrapper) instead"
+        )
+    plugin_hooks = default_plugin_dir() / "hooks" / "hooks.json"
+    if plugin_hooks.exists():
+        typer.echo(
+            f"warning: the forgeflare plugin ({plugin_hooks.parent.parent}) runs the "
+            "stop-hook too; use one of the two, or every stop counts twice",
+            err=True,
+        )

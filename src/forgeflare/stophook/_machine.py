@@ -193,6 +193,62 @@ def claimed(state: StoredState, last_assistant_text: str | None) -> Frame | None
     return top
 
 
+def _refused_claim(
+    state: LoopRecord,
+    top: Frame,
+    signal: str,
+    refused: Refusal,
+    now: datetime,
+    session_id: str | None,
+) -> tuple[StoredState, StopDecision]:
+    """The gate refused the claim: go on with its failures first, or end a stalled loop."""
+    same = bool(top.failures) and refused.signature == top.failures
+    streak = top.stalled + 1 if same else 0
+    if top.stall_after and streak >= top.stall_after:
+        return None, StopDecision(
+            Phase.STUCK,
+            note=(
+                f"stalled: {streak} claims in a row refused with the same gate failures "
+                f"({refused.signature}); ended the loop, stop allowed"
+            ),
+        )
+    marked = top._replace(failures=refused.signature, stalled=streak)
+    stack = (*state.stack[:-1], marked)
+    new_state, decision = _iterate(state._replace(stack=stack), stack, now, session_id)
+    if decision.block:
+        decision = decision._replace(reason=f"{refused.text}{decision.reason}")
+    return new_state, decision._replace(note=f"{signal} refused by the gate")
+
+
+def _claimed_done(
+    state: LoopRecord,
+    top: Frame,
+    signal: str,
+    now: datetime,
+    session_id: str | None,
+    judged: str | None,
+) -> tuple[StoredState, StopDecision]:
+    """The innermost loop completed: end the record, or pop it and go on with the outer one."""
+    rest = state.stack[:-1]
+    if not rest:
+        return None, StopDecision(
+            Phase.COMPLETING, note=f"loop complete: {signal} ({top.mode} mode)"
+        )
+    outer = rest[-1]
+    popped = state._replace(event=Event.STATE, updated_at=now, stack=rest)
+    if _owned_by_other(outer, session_id):
+        return popped, StopDecision(
+            Phase.COMPLETING,
+            note=(
+                f"inner loop complete: {signal} ({top.mode} mode); the outer {outer.mode} "
+                "loop belongs to another session"
+            ),
+        )
+    new_state, decision = _iterate(popped, rest, now, session_id, judged)
+    done = f"inner loop complete: {signal} ({top.mode} mode)"
+    return new_state, decision._replace(note=f"{done}; {decision.note}" if decision.note else done)
+
+
 def transition(
     state: StoredState,
     last_assistant_text: str | None,
@@ -239,43 +295,9 @@ def transition(
         return state, StopDecision(Phase.IDLE)
     signal = None if last_assistant_text is None else find_signal(last_assistant_text, top.mode)
     if signal is not None and refused is not None:
-        same = bool(top.failures) and refused.signature == top.failures
-        streak = top.stalled + 1 if same else 0
-        if top.stall_after and streak >= top.stall_after:
-            return None, StopDecision(
-                Phase.STUCK,
-                note=(
-                    f"stalled: {streak} claims in a row refused with the same gate failures "
-                    f"({refused.signature}); ended the loop, stop allowed"
-                ),
-            )
-        marked = top._replace(failures=refused.signature, stalled=streak)
-        stack = (*state.stack[:-1], marked)
-        new_state, decision = _iterate(state._replace(stack=stack), stack, now, session_id)
-        if decision.block:
-            decision = decision._replace(reason=f"{refused.text}{decision.reason}")
-        return new_state, decision._replace(note=f"{signal} refused by the gate")
+        return _refused_claim(state, top, signal, refused, now, session_id)
     if signal is not None:
-        rest = state.stack[:-1]
-        if not rest:
-            return None, StopDecision(
-                Phase.COMPLETING, note=f"loop complete: {signal} ({top.mode} mode)"
-            )
-        outer = rest[-1]
-        popped = state._replace(event=Event.STATE, updated_at=now, stack=rest)
-        if _owned_by_other(outer, session_id):
-            return popped, StopDecision(
-                Phase.COMPLETING,
-                note=(
-                    f"inner loop complete: {signal} ({top.mode} mode); the outer {outer.mode} "
-                    "loop belongs to another session"
-                ),
-            )
-        new_state, decision = _iterate(popped, rest, now, session_id, judged)
-        done = f"inner loop complete: {signal} ({top.mode} mode)"
-        return new_state, decision._replace(
-            note=f"{done}; {decision.note}" if decision.note else done
-        )
+        return _claimed_done(state, top, signal, now, session_id, judged)
     if top.iter >= top.max:
         return _iterate(state, state.stack, now, session_id)
     if last_assistant_text is None:

@@ -450,6 +450,20 @@ def _deadline(facts: IterationFacts, now: datetime) -> datetime | None:
     return now + timedelta(seconds=left)
 
 
+def _finish_rule(
+    facts: IterationFacts, *, completion: bool = True
+) -> tuple[Streaks, FinishDecision]:
+    """:func:`finish_rule` applied to this iteration's facts."""
+    return finish_rule(
+        outcome=facts.outcome,
+        streaks=facts.streaks,
+        iteration=facts.counted + 1,
+        elapsed=facts.elapsed,
+        limits=facts.limits,
+        completion=completion,
+    )
+
+
 def decide(facts: IterationFacts) -> Verdict:
     """After an iteration: finish, wait, run the gate, or go on (with a pause after an error).
 
@@ -481,27 +495,14 @@ def decide(facts: IterationFacts) -> Verdict:
             return Verdict(
                 Finish(FinishType.ERROR, f"stopped: {wait.reason}"), facts.streaks, waits
             )
-    streaks, decision = finish_rule(
-        outcome=outcome,
-        streaks=facts.streaks,
-        iteration=facts.counted + 1,
-        elapsed=facts.elapsed,
-        limits=facts.limits,
-    )
+    streaks, decision = _finish_rule(facts)
     if decision == FinishType.COMPLETE and facts.limits.gate:
         if facts.gate_passed is None:
             return Verdict(RunGate(), streaks, waits)
         if not facts.gate_passed:
             # Not complete after all: every other rule still applies (a next_iteration hook
             # that skips every iteration meets max_skips, the limits still end the loop).
-            streaks, decision = finish_rule(
-                outcome=outcome,
-                streaks=facts.streaks,
-                iteration=facts.counted + 1,
-                elapsed=facts.elapsed,
-                limits=facts.limits,
-                completion=False,
-            )
+            streaks, decision = _finish_rule(facts, completion=False)
     if decision is FinishType.BLOCKED:
         asked = (outcome.question or "").strip().splitlines() or ["?"]
         return Verdict(

@@ -55,6 +55,40 @@ def _segment(pat: str) -> re.Pattern[str] | None:
     return None if pat == "**" else re.compile(fnmatch.translate(pat))
 
 
+class _Automaton:
+    """States over segment patterns: a state is how many segments are matched so far."""
+
+    def __init__(self, pats: list[str]) -> None:
+        self.n = len(pats)
+        self.compiled = [_segment(p) for p in pats]
+        self.hidden_ok = [p.startswith(".") for p in pats]
+
+    def closure(self, states: frozenset[int]) -> frozenset[int]:
+        """``states`` plus every state a run of ``**`` segments can skip to."""
+        more = set(states)
+        for i in sorted(states):
+            j = i
+            while j < self.n and self.compiled[j] is None:
+                j += 1
+                more.add(j)
+        return frozenset(more)
+
+    def step(self, states: frozenset[int], name: str) -> frozenset[int]:
+        """The states after one more path segment ``name``."""
+        hidden = name.startswith(".")
+        nxt: set[int] = set()
+        for i in states:
+            if i >= self.n:
+                continue
+            regex = self.compiled[i]
+            if regex is None:
+                if not hidden:
+                    nxt.add(i)
+            elif (not hidden or self.hidden_ok[i]) and regex.match(name):
+                nxt.add(i + 1)
+        return self.closure(frozenset(nxt))
+
+
 def glob_walk(
     start: str,
     pats: list[str],
@@ -71,33 +105,8 @@ def glob_walk(
     and aliases are walked once).
     """
     out = GlobWalk()
-    n = len(pats)
-    compiled = [_segment(p) for p in pats]
-    hidden_ok = [p.startswith(".") for p in pats]
-
-    def closure(states: frozenset[int]) -> frozenset[int]:
-        more = set(states)
-        for i in sorted(states):
-            j = i
-            while j < n and compiled[j] is None:
-                j += 1
-                more.add(j)
-        return frozenset(more)
-
-    def step(states: frozenset[int], name: str) -> frozenset[int]:
-        hidden = name.startswith(".")
-        nxt: set[int] = set()
-        for i in states:
-            if i >= n:
-                continue
-            regex = compiled[i]
-            if regex is None:
-                if not hidden:
-                    nxt.add(i)
-            elif (not hidden or hidden_ok[i]) and regex.match(name):
-                nxt.add(i + 1)
-        return closure(frozenset(nxt))
-
+    auto = _Automaton(pats)
+    n, step = auto.n, auto.step
     deadline = time.monotonic() + timeout
     scanned = 0
     entered: set[tuple[int, int]] = set()
@@ -106,7 +115,7 @@ def glob_walk(
         entered.add((st.st_dev, st.st_ino))
     except OSError:
         return out
-    stack: list[tuple[str, frozenset[int]]] = [(start, closure(frozenset({0})))]
+    stack: list[tuple[str, frozenset[int]]] = [(start, auto.closure(frozenset({0})))]
     # Directories reached through a symlink wait until every real one is walked, so a link to
     # a directory the walk enters anyway is skipped and hits keep their real names.
     linked: list[tuple[str, frozenset[int], tuple[int, int]]] = []
