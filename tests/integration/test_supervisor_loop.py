@@ -431,7 +431,8 @@ def test_plan_and_build_shortcuts(project: Project, cmd: str, mode: str) -> None
 async def test_a_shared_usage_window_is_waited_out_once(project: Project) -> None:
     """A window another loop of the account left in the machine's store (a fleet's loops
     share it so): wait for it, then run the iteration."""
-    env = _store_window(project, seconds=0.5, FORGEFLARE_TIME_SCALE="0.01")
+    # 3 s: the window must outlast the loop's start on a loaded machine
+    env = _store_window(project, seconds=3, FORGEFLARE_TIME_SCALE="0.01")
     done = await project.arun(
         "--agent-cmd", agent_cmd("--final=end_turn"), "--max-iterations", "1", env=env
     )
