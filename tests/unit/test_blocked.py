@@ -8,7 +8,8 @@ import pytest
 
 from forgeflare._completion import BLOCKED_TAG, NO_QUESTION, find_question
 from forgeflare.supervisor import FinishType, IterationOutcome, Limits, Streaks, finish_rule
-from forgeflare.supervisor._blocked import answer_preamble, parse_on_blocked
+from forgeflare.supervisor._blocked import answer_preamble
+from forgeflare.supervisor._config import parse_on_blocked
 from forgeflare.supervisor.backends import asked
 
 T = BLOCKED_TAG

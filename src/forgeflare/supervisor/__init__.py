@@ -161,7 +161,7 @@ from forgeflare.supervisor._waits import outage_backoff
 from forgeflare.supervisor._waiting import LoopWaits
 from forgeflare.supervisor._blocked import ANSWER_FILE
 from forgeflare.supervisor._blocked import answer_preamble
-from forgeflare.supervisor._blocked import parse_on_blocked
+from forgeflare.supervisor._config import parse_on_blocked
 from forgeflare.supervisor._blocked import read_answer
 from forgeflare.supervisor._blocked import take_answer
 from forgeflare.supervisor._blocked import waiting_run

@@ -8,7 +8,7 @@ long for an answer. ``forgeflare answer`` writes ``answer.md`` into the run fold
 loop --resume`` (or the waiting loop) takes it, and the next iteration's prompt starts with the
 question and the answer.
 
-What the setting means (:func:`parse_on_blocked`) and what the prompt says
+What the setting means (``parse_on_blocked``, in the config module) and what the prompt says
 (:func:`answer_preamble`) are pure; the rest reads and writes one small file.
 """
 
@@ -24,7 +24,6 @@ from forgeflare.supervisor._records import QuestionAnswer, RunRecord, list_runs
 __all__ = [
     "ANSWER_FILE",
     "answer_preamble",
-    "parse_on_blocked",
     "read_answer",
     "take_answer",
     "waiting_run",
@@ -33,27 +32,6 @@ __all__ = [
 
 ANSWER_FILE = "answer.md"
 """The answer's file in the run folder."""
-
-
-def parse_on_blocked(value: object) -> float | None:
-    """``None`` for ``"stop"``; the seconds to wait for ``"wait:DURATION"``.
-
-    Raises ``ValueError`` (one line) for anything else.
-    """
-    from forgeflare.supervisor._config import parse_duration
-
-    if not isinstance(value, str):
-        raise ValueError('expected "stop" or "wait:DURATION" (like "wait:30m")')  # noqa: TRY004
-    text = value.strip()
-    if text == "stop":
-        return None
-    kind, _, duration = text.partition(":")
-    if kind.strip() != "wait" or not duration.strip():
-        raise ValueError(f'{value!r}: expected "stop" or "wait:DURATION" (like "wait:30m")')
-    try:
-        return parse_duration(duration.strip())
-    except ValueError as exc:
-        raise ValueError(f"{value!r}: {exc}") from None
 
 
 def answer_preamble(question: str, answer: str) -> str:

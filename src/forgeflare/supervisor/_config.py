@@ -57,6 +57,7 @@ __all__ = [
     "known_backend",
     "load_config",
     "parse_duration",
+    "parse_on_blocked",
 ]
 
 CONFIG_RELPATH = Path(".fresher") / "config.toml"
@@ -112,9 +113,26 @@ Duration = Annotated[float, BeforeValidator(parse_duration)]
 """Seconds; written in files and variables as ``90s``, ``15m``, ``2h`` or plain seconds."""
 
 
-def _on_blocked(value: object) -> object:
-    from forgeflare.supervisor._blocked import parse_on_blocked
+def parse_on_blocked(value: object) -> float | None:
+    """``None`` for ``"stop"``; the seconds to wait for ``"wait:DURATION"``.
 
+    Raises ``ValueError`` (one line) for anything else.
+    """
+    if not isinstance(value, str):
+        raise ValueError('expected "stop" or "wait:DURATION" (like "wait:30m")')  # noqa: TRY004
+    text = value.strip()
+    if text == "stop":
+        return None
+    kind, _, duration = text.partition(":")
+    if kind.strip() != "wait" or not duration.strip():
+        raise ValueError(f'{value!r}: expected "stop" or "wait:DURATION" (like "wait:30m")')
+    try:
+        return parse_duration(duration.strip())
+    except ValueError as exc:
+        raise ValueError(f"{value!r}: {exc}") from None
+
+
+def _on_blocked(value: object) -> object:
     parse_on_blocked(value)
     return value.strip() if isinstance(value, str) else value
 

@@ -48,8 +48,8 @@ from forgeflare.agent.tools._sandbox import SandboxChoice, loop_sandbox
 from forgeflare.supervisor._agentproc import (
     StopControl,
 )
-from forgeflare.supervisor._blocked import parse_on_blocked, take_answer
-from forgeflare.supervisor._config import LoopConfig
+from forgeflare.supervisor._blocked import take_answer
+from forgeflare.supervisor._config import LoopConfig, parse_on_blocked
 from forgeflare.supervisor._display import LoopDisplay
 from forgeflare.supervisor._fallback import AgentSpec, Window, parse_agent_spec
 from forgeflare.supervisor._finish import (
