@@ -264,8 +264,8 @@ def register(app: typer.Typer) -> None:
         args: list[str] = typer.Argument(None, metavar='[DIR] "TEXT"', show_default=False),
         file: Path = typer.Option(None, "--file", metavar="FILE", help="Read the answer here."),
     ) -> None:
-        from forgeflare.report._collect import runs_root
         from forgeflare.supervisor._blocked import write_answer
+        from forgeflare.supervisor._history import runs_root
 
         directory, text = _answer_args(list(args or []), file)
         if not directory.is_dir():
