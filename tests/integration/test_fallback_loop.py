@@ -223,24 +223,28 @@ def test_a_monthly_credit_spent_by_earlier_runs_falls_back_or_waits_before_the_f
         + 'fallback = ["command:other"]\n'
         f"[agent.profiles.other]\ncommand = {json.dumps(_costing(2))}\nmonthly_credit = 2\n"
     )
+    before = set((project / ".fresher" / "runs").glob("*/run.json"))
     moved = _loop(project, env, "--max-iterations", "1")
     assert moved.returncode == 10, moved.stderr[-3000:]
     (line,) = [ln for ln in moved.stderr.splitlines() if "this month:" in ln]
     assert "command: monthly credit $5 spent ($6.00) this month: falling back until" in line
     assert "monthly credit: $0.00 of $5 left this month (command)" in moved.stderr
-    runs = sorted((project / ".fresher" / "runs").glob("*/run.json"))
-    (row,) = json.loads(runs[-1].read_text())["iterations"]
+    # Run ids sort by the second they started: two runs of one second sort by chance.
+    (new,) = set((project / ".fresher" / "runs").glob("*/run.json")) - before
+    (row,) = json.loads(new.read_text())["iterations"]
     assert row["profile"] == "other"
     assert "monthly credit: $2.00 of $2 left this month (command:other)" in moved.stderr
     # The profile's own credit is spent now too: both are out, so it waits.
+    before = set((project / ".fresher" / "runs").glob("*/run.json"))
     both = _loop(project, env, "--max-iterations", "1", "--max-runtime", "1s")
     assert "command:other: monthly credit $2 spent ($2.00) this month: skipped until" in both.stderr
-    runs = sorted((project / ".fresher" / "runs").glob("*/run.json"))
-    assert json.loads(runs[-1].read_text())["iterations"] == []
+    (new,) = set((project / ".fresher" / "runs").glob("*/run.json")) - before
+    assert json.loads(new.read_text())["iterations"] == []
     # Without a fallback: it waits for the 1st (here cut short by max_runtime).
     config.write_text(base.replace("[agent]", "[limits]\nmonthly_credit = 5\n[agent]"))
+    before = set((project / ".fresher" / "runs").glob("*/run.json"))
     waits = _loop(project, env, "--max-iterations", "1", "--max-runtime", "1s")
     assert waits.returncode != 0
     assert "waiting until" in waits.stderr
-    runs = sorted((project / ".fresher" / "runs").glob("*/run.json"))
-    assert json.loads(runs[-1].read_text())["iterations"] == []
+    (new,) = set((project / ".fresher" / "runs").glob("*/run.json")) - before
+    assert json.loads(new.read_text())["iterations"] == []

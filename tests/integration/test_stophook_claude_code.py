@@ -79,7 +79,14 @@ def claude(
             prompt,
         ],
         cwd=project,
-        env=claude_env(home, server.url, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1"),
+        # The stop-hook's wait for a lagging transcript: ample here, so a loaded machine never
+        # turns "not written yet" into "continue" (the lag path has its own tests).
+        env=claude_env(
+            home,
+            server.url,
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+            FORGEFLARE_STOPHOOK_WAIT_MS="3000",
+        ),
         capture_output=True,
         text=True,
         timeout=120,
