@@ -30,6 +30,7 @@ from typing import Any, Literal, NamedTuple
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._fsutil import atomic_write_text
+from forgeflare.stophook._claims import ClaimNote, claim_from_json, claim_to_json
 from forgeflare.stophook._errors import StateLockTimeout
 from forgeflare.stophook._machine import (
     Corrupt,
@@ -130,6 +131,10 @@ def _frame(raw: dict[str, Any], where: str, *, mode_default: str | None = None) 
     stall_after, stalled = _count(raw.get("stall_after", 0)), _count(raw.get("stalled", 0))
     if stall_after is None or stalled is None:
         return Corrupt(f"{where}: stall_after or stalled is not a non-negative integer")
+    evidence = _evidence_fields(raw, where)
+    if isinstance(evidence, Corrupt):
+        return evidence
+    reviewer, base, claims = evidence
     return Frame(
         mode=mode,
         iter=iteration,
@@ -141,7 +146,29 @@ def _frame(raw: dict[str, Any], where: str, *, mode_default: str | None = None) 
         stall_after=stall_after,
         failures=failures,
         stalled=stalled,
+        reviewer=reviewer,
+        base=base,
+        claims=claims,
     )
+
+
+def _evidence_fields(
+    raw: dict[str, Any], where: str
+) -> tuple[str, str, tuple[ClaimNote, ...]] | Corrupt:
+    """A frame's reviewer, start commit and refused claims (absent: none)."""
+    reviewer, base = raw.get("reviewer") or "", raw.get("base") or ""
+    if not isinstance(reviewer, str) or not isinstance(base, str):
+        return Corrupt(f"{where}: reviewer or base is not a string")
+    claims_raw = raw.get("claims") or []
+    if not isinstance(claims_raw, list):
+        return Corrupt(f"{where}: claims is not a list")
+    claims: list[ClaimNote] = []
+    for index, item in enumerate(claims_raw):
+        note = claim_from_json(item)
+        if isinstance(note, str):
+            return Corrupt(f"{where}: claims[{index}]: {note}")
+        claims.append(note)
+    return reviewer, base, tuple(claims)
 
 
 # --- JSON -------------------------------------------------------------------------------------
@@ -198,6 +225,9 @@ def _render_frame(frame: Frame) -> dict[str, object]:
         "stall_after": frame.stall_after,
         "failures": frame.failures,
         "stalled": frame.stalled,
+        "reviewer": frame.reviewer,
+        "base": frame.base,
+        "claims": [claim_to_json(note) for note in frame.claims],
     }
     doc.update({key: value for key, value in extra.items() if value})
     return doc
