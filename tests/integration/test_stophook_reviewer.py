@@ -265,3 +265,30 @@ def test_a_reviewer_without_a_key_is_refused_at_start(tmp_path: Path) -> None:
         "ANTHROPIC_BASE_URL at another endpoint"
     ]
     assert not state_path(tmp_path).exists()
+
+
+def imported_by_hook(project: Path, message: str, env: dict[str, str]) -> set[str]:
+    out = subprocess.run(
+        [*HOOK[:1], "-X", "importtime", *HOOK[1:]],
+        input=json.dumps({"hook_event_name": "Stop", "last_assistant_message": message}),
+        capture_output=True,
+        text=True,
+        cwd=project,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    return {line.split("|")[-1].strip() for line in out.stderr.splitlines() if "|" in line}
+
+
+def test_a_stop_without_a_claim_loads_no_reviewer(tmp_path: Path, mock_api: MockAPI) -> None:
+    server = mock_api({"conversations": [{"match": "verdict", "responses": [REJECT]}]})
+    env = env_for(server)
+    project = project_with_work(tmp_path)
+    assert start(project, env, "--gate", "true", "--reviewer", MODEL).returncode == 0
+    quiet = imported_by_hook(project, "Still working.", env)
+    assert "forgeflare.stophook._hook" in quiet
+    heavy = {"httpx", "trio", "pydantic", "forgeflare._review", "forgeflare._evidence"}
+    assert not heavy & {m for m in quiet if m.split(".")[0] in heavy or m in heavy}
+    claimed = imported_by_hook(project, f"Done.\n{SIG}", env)
+    assert {"httpx", "trio", "forgeflare._review"} <= claimed  # the measure sees them
