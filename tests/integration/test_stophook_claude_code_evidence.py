@@ -202,3 +202,36 @@ def test_a_session_repeating_one_failing_gate_finishes_stalled(
     assert code == 0
     assert "stalled: 2 claims in a row refused with the same gate failures" in note
     assert "failing: tests/test_calc.py::test_divide" in note
+
+
+def test_the_plugin_command_passes_the_reviewer_on(
+    tmp_path: Path, mock_api: MockAPI, claude_code: Path
+) -> None:
+    home = tmp_path / "home"
+    project = tmp_path / "p"
+    project.mkdir()
+    forgeflare(project, "install", "--plugin", home=home)
+    rejected = verdict(False, ["divide(1, 0) still raises"], [])
+    server = mock_api(
+        script(
+            [text(f"Divide is safe.\n{DONE}"), text(f"Guarded.\n{DONE}")],
+            [rejected, verdict(True, ["guarded"], [])],
+        )
+    )
+
+    out = claude(
+        claude_code,
+        project,
+        home,
+        server,
+        f"/forgeflare:loop Make divide safe --reviewer {MODEL} --max-iterations 4",
+        "--include-hook-events",
+    )
+
+    assert out.returncode == 0, out.stderr[-2000:]
+    sent = agent_turns(server)
+    assert len(sent) == 2
+    assert "- divide(1, 0) still raises" in last_user_text(sent[1])
+    assert [body["model"] for body in reviews(server)] == [MODEL, MODEL]
+    assert [code for code, _ in stop_hooks(out)] == [2, 0]
+    assert state(project) is None
