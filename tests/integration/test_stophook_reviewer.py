@@ -115,6 +115,7 @@ def test_a_claim_the_reviewer_rejects_continues_with_its_reasons(
     assert "# The plan\n\n- [x] guard divide" in shown
     assert "+    return a / b if b else 0" in shown
     assert "+def test_divide():" in shown
+    assert "loop-state" not in shown  # the loop's own files are not the work
     assert "The gate `true` exited 0" in shown
     assert "Guarded divide." in shown
     # The records: the refused claim with the verdict, tokens and cost; the request and the

@@ -43,6 +43,13 @@ REVIEWS_RELPATH = Path(".forgeflare") / "loop-reviews"
 PLAN_FILE = "IMPLEMENTATION_PLAN.md"
 """The plan the reviewer is shown when the project has one (the loop's default plan file)."""
 _EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+_WORK = (
+    ".",
+    ":(exclude).forgeflare/loop-state.*",
+    ":(exclude).forgeflare/loop-reviews",
+    ":(exclude).claude/idle-loop.local.md",
+)
+"""The work the diff shows: the project without the loop's own state and review files."""
 _UNTRACKED_MAX = 50
 """New files shown to the reviewer at most (each is one ``git diff --no-index``)."""
 
@@ -109,11 +116,11 @@ def diff_since(project: Path, base: str, budget: int) -> tuple[str, str]:
     its ``--stat`` (both empty outside git). New files are added while ``budget`` bytes last:
     in a session the agent often has not committed (or even added) what it wrote."""
     rev = base or _EMPTY_TREE
-    code, diff = _git(project, "diff", rev)
+    code, diff = _git(project, "diff", rev, "--", *_WORK)
     if code != 0:
         return "", ""
-    _, stat = _git(project, "diff", "--stat", rev)
-    _, others = _git(project, "ls-files", "--others", "--exclude-standard", "-z")
+    _, stat = _git(project, "diff", "--stat", rev, "--", *_WORK)
+    _, others = _git(project, "ls-files", "--others", "--exclude-standard", "-z", "--", *_WORK)
     new = [name for name in others.split("\0") if name][:_UNTRACKED_MAX]
     parts = [diff]
     size = len(diff.encode())
