@@ -6,7 +6,6 @@ detection); :func:`run_stop_hook` is the shell Claude Code's Stop hook runs.
 
 from forgeflare.stophook._check import GATE_TIMEOUT_S
 from forgeflare.stophook._check import PLAN_FILE
-from forgeflare.stophook._check import REVIEWS_RELPATH
 from forgeflare.stophook._check import REVIEW_TIMEOUT_S
 from forgeflare.stophook._check import Checked
 from forgeflare.stophook._check import check_claim
@@ -14,6 +13,7 @@ from forgeflare.stophook._check import diff_since
 from forgeflare.stophook._check import head_commit
 from forgeflare.stophook._check import review_claim
 from forgeflare.stophook._check import run_gate
+from forgeflare.stophook._claims import REVIEWS_RELPATH
 from forgeflare.stophook._claims import ClaimNote
 from forgeflare.stophook._claims import ReviewNote
 from forgeflare.stophook._claims import claim_from_json

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from forgeflare.stophook._claims import ReviewNote, gate_refused, reviewer_refused
+from forgeflare.stophook._claims import REVIEWS_RELPATH, ReviewNote, gate_refused, reviewer_refused
 from forgeflare.stophook._machine import Frame, Refusal
 
 if TYPE_CHECKING:  # the package loads this module on every Stop; its tools load on a claim
@@ -24,7 +24,6 @@ if TYPE_CHECKING:  # the package loads this module on every Stop; its tools load
 __all__ = [
     "GATE_TIMEOUT_S",
     "PLAN_FILE",
-    "REVIEWS_RELPATH",
     "REVIEW_TIMEOUT_S",
     "Checked",
     "check_claim",
@@ -39,7 +38,6 @@ GATE_TIMEOUT_S = 600.0
 REVIEW_TIMEOUT_S = 45.0
 """The whole reviewer request: a reviewer that takes longer refuses the claim, well before
 Claude Code's own hook timeout (60 s in the plugin) would end the hook."""
-REVIEWS_RELPATH = Path(".forgeflare") / "loop-reviews"
 PLAN_FILE = "IMPLEMENTATION_PLAN.md"
 """The plan the reviewer is shown when the project has one (the loop's default plan file)."""
 _EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"

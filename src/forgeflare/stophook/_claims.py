@@ -16,12 +16,14 @@ claim with one line saying why.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:  # the state file loads this module on every Stop: no dataclasses there
     from forgeflare._evidence import GateRun
 
 __all__ = [
+    "REVIEWS_RELPATH",
     "ClaimNote",
     "ReviewNote",
     "claim_from_json",
@@ -30,6 +32,10 @@ __all__ = [
     "gate_refused",
     "reviewer_refused",
 ]
+
+
+REVIEWS_RELPATH = Path(".forgeflare") / "loop-reviews"
+"""Where the reviewer's requests and answers are kept, beside the loop state."""
 
 
 class ReviewNote(NamedTuple):
@@ -44,7 +50,7 @@ class ReviewNote(NamedTuple):
     """Input + output + cache reads + cache writes (the one meaning of a total)."""
     cost_usd: float | None = None
     file: str = ""
-    """The request and answer, in ``.forgeflare/loop-reviews/`` beside the state."""
+    """The request and answer, in :data:`REVIEWS_RELPATH` beside the state."""
 
 
 class ClaimNote(NamedTuple):
@@ -124,7 +130,7 @@ def describe_claim(note: ClaimNote) -> list[str]:
         lines.append(f"  reviewer {review.model}: {verdict} ({review.tokens} tokens, {cost})")
         lines += [f"    missing: {m}" for m in review.missing]
         if review.file:
-            lines.append(f"    request and answer: .forgeflare/loop-reviews/{review.file}")
+            lines.append(f"    request and answer: {REVIEWS_RELPATH / review.file}")
     return lines
 
 
