@@ -293,3 +293,17 @@ def test_a_stop_without_a_claim_loads_no_reviewer(tmp_path: Path, mock_api: Mock
     assert not heavy & {m for m in quiet if m.split(".")[0] in heavy or m in heavy}
     claimed = imported_by_hook(project, f"Done.\n{SIG}", env)
     assert {"httpx", "trio", "forgeflare._review"} <= claimed  # the measure sees them
+
+
+def test_outside_git_the_reviewer_judges_without_a_diff(tmp_path: Path, mock_api: MockAPI) -> None:
+    server = mock_api({"conversations": [{"match": "verdict", "responses": [REJECT]}]})
+    env = env_for(server)
+    assert start(tmp_path, env, "--reviewer", MODEL).returncode == 0
+    assert "base" not in read_state(tmp_path)["stack"][0]
+    out = run_hook(tmp_path, f"Done.\n{SIG}", env=env)
+    assert out.returncode == 2, out.stderr
+    (body,) = reviews(server)
+    assert (
+        "# The diff since the run started\n\n```diff\n\n```"
+        in body["messages"][0]["content"][0]["text"]
+    )
