@@ -137,7 +137,7 @@ def test_a_claim_the_reviewer_rejects_continues_with_its_reasons(
     status = subprocess.run(
         [*HOOK, "status"], cwd=project, env=env, capture_output=True, text=True, check=True
     ).stdout
-    assert f"reviewer: {MODEL} (1 verdicts, 1050 tokens, $" in status
+    assert f"reviewer: {MODEL} (1 verdict, 1050 tokens, $" in status
     assert "last refused claim: iteration 1, by the reviewer" in status
     assert "why: divide by zero is not handled" in status
     assert f"reviewer {MODEL}: not complete (1050 tokens, $" in status

@@ -216,7 +216,7 @@ def test_status_shows_the_reviewer_spend_and_the_last_refused_claim() -> None:
     )
     text = describe_state(Path("s.json"), record(frame), NOW)
     assert "     gate: make test" in text
-    assert "     reviewer: m (1 verdicts, 10 tokens, $0.0100)" in text
+    assert "     reviewer: m (1 verdict, 10 tokens, $0.0100)" in text
     assert "     refused claims: 2" in text
     assert "     last refused claim: iteration 2, by the reviewer" in text
     assert "       reviewer m: not complete (10 tokens, $0.0100)" in text

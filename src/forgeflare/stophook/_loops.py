@@ -155,7 +155,8 @@ def _evidence_lines(frame: Frame) -> list[str]:
         costs = [r.cost_usd for r in spent if r.cost_usd is not None]
         cost = f", ${sum(costs):.4f}" if costs else ""
         lines.append(
-            f"     reviewer: {frame.reviewer} ({len(spent)} verdicts, {tokens} tokens{cost})"
+            f"     reviewer: {frame.reviewer} ({len(spent)} verdict{'s' * (len(spent) != 1)}, "
+            f"{tokens} tokens{cost})"
         )
     if frame.claims:
         refused = len(frame.claims)
