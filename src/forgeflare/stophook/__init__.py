@@ -91,6 +91,7 @@ from forgeflare.stophook._statefile import state_paths
 from forgeflare.stophook._transcript import FinalMessage
 from forgeflare.stophook._transcript import assistant_text_of
 from forgeflare.stophook._transcript import final_message
+from forgeflare.stophook._transcript import final_message_if_written
 from forgeflare.stophook._transcript import last_assistant_text
 
 from forgeflare.stophook._lag import DEFAULT_WAIT_MS
@@ -161,6 +162,7 @@ __all__ = [
     "describe_state",
     "diff_since",
     "final_message",
+    "final_message_if_written",
     "find_signal",
     "forgeflare_command",
     "gate_refused",
