@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -11,6 +12,9 @@ from hypothesis import strategies as st
 
 from forgeflare._evidence import GateRun
 from forgeflare.stophook import (
+    GATE_TIMEOUT_S,
+    LOCK_TIMEOUT_S,
+    REVIEW_TIMEOUT_S,
     ClaimNote,
     Event,
     Frame,
@@ -24,6 +28,7 @@ from forgeflare.stophook import (
     describe_state,
     gate_refused,
     parse_loop_args,
+    plugin_files,
     reviewer_refused,
     transition,
 )
@@ -234,3 +239,11 @@ def test_status_shows_the_reviewer_spend_and_the_last_refused_claim() -> None:
 def test_the_slash_command_takes_a_reviewer(typed: str, prompt: str, reviewer: str | None) -> None:
     asked = parse_loop_args(typed)
     assert (asked.prompt, asked.reviewer) == (prompt, reviewer)
+
+
+def test_the_plugin_gives_the_hook_time_for_its_gate_and_its_reviewer() -> None:
+    """Claude Code ends a hook at its timeout and lets the stop through: a claim's gate and
+    reviewer must both fit, or a slow gate would end the loop unverified."""
+    hooks = json.loads(plugin_files("forgeflare")["hooks/hooks.json"])
+    (hook,) = hooks["hooks"]["Stop"][0]["hooks"]
+    assert hook["timeout"] >= GATE_TIMEOUT_S + REVIEW_TIMEOUT_S + LOCK_TIMEOUT_S

@@ -36,8 +36,9 @@ __all__ = [
 GATE_TIMEOUT_S = 600.0
 """How long a gate may take before the claim is refused."""
 REVIEW_TIMEOUT_S = 45.0
-"""The whole reviewer request: a reviewer that takes longer refuses the claim, well before
-Claude Code's own hook timeout (60 s in the plugin) would end the hook."""
+"""The whole reviewer request: a reviewer that takes longer refuses the claim. The gate, the
+reviewer and the state lock together stay within Claude Code's hook timeout (the plugin's is
+700 s; at its timeout Claude Code would let the stop through unverified)."""
 PLAN_FILE = "IMPLEMENTATION_PLAN.md"
 """The plan the reviewer is shown when the project has one (the loop's default plan file)."""
 _EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"

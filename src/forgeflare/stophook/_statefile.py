@@ -64,8 +64,8 @@ JSON_STATE_RELPATH = Path(".forgeflare") / "loop-state.json"
 MARKDOWN_STATE_RELPATH = Path(".claude") / "idle-loop.local.md"
 SCHEMA_VERSION = 1
 LOCK_TIMEOUT_S = 10.0
-"""How long a hook waits for the state lock before failing open (Claude Code's own hook
-timeout is 60 s; a stuck lock holder must not make every stop hang that long)."""
+"""How long a hook waits for the state lock before failing open (Claude Code waits for a hook
+up to its timeout, minutes; a stuck lock holder must not make every stop hang that long)."""
 
 Backend = Literal["json", "markdown"]
 
