@@ -204,7 +204,7 @@ async def run_agent(
                     display,
                     model=options.model,
                     session=session,
-                    question=_question(loop.conversation),
+                    question=last.question or _question(loop.conversation),
                 )
             nursery.cancel_scope.cancel()
     finally:
