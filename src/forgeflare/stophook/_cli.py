@@ -249,6 +249,7 @@ def _install_plugin(project: Path, plugin_dir: Path | None) -> None:
     if plugin_dir is not None:
         typer.echo(f"  load it with: claude --plugin-dir {target}")
     typer.echo("  start a loop in a session: /forgeflare:loop <task> --max-iterations 20")
+    typer.echo("  answer a loop's question in its session: /forgeflare:answer <answer>")
     if _settings_run_hook(project):
         typer.echo(
             f"warning: {project / SETTINGS_RELPATH} runs the stop-hook too; remove it "
