@@ -16,7 +16,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from claude_code_support import claude_env
+from claude_code_support import (
+    claude_env,
+    claude_print,
+    conversation_turns,
+    last_user_text,
+    session_of,
+)
 from mockapi_support import MockServer
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
@@ -43,43 +49,6 @@ def stop_hook(project: Path, *args: str, home: Path) -> subprocess.CompletedProc
     )
 
 
-def claude(
-    claude_code: Path, project: Path, home: Path, server: MockServer, *args: str
-) -> subprocess.CompletedProcess[str]:
-    flags = ["-p", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"]
-    return subprocess.run(
-        [str(claude_code), *flags, *args],
-        cwd=project,
-        # The hook's wait for a lagging transcript: ample, as in the other real-session tests.
-        env=claude_env(
-            home,
-            server.url,
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-            FORGEFLARE_STOPHOOK_WAIT_MS="3000",
-        ),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-
-
-def turns(server: MockServer) -> list[dict[str, Any]]:
-    """The conversation requests (not Claude Code's side requests), in order."""
-    return [
-        r["body"]
-        for r in server.requests()
-        if r["path"] == "/v1/messages" and isinstance(r["body"], dict) and r["body"].get("tools")
-    ]
-
-
-def last_user_text(body: dict[str, Any]) -> str:
-    content = body["messages"][-1]["content"]
-    if isinstance(content, str):
-        return content
-    return "\n".join(b.get("text", "") for b in content if isinstance(b, dict))
-
-
 def top_frame(project: Path) -> dict[str, Any] | None:
     path = project / ".forgeflare" / "loop-state.json"
     if not path.exists():
@@ -88,22 +57,14 @@ def top_frame(project: Path) -> dict[str, Any] | None:
     return frame
 
 
-def session_of(out: subprocess.CompletedProcess[str]) -> str:
-    for line in out.stdout.splitlines():
-        if line.startswith("{") and '"type":"result"' in line:
-            session: str = json.loads(line)["session_id"]
-            return session
-    raise AssertionError(f"no result line\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}")
-
-
 def park(claude_code: Path, project: Path, home: Path, server: MockServer) -> str:
     """Start a loop and run the session until it asks; check the frame is parked. Its id."""
     start = ("start", "--max-iterations", "5", "--prompt", "Port the client")
     started = stop_hook(project, *start, home=home)
     assert started.returncode == 0, started.stderr
-    out = claude(claude_code, project, home, server, "Port the client")
+    out = claude_print(claude_code, project, home, server, "Port the client")
     assert out.returncode == 0, out.stderr[-2000:]
-    assert len(turns(server)) == 1  # the stop was allowed: no continuation was sent
+    assert len(conversation_turns(server)) == 1  # the stop was allowed: no continuation was sent
     frame = top_frame(project)
     assert frame is not None  # kept, not removed like a completed frame
     assert (frame["status"], frame["question"], frame["iter"]) == ("blocked", QUESTION, 1)
@@ -114,7 +75,7 @@ def park(claude_code: Path, project: Path, home: Path, server: MockServer) -> st
 
 
 def assert_resumed_with_the_answer(server: MockServer, project: Path) -> None:
-    sent = turns(server)
+    sent = conversation_turns(server)
     assert len(sent) == 3  # the resumed turn's stop was blocked with the continuation
     feedback = last_user_text(sent[2])
     assert "Stop hook feedback" in feedback
@@ -137,7 +98,7 @@ def test_blocked_tag_parks_the_frame_and_a_shell_answer_resumes_it(
 
     answered = stop_hook(project, "answer", ANSWER, home=home)
     assert answered.returncode == 0, answered.stderr
-    out = claude(claude_code, project, home, server, "--resume", session, "Go on.")
+    out = claude_print(claude_code, project, home, server, "--resume", session, "Go on.")
 
     assert out.returncode == 0, out.stderr[-2000:]
     assert_resumed_with_the_answer(server, project)
@@ -154,11 +115,11 @@ def test_plugin_answer_command_resumes_the_loop_in_the_session(
     )
     session = park(claude_code, project, home, server)
 
-    out = claude(
+    out = claude_print(
         claude_code, project, home, server, "--resume", session, f"/forgeflare:answer {ANSWER}"
     )
 
     assert out.returncode == 0, out.stderr[-2000:]
-    ran = json.dumps(turns(server)[1]["messages"])
+    ran = json.dumps(conversation_turns(server)[1]["messages"])
     assert "answered the loop-mode loop" in ran  # the command's answer ran before the model
     assert_resumed_with_the_answer(server, project)
