@@ -228,6 +228,9 @@ def test_a_parked_frame_is_never_stale_and_another_session_passes_by() -> None:
     assert transition(old, "x", NOW, "s2") == (old, transition(None, "x", NOW)[1])
     # ... and starting a new loop nests on it rather than replacing it.
     assert len(push_frame(old, frame(), NOW, "other").stack) == 2
+    old_answer = record(parked(answer="A."), age_s=STALE_AFTER.total_seconds() * 10)
+    assert transition(old_answer, "x", NOW, "s1")[1].reason.startswith("An earlier iteration")
+    assert len(push_frame(old_answer, frame(), NOW, "other").stack) == 2
 
 
 def test_an_inner_loop_completing_over_a_parked_outer_one_lets_the_session_stop() -> None:

@@ -6,13 +6,13 @@ States (:class:`Phase`) and the spec's transition table::
     ACTIVE     -> ACTIVE      iteration                           no completion signal: iter + 1
     ACTIVE     -> COMPLETING  completion                          signal of the top frame's mode
     ACTIVE     -> STUCK       max_iter                            iter >= max
-    ACTIVE     -> BLOCKED     question                            BLOCKED tag, no completion
-    BLOCKED    -> BLOCKED     any stop                            no answer yet (stop allowed)
-    BLOCKED    -> ACTIVE      answered                            ``stop-hook answer`` was run
     ACTIVE     -> STUCK       staleness                           updated_at older than 7200 s
     ACTIVE     -> ABORTED     corruption / abort event            invalid state, event ABORT
     COMPLETING -> IDLE        pop frame                           stack empty after the pop
     COMPLETING -> ACTIVE      pop frame                           an outer frame remains
+    ACTIVE     -> BLOCKED     question                            BLOCKED tag, no completion
+    BLOCKED    -> BLOCKED     any stop                            no answer yet (stop allowed)
+    BLOCKED    -> ACTIVE      answered                            ``stop-hook answer`` was run
 
 Only ACTIVE -> ACTIVE blocks the stop (exit 2), and COMPLETING -> ACTIVE: an inner frame that
 completes hands the same session on to the outer frame, blocking with the outer frame's
@@ -21,18 +21,19 @@ outer loop unfinished), and BLOCKED -> ACTIVE, whose continuation starts with th
 the answer. Everything else allows the stop (exit 0).
 
 A question parks the frame: it is kept with its ``question`` (not removed like a completed
-one), every stop is allowed, and a parked frame is never stale (it waits for a person, maybe
-overnight). :func:`record_answer` stores the answer; the session's next stop then resumes the
-same iteration (an answer is not a new iteration, so a question asked on the last one can
-still be acted on).
+one), every stop is allowed, and a parked or answered frame is never stale (it waits for a
+person, maybe overnight). :func:`record_answer` stores the answer; the session's next stop
+then resumes the same iteration (an answer is not a new iteration, so a question asked on the
+last one can still be acted on).
 
 Frames belong to a session: a frame records the ``session_id`` of the first Stop that reaches
 it; a Stop of another session passes through (exit 0) and changes nothing. A Stop without a
 session id (an older client, a test) is taken to be the frame's own session. A loop
 that ends (stack empty, stuck, aborted) has its state removed: ``transition`` returns ``None``
-as the new state. The checks run in this order: abort, staleness, signal, max iterations, so
-a signal given on the last allowed iteration still completes its frame instead of ending the
-whole stack as stuck.
+as the new state. The checks run in this order: abort, staleness, a parked frame, signal,
+question, max iterations, so a signal (or a question) given on the last allowed iteration still
+completes (parks) its frame instead of ending the whole stack as stuck; a message with both a
+completion tag and a question completes.
 """
 
 from __future__ import annotations
@@ -291,6 +292,16 @@ def _first(text: str) -> str:
     return (text.strip().splitlines() or [""])[0]
 
 
+def _new_top(
+    state: LoopRecord, top: Frame, now: datetime, session_id: str | None, judged: str | None
+) -> LoopRecord:
+    """``state`` with ``top`` as its running frame, claimed by the session, ``judged`` kept."""
+    top = _claim(top, session_id)
+    if judged:
+        top = top._replace(judged=judged)
+    return state._replace(event=Event.STATE, updated_at=now, stack=(*state.stack[:-1], top))
+
+
 def _park(
     state: LoopRecord,
     top: Frame,
@@ -300,10 +311,7 @@ def _park(
     judged: str | None,
 ) -> tuple[StoredState, StopDecision]:
     """ACTIVE -> BLOCKED: keep the frame with its question and let the session stop."""
-    parked = _claim(top, session_id)._replace(question=question, answer="")
-    if judged:
-        parked = parked._replace(judged=judged)
-    new_state = state._replace(event=Event.STATE, updated_at=now, stack=(*state.stack[:-1], parked))
+    new_state = _new_top(state, top._replace(question=question, answer=""), now, session_id, judged)
     note = f"loop blocked: the agent asks: {_first(question)}; stop allowed; {ANSWER_HOW}"
     return new_state, StopDecision(Phase.BLOCKED, note=note)
 
@@ -320,13 +328,8 @@ def _parked_or_answered(
     if top.blocked:
         note = f"loop waits for an answer to: {_first(top.question)}; stop allowed; {ANSWER_HOW}"
         return state, StopDecision(Phase.BLOCKED, note=note)
-    resumed = _claim(top, session_id)._replace(question="", answer="")
-    if judged:
-        resumed = resumed._replace(judged=judged)
-    new_state = state._replace(
-        event=Event.STATE, updated_at=now, stack=(*state.stack[:-1], resumed)
-    )
-    reason = answer_preamble(top.question, top.answer) + block_reason(resumed)
+    new_state = _new_top(state, top._replace(question="", answer=""), now, session_id, judged)
+    reason = answer_preamble(top.question, top.answer) + block_reason(new_state.stack[-1])
     return new_state, StopDecision(
         Phase.ACTIVE, block=True, reason=reason, note="answered: the loop goes on"
     )
@@ -381,7 +384,7 @@ def transition(
     if state.event is Event.ABORT:
         return None, StopDecision(Phase.ABORTED, note="loop aborted; state removed, stop allowed")
     age = now - state.updated_at
-    if age > STALE_AFTER and not state.stack[-1].blocked:
+    if age > STALE_AFTER and not state.stack[-1].question:
         return None, StopDecision(
             Phase.STUCK,
             note=(
@@ -416,14 +419,14 @@ def push_frame(state: StoredState, frame: Frame, now: datetime, run_id: str) -> 
     """IDLE -> ACTIVE (or nest): ``frame`` on top of a live stack, else a new run ``run_id``.
 
     A stale, finished, aborted or corrupted state is replaced rather than extended, so
-    starting a loop never revives a zombie outer loop; a frame parked on a question is kept,
-    however old (it waits for an answer).
+    starting a loop never revives a zombie outer loop; a frame parked on a question (answered
+    or not) is kept, however old: it waits for a person.
     """
     live = (
         isinstance(state, LoopRecord)
         and state.event is Event.STATE
         and bool(state.stack)
-        and (now - state.updated_at <= STALE_AFTER or state.stack[-1].blocked)
+        and (now - state.updated_at <= STALE_AFTER or bool(state.stack[-1].question))
     )
     if live and isinstance(state, LoopRecord):
         return state._replace(updated_at=now, stack=(*state.stack, frame))
