@@ -79,6 +79,7 @@ from forgeflare.stophook._statefile import state_paths
 from forgeflare.stophook._transcript import FinalMessage
 from forgeflare.stophook._transcript import assistant_text_of
 from forgeflare.stophook._transcript import final_message
+from forgeflare.stophook._transcript import final_message_if_written
 from forgeflare.stophook._transcript import last_assistant_text
 
 from forgeflare.stophook._lag import DEFAULT_WAIT_MS
@@ -140,6 +141,7 @@ __all__ = [
     "default_plugin_dir",
     "describe_state",
     "final_message",
+    "final_message_if_written",
     "find_signal",
     "forgeflare_command",
     "hook_command",
