@@ -12,7 +12,7 @@ import forgeflare
 
 # Modules whose names stay out of their package on purpose: the command registrations, the
 # stop-hook's process entry, and the root package's internals (it exports its errors only).
-NOT_REEXPORTED = {"_cli", "_hookscli", "_entry", "__main__"}
+NOT_REEXPORTED = {"_cli", "_hookscli", "_trustcli", "_entry", "__main__"}
 ROOT_EXPORTS = {"ConfigError", "ForgeflareError", "__version__"}
 
 PACKAGES = sorted(

@@ -147,6 +147,7 @@ from forgeflare.supervisor._stop import stop_requested
 from forgeflare.supervisor._trust import describe_items
 from forgeflare.supervisor._trust import hooks_modules
 from forgeflare.supervisor._trust import loop_trust_items
+from forgeflare.supervisor._trust import security_defaults
 from forgeflare.supervisor._trust import uses_claude_code
 from forgeflare.supervisor._waits import Decide
 from forgeflare.supervisor._waits import FinishNow
@@ -343,6 +344,7 @@ __all__ = [
     "run_loop",
     "run_review",
     "runs_root",
+    "security_defaults",
     "should_notify",
     "stop_request_age",
     "stop_requested",
