@@ -96,7 +96,7 @@ from forgeflare.supervisor._lifecycle import hook_env
 from forgeflare.supervisor._lifecycle import run_lifecycle_hook
 from forgeflare.supervisor._lifecycle import hook_words
 from forgeflare.supervisor._iteration import FileStamp
-from forgeflare.supervisor._loop import LoopOptions
+from forgeflare.supervisor._options import LoopOptions
 from forgeflare.supervisor._loop import LoopResult
 from forgeflare.supervisor._iteration import is_fresh
 from forgeflare.supervisor._iteration import IterationRunner

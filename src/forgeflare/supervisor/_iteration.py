@@ -1,8 +1,8 @@
 """One iteration of a loop: start its agent, watch it, read what it did, record it.
 
-:class:`IterationRunner` is the iteration half of the loop supervisor: the loop
-(:mod:`forgeflare.supervisor._loop`) keeps the run, its hooks, waits and finish, and calls
-:meth:`IterationRunner.run_agent` once per iteration.
+:class:`IterationRunner` is the iteration part of the loop supervisor: the loop
+(:mod:`forgeflare.supervisor._loop`) keeps the run and its finish; one step of it
+(:mod:`._step`) calls :meth:`IterationRunner.run_agent` once per iteration.
 
 ``convergence.json`` counts only when it was written during the iteration: :func:`is_fresh`
 compares the file's (inode, mtime, size) before and after, so a stale ``final`` from an earlier
