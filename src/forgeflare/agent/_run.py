@@ -38,12 +38,15 @@ from forgeflare.agent.tools._sandbox import (
     require_sandbox,
     scope_abstract_sockets,
 )
-from forgeflare.hooks import EXIT_CODES, HOOKS_RELPATH, Hook, HookPipeline
-from forgeflare.hooks._pipeline import build_pipeline, collect_agent_hooks
-from forgeflare.trust._items import agent_trust_items
-from forgeflare.trust._pin import TrustPin
-from forgeflare.trust._policy import TrustItem
-from forgeflare.trust._store import require_trust
+from forgeflare.hooks import (
+    EXIT_CODES,
+    HOOKS_RELPATH,
+    Hook,
+    HookPipeline,
+    build_pipeline,
+    collect_agent_hooks,
+)
+from forgeflare.trust import TrustItem, TrustPin, agent_trust_items, require_trust
 
 __all__ = ["DEFAULT_MAX_TOKENS", "DEFAULT_MODEL", "RunOptions", "run_agent"]
 

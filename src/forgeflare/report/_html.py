@@ -25,7 +25,7 @@ from forgeflare._words import plural
 from forgeflare.report._digest import Digest
 from forgeflare.report._text import format_cost, format_duration, task_cost_lines
 from forgeflare.report._todo import NOTHING, Todo
-from forgeflare.supervisor._history import IterationRow
+from forgeflare.supervisor import IterationRow
 
 __all__ = [
     "LOG_TAILS",

@@ -38,7 +38,7 @@ from forgeflare._evidence import Measures
 from forgeflare._pgroup import become_subreaper, escaped_descendants, process_started
 from forgeflare._secrets import child_environment
 from forgeflare._words import plural
-from forgeflare.agent.tools._sandbox import SandboxChoice, loop_sandbox
+from forgeflare.agent.tools import SandboxChoice, loop_sandbox
 from forgeflare.supervisor._agentproc import StopControl
 from forgeflare.supervisor._blocked import take_answer
 from forgeflare.supervisor._checks import LoopChecks, hook_record
@@ -73,7 +73,7 @@ from forgeflare.supervisor._switching import AgentSwitching
 from forgeflare.supervisor._waiting import LoopWaits
 from forgeflare.supervisor._waits import WaitSettings, WaitStreaks
 from forgeflare.supervisor._windowstore import window_store_path
-from forgeflare.trust._policy import trust_override
+from forgeflare.trust import trust_override
 
 __all__ = ["LoopResult", "run_loop", "watch_signals"]
 
@@ -155,7 +155,7 @@ class _Loop(LoopStep, LoopProof, LoopChecks, IterationRunner, LoopWaits, AgentSw
         self.last_tree: str | None = None
         self.refused = ""
         """The last trust refusal printed."""
-        from forgeflare.trust._store import default_trust_file
+        from forgeflare.trust import default_trust_file
 
         config_dir = default_trust_file(opts.env).parent
         self.notifier = Notifier(
