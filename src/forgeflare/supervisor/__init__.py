@@ -100,6 +100,10 @@ from forgeflare.supervisor._options import LoopOptions
 from forgeflare.supervisor._loop import LoopResult
 from forgeflare.supervisor._iteration import is_fresh
 from forgeflare.supervisor._iteration import IterationRunner
+from forgeflare.supervisor._checks import LoopChecks
+from forgeflare.supervisor._checks import hook_record
+from forgeflare.supervisor._proof import LoopProof
+from forgeflare.supervisor._step import LoopStep
 from forgeflare.supervisor._loop import run_loop
 from forgeflare.supervisor._loop import watch_signals
 from forgeflare.supervisor._notify import NOTIFY_EVENTS
@@ -234,10 +238,13 @@ __all__ = [
     "Limits",
     "LimitsSection",
     "LoadedConfig",
+    "LoopChecks",
     "LoopConfig",
     "LoopDisplay",
     "LoopOptions",
+    "LoopProof",
     "LoopResult",
+    "LoopStep",
     "LoopWaits",
     "Notifier",
     "NotifyEvent",
@@ -300,6 +307,7 @@ __all__ = [
     "git_timeout",
     "helper_settings",
     "hook_env",
+    "hook_record",
     "hook_verdict",
     "hook_words",
     "hooks_modules",
