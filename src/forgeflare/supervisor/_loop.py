@@ -298,28 +298,8 @@ class _Loop(LoopStep, LoopProof, LoopChecks, IterationRunner, LoopWaits, AgentSw
             self.display.warn("trusting the project's hooks without review (--trust-project)")
 
     async def run(self) -> LoopResult:
-        security = self.cfg.security
-        self.sandbox, self.sandbox_env = await loop_sandbox(
-            self.project,
-            setting=security.sandbox,
-            backend=self.backend.name,
-            network=security.sandbox_network,
-            writable=security.writable,
-            sockets=security.sockets,
-            env=child_environment(self.opts.env, self.opts.pass_env),
-        )
-        self.open_run()
-        for warning in self.opts.warnings:
-            self.display.warn(warning)
-        self.git_repo = await git_snapshot(self.project) is not None
-        said_git = any(w.startswith(_NO_GIT) for w in self.opts.warnings)
-        if not self.git_repo and not said_git:  # the preflight said it already: once is enough
-            self.display.info(
-                "not a git repository: commits are not counted and no_changes never applies"
-            )
-        elif self.record.head_at_start is None:
-            snap = await self.snapshot()
-            self.record.head_at_start = snap.head if snap else None
+        """Start the run, step until a verdict finishes it, then finish it."""
+        await self.start()
         finish: FinishType | None = None
         said = False
         try:
@@ -342,6 +322,37 @@ class _Loop(LoopStep, LoopProof, LoopChecks, IterationRunner, LoopWaits, AgentSw
             self.finish_reason = "stopped: the run records could not be written"
             finish = FinishType.ERROR
             said = True
+        return await self.finish(finish, records_said=said)
+
+    async def start(self) -> None:
+        """The sandbox decided once, the run opened (or resumed), git's starting point."""
+        security = self.cfg.security
+        self.sandbox, self.sandbox_env = await loop_sandbox(
+            self.project,
+            setting=security.sandbox,
+            backend=self.backend.name,
+            network=security.sandbox_network,
+            writable=security.writable,
+            sockets=security.sockets,
+            env=child_environment(self.opts.env, self.opts.pass_env),
+        )
+        self.open_run()
+        for warning in self.opts.warnings:
+            self.display.warn(warning)
+        self.git_repo = await git_snapshot(self.project) is not None
+        said_git = any(w.startswith(_NO_GIT) for w in self.opts.warnings)
+        if not self.git_repo and not said_git:  # the preflight said it already: once is enough
+            self.display.info(
+                "not a git repository: commits are not counted and no_changes never applies"
+            )
+        elif self.record.head_at_start is None:
+            snap = await self.snapshot()
+            self.record.head_at_start = snap.head if snap else None
+
+    async def finish(self, finish: FinishType, *, records_said: bool) -> LoopResult:
+        """Record how the run ended, run the finished hook, sum up and notify.
+
+        ``records_said``: a records failure ended the run and was said already."""
         self.finishing = True
         if finish is FinishType.MANUAL:
             self.display.warn(f"stopped by {self.stop.signal_name or 'request'}")
@@ -368,7 +379,7 @@ class _Loop(LoopStep, LoopProof, LoopChecks, IterationRunner, LoopWaits, AgentSw
         except RecordError as exc:
             # Said once already, or the first failure: run.json is rewritten in place where
             # the record fits, so the run is not left resumable.
-            if not said:
+            if not records_said:
                 self.display.error(str(exc))
         self.display.summary(rec)
         if not (finish is FinishType.BLOCKED and self.notified_blocked):
