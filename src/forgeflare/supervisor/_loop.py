@@ -45,12 +45,7 @@ from forgeflare.supervisor._checks import LoopChecks, hook_record
 from forgeflare.supervisor._config import parse_on_blocked
 from forgeflare.supervisor._display import LoopDisplay
 from forgeflare.supervisor._fallback import AgentSpec, Window, parse_agent_spec
-from forgeflare.supervisor._finish import (
-    Finish,
-    FinishType,
-    Limits,
-    hook_verdict,
-)
+from forgeflare.supervisor._finish import Finish, FinishType, Limits, hook_verdict
 from forgeflare.supervisor._git import GitSnapshot, git_snapshot
 from forgeflare.supervisor._history import finish_reason
 from forgeflare.supervisor._iteration import IterationRunner
@@ -73,7 +68,7 @@ from forgeflare.supervisor._switching import AgentSwitching
 from forgeflare.supervisor._waiting import LoopWaits
 from forgeflare.supervisor._waits import WaitSettings, WaitStreaks
 from forgeflare.supervisor._windowstore import window_store_path
-from forgeflare.trust import trust_override
+from forgeflare.trust import default_trust_file, trust_override
 
 __all__ = ["LoopResult", "run_loop", "watch_signals"]
 
@@ -155,8 +150,6 @@ class _Loop(LoopStep, LoopProof, LoopChecks, IterationRunner, LoopWaits, AgentSw
         self.last_tree: str | None = None
         self.refused = ""
         """The last trust refusal printed."""
-        from forgeflare.trust import default_trust_file
-
         config_dir = default_trust_file(opts.env).parent
         self.notifier = Notifier(
             command=self.cfg.notify.command,
