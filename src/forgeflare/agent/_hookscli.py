@@ -30,6 +30,7 @@ from forgeflare.hooks import (
     AgentHooks,
     Allow,
     Block,
+    Blocked,
     Continue,
     ExitReason,
     HooksFile,
@@ -114,7 +115,7 @@ def _show(rows: list[tuple[str, str, str, str, str]], verdict: str) -> None:
     typer.echo(verdict)
 
 
-def _verdict(result: PreToolResult | PostToolResult | str | None) -> str:
+def _verdict(result: PreToolResult | PostToolResult | Blocked | str | None) -> str:
     """What the turn loop would get, in words."""
     if isinstance(result, Allow):
         return f"result: allow, tool input {json.dumps(result.input)}"
@@ -128,6 +129,8 @@ def _verdict(result: PreToolResult | PostToolResult | str | None) -> str:
         return "result: continue"
     if isinstance(result, str):
         return f"result: the agent goes on with the prompt: {result}"
+    if isinstance(result, Blocked):
+        return f"result: the agent stops on a question (a loop finishes blocked): {result.question}"
     return "result: the agent stops"
 
 
@@ -216,7 +219,7 @@ def run_test(
         record_convergence=False,
     )
 
-    async def run() -> PreToolResult | PostToolResult | str | None:
+    async def run() -> PreToolResult | PostToolResult | Blocked | str | None:
         if event == "PreToolUse":
             return await pipeline.pre_tool_use(
                 tool=tool, input=tool_input, tool_iterations=tool_iterations

@@ -236,7 +236,7 @@ async def _run_prompts(
                     display,
                     model=options.model,
                     session=session,
-                    question=_question(loop.conversation),
+                    question=last.question or _question(loop.conversation),
                 )
             nursery.cancel_scope.cancel()
     finally:
