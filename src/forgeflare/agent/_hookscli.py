@@ -24,20 +24,24 @@ from forgeflare._errors import ConfigError
 from forgeflare._secrets import pass_env_from, scrub_environment
 from forgeflare.agent._agent_hooks import builtin_hooks
 from forgeflare.agent.tools._registry import TOOL_NAMES
-from forgeflare.hooks._config import HOOKS_RELPATH, SHELL_EVENTS, HooksFile, load_hooks_file
-from forgeflare.hooks._pipeline import AgentHooks, build_pipeline, collect_agent_hooks
-from forgeflare.hooks._types import (
+from forgeflare.hooks import (
+    HOOKS_RELPATH,
+    SHELL_EVENTS,
+    AgentHooks,
     Allow,
     Block,
     Blocked,
     Continue,
     ExitReason,
+    HooksFile,
     PostToolResult,
     PreToolResult,
     Signal,
+    build_pipeline,
+    collect_agent_hooks,
+    load_hooks_file,
 )
-from forgeflare.trust._items import agent_trust_items
-from forgeflare.trust._store import require_trust
+from forgeflare.trust import agent_trust_items, require_trust
 
 __all__ = ["register"]
 

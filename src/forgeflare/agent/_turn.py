@@ -42,8 +42,16 @@ from forgeflare.agent._messages import (
     Usage,
 )
 from forgeflare.agent.tools import ToolEffect, ToolOutput, dispatch_tool, tool_effect
-from forgeflare.hooks import Block, Blocked, ExitReason, HookPipeline, NoHooks, Signal
-from forgeflare.hooks._types import EXIT_CODES, TurnFailure
+from forgeflare.hooks import (
+    EXIT_CODES,
+    Block,
+    Blocked,
+    ExitReason,
+    HookPipeline,
+    NoHooks,
+    Signal,
+    TurnFailure,
+)
 
 __all__ = [
     "MAX_CONSECUTIVE_BLOCKS",
