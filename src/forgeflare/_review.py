@@ -161,9 +161,13 @@ async def ask_reviewer(
     """
     import trio
 
-    from forgeflare.agent._client import MessagesClient, resolve_base_url
-    from forgeflare.agent._errors import APIError
-    from forgeflare.agent._messages import Message, MessagesRequest
+    from forgeflare.agent import (
+        APIError,
+        Message,
+        MessagesClient,
+        MessagesRequest,
+        resolve_base_url,
+    )
 
     request = MessagesRequest(
         model=given.model,

@@ -219,3 +219,16 @@ def test_note_stays_one_line_when_the_transcript_path_has_a_newline(tmp_path: Pa
 def test_a_transcript_path_with_a_nul_byte_allows_the_stop(tmp_path: Path) -> None:
     out = run_stop_hook('{"transcript_path": "a\\u0000b"}', environ={}, cwd=tmp_path, now=NOW)
     assert out.exit_code == 0
+
+
+def test_an_answer_is_delivered_even_when_the_last_message_is_unknown(tmp_path: Path) -> None:
+    path = state(tmp_path, iter=2)
+    doc = json.loads(path.read_text())
+    doc["stack"][0].update(question="v1 or v2?", answer="v2")
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    # No text at all (the message ended in thinking, no transcript): an answered loop still
+    # goes on, rather than consume the answer and let the session stop.
+    code, stdout, _ = call(tmp_path, {"hook_event_name": "Stop"})
+    assert code == 2
+    assert "Question:\nv1 or v2?\n\nAnswer:\nv2" in json.loads(stdout)["reason"]
+    assert "question" not in json.loads(path.read_text())["stack"][0]

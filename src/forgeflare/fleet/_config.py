@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from forgeflare._errors import ConfigError
 from forgeflare._validation import Loc, error_key, error_problem
-from forgeflare.supervisor._config import BackendName
+from forgeflare.supervisor import BackendName
 
 __all__ = [
     "FleetConfigError",

@@ -21,6 +21,9 @@ from forgeflare.stophook._claims import claim_to_json
 from forgeflare.stophook._claims import describe_claim
 from forgeflare.stophook._claims import gate_refused
 from forgeflare.stophook._claims import reviewer_refused
+from forgeflare.stophook._answer import answer_loop
+from forgeflare.stophook._answer import answer_text
+from forgeflare.stophook._answer import parked_lines
 from forgeflare.stophook._completion import RULE
 from forgeflare.stophook._completion import completion_hint
 from forgeflare.stophook._completion import judged_text
@@ -49,6 +52,7 @@ from forgeflare.stophook._loops import cancel_loops
 from forgeflare.stophook._loops import describe_state
 from forgeflare.stophook._loops import loop_status
 from forgeflare.stophook._loops import start_loop
+from forgeflare.stophook._machine import ANSWER_HOW
 from forgeflare.stophook._machine import BLOCK_MESSAGE
 from forgeflare.stophook._machine import Corrupt
 from forgeflare.stophook._machine import Event
@@ -62,6 +66,7 @@ from forgeflare.stophook._machine import StoredState
 from forgeflare.stophook._machine import block_reason
 from forgeflare.stophook._machine import claimed
 from forgeflare.stophook._machine import push_frame
+from forgeflare.stophook._machine import record_answer
 from forgeflare.stophook._machine import transition
 from forgeflare.stophook._plugin import LoopArgs
 from forgeflare.stophook._plugin import PLUGIN_FILES
@@ -102,6 +107,7 @@ from forgeflare.stophook._lag import settled
 from forgeflare.stophook._lag import wait_seconds
 
 __all__ = [
+    "ANSWER_HOW",
     "BLOCK_MESSAGE",
     "DEFAULT_COMMAND",
     "DEFAULT_WAIT_MS",
@@ -147,6 +153,8 @@ __all__ = [
     "StopHookOutcome",
     "StoredState",
     "TranscriptError",
+    "answer_loop",
+    "answer_text",
     "any_state",
     "assistant_text_of",
     "block_reason",
@@ -177,6 +185,7 @@ __all__ = [
     "merge_stop_hook",
     "open_json_state",
     "open_state",
+    "parked_lines",
     "parse_json_state",
     "parse_loop_args",
     "parse_markdown_state",
@@ -184,6 +193,7 @@ __all__ = [
     "plugin_files",
     "push_frame",
     "read_settled",
+    "record_answer",
     "render_json_state",
     "render_markdown_state",
     "review_claim",

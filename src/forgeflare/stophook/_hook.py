@@ -212,7 +212,7 @@ def run_stop_hook(
             session.commit(new_state)
     except (StopHookError, OSError, ValueError) as exc:
         return _allow(f"{exc}; stop allowed")
-    if text is None and decision.phase is Phase.ACTIVE:
+    if text is None and decision.phase is Phase.ACTIVE and not decision.block:
         return _allow(f"cannot read the last assistant message: {seen.note}; stop allowed")
     if accepted:
         decision = decision._replace(note=f"{decision.note}; {accepted}")
