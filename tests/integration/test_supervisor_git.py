@@ -32,7 +32,7 @@ def trapped_repo(root: Path, marker: Path) -> Path:
     run = lambda *a: subprocess.run(["git", *a], cwd=repo, check=True)  # noqa: E731
     run("init", "-q")
     (repo / "a.txt").write_text("a\n")
-    (repo / ".gitattributes").write_text("* filter=evil\n")
+    (repo / ".gitattributes").write_text("* filter=evil diff=evil\n")
     (repo / ".gitignore").write_text(".fresher/runs/\n")
     run("add", "-A")
     run("-c", "user.name=T", "-c", "user.email=t@example.invalid", "commit", "-qm", "init")
@@ -48,6 +48,9 @@ def trapped_repo(root: Path, marker: Path) -> Path:
         "filter.evil.required": "true",
         "core.hooksPath": str(hooks),
         "core.pager": f"echo pager >> {marker}; cat",
+        "diff.external": f"sh -c 'echo external >> {marker}'",
+        "diff.evil.command": f"sh -c 'echo command >> {marker}'",
+        "diff.evil.textconv": f"sh -c 'echo textconv >> {marker}; cat \"$0\"'",
         "user.name": "T",
         "user.email": "t@example.invalid",
     }.items():
@@ -85,6 +88,9 @@ def test_run_git_in_the_copied_tree_runs_nothing(tmp_path: Path) -> None:
     for args in (
         ("status", "--porcelain"),
         ("diff", "--stat"),
+        ("diff",),
+        ("diff", "HEAD"),
+        ("show", "HEAD"),
         ("log", "-p", "-1"),
         ("add", "-A"),
         ("commit", "-qm", "x"),
@@ -92,6 +98,8 @@ def test_run_git_in_the_copied_tree_runs_nothing(tmp_path: Path) -> None:
     ):
         done = run_git(repo, *args)
         assert done.ok, (args, done.stderr)
+        if args in (("diff",), ("diff", "HEAD")):
+            assert "+changed" in done.stdout, (args, done.stdout)  # git's own diff, shown
     assert not marker.exists(), marker.read_text()
 
 

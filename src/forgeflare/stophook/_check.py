@@ -20,19 +20,25 @@ from forgeflare.stophook._machine import Frame, Refusal
 
 if TYPE_CHECKING:  # the package loads this module on every Stop; its tools load on a claim
     from forgeflare._evidence import GateRun
+    from forgeflare.trust import TrustItem
 
 __all__ = [
     "GATE_TIMEOUT_S",
+    "GATE_TRUST_KEY",
     "PLAN_FILE",
     "REVIEW_TIMEOUT_S",
     "Checked",
     "check_claim",
     "diff_since",
+    "gate_trust_item",
+    "gate_untrusted",
     "head_commit",
     "review_claim",
     "run_gate",
 ]
 
+GATE_TRUST_KEY = "stop-hook gate"
+"""The trust item ``stop-hook start --gate`` records: a gate runs only as the user set it."""
 GATE_TIMEOUT_S = 600.0
 """How long a gate may take before the claim is refused."""
 REVIEW_TIMEOUT_S = 45.0
@@ -59,6 +65,28 @@ class Checked(NamedTuple):
 
     refused: Refusal | None
     review: ReviewNote | None = None
+
+
+def gate_trust_item(gate: str, project: Path) -> TrustItem:
+    """The gate as a trust item: its command and the project files it names."""
+    from forgeflare.trust import command_item
+
+    return command_item(GATE_TRUST_KEY, gate, project)
+
+
+def gate_untrusted(gate: str, project: Path, environ: Mapping[str, str]) -> str:
+    """Why the frame's ``gate`` may not run here (empty: it may). The state file is a project
+    file like any other: a clone can carry one with a gate nobody here ever set."""
+    from forgeflare.trust import TrustError, TrustStoreError, require_trust
+
+    try:
+        require_trust(project, [gate_trust_item(gate, project)], environ)
+    except (TrustError, TrustStoreError) as exc:
+        return (
+            f"not run: this gate was not set with `forgeflare stop-hook start --gate` here, "
+            f"or what it runs changed since ({exc})"
+        )
+    return ""
 
 
 def run_gate(gate: str, project: Path, environ: Mapping[str, str]) -> GateRun:
@@ -88,20 +116,12 @@ def run_gate(gate: str, project: Path, environ: Mapping[str, str]) -> GateRun:
 
 
 def _git(project: Path, *args: str) -> tuple[int, str]:
-    import subprocess
+    # forgeflare's one safe git (no fsmonitor, hooks, external diff or filter programs the
+    # project's .git/config may name; no secrets): the frame can come from a copied tree.
+    from forgeflare._git import run_git
 
-    try:
-        done = subprocess.run(
-            ["git", *args],
-            cwd=project,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=30,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return -1, ""
-    return done.returncode, done.stdout.decode(errors="replace")
+    done = run_git(project, *args, timeout=30)
+    return done.returncode, done.stdout
 
 
 def head_commit(project: Path) -> str:
@@ -202,7 +222,13 @@ def check_claim(
     run ``run_id``): its gate, then (the gate passed, or there is none) its reviewer."""
     gate: GateRun | None = None
     if frame.gate:
-        gate = run_gate(frame.gate, project, environ)
+        untrusted = gate_untrusted(frame.gate, project, environ)
+        if untrusted:
+            from forgeflare._evidence import GateRun
+
+            gate = GateRun(frame.gate, None, untrusted)
+        else:
+            gate = run_gate(frame.gate, project, environ)
         if not gate.passed:
             text, signature, note = gate_refused(gate, frame.iter)
             return Checked(Refusal(text, signature, note))

@@ -33,6 +33,7 @@ from forgeflare.stophook._loops import (
     loop_status,
     start_loop,
 )
+from forgeflare.stophook._machine import LoopRecord
 from forgeflare.stophook._plugin import (
     default_plugin_dir,
     install_plugin,
@@ -164,6 +165,8 @@ def _start(
         mode = asked.mode or mode
         reviewer = asked.reviewer or reviewer
     _check_reviewer(reviewer)
+    if gate:
+        _trust_gate(gate, project, now)
     record = start_loop(
         project,
         mode=mode,
@@ -174,6 +177,10 @@ def _start(
         stall_after=stall_after,
         reviewer=reviewer,
     )
+    _say_started(record, show_task=args_stdin)
+
+
+def _say_started(record: LoopRecord, *, show_task: bool) -> None:
     frame = record.stack[-1]
     typer.echo(
         f"started a {frame.mode}-mode loop (frame {len(record.stack)}, "
@@ -181,9 +188,19 @@ def _start(
     )
     typer.echo(completion_hint(frame.mode))
     typer.echo(blocked_hint())
-    if args_stdin:
+    if show_task:
         # From /forgeflare:loop: the raw arguments hold options too; say what the task is.
         typer.echo(f"\nTask:\n{frame.prompt}")
+
+
+def _trust_gate(gate: str, project: Path, now: datetime) -> None:
+    """The user typed this gate: record it as trusted for the project (the hook runs a frame's
+    gate only when it is), beside what else the user trusted there."""
+    from forgeflare.stophook._check import gate_trust_item
+    from forgeflare.trust import TrustStore, default_trust_file
+
+    store = TrustStore(default_trust_file(os.environ))
+    store.trust(str(project.resolve()), [gate_trust_item(gate, project)], now.isoformat())
 
 
 def _check_reviewer(reviewer: str) -> None:

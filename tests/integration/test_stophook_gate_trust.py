@@ -1,0 +1,68 @@
+"""A frame's gate runs only as the user set it: ``loop-state.json`` is a project file, and a
+clone can carry one whose gate nobody here ever typed.
+
+Real processes: the hook gets the Stop JSON on stdin as Claude Code sends it, without
+``FORGEFLARE_TRUST`` (the suite's default), with the suite's own trust store.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from test_stophook_processes import HOOK, SIG, hook_env, run_hook, state_path, write_state
+
+
+def untrusting_env() -> dict[str, str]:
+    env = hook_env()
+    env.pop("FORGEFLARE_TRUST", None)
+    return env
+
+
+def start(project: Path, gate: str) -> None:
+    done = subprocess.run(
+        [*HOOK, "start", "--max-iterations", "5", "--prompt", "fix it", "--gate", gate],
+        cwd=project,
+        env=untrusting_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_gate_in_a_cloned_state_file_never_runs(tmp_path: Path) -> None:
+    project = tmp_path / "clone"
+    project.mkdir()
+    marker = tmp_path / "marker"
+    frame = {"mode": "loop", "iter": 1, "max": 5, "prompt": "fix it", "gate": f"touch {marker}"}
+    write_state(project, frame)
+
+    out = run_hook(project, f"All done.\n{SIG}", env=untrusting_env())
+
+    assert not marker.exists()
+    assert out.returncode == 2, out.stderr  # the claim is refused, not accepted unchecked
+    reason = json.loads(out.stdout)["reason"]
+    assert "not run: this gate was not set with `forgeflare stop-hook start --gate` here" in reason
+    assert state_path(project).exists()
+
+
+def test_the_gate_the_user_started_runs_until_what_it_runs_changes(tmp_path: Path) -> None:
+    project = tmp_path / "mine"
+    project.mkdir()
+    marker = tmp_path / "marker"
+    (project / "check.sh").write_text(f"echo checked >> {marker}\n")
+    start(project, "sh check.sh")
+
+    first = run_hook(project, f"All done.\n{SIG}", env=untrusting_env())
+    assert first.returncode == 0, first.stderr  # the gate ran, passed: the loop completed
+    assert marker.read_text() == "checked\n"
+
+    start(project, "sh check.sh")
+    (project / "check.sh").write_text(f"echo rewritten >> {marker}\n")  # the agent's edit
+    second = run_hook(project, f"All done.\n{SIG}", env=untrusting_env())
+    assert second.returncode == 2, second.stderr
+    assert "what it runs changed" in json.loads(second.stdout)["reason"]
+    assert marker.read_text() == "checked\n"
