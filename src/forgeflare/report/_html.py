@@ -21,9 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from forgeflare._errors import ConfigError
-from forgeflare._words import plural
 from forgeflare.report._digest import Digest
-from forgeflare.report._text import format_cost, format_duration, task_cost_lines
+from forgeflare.report._text import format_cost, format_duration, headline, task_cost_lines
 from forgeflare.report._todo import NOTHING, Todo
 from forgeflare.supervisor._history import IterationRow
 
@@ -301,9 +300,7 @@ def render_html(
         todo_html(d.todo),
         f"<p class='reason'>{_e(s.reason)}</p>",
         f"<p class='muted'>started {_e(s.started_at)} · {format_duration(s.duration)} · "
-        f"{plural(s.iterations, 'iteration')} · {plural(s.commits, 'commit')} · "
-        f"{s.tokens} tokens · "
-        f"{format_cost(s.cost_usd)}</p>",
+        f"{_e(headline(s))}</p>",
         "<h2>Timeline</h2>",
         figure
         if figure is not None

@@ -7,7 +7,14 @@ from forgeflare._words import plural
 from forgeflare.report._digest import Digest, RunSummary
 from forgeflare.report._todo import render_todo_lines
 
-__all__ = ["format_cost", "format_duration", "render_runs", "render_text", "task_cost_lines"]
+__all__ = [
+    "format_cost",
+    "format_duration",
+    "headline",
+    "render_runs",
+    "render_text",
+    "task_cost_lines",
+]
 
 
 def _tokens(n: int) -> str:
@@ -31,8 +38,12 @@ def render_runs(summaries: list[RunSummary]) -> str:
     return "\n".join(lines)
 
 
-def _n(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
+def headline(s: RunSummary) -> str:
+    """The run's counts on one line, as the text and the HTML report print them."""
+    return (
+        f"{plural(s.iterations, 'iteration')} · {plural(s.commits, 'commit')} · "
+        f"{_tokens(s.tokens)} tokens · {format_cost(s.cost_usd)}"
+    )
 
 
 def task_cost_lines(d: Digest) -> list[str]:
@@ -41,14 +52,14 @@ def task_cost_lines(d: Digest) -> list[str]:
     if costs is None:
         return []
     lines = [
-        f"iteration {c.iteration}: {_n(c.tasks, 'task')} checked, {format_cost(c.cost_usd)} each"
-        f" ({_n(c.iterations, 'iteration')})"
+        f"iteration {c.iteration}: {plural(c.tasks, 'task')} checked, "
+        f"{format_cost(c.cost_usd)} each ({plural(c.iterations, 'iteration')})"
         for c in costs.finished
     ] or ["no task finished"]
     if costs.idle_iterations:
         lines.append(
             f"spent on iterations that finished nothing: {format_cost(costs.idle_cost_usd)} "
-            f"({_n(costs.idle_iterations, 'iteration')})"
+            f"({plural(costs.idle_iterations, 'iteration')})"
         )
     return lines
 
@@ -60,9 +71,7 @@ def render_text(d: Digest) -> str:
     out += [
         f"run {s.run_id}  started {s.started_at}  {format_duration(s.duration)}",
         f"{s.reason}",
-        f"{plural(s.iterations, 'iteration')} · {plural(s.commits, 'commit')} · "
-        f"{_tokens(s.tokens)} tokens · "
-        f"{format_cost(s.cost_usd)}",
+        headline(s),
         "",
         "Commits",
     ]
