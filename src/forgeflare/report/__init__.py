@@ -23,6 +23,7 @@ from forgeflare.report._html import cumulative_series
 from forgeflare.report._html import plotly_loader
 from forgeflare.report._text import format_cost
 from forgeflare.report._text import format_duration
+from forgeflare.report._text import headline
 from forgeflare.report._text import render_runs
 from forgeflare.report._text import render_text
 from forgeflare.report._watch import WatchState
@@ -66,6 +67,7 @@ __all__ = [
     "fold_events",
     "format_cost",
     "format_duration",
+    "headline",
     "list_runs",
     "load_run",
     "needs_you",
