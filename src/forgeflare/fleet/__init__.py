@@ -15,6 +15,7 @@ from forgeflare.fleet._k8s import k8s_files
 from forgeflare.fleet._k8s import pod_failure_policy
 from forgeflare.fleet._k8s import pod_max_cost
 from forgeflare.fleet._land import LandResult
+from forgeflare.fleet._land import Landing
 from forgeflare.fleet._land import land
 from forgeflare.fleet._land import land_pr
 from forgeflare.fleet._land import may_land
@@ -46,6 +47,7 @@ __all__ = [
     "FleetRecord",
     "FleetSettings",
     "LandResult",
+    "Landing",
     "LoopRecord",
     "LoopStatus",
     "containerfile",
