@@ -15,24 +15,26 @@ import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeGuard, get_args
 
 from forgeflare._process import run_child_blocking
 from forgeflare.supervisor._git import GitResult, run_git
 
-__all__ = ["LandResult", "Landing", "land", "land_pr", "may_land", "pr_remote"]
-
-LandStatus = Literal[
-    "landed",
-    "pr_opened",
-    "not_complete",
-    "no_commits",
-    "conflict",
-    "gate_failed",
-    "base_dirty",
-    "no_pr",
-    "error",
+__all__ = [
+    "LandOutcome",
+    "LandResult",
+    "Landing",
+    "is_land_outcome",
+    "land",
+    "land_pr",
+    "may_land",
+    "pr_remote",
 ]
+
+LandOutcome = Literal["landed", "pr_opened", "conflict", "gate_failed", "base_dirty"]
+"""The results of landing that a fleet loop's status keeps (any other is ``not_landed``)."""
+
+LandStatus = Literal[LandOutcome, "not_complete", "no_commits", "no_pr", "error"]
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,11 @@ class Landing:
     gate: str = ""
     """A command that must pass in the worktree after the rebase (empty: none)."""
     gate_timeout: float = 3600
+
+
+def is_land_outcome(status: str) -> TypeGuard[LandOutcome]:
+    """Is ``status`` a result of landing that a fleet loop's status keeps?"""
+    return status in get_args(LandOutcome)
 
 
 def may_land(finish_type: str | None, commits: int) -> LandResult | None:

@@ -30,7 +30,7 @@ from forgeflare._pgroup import end_pids, is_alive, process_started
 from forgeflare._process import run_child
 from forgeflare._runtime_files import RUNTIME_PATTERNS
 from forgeflare.fleet._config import FleetFile, FleetLoop
-from forgeflare.fleet._land import Landing, LandResult, land, land_pr
+from forgeflare.fleet._land import Landing, LandResult, is_land_outcome, land, land_pr
 from forgeflare.fleet._state import FleetRecord, LoopRecord, load_record, save_record, state_dir
 from forgeflare.supervisor._git import GitResult, run_git
 from forgeflare.supervisor._history import runs_root
@@ -347,13 +347,7 @@ class _Fleet:
             self._land_pr(spec, loop) if fleet.fleet.land == "pr" else self._land_ff(spec, loop)
         )
         loop.land_status, loop.reason = result.status, result.reason
-        loop.status = {
-            "landed": "landed",
-            "pr_opened": "pr_opened",
-            "conflict": "conflict",
-            "gate_failed": "gate_failed",
-            "base_dirty": "base_dirty",
-        }.get(result.status, "not_landed")  # type: ignore[assignment]
+        loop.status = result.status if is_land_outcome(result.status) else "not_landed"
         self.opts.log(f"{spec.name}: {result.status}: {result.reason}")
 
     def _landing(self, spec: FleetLoop, loop: LoopRecord) -> Landing:
