@@ -17,6 +17,7 @@ from typing import Any, Protocol, cast
 
 import trio
 
+from forgeflare._convergence import Tokens
 from forgeflare.agent._conversation import (
     CONTINUE_PROMPT,
     MAX_CONTINUATIONS,
@@ -103,33 +104,24 @@ def _is_interrupt(exc: BaseException) -> bool:
 
 @dataclass
 class Spend:
-    """Tokens of a turn by kind, summed over its requests (``input`` excludes cache reads)."""
+    """Tokens of a turn by kind, summed over its requests, and how many requests it made."""
 
-    input: int = 0
-    output: int = 0
-    cache_read: int = 0
-    cache_write: int = 0
+    tokens: Tokens = field(default_factory=Tokens)
     requests: int = 0
 
     def add(self, usage: Usage) -> None:
-        self.input += usage.input_tokens
-        self.output += usage.output_tokens
-        self.cache_read += usage.cache_read_input_tokens
-        self.cache_write += usage.cache_creation_input_tokens
+        self.tokens = self.tokens + Tokens(
+            input=usage.input_tokens,
+            output=usage.output_tokens,
+            cache_read=usage.cache_read_input_tokens,
+            cache_write=usage.cache_creation_input_tokens,
+        )
         self.requests += 1
 
     @property
     def total(self) -> int:
         """input + output + cache reads + cache writes (the loop's one meaning of a total)."""
-        return self.input + self.output + self.cache_read + self.cache_write
-
-    def as_dict(self) -> dict[str, int]:
-        return {
-            "input": self.input,
-            "output": self.output,
-            "cache_read": self.cache_read,
-            "cache_write": self.cache_write,
-        }
+        return self.tokens.total
 
 
 @dataclass
@@ -138,11 +130,14 @@ class TurnResult:
 
     reason: ExitReason
     tool_iterations: int
-    total_tokens: int
     error: str | None = None
     spend: Spend = field(default_factory=Spend)
     failure: APIError | None = None
     """The API error that ended the turn (``api_error``, ``rate_limited``)."""
+
+    @property
+    def total_tokens(self) -> int:
+        return self.spend.total
 
 
 @dataclass
@@ -151,7 +146,6 @@ class _Counters:
     continuations: int = 0
     consecutive_blocks: int = 0
     total_blocks: int = 0
-    total_tokens: int = 0
     last_input_tokens: int = 0
     step: int = 0
     stop_reason: str | None = None
@@ -212,7 +206,7 @@ class TurnLoop:
             while True:
                 reason, error = await self._inner(c)
                 more = await self.hooks.stop(
-                    reason=reason, tool_iterations=c.tool_iterations, total_tokens=c.total_tokens
+                    reason=reason, tool_iterations=c.tool_iterations, total_tokens=c.spend.total
                 )
                 last_is_assistant = bool(self.conversation) and (
                     self.conversation[-1].role == "assistant"
@@ -228,9 +222,7 @@ class TurnLoop:
                     if EXIT_CODES[reason] != 0:  # a failure exit: AgentFailed hooks hear of it
                         failure = c.failure if c.failure is not None else TurnFailure(reason)
                         await self.hooks.agent_failed(error=failure, reason=reason.value)
-                    return TurnResult(
-                        reason, c.tool_iterations, c.total_tokens, error, c.spend, c.failure
-                    )
+                    return TurnResult(reason, c.tool_iterations, error, c.spend, c.failure)
                 stop_continuations += 1
                 self.display.info(f"Stop hook: continuing ({stop_continuations}): {more}")
                 self._push_user_text(more)
@@ -284,14 +276,13 @@ class TurnLoop:
             self.display.end_message()
             usage = response.usage
             c.spend.add(usage)
-            c.total_tokens = c.spend.total  # one meaning of a total: cache tokens count too
             c.last_input_tokens = usage.input_tokens
             self.display.usage(
                 input_tokens=usage.input_tokens,
                 output_tokens=usage.output_tokens,
                 cache_read=usage.cache_read_input_tokens,
                 cache_write=usage.cache_creation_input_tokens,
-                total=c.total_tokens,
+                total=c.spend.total,  # one meaning of a total: cache tokens count too
             )
             content = drop_null_input_tool_uses(response.content)
             self._push(Message(role="assistant", content=content))
