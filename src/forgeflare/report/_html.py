@@ -18,11 +18,10 @@ import os
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 from forgeflare._errors import ConfigError
 from forgeflare.report._digest import Digest
-from forgeflare.report._text import format_cost, format_duration, headline, task_cost_lines
+from forgeflare.report._text import format_cost, format_duration, headline, sections
 from forgeflare.report._todo import NOTHING, Todo
 from forgeflare.supervisor._history import IterationRow
 
@@ -305,48 +304,17 @@ def render_html(
         figure
         if figure is not None
         else "<p class='muted'>(no plot: install forgeflare[report] for the timeline)</p>",
-        "<h2>Commits</h2><ul>",
     ]
-    parts += [
-        f"<li><code>{_e(c.sha[:8])}</code> {_e(c.subject)} <span class='muted'>{_e(c.stat)}"
-        "</span></li>"
-        for c in d.commits
-    ] or ["<li class='muted'>none</li>"]
-    parts.append("</ul><h2>Plan</h2><ul>")
-    parts += [f"<li>☑ {_e(t)}</li>" for t in d.tasks_done]
-    parts += [f"<li>☐ {_e(t)}</li>" for t in d.tasks_open]
-    if not d.tasks_done and not d.tasks_open:
-        parts.append("<li class='muted'>no plan tasks</li>")
-    costs = task_cost_lines(d)
-    if costs:
-        parts.append("</ul><h2>Cost per task</h2><ul>")
-        parts += [f"<li>{_e(line)}</li>" for line in costs]
-    t: dict[str, Any] = d.spend.get("tokens", {})
+    for section in sections(d):
+        if section.lines:
+            items = "".join(f"<li>{_e(line)}</li>" for line in section.lines)
+        elif section.empty is not None:
+            items = f"<li class='muted'>{_e(section.empty)}</li>"
+        else:
+            continue
+        parts.append(f"<h2>{_e(section.title)}</h2><ul>{items}</ul>")
     parts.append(
-        "</ul><h2>Spend</h2><p>"
-        + " · ".join(f"{k.replace('_', ' ')} {v}" for k, v in t.items())
-        + f" · {format_cost(d.spend.get('cost_usd'))}</p>"
-    )
-    parts.append("<h2>Waits</h2><ul>")
-    parts += [
-        f"<li>{_e(w.kind)} {format_duration(w.duration)}"
-        + (f" until {_e(w.until)}" if w.until else "")
-        + "</li>"
-        for w in d.waits
-    ] or ["<li class='muted'>none</li>"]
-    parts.append("</ul><h2>Hook failures</h2><ul>")
-    parts += [f"<li>{_e(h)}</li>" for h in d.hook_failures] or ["<li class='muted'>none</li>"]
-    parts.append("</ul><h2>Convergence signals</h2><ul>")
-    parts += [f"<li>#{n} {_e(name)}</li>" for n, name in d.signals] or [
-        "<li class='muted'>none</li>"
-    ]
-    parts.append("</ul><h2>Completion claims</h2><ul>")
-    parts += [f"<li>{_e(line)}</li>" for line in d.evidence] or ["<li class='muted'>none</li>"]
-    if d.progress:
-        parts.append("</ul><h2>Progress</h2><ul>")
-        parts += [f"<li>{_e(line)}</li>" for line in d.progress]
-    parts.append(
-        "</ul><h2>Iterations</h2><table><tr><th>#</th><th>outcome</th><th>stop reason</th>"
+        "<h2>Iterations</h2><table><tr><th>#</th><th>outcome</th><th>stop reason</th>"
         "<th>duration</th><th>tokens</th><th>cost</th><th>commits</th><th>log</th></tr>"
     )
     for r in d.rows:
