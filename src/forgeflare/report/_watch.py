@@ -22,7 +22,7 @@ from forgeflare._clock import parse_time
 from forgeflare._jsonl import json_objects
 from forgeflare.report._text import format_cost, format_duration
 from forgeflare.supervisor._history import iteration_rows
-from forgeflare.supervisor._records import RecordError, RunRecord, read_run
+from forgeflare.supervisor._records import RecordError, RunRecord, Totals, read_run
 
 __all__ = [
     "WatchState",
@@ -47,10 +47,8 @@ class WatchState:
     max_iterations: int = 0
     iteration: int = 0
     iteration_started_at: datetime | None = None
-    iterations_done: int = 0
-    tokens: int = 0
-    cost_usd: float | None = None
-    commits: int = 0
+    totals: Totals = field(default_factory=Totals)
+    """The run's sums as ``run.json`` has them (iterations, commits, tokens, cost)."""
     open_tasks: int | None = None
     waiting_until: str | None = None
     waiting_kind: str | None = None
@@ -74,10 +72,7 @@ def state_from_run(run: RunRecord | None) -> WatchState:
         max_iterations=run.max_iterations,
         iteration=current.number if current else (rows[-1].number if rows else 0),
         iteration_started_at=parse_time(current.started_at) if current else None,
-        iterations_done=run.totals.iterations,
-        tokens=run.totals.tokens,
-        cost_usd=run.totals.cost_usd,
-        commits=run.totals.commits,
+        totals=run.totals,
         open_tasks=unchecked[-1] if unchecked else None,
         finished=run.finish_type if run.finished_at else None,
         last_outcome=rows[-1].outcome if rows else None,
@@ -139,11 +134,7 @@ def render_status(state: WatchState, now: datetime) -> str:
         status = f"iteration running {elapsed}" + (f" · {state.tool}" if state.tool else "")
     else:
         status = "starting"
-    tasks = f" · open tasks {state.open_tasks}" if state.open_tasks is not None else ""
-    figures = (
-        f"tokens {state.tokens} · {format_cost(state.cost_usd)} · commits {state.commits}{tasks}"
-    )
-    return "\n".join([head, status, figures])
+    return "\n".join([head, status, _figures(state)])
 
 
 def render_line(state: WatchState) -> str:
@@ -157,11 +148,14 @@ def render_line(state: WatchState) -> str:
         )
     else:
         status = "running" + (f" · {state.tool}" if state.tool else "")
+    return f"iteration {state.iteration}{limit} · {status} · {_figures(state)}"
+
+
+def _figures(state: WatchState) -> str:
+    """Tokens, cost, commits and open tasks: the part of the status that counts."""
+    t = state.totals
     tasks = f" · open tasks {state.open_tasks}" if state.open_tasks is not None else ""
-    return (
-        f"iteration {state.iteration}{limit} · {status} · tokens {state.tokens} · "
-        f"{format_cost(state.cost_usd)} · commits {state.commits}{tasks}"
-    )
+    return f"tokens {t.tokens} · {format_cost(t.cost_usd)} · commits {t.commits}{tasks}"
 
 
 def _read_events(path: Path, offset: int) -> tuple[list[dict[str, Any]], int]:
