@@ -50,11 +50,10 @@ class WatchState:
     totals: Totals = field(default_factory=Totals)
     """The run's sums as ``run.json`` has them (iterations, commits, tokens, cost)."""
     open_tasks: int | None = None
-    waiting_until: str | None = None
-    waiting_kind: str | None = None
+    waiting: tuple[str, str | None] | None = None
+    """The wait under way: its kind (``limit_wait``, ``outage``) and, when known, its end."""
     tool: str | None = None
     finished: str | None = None
-    last_outcome: str | None = None
     outcomes: tuple[str, ...] = field(default_factory=tuple)
 
 
@@ -75,7 +74,6 @@ def state_from_run(run: RunRecord | None) -> WatchState:
         totals=run.totals,
         open_tasks=unchecked[-1] if unchecked else None,
         finished=run.finish_type if run.finished_at else None,
-        last_outcome=rows[-1].outcome if rows else None,
         outcomes=tuple(r.outcome for r in rows),
     )
 
@@ -92,17 +90,15 @@ def fold_events(state: WatchState, events: Iterable[Mapping[str, Any]]) -> Watch
                     iteration=number,
                     iteration_started_at=parse_time(event.get("ts")),
                     tool=None,
-                    waiting_until=None,
-                    waiting_kind=None,
+                    waiting=None,
                 )
         elif kind in ("wait_started", "wait"):
             state = replace(
                 state,
-                waiting_until=event.get("until"),
-                waiting_kind=str(event.get("kind", "wait")),
+                waiting=(str(event.get("kind", "wait")), event.get("until")),
             )
         elif kind == "wait_ended":
-            state = replace(state, waiting_until=None, waiting_kind=None)
+            state = replace(state, waiting=None)
         elif kind == "run_finished":
             state = replace(state, finished=str(event.get("finish_type", "finished")))
     return state
@@ -126,9 +122,8 @@ def render_status(state: WatchState, now: datetime) -> str:
     head = f"run {state.run_id} ({state.mode})  iteration {state.iteration}{limit}  total {total}"
     if state.finished:
         status = f"finished: {state.finished}"
-    elif state.waiting_kind:
-        until = f" until {state.waiting_until}" if state.waiting_until else ""
-        status = f"waiting ({state.waiting_kind}){until}"
+    elif state.waiting is not None:
+        status = _waiting(state.waiting)
     elif state.iteration_started_at is not None:
         elapsed = format_duration((now - state.iteration_started_at).total_seconds())
         status = f"iteration running {elapsed}" + (f" · {state.tool}" if state.tool else "")
@@ -142,13 +137,16 @@ def render_line(state: WatchState) -> str:
     limit = f"/{state.max_iterations}" if state.max_iterations else ""
     if state.finished:
         status = f"finished: {state.finished}"
-    elif state.waiting_kind:
-        status = f"waiting ({state.waiting_kind})" + (
-            f" until {state.waiting_until}" if state.waiting_until else ""
-        )
+    elif state.waiting is not None:
+        status = _waiting(state.waiting)
     else:
         status = "running" + (f" · {state.tool}" if state.tool else "")
     return f"iteration {state.iteration}{limit} · {status} · {_figures(state)}"
+
+
+def _waiting(waiting: tuple[str, str | None]) -> str:
+    kind, until = waiting
+    return f"waiting ({kind})" + (f" until {until}" if until else "")
 
 
 def _figures(state: WatchState) -> str:
