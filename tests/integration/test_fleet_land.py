@@ -131,6 +131,15 @@ def fake_gh(tmp_path: Path) -> dict[str, str]:
     return {"PATH": f"{bindir}:/usr/bin:/bin", "GH_LOG": str(tmp_path / "gh")}
 
 
+def add_origin(main: Path, tmp_path: Path, refspec: str) -> Path:
+    """A bare ``origin`` for ``main``, with ``refspec`` pushed to it."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(main, "remote", "add", "origin", str(remote))
+    git(main, "push", "-q", "origin", refspec)
+    return remote
+
+
 def land_pr_in(main: Path, landing: Landing, env: dict[str, str]) -> LandResult:
     return land_pr(main, landing, title="night/parser: the parser", body="the report\n", env=env)
 
@@ -139,10 +148,7 @@ def test_land_pr_pushes_and_opens_a_pull_request(
     repo: tuple[Path, Path], tmp_path: Path, fake_gh: dict[str, str]
 ) -> None:
     main, tree = repo
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    git(main, "remote", "add", "origin", str(remote))
-    git(main, "push", "-q", "origin", "main")
+    remote = add_origin(main, tmp_path, "main")
     commit(tree, "parser.py", "x = 1\n")
     commit(main, "other.txt", "moved on\n")
     result = land_pr_in(main, parser_branch(tree, gate="test -f parser.py"), fake_gh)
@@ -165,10 +171,7 @@ def test_land_pr_never_forces_a_push(
     repo: tuple[Path, Path], tmp_path: Path, fake_gh: dict[str, str]
 ) -> None:
     main, tree = repo
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    git(main, "remote", "add", "origin", str(remote))
-    git(main, "push", "-q", "origin", "main:refs/heads/forgeflare/night/parser")
+    remote = add_origin(main, tmp_path, "main:refs/heads/forgeflare/night/parser")
     commit(main, "elsewhere.txt", "someone else\n")
     git(main, "push", "-q", "origin", "main:refs/heads/forgeflare/night/parser")
     commit(tree, "parser.py", "x = 1\n")
