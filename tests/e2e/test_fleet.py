@@ -17,16 +17,11 @@ from typing import Any
 
 from agent_support import text_response, tool_response
 from mockapi_support import MockServer
+from project_support import git
 from supervisor_agents.project import alive, base_env, wait_for
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
 MILLION = {"input_tokens": 1_000_000, "output_tokens": 0}  # $5 at claude-opus-4-6 prices
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
-    ).stdout.strip()
 
 
 def make_repo(root: Path, *loops: str) -> Path:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -10,12 +9,7 @@ from typing import Any
 import pytest
 
 from forgeflare.fleet._land import Landing, LandResult, land, land_pr, may_land
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
-    ).stdout.strip()
+from project_support import git
 
 
 def commit(cwd: Path, name: str, text: str) -> None:
