@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pytest
+from platform_support import require_pinned_cli
 
 REPO = Path(__file__).resolve().parent.parent
 CLAUDE = REPO / ".cache" / "claude-code" / "node_modules" / ".bin" / "claude"
@@ -21,12 +21,9 @@ __all__ = ["CLAUDE", "VERSION", "claude_env", "require_claude_code"]
 
 def require_claude_code() -> Path:
     """The CLI's path, or skip (fail with FORGEFLARE_REQUIRE_CC=1) when it is not installed."""
-    if CLAUDE.exists():
-        return CLAUDE
-    reason = f"Claude Code {VERSION} is not installed: run `make claude-code` (npm)"
-    if os.environ.get("FORGEFLARE_REQUIRE_CC") == "1":
-        pytest.fail(reason)
-    pytest.skip(reason)
+    return require_pinned_cli(
+        CLAUDE, f"Claude Code {VERSION}", "claude-code", "FORGEFLARE_REQUIRE_CC"
+    )
 
 
 def claude_env(home: Path, url: str, **extra: str) -> dict[str, str]:

@@ -6,8 +6,6 @@ import json
 import os
 import signal
 import stat
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +14,14 @@ from typing import Any
 import psutil
 import pytest
 
-from agent_support import read_json, run_agent, text_response, tool_response, tool_results
+from agent_support import (
+    read_json,
+    run_agent,
+    start_agent_in_bash,
+    text_response,
+    tool_response,
+    tool_results,
+)
 from mockapi_support import MockServer
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
@@ -481,23 +486,8 @@ def test_agent_failed_on_interrupt(tmp_path: Path, mock_api: MockAPI) -> None:
     (tmp_path / "loophooks.py").write_text(EVENTS_HOOKS)
     long_bash = ("Bash", {"command": "touch started && sleep 600"})
     server = mock_api({"responses": [tool_response(long_bash)]})
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env.update({"ANTHROPIC_API_URL": server.url, "ANTHROPIC_API_KEY": "k"})
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "forgeflare", "run", "go", "--hooks-module", "loophooks"],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    proc = start_agent_in_bash(tmp_path, server.url, "--hooks-module", "loophooks")
     try:
-        deadline = time.monotonic() + 60
-        while not (tmp_path / "started").exists():
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "the agent did not reach its Bash command"
-            time.sleep(0.02)  # bounded polling for the marker file
         proc.send_signal(signal.SIGTERM)
         _, stderr = proc.communicate(timeout=30)
     finally:

@@ -18,7 +18,7 @@ from typing import Any
 from agent_support import text_response, tool_response
 from mockapi_support import MockServer
 from project_support import git
-from supervisor_agents.project import alive, base_env, wait_for
+from supervisor_agents.project import alive, env_for, wait_for
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
 MILLION = {"input_tokens": 1_000_000, "output_tokens": 0}  # $5 at claude-opus-4-6 prices
@@ -86,12 +86,6 @@ def loop(name: str, **extra: Any) -> dict[str, Any]:
 
 def conv(name: str, responses: list[dict[str, Any]]) -> dict[str, Any]:
     return {"match": f"Task {name}:", "responses": responses}
-
-
-def env_for(server: MockServer) -> dict[str, str]:
-    return base_env(
-        ANTHROPIC_API_URL=server.url, ANTHROPIC_API_KEY="test-key", FORGEFLARE_TIME_SCALE="0.01"
-    )
 
 
 def fleet(
