@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import stat
+import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -367,21 +368,29 @@ def one_more_round(reason):
 """
 
 
+def run_with_hooks(
+    tmp_path: Path, mock_api: MockAPI, hooks: str, responses: list[dict[str, Any]]
+) -> tuple[subprocess.CompletedProcess[str], MockServer]:
+    """``forgeflare run`` with ``hooks`` as ``--hooks-module loophooks``, against ``responses``."""
+    (tmp_path / "loophooks.py").write_text(hooks)
+    server = mock_api({"responses": responses})
+    return run_agent(tmp_path, server.url, "task", "--hooks-module", "loophooks"), server
+
+
 def test_python_hooks_module_deny_update_and_stop_continue(
     tmp_path: Path, mock_api: MockAPI
 ) -> None:
-    (tmp_path / "loophooks.py").write_text(PY_HOOKS)
-    server = mock_api(
-        {
-            "responses": [
-                tool_response(("Bash", {"command": "git push origin main"})),
-                tool_response(("Bash", {"command": "make"})),
-                text_response("done"),
-                text_response("checked again"),
-            ]
-        }
+    proc, server = run_with_hooks(
+        tmp_path,
+        mock_api,
+        PY_HOOKS,
+        [
+            tool_response(("Bash", {"command": "git push origin main"})),
+            tool_response(("Bash", {"command": "make"})),
+            text_response("done"),
+            text_response("checked again"),
+        ],
     )
-    proc = run_agent(tmp_path, server.url, "task", "--hooks-module", "loophooks")
     assert proc.returncode == 0, proc.stderr
     requests = server.requests()
     assert len(requests) == 4
@@ -445,11 +454,12 @@ def events(tmp_path: Path) -> list[list[Any]]:
 
 
 def test_step_end_fires_after_the_steps_tools(tmp_path: Path, mock_api: MockAPI) -> None:
-    (tmp_path / "loophooks.py").write_text(EVENTS_HOOKS)
-    server = mock_api(
-        {"responses": [tool_response(("Bash", {"command": "sleep 0.3"})), text_response("ok")]}
+    proc, _ = run_with_hooks(
+        tmp_path,
+        mock_api,
+        EVENTS_HOOKS,
+        [tool_response(("Bash", {"command": "sleep 0.3"})), text_response("ok")],
     )
-    proc = run_agent(tmp_path, server.url, "task", "--hooks-module", "loophooks")
     assert proc.returncode == 0, proc.stderr
     assert events(tmp_path) == [
         ["StepStart", 1],
@@ -474,9 +484,7 @@ def test_step_end_fires_after_the_steps_tools(tmp_path: Path, mock_api: MockAPI)
 def test_agent_failed_on_failure_exits(
     tmp_path: Path, mock_api: MockAPI, response: dict[str, Any], status: int, failed: list[str]
 ) -> None:
-    (tmp_path / "loophooks.py").write_text(EVENTS_HOOKS)
-    server = mock_api({"responses": [response]})
-    proc = run_agent(tmp_path, server.url, "task", "--hooks-module", "loophooks")
+    proc, _ = run_with_hooks(tmp_path, mock_api, EVENTS_HOOKS, [response])
     assert proc.returncode == status, proc.stderr
     assert events(tmp_path)[-1] == failed
     assert [e[0] for e in events(tmp_path)].count("AgentFailed") == 1
@@ -519,18 +527,17 @@ async def slow_observer(tool):
 def test_python_hook_timeout_fails_closed_for_guards_open_elsewhere(
     tmp_path: Path, mock_api: MockAPI
 ) -> None:
-    (tmp_path / "loophooks.py").write_text(TIMEOUT_HOOKS)
-    server = mock_api(
-        {
-            "responses": [
-                tool_response(("Bash", {"command": "echo slow > ran"})),
-                tool_response(("Bash", {"command": "echo fast > ran"})),
-                text_response("done"),
-            ]
-        }
-    )
     started = time.monotonic()
-    proc = run_agent(tmp_path, server.url, "task", "--hooks-module", "loophooks")
+    proc, server = run_with_hooks(
+        tmp_path,
+        mock_api,
+        TIMEOUT_HOOKS,
+        [
+            tool_response(("Bash", {"command": "echo slow > ran"})),
+            tool_response(("Bash", {"command": "echo fast > ran"})),
+            text_response("done"),
+        ],
+    )
     assert proc.returncode == 0, proc.stderr
     assert time.monotonic() - started < 20
     (blocked,) = tool_results(server.requests()[1])
@@ -611,6 +618,7 @@ def test_lone_surrogates_from_a_guard_and_the_api_never_crash_the_run(
 
 
 EXITING_HOOKS = """
+import subprocess
 import sys
 from forgeflare.hooks import hook
 
@@ -634,17 +642,16 @@ def test_a_python_hook_that_exits_or_interrupts_is_a_hook_failure(
 ) -> None:
     # SystemExit and KeyboardInterrupt from a hook used to end the agent with an exception
     # group and no final; they are failures with the documented meaning, like any exception.
-    (tmp_path / "loophooks.py").write_text(EXITING_HOOKS)
-    server = mock_api(
-        {
-            "responses": [
-                tool_response(("Bash", {"command": "echo first > ran"})),
-                tool_response(("Bash", {"command": "echo second > ran"})),
-                text_response("done"),
-            ]
-        }
+    proc, server = run_with_hooks(
+        tmp_path,
+        mock_api,
+        EXITING_HOOKS,
+        [
+            tool_response(("Bash", {"command": "echo first > ran"})),
+            tool_response(("Bash", {"command": "echo second > ran"})),
+            text_response("done"),
+        ],
     )
-    proc = run_agent(tmp_path, server.url, "task", "--hooks-module", "loophooks")
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     (blocked,) = tool_results(server.requests()[1])
