@@ -524,30 +524,31 @@ async def slow_observer(tool):
 """
 
 
+def _guard_fails_then_runs(
+    tmp_path: Path, mock_api: MockAPI, hooks: str, first: str, second: str
+) -> tuple[subprocess.CompletedProcess[str], str]:
+    """Bash ``echo FIRST > ran`` (its guard fails), then ``echo SECOND > ran`` (it runs): the
+    agent's run and the first call's error."""
+    echo = [tool_response(("Bash", {"command": f"echo {word} > ran"})) for word in (first, second)]
+    proc, server = run_with_hooks(tmp_path, mock_api, hooks, [*echo, text_response("done")])
+    assert proc.returncode == 0, proc.stderr
+    (blocked,) = tool_results(server.requests()[1])
+    assert blocked["is_error"] is True
+    (ran,) = tool_results(server.requests()[2])
+    assert ran["is_error"] is False
+    assert (tmp_path / "ran").read_text() == f"{second}\n"
+    return proc, str(blocked["content"])
+
+
 def test_python_hook_timeout_fails_closed_for_guards_open_elsewhere(
     tmp_path: Path, mock_api: MockAPI
 ) -> None:
     started = time.monotonic()
-    proc, server = run_with_hooks(
-        tmp_path,
-        mock_api,
-        TIMEOUT_HOOKS,
-        [
-            tool_response(("Bash", {"command": "echo slow > ran"})),
-            tool_response(("Bash", {"command": "echo fast > ran"})),
-            text_response("done"),
-        ],
-    )
-    assert proc.returncode == 0, proc.stderr
+    proc, blocked = _guard_fails_then_runs(tmp_path, mock_api, TIMEOUT_HOOKS, "slow", "fast")
     assert time.monotonic() - started < 20
-    (blocked,) = tool_results(server.requests()[1])
-    assert blocked["is_error"] is True
-    assert blocked["content"] == (
+    assert blocked == (
         "hook failed: loophooks.slow_guard timed out after 200ms (tool blocked by default)"
     )
-    (ran,) = tool_results(server.requests()[2])
-    assert ran["is_error"] is False
-    assert (tmp_path / "ran").read_text() == "fast\n"
     assert "loophooks.slow_observer timed out after 200ms (ignored)" in proc.stderr
     assert final_of(tmp_path)["final"]["reason"] == "end_turn"  # no signal from a timed-out hook
 
@@ -642,24 +643,9 @@ def test_a_python_hook_that_exits_or_interrupts_is_a_hook_failure(
 ) -> None:
     # SystemExit and KeyboardInterrupt from a hook used to end the agent with an exception
     # group and no final; they are failures with the documented meaning, like any exception.
-    proc, server = run_with_hooks(
-        tmp_path,
-        mock_api,
-        EXITING_HOOKS,
-        [
-            tool_response(("Bash", {"command": "echo first > ran"})),
-            tool_response(("Bash", {"command": "echo second > ran"})),
-            text_response("done"),
-        ],
-    )
-    assert proc.returncode == 0, proc.stderr
+    proc, blocked = _guard_fails_then_runs(tmp_path, mock_api, EXITING_HOOKS, "first", "second")
     assert "Traceback" not in proc.stderr
-    (blocked,) = tool_results(server.requests()[1])
-    assert blocked["is_error"] is True
-    assert "loophooks.exiting_guard raised SystemExit" in blocked["content"]
-    (ran,) = tool_results(server.requests()[2])
-    assert ran["is_error"] is False
-    assert (tmp_path / "ran").read_text() == "second\n"
+    assert "loophooks.exiting_guard raised SystemExit" in blocked
     assert "loophooks.interrupting_observer raised KeyboardInterrupt" in proc.stderr
     assert "loophooks.exiting_stop raised SystemExit: bye" in proc.stderr
     assert final_of(tmp_path)["final"]["reason"] == "end_turn"
