@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test lint check pytest demo bench dist clean claude-code codex
+.PHONY: venv test test-fast lint check pytest demo bench dist clean claude-code codex
 
 # The pinned Claude Code the integration tests drive (npm, into a cache folder of this repo).
 CLAUDE_CODE_VERSION := 2.1.197
@@ -34,6 +34,11 @@ pytest: $(STAMP)
 	$(BIN)/pytest -n 2
 
 test: lint pytest
+
+# The fast tier: everything but the end-to-end tests and the real Claude Code/Codex runs
+# (tests/conftest.py marks those `slow`).
+test-fast: $(STAMP)
+	$(BIN)/pytest -n 2 -m "not slow"
 
 # The offline demo needs forgeflare alone: a venv with `pip install -e .` (seconds), not the
 # dev toolchain; a venv `make venv` built already serves too.

@@ -7,16 +7,29 @@ Tests that drive the real Claude Code take the ``claude_code`` fixture: the path
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 from pathlib import Path
+from typing import Any
 
+from mockapi_support import MockServer
 from platform_support import require_pinned_cli
 
 REPO = Path(__file__).resolve().parent.parent
 CLAUDE = REPO / ".cache" / "claude-code" / "node_modules" / ".bin" / "claude"
 VERSION = "2.1.197"
 
-__all__ = ["CLAUDE", "VERSION", "claude_env", "require_claude_code"]
+__all__ = [
+    "CLAUDE",
+    "VERSION",
+    "claude_env",
+    "claude_print",
+    "conversation_turns",
+    "last_user_text",
+    "require_claude_code",
+    "session_of",
+]
 
 
 def require_claude_code() -> Path:
@@ -40,3 +53,52 @@ def claude_env(home: Path, url: str, **extra: str) -> dict[str, str]:
     )
     env.update(extra)
     return env
+
+
+def claude_print(
+    claude_code: Path, project: Path, home: Path, server: MockServer, *args: str
+) -> subprocess.CompletedProcess[str]:
+    """One ``claude -p`` session (``args``: options, then the prompt) in ``project`` against
+    the mock, its output as stream JSON, with the stop-hook's lag wait ample (3 s) so that a
+    loaded machine never turns "not written yet" into "continue"."""
+    flags = ["-p", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"]
+    return subprocess.run(
+        [str(claude_code), *flags, *args],
+        cwd=project,
+        env=claude_env(
+            home,
+            server.url,
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+            FORGEFLARE_STOPHOOK_WAIT_MS="3000",
+        ),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def conversation_turns(server: MockServer) -> list[dict[str, Any]]:
+    """The conversation requests the mock got (not Claude Code's side requests), in order."""
+    return [
+        r["body"]
+        for r in server.requests()
+        if r["path"] == "/v1/messages" and isinstance(r["body"], dict) and r["body"].get("tools")
+    ]
+
+
+def last_user_text(body: dict[str, Any]) -> str:
+    """The text of a request's last message (Claude Code's continuation after a block)."""
+    content = body["messages"][-1]["content"]
+    if isinstance(content, str):
+        return content
+    return "\n".join(b.get("text", "") for b in content if isinstance(b, dict))
+
+
+def session_of(out: subprocess.CompletedProcess[str]) -> str:
+    """The session id in a ``claude -p --output-format stream-json`` result line."""
+    for line in out.stdout.splitlines():
+        if line.startswith("{") and '"type":"result"' in line:
+            session: str = json.loads(line)["session_id"]
+            return session
+    raise AssertionError(f"no result line\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}")

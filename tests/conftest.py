@@ -37,13 +37,29 @@ settings.register_profile("dev")
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
+# The helpers of the tests that drive a real Claude Code or Codex CLI.
+_REAL_CLI_SUPPORT = {"claude_code_support", "codex_support"}
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", LINUX_ONLY_MARKER)
 
 
+def is_slow(item: pytest.Item) -> bool:
+    """The slow tier: end-to-end tests, and tests that drive the real Claude Code or Codex."""
+    if item.path.parent.name == "e2e" or "claude_code" in getattr(item, "fixturenames", ()):
+        return True
+    module = getattr(item, "module", None)
+    names = vars(module).values() if module is not None else ()
+    return any(getattr(value, "__module__", None) in _REAL_CLI_SUPPORT for value in names)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # Tests that read /proc or start bubblewrap skip elsewhere with their stated reason.
     for item in items:
+        # `pytest -m "not slow"` (make test-fast) runs the fast tier alone.
+        if is_slow(item):
+            item.add_marker(pytest.mark.slow)
+        # Tests that read /proc or start bubblewrap skip elsewhere with their stated reason.
         marker = item.get_closest_marker("linux_only")
         if marker is None:
             continue

@@ -24,6 +24,7 @@ PLUGIN_FILES = (
     "commands/loop.md",
     "commands/cancel.md",
     "commands/status.md",
+    "commands/answer.md",
 )
 """The Claude Code plugin's files (package data), as ``install --plugin`` writes them."""
 

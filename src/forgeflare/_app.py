@@ -50,7 +50,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Claude Code's Stop hook and the loops it drives inside one agent session.",
     ),
     "mock-api": ("mockapi._cli", "Serve a scripted, protocol-accurate Messages API (offline)."),
-    "trust": ("trust._cli", "Review and trust what a project would run."),
+    "trust": ("supervisor._trustcli", "Review and trust what a project would run."),
     "runs": ("report._cli", "List a project's loop runs, newest first."),
     "report": ("report._cli", "Show one run (default: the newest) as a report."),
     "watch": ("report._cli", "Watch a running loop from another terminal, until it ends."),

@@ -28,6 +28,8 @@ __all__ = [
     "RULE",
     "SIGNALS",
     "Mode",
+    "answer_preamble",
+    "blocked_hint",
     "completion_hint",
     "completion_signal",
     "count_unchecked",
@@ -262,6 +264,25 @@ BLOCKED_PROMPT = (
 """Appended to every loop iteration's prompt: how the agent asks a question."""
 
 NO_QUESTION = "(the agent gave no question)"
+
+
+def blocked_hint() -> str:
+    """The sentence that tells a model in a stop-hook loop how to ask a person a question
+    (it follows :func:`completion_hint`, whose rule it refers to)."""
+    return (
+        f"If only a person can decide how to go on, write {BLOCKED_TAG} the same way, with your "
+        "question on the lines after it; do not guess."
+    )
+
+
+def answer_preamble(question: str, answer: str) -> str:
+    """What the next prompt (or continuation) starts with once a question was answered."""
+    return (
+        "An earlier iteration of this loop stopped to ask a question; it has been answered.\n\n"
+        f"Question:\n{question.strip()}\n\nAnswer:\n{answer.strip()}\n\n---\n\n"
+    )
+
+
 """The question recorded when the tag stands with nothing after it."""
 
 

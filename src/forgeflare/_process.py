@@ -165,123 +165,177 @@ async def run_child(
     would find. ``pass_fds`` are inherited by the child (a secrets descriptor, see
     ``_keychannel``). Raises ``OSError`` when the program cannot start.
     """
-    started = time.monotonic()
-    since = time.time()  # descendants adopted later (a subreaper's orphans) started after it
-    emit: Callable[[bytes], object] | None = on_output
-    splitter = _Lines(on_output) if on_output is not None and lines else None
-    if splitter is not None:
-        emit = splitter
-    why: list[str] = []  # "stopped" or "killed", the first request wins
-    run_scope = trio.CancelScope(deadline=trio.current_time() + timeout if timeout else math.inf)
-    pump_scope = trio.CancelScope()
-    watch_scope = trio.CancelScope()
-    leader_done = trio.Event()
+    child = _ChildRun(
+        argv=list(argv),
+        cwd=cwd,
+        env=env,
+        stdin=stdin,
+        on_output=on_output,
+        lines=lines,
+        stderr=stderr,
+        timeout=timeout,
+        grace=grace,
+        stop=stop,
+        kill=kill,
+        marker=marker,
+        drain=drain,
+        on_start=on_start,
+        die_with_parent=die_with_parent,
+        pass_fds=tuple(pass_fds),
+    )
+    return await child.run()
 
-    async def deliver_cancel(proc: trio.Process) -> None:
+
+@dataclass
+class _ChildRun:
+    """One child's run (:func:`run_child`'s arguments): its cancel scopes, what ended it, and
+    the tasks that start, watch, read and clean up after it."""
+
+    argv: list[str]
+    cwd: Path | str | None
+    env: Mapping[str, str] | None
+    stdin: bytes | None
+    on_output: Callable[[bytes], object] | None
+    lines: bool
+    stderr: int | None
+    timeout: float | None
+    grace: float
+    stop: trio.Event | None
+    kill: trio.Event | None
+    marker: tuple[str, str] | None
+    drain: float
+    on_start: Callable[[trio.Process], None] | None
+    die_with_parent: bool
+    pass_fds: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        self.started = time.monotonic()
+        self.since = (
+            time.time()
+        )  # descendants adopted later (a subreaper's orphans) started after it
+        self.splitter = (
+            _Lines(self.on_output) if self.on_output is not None and self.lines else None
+        )
+        self.emit: Callable[[bytes], object] | None = self.splitter or self.on_output
+        self.why: list[str] = []  # "stopped" or "killed", the first request wins
+        deadline = trio.current_time() + self.timeout if self.timeout else math.inf
+        self.run_scope = trio.CancelScope(deadline=deadline)
+        self.pump_scope = trio.CancelScope()
+        self.watch_scope = trio.CancelScope()
+        self.leader_done = trio.Event()
+        self.proc: trio.Process | None = None
+        self.cleaned = False
+
+    async def run(self) -> ChildResult:
+        """Start the child, follow it to its end, and leave nothing of it behind."""
+        spawn_error: OSError | None = None
+        try:
+            async with trio.open_nursery() as nursery:
+                try:
+                    self.proc = await nursery.start(self.runner)
+                except OSError as exc:  # raised bare below, not wrapped in this nursery's group
+                    spawn_error = exc
+                if self.proc is not None:
+                    await self.follow(nursery, self.proc)
+        finally:
+            # Cancelled from outside (or crashed): the nursery has waited for run_process, which
+            # delivered the cancel and reaped the leader. End what is left; the error goes on.
+            with trio.CancelScope(shield=True):
+                await self.close()
+        if spawn_error is not None:
+            raise spawn_error
+        assert self.proc is not None
+        assert self.proc.returncode is not None
+        return ChildResult(
+            returncode=self.proc.returncode,
+            timed_out=bool(self.run_scope.cancelled_caught and not self.why),
+            stopped=bool(self.why),
+            duration=time.monotonic() - self.started,
+        )
+
+    async def close(self) -> None:
+        """What is left after the leader: the group (unless ``follow`` ended it), the pipe."""
+        proc = self.proc
+        if proc is not None and not self.cleaned:
+            await _cleanup(proc, self.grace, self.kill, self.marker, self.since)
+        if proc is not None:
+            spawned(proc.pid, alive=False)
+        if proc is not None and proc.stdout is not None:
+            await proc.stdout.aclose()
+        if self.splitter is not None:
+            self.splitter.flush()
+
+    async def deliver_cancel(self, proc: trio.Process) -> None:
         # trio cancels this as soon as the leader is reaped; the rest of the group is
-        # handled after that, below.
-        if "killed" in why or (kill is not None and kill.is_set()) or grace <= 0:
+        # handled after that, in ``follow`` or ``close``.
+        kill = self.kill
+        if "killed" in self.why or (kill is not None and kill.is_set()) or self.grace <= 0:
             kill_group(proc.pid, signal.SIGKILL)
             return
         kill_group(proc.pid, signal.SIGTERM)
-        with trio.move_on_after(grace):
+        with trio.move_on_after(self.grace):
             await _wait_event(kill)
         kill_group(proc.pid, signal.SIGKILL)
 
-    async def runner(*, task_status: trio.TaskStatus[trio.Process]) -> None:
+    async def runner(self, *, task_status: trio.TaskStatus[trio.Process]) -> None:
         try:
-            with run_scope:
+            with self.run_scope:
                 await trio.run_process(
-                    list(argv),
-                    stdin=subprocess.DEVNULL if stdin is None else stdin,
-                    stdout=subprocess.PIPE if emit is not None else None,
-                    stderr=stderr,
-                    cwd=None if cwd is None else str(cwd),
-                    env=None if env is None else dict(env),
+                    self.argv,
+                    stdin=subprocess.DEVNULL if self.stdin is None else self.stdin,
+                    stdout=subprocess.PIPE if self.emit is not None else None,
+                    stderr=self.stderr,
+                    cwd=None if self.cwd is None else str(self.cwd),
+                    env=None if self.env is None else dict(self.env),
                     check=False,
-                    deliver_cancel=deliver_cancel,
+                    deliver_cancel=self.deliver_cancel,
                     process_group=0,
-                    pass_fds=tuple(pass_fds),
+                    pass_fds=self.pass_fds,
                     task_status=task_status,
-                    preexec_fn=term_on_parent_death if die_with_parent else None,
+                    preexec_fn=term_on_parent_death if self.die_with_parent else None,
                 )
         finally:
-            watch_scope.cancel()
-            leader_done.set()
+            self.watch_scope.cancel()
+            self.leader_done.set()
 
-    async def watch(event: trio.Event, name: str) -> None:
+    async def watch(self, event: trio.Event, name: str) -> None:
         await event.wait()
-        if not why:
-            why.append(name)
-        run_scope.cancel()
+        if not self.why:
+            self.why.append(name)
+        self.run_scope.cancel()
 
-    async def pump(stream: trio.lowlevel.FdStream, fd: int) -> None:
+    async def pump(self, stream: trio.lowlevel.FdStream, fd: int) -> None:
+        emit = self.emit
         assert emit is not None
-        with pump_scope:
+        with self.pump_scope:
             while chunk := await stream.receive_some(_CHUNK):
                 emit(chunk)
-        if pump_scope.cancelled_caught and drain <= 0:
+        if self.pump_scope.cancelled_caught and self.drain <= 0:
             # Read what the child wrote before it exited, without waiting for EOF.
             with contextlib.suppress(OSError):
                 while chunk := os.read(fd, _CHUNK):
                     emit(chunk)
 
-    proc: trio.Process | None = None
-    spawn_error: OSError | None = None
-    cleaned = False
-
-    async def follow(nursery: trio.Nursery, proc: trio.Process) -> None:
-        nonlocal cleaned
+    async def follow(self, nursery: trio.Nursery, proc: trio.Process) -> None:
         spawned(proc.pid, alive=True)
-        if on_start is not None:
-            on_start(proc)
-        if emit is not None:
+        if self.on_start is not None:
+            self.on_start(proc)
+        if self.emit is not None:
             assert isinstance(proc.stdout, trio.lowlevel.FdStream)
-            nursery.start_soon(pump, proc.stdout, proc.stdout.fileno())
-        with watch_scope:
+            nursery.start_soon(self.pump, proc.stdout, proc.stdout.fileno())
+        with self.watch_scope:
             async with trio.open_nursery() as watchers:
-                if stop is not None:
-                    watchers.start_soon(watch, stop, "stopped")
-                if kill is not None:
-                    watchers.start_soon(watch, kill, "killed")
-        await leader_done.wait()
-        cleaned = True
-        await _cleanup(proc, grace, kill, marker, since)
-        if drain > 0:
-            pump_scope.deadline = trio.current_time() + drain
+                if self.stop is not None:
+                    watchers.start_soon(self.watch, self.stop, "stopped")
+                if self.kill is not None:
+                    watchers.start_soon(self.watch, self.kill, "killed")
+        await self.leader_done.wait()
+        self.cleaned = True
+        await _cleanup(proc, self.grace, self.kill, self.marker, self.since)
+        if self.drain > 0:
+            self.pump_scope.deadline = trio.current_time() + self.drain
         else:
-            pump_scope.cancel()
-
-    try:
-        async with trio.open_nursery() as nursery:
-            try:
-                proc = await nursery.start(runner)
-            except OSError as exc:  # raised bare below, not wrapped in this nursery's group
-                spawn_error = exc
-            if proc is not None:
-                await follow(nursery, proc)
-    finally:
-        # Cancelled from outside (or crashed): the nursery has waited for run_process, which
-        # delivered the cancel and reaped the leader. End what is left; the error goes on.
-        with trio.CancelScope(shield=True):
-            if proc is not None and not cleaned:
-                await _cleanup(proc, grace, kill, marker, since)
-            if proc is not None:
-                spawned(proc.pid, alive=False)
-            if proc is not None and proc.stdout is not None:
-                await proc.stdout.aclose()
-        if splitter is not None:
-            splitter.flush()
-    if spawn_error is not None:
-        raise spawn_error
-    assert proc is not None
-    assert proc.returncode is not None
-    return ChildResult(
-        returncode=proc.returncode,
-        timed_out=bool(run_scope.cancelled_caught and not why),
-        stopped=bool(why),
-        duration=time.monotonic() - started,
-    )
+            self.pump_scope.cancel()
 
 
 async def _cleanup(

@@ -29,6 +29,11 @@ HINT = {
         "<grind-done>MAX_ISSUES</grind-done> also ends the loop."
     ),
 }
+ASK = (
+    " If only a person can decide how to go on, write <loop-done>BLOCKED</loop-done> the same "
+    "way, with your question on the lines after it; do not guess."
+)
+HINT = {mode: hint + ASK for mode, hint in HINT.items()}
 
 
 def now_iso(delta_s: float = 0, *, suffix: str = "Z") -> str:

@@ -25,7 +25,7 @@ from forgeflare.hooks import (
     make_hook,
 )
 from forgeflare.hooks._api import python_verdict
-from forgeflare.hooks._types import Allow, Block, Continue, Signal, Stop
+from forgeflare.hooks._types import Allow, Block, Blocked, Continue, Signal, Stop
 
 
 def test_make_hook_takes_the_arguments_it_names() -> None:
@@ -146,6 +146,14 @@ def test_python_verdict_accepts_only_the_events_answers() -> None:
     wrong = python_verdict(HookEvent.POST_TOOL_USE, "h", Block("x"))
     assert wrong.failure is not None
     assert wrong.failure.detail == "returned Block, expected Continue, Signal or None"
+    asked = python_verdict(HookEvent.STOP, "h", Blocked("v1 or v2?"))
+    assert asked.answer == Blocked("v1 or v2?")
+    assert asked.outcome == "blocked"
+    late = python_verdict(HookEvent.POST_TOOL_USE, "h", Blocked("v1 or v2?"))
+    assert late.failure is not None
+    wrong_stop = python_verdict(HookEvent.STOP, "h", Block("x"))
+    assert wrong_stop.failure is not None
+    assert wrong_stop.failure.detail == "returned Block, expected Continue, Stop, Blocked or None"
     observe = python_verdict(HookEvent.STEP_END, "h", Continue())
     assert observe.failure is not None
     assert observe.failure.detail == "returned Continue, expected None"

@@ -25,7 +25,7 @@ from forgeflare.hooks._protocol import (
     stop_payload,
     truncate_result,
 )
-from forgeflare.hooks._types import Block, Signal
+from forgeflare.hooks._types import Block, Blocked, Signal
 
 MARKER_PREFIX = "\n... (truncated for hook, full result: "
 
@@ -228,6 +228,17 @@ def test_stop_unrecognised_action_is_continue_with_note() -> None:
     assert "'signal'" in r.note
     assert interpret_stop(_ok({"action": "continue"})).note is None
     assert interpret_stop(_ok(b"{")).outcome == "invalid_json"
+
+
+def test_stop_blocked_parks_on_its_question() -> None:
+    r = interpret_stop(_ok({"action": "blocked", "question": "  v1 or v2?\n"}))
+    assert (r.outcome, r.answer, r.note) == ("blocked", Blocked("v1 or v2?"), None)
+    for out in ({"action": "blocked"}, {"action": "blocked", "question": " "},
+                {"action": "blocked", "question": 3}):  # fmt: skip
+        broken = interpret_stop(_ok(out))
+        assert broken.outcome == "invalid_json"
+        assert broken.failure is not None
+        assert broken.failure.detail == "blocked action without a 'question'"
 
 
 def test_observe_output_ignored_unless_broken() -> None:

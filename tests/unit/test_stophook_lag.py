@@ -137,6 +137,20 @@ def test_a_tag_in_the_first_of_two_blocks_completes_once_the_file_catches_up(
     assert not state.exists()
 
 
+def test_a_transcript_not_created_yet_is_waited_for_like_a_lagging_one(tmp_path: Path) -> None:
+    """Claude Code 2.1.197 may run a session's first Stop hook before the transcript exists
+    (seen: about one first turn in two on a busy machine); a missing file is lag, not an
+    unreadable one that leaves only the last block to judge."""
+    state = loop(tmp_path, "loop")
+    transcript = tmp_path / "t.jsonl"
+    final = entry("m2", [text(f"All tests pass.\n{DONE}"), text("Summary: fixed two.")])
+    catch_up = writer(transcript, prompt("Fix it"), final)
+    code, err = stop(tmp_path, transcript, "Summary: fixed two.", catch_up, "5000")
+    assert code == 0, err
+    assert "loop complete" in err
+    assert not state.exists()
+
+
 def test_without_waiting_the_same_stop_misses_the_tag(tmp_path: Path) -> None:
     """The check above fails without the wait: judged on Claude Code's last block alone."""
     state = loop(tmp_path, "loop")

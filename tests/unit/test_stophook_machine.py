@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from forgeflare.stophook import (
+    BLOCK_MESSAGE,
     SIGNALS,
     STALE_AFTER,
     Corrupt,
@@ -18,7 +19,9 @@ from forgeflare.stophook import (
     Mode,
     Phase,
     block_reason,
+    claimed,
     push_frame,
+    record_answer,
     transition,
 )
 
@@ -27,8 +30,12 @@ DONE = "All tests pass.\n<loop-done>COMPLETE</loop-done>\n"
 LOOP_HINT = (
     "To finish, write <loop-done>COMPLETE</loop-done> on its own line, outside code, in the "
     "final message of your turn (its text, not thinking or tool calls). "
-    "<loop-done>MAX_ITERATIONS</loop-done> or <loop-done>STUCK</loop-done> also end the loop."
+    "<loop-done>MAX_ITERATIONS</loop-done> or <loop-done>STUCK</loop-done> also end the loop. "
+    "If only a person can decide how to go on, write <loop-done>BLOCKED</loop-done> the same "
+    "way, with your question on the lines after it; do not guess."
 )
+ASKS = "I cannot choose.\n<loop-done>BLOCKED</loop-done>\nWhich API: v1 or v2?\nv2 is in beta."
+QUESTION = "Which API: v1 or v2?\nv2 is in beta."
 
 
 def record(*frames: Frame, event: Event = Event.STATE, age_s: float = 60) -> LoopRecord:
@@ -139,6 +146,135 @@ def test_active_to_aborted_on_abort_event() -> None:
     assert (new, decision.phase, decision.block) == (None, Phase.ABORTED, False)
 
 
+# --- a question parks the loop (issue 30) -----------------------------------------------------
+
+
+def parked(iter: int = 2, answer: str = "", session_id: str = "s1") -> Frame:
+    return frame(iter=iter, prompt="Fix it")._replace(
+        question=QUESTION, answer=answer, session_id=session_id
+    )
+
+
+def test_active_to_blocked_keeps_the_frame_with_its_question() -> None:
+    state = record(frame(iter=2, prompt="Fix it"))
+    new, decision = transition(state, ASKS, NOW, "s1", judged="msg_9")
+    assert (decision.phase, decision.block, decision.exit_code) == (Phase.BLOCKED, False, 0)
+    assert new == LoopRecord(
+        Event.STATE, "r1", NOW, (parked()._replace(judged="msg_9"),)
+    )  # same iteration, claimed by the session, the judged message kept
+    assert "the agent asks: Which API: v1 or v2?" in decision.note
+    assert "/forgeflare:answer" in decision.note
+    assert new is not None
+    assert new.stack[-1].blocked
+
+
+def test_blocked_to_blocked_allows_every_stop_and_changes_nothing() -> None:
+    state = record(parked())
+    for text in ("Hello!", DONE, ASKS, None, ""):
+        new, decision = transition(state, text, NOW, "s1")
+        assert new is state
+        assert (decision.phase, decision.block) == (Phase.BLOCKED, False)
+        assert "waits for an answer" in decision.note
+
+
+def test_blocked_to_active_once_answered_continues_the_same_iteration() -> None:
+    state = record(parked(answer="v2, it is stable enough"))
+    new, decision = transition(state, "Answer recorded.", NOW, "s1", judged="msg_10")
+    assert (decision.phase, decision.block, decision.exit_code) == (Phase.ACTIVE, True, 2)
+    resumed = frame(iter=2, prompt="Fix it")._replace(session_id="s1", judged="msg_10")
+    assert new == LoopRecord(Event.STATE, "r1", NOW, (resumed,))
+    assert decision.reason == (
+        "An earlier iteration of this loop stopped to ask a question; it has been answered."
+        f"\n\nQuestion:\n{QUESTION}\n\nAnswer:\nv2, it is stable enough\n\n---\n\n"
+        + block_reason(resumed)
+    )
+    assert BLOCK_MESSAGE.format(n=2, max=5) in decision.reason
+
+
+def test_an_answer_continues_even_when_the_text_cannot_be_read_or_at_the_cap() -> None:
+    at_cap = record(frame(iter=5, max=5)._replace(question="Q?", answer="A."))
+    for text in (None, "x", DONE):
+        new, decision = transition(at_cap, text, NOW)
+        assert decision.block
+        assert decision.reason.startswith("An earlier iteration")
+        assert new is not None
+        assert new.stack[-1].iter == 5
+
+
+def test_question_on_the_last_iteration_parks_rather_than_sticks() -> None:
+    new, decision = transition(record(frame(iter=5, max=5)), ASKS, NOW)
+    assert decision.phase is Phase.BLOCKED
+    assert new is not None
+    assert new.stack[-1].question == QUESTION
+
+
+def test_completion_wins_over_a_question_in_the_same_message() -> None:
+    new, decision = transition(record(frame()), f"{ASKS}\n{DONE}", NOW)
+    assert (new, decision.phase) == (None, Phase.COMPLETING)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["```\n<loop-done>BLOCKED</loop-done>\nWhich?\n```", "Write `<loop-done>BLOCKED</loop-done>`"],
+    ids=["fenced", "inline-code"],
+)
+def test_a_quoted_tag_does_not_park(text: str) -> None:
+    assert transition(record(frame()), text, NOW)[1].phase is Phase.ACTIVE
+
+
+def test_a_parked_frame_is_never_stale_and_another_session_passes_by() -> None:
+    old = record(parked(), age_s=STALE_AFTER.total_seconds() * 10)
+    assert transition(old, "x", NOW, "s1")[1].phase is Phase.BLOCKED
+    assert transition(old, "x", NOW, "s2") == (old, transition(None, "x", NOW)[1])
+    # ... and starting a new loop nests on it rather than replacing it.
+    assert len(push_frame(old, frame(), NOW, "other").stack) == 2
+    old_answer = record(parked(answer="A."), age_s=STALE_AFTER.total_seconds() * 10)
+    assert transition(old_answer, "x", NOW, "s1")[1].reason.startswith("An earlier iteration")
+    assert len(push_frame(old_answer, frame(), NOW, "other").stack) == 2
+
+
+def test_an_inner_loop_completing_over_a_parked_outer_one_lets_the_session_stop() -> None:
+    state = record(parked(), frame(iter=1, mode=Mode.ISSUE))
+    new, decision = transition(state, "<issue-complete>DONE</issue-complete>", NOW, "s1")
+    assert (decision.phase, decision.block) == (Phase.COMPLETING, False)
+    assert "waits for an answer" in decision.note
+    assert new is not None
+    assert new.stack == (parked(),)
+
+
+def test_a_parked_frame_makes_no_claim() -> None:
+    assert claimed(record(parked()), DONE) is None
+    assert claimed(record(frame()), DONE) == frame()
+
+
+@pytest.mark.parametrize(
+    ("state", "answer", "why"),
+    [
+        (record(parked()), "  ", "the answer is empty"),
+        (None, "A", "no loop in this project"),
+        (record(), "A", "no loop in this project"),
+        (record(parked(), event=Event.DONE), "A", "no loop in this project"),
+        (Corrupt("x"), "A", "no loop in this project"),
+        (record(frame()), "A", "the running loop-mode loop asked no question (it is not blocked)"),
+    ],
+    ids=["empty", "none", "empty-stack", "done", "corrupt", "not-blocked"],
+)
+def test_record_answer_refuses_with_one_reason(
+    state: LoopRecord | Corrupt | None, answer: str, why: str
+) -> None:
+    assert record_answer(state, answer, NOW) == why
+
+
+def test_record_answer_answers_the_running_frame_and_renews_the_time() -> None:
+    outer = frame(mode=Mode.GRIND)
+    state = record(outer, parked(), age_s=9000)
+    answered = record_answer(state, "  use v2\n", NOW)
+    assert answered == LoopRecord(Event.STATE, "r1", NOW, (outer, parked(answer="use v2")))
+    again = record_answer(answered, "v1 after all", NOW)  # a second answer replaces the first
+    assert isinstance(again, LoopRecord)
+    assert again.stack[-1].answer == "v1 after all"
+
+
 # --- around the table --------------------------------------------------------------------------
 
 
@@ -204,6 +340,8 @@ frames = st.builds(
     iter=st.integers(min_value=0, max_value=50),
     max=st.integers(min_value=1, max_value=50),
     prompt=st.text(max_size=30),
+    question=st.sampled_from(["", "Which?"]),
+    answer=st.sampled_from(["", "This."]),
 )
 records = st.builds(
     LoopRecord,
@@ -220,7 +358,12 @@ texts = st.one_of(
     st.none(),
     st.text(max_size=200),
     st.lists(
-        st.one_of(st.text(max_size=40), st.sampled_from(all_signals), st.just("```")), max_size=8
+        st.one_of(
+            st.text(max_size=40),
+            st.sampled_from([*all_signals, "<loop-done>BLOCKED</loop-done>"]),
+            st.just("```"),
+        ),
+        max_size=8,
     ).map("\n".join),
 )
 
@@ -236,8 +379,9 @@ def test_no_exception_and_blocks_only_from_active(
         assert decision.phase is Phase.ACTIVE
         assert isinstance(state, LoopRecord)
         assert state.event is Event.STATE
-        assert NOW - state.updated_at <= STALE_AFTER
-        assert decision.reason.startswith("[ITERATION ")
+        # A parked or answered frame never goes stale (it waits for a person).
+        assert NOW - state.updated_at <= STALE_AFTER or state.stack[-1].question
+        assert decision.reason.startswith(("[ITERATION ", "An earlier iteration"))
     else:
         assert decision.reason == ""
 
@@ -247,15 +391,21 @@ def test_no_exception_and_blocks_only_from_active(
 def test_iteration_never_exceeds_max(state: LoopRecord | Corrupt | None, text: str | None) -> None:
     new, decision = transition(state, text, NOW)
     if isinstance(new, LoopRecord) and new != state:
-        for f in new.stack:
-            assert f.iter <= f.max or (isinstance(state, LoopRecord) and f in state.stack)
+        old = state.stack if isinstance(state, LoopRecord) else ()
+        for i, f in enumerate(new.stack):
+            # Over the cap only as it already was (a frame resumed after an answer keeps its
+            # iteration); never pushed over it by this transition.
+            assert f.iter <= f.max or (i < len(old) and f.iter <= old[i].iter)
         if decision.block:
             top = new.stack[-1]
-            assert top.iter <= top.max
             assert isinstance(state, LoopRecord)
             # The running frame, or the outer one when an inner frame just completed.
             assert len(new.stack) in (len(state.stack), len(state.stack) - 1)
-            assert top.iter == state.stack[len(new.stack) - 1].iter + 1
+            before = state.stack[len(new.stack) - 1]
+            if before.answer and before.question:  # the same iteration, resumed after an answer
+                assert top.iter == before.iter
+            else:
+                assert top.iter == before.iter + 1 <= top.max
 
 
 @settings(max_examples=50)

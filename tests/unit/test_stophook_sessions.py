@@ -169,6 +169,10 @@ def test_plugin_files_carry_the_command_and_escape_it_in_json() -> None:
     assert '"version": "9.9"' in files[".claude-plugin/plugin.json"]
     assert '/opt/my "env"/bin/forgeflare stop-hook start' in files["commands/loop.md"]
     assert '/opt/my "env"/bin/forgeflare stop-hook cancel' in files["commands/cancel.md"]
+    assert (
+        '/opt/my "env"/bin/forgeflare stop-hook answer --args-stdin' in files["commands/answer.md"]
+    )
+    assert 'Bash(/opt/my "env"/bin/forgeflare stop-hook answer:*)' in files["commands/answer.md"]
     assert not any("@FORGEFLARE@" in t or "@VERSION@" in t for t in files.values())
 
 

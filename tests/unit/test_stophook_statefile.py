@@ -155,6 +155,41 @@ def test_the_judged_message_id_is_kept_in_both_formats() -> None:
     assert parsed.stack[0].judged == "msg_01"
 
 
+def test_a_parked_frame_keeps_its_question_and_answer_in_both_formats() -> None:
+    question = 'Which API: "v1" or v2?\nv2 is in beta: # not a comment'
+    frame = Frame(Mode.ISSUE, 4, 10, "Fix issue 12, then stop.", "s1", question=question)
+    as_json = json.loads(render_json_state(LoopRecord(Event.STATE, "r", T0, (frame,))))
+    assert as_json["stack"][0]["status"] == "blocked"
+    assert as_json["stack"][0]["question"] == question
+    for answer in ("", "v2\n(it is stable)"):
+        parked = frame._replace(answer=answer)
+        record = LoopRecord(Event.STATE, "", T0, (parked,))
+        assert parse_json_state(render_json_state(record)) == record
+        out = render_markdown_state(MD, record)
+        assert parse_markdown_state(out, T0) == record
+    # Resumed: the question lines go, everything else stays.
+    resumed = LoopRecord(Event.STATE, "", T0, (frame._replace(question=""),))
+    out = render_markdown_state(render_markdown_state(MD, record), resumed)
+    assert "question" not in out
+    assert "answer" not in out
+    assert parse_markdown_state(out, T0) == resumed
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        doc(stack=[{"mode": "loop", "iter": 1, "max": 2, "question": 7}]),
+        "---\niteration: 1\nmax_iterations: 3\nquestion: not json\n---\n",
+        "---\niteration: 1\nmax_iterations: 3\nanswer: [1]\n---\n",
+    ],
+    ids=["json-number", "markdown-bare", "markdown-list"],
+)
+def test_a_question_that_is_not_a_string_is_corrupt(text: str) -> None:
+    parsed = parse_json_state(text) if text.startswith("{") else parse_markdown_state(text, T0)
+    assert isinstance(parsed, Corrupt)
+    assert "question or answer" in parsed.why or "JSON string" in parsed.why
+
+
 def test_markdown_inactive_is_done() -> None:
     parsed = parse_markdown_state(MD.replace("active: true", "active: false"), T0)
     assert isinstance(parsed, LoopRecord)
@@ -188,7 +223,9 @@ frames = st.builds(
     stall_after=st.integers(0, 10),
     failures=st.text(max_size=20),
     stalled=st.integers(0, 10),
-)
+    question=st.text(max_size=20),
+    answer=st.text(max_size=20),
+).map(lambda f: f if f.question else f._replace(answer=""))  # an answer needs its question
 
 
 @settings(max_examples=50)

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from forgeflare.supervisor import security_defaults
 from forgeflare.trust import (
     TRUE_WORDS,
     TrustItem,
@@ -296,7 +297,9 @@ def test_config_items_table(tmp_path: Path) -> None:
     ]
     for text, keys in rows:
         _write(tmp_path, {".fresher/config.toml": text})
-        assert [i.key for i in config_items(tmp_path)] == keys, text
+        assert [
+            i.key for i in config_items(tmp_path, security_defaults=security_defaults())
+        ] == keys, text
 
 
 def test_claude_settings_keys_that_run_or_redirect_are_items(tmp_path: Path) -> None:
@@ -423,7 +426,7 @@ def test_any_project_file_gives_items_not_a_traceback(tmp_path_factory: Any, raw
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_bytes(raw)
     hooks_file_items(root / ".forgeflare" / "hooks.toml", root)
-    config_items(root)
+    config_items(root, security_defaults=security_defaults())
     claude_items(root)
     fleet_items(root / "FLEET.toml", root)
 

@@ -41,6 +41,7 @@ from forgeflare.agent.tools import ToolEffect, ToolOutput, tool_effect
 from forgeflare.hooks import (
     Allow,
     Block,
+    Blocked,
     Continue,
     ExitReason,
     PostToolResult,
@@ -59,7 +60,7 @@ class ScriptedHooks:
         self,
         pre: Callable[[str, dict[str, Any]], PreToolResult] | None = None,
         post: Callable[[str, dict[str, Any]], PostToolResult] | None = None,
-        stop: Callable[[ExitReason], str | None] | None = None,
+        stop: Callable[[ExitReason], str | Blocked | None] | None = None,
     ) -> None:
         self.pre = pre or (lambda tool, inp: Allow(inp))
         self.post = post or (lambda tool, inp: Continue())
@@ -89,7 +90,7 @@ class ScriptedHooks:
 
     async def stop(
         self, *, reason: ExitReason, tool_iterations: int, total_tokens: int
-    ) -> str | None:
+    ) -> str | Blocked | None:
         self.calls.append(("stop", (reason, tool_iterations, total_tokens)))
         return self.stop_fn(reason)
 
@@ -417,6 +418,16 @@ async def test_stop_hook_continue_is_capped(tmp_path: Path) -> None:
     assert result.reason is ExitReason.END_TURN
     assert len(model.requests) == 1 + MAX_STOP_CONTINUATIONS
     assert model.requests[1][-1] == Message.user_text("keep going")
+
+
+async def test_stop_hook_question_ends_the_turn_with_it(tmp_path: Path) -> None:
+    model = ScriptedModel(lambda n: text(f"answer {n}"))
+    hooks = ScriptedHooks(stop=lambda reason: Blocked("v1 or v2?"))
+    loop = make_loop(model, hooks=hooks, tmp_path=tmp_path)
+    result = await loop.run_turn("task")
+    assert (result.reason, result.question) == (ExitReason.END_TURN, "v1 or v2?")
+    assert len(model.requests) == 1  # no continuation
+    assert hooks.named("agent_failed") == []
 
 
 async def test_counters_reset_per_turn(tmp_path: Path) -> None:

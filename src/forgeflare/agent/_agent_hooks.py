@@ -10,8 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from forgeflare.agent.tools._guard import denied_reason
-from forgeflare.hooks._api import Hook, make_hook
-from forgeflare.hooks._types import Block
+from forgeflare.hooks import Block, Hook, make_hook
 
 __all__ = ["BASH_CHECK", "builtin_hooks"]
 

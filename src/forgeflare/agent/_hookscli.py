@@ -24,19 +24,24 @@ from forgeflare._errors import ConfigError
 from forgeflare._secrets import pass_env_from, scrub_environment
 from forgeflare.agent._agent_hooks import builtin_hooks
 from forgeflare.agent.tools._registry import TOOL_NAMES
-from forgeflare.hooks._config import HOOKS_RELPATH, SHELL_EVENTS, HooksFile, load_hooks_file
-from forgeflare.hooks._pipeline import AgentHooks, build_pipeline, collect_agent_hooks
-from forgeflare.hooks._types import (
+from forgeflare.hooks import (
+    HOOKS_RELPATH,
+    SHELL_EVENTS,
+    AgentHooks,
     Allow,
     Block,
+    Blocked,
     Continue,
     ExitReason,
+    HooksFile,
     PostToolResult,
     PreToolResult,
     Signal,
+    build_pipeline,
+    collect_agent_hooks,
+    load_hooks_file,
 )
-from forgeflare.trust._items import agent_trust_items
-from forgeflare.trust._store import require_trust
+from forgeflare.trust import agent_trust_items, require_trust
 
 __all__ = ["register"]
 
@@ -110,7 +115,7 @@ def _show(rows: list[tuple[str, str, str, str, str]], verdict: str) -> None:
     typer.echo(verdict)
 
 
-def _verdict(result: PreToolResult | PostToolResult | str | None) -> str:
+def _verdict(result: PreToolResult | PostToolResult | Blocked | str | None) -> str:
     """What the turn loop would get, in words."""
     if isinstance(result, Allow):
         return f"result: allow, tool input {json.dumps(result.input)}"
@@ -124,6 +129,8 @@ def _verdict(result: PreToolResult | PostToolResult | str | None) -> str:
         return "result: continue"
     if isinstance(result, str):
         return f"result: the agent goes on with the prompt: {result}"
+    if isinstance(result, Blocked):
+        return f"result: the agent stops on a question (a loop finishes blocked): {result.question}"
     return "result: the agent stops"
 
 
@@ -212,7 +219,7 @@ def run_test(
         record_convergence=False,
     )
 
-    async def run() -> PreToolResult | PostToolResult | str | None:
+    async def run() -> PreToolResult | PostToolResult | Blocked | str | None:
         if event == "PreToolUse":
             return await pipeline.pre_tool_use(
                 tool=tool, input=tool_input, tool_iterations=tool_iterations

@@ -38,12 +38,15 @@ from forgeflare.agent.tools._sandbox import (
     require_sandbox,
     scope_abstract_sockets,
 )
-from forgeflare.hooks import EXIT_CODES, HOOKS_RELPATH, Hook
-from forgeflare.hooks._pipeline import build_pipeline, collect_agent_hooks
-from forgeflare.trust._items import agent_trust_items
-from forgeflare.trust._pin import TrustPin
-from forgeflare.trust._policy import TrustItem
-from forgeflare.trust._store import require_trust
+from forgeflare.hooks import (
+    EXIT_CODES,
+    HOOKS_RELPATH,
+    Hook,
+    HookPipeline,
+    build_pipeline,
+    collect_agent_hooks,
+)
+from forgeflare.trust import TrustItem, TrustPin, agent_trust_items, require_trust
 
 __all__ = ["DEFAULT_MAX_TOKENS", "DEFAULT_MODEL", "RunOptions", "run_agent"]
 
@@ -124,21 +127,7 @@ async def run_agent(
         await require_sandbox(project_dir)  # os.environ: already without secrets
     display.verbose_info(f"API URL: {base_url}")
 
-    # Before any project hook module is imported or hook configured: nothing from the project
-    # runs unless the user trusted exactly this content.
-    def gather() -> list[TrustItem]:
-        return agent_trust_items(project_dir, options.hooks_file, options.hooks_modules)
-
-    trusted_items = gather()
-    trust = require_trust(project_dir, trusted_items, options.env, flag=options.trust_project)
-    # Checked again before every hook call: the agent may rewrite a trusted hook mid-run.
-    hooks_file = options.hooks_file or project_dir / HOOKS_RELPATH
-    pin = (
-        TrustPin(project_dir, gather, trusted_items, watch=(hooks_file,))
-        if trust.reason != "override" and trusted_items
-        else None
-    )
-
+    pin, override = _trust_pin(options, project_dir)
     collected = collect_agent_hooks(
         project_dir=project_dir,
         hooks_file=options.hooks_file,
@@ -155,13 +144,43 @@ async def run_agent(
         log=display.warn,
         pin=pin.refusal if pin is not None else None,
     )
-    if trust.reason == "override":
+    if override:
         display.warn("project hooks trusted without review (--trust-project / FORGEFLARE_TRUST)")
     warning = clear_convergence(convergence_path(project_dir))
     if warning:
         display.warn(warning)
-
     client = MessagesClient(base_url=base_url, api_key=api_key)
+    loop = _turn_loop(options, project_dir, client, hooks, display, session)
+    return await _run_prompts(options, prompts, client, loop, display, session)
+
+
+def _trust_pin(options: RunOptions, project_dir: Path) -> tuple[TrustPin | None, bool]:
+    """Before any project hook module is imported or hook configured: nothing from the project
+    runs unless the user trusted exactly this content. Returns the pin that checks it again
+    before every hook call (the agent may rewrite a trusted hook mid-run), and whether trust
+    came from the override (``--trust-project`` / ``FORGEFLARE_TRUST``)."""
+
+    def gather() -> list[TrustItem]:
+        return agent_trust_items(project_dir, options.hooks_file, options.hooks_modules)
+
+    trusted_items = gather()
+    trust = require_trust(project_dir, trusted_items, options.env, flag=options.trust_project)
+    override = trust.reason == "override"
+    if override or not trusted_items:
+        return None, override
+    hooks_file = options.hooks_file or project_dir / HOOKS_RELPATH
+    return TrustPin(project_dir, gather, trusted_items, watch=(hooks_file,)), override
+
+
+def _turn_loop(
+    options: RunOptions,
+    project_dir: Path,
+    client: MessagesClient,
+    hooks: HookPipeline,
+    display: AgentDisplay,
+    session: SessionWriter,
+) -> TurnLoop:
+    """The turn loop over the client (with retries), the tools and the project's hooks."""
     loop = TurnLoop(
         model_client=RetryingClient(
             client,
@@ -187,6 +206,19 @@ async def run_agent(
             f"no price known for model {options.model!r}: tokens are recorded, cost is unknown"
             + (" and --max-cost cannot be enforced" if options.max_cost else "")
         )
+    return loop
+
+
+async def _run_prompts(
+    options: RunOptions,
+    prompts: AsyncIterator[str],
+    client: MessagesClient,
+    loop: TurnLoop,
+    display: AgentDisplay,
+    session: SessionWriter,
+) -> int:
+    """A turn for each prompt, until they end or a signal interrupts; the exit status."""
+    project_dir = loop.cwd
     last: TurnResult | None = None
     received: list[signal.Signals] = []
     in_turn = False
@@ -204,7 +236,7 @@ async def run_agent(
                     display,
                     model=options.model,
                     session=session,
-                    question=_question(loop.conversation),
+                    question=last.question or _question(loop.conversation),
                 )
             nursery.cancel_scope.cancel()
     finally:

@@ -43,8 +43,16 @@ from forgeflare.agent._messages import (
     Usage,
 )
 from forgeflare.agent.tools import ToolEffect, ToolOutput, dispatch_tool, tool_effect
-from forgeflare.hooks import Block, ExitReason, HookPipeline, NoHooks, Signal
-from forgeflare.hooks._types import EXIT_CODES, TurnFailure
+from forgeflare.hooks import (
+    EXIT_CODES,
+    Block,
+    Blocked,
+    ExitReason,
+    HookPipeline,
+    NoHooks,
+    Signal,
+    TurnFailure,
+)
 
 __all__ = [
     "MAX_CONSECUTIVE_BLOCKS",
@@ -134,6 +142,8 @@ class TurnResult:
     spend: Spend = field(default_factory=Spend)
     failure: APIError | None = None
     """The API error that ended the turn (``api_error``, ``rate_limited``)."""
+    question: str | None = None
+    """A Stop hook parked the loop on this question (:class:`~forgeflare.hooks.Blocked`)."""
 
     @property
     def total_tokens(self) -> int:
@@ -208,6 +218,10 @@ class TurnLoop:
                 more = await self.hooks.stop(
                     reason=reason, tool_iterations=c.tool_iterations, total_tokens=c.spend.total
                 )
+                question = None
+                if isinstance(more, Blocked):  # the turn ends; the loop parks on the question
+                    question, more = more.question, None
+                    self.display.info(f"Stop hook: stopping on a question: {question}")
                 last_is_assistant = bool(self.conversation) and (
                     self.conversation[-1].role == "assistant"
                 )
@@ -222,7 +236,9 @@ class TurnLoop:
                     if EXIT_CODES[reason] != 0:  # a failure exit: AgentFailed hooks hear of it
                         failure = c.failure if c.failure is not None else TurnFailure(reason)
                         await self.hooks.agent_failed(error=failure, reason=reason.value)
-                    return TurnResult(reason, c.tool_iterations, error, c.spend, c.failure)
+                    return TurnResult(
+                        reason, c.tool_iterations, error, c.spend, c.failure, question=question
+                    )
                 stop_continuations += 1
                 self.display.info(f"Stop hook: continuing ({stop_continuations}): {more}")
                 self._push_user_text(more)

@@ -192,7 +192,7 @@ def _k8s_cmd(
     from forgeflare import __version__
     from forgeflare.fleet._config import load_fleet_file
     from forgeflare.fleet._k8s import k8s_files
-    from forgeflare.supervisor._finish import FINISH_EXIT_CODES
+    from forgeflare.supervisor import FINISH_EXIT_CODES
 
     spec = load_fleet_file(fleet_file)
     repos = _clone_urls(spec, fleet_file, clone_url)
@@ -239,8 +239,7 @@ def _run_cmd(
 
     spec = load_fleet_file(fleet_file)
     # A fleet file from a repository is the project's: its commands run once trusted.
-    from forgeflare.trust._items import fleet_items
-    from forgeflare.trust._store import require_trust
+    from forgeflare.trust import fleet_items, require_trust
 
     here = fleet_file.resolve().parent
     require_trust(here, fleet_items(fleet_file, here), os.environ, flag=trust_project)
@@ -281,7 +280,7 @@ def _status_cmd(fleet_file: Path = typer.Argument(..., help="The fleet file.")) 
 
 
 def _stop_cmd(fleet_file: Path = typer.Argument(..., help="The fleet file.")) -> None:
-    from forgeflare.supervisor._stop import request_stop
+    from forgeflare.supervisor import request_stop
 
     record = _record(fleet_file)
     asked = 0
@@ -299,7 +298,7 @@ def _report_cmd(
 ) -> None:
     from forgeflare.fleet._config import load_fleet_file
     from forgeflare.fleet._report import fleet_report_html, fleet_report_text
-    from forgeflare.report._html import write_html
+    from forgeflare.report import write_html
 
     record = _record(fleet_file)
     budget = load_fleet_file(fleet_file).fleet.max_cost

@@ -24,7 +24,7 @@ from pydantic import (
 
 from forgeflare._errors import ConfigError
 from forgeflare._validation import Loc, error_key, error_problem
-from forgeflare.supervisor._config import BackendName
+from forgeflare.supervisor import BackendName
 
 __all__ = [
     "FleetConfigError",

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Literal, TypeGuard, get_args
 
 from forgeflare._process import run_child_blocking
-from forgeflare.supervisor._git import GitResult, run_git
+from forgeflare.supervisor import GitResult, run_git
 
 __all__ = [
     "LandOutcome",

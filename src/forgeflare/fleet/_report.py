@@ -14,9 +14,8 @@ from pathlib import Path
 from forgeflare._errors import ConfigError
 from forgeflare._units import format_cost
 from forgeflare.fleet._state import FleetRecord, LoopRecord
-from forgeflare.report._html import todo_html
-from forgeflare.report._todo import Todo, fleet_needs_you, render_todo_lines
-from forgeflare.supervisor._records import RunRecord
+from forgeflare.report import Todo, fleet_needs_you, render_todo_lines, todo_html
+from forgeflare.supervisor import RunRecord
 
 __all__ = ["fleet_report_html", "fleet_report_text", "fleet_todo", "loop_report_text"]
 
@@ -24,7 +23,7 @@ _LANDED = ("landed", "pr_opened")
 
 
 def _newest_run(loop: LoopRecord) -> Path | None:
-    from forgeflare.report._collect import find_run
+    from forgeflare.report import find_run
 
     if not loop.worktree or not Path(loop.worktree).is_dir():
         return None
@@ -36,8 +35,7 @@ def _newest_run(loop: LoopRecord) -> Path | None:
 
 def loop_report_text(loop: LoopRecord) -> str | None:
     """The text report of the loop's newest run, or ``None`` when it has not run."""
-    from forgeflare.report._collect import collect_digest
-    from forgeflare.report._text import render_text
+    from forgeflare.report import collect_digest, render_text
 
     run_dir = _newest_run(loop)
     if run_dir is None:
@@ -47,7 +45,7 @@ def loop_report_text(loop: LoopRecord) -> str | None:
 
 def fleet_todo(record: FleetRecord) -> list[Todo]:
     """The fleet's "What needs you": each loop's newest run, and what did not land."""
-    from forgeflare.report._collect import load_run
+    from forgeflare.report import load_run
 
     runs: dict[str, tuple[RunRecord, str] | None] = {}
     for loop in record.loops:
@@ -109,8 +107,7 @@ _STYLE = re.compile(r"<style>(.*?)</style>", re.S)
 
 def fleet_report_html(record: FleetRecord, out: Path, budget: float | None = None) -> str:
     """One HTML page: the head, then each loop's ``forgeflare report`` page as a section."""
-    from forgeflare.report._collect import collect_digest
-    from forgeflare.report._html import render_html
+    from forgeflare.report import collect_digest, render_html
 
     style = ""
     sections: list[str] = []

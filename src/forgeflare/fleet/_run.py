@@ -32,10 +32,14 @@ from forgeflare._runtime_files import RUNTIME_PATTERNS
 from forgeflare.fleet._config import FleetFile, FleetLoop
 from forgeflare.fleet._land import Landing, LandResult, is_land_outcome, land, land_pr
 from forgeflare.fleet._state import FleetRecord, LoopRecord, load_record, save_record, state_dir
-from forgeflare.supervisor._git import GitResult, run_git
-from forgeflare.supervisor._history import runs_root
-from forgeflare.supervisor._records import newest_run
-from forgeflare.supervisor._windowstore import read_windows, window_store_path
+from forgeflare.supervisor import (
+    GitResult,
+    newest_run,
+    read_windows,
+    run_git,
+    runs_root,
+    window_store_path,
+)
 
 __all__ = [
     "FleetInterrupted",

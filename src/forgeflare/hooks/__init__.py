@@ -73,6 +73,7 @@ from forgeflare.hooks._shell import run_hook_process
 from forgeflare.hooks._types import ANSWERS
 from forgeflare.hooks._types import Allow
 from forgeflare.hooks._types import Block
+from forgeflare.hooks._types import Blocked
 from forgeflare.hooks._types import Continue
 from forgeflare.hooks._types import EXIT_CODES
 from forgeflare.hooks._types import ExitReason
@@ -102,6 +103,7 @@ __all__ = [
     "Allow",
     "AuditSink",
     "Block",
+    "Blocked",
     "Continue",
     "Decision",
     "ExitReason",

@@ -16,8 +16,9 @@ typed answers, or ``None`` for no opinion::
 
 Answers by event (anything else is the hook's failure): PreToolUse ``Allow(updated_input=...)``
 or ``Block(reason)``; PostToolUse ``Signal(name, reason)`` (a convergence signal) or
-``Continue()``; Stop ``Continue(prompt=...)`` (go on with that user message) or ``Stop()`` (let
-it stop, ask no later Stop hook); other events observe and return ``None``.
+``Continue()``; Stop ``Continue(prompt=...)`` (go on with that user message), ``Stop()`` (let
+it stop, ask no later Stop hook) or ``Blocked(question)`` (stop on a question only a person can
+answer: a loop finishes ``blocked`` with it); other events observe and return ``None``.
 
 Arguments by event: ExecutionStart ``prompt``; StepStart ``step``; StepEnd ``step,
 stop_reason`` (after the step's tools ran); PreToolUse ``tool, input, tool_iterations``;

@@ -12,8 +12,9 @@ short policy loop:
 - **PostToolUse**: shell hooks, Python hooks, then the built-in convergence recorder; all of
   them run (fail-open), every ``Signal`` is collected, the first one is returned, and the
   recorder does one read-modify-write of convergence.json per call.
-- **Stop**: shell Stop hooks observe; the first decisive Python answer wins: ``Continue``
-  returns its prompt (the next user message), ``Stop`` ends the search.
+- **Stop**: shell Stop hooks observe unless they park the loop (``blocked``); the first
+  decisive answer wins: ``Continue`` returns its prompt (the next user message), ``Stop`` ends
+  the search, ``Blocked`` ends it with a question.
 - **ExecutionStart, StepStart, StepEnd, AgentFailed**: Python hooks observe (fail-open).
 
 Every invocation of a configured hook is one audit record (a dict; :func:`build_pipeline`
@@ -66,6 +67,7 @@ from forgeflare.hooks._shell import run_hook_process
 from forgeflare.hooks._types import (
     Allow,
     Block,
+    Blocked,
     Continue,
     ExitReason,
     HookPipeline,
@@ -274,6 +276,8 @@ class HookDispatcher:
             record["reason"] = reason
         if isinstance(answer, Signal):
             record["signal"] = answer.signal
+        if isinstance(answer, Blocked):
+            record["question"] = answer.question
         if failure is not None and failure.returncode is not None:
             record["exit_code"] = failure.returncode
         if verdict.note:
@@ -363,8 +367,8 @@ class HookDispatcher:
 
     async def stop(
         self, *, reason: ExitReason, tool_iterations: int, total_tokens: int
-    ) -> str | None:
-        """Shell Stop hooks observe; the first ``Continue`` or ``Stop`` answer decides."""
+    ) -> str | Blocked | None:
+        """The first ``Continue``, ``Stop`` or ``Blocked`` answer decides."""
         args = {"reason": reason, "tool_iterations": tool_iterations,
                 "total_tokens": total_tokens, "cwd": self._cwd}  # fmt: skip
         for entry in self._hooks(HookEvent.STOP):
@@ -374,6 +378,8 @@ class HookDispatcher:
                 return cap_for_model(verdict.answer.prompt or DEFAULT_CONTINUE_PROMPT)
             if isinstance(verdict.answer, Stop):
                 return None
+            if isinstance(verdict.answer, Blocked):
+                return Blocked(cap_for_model(verdict.answer.question))
         return None
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from forgeflare._damaged import loads
-from forgeflare.hooks._types import Allow, Block, Continue, HookAnswer, Signal, Stop
+from forgeflare.hooks._types import Allow, Block, Blocked, Continue, HookAnswer, Signal, Stop
 
 __all__ = [
     "RESULT_CAP_BYTES",
@@ -39,8 +39,8 @@ RESULT_CAP_BYTES = 5120
 _HALF = RESULT_CAP_BYTES // 2
 
 Outcome = Literal[
-    "allow", "block", "signal", "continue", "stop", "timeout", "crash", "invalid_json",
-    "too_large", "untrusted",
+    "allow", "block", "signal", "continue", "stop", "blocked", "timeout", "crash",
+    "invalid_json", "too_large", "untrusted",
 ]  # fmt: skip
 """What one hook invocation came to, as recorded in the audit trail."""
 
@@ -169,6 +169,7 @@ _OUTCOMES: dict[type, Outcome] = {
     Signal: "signal",
     Continue: "continue",
     Stop: "stop",
+    Blocked: "blocked",
 }
 
 
@@ -266,15 +267,25 @@ def interpret_post(proc: ProcessOutcome) -> Verdict:
     return _interpret(proc, _POST)
 
 
+def _blocked(out: dict[str, Any]) -> Verdict:
+    question = out.get("question")
+    if not isinstance(question, str) or not question.strip():
+        return _invalid("blocked action without a 'question'")
+    return Verdict(Blocked(question.strip()))
+
+
 def interpret_stop(proc: ProcessOutcome) -> Verdict:
-    """Shell Stop hooks observe: output validated for the log only; an unrecognised action
-    counts as continue."""
+    """Shell Stop hooks observe, except ``{"action": "blocked", "question": "..."}``, which
+    parks the loop on the question; an unrecognised action counts as continue."""
     verdict = _interpret(proc, None)
     if verdict.failure is not None:
         return verdict
-    action = loads(proc.stdout).get("action")
+    out = loads(proc.stdout)
+    action = out.get("action")
     if action == "continue":
         return verdict
+    if action == "blocked":
+        return _blocked(out)
     return Verdict(note=f"unrecognised Stop action {action!r}, treated as continue")
 
 

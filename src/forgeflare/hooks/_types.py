@@ -18,6 +18,7 @@ __all__ = [
     "EXIT_CODES",
     "Allow",
     "Block",
+    "Blocked",
     "Continue",
     "ExitReason",
     "HookAnswer",
@@ -130,14 +131,23 @@ class Stop:
     reason: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class Blocked:
+    """Stop: the agent stops on a question only a person can answer; a loop running it then
+    finishes ``blocked`` with ``question`` (as if the final message ended with
+    ``<loop-done>BLOCKED</loop-done>`` and the question). No later Stop hook is asked."""
+
+    question: str
+
+
 PostToolResult = Continue | Signal
-HookAnswer = Allow | Block | Continue | Signal | Stop
+HookAnswer = Allow | Block | Blocked | Continue | Signal | Stop
 """Everything a Python hook may return (besides ``None``, no opinion)."""
 
 ANSWERS: dict[str, tuple[type, ...]] = {
     "PreToolUse": (Allow, Block),
     "PostToolUse": (Continue, Signal),
-    "Stop": (Continue, Stop),
+    "Stop": (Continue, Stop, Blocked),
 }
 """What each event accepts from a hook; other events take only ``None``. Anything else is the
 hook's failure (so a guard returning the wrong type blocks)."""
@@ -190,8 +200,9 @@ class HookPipeline(Protocol):
 
     async def stop(
         self, *, reason: ExitReason, tool_iterations: int, total_tokens: int
-    ) -> str | None:
-        """When the inner loop ends. Returns a prompt if a Python Stop hook asks to go on."""
+    ) -> str | Blocked | None:
+        """When the inner loop ends: a prompt if a Stop hook asks to go on, :class:`Blocked`
+        if one parks the loop on a question, ``None`` to stop."""
         return None
 
     async def agent_failed(self, *, error: BaseException, reason: str) -> None:

@@ -9,9 +9,7 @@ from pathlib import Path
 from forgeflare._completion import plan_tasks
 from forgeflare._errors import ConfigError
 from forgeflare.report._digest import Commit, Digest, build_digest
-from forgeflare.supervisor._git import run_git
-from forgeflare.supervisor._history import runs_root
-from forgeflare.supervisor._records import RecordError, RunRecord, list_runs, read_run
+from forgeflare.supervisor import RecordError, RunRecord, list_runs, read_run, run_git, runs_root
 
 __all__ = ["collect_digest", "find_run", "list_runs", "load_run", "runs_root", "skipped_line"]
 

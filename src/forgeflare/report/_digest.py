@@ -15,8 +15,7 @@ from typing import Any
 from forgeflare._clock import parse_time
 from forgeflare.report._taskcost import TaskCosts, task_costs
 from forgeflare.report._todo import Todo, needs_you
-from forgeflare.supervisor._history import IterationRow, finish_reason, iteration_rows
-from forgeflare.supervisor._records import RunRecord
+from forgeflare.supervisor import IterationRow, RunRecord, finish_reason, iteration_rows
 
 __all__ = [
     "DEAD_REASON",

@@ -18,12 +18,13 @@ import os
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from forgeflare._errors import ConfigError
 from forgeflare.report._digest import Digest
 from forgeflare.report._text import format_cost, format_duration, headline, sections
 from forgeflare.report._todo import NOTHING, Todo
-from forgeflare.supervisor._history import IterationRow
+from forgeflare.supervisor import IterationRow
 
 __all__ = [
     "LOG_TAILS",
@@ -84,6 +85,7 @@ def _figure(
         return None
     rows = d.rows
     starts = _starts(rows, origin)
+    ends = [s + timedelta(seconds=r.duration) for s, r in zip(starts, rows, strict=True)]
     fig = make_subplots(
         rows=2,
         cols=1,
@@ -93,6 +95,31 @@ def _figure(
         # tokens and dollars on axes of their own: on one, the cost line is flat at 0
         specs=[[{}], [{"secondary_y": True}]],
     )
+    _add_iterations(fig, go, rows, starts)
+    _add_markers(fig, go, rows, ends)
+    _add_cumulative(fig, go, rows, ends)
+    _add_waits(fig, d)
+    fig.update_layout(
+        barmode="overlay",
+        height=460,
+        margin={"l": 70, "r": 20, "t": 20, "b": 40},
+        legend={"orientation": "h"},
+    )
+    fig.update_xaxes(type="date")
+    # The figure is drawn once plotly.js is there (it is unpacked asynchronously, see
+    # plotly_loader); plotly.js itself comes once per page.
+    spec = fig.to_json()
+    draw = (
+        f'<div id="{html.escape(div_id)}"></div><script>(function(){{var f=function(){{'
+        f"Plotly.newPlot({json.dumps(div_id)},{spec}.data,{spec}.layout,{{responsive:true}});}};"
+        "if(window.Plotly){f();}else{(window.forgeflarePlots=window.forgeflarePlots||[])"
+        ".push(f);}})();</script>"
+    )
+    return (plotly_loader() if plotlyjs else "") + draw
+
+
+def _add_iterations(fig: Any, go: Any, rows: list[IterationRow], starts: list[datetime]) -> None:
+    """One bar per iteration on the time line, coloured by its outcome."""
     for outcome in sorted({r.outcome for r in rows}):
         picked = [(s, r) for s, r in zip(starts, rows, strict=True) if r.outcome == outcome]
         fig.add_trace(
@@ -114,8 +141,10 @@ def _figure(
             row=1,
             col=1,
         )
-    ends = [s + timedelta(seconds=r.duration) for s, r in zip(starts, rows, strict=True)]
-    # One marker row each: iterations that committed, and iterations that raised signals.
+
+
+def _add_markers(fig: Any, go: Any, rows: list[IterationRow], ends: list[datetime]) -> None:
+    """One marker row each: iterations that committed, and iterations that raised signals."""
     markers: list[tuple[str, str, int, str, Callable[[IterationRow], str]]] = [
         ("commits", "diamond", 11, "#37474f", lambda r: f"#{r.number}: {r.commits} commit(s)"),
         ("signals", "star", 13, "#f9a825", lambda r: ", ".join(r.signals)),
@@ -137,6 +166,10 @@ def _figure(
             row=1,
             col=1,
         )
+
+
+def _add_cumulative(fig: Any, go: Any, rows: list[IterationRow], ends: list[datetime]) -> None:
+    """Tokens, and cost when known, summed over the run (the lower panel)."""
     x_ends, cumulative_tokens, cumulative_cost = cumulative_series(ends, rows)
     fig.add_trace(
         go.Scatter(name="tokens (cumulative)", x=x_ends, y=cumulative_tokens, mode="lines+markers"),
@@ -159,6 +192,10 @@ def _figure(
         )
         fig.update_yaxes(title_text="USD", row=2, col=1, secondary_y=True)
     fig.update_yaxes(title_text="tokens", row=2, col=1, secondary_y=False)
+
+
+def _add_waits(fig: Any, d: Digest) -> None:
+    """The run's waits as shaded bands: a usage window, or an outage."""
     for wait in d.waits:
         if wait.started_at is None:
             continue
@@ -170,23 +207,6 @@ def _figure(
             line_width=0,
             annotation_text=wait.kind,
         )
-    fig.update_layout(
-        barmode="overlay",
-        height=460,
-        margin={"l": 70, "r": 20, "t": 20, "b": 40},
-        legend={"orientation": "h"},
-    )
-    fig.update_xaxes(type="date")
-    # The figure is drawn once plotly.js is there (it is unpacked asynchronously, see
-    # plotly_loader); plotly.js itself comes once per page.
-    spec = fig.to_json()
-    draw = (
-        f'<div id="{html.escape(div_id)}"></div><script>(function(){{var f=function(){{'
-        f"Plotly.newPlot({json.dumps(div_id)},{spec}.data,{spec}.layout,{{responsive:true}});}};"
-        "if(window.Plotly){f();}else{(window.forgeflarePlots=window.forgeflarePlots||[])"
-        ".push(f);}})();</script>"
-    )
-    return (plotly_loader() if plotlyjs else "") + draw
 
 
 @functools.cache
@@ -278,6 +298,44 @@ def render_html(
 
         origin = parse_time(s.started_at) or datetime.fromtimestamp(0).astimezone()
     figure = _figure(d, origin, plotlyjs, figure_id) if d.rows else None
+    parts = [*_head(d, figure), *_sections(d), *_iteration_table(d, run_dir)]
+    return "\n".join(parts)
+
+
+def _head(d: Digest, figure: str | None) -> list[str]:
+    """The page's head, what needs you, the run in one line and its time line."""
+    s = d.summary
+    return [
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+        f"<title>forgeflare run {_e(s.run_id)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>forgeflare run {_e(s.run_id)}</h1>",
+        todo_html(d.todo),
+        f"<p class='reason'>{_e(s.reason)}</p>",
+        f"<p class='muted'>started {_e(s.started_at)} · {format_duration(s.duration)} · "
+        f"{_e(headline(s))}</p>",
+        "<h2>Timeline</h2>",
+        figure
+        if figure is not None
+        else "<p class='muted'>(no plot: install forgeflare[report] for the timeline)</p>",
+    ]
+
+
+def _sections(d: Digest) -> list[str]:
+    """The report's lists (:func:`~forgeflare.report._text.sections`), one ``<ul>`` each."""
+    parts = []
+    for section in sections(d):
+        if section.lines:
+            items = "".join(f"<li>{_e(line)}</li>" for line in section.lines)
+        elif section.empty is not None:
+            items = f"<li class='muted'>{_e(section.empty)}</li>"
+        else:
+            continue
+        parts.append(f"<h2>{_e(section.title)}</h2><ul>{items}</ul>")
+    return parts
+
+
+def _iteration_table(d: Digest, run_dir: Path | None) -> list[str]:
+    """One row per iteration, its log named by its absolute path (the latest with its tail)."""
     tailed = {r.number for r in d.rows[-LOG_TAILS:]}
 
     def log_cell(row: IterationRow) -> str:
@@ -292,31 +350,10 @@ def render_html(
             f"<details><summary><code>{_e(target)}</code></summary><pre>{_e(tail)}</pre></details>"
         )
 
-    parts: list[str] = [
-        "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
-        f"<title>forgeflare run {_e(s.run_id)}</title><style>{_CSS}</style></head><body>",
-        f"<h1>forgeflare run {_e(s.run_id)}</h1>",
-        todo_html(d.todo),
-        f"<p class='reason'>{_e(s.reason)}</p>",
-        f"<p class='muted'>started {_e(s.started_at)} · {format_duration(s.duration)} · "
-        f"{_e(headline(s))}</p>",
-        "<h2>Timeline</h2>",
-        figure
-        if figure is not None
-        else "<p class='muted'>(no plot: install forgeflare[report] for the timeline)</p>",
-    ]
-    for section in sections(d):
-        if section.lines:
-            items = "".join(f"<li>{_e(line)}</li>" for line in section.lines)
-        elif section.empty is not None:
-            items = f"<li class='muted'>{_e(section.empty)}</li>"
-        else:
-            continue
-        parts.append(f"<h2>{_e(section.title)}</h2><ul>{items}</ul>")
-    parts.append(
+    parts = [
         "<h2>Iterations</h2><table><tr><th>#</th><th>outcome</th><th>stop reason</th>"
         "<th>duration</th><th>tokens</th><th>cost</th><th>commits</th><th>log</th></tr>"
-    )
+    ]
     for r in d.rows:
         colour = OUTCOME_COLOURS.get(r.outcome, "#607d8b")
         parts.append(
@@ -329,7 +366,7 @@ def render_html(
             f"<td class='num'>{r.commits}</td><td>{log_cell(r)}</td></tr>"
         )
     parts.append("</table></body></html>\n")
-    return "\n".join(parts)
+    return parts
 
 
 def write_html(out: Path, page: str) -> None:

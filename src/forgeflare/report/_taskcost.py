@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from forgeflare.supervisor._records import RunRecord
+from forgeflare.supervisor import RunRecord
 
 __all__ = ["TaskCost", "TaskCosts", "task_costs"]
 

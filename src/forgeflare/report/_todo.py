@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from forgeflare.supervisor._records import RunRecord
+from forgeflare.supervisor import RunRecord
 
 __all__ = ["NOTHING", "Todo", "fleet_needs_you", "needs_you", "render_todo_lines"]
 

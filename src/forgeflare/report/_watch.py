@@ -21,8 +21,7 @@ from typing import Any, TextIO
 from forgeflare._clock import parse_time
 from forgeflare._jsonl import json_objects
 from forgeflare.report._text import format_cost, format_duration
-from forgeflare.supervisor._history import iteration_rows
-from forgeflare.supervisor._records import RecordError, RunRecord, Totals, read_run
+from forgeflare.supervisor import RecordError, RunRecord, Totals, iteration_rows, read_run
 
 __all__ = [
     "WatchState",

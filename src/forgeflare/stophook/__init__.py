@@ -4,6 +4,9 @@ The pure core is :func:`transition` (with :func:`find_signal` for markdown-aware
 detection); :func:`run_stop_hook` is the shell Claude Code's Stop hook runs.
 """
 
+from forgeflare.stophook._answer import answer_loop
+from forgeflare.stophook._answer import answer_text
+from forgeflare.stophook._answer import parked_lines
 from forgeflare.stophook._completion import RULE
 from forgeflare.stophook._completion import completion_hint
 from forgeflare.stophook._completion import judged_text
@@ -32,6 +35,7 @@ from forgeflare.stophook._loops import cancel_loops
 from forgeflare.stophook._loops import describe_state
 from forgeflare.stophook._loops import loop_status
 from forgeflare.stophook._loops import start_loop
+from forgeflare.stophook._machine import ANSWER_HOW
 from forgeflare.stophook._machine import BLOCK_MESSAGE
 from forgeflare.stophook._machine import Corrupt
 from forgeflare.stophook._machine import Event
@@ -45,6 +49,7 @@ from forgeflare.stophook._machine import StoredState
 from forgeflare.stophook._machine import block_reason
 from forgeflare.stophook._machine import claimed
 from forgeflare.stophook._machine import push_frame
+from forgeflare.stophook._machine import record_answer
 from forgeflare.stophook._machine import transition
 from forgeflare.stophook._plugin import LoopArgs
 from forgeflare.stophook._plugin import PLUGIN_FILES
@@ -74,6 +79,7 @@ from forgeflare.stophook._statefile import state_paths
 from forgeflare.stophook._transcript import FinalMessage
 from forgeflare.stophook._transcript import assistant_text_of
 from forgeflare.stophook._transcript import final_message
+from forgeflare.stophook._transcript import final_message_if_written
 from forgeflare.stophook._transcript import last_assistant_text
 
 from forgeflare.stophook._lag import DEFAULT_WAIT_MS
@@ -84,6 +90,7 @@ from forgeflare.stophook._lag import settled
 from forgeflare.stophook._lag import wait_seconds
 
 __all__ = [
+    "ANSWER_HOW",
     "BLOCK_MESSAGE",
     "DEFAULT_COMMAND",
     "DEFAULT_WAIT_MS",
@@ -122,6 +129,8 @@ __all__ = [
     "StopHookOutcome",
     "StoredState",
     "TranscriptError",
+    "answer_loop",
+    "answer_text",
     "any_state",
     "assistant_text_of",
     "block_reason",
@@ -132,6 +141,7 @@ __all__ = [
     "default_plugin_dir",
     "describe_state",
     "final_message",
+    "final_message_if_written",
     "find_signal",
     "forgeflare_command",
     "hook_command",
@@ -144,6 +154,7 @@ __all__ = [
     "merge_stop_hook",
     "open_json_state",
     "open_state",
+    "parked_lines",
     "parse_json_state",
     "parse_loop_args",
     "parse_markdown_state",
@@ -151,6 +162,7 @@ __all__ = [
     "plugin_files",
     "push_frame",
     "read_settled",
+    "record_answer",
     "render_json_state",
     "render_markdown_state",
     "run_stop_hook",

@@ -1,4 +1,4 @@
-"""``forgeflare stop-hook``: the hook (no subcommand) plus start, status, cancel, install."""
+"""``forgeflare stop-hook``: the hook (no subcommand), start, status, cancel, answer, install."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from typing import Annotated
 
 import typer
 
+from forgeflare._completion import blocked_hint
 from forgeflare._errors import ConfigError
+from forgeflare.stophook._answer import answer_loop, answer_text
 from forgeflare.stophook._completion import completion_hint
 from forgeflare.stophook._entry import run_stop_hook_process
 from forgeflare.stophook._install import (
@@ -84,6 +86,7 @@ def register(app: typer.Typer) -> None:
     sub.command("start")(_start)
     sub.command("status")(_status)
     sub.command("cancel")(_cancel)
+    sub.command("answer")(_answer)
     sub.command("install")(_install)
     app.add_typer(sub, name="stop-hook")
 
@@ -160,6 +163,7 @@ def _start(
         f"max {frame.max} iterations, run {record.run_id})"
     )
     typer.echo(completion_hint(frame.mode))
+    typer.echo(blocked_hint())
     if args_stdin:
         # From /forgeflare:loop: the raw arguments hold options too; say what the task is.
         typer.echo(f"\nTask:\n{frame.prompt}")
@@ -202,7 +206,7 @@ def _install(
             "--plugin",
             help=(
                 "Install the Claude Code plugin instead (/forgeflare:loop, "
-                "/forgeflare:cancel, /forgeflare:status and the Stop hook)."
+                "/forgeflare:cancel, /forgeflare:status, /forgeflare:answer and the Stop hook)."
             ),
         ),
     ] = False,
@@ -245,6 +249,7 @@ def _install_plugin(project: Path, plugin_dir: Path | None) -> None:
     if plugin_dir is not None:
         typer.echo(f"  load it with: claude --plugin-dir {target}")
     typer.echo("  start a loop in a session: /forgeflare:loop <task> --max-iterations 20")
+    typer.echo("  answer a loop's question in its session: /forgeflare:answer <answer>")
     if _settings_run_hook(project):
         typer.echo(
             f"warning: {project / SETTINGS_RELPATH} runs the stop-hook too; remove it "
@@ -284,3 +289,38 @@ def _install_hook(project: Path, command: str | None, *, portable: bool) -> None
             "stop-hook too; use one of the two, or every stop counts twice",
             err=True,
         )
+
+
+def _answer(
+    text: Annotated[
+        str | None, typer.Argument(metavar='"TEXT"', help="The answer.", show_default=False)
+    ] = None,
+    file: Annotated[
+        Path | None, typer.Option("--file", metavar="FILE", help="Read the answer here.")
+    ] = None,
+    args_stdin: Annotated[
+        bool,
+        typer.Option(
+            "--args-stdin", help="Read the answer from stdin (what /forgeflare:answer passes)."
+        ),
+    ] = False,
+    project_dir: _ProjectOpt = None,
+) -> None:
+    """Answer the question a blocked loop stopped on; the session's next stop goes on with it.
+
+    The agent parks its loop with <loop-done>BLOCKED</loop-done> and its question on the lines
+    after it; the stop is allowed and `stop-hook status` shows the question. Inside the
+    session, /forgeflare:answer TEXT runs this and the loop resumes at once; from another
+    terminal, the session's next turn (claude --continue) resumes it. The continuation starts
+    with the question and the answer.
+    """
+    if args_stdin:
+        if text is not None:
+            raise ConfigError("stop-hook answer: give the answer as TEXT or on stdin, not both")
+        text = sys.stdin.read()
+    answer = answer_text(text, file)
+    record = answer_loop(_project(project_dir), answer, datetime.now(UTC))
+    frame = record.stack[-1]
+    typer.echo(f"answered the {frame.mode}-mode loop's question (run {record.run_id or '-'}):")
+    typer.echo(f"  {frame.question.strip().splitlines()[0]}")
+    typer.echo("the session's next stop goes on with the loop, the question and this answer")

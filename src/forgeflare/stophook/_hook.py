@@ -30,7 +30,7 @@ from forgeflare.stophook._machine import (
     transition,
 )
 from forgeflare.stophook._statefile import LOCK_TIMEOUT_S, any_state, open_state
-from forgeflare.stophook._transcript import final_message
+from forgeflare.stophook._transcript import final_message, final_message_if_written
 
 __all__ = ["DISABLE_ENV", "DISABLE_FILE", "StopHookOutcome", "run_stop_hook"]
 
@@ -98,7 +98,11 @@ def _judge(
         return _Judged(sent)
     path = Path(transcript)
     try:
-        reading = read_settled(lambda: final_message(path), sent, judged, wait=wait, sleep=sleep)
+        reading = read_settled(
+            lambda: final_message_if_written(path), sent, judged, wait=wait, sleep=sleep
+        )
+        if reading.final is None and not reading.settled:
+            final_message(path)  # still no file after the wait: say why it cannot be read
     except StopHookError as exc:
         return _Judged(sent) if sent is not None else _Judged(None, note=str(exc))
     if reading.settled and reading.final is not None:
@@ -218,7 +222,7 @@ def run_stop_hook(
             session.commit(new_state)
     except (StopHookError, OSError, ValueError) as exc:
         return _allow(f"{exc}; stop allowed")
-    if text is None and decision.phase is Phase.ACTIVE:
+    if text is None and decision.phase is Phase.ACTIVE and not decision.block:
         return _allow(f"cannot read the last assistant message: {seen.note}; stop allowed")
     outcome = _outcome(decision)
     if seen.unknown and decision.block:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from forgeflare._clock import format_wait, utc_timestamp
 from forgeflare._fsutil import atomic_write_text
+from forgeflare.stophook._answer import parked_lines
 from forgeflare.stophook._errors import LoopStateError
 from forgeflare.stophook._machine import (
     STALE_AFTER,
@@ -129,4 +130,5 @@ def describe_state(path: Path | None, state: StoredState, now: datetime) -> str:
         lines.append(f"     done when alone on a line: {SIGNALS[frame.mode][0]}")
         owner = frame.session_id or "none yet (the first Stop under it claims it)"
         lines.append(f"     session: {owner}")
+        lines.extend(parked_lines(frame))
     return "\n".join(lines)

@@ -10,19 +10,30 @@ States (:class:`Phase`) and the spec's transition table::
     ACTIVE     -> ABORTED     corruption / abort event            invalid state, event ABORT
     COMPLETING -> IDLE        pop frame                           stack empty after the pop
     COMPLETING -> ACTIVE      pop frame                           an outer frame remains
+    ACTIVE     -> BLOCKED     question                            BLOCKED tag, no completion
+    BLOCKED    -> BLOCKED     any stop                            no answer yet (stop allowed)
+    BLOCKED    -> ACTIVE      answered                            ``stop-hook answer`` was run
 
 Only ACTIVE -> ACTIVE blocks the stop (exit 2), and COMPLETING -> ACTIVE: an inner frame that
 completes hands the same session on to the outer frame, blocking with the outer frame's
 continuation (a deliberate change from the spec's exit 0, which ended the session with the
-outer loop unfinished). Everything else allows the stop (exit 0).
+outer loop unfinished), and BLOCKED -> ACTIVE, whose continuation starts with the question and
+the answer. Everything else allows the stop (exit 0).
+
+A question parks the frame: it is kept with its ``question`` (not removed like a completed
+one), every stop is allowed, and a parked or answered frame is never stale (it waits for a
+person, maybe overnight). :func:`record_answer` stores the answer; the session's next stop
+then resumes the same iteration (an answer is not a new iteration, so a question asked on the
+last one can still be acted on).
 
 Frames belong to a session: a frame records the ``session_id`` of the first Stop that reaches
 it; a Stop of another session passes through (exit 0) and changes nothing. A Stop without a
 session id (an older client, a test) is taken to be the frame's own session. A loop
 that ends (stack empty, stuck, aborted) has its state removed: ``transition`` returns ``None``
-as the new state. The checks run in this order: abort, staleness, signal, max iterations, so
-a signal given on the last allowed iteration still completes its frame instead of ending the
-whole stack as stuck.
+as the new state. The checks run in this order: abort, staleness, a parked frame, signal,
+question, max iterations, so a signal (or a question) given on the last allowed iteration still
+completes (parks) its frame instead of ending the whole stack as stuck; a message with both a
+completion tag and a question completes.
 """
 
 from __future__ import annotations
@@ -31,10 +42,12 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import NamedTuple
 
+from forgeflare._completion import answer_preamble, blocked_hint, find_question
 from forgeflare.stophook._completion import completion_hint
 from forgeflare.stophook._signals import Mode, find_signal
 
 __all__ = [
+    "ANSWER_HOW",
     "BLOCK_MESSAGE",
     "STALE_AFTER",
     "Corrupt",
@@ -48,6 +61,7 @@ __all__ = [
     "block_reason",
     "claimed",
     "push_frame",
+    "record_answer",
     "transition",
 ]
 
@@ -68,6 +82,8 @@ class Phase(StrEnum):
     COMPLETING = "COMPLETING"
     STUCK = "STUCK"
     ABORTED = "ABORTED"
+    BLOCKED = "BLOCKED"
+    """The running frame waits for a person's answer to its question."""
 
 
 class Event(StrEnum):
@@ -100,6 +116,15 @@ class Frame(NamedTuple):
     """The gate's failure signature at the last refused claim."""
     stalled: int = 0
     """Refused claims in a row that left the gate's failures as they were."""
+    question: str = ""
+    """The question the frame is parked on (``<loop-done>BLOCKED</loop-done>``); empty: none."""
+    answer: str = ""
+    """The answer to ``question`` (``stop-hook answer``), not yet given to the model."""
+
+    @property
+    def blocked(self) -> bool:
+        """Parked on a question nobody answered yet."""
+        return bool(self.question) and not self.answer
 
 
 class Refusal(NamedTuple):
@@ -146,7 +171,7 @@ class StopDecision(NamedTuple):
 def block_reason(frame: Frame) -> str:
     """The spec's continuation line for ``frame``, how to finish, then its original prompt."""
     line = BLOCK_MESSAGE.format(n=frame.iter, max=frame.max)
-    text = f"{line}\n{completion_hint(frame.mode)}"
+    text = f"{line}\n{completion_hint(frame.mode)} {blocked_hint()}"
     prompt = frame.prompt.strip()
     return f"{text}\n\n{prompt}" if prompt else text
 
@@ -188,6 +213,8 @@ def claimed(state: StoredState, last_assistant_text: str | None) -> Frame | None
     if not isinstance(state, LoopRecord) or state.event is not Event.STATE or not state.stack:
         return None
     top = state.stack[-1]
+    if top.question:  # parked or answered: no claim is judged until the loop goes on
+        return None
     if last_assistant_text is None or find_signal(last_assistant_text, top.mode) is None:
         return None
     return top
@@ -236,6 +263,14 @@ def _claimed_done(
         )
     outer = rest[-1]
     popped = state._replace(event=Event.STATE, updated_at=now, stack=rest)
+    if outer.blocked:
+        return popped, StopDecision(
+            Phase.COMPLETING,
+            note=(
+                f"inner loop complete: {signal} ({top.mode} mode); the outer {outer.mode} "
+                "loop waits for an answer (forgeflare stop-hook answer)"
+            ),
+        )
     if _owned_by_other(outer, session_id):
         return popped, StopDecision(
             Phase.COMPLETING,
@@ -247,6 +282,74 @@ def _claimed_done(
     new_state, decision = _iterate(popped, rest, now, session_id, judged)
     done = f"inner loop complete: {signal} ({top.mode} mode)"
     return new_state, decision._replace(note=f"{done}; {decision.note}" if decision.note else done)
+
+
+ANSWER_HOW = 'answer with /forgeflare:answer TEXT, or forgeflare stop-hook answer "TEXT"'
+"""How a parked frame is answered, in the hook's note and in ``stop-hook status``."""
+
+
+def _first(text: str) -> str:
+    return (text.strip().splitlines() or [""])[0]
+
+
+def _new_top(
+    state: LoopRecord, top: Frame, now: datetime, session_id: str | None, judged: str | None
+) -> LoopRecord:
+    """``state`` with ``top`` as its running frame, claimed by the session, ``judged`` kept."""
+    top = _claim(top, session_id)
+    if judged:
+        top = top._replace(judged=judged)
+    return state._replace(event=Event.STATE, updated_at=now, stack=(*state.stack[:-1], top))
+
+
+def _park(
+    state: LoopRecord,
+    top: Frame,
+    question: str,
+    now: datetime,
+    session_id: str | None,
+    judged: str | None,
+) -> tuple[StoredState, StopDecision]:
+    """ACTIVE -> BLOCKED: keep the frame with its question and let the session stop."""
+    new_state = _new_top(state, top._replace(question=question, answer=""), now, session_id, judged)
+    note = f"loop blocked: the agent asks: {_first(question)}; stop allowed; {ANSWER_HOW}"
+    return new_state, StopDecision(Phase.BLOCKED, note=note)
+
+
+def _parked_or_answered(
+    state: LoopRecord,
+    top: Frame,
+    now: datetime,
+    session_id: str | None,
+    judged: str | None,
+) -> tuple[StoredState, StopDecision]:
+    """A parked frame: allow every stop until it is answered (BLOCKED -> BLOCKED); then go on
+    with the same iteration, its continuation opening with the question and the answer."""
+    if top.blocked:
+        note = f"loop waits for an answer to: {_first(top.question)}; stop allowed; {ANSWER_HOW}"
+        return state, StopDecision(Phase.BLOCKED, note=note)
+    new_state = _new_top(state, top._replace(question="", answer=""), now, session_id, judged)
+    reason = answer_preamble(top.question, top.answer) + block_reason(new_state.stack[-1])
+    return new_state, StopDecision(
+        Phase.ACTIVE, block=True, reason=reason, note="answered: the loop goes on"
+    )
+
+
+def record_answer(state: StoredState, answer: str, now: datetime) -> LoopRecord | str:
+    """The state with ``answer`` given to the running frame's question (pure), or why not.
+
+    A second answer before the session's next stop replaces the first. The state's time is
+    renewed: the loop is live again, and the staleness limit counts from here.
+    """
+    if not answer.strip():
+        return "the answer is empty"
+    if not isinstance(state, LoopRecord) or state.event is not Event.STATE or not state.stack:
+        return "no loop in this project"
+    top = state.stack[-1]
+    if not top.question:
+        return f"the running {top.mode}-mode loop asked no question (it is not blocked)"
+    answered = top._replace(answer=answer.strip())
+    return state._replace(updated_at=now, stack=(*state.stack[:-1], answered))
 
 
 def transition(
@@ -281,7 +384,7 @@ def transition(
     if state.event is Event.ABORT:
         return None, StopDecision(Phase.ABORTED, note="loop aborted; state removed, stop allowed")
     age = now - state.updated_at
-    if age > STALE_AFTER:
+    if age > STALE_AFTER and not state.stack[-1].question:
         return None, StopDecision(
             Phase.STUCK,
             note=(
@@ -293,11 +396,16 @@ def transition(
     if _owned_by_other(top, session_id):
         # Another session's loop: this Stop is none of its business (and must not count).
         return state, StopDecision(Phase.IDLE)
+    if top.question:
+        return _parked_or_answered(state, top, now, session_id, judged)
     signal = None if last_assistant_text is None else find_signal(last_assistant_text, top.mode)
     if signal is not None and refused is not None:
         return _refused_claim(state, top, signal, refused, now, session_id)
     if signal is not None:
         return _claimed_done(state, top, signal, now, session_id, judged)
+    question = None if last_assistant_text is None else find_question(last_assistant_text)
+    if question is not None:
+        return _park(state, top, question, now, session_id, judged)
     if top.iter >= top.max:
         return _iterate(state, state.stack, now, session_id)
     if last_assistant_text is None:
@@ -311,13 +419,14 @@ def push_frame(state: StoredState, frame: Frame, now: datetime, run_id: str) -> 
     """IDLE -> ACTIVE (or nest): ``frame`` on top of a live stack, else a new run ``run_id``.
 
     A stale, finished, aborted or corrupted state is replaced rather than extended, so
-    starting a loop never revives a zombie outer loop.
+    starting a loop never revives a zombie outer loop; a frame parked on a question (answered
+    or not) is kept, however old: it waits for a person.
     """
     live = (
         isinstance(state, LoopRecord)
         and state.event is Event.STATE
         and bool(state.stack)
-        and now - state.updated_at <= STALE_AFTER
+        and (now - state.updated_at <= STALE_AFTER or bool(state.stack[-1].question))
     )
     if live and isinstance(state, LoopRecord):
         return state._replace(updated_at=now, stack=(*state.stack, frame))

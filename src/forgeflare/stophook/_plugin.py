@@ -1,5 +1,6 @@
-"""The Claude Code plugin: ``/forgeflare:loop``, ``/forgeflare:cancel``, ``/forgeflare:status``
-and the Stop hook, shipped as package data and installed by ``stop-hook install --plugin``.
+"""The Claude Code plugin: ``/forgeflare:loop``, ``/forgeflare:cancel``, ``/forgeflare:status``,
+``/forgeflare:answer`` and the Stop hook, shipped as package data and installed by
+``stop-hook install --plugin``.
 
 The files in ``forgeflare/templates/claude_plugin`` hold two placeholders: ``@FORGEFLARE@``
 (how to run this forgeflare without ``PATH``, see ``forgeflare_command``) and ``@VERSION@``.
@@ -9,7 +10,8 @@ one from anywhere for a single session.
 
 ``/forgeflare:loop`` runs ``stop-hook start --args-stdin`` with the command's arguments in a
 quoted here-document, so a prompt with quotes, ``$`` or backticks reaches forgeflare as typed;
-:func:`parse_loop_args` takes the options out of that text.
+:func:`parse_loop_args` takes the options out of that text. ``/forgeflare:answer`` passes its
+arguments to ``stop-hook answer --args-stdin`` the same way.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ PLUGIN_FILES = (
     "commands/loop.md",
     "commands/cancel.md",
     "commands/status.md",
+    "commands/answer.md",
 )
 """The plugin's files, relative to its folder (and to ``forgeflare/templates/claude_plugin``)."""
 

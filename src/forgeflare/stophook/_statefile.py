@@ -7,7 +7,8 @@ Two formats, parsed and rendered by pure functions:
   "stack": [{"mode": "loop", "iter": 1, "max": 10, "prompt": "…"}]}``.
 * ``.claude/idle-loop.local.md``: the markdown fallback of existing loops, a front matter of
   ``active``, ``mode``, ``iteration``, ``max_iterations`` (optionally ``updated_at``; without it
-  the file's modification time is the last update; and ``session_id``) and a body that is the
+  the file's modification time is the last update; and ``session_id``; while the loop is
+  parked on a question, ``question`` and ``answer`` as JSON strings) and a body that is the
   original prompt. It is updated in place: only the ``iteration`` (and ``updated_at``) lines
   change, and a ``session_id`` line is added when the first Stop claims the loop.
 
@@ -130,6 +131,9 @@ def _frame(raw: dict[str, Any], where: str, *, mode_default: str | None = None) 
     stall_after, stalled = _count(raw.get("stall_after", 0)), _count(raw.get("stalled", 0))
     if stall_after is None or stalled is None:
         return Corrupt(f"{where}: stall_after or stalled is not a non-negative integer")
+    question, answer = raw.get("question") or "", raw.get("answer") or ""
+    if not isinstance(question, str) or not isinstance(answer, str):
+        return Corrupt(f"{where}: question or answer is not a string")
     return Frame(
         mode=mode,
         iter=iteration,
@@ -141,6 +145,8 @@ def _frame(raw: dict[str, Any], where: str, *, mode_default: str | None = None) 
         stall_after=stall_after,
         failures=failures,
         stalled=stalled,
+        question=question,
+        answer=answer,
     )
 
 
@@ -200,7 +206,18 @@ def _render_frame(frame: Frame) -> dict[str, object]:
         "stalled": frame.stalled,
     }
     doc.update({key: value for key, value in extra.items() if value})
+    doc.update(_parked_fields(frame))
     return doc
+
+
+def _parked_fields(frame: Frame) -> dict[str, str]:
+    """A parked frame's question (and answer, once given); ``status`` says which, for readers
+    of the file (it is derived: the parser goes by ``question`` and ``answer``)."""
+    if not frame.question:
+        return {}
+    if not frame.answer:
+        return {"status": "blocked", "question": frame.question}
+    return {"status": "answered", "question": frame.question, "answer": frame.answer}
 
 
 def render_json_state(record: LoopRecord) -> str:
@@ -274,11 +291,36 @@ def parse_markdown_state(text: str, mtime: datetime) -> LoopRecord | Corrupt:
         updated_at = parsed
     raw: dict[str, Any] = dict(doc.values)
     raw["prompt"] = doc.body.strip()
+    parked = _markdown_parked(doc)
+    if isinstance(parked, Corrupt):
+        return parked
+    raw.update(parked)
     frame = _frame(raw, "front matter", mode_default="loop")
     if isinstance(frame, Corrupt):
         return frame
     event = Event.STATE if active_raw in ("true", "yes") else Event.DONE
     return LoopRecord(event=event, run_id="", updated_at=updated_at, stack=(frame,))
+
+
+_PARKED_KEYS = ("question", "answer")
+"""Front-matter keys of a parked loop: JSON strings (a question has lines and quotes)."""
+
+
+def _markdown_parked(doc: MarkdownLoop) -> dict[str, str] | Corrupt:
+    """``question`` and ``answer`` from their front-matter lines, JSON-decoded."""
+    found: dict[str, str] = {}
+    for line in doc.lines:
+        match = _FRONT_LINE.match(line.rstrip("\r\n"))
+        if match is None or match.group(1) not in _PARKED_KEYS:
+            continue
+        try:
+            value = json.loads(match.group(2))
+        except ValueError:
+            value = None
+        if not isinstance(value, str):
+            return Corrupt(f"front matter: {match.group(1)} is not a JSON string")
+        found[match.group(1)] = value
+    return found
 
 
 def render_markdown_state(text: str, record: LoopRecord) -> str:
@@ -299,17 +341,21 @@ def render_markdown_state(text: str, record: LoopRecord) -> str:
     judged = record.stack[0].judged
     if judged:
         new_values["judged_message"] = judged
+    parked = {"question": record.stack[0].question, "answer": record.stack[0].answer}
+    new_values.update({k: json.dumps(v, ensure_ascii=False) for k, v in parked.items() if v})
     out: list[str] = []
     for line in doc.lines:
         match = _FRONT_LINE.match(line.rstrip("\r\n"))
         key = match.group(1) if match else None
+        if key in _PARKED_KEYS and key not in new_values:
+            continue  # answered and resumed: the question goes
         if key in new_values and line.strip() != "---":
             ending = line[len(line.rstrip("\r\n")) :]
             out.append(f"{key}: {new_values[key]}{ending}")
         else:
             out.append(line)
     ending = out[-1][len(out[-1].rstrip("\r\n")) :] or "\n"
-    for key in ("session_id", "judged_message"):
+    for key in ("session_id", "judged_message", *_PARKED_KEYS):
         if key in new_values and key not in doc.values:
             # Set for the first time: recorded just before the closing '---'.
             out.insert(len(out) - 1, f"{key}: {new_values[key]}{ending}")

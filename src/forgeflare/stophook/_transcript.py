@@ -22,7 +22,13 @@ from typing import Any, BinaryIO, NamedTuple, TypeVar
 
 from forgeflare.stophook._errors import TranscriptError
 
-__all__ = ["FinalMessage", "assistant_text_of", "final_message", "last_assistant_text"]
+__all__ = [
+    "FinalMessage",
+    "assistant_text_of",
+    "final_message",
+    "final_message_if_written",
+    "last_assistant_text",
+]
 
 _T = TypeVar("_T")
 
@@ -186,6 +192,14 @@ def final_message(path: Path) -> FinalMessage | None:
     Raises :class:`TranscriptError` when the file cannot be opened or read.
     """
     return _read(path, _final_message)
+
+
+def final_message_if_written(path: Path) -> FinalMessage | None:
+    """:func:`final_message`, or ``None`` while the file does not exist yet: Claude Code may
+    run the Stop hook of a session's first turn before it has created the transcript."""
+    if not os.path.exists(path):  # os.path: False (not ValueError) for a path with a NUL
+        return None
+    return final_message(path)
 
 
 def _final_message(fh: BinaryIO) -> FinalMessage | None:

@@ -96,10 +96,14 @@ from forgeflare.supervisor._lifecycle import hook_env
 from forgeflare.supervisor._lifecycle import run_lifecycle_hook
 from forgeflare.supervisor._lifecycle import hook_words
 from forgeflare.supervisor._iteration import FileStamp
-from forgeflare.supervisor._loop import LoopOptions
+from forgeflare.supervisor._options import LoopOptions
 from forgeflare.supervisor._loop import LoopResult
 from forgeflare.supervisor._iteration import is_fresh
 from forgeflare.supervisor._iteration import IterationRunner
+from forgeflare.supervisor._checks import LoopChecks
+from forgeflare.supervisor._checks import hook_record
+from forgeflare.supervisor._proof import LoopProof
+from forgeflare.supervisor._step import LoopStep
 from forgeflare.supervisor._loop import run_loop
 from forgeflare.supervisor._loop import watch_signals
 from forgeflare.supervisor._notify import NOTIFY_EVENTS
@@ -147,6 +151,7 @@ from forgeflare.supervisor._stop import stop_requested
 from forgeflare.supervisor._trust import describe_items
 from forgeflare.supervisor._trust import hooks_modules
 from forgeflare.supervisor._trust import loop_trust_items
+from forgeflare.supervisor._trust import security_defaults
 from forgeflare.supervisor._trust import uses_claude_code
 from forgeflare.supervisor._waits import Decide
 from forgeflare.supervisor._waits import FinishNow
@@ -233,10 +238,13 @@ __all__ = [
     "Limits",
     "LimitsSection",
     "LoadedConfig",
+    "LoopChecks",
     "LoopConfig",
     "LoopDisplay",
     "LoopOptions",
+    "LoopProof",
     "LoopResult",
+    "LoopStep",
     "LoopWaits",
     "Notifier",
     "NotifyEvent",
@@ -299,6 +307,7 @@ __all__ = [
     "git_timeout",
     "helper_settings",
     "hook_env",
+    "hook_record",
     "hook_verdict",
     "hook_words",
     "hooks_modules",
@@ -343,6 +352,7 @@ __all__ = [
     "run_loop",
     "run_review",
     "runs_root",
+    "security_defaults",
     "should_notify",
     "stop_request_age",
     "stop_requested",

@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from forgeflare._clock import utc_timestamp
+from forgeflare._completion import answer_preamble
 from forgeflare._errors import ConfigError
 from forgeflare._fsutil import atomic_write_text
 from forgeflare.supervisor._records import QuestionAnswer, RunRecord, list_runs
@@ -32,14 +33,6 @@ __all__ = [
 
 ANSWER_FILE = "answer.md"
 """The answer's file in the run folder."""
-
-
-def answer_preamble(question: str, answer: str) -> str:
-    """What the next iteration's prompt starts with once a question was answered."""
-    return (
-        "An earlier iteration of this loop stopped to ask a question; it has been answered.\n\n"
-        f"Question:\n{question.strip()}\n\nAnswer:\n{answer.strip()}\n\n---\n\n"
-    )
 
 
 def read_answer(run_dir: Path) -> str | None:

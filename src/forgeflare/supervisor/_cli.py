@@ -18,7 +18,8 @@ from forgeflare._errors import ConfigError
 from forgeflare._secrets import scrub_environment
 from forgeflare.supervisor._config import LoadedConfig, load_config
 from forgeflare.supervisor._finish import FINISH_EXIT_CODES
-from forgeflare.supervisor._loop import LoopOptions, run_loop
+from forgeflare.supervisor._loop import run_loop
+from forgeflare.supervisor._options import LoopOptions
 from forgeflare.supervisor._preflight import lock_holder, preflight, project_lock
 from forgeflare.supervisor._records import RunRecord, RunSettings, find_resumable
 from forgeflare.supervisor._resume import kept_settings

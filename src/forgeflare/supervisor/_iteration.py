@@ -1,8 +1,8 @@
 """One iteration of a loop: start its agent, watch it, read what it did, record it.
 
-:class:`IterationRunner` is the iteration half of the loop supervisor: the loop
-(:mod:`forgeflare.supervisor._loop`) keeps the run, its hooks, waits and finish, and calls
-:meth:`IterationRunner.run_agent` once per iteration.
+:class:`IterationRunner` is the iteration part of the loop supervisor: the loop
+(:mod:`forgeflare.supervisor._loop`) keeps the run and its finish; one step of it
+(:mod:`._step`) calls :meth:`IterationRunner.run_agent` once per iteration.
 
 ``convergence.json`` counts only when it was written during the iteration: :func:`is_fresh`
 compares the file's (inode, mtime, size) before and after, so a stale ``final`` from an earlier
@@ -15,10 +15,9 @@ import contextlib
 import math
 import os
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 import trio
 
@@ -46,6 +45,7 @@ from forgeflare.supervisor._lifecycle import (
     HookContext,
     hook_env,
 )
+from forgeflare.supervisor._options import LoopOptions
 from forgeflare.supervisor._records import (
     InProgress,
     IterationRecord,
@@ -61,22 +61,6 @@ from forgeflare.supervisor.backends import (
     CodexStreamReader,
     LineReader,
 )
-
-
-class _Options(Protocol):
-    """What an iteration reads of the loop's options (:class:`~._loop.LoopOptions`)."""
-
-    @property
-    def env(self) -> Mapping[str, str]: ...
-    @property
-    def python(self) -> str: ...
-    @property
-    def task(self) -> str | None: ...
-    @property
-    def pass_env(self) -> Sequence[str]: ...
-    @property
-    def raw(self) -> bool: ...
-
 
 __all__ = ["FileStamp", "IterationRunner", "is_fresh"]
 
@@ -114,7 +98,7 @@ class _Start:
 class IterationRunner:
     """The iteration half of the loop (a base of the loop, which holds the state below)."""
 
-    opts: _Options
+    opts: LoopOptions
     cfg: LoopConfig
     display: LoopDisplay
     project: Path

@@ -25,7 +25,7 @@ from forgeflare.supervisor._config import LoopConfig
 from forgeflare.supervisor._git import run_git
 from forgeflare.supervisor._records import find_resumable
 from forgeflare.supervisor._trust import hooks_modules, loop_trust_items
-from forgeflare.trust._store import require_trust
+from forgeflare.trust import require_trust
 
 __all__ = ["LOCK_RELPATH", "lock_holder", "preflight", "project_lock"]
 
@@ -181,7 +181,7 @@ def preflight(
     if modules:
         _check_hooks_modules(project, modules, env, config.hooks.timeout)
     if backend.name == "forgeflare":
-        from forgeflare.agent._client import checked_base_url
+        from forgeflare.agent import checked_base_url
 
         checked_base_url(None, env)
     backend.preflight(project, argv, env)
@@ -201,7 +201,7 @@ def preflight(
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{prompt}: cannot read the prompt: {exc}") from exc
     from forgeflare.supervisor._notify import notify_preflight, notify_urls
-    from forgeflare.trust._store import default_trust_file
+    from forgeflare.trust import default_trust_file
 
     notify_problem = notify_preflight(notify_urls(env, default_trust_file(env).parent))
     if notify_problem is not None:

@@ -125,9 +125,13 @@ def verdict_of(content: list[dict[str, Any]]) -> ReviewVerdict:
 
 async def run_review(given: ReviewInput, *, env: Mapping[str, str], save_to: Path) -> ReviewRecord:
     """Ask the reviewer; never raises (a failure is the record's ``error``)."""
-    from forgeflare.agent._client import MessagesClient, resolve_base_url
-    from forgeflare.agent._errors import APIError
-    from forgeflare.agent._messages import Message, MessagesRequest
+    from forgeflare.agent import (
+        APIError,
+        Message,
+        MessagesClient,
+        MessagesRequest,
+        resolve_base_url,
+    )
 
     request = MessagesRequest(
         model=given.model,

@@ -13,17 +13,32 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from forgeflare.supervisor._config import LoopConfig
-from forgeflare.trust._items import (
+from forgeflare.supervisor._config import LoopConfig, SecuritySection
+from forgeflare.trust import (
+    TrustItem,
     agent_trust_items,
     claude_items,
     command_item,
     config_items,
     directory_items,
 )
-from forgeflare.trust._policy import TrustItem
 
-__all__ = ["describe_items", "hooks_modules", "loop_trust_items", "uses_claude_code"]
+__all__ = [
+    "describe_items",
+    "hooks_modules",
+    "loop_trust_items",
+    "security_defaults",
+    "uses_claude_code",
+]
+
+
+def security_defaults() -> dict[str, object]:
+    """``[security]`` defaults, from the config model (the one home of them): a project that
+    sets a key to its default loosens nothing."""
+    return {
+        name: info.get_default(call_default_factory=True)
+        for name, info in SecuritySection.model_fields.items()
+    }
 
 
 def hooks_modules(argv: Sequence[str]) -> list[str]:
@@ -68,7 +83,7 @@ def loop_trust_items(
     notify = getattr(getattr(config, "notify", None), "command", "")
     if notify:
         items.append(command_item("[notify] command", notify, project))
-    items += config_items(project)
+    items += config_items(project, security_defaults=security_defaults())
     if every_backend or uses_claude_code(config):
         items += claude_items(project, config.agent.extra_args)
     return items

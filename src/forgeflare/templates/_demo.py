@@ -27,8 +27,7 @@ from pathlib import Path
 from forgeflare._errors import ForgeflareError
 from forgeflare._jsonl import json_objects
 from forgeflare.mockapi import start_mock_api, stop_mock_api
-from forgeflare.supervisor._history import runs_root
-from forgeflare.supervisor._records import RunRecord, newest_run
+from forgeflare.supervisor import RunRecord, newest_run, runs_root
 from forgeflare.templates._init import TemplateError, TemplateUsageError, init_project
 
 __all__ = [
@@ -215,8 +214,7 @@ def _write_report(project: Path, run_dir: Path | None) -> Path | None:
     --html` writes); ``None`` when it cannot be written."""
     if run_dir is None:
         return None
-    from forgeflare.report._collect import collect_digest
-    from forgeflare.report._html import render_html
+    from forgeflare.report import collect_digest, render_html
 
     out = run_dir / "report.html"
     try:

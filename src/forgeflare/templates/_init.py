@@ -26,12 +26,10 @@ from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError, ForgeflareError
 from forgeflare._fsutil import atomic_write_text
 from forgeflare._runtime_files import RUNTIME_PATTERNS
-from forgeflare.stophook._install import hook_command, install_hook
-from forgeflare.supervisor._config import default_config_toml, default_prompt, load_config
-from forgeflare.supervisor._trust import loop_trust_items
+from forgeflare.stophook import hook_command, install_hook
+from forgeflare.supervisor import default_config_toml, default_prompt, load_config, loop_trust_items
 from forgeflare.templates._guard_script import GUARD_SCRIPT_NAME, render_guard_script
-from forgeflare.trust._policy import TrustItem
-from forgeflare.trust._store import TrustStore, default_trust_file
+from forgeflare.trust import TrustItem, TrustStore, default_trust_file
 
 __all__ = [
     "CLAUDE_AGENT_COMMAND",

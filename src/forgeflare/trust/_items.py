@@ -606,9 +606,15 @@ def loosens(key: str, value: object, default: object = _NO_DEFAULT) -> bool:
     return True
 
 
-def config_items(project: Path, relpath: str = ".fresher/config.toml") -> list[TrustItem]:
+def config_items(
+    project: Path,
+    relpath: str = ".fresher/config.toml",
+    *,
+    security_defaults: Mapping[str, object],
+) -> list[TrustItem]:
     """Items of the project's config file: gate, extra_args, profiles, loosening security,
-    paths that lead out of the project."""
+    paths that lead out of the project. ``security_defaults`` are the ``[security]`` values a
+    project without the key gets (the loop's config model holds them; they never loosen)."""
     project = project.resolve()
     path = project / relpath
     if not (path.is_file() or path.is_symlink()):
@@ -640,9 +646,8 @@ def config_items(project: Path, relpath: str = ".fresher/config.toml") -> list[T
         if not isinstance(value, str) or _lexically_inside(where, project) is None:
             items.append(TrustItem(f"[paths] {key}", json.dumps(value, default=str)))
     if isinstance(security, dict):
-        defaults = _security_defaults()
         for key, value in sorted(security.items()):
-            if loosens(key, value, defaults.get(key, _NO_DEFAULT)):
+            if loosens(key, value, security_defaults.get(key, _NO_DEFAULT)):
                 text = json.dumps(value, sort_keys=True, default=str)
                 items.append(TrustItem(f"[security] {key}", text))
     elif security:
@@ -677,16 +682,6 @@ def fleet_files(project: Path) -> list[Path]:
         if data is not None and isinstance(data.get("fleet"), dict) and "loop" in data:
             found.append(path)
     return found
-
-
-def _security_defaults() -> dict[str, object]:
-    """``[security]`` defaults, from the config model (the one home of them)."""
-    from forgeflare.supervisor._config import SecuritySection
-
-    return {
-        name: info.get_default(call_default_factory=True)
-        for name, info in SecuritySection.model_fields.items()
-    }
 
 
 def _words(value: object) -> str:

@@ -236,7 +236,7 @@ class ForgeflareBackend(_PlainBackend):
                 "ANTHROPIC_API_KEY is not set: every iteration would fail; export it, or point "
                 "ANTHROPIC_API_URL at another endpoint (e.g. `forgeflare mock-api`)"
             )
-        from forgeflare.hooks._config import HOOKS_RELPATH, load_hooks_file
+        from forgeflare.hooks import HOOKS_RELPATH, load_hooks_file
 
         load_hooks_file(project / HOOKS_RELPATH)
 

@@ -1,4 +1,7 @@
-"""``forgeflare trust``: review what a project would run, and trust it (or list, or revoke)."""
+"""``forgeflare trust``: review what a project would run, and trust it (or list, or revoke).
+
+It lives with the loop, not in :mod:`forgeflare.trust`: what a project would run is read from
+the loop's config, and trust/ stands below the supervisor."""
 
 from __future__ import annotations
 
@@ -46,9 +49,14 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         from forgeflare.supervisor._config import load_config
         from forgeflare.supervisor._trust import describe_items, loop_trust_items
-        from forgeflare.trust._items import fleet_files, fleet_items, python_module_items
-        from forgeflare.trust._policy import check_trust
-        from forgeflare.trust._store import TrustStore, default_trust_file
+        from forgeflare.trust import (
+            TrustStore,
+            check_trust,
+            default_trust_file,
+            fleet_files,
+            fleet_items,
+            python_module_items,
+        )
 
         env = dict(os.environ)
         store = TrustStore(default_trust_file(env))

@@ -1,0 +1,251 @@
+"""The evidence an iteration leaves: the gate's run, progress against the stall rule, and a
+completion claim held against the gate and the reviewer.
+
+The rules are :mod:`forgeflare._evidence`'s (pure); this is the shell: it runs the gate (output
+kept as ``gate-NNN.log``), asks the reviewer and records what each said on the iteration's row.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from forgeflare._evidence import (
+    ClaimBy,
+    GateRun,
+    Measures,
+    Progress,
+    gate_tail,
+    judge_progress,
+    rejection_text,
+    stall_streak,
+)
+from forgeflare._process import run_child
+from forgeflare._secrets import child_environment
+from forgeflare.supervisor._agentproc import StopControl
+from forgeflare.supervisor._config import LoopConfig
+from forgeflare.supervisor._display import LoopDisplay
+from forgeflare.supervisor._finish import IterationOutcome, Limits
+from forgeflare.supervisor._git import diff_since, tree_of
+from forgeflare.supervisor._options import LoopOptions
+from forgeflare.supervisor._records import (
+    ClaimRecord,
+    IterationRecord,
+    ProgressRecord,
+    ReviewRecord,
+    RunRecord,
+    RunStore,
+)
+
+__all__ = ["LoopProof"]
+
+
+class LoopProof:
+    """The evidence part of the loop (a base of the loop, which holds the state below)."""
+
+    opts: LoopOptions
+    cfg: LoopConfig
+    display: LoopDisplay
+    project: Path
+    store: RunStore
+    record: RunRecord
+    stop: StopControl
+    limits: Limits
+    git_repo: bool
+    last_tree: str | None
+    measures: Measures
+    """What progress is measured against: the last iteration's plan, gate and tree."""
+    seen_trees: set[str]
+    no_progress: int
+
+    if TYPE_CHECKING:  # the loop's other parts' (no stub at run time: it would shadow them)
+
+        async def untrusted_now(self) -> str | None:
+            raise NotImplementedError
+
+        def prompt_text(self) -> str:
+            raise NotImplementedError
+
+    async def baseline(self) -> None:
+        """Where progress is measured from: the plan and (with the stall rule) the gate's
+        failures before the first iteration (after a resume: as the last row left them)."""
+        if self.git_repo and self.limits.stall_after:
+            # The trees the run has had: the start, then each commit's (a resume loses the
+            # ones between, so an undo across a crash counts once as progress).
+            start = await tree_of(self.project, self.record.head_at_start)
+            if start:
+                self.seen_trees.add(start)
+        rows = [r for r in self.record.iterations if r.progress is not None]
+        if self.opts.resume and rows:
+            last = rows[-1]
+            self.no_progress = last.progress.no_progress if last.progress else 0
+            self.measures = Measures(
+                plan_unchecked=last.plan_unchecked,
+                gate=last.progress.gate_signature if last.progress else None,
+            )
+            return
+        gate: str | None = None
+        if self.cfg.limits.gate and self.limits.stall_after:
+            gate = (await self.run_gate(0)).signature
+        self.measures = Measures(plan_unchecked=self.record.plan_unchecked_at_start, gate=gate)
+
+    async def stall_gate(self, it: IterationRecord, outcome: IterationOutcome) -> GateRun | None:
+        """With a gate and the stall rule, the gate runs after every iteration that did work:
+        its failures are the progress measure."""
+        if (
+            not self.cfg.limits.gate
+            or not self.limits.stall_after
+            or outcome.skipped
+            or outcome.outcome in ("rate_limited", "api_error")
+            or self.stop.stop.is_set()
+        ):
+            return None
+        return await self.run_gate(it.number)
+
+    async def measure(
+        self, it: IterationRecord, outcome: IterationOutcome, gate: GateRun | None
+    ) -> None:
+        """Judge the iteration's progress (pure rule in ``_evidence``) and keep the streak."""
+        if not self.limits.stall_after or outcome.skipped:
+            return
+        if outcome.outcome in ("rate_limited", "api_error"):
+            return  # a wait, not an attempt
+        tree = self.last_tree if it.commits else None
+        before = self.measures
+        after = Measures(
+            plan_unchecked=it.plan_unchecked,
+            gate=gate.signature if gate is not None else before.gate,
+            commits=it.commits,
+            tree=tree,
+        )
+        if after.plan_unchecked is None and gate is None and not self.git_repo:
+            progress = Progress(True, "nothing to measure (no plan, gate or git)")
+        else:
+            progress = judge_progress(before, after, seen_trees=frozenset(self.seen_trees))
+        if tree:
+            self.seen_trees.add(tree)
+        self.measures = after
+        self.no_progress = stall_streak(self.no_progress, progress)
+        it.progress = ProgressRecord(
+            made=progress.made,
+            why=progress.why,
+            gate_exit=gate.exit_code if gate else None,
+            gate_signature=gate.signature if gate else None,
+            no_progress=self.no_progress,
+        )
+
+    async def check_claim(
+        self, it: IterationRecord, claim: ClaimBy, gate: GateRun | None
+    ) -> tuple[bool, str]:
+        """Evidence for a claim: the gate, then the reviewer. Returns whether it holds and what
+        the next prompt starts with when it does not."""
+        if self.cfg.limits.gate:
+            gate = gate or await self.run_gate(it.number)
+            if not gate.passed:
+                code = "could not run" if gate.exit_code is None else f"exit {gate.exit_code}"
+                last = gate_tail(gate.output, 1)
+                it.claim = ClaimRecord(
+                    by=claim,
+                    accepted=False,
+                    rejected_by="gate",
+                    why=f"gate {code}" + (f": {last}" if last else ""),
+                )
+                self.display.warn(f"complete claimed ({claim}), but the gate failed ({code})")
+                text = rejection_text(by=claim, rejected_by="gate", gate=gate)
+                return False, text
+        if self.cfg.finish.reviewer:
+            review = await self.review(it, claim, gate)
+            it.review = review
+            if review.complete is not True:
+                if review.complete is None:
+                    why = f"the reviewer gave no verdict: {review.error}"
+                    self.display.warn(f"complete claimed ({claim}), but {why}: going on")
+                    text = ""
+                else:
+                    why = "; ".join(review.reasons) or "the reviewer judged it not complete"
+                    self.display.warn(f"complete claimed ({claim}), but the reviewer said: {why}")
+                    text = rejection_text(
+                        by=claim,
+                        rejected_by="reviewer",
+                        gate=gate,
+                        reasons=tuple(review.reasons),
+                        missing=tuple(review.missing),
+                    )
+                it.claim = ClaimRecord(by=claim, accepted=False, rejected_by="reviewer", why=why)
+                return False, text
+            self.display.info(f"reviewer {review.model}: complete")
+        it.claim = ClaimRecord(by=claim, accepted=True)
+        return True, ""
+
+    async def review(
+        self, it: IterationRecord, claim: ClaimBy, gate: GateRun | None
+    ) -> ReviewRecord:
+        """Ask ``[finish] reviewer`` (see ``_reviewer``); never raises."""
+        from forgeflare.supervisor._reviewer import ReviewInput, run_review
+
+        diff, stat = await diff_since(self.project, self.record.head_at_start)
+        plan = self.project / self.cfg.paths.plan_file
+        try:
+            plan_text = plan.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            plan_text = ""
+        return await run_review(
+            ReviewInput(
+                model=self.cfg.finish.reviewer,
+                task=self.opts.task or self.prompt_text(),
+                plan=plan_text,
+                diff=diff,
+                diff_stat=stat,
+                max_diff=int(self.cfg.finish.reviewer_max_diff),
+                gate=gate,
+                final_message=self.output_tail(it),
+                claim=claim,
+            ),
+            env=self.opts.env,
+            save_to=self.store.dir / f"review-{it.number:03d}.json",
+        )
+
+    def output_tail(self, it: IterationRecord) -> str:
+        """The end of the iteration's log: the agent's last words (what it claimed with)."""
+        if not it.log:
+            return ""
+        try:
+            with open(self.store.dir / it.log, "rb") as f:
+                f.seek(max(0, f.seek(0, os.SEEK_END) - 4000))
+                return f.read().decode(errors="replace")
+        except OSError:
+            return ""
+
+    async def run_gate(self, number: int) -> GateRun:
+        """Run ``[limits] gate`` in the project (bounded by the iteration timeout); its output
+        is kept in the run folder as ``gate-NNN.log``."""
+        gate = self.cfg.limits.gate
+        untrusted = await self.untrusted_now()
+        if untrusted is not None:
+            return GateRun(gate, None, f"not run: {untrusted}")
+        self.display.info(f"gate: {gate}")
+        out = bytearray()
+        try:
+            done = await run_child(
+                ["bash", "-c", gate],
+                cwd=self.project,
+                env=child_environment(self.opts.env, self.opts.pass_env),
+                on_output=out.extend,
+                grace=self.cfg.agent.kill_grace,
+                timeout=self.cfg.limits.iteration_timeout or None,
+                stop=self.stop.stop,
+            )
+        except OSError as exc:
+            return GateRun(gate, None, f"cannot run: {exc}")
+        text = out.decode(errors="replace")
+        for line in text.splitlines()[-20:]:
+            self.display.output(line + "\n", prefix="[gate] ")
+        log = self.store.dir / f"gate-{number:03d}.log"
+        try:
+            log.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            self.display.warn(f"{log}: cannot write: {exc.strerror}")
+        code = None if done.timed_out else done.exit_code
+        self.store.event("gate", command=gate, exit_code=code, iteration=number, log=log.name)
+        return GateRun(gate, code, text)

@@ -1,0 +1,249 @@
+"""One step of the loop: the checks between iterations, the agent (or a skip), the evidence,
+the verdict, and what the verdict makes the loop do (finish, wait, pause or go on).
+
+The verdict is :func:`~._finish.decide`'s (pure); starting, watching, reading and recording
+the agent is :class:`~._iteration.IterationRunner`'s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, replace
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import trio
+
+from forgeflare._clock import utc_timestamp
+from forgeflare._evidence import ClaimBy, GateRun, stall_warning
+from forgeflare.supervisor._agentproc import StopControl
+from forgeflare.supervisor._blocked import take_answer
+from forgeflare.supervisor._checks import hook_record
+from forgeflare.supervisor._display import LoopDisplay
+from forgeflare.supervisor._fallback import AgentSpec, Choice, Window
+from forgeflare.supervisor._finish import (
+    Finish,
+    FinishType,
+    IterationFacts,
+    IterationOutcome,
+    Limits,
+    RunGate,
+    Skip,
+    Streaks,
+    Verdict,
+    claimed,
+    decide,
+    hook_verdict,
+)
+from forgeflare.supervisor._lifecycle import HookContext, HookName, LifecycleResult
+from forgeflare.supervisor._notify import Notifier
+from forgeflare.supervisor._records import ClaimRecord, IterationRecord, RunRecord, RunStore
+from forgeflare.supervisor._waits import WaitFor, WaitStreaks
+
+__all__ = ["LoopStep"]
+
+
+class LoopStep:
+    """One step of the loop (a base of the loop, which holds the state below)."""
+
+    display: LoopDisplay
+    store: RunStore
+    record: RunRecord
+    stop: StopControl
+    limits: Limits
+    notifier: Notifier
+    time_scale: float
+    fallbacks: list[AgentSpec]
+    current: AgentSpec
+    windows: dict[AgentSpec, Window]
+    wait_streaks: WaitStreaks
+    finish_reason: str | None
+    preamble: str
+    no_progress: int
+    last_gate: str
+    answer_wait: float | None
+    notified_blocked: bool
+
+    if TYPE_CHECKING:  # the loop's other parts' (no stub at run time: it would shadow them)
+
+        def elapsed(self) -> float:
+            raise NotImplementedError
+
+        def save(self) -> None:
+            raise NotImplementedError
+
+        def plan_unchecked(self) -> int | None:
+            raise NotImplementedError
+
+        def context(self, *, iteration: int | None = None, finish_type: str = "") -> HookContext:
+            raise NotImplementedError
+
+        def choose(self) -> Choice:
+            raise NotImplementedError
+
+        def learn_window(self, seconds: float, reason: str = "usage limit") -> None:
+            raise NotImplementedError
+
+        def summary(self) -> dict[str, Any]:
+            raise NotImplementedError
+
+        def finish_iteration(self, it: IterationRecord, decision: str, *, counted: bool) -> None:
+            raise NotImplementedError
+
+        async def before_iteration(self) -> FinishType | None:
+            raise NotImplementedError
+
+        async def hook(self, name: HookName, ctx: HookContext) -> LifecycleResult:
+            raise NotImplementedError
+
+        async def run_agent(self, number: int) -> tuple[IterationRecord, IterationOutcome]:
+            raise NotImplementedError
+
+        async def stall_gate(
+            self, it: IterationRecord, outcome: IterationOutcome
+        ) -> GateRun | None:
+            raise NotImplementedError
+
+        async def measure(
+            self, it: IterationRecord, outcome: IterationOutcome, gate: GateRun | None
+        ) -> None:
+            raise NotImplementedError
+
+        async def check_claim(
+            self, it: IterationRecord, claim: ClaimBy, gate: GateRun | None
+        ) -> tuple[bool, str]:
+            raise NotImplementedError
+
+        async def wait(self, kind: str, seconds: float, until: datetime) -> None:
+            raise NotImplementedError
+
+        async def wait_for_answer(self, seconds: float, poll: float = 0.2) -> bool:
+            raise NotImplementedError
+
+    async def iterate(self) -> FinishType | None:
+        """One pass of the loop: ``None`` to go on."""
+        early = await self.before_iteration()
+        if early is not None:
+            return early
+        choice = self.choose()
+        if choice.agent is None:
+            if choice.wait_until is None:
+                self.finish_reason = choice.reason
+                self.display.error(f"no agent left: {choice.reason}")
+                spent = any(w.resets_at is None for w in self.windows.values())
+                return FinishType.QUOTA if spent else FinishType.ERROR
+            self.display.warn(f"no agent open: {choice.reason}")
+            left = (choice.wait_until - datetime.now(UTC)).total_seconds()
+            seconds = left / self.time_scale if self.time_scale else 0.0
+            if self.limits.max_runtime:  # never past max_runtime (the next check finishes)
+                seconds = min(seconds, max(0.0, self.limits.max_runtime - self.elapsed()))
+            await self.wait("limit_wait", max(0.0, seconds), choice.wait_until)
+            return None  # the checks between iterations again (a stop, the runtime)
+        rec = self.record
+        number = rec.iterations_done + 1
+        hook = await self.hook("next_iteration", self.context(iteration=number))
+        verdict = hook_verdict(hook.status.value, stopped=self.stop.stop.is_set(), skippable=True)
+        if isinstance(verdict, Finish):
+            return verdict.type
+        if isinstance(verdict, Skip):
+            self.display.warn(f"iteration {number} skipped by next_iteration")
+            it = IterationRecord(number=number, started_at=utc_timestamp(), skipped=True)
+            it.plan_unchecked = self.plan_unchecked()
+            outcome = IterationOutcome(
+                mode="planning" if rec.mode == "planning" else "building",
+                skipped=True,
+                plan_unchecked=it.plan_unchecked,
+            )
+        else:
+            it, outcome = await self.run_agent(number)
+        it.next_iteration_hook = hook_record(hook, number)
+        gate = await self.stall_gate(it, outcome)
+        await self.measure(it, outcome, gate)
+        facts = IterationFacts(
+            outcome=outcome,
+            limits=self.limits,
+            counted=self.record.counted_iterations,
+            elapsed=self.elapsed(),
+            streaks=Streaks(**rec.streaks),
+            waits=self.wait_streaks,
+            now=datetime.now(UTC),
+            stopped=self.stop.stop.is_set(),
+            no_progress=self.no_progress,
+            stall_why=it.progress.why if it.progress and not it.progress.made else "",
+        )
+        ruling = decide(facts)
+        claim = claimed(outcome)
+        preamble = ""
+        if isinstance(ruling.action, RunGate) and claim is not None:
+            passed, preamble = await self.check_claim(it, claim, gate)
+            # What init's next_iteration hook reads: a red gate is work for the agent, no skip.
+            refused = it.claim is not None and it.claim.rejected_by == "gate"
+            self.last_gate = "failed" if refused else "passed"
+            ruling = decide(replace(facts, gate_passed=passed))
+        elif claim is not None:
+            done = isinstance(ruling.action, Finish) and ruling.action.type is FinishType.COMPLETE
+            it.claim = ClaimRecord(by=claim, accepted=done)
+        warning = stall_warning(
+            self.no_progress, self.limits.stall_after, it.progress.why if it.progress else ""
+        )
+        self.preamble = preamble + (warning or "")
+        return await self.apply(it, ruling)
+
+    async def apply(self, it: IterationRecord, ruling: Verdict) -> FinishType | None:
+        """Record the iteration as the verdict says and act on it: finish, wait or go on."""
+        action = ruling.action
+        self.wait_streaks = ruling.waits
+        self.record.streaks = asdict(ruling.streaks)
+        # A spent quota ends the night only when no fallback is left to go on with.
+        quota_fallback = (
+            isinstance(action, Finish) and action.type is FinishType.QUOTA and bool(self.fallbacks)
+        )
+        if isinstance(action, Finish) and action.reason is not None and not quota_fallback:
+            self.finish_reason = action.reason
+        if isinstance(action, Finish) and action.type is FinishType.BLOCKED:
+            return await self.blocked(it, ruling)
+        if ruling.notify is not None:
+            detail = f"{ruling.streaks.errors} error iterations in a row"
+            await self.notifier.send(ruling.notify, {**self.summary(), "detail": detail})
+        self.finish_iteration(it, ruling.label, counted=ruling.counted)
+        if quota_fallback:
+            self.windows[self.current] = Window(None, "quota spent")
+            return None
+        if isinstance(action, Finish):
+            return action.type
+        if isinstance(action, WaitFor):
+            if action.kind == "limit_wait":
+                self.learn_window(action.seconds)
+                if self.fallbacks:
+                    return None  # the next iteration's choice: a fallback, or the wait
+            await self.wait(action.kind, action.seconds, action.until)
+            return None
+        if ruling.pause > 0:
+            self.display.warn(
+                f"error iteration ({ruling.streaks.errors} in a row): pausing {ruling.pause:g}s"
+            )
+            with trio.move_on_after(ruling.pause):
+                await self.stop.stop.wait()
+        return None
+
+    async def blocked(self, it: IterationRecord, ruling: Verdict) -> FinishType | None:
+        """The agent asked a question: record it, say it, wait for an answer if asked to."""
+        rec = self.record
+        rec.question = it.question
+        self.preamble = ""
+        self.finish_iteration(it, ruling.label, counted=ruling.counted)
+        self.display.warn(f"iteration {it.number}: the agent asks:\n{it.question}")
+        self.store.event("blocked", number=it.number, question=it.question)
+        await self.notifier.send("blocked", {**self.summary(), "detail": it.question})
+        self.notified_blocked = True
+        if self.answer_wait is None or not await self.wait_for_answer(self.answer_wait):
+            return FinishType.BLOCKED
+        preamble = take_answer(self.store.dir, rec)
+        if preamble is None:  # the file vanished between the poll and now
+            return FinishType.BLOCKED
+        self.preamble = preamble
+        self.finish_reason = None
+        # A new row object: the store serialises a row once, so a changed one must be new.
+        rec.iterations[-1] = it.model_copy(update={"decision": "answered"})
+        self.save()
+        self.display.info("answered: the next iteration's prompt starts with the answer")
+        return None

@@ -1,0 +1,123 @@
+"""A question parks a stop-hook loop; ``stop-hook answer`` resumes it: real processes, the hook
+fed Claude Code's Stop JSON on stdin as Claude Code does."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CMD = [sys.executable, "-m", "forgeflare", "stop-hook"]
+ASKS = "I cannot choose.\n<loop-done>BLOCKED</loop-done>\nWhich API: v1 or v2?\nv2 is in beta."
+
+
+def cli(
+    project: Path, *args: str, stdin: str = "", env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*CMD, *args, "--project-dir", str(project)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "HOME": str(project / ".test-home"), **(env or {})},
+    )
+
+
+def stop(project: Path, said: str, session: str = "s1") -> subprocess.CompletedProcess[str]:
+    """The hook itself, as Claude Code runs it on a Stop (no transcript: its text is judged)."""
+    payload = {"hook_event_name": "Stop", "session_id": session, "cwd": str(project),
+               "last_assistant_message": said}  # fmt: skip
+    return subprocess.run(
+        CMD, input=json.dumps(payload), capture_output=True, text=True, timeout=60, check=False,
+        cwd=project, env={**os.environ, "FORGEFLARE_STOPHOOK_WAIT_MS": "0"},
+    )  # fmt: skip
+
+
+def frame(project: Path) -> dict[str, object]:
+    state = json.loads((project / ".forgeflare" / "loop-state.json").read_text())
+    top: dict[str, object] = state["stack"][-1]
+    return top
+
+
+def test_question_parks_the_loop_and_an_answer_resumes_it(tmp_path: Path) -> None:
+    assert cli(tmp_path, "start", "--max-iterations", "3", "--prompt", "Fix it").returncode == 0
+    assert stop(tmp_path, "Working.").returncode == 2  # iteration 2
+
+    asked = stop(tmp_path, ASKS)
+    assert (asked.returncode, asked.stdout) == (0, "")  # the stop is allowed
+    assert "loop blocked: the agent asks: Which API: v1 or v2?" in asked.stderr
+    assert frame(tmp_path)["status"] == "blocked"
+    assert frame(tmp_path)["question"] == "Which API: v1 or v2?\nv2 is in beta."
+    status = cli(tmp_path, "status").stdout
+    assert "BLOCKED: the agent asks:\n       Which API: v1 or v2?\n       v2 is in beta." in status
+    assert "/forgeflare:answer TEXT" in status
+    assert 'forgeflare stop-hook answer "TEXT"' in status
+
+    chat = stop(tmp_path, "Hello, what now?")  # unanswered: every stop is allowed
+    assert (chat.returncode, frame(tmp_path)["iter"]) == (0, 2)
+
+    answer = tmp_path / "answer.md"
+    answer.write_text("v2: it is stable enough.\n", encoding="utf-8")
+    answered = cli(tmp_path, "answer", "--file", str(answer))
+    assert answered.returncode == 0, answered.stderr
+    assert "Which API: v1 or v2?" in answered.stdout
+    assert "answered: v2: it is stable enough." in cli(tmp_path, "status").stdout
+
+    resumed = stop(tmp_path, "Answer recorded.")
+    assert resumed.returncode == 2
+    reason = json.loads(resumed.stdout)["reason"]
+    assert reason.startswith("An earlier iteration of this loop stopped to ask a question")
+    assert "Question:\nWhich API: v1 or v2?\nv2 is in beta.\n\nAnswer:\nv2: it is stable" in reason
+    assert "[ITERATION 2/3]" in reason  # the same iteration goes on
+    assert reason.endswith("\n\nFix it")
+    assert "question" not in frame(tmp_path)
+
+    done = stop(tmp_path, "Done.\n<loop-done>COMPLETE</loop-done>")
+    assert done.returncode == 0
+    assert not (tmp_path / ".forgeflare" / "loop-state.json").exists()
+
+
+def test_answer_from_stdin_as_the_plugin_passes_it(tmp_path: Path) -> None:
+    cli(tmp_path, "start", "--prompt", "Fix it")
+    stop(tmp_path, ASKS)
+    typed = 'Use v2, it\'s "fine" $HOME `x`\n'
+    out = cli(tmp_path, "answer", "--args-stdin", stdin=typed)
+    assert out.returncode == 0, out.stderr
+    assert frame(tmp_path)["answer"] == typed.strip()
+
+
+@pytest.mark.parametrize(
+    ("setup", "args", "says"),
+    [
+        ("none", ["answer", "v2"], "no loop in"),
+        ("running", ["answer", "v2"], "loop-state.json: the running loop-mode loop asked no "),
+        ("parked", ["answer", "  "], "the answer is empty"),
+        ("parked", ["answer"], "the answer is empty"),
+        ("parked", ["answer", "v2", "--file", "a.md"], "as TEXT or with --file, not both"),
+        ("parked", ["answer", "--file", "missing.md"], "--file missing.md: cannot read"),
+    ],
+    ids=["no-loop", "not-blocked", "blank", "nothing", "both", "missing-file"],
+)
+def test_answer_refuses_in_one_line_with_exit_2(
+    tmp_path: Path, setup: str, args: list[str], says: str
+) -> None:
+    if setup != "none":
+        cli(tmp_path, "start", "--prompt", "Fix it")
+    if setup == "parked":
+        stop(tmp_path, ASKS)
+    before = [p.read_bytes() for p in (tmp_path / ".forgeflare").glob("*.json")]
+    out = subprocess.run(
+        [*CMD, *args, "--project-dir", str(tmp_path)],
+        capture_output=True, text=True, timeout=60, check=False, cwd=tmp_path,
+    )  # fmt: skip
+    assert out.returncode == 2
+    assert out.stderr.count("\n") == 1, out.stderr
+    assert says in out.stderr
+    assert "Traceback" not in out.stderr
+    assert [p.read_bytes() for p in (tmp_path / ".forgeflare").glob("*.json")] == before

@@ -1,0 +1,125 @@
+"""A question parks a stop-hook loop inside the real, pinned Claude Code; an answer resumes it.
+
+The session ends its turn with ``<loop-done>BLOCKED</loop-done>`` and a question: the Stop hook
+lets Claude Code stop and keeps the frame with the question. The answer comes from the shell
+(``stop-hook answer``) or, inside the session, from the plugin's ``/forgeflare:answer``; the
+session's next turn (``claude -p --resume``) then goes on with the loop, and the request the
+mock receives carries the question and the answer.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from claude_code_support import (
+    claude_env,
+    claude_print,
+    conversation_turns,
+    last_user_text,
+    session_of,
+)
+from mockapi_support import MockServer
+
+MockAPI = Callable[[dict[str, Any]], MockServer]
+FORGEFLARE = str(Path(sys.executable).absolute().parent / "forgeflare")
+DONE = "<loop-done>COMPLETE</loop-done>"
+QUESTION = "Which API should the client use: v1 or v2?"
+ASKS = f"I cannot choose without you.\n<loop-done>BLOCKED</loop-done>\n{QUESTION}"
+ANSWER = "Use v2; v1 is going away."
+USAGE = {"input_tokens": 100, "output_tokens": 10}
+
+
+def text(say: str) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": say}], "stop_reason": "end_turn", "usage": USAGE}
+
+
+def stop_hook(project: Path, *args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [FORGEFLARE, "stop-hook", *args, "--project-dir", str(project)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=claude_env(home, "http://127.0.0.1:9"),
+    )
+
+
+def top_frame(project: Path) -> dict[str, Any] | None:
+    path = project / ".forgeflare" / "loop-state.json"
+    if not path.exists():
+        return None
+    frame: dict[str, Any] = json.loads(path.read_text())["stack"][-1]
+    return frame
+
+
+def park(claude_code: Path, project: Path, home: Path, server: MockServer) -> str:
+    """Start a loop and run the session until it asks; check the frame is parked. Its id."""
+    start = ("start", "--max-iterations", "5", "--prompt", "Port the client")
+    started = stop_hook(project, *start, home=home)
+    assert started.returncode == 0, started.stderr
+    out = claude_print(claude_code, project, home, server, "Port the client")
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert len(conversation_turns(server)) == 1  # the stop was allowed: no continuation was sent
+    frame = top_frame(project)
+    assert frame is not None  # kept, not removed like a completed frame
+    assert (frame["status"], frame["question"], frame["iter"]) == ("blocked", QUESTION, 1)
+    status = stop_hook(project, "status", home=home).stdout
+    assert f"BLOCKED: the agent asks:\n       {QUESTION}" in status
+    assert "/forgeflare:answer TEXT" in status
+    return session_of(out)
+
+
+def assert_resumed_with_the_answer(server: MockServer, project: Path) -> None:
+    sent = conversation_turns(server)
+    assert len(sent) == 3  # the resumed turn's stop was blocked with the continuation
+    feedback = last_user_text(sent[2])
+    assert "Stop hook feedback" in feedback
+    assert f"Question:\n{QUESTION}\n\nAnswer:\n{ANSWER}" in feedback
+    assert "[ITERATION 1/5] Continue working on the task." in feedback
+    assert "Port the client" in feedback
+    assert top_frame(project) is None  # and the loop then completed
+
+
+def test_blocked_tag_parks_the_frame_and_a_shell_answer_resumes_it(
+    tmp_path: Path, mock_api: MockAPI, claude_code: Path
+) -> None:
+    home, project = tmp_path / "home", tmp_path / "p"
+    project.mkdir()
+    assert stop_hook(project, "install", home=home).returncode == 0
+    server = mock_api(
+        {"responses": [text(ASKS), text("Back again."), text(f"Ported to v2.\n{DONE}")]}
+    )
+    session = park(claude_code, project, home, server)
+
+    answered = stop_hook(project, "answer", ANSWER, home=home)
+    assert answered.returncode == 0, answered.stderr
+    out = claude_print(claude_code, project, home, server, "--resume", session, "Go on.")
+
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert_resumed_with_the_answer(server, project)
+
+
+def test_plugin_answer_command_resumes_the_loop_in_the_session(
+    tmp_path: Path, mock_api: MockAPI, claude_code: Path
+) -> None:
+    home, project = tmp_path / "home", tmp_path / "p"
+    project.mkdir()
+    assert stop_hook(project, "install", "--plugin", home=home).returncode == 0
+    server = mock_api(
+        {"responses": [text(ASKS), text("Answer recorded."), text(f"Ported to v2.\n{DONE}")]}
+    )
+    session = park(claude_code, project, home, server)
+
+    out = claude_print(
+        claude_code, project, home, server, "--resume", session, f"/forgeflare:answer {ANSWER}"
+    )
+
+    assert out.returncode == 0, out.stderr[-2000:]
+    ran = json.dumps(conversation_turns(server)[1]["messages"])
+    assert "answered the loop-mode loop" in ran  # the command's answer ran before the model
+    assert_resumed_with_the_answer(server, project)
