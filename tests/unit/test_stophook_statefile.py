@@ -11,11 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from forgeflare.stophook import (
+    ClaimNote,
     Corrupt,
     Event,
     Frame,
     LoopRecord,
     Mode,
+    ReviewNote,
     StateLockTimeout,
     parse_json_state,
     parse_markdown_state,
@@ -213,8 +215,31 @@ def test_corrupted_markdown(text: str) -> None:
     assert isinstance(parse_markdown_state(text, T0), Corrupt)
 
 
+reviews = st.builds(
+    ReviewNote,
+    model=st.text(max_size=10),
+    complete=st.none() | st.booleans(),
+    reasons=st.lists(st.text(max_size=10), max_size=2).map(tuple),
+    missing=st.lists(st.text(max_size=10), max_size=2).map(tuple),
+    error=st.text(max_size=10),
+    tokens=st.integers(0, 10**9),
+    cost_usd=st.none() | st.floats(0, 100, allow_nan=False),
+    file=st.text(max_size=10),
+)
+claims = st.builds(
+    ClaimNote,
+    iteration=st.integers(0, 10**6),
+    rejected_by=st.sampled_from(["gate", "reviewer"]),
+    why=st.text(max_size=20),
+    gate_exit=st.none() | st.integers(-(2**31), 2**31),
+    gate_signature=st.text(max_size=20),
+    review=st.none() | reviews,
+)
 frames = st.builds(
     Frame,
+    reviewer=st.text(max_size=10),
+    base=st.text(max_size=10),
+    claims=st.lists(claims, max_size=2).map(tuple),
     mode=st.sampled_from(list(Mode)),
     iter=st.integers(0, 10**6),
     max=st.integers(1, 10**6),

@@ -4,6 +4,23 @@ The pure core is :func:`transition` (with :func:`find_signal` for markdown-aware
 detection); :func:`run_stop_hook` is the shell Claude Code's Stop hook runs.
 """
 
+from forgeflare.stophook._check import GATE_TIMEOUT_S
+from forgeflare.stophook._check import PLAN_FILE
+from forgeflare.stophook._check import REVIEW_TIMEOUT_S
+from forgeflare.stophook._check import Checked
+from forgeflare.stophook._check import check_claim
+from forgeflare.stophook._check import diff_since
+from forgeflare.stophook._check import head_commit
+from forgeflare.stophook._check import review_claim
+from forgeflare.stophook._check import run_gate
+from forgeflare.stophook._claims import REVIEWS_RELPATH
+from forgeflare.stophook._claims import ClaimNote
+from forgeflare.stophook._claims import ReviewNote
+from forgeflare.stophook._claims import claim_from_json
+from forgeflare.stophook._claims import claim_to_json
+from forgeflare.stophook._claims import describe_claim
+from forgeflare.stophook._claims import gate_refused
+from forgeflare.stophook._claims import reviewer_refused
 from forgeflare.stophook._answer import answer_loop
 from forgeflare.stophook._answer import answer_text
 from forgeflare.stophook._answer import parked_lines
@@ -96,19 +113,25 @@ __all__ = [
     "DEFAULT_WAIT_MS",
     "DISABLE_ENV",
     "DISABLE_FILE",
+    "GATE_TIMEOUT_S",
     "JSON_STATE_RELPATH",
     "LOCK_TIMEOUT_S",
     "MARKDOWN_STATE_RELPATH",
+    "PLAN_FILE",
     "PLUGIN_FILES",
     "PORTABLE_COMMAND",
     "PORTABLE_RELPATH",
     "PORTABLE_SCRIPT",
+    "REVIEWS_RELPATH",
+    "REVIEW_TIMEOUT_S",
     "RULE",
     "SCHEMA_VERSION",
     "SETTINGS_RELPATH",
     "SIGNALS",
     "STALE_AFTER",
     "WAIT_ENV",
+    "Checked",
+    "ClaimNote",
     "Corrupt",
     "Event",
     "FinalMessage",
@@ -121,6 +144,7 @@ __all__ = [
     "Phase",
     "Reading",
     "Refusal",
+    "ReviewNote",
     "SettingsFileError",
     "StateLockTimeout",
     "StateSession",
@@ -135,15 +159,22 @@ __all__ = [
     "assistant_text_of",
     "block_reason",
     "cancel_loops",
+    "check_claim",
+    "claim_from_json",
+    "claim_to_json",
     "claimed",
     "command_problem",
     "completion_hint",
     "default_plugin_dir",
+    "describe_claim",
     "describe_state",
+    "diff_since",
     "final_message",
     "final_message_if_written",
     "find_signal",
     "forgeflare_command",
+    "gate_refused",
+    "head_commit",
     "hook_command",
     "install_hook",
     "install_plugin",
@@ -165,6 +196,9 @@ __all__ = [
     "record_answer",
     "render_json_state",
     "render_markdown_state",
+    "review_claim",
+    "reviewer_refused",
+    "run_gate",
     "run_stop_hook",
     "settled",
     "start_loop",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -128,12 +129,25 @@ def _start(
             ),
         ),
     ] = 4,
+    reviewer: Annotated[
+        str,
+        typer.Option(
+            "--reviewer",
+            metavar="MODEL",
+            help=(
+                "A model that judges each completion claim the gate passed (one Messages API "
+                "request with ANTHROPIC_API_KEY); not complete, the loop goes on with its "
+                "reasons."
+            ),
+        ),
+    ] = "",
     args_stdin: Annotated[
         bool,
         typer.Option(
             "--args-stdin",
             help=(
-                "Read '<prompt> [--max-iterations N] [--mode M]' as typed from stdin (what "
+                "Read '<prompt> [--max-iterations N] [--mode M] [--reviewer MODEL]' as typed "
+                "from stdin (what "
                 "the plugin's /forgeflare:loop passes); options there win."
             ),
         ),
@@ -148,6 +162,8 @@ def _start(
         prompt = asked.prompt
         max_iterations = asked.max_iterations or max_iterations
         mode = asked.mode or mode
+        reviewer = asked.reviewer or reviewer
+    _check_reviewer(reviewer)
     record = start_loop(
         project,
         mode=mode,
@@ -156,6 +172,7 @@ def _start(
         now=now,
         gate=gate,
         stall_after=stall_after,
+        reviewer=reviewer,
     )
     frame = record.stack[-1]
     typer.echo(
@@ -167,6 +184,19 @@ def _start(
     if args_stdin:
         # From /forgeflare:loop: the raw arguments hold options too; say what the task is.
         typer.echo(f"\nTask:\n{frame.prompt}")
+
+
+def _check_reviewer(reviewer: str) -> None:
+    """A reviewer needs a key (or an endpoint of its own): refused before the loop starts, as
+    the loop's preflight does, rather than refusing every claim later."""
+    env = os.environ
+    url = (env.get("ANTHROPIC_API_URL") or env.get("ANTHROPIC_BASE_URL") or "").strip()
+    if reviewer and not env.get("ANTHROPIC_API_KEY") and not url:
+        raise ConfigError(
+            f"--reviewer {reviewer}: ANTHROPIC_API_KEY is not set, so no claim could ever be "
+            "reviewed; export it where Claude Code runs, or point ANTHROPIC_BASE_URL at "
+            "another endpoint"
+        )
 
 
 def _status(

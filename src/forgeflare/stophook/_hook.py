@@ -21,6 +21,7 @@ from forgeflare._damaged import loads
 from forgeflare.stophook._errors import StopHookError
 from forgeflare.stophook._lag import WAIT_ENV, read_settled, wait_seconds
 from forgeflare.stophook._machine import (
+    Frame,
     LoopRecord,
     Phase,
     Refusal,
@@ -135,39 +136,28 @@ def _session(payload: Mapping[str, object]) -> str | None:
     return session_id if isinstance(session_id, str) and session_id else None
 
 
-def _run_gate(gate: str, project: Path, environ: Mapping[str, str]) -> Refusal | None:
-    """Run a frame's gate on a claim (only then: the no-claim path never gets here); ``None``
-    when it passes, else the text the continuation starts with."""
-    import subprocess
+def _check(
+    state: StoredState, claim: Frame, text: str, project: Path, environ: Mapping[str, str]
+) -> tuple[Refusal | None, str]:
+    """The evidence for a claim under a frame with a gate or a reviewer (only then: the
+    no-claim path never gets here, nor loads ``_check``): why it is refused (``None``: it
+    holds), and a note on the reviewer's verdict when it accepted."""
+    from forgeflare.stophook._check import check_claim
 
-    from forgeflare._evidence import GateRun, rejection_text
-    from forgeflare._secrets import child_environment
-
-    try:
-        done = subprocess.run(
-            ["bash", "-c", gate],
-            cwd=project,
-            env=child_environment(environ, ()),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            timeout=GATE_TIMEOUT_S,
-            check=False,
-        )
-    except subprocess.TimeoutExpired as exc:
-        out = exc.output or b""
-        run = GateRun(gate, None, out.decode(errors="replace") + "\n(timed out)")
-    except OSError as exc:
-        run = GateRun(gate, None, f"cannot run: {exc}")
-    else:
-        run = GateRun(gate, done.returncode, done.stdout.decode(errors="replace"))
-    if run.passed:
-        return None
-    return Refusal(rejection_text(by="tag", rejected_by="gate", gate=run), run.signature)
-
-
-GATE_TIMEOUT_S = 600.0
-"""How long a gate may take before the claim is refused."""
+    record = state if isinstance(state, LoopRecord) else None
+    checked = check_claim(
+        claim,
+        depth=len(record.stack) if record else 1,
+        run_id=record.run_id if record else "",
+        final_text=text,
+        project=project,
+        environ=environ,
+    )
+    review = checked.review
+    if checked.refused is None and review is not None:
+        cost = "" if review.cost_usd is None else f", ${review.cost_usd:.4f}"
+        return None, f"reviewer {review.model}: complete ({review.tokens} tokens{cost})"
+    return checked.refused, ""
 
 
 def run_stop_hook(
@@ -208,9 +198,9 @@ def run_stop_hook(
             seen = _judge(payload, _judged_before(session.state), wait, sleep)
             text = "" if seen.unknown else seen.text  # unknown: no tag, one more turn
             claim = claimed(session.state, text) if mine else None
-            refused = None
-            if claim is not None and claim.gate:
-                refused = _run_gate(claim.gate, project, environ)
+            refused, accepted = None, ""
+            if claim is not None and (claim.gate or claim.reviewer):
+                refused, accepted = _check(session.state, claim, text or "", project, environ)
             new_state, decision = transition(
                 session.state,
                 text,
@@ -224,6 +214,8 @@ def run_stop_hook(
         return _allow(f"{exc}; stop allowed")
     if text is None and decision.phase is Phase.ACTIVE and not decision.block:
         return _allow(f"cannot read the last assistant message: {seen.note}; stop allowed")
+    if accepted:
+        decision = decision._replace(note=f"{decision.note}; {accepted}")
     outcome = _outcome(decision)
     if seen.unknown and decision.block:
         line = (_PREFIX + seen.note).replace("\r", "\\r").replace("\n", "\\n")

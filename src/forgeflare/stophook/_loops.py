@@ -10,6 +10,7 @@ from pathlib import Path
 from forgeflare._clock import format_wait, utc_timestamp
 from forgeflare._fsutil import atomic_write_text
 from forgeflare.stophook._answer import parked_lines
+from forgeflare.stophook._claims import describe_claim
 from forgeflare.stophook._errors import LoopStateError
 from forgeflare.stophook._machine import (
     STALE_AFTER,
@@ -39,11 +40,13 @@ def start_loop(
     now: datetime,
     gate: str = "",
     stall_after: int = 4,
+    reviewer: str = "",
 ) -> LoopRecord:
     """Push a new frame (iteration 1) onto the project's JSON loop state and return the state.
 
     Raises :class:`LoopStateError` when the JSON state is corrupted (``cancel`` clears it) or
     when a markdown-fallback loop is active (its frames cannot be nested under JSON ones).
+    With a ``reviewer`` the frame records the commit it starts at (its diff is the work).
     """
     if max_iterations < 1:
         raise LoopStateError(f"--max-iterations must be at least 1, got {max_iterations}")
@@ -67,10 +70,18 @@ def start_loop(
             prompt=prompt,
             gate=gate,
             stall_after=stall_after if gate else 0,  # the stall rule measures the gate
+            reviewer=reviewer,
+            base=_start_commit(project_dir) if reviewer else "",
         )
         record = push_frame(state, frame, now, os.urandom(6).hex())
         atomic_write_text(path, render_json_state(record))
         return record
+
+
+def _start_commit(project_dir: Path) -> str:
+    from forgeflare.stophook._check import head_commit
+
+    return head_commit(project_dir)
 
 
 def loop_status(project_dir: Path) -> tuple[Path | None, StoredState]:
@@ -130,5 +141,30 @@ def describe_state(path: Path | None, state: StoredState, now: datetime) -> str:
         lines.append(f"     done when alone on a line: {SIGNALS[frame.mode][0]}")
         owner = frame.session_id or "none yet (the first Stop under it claims it)"
         lines.append(f"     session: {owner}")
+        lines += _evidence_lines(frame)
         lines.extend(parked_lines(frame))
     return "\n".join(lines)
+
+
+def _evidence_lines(frame: Frame) -> list[str]:
+    """What a frame checks a claim with, and its last refused claim (pure)."""
+    lines = []
+    if frame.gate:
+        lines.append(f"     gate: {frame.gate}")
+    if frame.reviewer:
+        spent = [c.review for c in frame.claims if c.review is not None]
+        tokens = sum(r.tokens for r in spent)
+        costs = [r.cost_usd for r in spent if r.cost_usd is not None]
+        cost = f", ${sum(costs):.4f}" if costs else ""
+        lines.append(
+            f"     reviewer: {frame.reviewer} ({len(spent)} verdict{'s' * (len(spent) != 1)}, "
+            f"{tokens} tokens{cost})"
+        )
+    if frame.claims:
+        refused = len(frame.claims)
+        lines.append(
+            f"     refused claims: {refused}"
+            + (f", stalled {frame.stalled}" if frame.stalled else "")
+        )
+        lines += [f"     {line}" for line in describe_claim(frame.claims[-1])]
+    return lines

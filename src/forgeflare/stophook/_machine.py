@@ -43,6 +43,7 @@ from enum import StrEnum
 from typing import NamedTuple
 
 from forgeflare._completion import answer_preamble, blocked_hint, find_question
+from forgeflare.stophook._claims import ClaimNote
 from forgeflare.stophook._completion import completion_hint
 from forgeflare.stophook._signals import Mode, find_signal
 
@@ -120,6 +121,12 @@ class Frame(NamedTuple):
     """The question the frame is parked on (``<loop-done>BLOCKED</loop-done>``); empty: none."""
     answer: str = ""
     """The answer to ``question`` (``stop-hook answer``), not yet given to the model."""
+    reviewer: str = ""
+    """A model that judges a claim the gate passed (``stop-hook start --reviewer``)."""
+    base: str = ""
+    """The commit the frame started at (the reviewer sees the diff since); empty: none."""
+    claims: tuple[ClaimNote, ...] = ()
+    """The claims the gate or the reviewer refused, oldest first."""
 
     @property
     def blocked(self) -> bool:
@@ -128,11 +135,13 @@ class Frame(NamedTuple):
 
 
 class Refusal(NamedTuple):
-    """The gate refused the claim in the last message: the continuation's opening, and what
-    failed (normalised: ``forgeflare._evidence.failure_signature``)."""
+    """The gate or the reviewer refused the claim in the last message: the continuation's
+    opening, what failed (normalised: ``forgeflare._evidence.failure_signature``; empty when
+    the gate passed), and the record kept on the frame."""
 
     text: str
     signature: str
+    note: ClaimNote | None = None
 
 
 class LoopRecord(NamedTuple):
@@ -228,7 +237,8 @@ def _refused_claim(
     now: datetime,
     session_id: str | None,
 ) -> tuple[StoredState, StopDecision]:
-    """The gate refused the claim: go on with its failures first, or end a stalled loop."""
+    """The gate or the reviewer refused the claim: go on with why first, or end a stalled
+    loop (a claim the gate passed resets the streak: the loop's "the gate passes")."""
     same = bool(top.failures) and refused.signature == top.failures
     streak = top.stalled + 1 if same else 0
     if top.stall_after and streak >= top.stall_after:
@@ -239,12 +249,18 @@ def _refused_claim(
                 f"({refused.signature}); ended the loop, stop allowed"
             ),
         )
-    marked = top._replace(failures=refused.signature, stalled=streak)
+    marked = _noted(top._replace(failures=refused.signature, stalled=streak), refused)
     stack = (*state.stack[:-1], marked)
     new_state, decision = _iterate(state._replace(stack=stack), stack, now, session_id)
     if decision.block:
         decision = decision._replace(reason=f"{refused.text}{decision.reason}")
-    return new_state, decision._replace(note=f"{signal} refused by the gate")
+    by = refused.note.rejected_by if refused.note is not None else "gate"
+    return new_state, decision._replace(note=f"{signal} refused by the {by}")
+
+
+def _noted(frame: Frame, refused: Refusal) -> Frame:
+    """``frame`` with the refused claim's record kept."""
+    return frame if refused.note is None else frame._replace(claims=(*frame.claims, refused.note))
 
 
 def _claimed_done(

@@ -81,17 +81,19 @@ def install_plugin(target: Path, forgeflare: str) -> list[Path]:
 
 
 class LoopArgs(NamedTuple):
-    """What ``/forgeflare:loop <prompt> [--max-iterations N] [--mode M]`` asked for."""
+    """What ``/forgeflare:loop <prompt> [--max-iterations N] [--mode M] [--reviewer MODEL]``
+    asked for."""
 
     prompt: str
     max_iterations: int | None = None
     mode: Mode | None = None
+    reviewer: str | None = None
 
 
 # An option with the blanks before it (so removing it leaves single spacing), at the start of
 # the text or of a line, or after a blank; its value ends at whitespace.
 _OPTION = re.compile(
-    r"(?:^|[ \t]+|(?<=\n))--(max-iterations|mode)(?:[ \t]*=[ \t]*|[ \t]+)(\S+)(?=\s|$)"
+    r"(?:^|[ \t]+|(?<=\n))--(max-iterations|mode|reviewer)(?:[ \t]*=[ \t]*|[ \t]+)(\S+)(?=\s|$)"
 )
 
 
@@ -104,12 +106,15 @@ def parse_loop_args(text: str) -> LoopArgs:
     """
     max_iterations: int | None = None
     mode: Mode | None = None
+    reviewer: str | None = None
     for match in _OPTION.finditer(text):
         name, value = match.group(1), match.group(2)
         if name == "max-iterations":
             if not (value.isdecimal() and value.isascii() and int(value) >= 1):
                 raise LoopStateError(f"--max-iterations {value!r}: give a whole number >= 1")
             max_iterations = int(value)
+        elif name == "reviewer":
+            reviewer = value
         else:
             try:
                 mode = Mode(value)
@@ -119,4 +124,4 @@ def parse_loop_args(text: str) -> LoopArgs:
     prompt = "\n".join(line.rstrip() for line in _OPTION.sub("", text).strip().splitlines())
     if not prompt:
         raise LoopStateError("no task given: /forgeflare:loop <prompt> [--max-iterations N]")
-    return LoopArgs(prompt=prompt, max_iterations=max_iterations, mode=mode)
+    return LoopArgs(prompt=prompt, max_iterations=max_iterations, mode=mode, reviewer=reviewer)

@@ -31,6 +31,7 @@ from typing import Any, Literal, NamedTuple
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._fsutil import atomic_write_text
+from forgeflare.stophook._claims import ClaimNote, claim_from_json, claim_to_json
 from forgeflare.stophook._errors import StateLockTimeout
 from forgeflare.stophook._machine import (
     Corrupt,
@@ -64,8 +65,8 @@ JSON_STATE_RELPATH = Path(".forgeflare") / "loop-state.json"
 MARKDOWN_STATE_RELPATH = Path(".claude") / "idle-loop.local.md"
 SCHEMA_VERSION = 1
 LOCK_TIMEOUT_S = 10.0
-"""How long a hook waits for the state lock before failing open (Claude Code's own hook
-timeout is 60 s; a stuck lock holder must not make every stop hang that long)."""
+"""How long a hook waits for the state lock before failing open (Claude Code waits for a hook
+up to its timeout, minutes; a stuck lock holder must not make every stop hang that long)."""
 
 Backend = Literal["json", "markdown"]
 
@@ -131,6 +132,10 @@ def _frame(raw: dict[str, Any], where: str, *, mode_default: str | None = None) 
     stall_after, stalled = _count(raw.get("stall_after", 0)), _count(raw.get("stalled", 0))
     if stall_after is None or stalled is None:
         return Corrupt(f"{where}: stall_after or stalled is not a non-negative integer")
+    evidence = _evidence_fields(raw, where)
+    if isinstance(evidence, Corrupt):
+        return evidence
+    reviewer, base, claims = evidence
     question, answer = raw.get("question") or "", raw.get("answer") or ""
     if not isinstance(question, str) or not isinstance(answer, str):
         return Corrupt(f"{where}: question or answer is not a string")
@@ -145,9 +150,31 @@ def _frame(raw: dict[str, Any], where: str, *, mode_default: str | None = None) 
         stall_after=stall_after,
         failures=failures,
         stalled=stalled,
+        reviewer=reviewer,
+        base=base,
+        claims=claims,
         question=question,
         answer=answer,
     )
+
+
+def _evidence_fields(
+    raw: dict[str, Any], where: str
+) -> tuple[str, str, tuple[ClaimNote, ...]] | Corrupt:
+    """A frame's reviewer, start commit and refused claims (absent: none)."""
+    reviewer, base = raw.get("reviewer") or "", raw.get("base") or ""
+    if not isinstance(reviewer, str) or not isinstance(base, str):
+        return Corrupt(f"{where}: reviewer or base is not a string")
+    claims_raw = raw.get("claims") or []
+    if not isinstance(claims_raw, list):
+        return Corrupt(f"{where}: claims is not a list")
+    claims: list[ClaimNote] = []
+    for index, item in enumerate(claims_raw):
+        note = claim_from_json(item)
+        if isinstance(note, str):
+            return Corrupt(f"{where}: claims[{index}]: {note}")
+        claims.append(note)
+    return reviewer, base, tuple(claims)
 
 
 # --- JSON -------------------------------------------------------------------------------------
@@ -204,6 +231,9 @@ def _render_frame(frame: Frame) -> dict[str, object]:
         "stall_after": frame.stall_after,
         "failures": frame.failures,
         "stalled": frame.stalled,
+        "reviewer": frame.reviewer,
+        "base": frame.base,
+        "claims": [claim_to_json(note) for note in frame.claims],
     }
     doc.update({key: value for key, value in extra.items() if value})
     doc.update(_parked_fields(frame))

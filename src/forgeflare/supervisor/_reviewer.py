@@ -1,29 +1,24 @@
-"""The independent reviewer (``[finish] reviewer``): one Messages API request per claim.
+"""The loop's reviewer (``[finish] reviewer``): the neutral reviewer, kept as a run record.
 
-When a completion claim passed the gate, a model that did not do the work judges it. It sees
-the task, the plan, the diff since the run started (at most ``reviewer_max_diff``, with the
-``--stat`` of what was cut), the gate's result and the end of the agent's output, and answers
-through a forced call of the tool ``verdict`` ({complete, reasons, missing}).
-
-It goes to the agent's API URL and key (``ANTHROPIC_API_URL`` / ``ANTHROPIC_API_KEY``), through
-forgeflare's own client. A reviewer that fails (API error, no or a malformed verdict) never
-completes and never raises: :func:`run_review` returns a :class:`ReviewRecord` with ``error``.
-The request and the answer are saved beside the run's other records.
+What the reviewer sees and how it is asked live on neutral ground (``forgeflare._review``),
+shared with the stop-hook; here its answer becomes the iteration's :class:`ReviewRecord`,
+whose tokens and cost are part of the run's spend. The request and the answer are saved in
+the run folder.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-import trio
-from pydantic import BaseModel, ValidationError
-
-from forgeflare._evidence import ClaimBy, GateRun, gate_tail
-from forgeflare._pricing import price_usd
+from forgeflare._review import (
+    VERDICT_TOOL,
+    ReviewInput,
+    ReviewVerdict,
+    ask_reviewer,
+    review_prompt,
+    verdict_of,
+)
 from forgeflare.supervisor._records import ReviewRecord
 from forgeflare.supervisor.backends._report import Tokens
 
@@ -36,155 +31,17 @@ __all__ = [
     "verdict_of",
 ]
 
-VERDICT_TOOL: dict[str, Any] = {
-    "name": "verdict",
-    "description": "Your judgement: is the task complete?",
-    "input_schema": {
-        "type": "object",
-        "properties": {
-            "complete": {"type": "boolean"},
-            "reasons": {"type": "array", "items": {"type": "string"}},
-            "missing": {"type": "array", "items": {"type": "string"}},
-        },
-        "required": ["complete", "reasons", "missing"],
-    },
-}
-
-_SYSTEM = (
-    "You review the work of a coding agent that claims its task is complete. You did not do "
-    "the work. Judge only from the evidence given: is the task done, fully and correctly? "
-    "Answer by calling the tool `verdict`: complete, the reasons for your judgement, and what "
-    "is missing (empty when nothing is)."
-)
-
-
-class ReviewVerdict(BaseModel):
-    """The reviewer's answer (the ``verdict`` tool's input)."""
-
-    complete: bool
-    reasons: list[str]
-    missing: list[str] = []
-
-
-@dataclass(frozen=True, slots=True)
-class ReviewInput:
-    """What the reviewer is shown."""
-
-    model: str
-    task: str
-    plan: str
-    diff: str
-    diff_stat: str
-    max_diff: int
-    gate: GateRun | None
-    final_message: str
-    claim: ClaimBy
-
-
-def review_prompt(given: ReviewInput) -> str:
-    """The reviewer's user message (pure)."""
-    diff = given.diff
-    cut = ""
-    raw = diff.encode()
-    if len(raw) > given.max_diff:
-        diff = raw[: given.max_diff].decode(errors="ignore")
-        cut = (
-            f"\n[the diff is cut at {given.max_diff} of {len(raw)} bytes; every file it "
-            f"touches:]\n{given.diff_stat}"
-        )
-    if given.gate is None:
-        gate = "No gate is set."
-    else:
-        gate = (
-            f"The gate `{given.gate.command}` exited {given.gate.exit_code}. The end of its "
-            f"output:\n```\n{gate_tail(given.gate.output, 15)}\n```"
-        )
-    parts = [
-        f"# The task\n\n{given.task.strip()}",
-        f"# The plan\n\n{given.plan.strip() or '(no plan file)'}",
-        f"# The diff since the run started\n\n```diff\n{diff}\n```{cut}",
-        f"# The gate\n\n{gate}",
-        f"# The agent's last output (it claims completion by {given.claim})\n\n"
-        f"{given.final_message.strip()[-4000:]}",
-    ]
-    return "\n\n".join(parts)
-
-
-def verdict_of(content: list[dict[str, Any]]) -> ReviewVerdict:
-    """The verdict in a response's content; ``ValueError`` when there is none or it is bad."""
-    for block in content:
-        if block.get("type") == "tool_use" and block.get("name") == "verdict":
-            try:
-                return ReviewVerdict.model_validate(block.get("input"))
-            except ValidationError as exc:
-                first = exc.errors()[0]
-                where = ".".join(str(p) for p in first["loc"]) or "input"
-                raise ValueError(f"malformed verdict ({where}: {first['msg']})") from None
-    raise ValueError("the answer has no `verdict` tool call")
-
 
 async def run_review(given: ReviewInput, *, env: Mapping[str, str], save_to: Path) -> ReviewRecord:
     """Ask the reviewer; never raises (a failure is the record's ``error``)."""
-    from forgeflare.agent import (
-        APIError,
-        Message,
-        MessagesClient,
-        MessagesRequest,
-        resolve_base_url,
+    answer = await ask_reviewer(given, env=env, save_to=save_to)
+    return ReviewRecord(
+        model=answer.model,
+        complete=answer.complete,
+        reasons=answer.reasons,
+        missing=answer.missing,
+        error=answer.error,
+        tokens=Tokens(**answer.tokens),
+        cost_usd=answer.cost_usd,
+        file=answer.file,
     )
-
-    request = MessagesRequest(
-        model=given.model,
-        max_tokens=2048,
-        system=_SYSTEM,
-        messages=[Message.user_text(review_prompt(given))],
-        tools=[VERDICT_TOOL],
-        tool_choice={"type": "tool", "name": "verdict"},
-        cache=False,
-    )
-    record = ReviewRecord(model=given.model, file=save_to.name)
-    saved: dict[str, Any] = {"request": request.to_body(stream=True)}
-    try:
-        async with MessagesClient(
-            base_url=resolve_base_url(None, env),
-            api_key=env.get("ANTHROPIC_API_KEY") or None,
-            total_timeout=300.0,
-        ) as client:
-            response = await client.stream(request)
-    except Exception as exc:  # an API error, garbage on the wire: never the loop's end
-        if not isinstance(exc, APIError | OSError | ValueError):
-            exc = ValueError(f"{type(exc).__name__}: {exc}")
-        record.error = " ".join(str(exc).split()) or type(exc).__name__
-    else:
-        answer = response.model_dump(mode="json")
-        saved["response"] = answer
-        usage = response.usage
-        record.tokens = Tokens(
-            input=usage.input_tokens,
-            output=usage.output_tokens,
-            cache_read=usage.cache_read_input_tokens,
-            cache_write=usage.cache_creation_input_tokens,
-        )
-        record.cost_usd = price_usd(
-            given.model,
-            {
-                "input": usage.input_tokens,
-                "output": usage.output_tokens,
-                "cache_read": usage.cache_read_input_tokens,
-                "cache_write": usage.cache_creation_input_tokens,
-            },
-        )
-        try:
-            verdict = verdict_of(answer.get("content") or [])
-        except ValueError as exc:
-            record.error = str(exc)
-        else:
-            record.complete = verdict.complete
-            record.reasons = verdict.reasons
-            record.missing = verdict.missing
-    saved["error"] = record.error
-    try:
-        await trio.Path(save_to).write_text(json.dumps(saved, indent=2), encoding="utf-8")
-    except OSError:
-        record.file = None  # the verdict stands; only its copy is lost
-    return record

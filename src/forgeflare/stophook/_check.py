@@ -1,0 +1,219 @@
+"""A completion claim's evidence in the stop-hook: the frame's gate, then its reviewer.
+
+The I/O around ``_claims``. Imported only when the last message claims completion under a
+frame with a gate or a reviewer: the Stop without a claim never loads it (nor httpx, trio or
+pydantic). The gate runs in the project, bounded; the reviewer is ``forgeflare._review``'s,
+asked with the hook's ``ANTHROPIC_API_KEY`` and ``ANTHROPIC_API_URL`` / ``ANTHROPIC_BASE_URL``
+(the session's own), and its request and answer are kept in ``.forgeflare/loop-reviews/``.
+Its tools (subprocess, ``_evidence``) load inside the functions: the package names this module
+on every Stop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from forgeflare.stophook._claims import REVIEWS_RELPATH, ReviewNote, gate_refused, reviewer_refused
+from forgeflare.stophook._machine import Frame, Refusal
+
+if TYPE_CHECKING:  # the package loads this module on every Stop; its tools load on a claim
+    from forgeflare._evidence import GateRun
+
+__all__ = [
+    "GATE_TIMEOUT_S",
+    "PLAN_FILE",
+    "REVIEW_TIMEOUT_S",
+    "Checked",
+    "check_claim",
+    "diff_since",
+    "head_commit",
+    "review_claim",
+    "run_gate",
+]
+
+GATE_TIMEOUT_S = 600.0
+"""How long a gate may take before the claim is refused."""
+REVIEW_TIMEOUT_S = 45.0
+"""The whole reviewer request: a reviewer that takes longer refuses the claim. The gate, the
+reviewer and the state lock together stay within Claude Code's hook timeout (the plugin's is
+700 s; at its timeout Claude Code would let the stop through unverified)."""
+PLAN_FILE = "IMPLEMENTATION_PLAN.md"
+"""The plan the reviewer is shown when the project has one (the loop's default plan file)."""
+_EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+_WORK = (
+    ".",
+    ":(exclude).forgeflare/loop-state.*",
+    ":(exclude).forgeflare/loop-reviews",
+    ":(exclude).claude/idle-loop.local.md",
+)
+"""The work the diff shows: the project without the loop's own state and review files."""
+_UNTRACKED_MAX = 50
+"""New files shown to the reviewer at most (each is one ``git diff --no-index``)."""
+
+
+class Checked(NamedTuple):
+    """What the evidence said: why the claim is refused (``None``: it holds), and the
+    reviewer's verdict when one was asked."""
+
+    refused: Refusal | None
+    review: ReviewNote | None = None
+
+
+def run_gate(gate: str, project: Path, environ: Mapping[str, str]) -> GateRun:
+    """Run ``gate`` with bash in ``project``, without the hook's secrets, bounded."""
+    import subprocess
+
+    from forgeflare._evidence import GateRun
+    from forgeflare._secrets import child_environment
+
+    try:
+        done = subprocess.run(
+            ["bash", "-c", gate],
+            cwd=project,
+            env=child_environment(environ, ()),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            timeout=GATE_TIMEOUT_S,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        out = exc.output or b""
+        return GateRun(gate, None, out.decode(errors="replace") + "\n(timed out)")
+    except OSError as exc:
+        return GateRun(gate, None, f"cannot run: {exc}")
+    return GateRun(gate, done.returncode, done.stdout.decode(errors="replace"))
+
+
+def _git(project: Path, *args: str) -> tuple[int, str]:
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            ["git", *args],
+            cwd=project,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return -1, ""
+    return done.returncode, done.stdout.decode(errors="replace")
+
+
+def head_commit(project: Path) -> str:
+    """The commit checked out in ``project`` (empty: no git, or no commit yet)."""
+    code, out = _git(project, "rev-parse", "--verify", "-q", "HEAD")
+    return out.strip() if code == 0 else ""
+
+
+def diff_since(project: Path, base: str, budget: int) -> tuple[str, str]:
+    """The work tree's diff since ``base`` (commits, uncommitted changes and new files) and
+    its ``--stat`` (both empty outside git). New files are added while ``budget`` bytes last:
+    in a session the agent often has not committed (or even added) what it wrote."""
+    rev = base or _EMPTY_TREE
+    code, diff = _git(project, "diff", rev, "--", *_WORK)
+    if code != 0:
+        return "", ""
+    _, stat = _git(project, "diff", "--stat", rev, "--", *_WORK)
+    _, others = _git(project, "ls-files", "--others", "--exclude-standard", "-z", "--", *_WORK)
+    new = [name for name in others.split("\0") if name][:_UNTRACKED_MAX]
+    parts = [diff]
+    size = len(diff.encode())
+    for name in new:
+        if size > budget:
+            break
+        _, one = _git(project, "diff", "--no-index", "--", "/dev/null", name)
+        parts.append(one)
+        size += len(one.encode())
+    if new:
+        stat += "new files:\n" + "".join(f" {name}\n" for name in new)
+    return "".join(parts), stat
+
+
+def review_claim(
+    frame: Frame,
+    *,
+    gate: GateRun | None,
+    final_text: str,
+    project: Path,
+    environ: Mapping[str, str],
+    save_as: str,
+) -> ReviewNote:
+    """Ask the frame's reviewer about its claim; never raises (a failure is the note's
+    ``error``: the claim is then refused, never accepted)."""
+    try:
+        from functools import partial
+
+        import trio
+
+        from forgeflare._review import DEFAULT_MAX_DIFF, ReviewInput, ask_reviewer
+
+        diff, stat = diff_since(project, frame.base, DEFAULT_MAX_DIFF)
+        try:
+            plan = (project / PLAN_FILE).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            plan = ""
+        given = ReviewInput(
+            model=frame.reviewer,
+            task=frame.prompt or "(the loop was started without a prompt: judge from the rest)",
+            plan=plan,
+            diff=diff,
+            diff_stat=stat,
+            max_diff=DEFAULT_MAX_DIFF,
+            gate=gate,
+            final_message=final_text,
+            claim="tag",
+        )
+        folder = project / REVIEWS_RELPATH
+        folder.mkdir(parents=True, exist_ok=True)
+        ask = partial(
+            ask_reviewer, given, env=environ, save_to=folder / save_as, timeout=REVIEW_TIMEOUT_S
+        )
+        answer = trio.run(ask)
+    except Exception as exc:  # a reviewer never ends the hook, nor the loop
+        error = " ".join(str(exc).split()) or type(exc).__name__
+        return ReviewNote(model=frame.reviewer, complete=None, error=error)
+    return ReviewNote(
+        model=answer.model,
+        complete=answer.complete,
+        reasons=tuple(answer.reasons),
+        missing=tuple(answer.missing),
+        error=answer.error or "",
+        tokens=sum(answer.tokens.values()),
+        cost_usd=answer.cost_usd,
+        file=answer.file or "",
+    )
+
+
+def check_claim(
+    frame: Frame,
+    *,
+    depth: int,
+    run_id: str,
+    final_text: str,
+    project: Path,
+    environ: Mapping[str, str],
+) -> Checked:
+    """The evidence for the claim in ``final_text`` under ``frame`` (the ``depth``-th frame of
+    run ``run_id``): its gate, then (the gate passed, or there is none) its reviewer."""
+    gate: GateRun | None = None
+    if frame.gate:
+        gate = run_gate(frame.gate, project, environ)
+        if not gate.passed:
+            text, signature, note = gate_refused(gate, frame.iter)
+            return Checked(Refusal(text, signature, note))
+    if not frame.reviewer:
+        return Checked(None)
+    name = f"{run_id or 'loop'}-{depth}-{frame.iter:03d}.json"
+    review = review_claim(
+        frame, gate=gate, final_text=final_text, project=project, environ=environ, save_as=name
+    )
+    refused = reviewer_refused(review, gate, frame.iter)
+    if refused is None:
+        return Checked(None, review)
+    text, note = refused
+    return Checked(Refusal(text, "", note), review)
