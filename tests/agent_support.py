@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["read_json", "run_agent", "text_response", "tool_response", "tool_results"]
+__all__ = [
+    "read_json",
+    "run_agent",
+    "start_agent_in_bash",
+    "text_response",
+    "tick_response",
+    "tool_response",
+    "tool_results",
+]
 
 
 def tool_response(*calls: tuple[str, dict[str, Any]], text: str = "") -> dict[str, Any]:
@@ -24,6 +34,16 @@ def tool_response(*calls: tuple[str, dict[str, Any]], text: str = "") -> dict[st
         "stop_reason": "tool_use",
         "usage": {"input_tokens": 100, "output_tokens": 20},
     }
+
+
+def tick_response(box: str = "one", text: str = "") -> dict[str, Any]:
+    """A scripted response whose Edit ticks ``- [ ] BOX`` in IMPLEMENTATION_PLAN.md."""
+    plan = {
+        "file_path": "IMPLEMENTATION_PLAN.md",
+        "old_str": f"- [ ] {box}",
+        "new_str": f"- [x] {box}",
+    }
+    return tool_response(("Edit", plan), text=text)
 
 
 def text_response(text: str, stop_reason: str = "end_turn") -> dict[str, Any]:
@@ -56,6 +76,29 @@ def run_agent(
         timeout=timeout,
         check=False,
     )
+
+
+def start_agent_in_bash(project: Path, url: str, *args: str) -> subprocess.Popen[str]:
+    """``forgeflare run go ARGS`` in a process group of its own, talking to ``url``; returned
+    once its scripted Bash command has touched ``started`` in ``project`` (and sleeps on)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update({"ANTHROPIC_API_URL": url, "ANTHROPIC_API_KEY": "k"})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "forgeflare", "run", "go", *args],
+        cwd=project,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while not (project / "started").exists():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            os.killpg(proc.pid, signal.SIGKILL)
+            raise AssertionError(f"agent did not reach its Bash command: {proc.communicate()}")
+        time.sleep(0.02)  # bounded polling for the marker file
+    return proc
 
 
 def tool_results(request: dict[str, Any]) -> list[dict[str, Any]]:

@@ -13,9 +13,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from mockapi_support import MockServer
+from platform_support import require_pinned_cli
 
 REPO = Path(__file__).resolve().parent.parent
 CLAUDE = REPO / ".cache" / "claude-code" / "node_modules" / ".bin" / "claude"
@@ -35,12 +34,9 @@ __all__ = [
 
 def require_claude_code() -> Path:
     """The CLI's path, or skip (fail with FORGEFLARE_REQUIRE_CC=1) when it is not installed."""
-    if CLAUDE.exists():
-        return CLAUDE
-    reason = f"Claude Code {VERSION} is not installed: run `make claude-code` (npm)"
-    if os.environ.get("FORGEFLARE_REQUIRE_CC") == "1":
-        pytest.fail(reason)
-    pytest.skip(reason)
+    return require_pinned_cli(
+        CLAUDE, f"Claude Code {VERSION}", "claude-code", "FORGEFLARE_REQUIRE_CC"
+    )
 
 
 def claude_env(home: Path, url: str, **extra: str) -> dict[str, str]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pytest
+from platform_support import require_pinned_cli
 
 REPO = Path(__file__).resolve().parent.parent
 CODEX = REPO / ".cache" / "codex" / "node_modules" / ".bin" / "codex"
@@ -28,12 +28,7 @@ __all__ = ["CODEX", "MODEL", "VERSION", "codex_env", "require_codex", "write_cod
 
 def require_codex() -> Path:
     """The CLI's path, or skip (fail with FORGEFLARE_REQUIRE_CODEX=1) when it is not installed."""
-    if CODEX.exists():
-        return CODEX
-    reason = f"Codex CLI {VERSION} is not installed: run `make codex` (npm)"
-    if os.environ.get("FORGEFLARE_REQUIRE_CODEX") == "1":
-        pytest.fail(reason)
-    pytest.skip(reason)
+    return require_pinned_cli(CODEX, f"Codex CLI {VERSION}", "codex", "FORGEFLARE_REQUIRE_CODEX")
 
 
 def write_codex_home(

@@ -9,10 +9,18 @@ the same facts on Linux and macOS.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import psutil
+import pytest
 
-__all__ = ["LINUX_ONLY_MARKER", "alive", "linux_only_skip_reason", "live_group_members"]
+__all__ = [
+    "LINUX_ONLY_MARKER",
+    "alive",
+    "linux_only_skip_reason",
+    "live_group_members",
+    "require_pinned_cli",
+]
 
 LINUX_ONLY_MARKER = "linux_only(reason): needs Linux (bubblewrap, ...); skipped elsewhere"
 
@@ -46,3 +54,13 @@ def live_group_members(pgid: int) -> list[int]:
         except (psutil.Error, OSError):
             continue  # exited while we looked
     return members
+
+
+def require_pinned_cli(cli: Path, name: str, make_target: str, require_var: str) -> Path:
+    """``cli``, a pinned npm CLI under ``.cache``; else skip, or fail with ``require_var=1``."""
+    if cli.exists():
+        return cli
+    reason = f"{name} is not installed: run `make {make_target}` (npm)"
+    if os.environ.get(require_var) == "1":
+        pytest.fail(reason)
+    pytest.skip(reason)

@@ -31,6 +31,7 @@ __all__ = [
     "DamagedFileError",
     "decode_problem",
     "loads",
+    "read_bytes",
     "read_json",
     "read_text",
     "read_toml",
@@ -96,6 +97,29 @@ def decode_problem(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
+def read_bytes(
+    path: Path,
+    *,
+    error: type[Exception] = DamagedFileError,
+    missing_ok: bool = True,
+    cannot_read: str = "cannot read",
+) -> bytes | None:
+    """The bytes of ``path``; ``None`` when it does not exist and ``missing_ok``.
+
+    Raises ``error("<path>: <cannot_read>: <why>")`` or ``error("<path>: file not found")``.
+    """
+    try:
+        return path.read_bytes()
+    except FileNotFoundError as exc:
+        if missing_ok:
+            return None
+        raise error(f"{path}: file not found") from exc
+    except OSError as exc:
+        raise error(f"{path}: {cannot_read}: {exc.strerror or exc}") from exc
+    except ValueError as exc:  # a NUL byte in the path
+        raise error(f"{path}: {cannot_read}: {exc}") from exc
+
+
 def read_text(
     path: Path, *, error: type[Exception] = DamagedFileError, missing_ok: bool = True
 ) -> str | None:
@@ -103,14 +127,9 @@ def read_text(
 
     Raises ``error("<path>: cannot read: <why>")`` or ``error("<path>: not UTF-8 text (byte N)")``.
     """
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError as exc:
-        if missing_ok:
-            return None
-        raise error(f"{path}: file not found") from exc
-    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
-        raise error(f"{path}: {decode_problem(exc)}") from exc
+    raw = read_bytes(path, error=error, missing_ok=missing_ok)
+    if raw is None:
+        return None
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:

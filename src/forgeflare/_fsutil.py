@@ -92,14 +92,11 @@ def read_json_model(
     """
     from pydantic import ValidationError
 
-    from forgeflare._damaged import decode_problem, loads
+    from forgeflare._damaged import decode_problem, loads, read_bytes
 
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
+    raw = read_bytes(path, error=error, cannot_read=cannot_read)
+    if raw is None:
         return None
-    except OSError as exc:
-        raise error(f"{path}: {cannot_read}: {exc.strerror}") from exc
     try:
         return model.model_validate(loads(raw))
     except (ValueError, ValidationError, RecursionError, TypeError) as exc:

@@ -7,7 +7,6 @@ import os
 import signal
 import stat
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +15,14 @@ from typing import Any
 import psutil
 import pytest
 
-from agent_support import read_json, run_agent, text_response, tool_response, tool_results
+from agent_support import (
+    read_json,
+    run_agent,
+    start_agent_in_bash,
+    text_response,
+    tool_response,
+    tool_results,
+)
 from mockapi_support import MockServer
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
@@ -362,21 +368,29 @@ def one_more_round(reason):
 """
 
 
+def run_with_hooks(
+    tmp_path: Path, mock_api: MockAPI, hooks: str, responses: list[dict[str, Any]]
+) -> tuple[subprocess.CompletedProcess[str], MockServer]:
+    """``forgeflare run`` with ``hooks`` as ``--hooks-module loophooks``, against ``responses``."""
+    (tmp_path / "loophooks.py").write_text(hooks)
+    server = mock_api({"responses": responses})
+    return run_agent(tmp_path, server.url, "task", "--hooks-module", "loophooks"), server
+
+
 def test_python_hooks_module_deny_update_and_stop_continue(
     tmp_path: Path, mock_api: MockAPI
 ) -> None:
-    (tmp_path / "loophooks.py").write_text(PY_HOOKS)
-    server = mock_api(
-        {
-            "responses": [
-                tool_response(("Bash", {"command": "git push origin main"})),
-                tool_response(("Bash", {"command": "make"})),
-                text_response("done"),
-                text_response("checked again"),
-            ]
-        }
+    proc, server = run_with_hooks(
+        tmp_path,
+        mock_api,
+        PY_HOOKS,
+        [
+            tool_response(("Bash", {"command": "git push origin main"})),
+            tool_response(("Bash", {"command": "make"})),
+            text_response("done"),
+            text_response("checked again"),
+        ],
     )
-    proc = run_agent(tmp_path, server.url, "task", "--hooks-module", "loophooks")
     assert proc.returncode == 0, proc.stderr
     requests = server.requests()
     assert len(requests) == 4
@@ -440,11 +454,12 @@ def events(tmp_path: Path) -> list[list[Any]]:
 
 
 def test_step_end_fires_after_the_steps_tools(tmp_path: Path, mock_api: MockAPI) -> None:
-    (tmp_path / "loophooks.py").write_text(EVENTS_HOOKS)
-    server = mock_api(
-        {"responses": [tool_response(("Bash", {"command": "sleep 0.3"})), text_response("ok")]}
+    proc, _ = run_with_hooks(
+        tmp_path,
+        mock_api,
+        EVENTS_HOOKS,
+        [tool_response(("Bash", {"command": "sleep 0.3"})), text_response("ok")],
     )
-    proc = run_agent(tmp_path, server.url, "task", "--hooks-module", "loophooks")
     assert proc.returncode == 0, proc.stderr
     assert events(tmp_path) == [
         ["StepStart", 1],
@@ -469,9 +484,7 @@ def test_step_end_fires_after_the_steps_tools(tmp_path: Path, mock_api: MockAPI)
 def test_agent_failed_on_failure_exits(
     tmp_path: Path, mock_api: MockAPI, response: dict[str, Any], status: int, failed: list[str]
 ) -> None:
-    (tmp_path / "loophooks.py").write_text(EVENTS_HOOKS)
-    server = mock_api({"responses": [response]})
-    proc = run_agent(tmp_path, server.url, "task", "--hooks-module", "loophooks")
+    proc, _ = run_with_hooks(tmp_path, mock_api, EVENTS_HOOKS, [response])
     assert proc.returncode == status, proc.stderr
     assert events(tmp_path)[-1] == failed
     assert [e[0] for e in events(tmp_path)].count("AgentFailed") == 1
@@ -481,23 +494,8 @@ def test_agent_failed_on_interrupt(tmp_path: Path, mock_api: MockAPI) -> None:
     (tmp_path / "loophooks.py").write_text(EVENTS_HOOKS)
     long_bash = ("Bash", {"command": "touch started && sleep 600"})
     server = mock_api({"responses": [tool_response(long_bash)]})
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env.update({"ANTHROPIC_API_URL": server.url, "ANTHROPIC_API_KEY": "k"})
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "forgeflare", "run", "go", "--hooks-module", "loophooks"],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    proc = start_agent_in_bash(tmp_path, server.url, "--hooks-module", "loophooks")
     try:
-        deadline = time.monotonic() + 60
-        while not (tmp_path / "started").exists():
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "the agent did not reach its Bash command"
-            time.sleep(0.02)  # bounded polling for the marker file
         proc.send_signal(signal.SIGTERM)
         _, stderr = proc.communicate(timeout=30)
     finally:
@@ -526,31 +524,31 @@ async def slow_observer(tool):
 """
 
 
+def _guard_fails_then_runs(
+    tmp_path: Path, mock_api: MockAPI, hooks: str, first: str, second: str
+) -> tuple[subprocess.CompletedProcess[str], str]:
+    """Bash ``echo FIRST > ran`` (its guard fails), then ``echo SECOND > ran`` (it runs): the
+    agent's run and the first call's error."""
+    echo = [tool_response(("Bash", {"command": f"echo {word} > ran"})) for word in (first, second)]
+    proc, server = run_with_hooks(tmp_path, mock_api, hooks, [*echo, text_response("done")])
+    assert proc.returncode == 0, proc.stderr
+    (blocked,) = tool_results(server.requests()[1])
+    assert blocked["is_error"] is True
+    (ran,) = tool_results(server.requests()[2])
+    assert ran["is_error"] is False
+    assert (tmp_path / "ran").read_text() == f"{second}\n"
+    return proc, str(blocked["content"])
+
+
 def test_python_hook_timeout_fails_closed_for_guards_open_elsewhere(
     tmp_path: Path, mock_api: MockAPI
 ) -> None:
-    (tmp_path / "loophooks.py").write_text(TIMEOUT_HOOKS)
-    server = mock_api(
-        {
-            "responses": [
-                tool_response(("Bash", {"command": "echo slow > ran"})),
-                tool_response(("Bash", {"command": "echo fast > ran"})),
-                text_response("done"),
-            ]
-        }
-    )
     started = time.monotonic()
-    proc = run_agent(tmp_path, server.url, "task", "--hooks-module", "loophooks")
-    assert proc.returncode == 0, proc.stderr
+    proc, blocked = _guard_fails_then_runs(tmp_path, mock_api, TIMEOUT_HOOKS, "slow", "fast")
     assert time.monotonic() - started < 20
-    (blocked,) = tool_results(server.requests()[1])
-    assert blocked["is_error"] is True
-    assert blocked["content"] == (
+    assert blocked == (
         "hook failed: loophooks.slow_guard timed out after 200ms (tool blocked by default)"
     )
-    (ran,) = tool_results(server.requests()[2])
-    assert ran["is_error"] is False
-    assert (tmp_path / "ran").read_text() == "fast\n"
     assert "loophooks.slow_observer timed out after 200ms (ignored)" in proc.stderr
     assert final_of(tmp_path)["final"]["reason"] == "end_turn"  # no signal from a timed-out hook
 
@@ -621,6 +619,7 @@ def test_lone_surrogates_from_a_guard_and_the_api_never_crash_the_run(
 
 
 EXITING_HOOKS = """
+import subprocess
 import sys
 from forgeflare.hooks import hook
 
@@ -644,25 +643,9 @@ def test_a_python_hook_that_exits_or_interrupts_is_a_hook_failure(
 ) -> None:
     # SystemExit and KeyboardInterrupt from a hook used to end the agent with an exception
     # group and no final; they are failures with the documented meaning, like any exception.
-    (tmp_path / "loophooks.py").write_text(EXITING_HOOKS)
-    server = mock_api(
-        {
-            "responses": [
-                tool_response(("Bash", {"command": "echo first > ran"})),
-                tool_response(("Bash", {"command": "echo second > ran"})),
-                text_response("done"),
-            ]
-        }
-    )
-    proc = run_agent(tmp_path, server.url, "task", "--hooks-module", "loophooks")
-    assert proc.returncode == 0, proc.stderr
+    proc, blocked = _guard_fails_then_runs(tmp_path, mock_api, EXITING_HOOKS, "first", "second")
     assert "Traceback" not in proc.stderr
-    (blocked,) = tool_results(server.requests()[1])
-    assert blocked["is_error"] is True
-    assert "loophooks.exiting_guard raised SystemExit" in blocked["content"]
-    (ran,) = tool_results(server.requests()[2])
-    assert ran["is_error"] is False
-    assert (tmp_path / "ran").read_text() == "second\n"
+    assert "loophooks.exiting_guard raised SystemExit" in blocked
     assert "loophooks.interrupting_observer raised KeyboardInterrupt" in proc.stderr
     assert "loophooks.exiting_stop raised SystemExit: bye" in proc.stderr
     assert final_of(tmp_path)["final"]["reason"] == "end_turn"

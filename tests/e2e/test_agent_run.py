@@ -8,7 +8,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -16,9 +15,17 @@ from typing import Any
 
 import pytest
 
-from agent_support import read_json, run_agent, text_response, tool_response, tool_results
+from agent_support import (
+    read_json,
+    run_agent,
+    start_agent_in_bash,
+    text_response,
+    tool_response,
+    tool_results,
+)
 from mockapi_support import MockServer
 from platform_support import alive, live_group_members
+from project_support import forgeflare
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
 
@@ -128,15 +135,7 @@ def test_stale_convergence_is_replaced(tmp_path: Path, mock_api: MockAPI) -> Non
 
 def test_missing_api_key_for_real_endpoint_is_one_line(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    proc = subprocess.run(
-        [sys.executable, "-m", "forgeflare", "run", "hello"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-        check=False,
-    )
+    proc = forgeflare(tmp_path, "run", "hello", env=env)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1
@@ -150,25 +149,7 @@ def _agent_in_long_bash(
     tmp_path: Path, mock_api: MockAPI, responses: list[dict[str, Any]]
 ) -> subprocess.Popen[str]:
     """Start ``forgeflare run`` and return once its scripted Bash command is sleeping."""
-    server = mock_api({"responses": responses})
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env.update({"ANTHROPIC_API_URL": server.url, "ANTHROPIC_API_KEY": "k"})
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "forgeflare", "run", "go"],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + 60
-    while not (tmp_path / "started").exists():
-        if proc.poll() is not None or time.monotonic() > deadline:
-            os.killpg(proc.pid, signal.SIGKILL)
-            raise AssertionError(f"agent did not reach its Bash command: {proc.communicate()}")
-        time.sleep(0.02)  # bounded polling for the marker file
-    return proc
+    return start_agent_in_bash(tmp_path, mock_api({"responses": responses}).url)
 
 
 def test_killed_agent_leaves_parseable_transcript(tmp_path: Path, mock_api: MockAPI) -> None:

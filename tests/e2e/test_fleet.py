@@ -15,18 +15,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_support import text_response, tool_response
 from mockapi_support import MockServer
-from supervisor_agents.project import alive, base_env, wait_for
+from project_support import git
+from supervisor_agents.project import alive, env_for, wait_for
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
 MILLION = {"input_tokens": 1_000_000, "output_tokens": 0}  # $5 at claude-opus-4-6 prices
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
-    ).stdout.strip()
 
 
 def make_repo(root: Path, *loops: str) -> Path:
@@ -93,12 +90,6 @@ def conv(name: str, responses: list[dict[str, Any]]) -> dict[str, Any]:
     return {"match": f"Task {name}:", "responses": responses}
 
 
-def env_for(server: MockServer) -> dict[str, str]:
-    return base_env(
-        ANTHROPIC_API_URL=server.url, ANTHROPIC_API_KEY="test-key", FORGEFLARE_TIME_SCALE="0.01"
-    )
-
-
 def fleet(
     *args: str, env: dict[str, str], timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
@@ -117,8 +108,8 @@ def state(path: Path, name: str) -> dict[str, Any]:
     return {"fleet": data, **{loop["name"]: loop for loop in data["loops"]}}
 
 
-def run_records(worktree: Path) -> list[dict[str, Any]]:
-    root = worktree / ".fresher" / "runs"
+def run_records(worktree: Path, runs: str = ".fresher/runs") -> list[dict[str, Any]]:
+    root = worktree / runs
     return [json.loads((d / "run.json").read_text()) for d in sorted(root.iterdir())]
 
 
@@ -288,8 +279,21 @@ def test_the_fleet_budget_stops_the_remaining_loops(tmp_path: Path, mock_api: Mo
     assert "budget spent" in fleet("status", str(path), env=env_for(server)).stdout
 
 
-def test_the_fleet_budget_stops_a_running_loop(tmp_path: Path, mock_api: MockAPI) -> None:
-    make_repo(tmp_path, "a", "b")
+@pytest.mark.parametrize(
+    ("config", "runs"),
+    [("", ".fresher/runs"), ('[paths]\nlog_dir = "night-logs"\n', "night-logs")],
+)
+def test_the_fleet_budget_stops_a_running_loop(
+    tmp_path: Path, mock_api: MockAPI, config: str, runs: str
+) -> None:
+    """The fleet reads each loop's spend where its runs are, ``[paths] log_dir`` too."""
+    repo = make_repo(tmp_path, "a", "b")
+    if config:
+        (repo / ".fresher").mkdir()
+        (repo / ".fresher" / "config.toml").write_text(config)
+        (repo / ".gitignore").write_text(".fresher/\nnight-logs/\n")
+        git(repo, "add", "-f", ".fresher/config.toml", ".gitignore")
+        git(repo, "commit", "-qm", "runs in night-logs")
     hang = {**text_response("Still thinking."), "delay_ms": 120_000}
     server = mock_api({"conversations": [conv("a", spends("a")), conv("b", [hang])]})
     loops = [loop(n, model="claude-opus-4-6") for n in ("a", "b")]
@@ -298,10 +302,15 @@ def test_the_fleet_budget_stops_a_running_loop(tmp_path: Path, mock_api: MockAPI
     assert done.returncode == 1, done.stderr
     assert "fleet budget $4 spent: stopping the loops" in done.stderr
     rec = state(path, "budget2")
+    assert 5.0 <= rec["fleet"]["spent_usd"] < 5.01
     assert rec["a"]["finish_type"] == "budget"
     assert rec["b"]["status"] == "stopped"
     assert rec["b"]["reason"].startswith("the fleet budget was spent (the loop finished ")
-    (b_run,) = run_records(tmp_path / ".forgeflare-fleet/budget2/worktrees/b")
+    worktree = tmp_path / ".forgeflare-fleet/budget2/worktrees/a"
+    assert {p.parent.parent.relative_to(worktree) for p in worktree.rglob("run.json")} == {
+        Path(runs)
+    }
+    (b_run,) = run_records(tmp_path / ".forgeflare-fleet/budget2/worktrees/b", runs)
     assert b_run["finished_at"] is not None
     assert marked_processes(str(tmp_path / ".forgeflare-fleet")) == []
 
@@ -514,32 +523,6 @@ def test_land_pr_pushes_and_opens_a_pull_request_with_the_report(
     report = fleet("report", str(path), env=env)
     assert "landed: 1 of 1 loop(s)" in report.stdout
     assert f"run {run['run_id']}" in report.stdout
-
-
-def test_the_fleet_budget_reads_spend_under_a_custom_log_dir(
-    tmp_path: Path, mock_api: MockAPI
-) -> None:
-    """With ``[paths] log_dir`` set, the fleet finds each loop's runs there (not .fresher/runs)."""
-    repo = make_repo(tmp_path, "a", "b")
-    (repo / ".fresher").mkdir()
-    (repo / ".fresher" / "config.toml").write_text('[paths]\nlog_dir = "night-logs"\n')
-    (repo / ".gitignore").write_text(".fresher/\nnight-logs/\n")
-    git(repo, "add", "-f", ".fresher/config.toml", ".gitignore")
-    git(repo, "commit", "-qm", "runs in night-logs")
-    hang = {**text_response("Still thinking."), "delay_ms": 120_000}
-    server = mock_api({"conversations": [conv("a", spends("a")), conv("b", [hang])]})
-    loops = [loop(n, model="claude-opus-4-6") for n in ("a", "b")]
-    path = fleet_file(tmp_path, "logdir", loops, parallel=2, max_cost=4)
-    done = fleet("run", str(path), env=env_for(server))
-    assert done.returncode == 1, done.stderr
-    assert "fleet budget $4 spent: stopping the loops" in done.stderr
-    rec = state(path, "logdir")
-    assert 5.0 <= rec["fleet"]["spent_usd"] < 5.01
-    assert rec["a"]["finish_type"] == "budget"
-    assert rec["b"]["status"] == "stopped"
-    worktree = tmp_path / ".forgeflare-fleet/logdir/worktrees/a"
-    assert not (worktree / ".fresher" / "runs").exists()
-    assert list((worktree / "night-logs").glob("*/run.json"))
 
 
 def test_every_view_of_an_iteration_prints_the_same_total_and_cost(

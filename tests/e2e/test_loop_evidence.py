@@ -13,38 +13,17 @@ from typing import Any
 
 import pytest
 
-from agent_support import text_response
+from agent_support import text_response, tick_response
 from mockapi_support import MockServer
-from supervisor_agents.project import Project, base_env, forgeflare
+from supervisor_agents.project import Project, base_env, env_for, forgeflare
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
-
-TICK_PLAN: dict[str, Any] = {
-    "content": [
-        {
-            "type": "tool_use",
-            "name": "Edit",
-            "input": {
-                "file_path": "IMPLEMENTATION_PLAN.md",
-                "old_str": "- [ ] one",
-                "new_str": "- [x] one",
-            },
-        }
-    ],
-    "stop_reason": "tool_use",
-}
 
 # A failing test the gate reports the same way every time (a pytest-like summary line).
 RED_GATE = (
     "echo 'collected 3 items'; "
     "echo 'FAILED tests/test_calc.py::test_divide - ZeroDivisionError'; exit 3"
 )
-
-
-def env_for(server: MockServer) -> dict[str, str]:
-    return base_env(
-        ANTHROPIC_API_URL=server.url, ANTHROPIC_API_KEY="test-key", FORGEFLARE_TIME_SCALE="0.01"
-    )
 
 
 def first_user_text(request: dict[str, Any]) -> str:
@@ -67,7 +46,9 @@ def test_a_claim_with_a_red_gate_goes_on_and_the_next_prompt_shows_the_failure(
     project = Project(tmp_path)
     project.write("IMPLEMENTATION_PLAN.md", "- [ ] one\n")
     config(project, f"[limits]\ngate = {RED_GATE!r}\nstall_after = 0\n")
-    server = mock_api({"responses": [TICK_PLAN, text_response("done"), text_response("again")]})
+    server = mock_api(
+        {"responses": [tick_response(), text_response("done"), text_response("again")]}
+    )
     done = project.run("--max-iterations", "2", env=env_for(server))
     assert done.code == 10, done.stderr  # max_iterations: the claim never completed
     rec = project.record()
@@ -118,7 +99,7 @@ def reviewer_script(verdict: list[dict[str, Any]]) -> dict[str, Any]:
             {"match": "verdict", "responses": verdict},
             {
                 "match": "Bash",
-                "responses": [TICK_PLAN, text_response("done"), text_response("again")],
+                "responses": [tick_response(), text_response("done"), text_response("again")],
             },
         ]
     }

@@ -14,42 +14,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agent_support import text_response
+from agent_support import text_response, tick_response
 from mockapi_support import MockServer
-from supervisor_agents.project import Project, base_env, wait_for
+from supervisor_agents.project import Project, base_env, env_for, wait_for
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
 OPUS_IN = 5 / 1e6  # USD per input token, claude-opus-4-6 list price
 
 
-def env_for(server: MockServer, **extra: str) -> dict[str, str]:
-    return base_env(
-        ANTHROPIC_API_URL=server.url,
-        ANTHROPIC_API_KEY="test-key",
-        FORGEFLARE_TIME_SCALE="0.01",
-        **extra,
-    )
-
-
 def error(status: int, kind: str, **headers: str) -> dict[str, Any]:
     return {"error": {"status": status, "type": kind, "message": kind, "headers": headers}}
-
-
-# The agent ticks the plan's one task (the loop then completes by the plan).
-TICK_PLAN: dict[str, Any] = {
-    "content": [
-        {
-            "type": "tool_use",
-            "name": "Edit",
-            "input": {
-                "file_path": "IMPLEMENTATION_PLAN.md",
-                "old_str": "- [ ] one",
-                "new_str": "- [x] one",
-            },
-        }
-    ],
-    "stop_reason": "tool_use",
-}
 
 
 def started_marker(project: Project) -> Path:
@@ -91,7 +65,7 @@ def test_an_outage_is_waited_out_and_the_loop_completes(tmp_path: Path, mock_api
     project = Project(tmp_path)
     project.write("IMPLEMENTATION_PLAN.md", "- [x] done already? no:\n- [ ] one\n")
     overloaded = error(529, "overloaded_error", **{"retry-after": "0"})
-    check = TICK_PLAN
+    check = tick_response()
     # two iterations' worth of 529s (1 try + 4 retries each), then the API recovers
     server = mock_api({"responses": [overloaded] * 10 + [check, text_response("done")]})
     done = project.run(env=env_for(server, FRESHER_MAX_CONSECUTIVE_ERRORS="1"))
@@ -212,7 +186,7 @@ def test_a_timed_outage_is_waited_out_and_the_loop_completes(
     project = Project(tmp_path)
     project.write("IMPLEMENTATION_PLAN.md", "- [ ] one\n")
     outage = {**error(529, "overloaded_error", **{"retry-after": "0"}), "repeat_for_ms": OUTAGE_MS}
-    server = mock_api({"responses": [outage, TICK_PLAN, text_response("done")]})
+    server = mock_api({"responses": [outage, tick_response(), text_response("done")]})
     started = time.monotonic()
     done = project.run(env=env_for(server, FRESHER_MAX_CONSECUTIVE_ERRORS="1"))
     elapsed = time.monotonic() - started

@@ -9,17 +9,12 @@ from typing import Any
 
 import pytest
 
-from agent_support import text_response, tool_response
+from agent_support import text_response, tick_response
 from mockapi_support import MockServer, start_mock_server
 from supervisor_agents.project import Project, base_env, forgeflare, wait_for
 
 OPUS_IN = 5 / 1e6  # USD per input token, claude-opus-4-6 list price
-TICK = tool_response(
-    (
-        "Edit",
-        {"file_path": "IMPLEMENTATION_PLAN.md", "old_str": "- [ ] one", "new_str": "- [x] one"},
-    )
-)
+TICK = tick_response()
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agent_support import text_response, tool_response
+from agent_support import text_response, tick_response
 from mockapi_support import MockServer
 from supervisor_agents.project import Project, base_env
 
@@ -22,20 +22,6 @@ NEXT_VARS = ("ITERATION", "LAST_EXIT_CODE", "LAST_DURATION", "COMMITS_MADE")
 FINISHED_VARS = ("ITERATION", "FINISH_TYPE", "TOTAL_ITERATIONS", "TOTAL_COMMITS", "DURATION")
 
 
-def check(box: str) -> dict[str, Any]:
-    return tool_response(
-        (
-            "Edit",
-            {
-                "file_path": "IMPLEMENTATION_PLAN.md",
-                "old_str": f"- [ ] {box}",
-                "new_str": f"- [x] {box}",
-            },
-        ),
-        text=f"Doing {box}.",
-    )
-
-
 async def test_loop_converges_in_second_iteration(tmp_path: Path, mock_api: MockAPI) -> None:
     project = Project(tmp_path)
     project.write("IMPLEMENTATION_PLAN.md", "# Plan\n- [ ] first\n- [ ] second\n")
@@ -45,9 +31,9 @@ async def test_loop_converges_in_second_iteration(tmp_path: Path, mock_api: Mock
     server = mock_api(
         {
             "responses": [
-                check("first"),
+                tick_response("first", text="Doing first."),
                 text_response("First task done."),
-                check("second"),
+                tick_response("second", text="Doing second."),
                 text_response("Second task done."),
             ]
         }

@@ -15,8 +15,6 @@ import json
 import os
 import py_compile
 import shutil
-import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -28,6 +26,7 @@ import pytest
 
 from claude_code_support import claude_env
 from mockapi_support import MockServer
+from project_support import cloned_repo, forgeflare
 
 KEY = "sk-ant-canary-7f3a9c"
 MockAPI = Callable[[dict[str, Any]], MockServer]
@@ -63,42 +62,6 @@ def listener() -> Iterator[tuple[str, list[str]]]:
     yield f"http://127.0.0.1:{server.server_address[1]}", seen
     server.shutdown()
     server.server_close()
-
-
-def _git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
-
-
-def _clone(tmp: Path, name: str, files: dict[str, str | bytes]) -> Path:
-    origin = tmp / f"{name}-origin"
-    for rel, content in files.items():
-        path = origin / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content)
-        if rel.endswith(".sh") or "/hooks/" in rel:
-            path.chmod(0o755)
-    (origin / "README.md").write_text("hello\n")
-    _git(origin, "init", "-q", "-b", "main")
-    _git(origin, "add", "-A")
-    _git(origin, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init")
-    clone = tmp / name
-    _git(tmp, "clone", "-q", str(origin), str(clone))
-    return clone
-
-
-def _forgeflare(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "forgeflare", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 def _pyc(tmp: Path, source: str) -> bytes:
@@ -360,7 +323,7 @@ def test_a_hostile_clone_runs_nothing_and_leaks_no_key(
     mark.mkdir()
     outside = tmp_path / "outside-secret.txt"
     outside.write_text(KEY)
-    project = _clone(tmp_path, "repo", channel.files(mark, url, str(tmp_path)))
+    project = cloned_repo(tmp_path, "repo", channel.files(mark, url, str(tmp_path)))
     # A model to talk to only where one is asked (fleet, hooks test: none); leaks go to `url`.
     server = mock_api(_mock_script(url, outside)) if command in {"run", "loop", "claude"} else None
     api = server.url if server is not None else url
@@ -373,7 +336,7 @@ def test_a_hostile_clone_runs_nothing_and_leaks_no_key(
         FORGEFLARE_TIME_SCALE="0.001",
         FRESHER_SMART_TERMINATION="false",
     )
-    done = _forgeflare(project, env, *_argv(command, channel, claude))
+    done = forgeflare(project, *_argv(command, channel, claude), env=env, timeout=120)
     assert sorted(p.name for p in mark.iterdir()) == [], done.stderr[-2000:]
     assert _leaks(seen, server) == 0, done.stderr[-2000:]
     assert done.returncode == 2, done.stderr[-2000:]
@@ -381,7 +344,7 @@ def test_a_hostile_clone_runs_nothing_and_leaks_no_key(
     refusal = [line for line in lines if "not trusted" in line]
     assert len(refusal) == 1, done.stderr[-2000:]
     assert channel.item in refusal[0]
-    shown = _forgeflare(project, env, "trust", "--show", *channel.extra)
+    shown = forgeflare(project, "trust", "--show", *channel.extra, env=env, timeout=120)
     assert channel.item in shown.stdout, shown.stdout
 
 
@@ -395,15 +358,17 @@ def test_init_in_a_hostile_clone_runs_nothing(
     for channel in CHANNELS:
         if channel.name in {"hooks_toml", "lifecycle", "claude_local_hooks", "claude_env"}:
             files.update(channel.files(mark, url, str(tmp_path)))
-    project = _clone(tmp_path, "repo", files)
+    project = cloned_repo(tmp_path, "repo", files)
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "cfg"), "FORGEFLARE_TRUST": "0",
            "ANTHROPIC_API_KEY": KEY}  # fmt: skip
-    done = _forgeflare(project, env, "init", "--claude")
+    done = forgeflare(project, "init", "--claude", env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     assert list(mark.iterdir()) == []
     assert seen == []
     # the project's own hooks stay untrusted: what init wrote is trusted, nothing else
-    refused = _forgeflare(project, env, "loop", "--agent-cmd", "true", "--max-iterations", "1")
+    refused = forgeflare(
+        project, "loop", "--agent-cmd", "true", "--max-iterations", "1", env=env, timeout=120
+    )
     assert refused.returncode == 2
     assert "hooks.toml[0] PreToolUse" in refused.stderr
     assert list(mark.iterdir()) == []
@@ -478,24 +443,26 @@ def test_each_kind_of_later_change_is_refused_with_one_line(
     outside = tmp_path / "outside-hook.sh"
     outside.write_text("#!/bin/sh\ncat >/dev/null; echo '{}'\n")
     outside.chmod(0o755)
-    project = _clone(tmp_path, "repo", _trusted_repo(tmp_path, outside))
+    project = cloned_repo(tmp_path, "repo", _trusted_repo(tmp_path, outside))
     (project / ".forgeflare" / "hooks" / "link.sh").symlink_to(outside)
     server = mock_api({"responses": [], "when_exhausted": "end_turn"})
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "cfg"), "FORGEFLARE_TRUST": "0",
            "ANTHROPIC_API_URL": server.url, "ANTHROPIC_API_KEY": "test-key"}  # fmt: skip
     args = ("run", "--hooks-module", "hookpkg", "hello")
-    shown = _forgeflare(project, env, "trust", "--show", "--hooks-module", "hookpkg")
+    shown = forgeflare(
+        project, "trust", "--show", "--hooks-module", "hookpkg", env=env, timeout=120
+    )
     assert "`make` runs recipes whose dependencies are not covered" in shown.stdout
-    trusted = _forgeflare(project, env, "trust", "--hooks-module", "hookpkg")
+    trusted = forgeflare(project, "trust", "--hooks-module", "hookpkg", env=env, timeout=120)
     assert trusted.returncode == 0, trusted.stderr
-    assert _forgeflare(project, env, *args).returncode == 0
+    assert forgeflare(project, *args, env=env, timeout=120).returncode == 0
     snapshot = tmp_path / "snapshot"
     shutil.copytree(project, snapshot, symlinks=True)
     original = outside.read_text()
     refused = []
     for what, change, item in _kinds(project, outside):
         change()
-        done = _forgeflare(project, env, *args)
+        done = forgeflare(project, *args, env=env, timeout=120)
         lines = done.stderr.strip().splitlines()
         if done.returncode == 2 and len(lines) == 1 and item in lines[0]:
             refused.append(what)

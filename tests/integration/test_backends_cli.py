@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -11,6 +10,7 @@ import jsonschema
 import pytest
 
 from forgeflare.supervisor import load_config
+from project_support import forgeflare
 
 REPORT_FIELDS = {
     "outcome",
@@ -35,17 +35,6 @@ OUTCOMES = {
     "budget",
     "quota",
 }
-
-
-def forgeflare(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "forgeflare", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
 
 
 def test_init_codex_makes_codex_the_agent(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 from claude_code_support import claude_env
 from mockapi_support import MockServer
-from supervisor_agents.project import Project
+from supervisor_agents.project import Done, Project
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
 
@@ -33,6 +33,12 @@ def loop_env(tmp_path: Path, server: MockServer, **extra: str) -> dict[str, str]
         PYTHONUNBUFFERED="1",
         **extra,
     )
+
+
+def run_claude_loop(project: Project, claude: Path, env: dict[str, str], *args: str) -> Done:
+    """A planning loop in ``project`` with the pinned Claude Code as its agent."""
+    argv = ["--backend", "claude", "--agent-cmd", str(claude), "--mode", "planning", *args]
+    return project.run(*argv, env=env, timeout=180)
 
 
 def result_lines(log: Path) -> list[dict[str, Any]]:
@@ -69,16 +75,7 @@ def test_two_iteration_claude_code_loop(
             ]
         }
     )
-    done = project.run(
-        "--backend",
-        "claude",
-        "--agent-cmd",
-        str(claude_code),
-        "--mode",
-        "planning",
-        env=loop_env(tmp_path, server),
-        timeout=180,
-    )
+    done = run_claude_loop(project, claude_code, loop_env(tmp_path, server))
     assert done.code == 0, done.stderr[-3000:]
     rec = project.record()
     assert rec["finish_type"] == "complete"
@@ -130,17 +127,8 @@ def test_usage_limit_is_rate_limited_with_its_reset(
             ]
         }
     )
-    done = project.run(
-        "--backend",
-        "claude",
-        "--agent-cmd",
-        str(claude_code),
-        "--mode",
-        "planning",
-        "--max-iterations",
-        "1",
-        env=loop_env(tmp_path, server),
-        timeout=180,
+    done = run_claude_loop(
+        project, claude_code, loop_env(tmp_path, server), "--max-iterations", "1"
     )
     assert done.code == 10, done.stderr[-3000:]
     rec = project.record()

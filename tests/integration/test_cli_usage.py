@@ -4,32 +4,20 @@ names the mistake, exit 2 for usage, no rich error boxes and nothing created on 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-
-def forgeflare(*args: str, cwd: Path, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
-    return subprocess.run(
-        [sys.executable, "-m", "forgeflare", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env=env,
-    )
+from project_support import forgeflare
 
 
 def test_no_arguments_prints_the_help_like_a_group_does(tmp_path: Path) -> None:
-    done = forgeflare(cwd=tmp_path)
+    done = forgeflare(tmp_path)
     assert done.returncode == 2
     assert "Usage: python -m forgeflare [OPTIONS] COMMAND" in done.stdout
     assert "  loop " in done.stdout
-    assert forgeflare("fleet", cwd=tmp_path).returncode == 2  # the same code as a subgroup
+    assert forgeflare(tmp_path, "fleet").returncode == 2  # the same code as a subgroup
 
 
 @pytest.mark.parametrize(
@@ -48,7 +36,7 @@ def test_no_arguments_prints_the_help_like_a_group_does(tmp_path: Path) -> None:
     ],
 )
 def test_usage_errors_are_one_line_and_exit_2(tmp_path: Path, args: list[str], line: str) -> None:
-    done = forgeflare(*args, cwd=tmp_path)
+    done = forgeflare(tmp_path, *args)
     assert done.returncode == 2
     assert done.stderr == f"forgeflare: error: {line}\n"
     assert list(tmp_path.iterdir()) == []
@@ -56,7 +44,7 @@ def test_usage_errors_are_one_line_and_exit_2(tmp_path: Path, args: list[str], l
 
 def test_stop_of_a_missing_directory_is_an_error_and_creates_nothing(tmp_path: Path) -> None:
     typo = tmp_path / "typo"
-    done = forgeflare("stop", str(typo), cwd=tmp_path)
+    done = forgeflare(tmp_path, "stop", str(typo))
     assert done.returncode == 2
     assert done.stderr == f"forgeflare: error: {typo}: not a directory\n"
     assert not typo.exists()
@@ -68,11 +56,11 @@ def test_a_malformed_api_url_is_a_usage_error_before_anything_starts(
 ) -> None:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "ANTHROPIC_API_KEY": "k"}
     if command == "run":
-        done = forgeflare("run", "--api-url", "notaurl", "hello", cwd=tmp_path, env=env)
+        done = forgeflare(tmp_path, "run", "--api-url", "notaurl", "hello", env=env)
         said = "--api-url notaurl"
     else:
         env["ANTHROPIC_API_URL"] = "notaurl"
-        done = forgeflare("loop", "--max-iterations", "1", cwd=tmp_path, env=env)
+        done = forgeflare(tmp_path, "loop", "--max-iterations", "1", env=env)
         said = "ANTHROPIC_API_URL=notaurl"
     assert done.returncode == 2, done.stderr
     assert done.stderr == (
@@ -89,7 +77,7 @@ def test_a_fleet_file_reports_every_mistake_with_a_suggestion(tmp_path: Path) ->
         '[[loop]]\nname = "a"\nprompt = "p"\nmax_iterations = "x"\n\n'
         '[[loop]]\nname = "b"\nprompt = "p"\nbsae = "main"\n'
     )
-    done = forgeflare("fleet", "run", str(fleet), cwd=tmp_path)
+    done = forgeflare(tmp_path, "fleet", "run", str(fleet))
     assert done.returncode == 2
     assert done.stderr.splitlines() == [
         f"forgeflare: error: {fleet}: fleet.paralel: unknown key; did you mean 'parallel'?",
@@ -99,7 +87,7 @@ def test_a_fleet_file_reports_every_mistake_with_a_suggestion(tmp_path: Path) ->
 
 
 def test_the_banner_says_not_a_git_repository_once(tmp_path: Path) -> None:
-    done = forgeflare("loop", "--agent-cmd", "true", "--max-iterations", "1", cwd=tmp_path)
+    done = forgeflare(tmp_path, "loop", "--agent-cmd", "true", "--max-iterations", "1")
     assert done.returncode == 10, done.stderr
     said = done.stdout + done.stderr
     assert said.count("not a git repository") == 1, said
@@ -111,7 +99,7 @@ def test_the_banner_says_not_a_git_repository_once(tmp_path: Path) -> None:
 def test_stop_without_a_loop_leaves_no_request_and_an_old_one_is_dropped_with_its_age(
     tmp_path: Path,
 ) -> None:
-    done = forgeflare("stop", str(tmp_path), cwd=tmp_path)
+    done = forgeflare(tmp_path, "stop", str(tmp_path))
     assert (done.returncode, done.stdout.strip()) == (
         0,
         f"no loop is running in {tmp_path}: nothing to stop",
@@ -123,7 +111,7 @@ def test_stop_without_a_loop_leaves_no_request_and_an_old_one_is_dropped_with_it
     request.write_text('{"requested_at": "2026-01-01T00:00:00Z"}\n')
     two_hours_ago = time.time() - 7200
     os.utime(request, (two_hours_ago, two_hours_ago))
-    done = forgeflare("loop", "--agent-cmd", "true", "--max-iterations", "2", cwd=tmp_path)
+    done = forgeflare(tmp_path, "loop", "--agent-cmd", "true", "--max-iterations", "2")
     assert done.returncode == 10, done.stderr
     assert "dropped a stop request from 2h 00m ago (.fresher/stop-request)" in done.stderr
     assert not request.exists()
@@ -132,7 +120,7 @@ def test_stop_without_a_loop_leaves_no_request_and_an_old_one_is_dropped_with_it
 def test_a_misspelt_config_section_stops_the_loop_before_it_starts(tmp_path: Path) -> None:
     (tmp_path / ".fresher").mkdir()
     (tmp_path / ".fresher" / "config.toml").write_text("[limit]\nmax_cost = 1\n")
-    done = forgeflare("loop", "--agent-cmd", "true", cwd=tmp_path)
+    done = forgeflare(tmp_path, "loop", "--agent-cmd", "true")
     assert done.returncode == 2
     assert done.stderr == (
         "forgeflare: error: .fresher/config.toml: unknown section [limit]; did you mean 'limits'?\n"

@@ -17,6 +17,7 @@ from typing import Any
 
 from agent_support import text_response, tool_response
 from conftest import MockServer
+from project_support import forgeflare
 
 LIMIT = {
     "error": {
@@ -55,15 +56,7 @@ def _env(tmp_path: Path, url: str) -> dict[str, str]:
 
 
 def _loop(project: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "forgeflare", "loop", "--mode", "building", *args],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return forgeflare(project, "loop", "--mode", "building", *args, env=env, timeout=120)
 
 
 def _record(project: Path) -> dict[str, Any]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import subprocess
 from pathlib import Path
 
 import trio
@@ -11,12 +10,7 @@ import trio
 from forgeflare.fleet._config import load_fleet_file
 from forgeflare.fleet._run import FleetOptions, run_fleet
 from forgeflare.fleet._state import FleetRecord, LoopRecord, load_record, save_record, state_dir
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
-    ).stdout.strip()
+from project_support import git
 
 
 def test_a_finished_loop_is_landed_on_resume(tmp_path: Path) -> None:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,6 +12,7 @@ import pytest
 
 from agent_support import run_agent, text_response, tool_response
 from conftest import MockServer
+from project_support import cloned_repo, forgeflare
 
 HOOK = """#!/usr/bin/env python3
 import json, pathlib, sys
@@ -29,30 +28,15 @@ command = ".forgeflare/hooks/guard.py"
 """
 
 
-def _git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
-
-
 @pytest.fixture
 def cloned(tmp_path: Path) -> Path:
     """A repository with an agent hook and a lifecycle hook, cloned as a user would."""
-    origin = tmp_path / "origin"
-    (origin / ".forgeflare" / "hooks").mkdir(parents=True)
-    guard = origin / ".forgeflare" / "hooks" / "guard.py"
-    guard.write_text(HOOK)
-    guard.chmod(0o755)
-    (origin / ".forgeflare" / "hooks.toml").write_text(HOOKS_TOML)
-    started = origin / ".fresher" / "hooks" / "started"
-    started.parent.mkdir(parents=True)
-    started.write_text("#!/bin/sh\necho ran > started-ran\n")
-    started.chmod(0o755)
-    (origin / "README.md").write_text("hello\n")
-    _git(origin, "init", "-q", "-b", "main")
-    _git(origin, "add", "-A")
-    _git(origin, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init")
-    clone = tmp_path / "clone"
-    _git(tmp_path, "clone", "-q", str(origin), str(clone))
-    return clone
+    files = {
+        ".forgeflare/hooks/guard.py": HOOK,
+        ".forgeflare/hooks.toml": HOOKS_TOML,
+        ".fresher/hooks/started": "#!/bin/sh\necho ran > started-ran\n",
+    }
+    return cloned_repo(tmp_path, "clone", files)
 
 
 def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
@@ -62,18 +46,6 @@ def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
     env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
     env.update(extra)
     return env
-
-
-def _forgeflare(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "forgeflare", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
 
 
 def _script() -> dict[str, Any]:
@@ -98,12 +70,12 @@ def test_run_refuses_until_trusted_and_again_after_an_edit(
     assert not (cloned / "hook-ran").exists()
     assert server.requests() == []
 
-    shown = _forgeflare(cloned, env, "trust", "--show")
+    shown = forgeflare(cloned, "trust", "--show", env=env)
     assert shown.returncode == 1
     assert ".forgeflare/hooks/guard.py" in shown.stdout
     assert "pathlib.Path" in shown.stdout or "import json" in shown.stdout
 
-    trusted = _forgeflare(cloned, env, "trust")
+    trusted = forgeflare(cloned, "trust", env=env)
     assert trusted.returncode == 0, trusted.stderr
     ran = run_agent(cloned, server.url, env=env)
     assert ran.returncode == 0, ran.stderr
@@ -130,40 +102,40 @@ def test_override_runs_and_says_so(
 
 def test_list_and_revoke(cloned: Path, tmp_path: Path) -> None:
     env = _env(tmp_path)
-    assert _forgeflare(cloned, env, "trust").returncode == 0
-    listed = _forgeflare(cloned, env, "trust", "--list")
+    assert forgeflare(cloned, "trust", env=env).returncode == 0
+    listed = forgeflare(cloned, "trust", "--list", env=env)
     assert str(cloned.resolve()) in listed.stdout
-    revoked = _forgeflare(cloned, env, "trust", "--revoke")
+    revoked = forgeflare(cloned, "trust", "--revoke", env=env)
     assert "revoked" in revoked.stdout
-    assert "no trusted projects" in _forgeflare(cloned, env, "trust", "--list").stdout
+    assert "no trusted projects" in forgeflare(cloned, "trust", "--list", env=env).stdout
 
 
 def test_loop_refuses_until_trusted(cloned: Path, tmp_path: Path) -> None:
     env = _env(tmp_path)
     args = ("loop", "--agent-cmd", "true", "--max-iterations", "1", "--mode", "planning")
-    refused = _forgeflare(cloned, env, *args)
+    refused = forgeflare(cloned, *args, env=env)
     assert refused.returncode == 2
     assert "not trusted" in refused.stderr
     assert ".fresher/hooks/started" in refused.stderr
     assert not (cloned / "started-ran").exists()
     assert not (cloned / ".fresher" / "runs").exists()
-    assert _forgeflare(cloned, env, "trust").returncode == 0
-    ran = _forgeflare(cloned, env, *args)
+    assert forgeflare(cloned, "trust", env=env).returncode == 0
+    ran = forgeflare(cloned, *args, env=env)
     assert ran.returncode == 10, ran.stderr
     assert (cloned / "started-ran").exists()
-    override = _forgeflare(cloned, _env(tmp_path, FORGEFLARE_TRUST="1"), *args)
+    override = forgeflare(cloned, *args, env=_env(tmp_path, FORGEFLARE_TRUST="1"))
     assert override.returncode == 10
     assert "trusting the project's hooks without review" in override.stderr
 
 
 def test_a_hook_changed_during_the_night_stops_the_loop(cloned: Path, tmp_path: Path) -> None:
     env = _env(tmp_path)
-    assert _forgeflare(cloned, env, "trust").returncode == 0
+    assert forgeflare(cloned, "trust", env=env).returncode == 0
     # the agent rewrites a lifecycle hook in its first iteration
     rewrite = 'echo "#!/bin/sh" > .fresher/hooks/started; echo "# evil" >> .fresher/hooks/started'
     agent = f"sh -c '{rewrite}'"
-    done = _forgeflare(
-        cloned, env, "loop", "--agent-cmd", agent, "--max-iterations", "3", "--mode", "planning"
+    done = forgeflare(
+        cloned, "loop", "--agent-cmd", agent, "--max-iterations", "3", "--mode", "planning", env=env
     )
     assert done.returncode == 13, done.stderr
     assert "changed: .fresher/hooks/started" in done.stderr
@@ -198,15 +170,15 @@ def test_a_loop_hooks_module_is_trusted_before_it_is_imported(
     server = mock_api({"responses": [], "when_exhausted": "end_turn"})
     env = _env(tmp_path, ANTHROPIC_API_URL=server.url, ANTHROPIC_API_KEY="test-key")
     args = ("loop", "--max-iterations", "1", "--mode", "planning")
-    refused = _forgeflare(project, env, *args)
+    refused = forgeflare(project, *args, env=env)
     assert refused.returncode == 2
     assert "not trusted" in refused.stderr
     assert "hooks module myhooks" in refused.stderr
     assert not (project / "module-imported").exists()  # neither the preflight nor an agent
-    shown = _forgeflare(project, env, "trust", "--show")
+    shown = forgeflare(project, "trust", "--show", env=env)
     assert "myhooks.py" in shown.stdout
-    assert _forgeflare(project, env, "trust").returncode == 0
-    ran = _forgeflare(project, env, *args)
+    assert forgeflare(project, "trust", env=env).returncode == 0
+    ran = forgeflare(project, *args, env=env)
     assert ran.returncode == 10, ran.stderr
     assert (project / "module-imported").exists()
     assert len(server.requests()) == 1
@@ -232,7 +204,7 @@ def test_a_hook_rewritten_mid_run_is_refused_at_its_next_call(
         }
     )
     env = _env(tmp_path)
-    assert _forgeflare(cloned, env, "trust").returncode == 0
+    assert forgeflare(cloned, "trust", env=env).returncode == 0
     ran = run_agent(cloned, server.url, env=env)
     assert "evil" in (cloned / guard).read_text()  # the agent did rewrite it
     assert (cloned / "hook-ran").read_text() == "yes"  # but the rewritten hook never ran
@@ -270,7 +242,7 @@ def test_a_python_hook_importing_its_neighbour_stays_trusted_call_after_call(
     )
     env = _env(tmp_path)
     env["PYTHONDONTWRITEBYTECODE"] = ""  # as on most machines: Python writes __pycache__
-    assert _forgeflare(project, env, "trust").returncode == 0
+    assert forgeflare(project, "trust", env=env).returncode == 0
     ran = run_agent(project, server.url, env=env)
     assert ran.returncode == 0, ran.stderr
     assert "hook refused" not in ran.stderr
@@ -279,7 +251,7 @@ def test_a_python_hook_importing_its_neighbour_stays_trusted_call_after_call(
 
 
 def test_trust_of_a_missing_directory_is_one_line(tmp_path: Path) -> None:
-    done = _forgeflare(tmp_path, _env(tmp_path), "trust", str(tmp_path / "nonexistent"))
+    done = forgeflare(tmp_path, "trust", str(tmp_path / "nonexistent"), env=_env(tmp_path))
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         f"forgeflare: error: {tmp_path / 'nonexistent'}: no such directory"
@@ -305,7 +277,7 @@ def test_a_damaged_trust_file_is_one_line_from_every_command(
             "show": ["trust", "--show"], "revoke": ["trust", "--revoke"],
             "hooks": ["hooks", "test", "Stop"]}  # fmt: skip
     for args in (argv[c] for c in commands):
-        done = _forgeflare(cloned, env, *args)
+        done = forgeflare(cloned, *args, env=env)
         lines = done.stderr.strip().splitlines()
         assert done.returncode == 2, (args, done.stderr)
         assert len(lines) == 1, (args, done.stderr)
@@ -320,12 +292,12 @@ def test_a_lifecycle_hook_rewritten_in_the_last_iteration_is_refused_at_its_call
     finished = cloned / ".fresher" / "hooks" / "finished"
     finished.write_text("#!/bin/sh\necho fine > finished-ran\n")
     finished.chmod(0o755)
-    assert _forgeflare(cloned, env, "trust").returncode == 0
+    assert forgeflare(cloned, "trust", env=env).returncode == 0
     # the agent rewrites the finished hook in the last iteration: no iteration check follows
     rewrite = 'printf "#!/bin/sh\\ntouch evil-ran\\n" > .fresher/hooks/finished'
-    done = _forgeflare(
-        cloned, env, "loop", "--agent-cmd", f"sh -c '{rewrite}'", "--max-iterations", "1",
-        "--mode", "planning",
+    done = forgeflare(
+        cloned, "loop", "--agent-cmd", f"sh -c '{rewrite}'", "--max-iterations", "1",
+        "--mode", "planning", env=env,
     )  # fmt: skip
     assert not (cloned / "evil-ran").exists()
     refusals = [line for line in done.stderr.splitlines() if "not trusted" in line]
@@ -339,10 +311,10 @@ def test_a_gate_script_rewritten_by_the_agent_is_refused(cloned: Path, tmp_path:
     (cloned / "check.sh").chmod(0o755)
     (cloned / ".fresher" / "config.toml").write_text('[limits]\ngate = "./check.sh"\n')
     (cloned / "IMPLEMENTATION_PLAN.md").write_text("- [x] all done\n")  # complete: gate runs
-    assert _forgeflare(cloned, env, "trust").returncode == 0
+    assert forgeflare(cloned, "trust", env=env).returncode == 0
     agent = "sh -c 'printf \"#!/bin/sh\\ntouch gate-evil\\n\" > check.sh'"
-    done = _forgeflare(
-        cloned, env, "loop", "--agent-cmd", agent, "--max-iterations", "2", "--mode", "building"
+    done = forgeflare(
+        cloned, "loop", "--agent-cmd", agent, "--max-iterations", "2", "--mode", "building", env=env
     )
     assert not (cloned / "gate-evil").exists(), done.stderr
     refusals = [s for s in done.stderr.splitlines() if "error:" in s and "not trusted" in s]

@@ -17,6 +17,7 @@ from typing import Any
 from forgeflare._errors import ForgeflareError
 from forgeflare.supervisor import LoopOptions, StopControl, load_config, run_loop
 from forgeflare.supervisor._display import LoopDisplay
+from mockapi_support import MockServer
 from platform_support import alive as alive  # re-exported: the loop tests import it here
 
 _FLAGS = {
@@ -45,6 +46,16 @@ def base_env(**extra: str) -> dict[str, str]:
     )
     env.update(extra)
     return env
+
+
+def env_for(server: MockServer, **extra: str) -> dict[str, str]:
+    """The test environment for a loop whose agent talks to ``server``; waits scaled to 1 %."""
+    return base_env(
+        ANTHROPIC_API_URL=server.url,
+        ANTHROPIC_API_KEY="test-key",
+        FORGEFLARE_TIME_SCALE="0.01",
+        **extra,
+    )
 
 
 def forgeflare(project: Path, *args: str) -> subprocess.CompletedProcess[str]:

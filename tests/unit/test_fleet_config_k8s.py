@@ -54,6 +54,7 @@ def test_valid_fleet() -> None:
         (('name = "docs"', 'name = "parser"'), "loop name 'parser' is used twice"),
         (('max_runtime = "30m"', 'max_runtime = "soon"'), "'soon' is not a duration"),
         (('name = "night"', 'name = "Night Shift"'), "fleet.name: lower-case letters"),
+        (('name = "docs"', 'name = "Docs"'), "loop[1] (Docs): name: lower-case letters, digits"),
         (('prompt = "Write the docs."', ""), "loop[1] (docs): prompt: missing"),
         (("[fleet]", "[fleet"), "not valid TOML"),
     ],

@@ -73,6 +73,36 @@ def _dispatcher(root: Path, hooks: list[Any], logs: list[str]) -> HookDispatcher
     )
 
 
+def _pre_tool_use(plan: list[Any], calls: list[int], tool_input: dict[str, Any]) -> Any:
+    """What ``plan``'s PreToolUse hooks decide for a Bash call with ``tool_input``."""
+    hooks = _hooks("PreToolUse", plan, calls)
+    return trio.run(
+        lambda: _dispatcher(Path("."), hooks, []).pre_tool_use(
+            tool="Bash", input=tool_input, tool_iterations=0
+        )
+    )
+
+
+def _post_tool_use(root: Path, plan: list[Any], calls: list[int], logs: list[str]) -> Any:
+    """What ``plan``'s PostToolUse hooks answer for a Bash call that succeeded."""
+    hooks = _hooks("PostToolUse", plan, calls)
+    return trio.run(
+        lambda: _dispatcher(root, hooks, logs).post_tool_use(
+            tool="Bash", input={}, result="ok", is_error=False, tool_iterations=5
+        )
+    )
+
+
+def _stop(plan: list[Any], calls: list[int]) -> Any:
+    """The prompt ``plan``'s Stop hooks continue with after an end_turn (``None``: stop)."""
+    hooks = _hooks("Stop", plan, calls)
+    return trio.run(
+        lambda: _dispatcher(Path("."), hooks, []).stop(
+            reason=ExitReason.END_TURN, tool_iterations=0, total_tokens=0
+        )
+    )
+
+
 # The tables mix in the deprecated HookOutcome on purpose; its warning is tested elsewhere.
 _ADAPTER = pytest.mark.filterwarnings("ignore:HookOutcome is deprecated:DeprecationWarning")
 
@@ -83,11 +113,7 @@ _ADAPTER = pytest.mark.filterwarnings("ignore:HookOutcome is deprecated:Deprecat
 def test_pre_tool_use_first_deny_wins_and_updates_chain(plan: list[Any]) -> None:
     calls: list[int] = []
     original = {"command": "ls"}
-    result = trio.run(
-        lambda: _dispatcher(Path("."), _hooks("PreToolUse", plan, calls), []).pre_tool_use(
-            tool="Bash", input=original, tool_iterations=0
-        )
-    )
+    result = _pre_tool_use(plan, calls, original)
     current: dict[str, Any] = original
     for i, answer in enumerate(plan):
         if answer == "raise" or (
@@ -115,11 +141,7 @@ def test_post_tool_use_records_every_signal_returns_first(plan: list[Any]) -> No
     logs: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        result = trio.run(
-            lambda: _dispatcher(root, _hooks("PostToolUse", plan, calls), logs).post_tool_use(
-                tool="Bash", input={}, result="ok", is_error=False, tool_iterations=5
-            )
-        )
+        result = _post_tool_use(root, plan, calls, logs)
         state = read_convergence(root / "convergence.json")
     expected = [
         (a.reason or f"h{i}", a.reason or "")
@@ -143,11 +165,7 @@ def test_post_tool_use_records_every_signal_returns_first(plan: list[Any]) -> No
 @given(st.lists(answers, max_size=6))
 def test_stop_first_deciding_hook_wins(plan: list[Any]) -> None:
     calls: list[int] = []
-    prompt = trio.run(
-        lambda: _dispatcher(Path("."), _hooks("Stop", plan, calls), []).stop(
-            reason=ExitReason.END_TURN, tool_iterations=0, total_tokens=0
-        )
-    )
+    prompt = _stop(plan, calls)
     for i, answer in enumerate(plan):
         if isinstance(answer, HookOutcome) and answer.decision == "continue":
             assert prompt == (answer.reason or "Continue.")
@@ -179,11 +197,7 @@ typed = st.one_of(
 def test_typed_pre_tool_use(plan: list[Any]) -> None:
     calls: list[int] = []
     original = {"command": "ls"}
-    result = trio.run(
-        lambda: _dispatcher(Path("."), _hooks("PreToolUse", plan, calls), []).pre_tool_use(
-            tool="Bash", input=original, tool_iterations=0
-        )
-    )
+    result = _pre_tool_use(plan, calls, original)
     current: dict[str, Any] = original
     for i, answer in enumerate(plan):
         if answer is None or isinstance(answer, Allow):
@@ -212,11 +226,7 @@ def test_typed_post_tool_use(plan: list[Any]) -> None:
     logs: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        result = trio.run(
-            lambda: _dispatcher(root, _hooks("PostToolUse", plan, calls), logs).post_tool_use(
-                tool="Bash", input={}, result="ok", is_error=False, tool_iterations=5
-            )
-        )
+        result = _post_tool_use(root, plan, calls, logs)
         state = read_convergence(root / "convergence.json")
     signals = [a for a in plan if isinstance(a, Signal)]
     assert calls == list(range(len(plan)))
@@ -231,11 +241,7 @@ def test_typed_post_tool_use(plan: list[Any]) -> None:
 @given(st.lists(typed, max_size=6))
 def test_typed_stop(plan: list[Any]) -> None:
     calls: list[int] = []
-    prompt = trio.run(
-        lambda: _dispatcher(Path("."), _hooks("Stop", plan, calls), []).stop(
-            reason=ExitReason.END_TURN, tool_iterations=0, total_tokens=0
-        )
-    )
+    prompt = _stop(plan, calls)
     for i, answer in enumerate(plan):
         if isinstance(answer, Continue | Stop):
             assert prompt == (

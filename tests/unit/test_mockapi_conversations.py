@@ -9,7 +9,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forgeflare.mockapi._decide import JSONReply, choose_conversation, decide, first_user_text
+from forgeflare.mockapi._decide import (
+    JSONReply,
+    MockRequest,
+    choose_conversation,
+    decide,
+    first_user_text,
+)
 from forgeflare.mockapi._errors import MockScriptError
 from forgeflare.mockapi._script import parse_script
 
@@ -43,16 +49,8 @@ def body(first: Any, *, tools: Any = TOOLS, system: str = "You are an agent.") -
 
 
 def call(data: bytes, used: dict[int, int] | None = None, script: Any = SCRIPT) -> Any:
-    return decide(
-        script,
-        used=0,
-        request_number=0,
-        method="POST",
-        path="/v1/messages",
-        headers={},
-        body=data,
-        conversation_used=used or {},
-    )
+    request = MockRequest("POST", "/v1/messages", {}, data)
+    return decide(script, request, used=0, request_number=0, conversation_used=used or {})
 
 
 def reply_text(decision: Any) -> str:
@@ -112,16 +110,8 @@ def test_side_requests_come_before_matching() -> None:
 
 def test_a_single_list_script_ignores_conversation_counts() -> None:
     script = parse_script({"responses": [text("a"), text("b")]})
-    decision = decide(
-        script,
-        used=1,
-        request_number=1,
-        method="POST",
-        path="/v1/messages",
-        headers={},
-        body=body("parser"),
-        conversation_used={0: 5},
-    )
+    request = MockRequest("POST", "/v1/messages", {}, body("parser"))
+    decision = decide(script, request, used=1, request_number=1, conversation_used={0: 5})
     assert reply_text(decision) == "b"
     assert decision.conversation is None
 

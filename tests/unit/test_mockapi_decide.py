@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from forgeflare.mockapi import (
     JSONReply,
+    MockRequest,
     StreamReply,
     decide,
     parse_script,
@@ -50,13 +51,7 @@ def call(
     script: Any = SCRIPT,
 ) -> Any:
     return decide(
-        script,
-        used=used,
-        request_number=used,
-        method=method,
-        path=path,
-        headers=headers or {},
-        body=data,
+        script, MockRequest(method, path, headers or {}, data), used=used, request_number=used
     )
 
 
@@ -193,9 +188,7 @@ def test_responses_are_used_in_order(kinds: list[str]) -> None:
     for n, kind in enumerate(kinds):
         path = {"count": "/v1/messages/count_tokens", "404": "/nope"}.get(kind, "/v1/messages")
         data = b"{" if kind == "bad" else body(stream=kind == "stream")
-        d = decide(
-            script, used=used, request_number=n, method="POST", path=path, headers={}, body=data
-        )
+        d = decide(script, MockRequest("POST", path, {}, data), used=used, request_number=n)
         if d.consumed:
             used += 1
             if d.response_index is not None:
@@ -205,11 +198,7 @@ def test_responses_are_used_in_order(kinds: list[str]) -> None:
 
 def test_record_entry() -> None:
     entry = record_entry(
-        method="POST",
-        path="/v1/messages",
-        query="beta=true",
-        headers={"x-api-key": "k"},
-        body=b'{"a": 1}',
+        MockRequest("POST", "/v1/messages", {"x-api-key": "k"}, b'{"a": 1}', "beta=true"),
         response_index=2,
     )
     assert entry == {
@@ -222,16 +211,9 @@ def test_record_entry() -> None:
         "response_index": 2,
     }
     bearer = record_entry(
-        method="POST",
-        path="/",
-        query="",
-        headers={"Authorization": "Bearer k"},
-        body=b"",
-        response_index=None,
+        MockRequest("POST", "/", {"Authorization": "Bearer k"}, b""), response_index=None
     )
     assert bearer["key_sha256"] == entry["key_sha256"]
-    raw = record_entry(
-        method="POST", path="/", query="", headers={}, body=b"\xffxx", response_index=None
-    )
+    raw = record_entry(MockRequest("POST", "/", {}, b"\xffxx"), response_index=None)
     assert raw["body"] is None
     assert raw["body_text"] == "\ufffdxx"

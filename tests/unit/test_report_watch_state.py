@@ -37,8 +37,8 @@ RUN = {
 
 def test_state_from_run_and_status() -> None:
     state = state_from_run(RunRecord.model_validate(RUN))
-    assert (state.iteration, state.iterations_done, state.tokens) == (2, 1, 10)
-    assert (state.cost_usd, state.commits, state.open_tasks) == (0.25, 2, 3)
+    assert (state.iteration, state.totals.iterations, state.totals.tokens) == (2, 1, 10)
+    assert (state.totals.cost_usd, state.totals.commits, state.open_tasks) == (0.25, 2, 3)
     text = render_status(state, NOW)
     assert text.splitlines()[0] == "run r1 (building)  iteration 2/10  total 1h 00m"
     assert text.splitlines()[1] == "iteration running 1m 30s"

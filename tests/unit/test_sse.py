@@ -291,6 +291,7 @@ def test_a_known_event_with_unparseable_data_is_an_error() -> None:
 
 
 def test_usage_output_tokens_take_the_last_cumulative_value() -> None:
+    # A count that is not a whole number of tokens (None, negative) is damage: not taken.
     stream = (
         start({"input_tokens": 3, "output_tokens": 1})
         + text_block(0, "a")
@@ -298,7 +299,7 @@ def test_usage_output_tokens_take_the_last_cumulative_value() -> None:
         + ev(
             "message_delta",
             delta={"stop_reason": "end_turn"},
-            usage={"output_tokens": 25, "cache_read_input_tokens": None},
+            usage={"output_tokens": 25, "cache_read_input_tokens": None, "input_tokens": -7},
         )
         + ev("message_stop")
     )

@@ -197,7 +197,7 @@ def _turn_loop(
         display=display,
         transcript=session,
         max_cost=options.max_cost,
-        price=lambda spend: price_usd(options.model, spend.as_dict()),
+        price=lambda spend: price_usd(options.model, spend.tokens.model_dump()),
         # FORGEFLARE_PROMPT_CACHE=0 turns the breakpoints off (for comparisons)
         prompt_cache=options.env.get("FORGEFLARE_PROMPT_CACHE", "1") != "0",
     )
@@ -267,7 +267,7 @@ def _write_final(
     session: SessionWriter | None = None,
     question: str | None = None,
 ) -> None:
-    tokens = result.spend.as_dict()
+    tokens = result.spend.tokens
     failure = result.failure
     final = Final(
         reason=result.reason.value,
@@ -275,7 +275,7 @@ def _write_final(
         total_tokens=result.total_tokens,
         timestamp=utc_timestamp(),
         tokens=tokens,
-        cost_usd=price_usd(model, tokens),
+        cost_usd=price_usd(model, tokens.model_dump()),
         requests=result.spend.requests,
         model=model,
         session_id=session.session_id if session is not None else None,

@@ -316,7 +316,7 @@ class MessageAccumulator:
         if isinstance(usage, dict):
             for field in _USAGE_FIELDS:
                 value = usage.get(field)
-                if isinstance(value, int):
+                if isinstance(value, int) and value >= 0:  # a count; anything else is damage
                     self._usage[field] = value
 
     def _close_block(self, index: int) -> None:

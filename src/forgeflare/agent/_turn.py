@@ -17,6 +17,7 @@ from typing import Any, Protocol, cast
 
 import trio
 
+from forgeflare._convergence import Tokens
 from forgeflare.agent._conversation import (
     CONTINUE_PROMPT,
     MAX_CONTINUATIONS,
@@ -111,33 +112,24 @@ def _is_interrupt(exc: BaseException) -> bool:
 
 @dataclass
 class Spend:
-    """Tokens of a turn by kind, summed over its requests (``input`` excludes cache reads)."""
+    """Tokens of a turn by kind, summed over its requests, and how many requests it made."""
 
-    input: int = 0
-    output: int = 0
-    cache_read: int = 0
-    cache_write: int = 0
+    tokens: Tokens = field(default_factory=Tokens)
     requests: int = 0
 
     def add(self, usage: Usage) -> None:
-        self.input += usage.input_tokens
-        self.output += usage.output_tokens
-        self.cache_read += usage.cache_read_input_tokens
-        self.cache_write += usage.cache_creation_input_tokens
+        self.tokens = self.tokens + Tokens(
+            input=usage.input_tokens,
+            output=usage.output_tokens,
+            cache_read=usage.cache_read_input_tokens,
+            cache_write=usage.cache_creation_input_tokens,
+        )
         self.requests += 1
 
     @property
     def total(self) -> int:
         """input + output + cache reads + cache writes (the loop's one meaning of a total)."""
-        return self.input + self.output + self.cache_read + self.cache_write
-
-    def as_dict(self) -> dict[str, int]:
-        return {
-            "input": self.input,
-            "output": self.output,
-            "cache_read": self.cache_read,
-            "cache_write": self.cache_write,
-        }
+        return self.tokens.total
 
 
 @dataclass
@@ -146,13 +138,16 @@ class TurnResult:
 
     reason: ExitReason
     tool_iterations: int
-    total_tokens: int
     error: str | None = None
     spend: Spend = field(default_factory=Spend)
     failure: APIError | None = None
     """The API error that ended the turn (``api_error``, ``rate_limited``)."""
     question: str | None = None
     """A Stop hook parked the loop on this question (:class:`~forgeflare.hooks.Blocked`)."""
+
+    @property
+    def total_tokens(self) -> int:
+        return self.spend.total
 
 
 @dataclass
@@ -161,7 +156,6 @@ class _Counters:
     continuations: int = 0
     consecutive_blocks: int = 0
     total_blocks: int = 0
-    total_tokens: int = 0
     last_input_tokens: int = 0
     step: int = 0
     stop_reason: str | None = None
@@ -222,7 +216,7 @@ class TurnLoop:
             while True:
                 reason, error = await self._inner(c)
                 more = await self.hooks.stop(
-                    reason=reason, tool_iterations=c.tool_iterations, total_tokens=c.total_tokens
+                    reason=reason, tool_iterations=c.tool_iterations, total_tokens=c.spend.total
                 )
                 question = None
                 if isinstance(more, Blocked):  # the turn ends; the loop parks on the question
@@ -243,13 +237,7 @@ class TurnLoop:
                         failure = c.failure if c.failure is not None else TurnFailure(reason)
                         await self.hooks.agent_failed(error=failure, reason=reason.value)
                     return TurnResult(
-                        reason,
-                        c.tool_iterations,
-                        c.total_tokens,
-                        error,
-                        c.spend,
-                        c.failure,
-                        question=question,
+                        reason, c.tool_iterations, error, c.spend, c.failure, question=question
                     )
                 stop_continuations += 1
                 self.display.info(f"Stop hook: continuing ({stop_continuations}): {more}")
@@ -304,14 +292,13 @@ class TurnLoop:
             self.display.end_message()
             usage = response.usage
             c.spend.add(usage)
-            c.total_tokens = c.spend.total  # one meaning of a total: cache tokens count too
             c.last_input_tokens = usage.input_tokens
             self.display.usage(
                 input_tokens=usage.input_tokens,
                 output_tokens=usage.output_tokens,
                 cache_read=usage.cache_read_input_tokens,
                 cache_write=usage.cache_creation_input_tokens,
-                total=c.total_tokens,
+                total=c.spend.total,  # one meaning of a total: cache tokens count too
             )
             content = drop_null_input_tool_uses(response.content)
             self._push(Message(role="assistant", content=content))

@@ -14,7 +14,10 @@ from forgeflare.fleet._k8s import k8s_documents
 from forgeflare.fleet._k8s import k8s_files
 from forgeflare.fleet._k8s import pod_failure_policy
 from forgeflare.fleet._k8s import pod_max_cost
+from forgeflare.fleet._land import LandOutcome
 from forgeflare.fleet._land import LandResult
+from forgeflare.fleet._land import Landing
+from forgeflare.fleet._land import is_land_outcome
 from forgeflare.fleet._land import land
 from forgeflare.fleet._land import land_pr
 from forgeflare.fleet._land import may_land
@@ -45,7 +48,9 @@ __all__ = [
     "FleetOptions",
     "FleetRecord",
     "FleetSettings",
+    "LandOutcome",
     "LandResult",
+    "Landing",
     "LoopRecord",
     "LoopStatus",
     "containerfile",
@@ -57,6 +62,7 @@ __all__ = [
     "fleet_spent",
     "fleet_todo",
     "is_git_url",
+    "is_land_outcome",
     "k8s_documents",
     "k8s_files",
     "land",

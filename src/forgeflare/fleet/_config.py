@@ -11,9 +11,16 @@ import difflib
 import re
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+)
 
 from forgeflare._errors import ConfigError
 from forgeflare._validation import Loc, error_key, error_problem
@@ -52,16 +59,25 @@ class _Table(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
 
-def _check_name(value: str, example: str) -> str:
-    if not _NAME.match(value):
-        raise ValueError(f"lower-case letters, digits and '-', at most 40, e.g. {example!r}")
-    return value
+def _name_like(example: str) -> AfterValidator:
+    """Checks a fleet's or a loop's name; the error shows ``example``."""
+
+    def check(value: str) -> str:
+        if not _NAME.match(value):
+            raise ValueError(f"lower-case letters, digits and '-', at most 40, e.g. {example!r}")
+        return value
+
+    return AfterValidator(check)
+
+
+_FleetName = Annotated[str, _name_like("night")]
+_LoopName = Annotated[str, _name_like("parser")]
 
 
 class FleetSettings(_Table):
     """``[fleet]``: settings for all loops together."""
 
-    name: str
+    name: _FleetName
     """The fleet's name: branches are ``forgeflare/<fleet>/<loop>``. Lower case, digits, -."""
     parallel: int = Field(default=1, ge=1, le=64)
     """How many loops run at once."""
@@ -77,16 +93,11 @@ class FleetSettings(_Table):
     secret: str = ""
     """Kubernetes Secret with the API key and git credentials (default ``forgeflare-<name>``)."""
 
-    @field_validator("name")
-    @classmethod
-    def _name(cls, value: str) -> str:
-        return _check_name(value, "night")
-
 
 class FleetLoop(_Table):
     """One ``[[loop]]``: a ``forgeflare loop`` in its own worktree and branch."""
 
-    name: str
+    name: _LoopName
     """The loop's name (unique in the fleet): lower-case letters, digits and '-'."""
     repo: str = "."
     """A local path (relative to the fleet file) or a git URL, which is cloned."""
@@ -111,11 +122,6 @@ class FleetLoop(_Table):
     """Model for the agent (empty: the backend's default)."""
     agent_command: str = ""
     """The command for backend ``command``."""
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, value: str) -> str:
-        return _check_name(value, "parser")
 
     @field_validator("max_runtime")
     @classmethod

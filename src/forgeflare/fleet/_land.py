@@ -15,24 +15,26 @@ import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeGuard, get_args
 
 from forgeflare._process import run_child_blocking
 from forgeflare.supervisor import GitResult, run_git
 
-__all__ = ["LandResult", "land", "land_pr", "may_land", "pr_remote"]
-
-LandStatus = Literal[
-    "landed",
-    "pr_opened",
-    "not_complete",
-    "no_commits",
-    "conflict",
-    "gate_failed",
-    "base_dirty",
-    "no_pr",
-    "error",
+__all__ = [
+    "LandOutcome",
+    "LandResult",
+    "Landing",
+    "is_land_outcome",
+    "land",
+    "land_pr",
+    "may_land",
+    "pr_remote",
 ]
+
+LandOutcome = Literal["landed", "pr_opened", "conflict", "gate_failed", "base_dirty"]
+"""The results of landing that a fleet loop's status keeps (any other is ``not_landed``)."""
+
+LandStatus = Literal[LandOutcome, "not_complete", "no_commits", "no_pr", "error"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,25 @@ class LandResult:
     @property
     def landed(self) -> bool:
         return self.status in ("landed", "pr_opened")
+
+
+@dataclass(frozen=True)
+class Landing:
+    """What to land: ``branch``, checked out in ``worktree``, into ``base`` once ``gate`` passes."""
+
+    worktree: Path
+    branch: str
+    base: str
+    finish_type: str | None
+    """How the loop finished: only ``complete`` lands."""
+    gate: str = ""
+    """A command that must pass in the worktree after the rebase (empty: none)."""
+    gate_timeout: float = 3600
+
+
+def is_land_outcome(status: str) -> TypeGuard[LandOutcome]:
+    """Is ``status`` a result of landing that a fleet loop's status keeps?"""
+    return status in get_args(LandOutcome)
 
 
 def may_land(finish_type: str | None, commits: int) -> LandResult | None:
@@ -78,13 +99,12 @@ def _checked_out_at(repo: Path, branch: str) -> Path | None:
     return None
 
 
-def _prepare(
-    worktree: Path, branch: str, base: str, gate: str, finish_type: str | None, gate_timeout: float
-) -> LandResult:
+def _prepare(landing: Landing) -> LandResult:
     """Count, refuse, rebase and gate: ``status == "landed"`` here means ready to land."""
+    worktree, branch, base, gate = landing.worktree, landing.branch, landing.base, landing.gate
     count = _git(worktree, "rev-list", "--count", f"{base}..{branch}")
     commits = int(count.stdout.strip() or 0) if count.returncode == 0 else 0
-    refused = may_land(finish_type, commits)
+    refused = may_land(landing.finish_type, commits)
     if refused is not None:
         return refused
     dirty = _git(worktree, "status", "--porcelain", "--untracked-files=no").stdout.split("\n")
@@ -105,7 +125,10 @@ def _prepare(
         out = bytearray()
         try:
             done = run_child_blocking(
-                ["bash", "-c", gate], cwd=worktree, on_output=out.extend, timeout=gate_timeout
+                ["bash", "-c", gate],
+                cwd=worktree,
+                on_output=out.extend,
+                timeout=landing.gate_timeout,
             )
         except OSError as exc:
             return LandResult("gate_failed", f"gate `{gate}` cannot run: {exc}", commits)
@@ -120,18 +143,10 @@ def _prepare(
     return LandResult("landed", "ready", commits)
 
 
-def land(
-    *,
-    repo: Path,
-    worktree: Path,
-    branch: str,
-    base: str,
-    gate: str = "",
-    finish_type: str | None,
-    gate_timeout: float = 3600,
-) -> LandResult:
-    """Land ``branch`` (checked out in ``worktree``) into ``base`` of ``repo``."""
-    ready = _prepare(worktree, branch, base, gate, finish_type, gate_timeout)
+def land(repo: Path, landing: Landing) -> LandResult:
+    """Land the branch (checked out in its worktree) into the base branch of ``repo``."""
+    worktree, branch, base = landing.worktree, landing.branch, landing.base
+    ready = _prepare(landing)
     if not ready.landed:
         return ready
     commits = ready.commits
@@ -163,23 +178,19 @@ def pr_remote(repo: Path) -> str | None:
 
 
 def land_pr(
-    *,
     repo: Path,
-    worktree: Path,
-    branch: str,
-    base: str,
+    landing: Landing,
+    *,
     title: str,
     body: str,
-    gate: str = "",
-    finish_type: str | None,
-    gate_timeout: float = 3600,
     env: Mapping[str, str] | None = None,
 ) -> LandResult:
-    """Push ``branch`` (never forced) and open a pull request into ``base`` with ``gh``.
+    """Push the branch (never forced) and open a pull request into the base with ``gh``.
 
     The same refusals, rebase and gate as :func:`land` come first. Without a remote or ``gh``
     the branch stays as it is and the result says so in one line.
     """
+    worktree, branch, base = landing.worktree, landing.branch, landing.base
     remote = pr_remote(repo)
     if remote is None:
         return LandResult(
@@ -189,7 +200,7 @@ def land_pr(
     gh = shutil.which("gh", path=path)
     if gh is None:
         return LandResult("no_pr", f"land = pr: gh is not installed; the work stays on {branch}")
-    ready = _prepare(worktree, branch, base, gate, finish_type, gate_timeout)
+    ready = _prepare(landing)
     if not ready.landed:
         return ready
     commits = ready.commits

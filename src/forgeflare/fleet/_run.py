@@ -30,7 +30,7 @@ from forgeflare._pgroup import end_pids, is_alive, process_started
 from forgeflare._process import run_child
 from forgeflare._runtime_files import RUNTIME_PATTERNS
 from forgeflare.fleet._config import FleetFile, FleetLoop
-from forgeflare.fleet._land import LandResult, land, land_pr
+from forgeflare.fleet._land import Landing, LandResult, is_land_outcome, land, land_pr
 from forgeflare.fleet._state import FleetRecord, LoopRecord, load_record, save_record, state_dir
 from forgeflare.supervisor import (
     GitResult,
@@ -351,25 +351,21 @@ class _Fleet:
             self._land_pr(spec, loop) if fleet.fleet.land == "pr" else self._land_ff(spec, loop)
         )
         loop.land_status, loop.reason = result.status, result.reason
-        loop.status = {
-            "landed": "landed",
-            "pr_opened": "pr_opened",
-            "conflict": "conflict",
-            "gate_failed": "gate_failed",
-            "base_dirty": "base_dirty",
-        }.get(result.status, "not_landed")  # type: ignore[assignment]
+        loop.status = result.status if is_land_outcome(result.status) else "not_landed"
         self.opts.log(f"{spec.name}: {result.status}: {result.reason}")
 
-    def _land_ff(self, spec: FleetLoop, loop: LoopRecord) -> LandResult:
-        return land(
-            repo=Path(loop.repo),
+    def _landing(self, spec: FleetLoop, loop: LoopRecord) -> Landing:
+        return Landing(
             worktree=Path(loop.worktree),
             branch=loop.branch,
             base=spec.base,
-            gate=self.opts.fleet.fleet.gate,
             finish_type=loop.finish_type,
+            gate=self.opts.fleet.fleet.gate,
             gate_timeout=self.opts.gate_timeout,
         )
+
+    def _land_ff(self, spec: FleetLoop, loop: LoopRecord) -> LandResult:
+        return land(Path(loop.repo), self._landing(spec, loop))
 
     def _land_pr(self, spec: FleetLoop, loop: LoopRecord) -> LandResult:
         from forgeflare.fleet._report import loop_report_text
@@ -383,18 +379,8 @@ class _Fleet:
             f"Loop `{spec.name}` of the forgeflare fleet `{self.opts.fleet.fleet.name}`.\n\n"
             f"Task:\n\n{quoted}\n\n```\n{report.rstrip()}\n```\n"
         )
-        return land_pr(
-            repo=Path(loop.repo),
-            worktree=Path(loop.worktree),
-            branch=loop.branch,
-            base=spec.base,
-            title=title,
-            body=body,
-            gate=self.opts.fleet.fleet.gate,
-            finish_type=loop.finish_type,
-            gate_timeout=self.opts.gate_timeout,
-            env=self.opts.env,
-        )
+        landing = self._landing(spec, loop)
+        return land_pr(Path(loop.repo), landing, title=title, body=body, env=self.opts.env)
 
 
 def _new_record(opts: FleetOptions, sdir: Path, attempt: int = 1) -> FleetRecord:

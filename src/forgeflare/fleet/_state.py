@@ -15,21 +15,12 @@ from pydantic import BaseModel, Field
 
 from forgeflare._errors import ConfigError
 from forgeflare._fsutil import atomic_write_text, read_json_model
+from forgeflare.fleet._land import LandOutcome
 
 __all__ = ["FleetRecord", "LoopRecord", "LoopStatus", "load_record", "save_record", "state_dir"]
 
 LoopStatus = Literal[
-    "pending",
-    "running",
-    "finished",
-    "landed",
-    "pr_opened",
-    "conflict",
-    "gate_failed",
-    "base_dirty",
-    "not_landed",
-    "failed",
-    "stopped",
+    "pending", "running", "finished", LandOutcome, "not_landed", "failed", "stopped"
 ]
 
 

@@ -18,6 +18,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from forgeflare._damaged import read_text
 from forgeflare._errors import ConfigError
 from forgeflare._validation import validation_message
 
@@ -194,16 +195,9 @@ def load_hooks_file(path: Path, tools: Collection[str] | None = None) -> HooksFi
     Raises :class:`HookConfigError` for anything else that is wrong, including a file that
     exists but cannot be read, and (given the agent's ``tools``) a ``match_tool`` naming none.
     """
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
+    text = read_text(path, error=HookConfigError)
+    if text is None:
         return None
-    except OSError as exc:
-        raise HookConfigError(f"{path}: cannot read: {exc.strerror}") from exc
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise HookConfigError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
     hooks = parse_hooks_text(text, path)
     if tools is not None:
         _check_tools(path, hooks, tools)

@@ -20,6 +20,7 @@ Errors (a branch of ``ForgeflareError``)::
 from forgeflare.mockapi._decide import COUNT_TOKENS_PATH
 from forgeflare.mockapi._decide import JSONReply
 from forgeflare.mockapi._decide import MESSAGES_PATH
+from forgeflare.mockapi._decide import MockRequest
 from forgeflare.mockapi._decide import Reply
 from forgeflare.mockapi._decide import ScriptReply
 from forgeflare.mockapi._decide import StreamReply
@@ -77,6 +78,7 @@ __all__ = [
     "JSONReply",
     "MockAPIError",
     "MockListenError",
+    "MockRequest",
     "MockScriptError",
     "RedactedThinkingSpec",
     "RepeatWindows",

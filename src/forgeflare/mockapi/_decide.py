@@ -35,6 +35,7 @@ __all__ = [
     "COUNT_TOKENS_PATH",
     "MESSAGES_PATH",
     "JSONReply",
+    "MockRequest",
     "Reply",
     "ScriptReply",
     "StreamReply",
@@ -46,6 +47,17 @@ __all__ = [
 
 MESSAGES_PATH = "/v1/messages"
 COUNT_TOKENS_PATH = "/v1/messages/count_tokens"
+
+
+@dataclass(frozen=True)
+class MockRequest:
+    """One HTTP request as the server read it; ``headers`` has lower-case names."""
+
+    method: str
+    path: str
+    headers: Mapping[str, str]
+    body: bytes
+    query: str = ""
 
 
 @dataclass(frozen=True)
@@ -187,29 +199,26 @@ def _exhausted_response(script: Script) -> ScriptResponse:
 
 def decide(
     script: Script,
+    request: MockRequest,
     *,
     used: int,
     request_number: int,
-    method: str,
-    path: str,
-    headers: Mapping[str, str],
-    body: bytes,
     cached: set[str] | None = None,
     conversation_used: Mapping[int, int] | None = None,
 ) -> ScriptReply:
     """Decide the reply to one request.
 
     ``used`` is how many scripted responses earlier requests consumed; ``request_number``
-    (0-based, every request counts) seeds the ``request-id`` header. ``headers`` has
-    lower-case names. Only a well-formed ``POST /v1/messages`` consumes a response. In a
-    multi-conversation script ``conversation_used`` counts each conversation's used responses.
+    (0-based, every request counts) seeds the ``request-id`` header. Only a well-formed
+    ``POST /v1/messages`` consumes a response. In a multi-conversation script
+    ``conversation_used`` counts each conversation's used responses.
     """
     rid = make_id("req", request_number)
-    checked = _checked_body(script, method=method, path=path, headers=headers, body=body, rid=rid)
+    checked = _checked_body(script, request, rid)
     if isinstance(checked, ScriptReply):
         return checked
     parsed = checked
-    if path == COUNT_TOKENS_PATH:
+    if request.path == COUNT_TOKENS_PATH:
         return ScriptReply(
             JSONReply(200, {"input_tokens": count_tokens(parsed)}, (("request-id", rid),))
         )
@@ -236,26 +245,19 @@ def decide(
     return ScriptReply(reply, True, None if exhausted else index, conv)
 
 
-def _checked_body(
-    script: Script,
-    *,
-    method: str,
-    path: str,
-    headers: Mapping[str, str],
-    body: bytes,
-    rid: str,
-) -> dict[str, Any] | ScriptReply:
+def _checked_body(script: Script, request: MockRequest, rid: str) -> dict[str, Any] | ScriptReply:
     """The request's JSON body, or the error reply a real API gives a bad request."""
+    method, path = request.method, request.path
     if path not in (MESSAGES_PATH, COUNT_TOKENS_PATH):
         return ScriptReply(_error(404, "not_found_error", f"Not found: {method} {path}", rid))
     if method != "POST":
         return ScriptReply(
             _error(405, "invalid_request_error", f"Method {method} not allowed on {path}", rid)
         )
-    if script.require_auth and not _has_auth(headers):
+    if script.require_auth and not _has_auth(request.headers):
         return ScriptReply(_error(401, "authentication_error", "x-api-key header is required", rid))
     try:
-        parsed = json.loads(body)
+        parsed = json.loads(request.body)
     except (UnicodeDecodeError, json.JSONDecodeError):
         parsed = None
     if not isinstance(parsed, dict):
@@ -340,20 +342,13 @@ def _credential(headers: Mapping[str, str]) -> str:
 _SECRET_HEADERS = frozenset({"x-api-key", "authorization", "proxy-authorization", "cookie"})
 
 
-def record_entry(
-    *,
-    method: str,
-    path: str,
-    query: str,
-    headers: Mapping[str, str],
-    body: bytes,
-    response_index: int | None,
-) -> dict[str, Any]:
+def record_entry(request: MockRequest, *, response_index: int | None) -> dict[str, Any]:
     """One line of the ``--record`` file: the request, its body parsed as JSON when it is."""
+    headers, body = request.headers, request.body
     entry: dict[str, Any] = {
-        "method": method,
-        "path": path,
-        "query": query,
+        "method": request.method,
+        "path": request.path,
+        "query": request.query,
         "headers": {
             k: ("[redacted]" if k.lower() in _SECRET_HEADERS else v) for k, v in headers.items()
         },

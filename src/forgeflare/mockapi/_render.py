@@ -14,7 +14,7 @@ import hashlib
 import json
 import math
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from forgeflare.mockapi._script import (
     RedactedThinkingSpec,
@@ -243,15 +243,20 @@ def _block_events(block: ScriptBlock, full: dict[str, Any], i: int, size: int) -
     return events
 
 
+class _MessageOptions(TypedDict, total=False):
+    """:func:`render_message`'s optional keywords, which :func:`render_events` passes on."""
+
+    index: int
+    default_input_tokens: int
+    default_cache: tuple[int, int]
+
+
 def render_events(
-    response: ScriptResponse | Mapping[str, Any],
-    *,
-    model: str,
-    index: int = 0,
-    default_input_tokens: int = 0,
-    default_cache: tuple[int, int] = (0, 0),
+    response: ScriptResponse | Mapping[str, Any], *, model: str, **options: Unpack[_MessageOptions]
 ) -> list[Event]:
     """The stream events of a scripted response, exactly as the server sends them.
+
+    The keywords are :func:`render_message`'s: the events carry that message's ids and usage.
 
     A complete stream is ``message_start``, per block ``content_block_start`` / deltas /
     ``content_block_stop`` (a ``ping`` after the first block start), ``message_delta``,
@@ -259,14 +264,7 @@ def render_events(
     by one ``error`` event; ``truncate_after_events`` then keeps only that many events.
     """
     resp = _as_response(response)
-    message = render_message(
-        resp,
-        model=model,
-        index=index,
-        default_input_tokens=default_input_tokens,
-        default_cache=default_cache,
-    )
-    return message_events(resp, message)
+    return message_events(resp, render_message(resp, model=model, **options))
 
 
 def message_events(

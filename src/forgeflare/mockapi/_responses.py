@@ -47,25 +47,24 @@ def _usage(step: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _tool_call(item_type: str, id_prefix: str, n: int, name: str, **call: str) -> dict[str, Any]:
+    """A completed tool call output item; ``call`` is its payload (``arguments`` or ``input``)."""
+    return {
+        "type": item_type,
+        "id": f"{id_prefix}_{n}",
+        "call_id": f"call_{n}",
+        "name": name,
+        **call,
+        "status": "completed",
+    }
+
+
 def _output_item(step: Mapping[str, Any], n: int) -> dict[str, Any]:
     if "exec" in step:
-        return {
-            "type": "function_call",
-            "id": f"fc_{n}",
-            "call_id": f"call_{n}",
-            "name": "exec_command",
-            "arguments": json.dumps({"cmd": step["exec"]}),
-            "status": "completed",
-        }
+        arguments = json.dumps({"cmd": step["exec"]})
+        return _tool_call("function_call", "fc", n, "exec_command", arguments=arguments)
     if "patch" in step:
-        return {
-            "type": "custom_tool_call",
-            "id": f"ctc_{n}",
-            "call_id": f"call_{n}",
-            "name": "apply_patch",
-            "input": step["patch"],
-            "status": "completed",
-        }
+        return _tool_call("custom_tool_call", "ctc", n, "apply_patch", input=step["patch"])
     text = str(step.get("text", ""))
     return {
         "type": "message",

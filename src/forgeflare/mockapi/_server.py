@@ -23,6 +23,7 @@ import trio
 from forgeflare._fsutil import atomic_write_text
 from forgeflare.mockapi._decide import (
     JSONReply,
+    MockRequest,
     ScriptReply,
     StreamReply,
     decide,
@@ -57,18 +58,16 @@ class _State:
 
     def handle(self, method: str, target: str, headers: dict[str, str], body: bytes) -> ScriptReply:
         path, _, query = target.partition("?")
+        request = MockRequest(method, path, headers, body, query)
         number = self.requests
         self.requests += 1
         self.used = self.repeats.position(self.script, self.used)
         try:
             decision = decide(
                 self.script,
+                request,
                 used=self.used,
                 request_number=number,
-                method=method,
-                path=path,
-                headers=headers,
-                body=body,
                 cached=self.cached,
                 conversation_used=self.conversation_used,
             )
@@ -85,14 +84,7 @@ class _State:
         ):
             self.used += 1
         if self.record is not None:
-            entry = record_entry(
-                method=method,
-                path=path,
-                query=query,
-                headers=headers,
-                body=body,
-                response_index=decision.response_index,
-            )
+            entry = record_entry(request, response_index=decision.response_index)
             if decision.conversation is not None:
                 entry["conversation"] = decision.conversation
             # Flushed before the reply is sent: a client that has its answer finds the line.

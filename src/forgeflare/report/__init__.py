@@ -23,8 +23,11 @@ from forgeflare.report._html import cumulative_series
 from forgeflare.report._html import plotly_loader
 from forgeflare.report._text import format_cost
 from forgeflare.report._text import format_duration
+from forgeflare.report._text import headline
 from forgeflare.report._text import render_runs
+from forgeflare.report._text import Section
 from forgeflare.report._text import render_text
+from forgeflare.report._text import sections
 from forgeflare.report._watch import WatchState
 from forgeflare.report._watch import current_tool
 from forgeflare.report._watch import fold_events
@@ -52,6 +55,7 @@ __all__ = [
     "Commit",
     "Digest",
     "RunSummary",
+    "Section",
     "TaskCost",
     "TaskCosts",
     "Todo",
@@ -66,6 +70,7 @@ __all__ = [
     "fold_events",
     "format_cost",
     "format_duration",
+    "headline",
     "list_runs",
     "load_run",
     "needs_you",
@@ -77,6 +82,7 @@ __all__ = [
     "render_text",
     "render_todo_lines",
     "runs_root",
+    "sections",
     "skipped_line",
     "spend_by_agent",
     "state_from_run",

@@ -21,9 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from forgeflare._errors import ConfigError
-from forgeflare._words import plural
 from forgeflare.report._digest import Digest
-from forgeflare.report._text import format_cost, format_duration, task_cost_lines
+from forgeflare.report._text import format_cost, format_duration, headline, sections
 from forgeflare.report._todo import NOTHING, Todo
 from forgeflare.supervisor import IterationRow
 
@@ -313,9 +312,7 @@ def _head(d: Digest, figure: str | None) -> list[str]:
         todo_html(d.todo),
         f"<p class='reason'>{_e(s.reason)}</p>",
         f"<p class='muted'>started {_e(s.started_at)} · {format_duration(s.duration)} · "
-        f"{plural(s.iterations, 'iteration')} · {plural(s.commits, 'commit')} · "
-        f"{s.tokens} tokens · "
-        f"{format_cost(s.cost_usd)}</p>",
+        f"{_e(headline(s))}</p>",
         "<h2>Timeline</h2>",
         figure
         if figure is not None
@@ -324,46 +321,16 @@ def _head(d: Digest, figure: str | None) -> list[str]:
 
 
 def _sections(d: Digest) -> list[str]:
-    """Commits, plan, cost per task, spend, waits, hook failures, signals, claims, progress."""
-    parts = ["<h2>Commits</h2><ul>"]
-    parts += [
-        f"<li><code>{_e(c.sha[:8])}</code> {_e(c.subject)} <span class='muted'>{_e(c.stat)}"
-        "</span></li>"
-        for c in d.commits
-    ] or ["<li class='muted'>none</li>"]
-    parts.append("</ul><h2>Plan</h2><ul>")
-    parts += [f"<li>☑ {_e(t)}</li>" for t in d.tasks_done]
-    parts += [f"<li>☐ {_e(t)}</li>" for t in d.tasks_open]
-    if not d.tasks_done and not d.tasks_open:
-        parts.append("<li class='muted'>no plan tasks</li>")
-    costs = task_cost_lines(d)
-    if costs:
-        parts.append("</ul><h2>Cost per task</h2><ul>")
-        parts += [f"<li>{_e(line)}</li>" for line in costs]
-    t: dict[str, Any] = d.spend.get("tokens", {})
-    parts.append(
-        "</ul><h2>Spend</h2><p>"
-        + " · ".join(f"{k.replace('_', ' ')} {v}" for k, v in t.items())
-        + f" · {format_cost(d.spend.get('cost_usd'))}</p>"
-    )
-    parts.append("<h2>Waits</h2><ul>")
-    parts += [
-        f"<li>{_e(w.kind)} {format_duration(w.duration)}"
-        + (f" until {_e(w.until)}" if w.until else "")
-        + "</li>"
-        for w in d.waits
-    ] or ["<li class='muted'>none</li>"]
-    parts.append("</ul><h2>Hook failures</h2><ul>")
-    parts += [f"<li>{_e(h)}</li>" for h in d.hook_failures] or ["<li class='muted'>none</li>"]
-    parts.append("</ul><h2>Convergence signals</h2><ul>")
-    parts += [f"<li>#{n} {_e(name)}</li>" for n, name in d.signals] or [
-        "<li class='muted'>none</li>"
-    ]
-    parts.append("</ul><h2>Completion claims</h2><ul>")
-    parts += [f"<li>{_e(line)}</li>" for line in d.evidence] or ["<li class='muted'>none</li>"]
-    if d.progress:
-        parts.append("</ul><h2>Progress</h2><ul>")
-        parts += [f"<li>{_e(line)}</li>" for line in d.progress]
+    """The report's lists (:func:`~forgeflare.report._text.sections`), one ``<ul>`` each."""
+    parts = []
+    for section in sections(d):
+        if section.lines:
+            items = "".join(f"<li>{_e(line)}</li>" for line in section.lines)
+        elif section.empty is not None:
+            items = f"<li class='muted'>{_e(section.empty)}</li>"
+        else:
+            continue
+        parts.append(f"<h2>{_e(section.title)}</h2><ul>{items}</ul>")
     return parts
 
 
@@ -384,7 +351,7 @@ def _iteration_table(d: Digest, run_dir: Path | None) -> list[str]:
         )
 
     parts = [
-        "</ul><h2>Iterations</h2><table><tr><th>#</th><th>outcome</th><th>stop reason</th>"
+        "<h2>Iterations</h2><table><tr><th>#</th><th>outcome</th><th>stop reason</th>"
         "<th>duration</th><th>tokens</th><th>cost</th><th>commits</th><th>log</th></tr>"
     ]
     for r in d.rows:

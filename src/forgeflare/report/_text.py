@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from forgeflare._units import format_cost, format_duration, format_tokens
 from forgeflare._words import plural
 from forgeflare.report._digest import Digest, RunSummary
 from forgeflare.report._todo import render_todo_lines
 
-__all__ = ["format_cost", "format_duration", "render_runs", "render_text", "task_cost_lines"]
+__all__ = [
+    "Section",
+    "format_cost",
+    "format_duration",
+    "headline",
+    "render_runs",
+    "render_text",
+    "sections",
+    "task_cost_lines",
+]
 
 
 def _tokens(n: int) -> str:
@@ -31,8 +42,12 @@ def render_runs(summaries: list[RunSummary]) -> str:
     return "\n".join(lines)
 
 
-def _n(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
+def headline(s: RunSummary) -> str:
+    """The run's counts on one line, as the text and the HTML report print them."""
+    return (
+        f"{plural(s.iterations, 'iteration')} · {plural(s.commits, 'commit')} · "
+        f"{_tokens(s.tokens)} tokens · {format_cost(s.cost_usd)}"
+    )
 
 
 def task_cost_lines(d: Digest) -> list[str]:
@@ -41,16 +56,82 @@ def task_cost_lines(d: Digest) -> list[str]:
     if costs is None:
         return []
     lines = [
-        f"iteration {c.iteration}: {_n(c.tasks, 'task')} checked, {format_cost(c.cost_usd)} each"
-        f" ({_n(c.iterations, 'iteration')})"
+        f"iteration {c.iteration}: {plural(c.tasks, 'task')} checked, "
+        f"{format_cost(c.cost_usd)} each ({plural(c.iterations, 'iteration')})"
         for c in costs.finished
     ] or ["no task finished"]
     if costs.idle_iterations:
         lines.append(
             f"spent on iterations that finished nothing: {format_cost(costs.idle_cost_usd)} "
-            f"({_n(costs.idle_iterations, 'iteration')})"
+            f"({plural(costs.idle_iterations, 'iteration')})"
         )
     return lines
+
+
+@dataclass(frozen=True)
+class Section:
+    """One list of the report, the same in the text and the HTML report."""
+
+    title: str
+    lines: list[str]
+    empty: str | None = "none"
+    """What stands in for no lines; ``None``: the section is left out."""
+
+
+def _spend_lines(d: Digest) -> list[str]:
+    t = d.spend.get("tokens", {})
+    lines = [
+        f"input {_tokens(t.get('input', 0))} · output {_tokens(t.get('output', 0))} · "
+        f"cache read {_tokens(t.get('cache_read', 0))} · cache write "
+        f"{_tokens(t.get('cache_write', 0))} · {format_cost(d.spend.get('cost_usd'))}"
+    ]
+    by_agent = d.spend.get("by_agent") or {}
+    if len(by_agent) > 1:
+        lines += [
+            f"{label}: {row['iterations']} it · {_tokens(row['tokens'])} tokens · "
+            f"{format_cost(row['cost_usd'])}"
+            for label, row in by_agent.items()
+        ]
+    unknown = d.spend.get("cost_unknown_in") or []
+    if unknown:
+        lines.append(f"cost unknown for iteration(s) {', '.join(map(str, unknown))}")
+    return lines
+
+
+def sections(d: Digest) -> list[Section]:
+    """The report's lists, in order, between the run's headline and its iterations."""
+    return [
+        Section(
+            "Commits",
+            [f"{c.sha[:8]} {c.subject}" + (f"  ({c.stat})" if c.stat else "") for c in d.commits],
+        ),
+        Section(
+            "Plan",
+            [f"[x] {t}" for t in d.tasks_done] + [f"[ ] {t}" for t in d.tasks_open],
+            "no plan tasks",
+        ),
+        Section("Cost per task", task_cost_lines(d), None),
+        Section("Spend", _spend_lines(d)),
+        Section(
+            "Waits",
+            [
+                f"{w.kind} {format_duration(w.duration)}" + (f" until {w.until}" if w.until else "")
+                for w in d.waits
+            ],
+        ),
+        Section(
+            "Slowest iterations",
+            [
+                f"#{r.number} {format_duration(r.duration)} {r.outcome}"
+                + (f" ({r.stop_reason})" if r.stop_reason else "")
+                for r in d.slowest()
+            ],
+        ),
+        Section("Hook failures", list(d.hook_failures)),
+        Section("Convergence signals", [f"#{n} {name}" for n, name in d.signals]),
+        Section("Completion claims", list(d.evidence)),
+        Section("Progress", list(d.progress), None),
+    ]
 
 
 def render_text(d: Digest) -> str:
@@ -60,61 +141,12 @@ def render_text(d: Digest) -> str:
     out += [
         f"run {s.run_id}  started {s.started_at}  {format_duration(s.duration)}",
         f"{s.reason}",
-        f"{plural(s.iterations, 'iteration')} · {plural(s.commits, 'commit')} · "
-        f"{_tokens(s.tokens)} tokens · "
-        f"{format_cost(s.cost_usd)}",
-        "",
-        "Commits",
+        headline(s),
     ]
-    out += [f"  {c.sha[:8]} {c.subject}" + (f"  ({c.stat})" if c.stat else "") for c in d.commits]
-    if not d.commits:
-        out.append("  none")
-    out += ["", "Plan"]
-    out += [f"  [x] {t}" for t in d.tasks_done]
-    out += [f"  [ ] {t}" for t in d.tasks_open]
-    if not d.tasks_done and not d.tasks_open:
-        out.append("  no plan tasks")
-    costs = task_cost_lines(d)
-    if costs:
-        out += ["", "Cost per task", *(f"  {line}" for line in costs)]
-    t = d.spend.get("tokens", {})
-    out += [
-        "",
-        "Spend",
-        f"  input {_tokens(t.get('input', 0))} · output {_tokens(t.get('output', 0))} · "
-        f"cache read {_tokens(t.get('cache_read', 0))} · cache write "
-        f"{_tokens(t.get('cache_write', 0))} · {format_cost(d.spend.get('cost_usd'))}",
-    ]
-    by_agent = d.spend.get("by_agent") or {}
-    if len(by_agent) > 1:
-        out += [
-            f"  {label}: {row['iterations']} it · {_tokens(row['tokens'])} tokens · "
-            f"{format_cost(row['cost_usd'])}"
-            for label, row in by_agent.items()
-        ]
-    unknown = d.spend.get("cost_unknown_in") or []
-    if unknown:
-        out.append(f"  cost unknown for iteration(s) {', '.join(map(str, unknown))}")
-    out += ["", "Waits"]
-    out += [
-        f"  {w.kind} {format_duration(w.duration)}" + (f" until {w.until}" if w.until else "")
-        for w in d.waits
-    ] or ["  none"]
-    out += ["", "Slowest iterations"]
-    out += [
-        f"  #{r.number} {format_duration(r.duration)} {r.outcome}"
-        + (f" ({r.stop_reason})" if r.stop_reason else "")
-        for r in d.slowest()
-    ] or ["  none"]
-    out += ["", "Hook failures"]
-    out += [f"  {h}" for h in d.hook_failures] or ["  none"]
-    out += ["", "Convergence signals"]
-    out += [f"  #{n} {name}" for n, name in d.signals] or ["  none"]
-    out += ["", "Completion claims"]
-    out += [f"  {line}" for line in d.evidence] or ["  none"]
-    if d.progress:
-        out += ["", "Progress"]
-        out += [f"  {line}" for line in d.progress]
+    for section in sections(d):
+        lines = section.lines or ([] if section.empty is None else [section.empty])
+        if lines:
+            out += ["", section.title, *(f"  {line}" for line in lines)]
     out += ["", "Iterations"]
     for r in d.rows:
         cost = "" if r.cost_usd is None else f" {format_cost(r.cost_usd)}"

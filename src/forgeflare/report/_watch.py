@@ -21,7 +21,7 @@ from typing import Any, TextIO
 from forgeflare._clock import parse_time
 from forgeflare._jsonl import json_objects
 from forgeflare.report._text import format_cost, format_duration
-from forgeflare.supervisor import RecordError, RunRecord, iteration_rows, read_run
+from forgeflare.supervisor import RecordError, RunRecord, Totals, iteration_rows, read_run
 
 __all__ = [
     "WatchState",
@@ -46,16 +46,13 @@ class WatchState:
     max_iterations: int = 0
     iteration: int = 0
     iteration_started_at: datetime | None = None
-    iterations_done: int = 0
-    tokens: int = 0
-    cost_usd: float | None = None
-    commits: int = 0
+    totals: Totals = field(default_factory=Totals)
+    """The run's sums as ``run.json`` has them (iterations, commits, tokens, cost)."""
     open_tasks: int | None = None
-    waiting_until: str | None = None
-    waiting_kind: str | None = None
+    waiting: tuple[str, str | None] | None = None
+    """The wait under way: its kind (``limit_wait``, ``outage``) and, when known, its end."""
     tool: str | None = None
     finished: str | None = None
-    last_outcome: str | None = None
     outcomes: tuple[str, ...] = field(default_factory=tuple)
 
 
@@ -73,13 +70,9 @@ def state_from_run(run: RunRecord | None) -> WatchState:
         max_iterations=run.max_iterations,
         iteration=current.number if current else (rows[-1].number if rows else 0),
         iteration_started_at=parse_time(current.started_at) if current else None,
-        iterations_done=run.totals.iterations,
-        tokens=run.totals.tokens,
-        cost_usd=run.totals.cost_usd,
-        commits=run.totals.commits,
+        totals=run.totals,
         open_tasks=unchecked[-1] if unchecked else None,
         finished=run.finish_type if run.finished_at else None,
-        last_outcome=rows[-1].outcome if rows else None,
         outcomes=tuple(r.outcome for r in rows),
     )
 
@@ -96,17 +89,15 @@ def fold_events(state: WatchState, events: Iterable[Mapping[str, Any]]) -> Watch
                     iteration=number,
                     iteration_started_at=parse_time(event.get("ts")),
                     tool=None,
-                    waiting_until=None,
-                    waiting_kind=None,
+                    waiting=None,
                 )
         elif kind in ("wait_started", "wait"):
             state = replace(
                 state,
-                waiting_until=event.get("until"),
-                waiting_kind=str(event.get("kind", "wait")),
+                waiting=(str(event.get("kind", "wait")), event.get("until")),
             )
         elif kind == "wait_ended":
-            state = replace(state, waiting_until=None, waiting_kind=None)
+            state = replace(state, waiting=None)
         elif kind == "run_finished":
             state = replace(state, finished=str(event.get("finish_type", "finished")))
     return state
@@ -130,19 +121,14 @@ def render_status(state: WatchState, now: datetime) -> str:
     head = f"run {state.run_id} ({state.mode})  iteration {state.iteration}{limit}  total {total}"
     if state.finished:
         status = f"finished: {state.finished}"
-    elif state.waiting_kind:
-        until = f" until {state.waiting_until}" if state.waiting_until else ""
-        status = f"waiting ({state.waiting_kind}){until}"
+    elif state.waiting is not None:
+        status = _waiting(state.waiting)
     elif state.iteration_started_at is not None:
         elapsed = format_duration((now - state.iteration_started_at).total_seconds())
         status = f"iteration running {elapsed}" + (f" · {state.tool}" if state.tool else "")
     else:
         status = "starting"
-    tasks = f" · open tasks {state.open_tasks}" if state.open_tasks is not None else ""
-    figures = (
-        f"tokens {state.tokens} · {format_cost(state.cost_usd)} · commits {state.commits}{tasks}"
-    )
-    return "\n".join([head, status, figures])
+    return "\n".join([head, status, _figures(state)])
 
 
 def render_line(state: WatchState) -> str:
@@ -150,17 +136,23 @@ def render_line(state: WatchState) -> str:
     limit = f"/{state.max_iterations}" if state.max_iterations else ""
     if state.finished:
         status = f"finished: {state.finished}"
-    elif state.waiting_kind:
-        status = f"waiting ({state.waiting_kind})" + (
-            f" until {state.waiting_until}" if state.waiting_until else ""
-        )
+    elif state.waiting is not None:
+        status = _waiting(state.waiting)
     else:
         status = "running" + (f" · {state.tool}" if state.tool else "")
+    return f"iteration {state.iteration}{limit} · {status} · {_figures(state)}"
+
+
+def _waiting(waiting: tuple[str, str | None]) -> str:
+    kind, until = waiting
+    return f"waiting ({kind})" + (f" until {until}" if until else "")
+
+
+def _figures(state: WatchState) -> str:
+    """Tokens, cost, commits and open tasks: the part of the status that counts."""
+    t = state.totals
     tasks = f" · open tasks {state.open_tasks}" if state.open_tasks is not None else ""
-    return (
-        f"iteration {state.iteration}{limit} · {status} · tokens {state.tokens} · "
-        f"{format_cost(state.cost_usd)} · commits {state.commits}{tasks}"
-    )
+    return f"tokens {t.tokens} · {format_cost(t.cost_usd)} · commits {t.commits}{tasks}"
 
 
 def _read_events(path: Path, offset: int) -> tuple[list[dict[str, Any]], int]:

@@ -272,6 +272,15 @@ class Totals(BaseModel):
     active_seconds: float = _SECONDS
     """Wall-clock time the supervisor ran this loop (across resumes)."""
 
+    def add_spend(self, tokens: Tokens, cost_usd: float | None) -> None:
+        """Add one agent run's tokens and cost; tokens without a known price count as unknown."""
+        self.tokens += tokens.total
+        self.tokens_by_kind = self.tokens_by_kind + tokens
+        if cost_usd is not None:
+            self.cost_usd = round((self.cost_usd or 0.0) + cost_usd, 6)
+        elif tokens.total:
+            self.cost_unknown += 1
+
 
 class InProgress(BaseModel):
     """The iteration running now (so that a resumed supervisor can clean up after it)."""
@@ -400,20 +409,9 @@ class RunRecord(BaseModel):
         if counted and not it.skipped:
             totals.iterations += 1
         totals.commits += it.commits
-        totals.tokens += it.tokens.total
-        totals.tokens_by_kind = totals.tokens_by_kind + it.tokens
-        if it.cost_usd is not None:
-            totals.cost_usd = round((totals.cost_usd or 0.0) + it.cost_usd, 6)
-        elif it.tokens.total:
-            totals.cost_unknown += 1
-        review = it.review
-        if review is not None:  # the reviewer's spend is the run's spend
-            totals.tokens += review.tokens.total
-            totals.tokens_by_kind = totals.tokens_by_kind + review.tokens
-            if review.cost_usd is not None:
-                totals.cost_usd = round((totals.cost_usd or 0.0) + review.cost_usd, 6)
-            elif review.tokens.total:
-                totals.cost_unknown += 1
+        totals.add_spend(it.tokens, it.cost_usd)
+        if it.review is not None:  # the reviewer's spend is the run's spend
+            totals.add_spend(it.review.tokens, it.review.cost_usd)
 
 
 class RunStore:

@@ -39,6 +39,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from forgeflare._convergence import Tokens
 from forgeflare._pricing import price_usd
 from forgeflare._units import format_tokens
 from forgeflare.supervisor.backends._stream import (
@@ -175,6 +176,19 @@ def _session_file(home: Path, thread_id: str) -> Path | None:
     return found[-1] if found else None
 
 
+def _turn_tokens(usage: Mapping[str, Any]) -> Tokens:
+    """A ``turn.completed`` usage: Codex counts cache reads and writes inside ``input_tokens``,
+    so they are subtracted. A count that is not a whole number of tokens counts 0."""
+    read = max(0, as_int(usage.get("cached_input_tokens")))
+    write = max(0, as_int(usage.get("cache_write_input_tokens")))
+    return Tokens(
+        input=max(0, as_int(usage.get("input_tokens")) - read - write),
+        output=max(0, as_int(usage.get("output_tokens"))),
+        cache_read=read,
+        cache_write=write,
+    )
+
+
 def _retry_line(match: re.Match[str]) -> str:
     why = f" ({match[3]})" if match[3] else ""
     return f"retrying the API: attempt {match[1]} of {match[2]}{why}"
@@ -189,10 +203,8 @@ class CodexStreamReader(JsonStreamReader):
     messages: list[str] = field(default_factory=list)
     turns: int = 0
     completed_turns: int = 0
-    input_tokens: int = 0
-    cached_tokens: int = 0
-    cache_write_tokens: int = 0
-    output_tokens: int = 0
+    spent: Tokens = field(default_factory=Tokens)
+    """Tokens of the completed turns (``input`` without the cache reads and writes)."""
     retries: int = 0
     warnings: list[str] = field(default_factory=list)
     failure: str | None = None
@@ -222,10 +234,7 @@ class CodexStreamReader(JsonStreamReader):
             self.completed_turns += 1
             raw = event.get("usage")
             usage: dict[str, Any] = raw if isinstance(raw, dict) else {}
-            self.input_tokens += as_int(usage.get("input_tokens"))
-            self.cached_tokens += as_int(usage.get("cached_input_tokens"))
-            self.cache_write_tokens += as_int(usage.get("cache_write_input_tokens"))
-            self.output_tokens += as_int(usage.get("output_tokens"))
+            self.spent = self.spent + _turn_tokens(usage)
             return [self.summary_line()]
         if kind == "turn.failed":
             self.failed = True
@@ -275,14 +284,8 @@ class CodexStreamReader(JsonStreamReader):
         return []
 
     def tokens(self) -> dict[str, int]:
-        """Codex counts cache reads and writes inside ``input_tokens``: subtract them."""
-        cached = self.cached_tokens + self.cache_write_tokens
-        return {
-            "input": max(0, self.input_tokens - cached),
-            "output": self.output_tokens,
-            "cache_read": self.cached_tokens,
-            "cache_write": self.cache_write_tokens,
-        }
+        """Tokens by kind so far (``input`` without the cache reads and writes)."""
+        return self.spent.model_dump()
 
     def outcome(self) -> tuple[str, bool]:
         """``(outcome, transient)`` from the turn's final failure; ``ok`` when it completed."""

@@ -1,0 +1,56 @@
+"""Projects for tests: git, a repository cloned as a user would get it, the forgeflare CLI."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+__all__ = ["cloned_repo", "forgeflare", "git"]
+
+
+def git(cwd: Path, *args: str) -> str:
+    """``git ARGS`` in ``cwd``, which must succeed; its output, stripped."""
+    return subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
+    ).stdout.strip()
+
+
+def cloned_repo(tmp: Path, name: str, files: Mapping[str, str | bytes]) -> Path:
+    """``files`` and a README committed in ``<tmp>/<name>-origin``, cloned to ``<tmp>/<name>``.
+
+    Scripts (``*.sh`` and anything in a ``hooks/`` folder) are committed executable.
+    """
+    origin = tmp / f"{name}-origin"
+    for rel, content in files.items():
+        path = origin / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content)
+        if rel.endswith(".sh") or "/hooks/" in rel:
+            path.chmod(0o755)
+    (origin / "README.md").write_text("hello\n")
+    git(origin, "init", "-q", "-b", "main")
+    git(origin, "add", "-A")
+    git(origin, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init")
+    clone = tmp / name
+    git(tmp, "clone", "-q", str(origin), str(clone))
+    return clone
+
+
+def forgeflare(
+    cwd: Path, *args: str, env: Mapping[str, str] | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    """``python -m forgeflare ARGS`` in ``cwd`` (``env``: the whole environment, else ours)."""
+    return subprocess.run(
+        [sys.executable, "-m", "forgeflare", *args],
+        cwd=cwd,
+        env=None if env is None else dict(env),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
