@@ -105,12 +105,14 @@ def test_final_required_makes_a_silent_command_agent_an_error(tmp_path: Path) ->
     args = ("--agent-cmd", "true", "--mode", "planning", "--max-iterations", "2")
     done = project.run(*args)
     assert done.code == 10, done.stderr
+    (default_run,) = project.run_dirs()
     project.write(".fresher/config.toml", '[agent]\nfinal_required = "yes"\n')
     required = project.run(
         *args, env=base_env(FRESHER_MAX_CONSECUTIVE_ERRORS="2", FRESHER_ERROR_PAUSE="0")
     )
     assert required.code == 12, required.stderr
-    newest = sorted(project.run_dirs())[-1]
+    # Two runs in one second sort by their random suffix: take the one that is not the first.
+    (newest,) = set(project.run_dirs()) - {default_run}
     rows = json.loads((newest / "run.json").read_text())["iterations"]
     assert [(r["outcome"], r["detail"]) for r in rows] == [("agent_error", "no final written")] * 2
 
