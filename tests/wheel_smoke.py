@@ -50,12 +50,16 @@ def smoke(wheel: Path) -> None:
         sys.exit(f"wheel smoke: {wheel.name} is not a forgeflare wheel")
     with tempfile.TemporaryDirectory(prefix="forgeflare-wheel-") as tmp:
         root = Path(tmp)
-        venv.create(root / "venv", with_pip=True)
+        # No pip inside: this interpreter's pip installs into the venv (`pip --python`), as
+        # pipx's shared pip does; the venv still holds nothing but the wheel and its
+        # dependencies, and skipping ensurepip saves 5 s.
+        venv.create(root / "venv", with_pip=False)
         bin_dir = root / "venv" / "bin"
         env = {k: v for k, v in os.environ.items() if not k.startswith(("FRESHER_", "ANTHROPIC_"))}
         env.pop("PYTHONPATH", None)
         env.update(XDG_CONFIG_HOME=str(root / "config"), HOME=str(root), NO_COLOR="1")
-        run([str(bin_dir / "python"), "-m", "pip", "install", "--quiet", str(wheel)], root, env)
+        pip = [sys.executable, "-m", "pip", "--python", str(bin_dir / "python")]
+        run([*pip, "install", "--quiet", str(wheel)], root, env)
         out = run([str(bin_dir / "forgeflare"), "--version"], root, env)
         if out.strip() != f"forgeflare {version.group(1)}":
             sys.exit(
