@@ -155,7 +155,10 @@ class IterationRunner:
         try:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            text = default_prompt(self.record.mode)
+            paths = self.cfg.paths
+            text = default_prompt(
+                self.record.mode, spec_dir=paths.spec_dir, plan_file=paths.plan_file
+            )
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{path}: cannot read the prompt: {exc}") from exc
         if self.opts.task:
