@@ -116,6 +116,18 @@ async def test_hooks_dir_is_where_the_hooks_are_found(project: Project) -> None:
     assert not (project.dir / "default-ran").exists()
 
 
+async def test_hook_timeout_is_when_a_hook_is_ended(project: Project) -> None:
+    project.hook("started", "exec sleep 60")
+    env = base_env(FRESHER_HOOK_TIMEOUT="0.3")
+    with trio.fail_after(10):  # the default (30 s) would still be waiting for it
+        done = await project.arun(
+            "--agent-cmd", agent_cmd("--final=end_turn"), "--max-iterations", "1", env=env
+        )
+    assert done.code == 10, done.stderr
+    (started,) = project.hook_events("started")
+    assert (started["status"], started["exit_code"]) == ("timeout", 124)
+
+
 async def test_plan_file_and_spec_dir_are_what_the_agent_is_told_and_the_loop_reads(
     project: Project,
 ) -> None:
@@ -207,18 +219,18 @@ async def test_kill_grace_is_how_long_a_term_ignoring_agent_is_given(project: Pr
         "import signal, sys, time\nsys.stdin.read()\n"
         "signal.signal(signal.SIGTERM, signal.SIG_IGN)\ntime.sleep(60)\n",
     )
-    env = base_env(FRESHER_AGENT_KILL_GRACE="0.3", FRESHER_MAX_CONSECUTIVE_ERRORS="1")
+    env = base_env(FRESHER_AGENT_KILL_GRACE="0.2", FRESHER_MAX_CONSECUTIVE_ERRORS="1")
     done = await project.arun(
         "--agent-cmd",
         shlex.join([sys.executable, str(stubborn)]),
         "--iteration-timeout",
-        "0.3",
+        "0.2",
         env=env,
     )
     assert done.code == 12, done.stderr
     (row,) = project.record()["iterations"]
     assert row["exit_code"] == 124  # timed out
-    assert row["duration"] < 5  # TERM at 0.3 s, KILL 0.3 s later (the default grace: 10 s)
+    assert row["duration"] < 5  # TERM at 0.2 s, KILL 0.2 s later (the default grace: 10 s)
 
 
 @pytest.mark.parametrize(("after", "profile"), [("5m", "alt"), ("20m", "")])
@@ -226,7 +238,7 @@ async def test_fallback_after_decides_between_waiting_and_falling_back(
     project: Project, tmp_path: Path, after: str, profile: str
 ) -> None:
     """The primary's window resets in 10 min: a fallback only when that is further away than
-    ``fallback_after`` (else the loop waits for the primary; times scaled to 1/1000)."""
+    ``fallback_after`` (else the loop waits for the primary; times scaled to 1/2000)."""
     resets = (datetime.now(UTC) + timedelta(minutes=10)).isoformat()
     primary = reporting({"outcome": "rate_limited", "resets_at": resets}, {"outcome": "ok"})
     project.write(
@@ -236,7 +248,7 @@ async def test_fallback_after_decides_between_waiting_and_falling_back(
     )
     env = base_env(
         FRESHER_AGENT_FALLBACK_AFTER=after,
-        FORGEFLARE_TIME_SCALE="0.001",
+        FORGEFLARE_TIME_SCALE="0.0005",
         XDG_STATE_HOME=str(tmp_path / "state"),
     )
     done = await project.arun("--max-iterations", "1", env=env)  # a rate limit is not counted

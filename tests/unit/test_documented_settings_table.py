@@ -35,7 +35,7 @@ BEHAVIOUR_TESTS: dict[str, str] = {
     "::test_plan_file_and_spec_dir_are_what_the_agent_is_told_and_the_loop_reads",
     "[paths] hooks_dir": f"{_OURS}::test_hooks_dir_is_where_the_hooks_are_found",
     "[hooks] enabled": f"{_OURS}::test_hook_switches_choose_which_hooks_run",
-    "[hooks] timeout": f"{_LOOP}::test_hook_timeout_is_124_and_the_loop_goes_on",
+    "[hooks] timeout": f"{_OURS}::test_hook_timeout_is_when_a_hook_is_ended",
     "[hooks] fail_behavior": f"{_LOOP}::test_hook_error_logged_and_fail_behavior_abort",
     "[hooks] started_enabled": f"{_OURS}::test_hook_switches_choose_which_hooks_run",
     "[hooks] next_iteration_enabled": f"{_OURS}::test_hook_switches_choose_which_hooks_run",
