@@ -14,6 +14,8 @@ import re
 from functools import cache
 from pathlib import Path
 
+from forgeflare.supervisor._config import env_name
+
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 
@@ -52,7 +54,7 @@ BEHAVIOUR_TESTS: dict[str, str] = {
     "[agent] fallback_after": f"{_OURS}"
     "::test_fallback_after_decides_between_waiting_and_falling_back",
     "[agent.profiles.NAME]": f"{_FALLBACK}"
-    "::test_a_usage_limit_moves_the_night_to_the_fallback_and_back",
+    "::test_a_spent_quota_falls_back_at_once_and_finishes_quota_without_one",
     "[limits] max_runtime": f"{_LOOP}::test_max_runtime",
     "[limits] max_cost": f"{_OURS}::test_max_cost_ends_the_loop_once_spent",
     "[limits] max_outage": f"{_OURS}"
@@ -94,15 +96,28 @@ def documented_settings(text: str) -> list[str]:
 
 
 @cache
-def defined_tests(path: str) -> frozenset[str]:
-    """The test functions defined at the top level of ``path`` (relative to the repository)."""
-    tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
-    return frozenset(
-        node.name
-        for node in tree.body
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-        and node.name.startswith("test_")
-    )
+def defined_tests(path: str) -> dict[str, str]:
+    """The test functions defined at the top level of ``path`` (relative to the repository),
+    each with its source (decorators included: parametrized settings are there)."""
+    text = (ROOT / path).read_text(encoding="utf-8")
+    lines = text.splitlines()
+    found = {}
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith(
+            "test_"
+        ):
+            first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+            found[node.name] = "\n".join(lines[first - 1 : node.end_lineno])
+    return found
+
+
+def spellings(key: str) -> set[str]:
+    """How a test sets ``key``: its variable, its flag, or the key in a config.toml."""
+    section, _, name = key.partition("] ")
+    section = section.strip("[]")
+    if not name:
+        return {f"[{section.removesuffix('.NAME')}."}  # [agent.profiles.NAME]: [agent.profiles.x]
+    return {env_name(section, name), f"--{name.replace('_', '-')}", f"{name} =", f"{name}="}
 
 
 def test_the_table_is_read() -> None:
@@ -119,13 +134,16 @@ def test_every_documented_setting_has_a_behaviour_test() -> None:
     assert gone == [], f"settings no longer documented (drop them here): {gone}"
 
 
-def test_each_named_behaviour_test_exists() -> None:
-    absent = []
+def test_each_named_behaviour_test_exists_and_sets_its_setting() -> None:
+    absent, silent = [], []
     for key, where in BEHAVIOUR_TESTS.items():
         path, _, name = where.partition("::")
         if not (ROOT / path).is_file() or name not in defined_tests(path):
             absent.append(f"{key}: {where}")
+        elif not any(word in defined_tests(path)[name] for word in spellings(key)):
+            silent.append(f"{key}: {where} (none of {sorted(spellings(key))})")
     assert absent == []
+    assert silent == []
 
 
 def test_a_row_added_without_a_test_is_found() -> None:
