@@ -124,7 +124,7 @@ class IterationRunner(LoopState):
         if self.opts.task:
             # A fleet loop's own task comes first: each loop completes on its own.
             text = f"{self.opts.task.strip()}\n\n---\n\n{text}"
-        return self.preamble + text + self.backend.prompt_suffix
+        return text + self.backend.prompt_suffix
 
     def plan_unchecked(self) -> int | None:
         path = self.project / self.cfg.paths.plan_file
