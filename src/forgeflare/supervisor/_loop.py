@@ -13,7 +13,7 @@ The loop keeps the run and its finish (open or resume the run, the ``started`` a
 module: one step (:mod:`._step`), the checks before anything of the project runs
 (:mod:`._checks`), the evidence of an iteration (:mod:`._proof`), running one iteration's
 agent (:mod:`._iteration`), the waits (:mod:`._waiting`) and the agent switching
-(:mod:`._switching`).
+(:mod:`._switching`). The state they share is declared once, in :mod:`._loopstate`.
 
 Stale ``convergence.json``: before each agent starts, the supervisor deletes the file and
 takes its stat (inode, mtime, size) if it could not. After the agent, only a file that exists
