@@ -264,7 +264,11 @@ def register(app: typer.Typer) -> None:
         directory, text = _answer_args(list(args or []), file)
         if not directory.is_dir():
             raise ConfigError(f"answer: {directory}: not a directory")
-        run_dir, record = write_answer(runs_root(directory, os.environ), text)
+        try:
+            run_dir, record = write_answer(runs_root(directory, os.environ), text)
+        except ConfigError as exc:
+            parked = _stop_hook_question(directory)
+            raise ConfigError(f"{exc}; {parked}" if parked else str(exc)) from exc
         typer.echo(f"answered run {record.run_id}: {run_dir / 'answer.md'}")
         if lock_holder(directory) is None:
             typer.echo(f"go on with: forgeflare loop --resume --dir {directory}")
@@ -300,6 +304,25 @@ report: the iteration report. A `command` agent may write it as JSON to the path
 $FORGEFLARE_REPORT; the loop then records its outcome, tokens, cost and the rest as for the
 built-in backends. Every field is optional; unknown fields are ignored.
 """
+
+
+def _stop_hook_question(directory: Path) -> str:
+    """A hint when a Claude Code loop (the stop-hook's state) waits here on a question: its
+    answer goes through ``stop-hook answer``, not a run folder. Empty when none does."""
+    from forgeflare.stophook import LoopRecord, StopHookError, any_state, loop_status
+
+    if not any_state(directory):
+        return ""
+    try:
+        _, state = loop_status(directory)
+    except (StopHookError, OSError, ValueError):
+        return ""
+    if isinstance(state, LoopRecord) and any(f.question and not f.answer for f in state.stack):
+        return (
+            "a Claude Code loop here waits on a question: answer it with "
+            '`forgeflare stop-hook answer "TEXT"` (or /forgeflare:answer in its session)'
+        )
+    return ""
 
 
 def _answer_args(args: list[str], file: Path | None) -> tuple[Path, str]:
