@@ -33,6 +33,7 @@ from pydantic import (
 
 from forgeflare._errors import ConfigError
 from forgeflare._validation import validation_message
+from forgeflare._words import FALSE_WORDS, TRUE_WORDS
 
 if TYPE_CHECKING:
     from forgeflare.supervisor.backends import Backend
@@ -144,9 +145,9 @@ OnBlocked = Annotated[str, BeforeValidator(_on_blocked)]
 def _parse_bool(value: object) -> object:
     if isinstance(value, str):
         low = value.strip().lower()
-        if low in {"1", "true", "yes", "on"}:
+        if low in TRUE_WORDS:
             return True
-        if low in {"0", "false", "no", "off"}:
+        if low in FALSE_WORDS:
             return False
         raise ValueError("not a boolean (true or false)")
     return value
