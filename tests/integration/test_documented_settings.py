@@ -233,7 +233,7 @@ async def test_kill_grace_is_how_long_a_term_ignoring_agent_is_given(project: Pr
     assert row["duration"] < 5  # TERM at 0.2 s, KILL 0.2 s later (the default grace: 10 s)
 
 
-@pytest.mark.parametrize(("after", "profile"), [("5m", "alt"), ("20m", "")])
+@pytest.mark.parametrize(("after", "profile"), [("30s", "alt"), ("20m", "")])
 async def test_fallback_after_decides_between_waiting_and_falling_back(
     project: Project, tmp_path: Path, after: str, profile: str
 ) -> None:
