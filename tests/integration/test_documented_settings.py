@@ -1,4 +1,4 @@
-"""Each documented setting that no other test set: it changes what a real loop does.
+"""The documented settings no other test set (or set too weakly): each changes what a loop does.
 
 The loop runs in this process (``Project.arun``) with real agents (small scripts), real hook
 scripts and real git; each case sets one ``FRESHER_*`` variable (the same key as in
