@@ -309,6 +309,34 @@ async def test_max_outage_is_how_long_transient_failures_are_waited_out(
     assert {it["outcome"] for it in rec["iterations"]} == {"api_error"}
 
 
+@pytest.mark.parametrize(("on_blocked", "waits"), [("stop", []), ("wait:0.2s", ["answer_wait"])])
+async def test_on_blocked_is_whether_a_question_waits_for_an_answer(
+    project: Project, on_blocked: str, waits: list[str]
+) -> None:
+    agent = reporting({"outcome": "ok", "question": "Which database?"})
+    env = base_env(FRESHER_ON_BLOCKED=on_blocked)
+    done = await project.arun("--agent-cmd", agent, "--max-iterations", "2", env=env)
+    rec = project.record()
+    assert rec["finish_type"] == "blocked", done.stderr
+    assert [w["kind"] for w in rec["waits"]] == waits  # no answer came: blocked after all
+
+
+@pytest.mark.parametrize(
+    ("limit", "finish", "rows"), [("2", "stalled", 2), ("0", "max_iterations", 3)]
+)
+async def test_stall_after_ends_a_loop_that_repeats_the_same_gate_failure(
+    project: Project, limit: str, finish: str, rows: int
+) -> None:
+    env = base_env(
+        FRESHER_STALL_AFTER=limit,
+        FRESHER_GATE="echo 'FAILED tests/test_calc.py::test_divide'; exit 1",
+    )
+    done = await project.arun("--agent-cmd", "true", "--max-iterations", "3", env=env)
+    rec = project.record()
+    assert rec["finish_type"] == finish, done.stderr
+    assert len(rec["iterations"]) == rows
+
+
 @pytest.mark.parametrize(("cap", "code", "rows"), [("1.5", 17, 2), ("0", 10, 3)])
 async def test_max_cost_ends_the_loop_once_spent(
     project: Project, cap: str, code: int, rows: int
@@ -449,3 +477,7 @@ async def test_sandbox_settings_reach_the_agent(
     assert str((tmp_path / "cache").resolve()) in after["FORGEFLARE_SANDBOX_WRITABLE"]
     assert str(host_socket) in after["FORGEFLARE_SANDBOX_SOCKETS"]
     assert after["FORGEFLARE_ALLOW_PATHS"] == str((tmp_path / "shared").resolve())
+    env = base_env(FRESHER_SECURITY_SANDBOX="off")
+    done = await project.arun("--agent-cmd", recorder(project), "--max-iterations", "1", env=env)
+    assert done.code == 10, done.stderr
+    assert given(project)["env"]["FORGEFLARE_SANDBOX"] == ""  # off (empty: an exported one too)

@@ -2,7 +2,8 @@
 
 The README's configuration table (``| `[section] key` | `FRESHER_...` | default | meaning |``)
 lists each key ``tests/e2e/test_readme.py`` ties to the config model; here each key is tied to
-one behaviour test (a parse check does not count). A new setting without one fails this test:
+one behaviour test (a parse check does not count) that ``make test-fast`` runs too. A new
+setting without one fails this test:
 write the test (``tests/integration/test_documented_settings.py`` is the place for a small
 one), then name it below.
 """
@@ -22,7 +23,6 @@ README = ROOT / "README.md"
 _LOOP = "tests/integration/test_supervisor_loop.py"
 _OURS = "tests/integration/test_documented_settings.py"
 _FALLBACK = "tests/integration/test_fallback_loop.py"
-_EVIDENCE = "tests/e2e/test_loop_evidence.py"
 
 BEHAVIOUR_TESTS: dict[str, str] = {
     "[fresher] mode": f"{_LOOP}::test_agent_env_and_prompt",
@@ -67,20 +67,20 @@ BEHAVIOUR_TESTS: dict[str, str] = {
     "[limits] stuck_after": f"{_OURS}"
     "::test_stuck_after_is_how_many_block_limits_in_a_row_end_the_loop",
     "[limits] max_skips": f"{_OURS}::test_max_skips_is_how_many_skips_in_a_row_end_the_loop",
-    "[limits] on_blocked": "tests/e2e/test_loop_blocked.py"
-    "::test_wait_picks_up_an_answer_written_during_the_wait",
-    "[limits] stall_after": f"{_EVIDENCE}::test_a_loop_repeating_one_failing_test_finishes_stalled",
+    "[limits] on_blocked": f"{_OURS}::test_on_blocked_is_whether_a_question_waits_for_an_answer",
+    "[limits] stall_after": f"{_OURS}"
+    "::test_stall_after_ends_a_loop_that_repeats_the_same_gate_failure",
     "[limits] monthly_credit": f"{_FALLBACK}"
     "::test_a_monthly_credit_spent_by_earlier_runs_falls_back_or_waits_before_the_first_iteration",
-    "[finish] reviewer": f"{_EVIDENCE}::test_a_claim_the_reviewer_rejects_goes_on_with_its_reasons",
+    "[finish] reviewer": f"{_OURS}"
+    "::test_reviewer_max_diff_is_how_much_of_the_diff_the_reviewer_sees",
     "[finish] reviewer_max_diff": f"{_OURS}"
     "::test_reviewer_max_diff_is_how_much_of_the_diff_the_reviewer_sees",
     "[notify] command": f"{_OURS}::test_notify_on_chooses_the_events_notified",
     "[notify] on": f"{_OURS}::test_notify_on_chooses_the_events_notified",
     "[security] pass_env": f"{_OURS}::test_pass_env_lets_a_named_secret_through_to_the_agent",
     "[security] allow_paths": f"{_OURS}::test_sandbox_settings_reach_the_agent",
-    "[security] sandbox": "tests/e2e/test_loop_sandbox.py"
-    "::test_an_exported_sandbox_variable_does_not_override_off",
+    "[security] sandbox": f"{_OURS}::test_sandbox_settings_reach_the_agent",
     "[security] sandbox_network": f"{_OURS}::test_sandbox_settings_reach_the_agent",
     "[security] writable": f"{_OURS}::test_sandbox_settings_reach_the_agent",
     "[security] sockets": f"{_OURS}::test_sandbox_settings_reach_the_agent",
@@ -144,6 +144,22 @@ def test_each_named_behaviour_test_exists_and_sets_its_setting() -> None:
             silent.append(f"{key}: {where} (none of {sorted(spellings(key))})")
     assert absent == []
     assert silent == []
+
+
+def test_every_setting_is_covered_by_the_fast_tier() -> None:
+    """``make test-fast`` leaves out e2e/ and the modules that drive a real Claude Code or
+    Codex (``tests/conftest.py``): each setting's test runs there all the same."""
+    slow = sorted(
+        where
+        for where in BEHAVIOUR_TESTS.values()
+        if where.startswith("tests/e2e/")
+        or re.search(
+            r"^from (claude_code|codex)_support import",
+            (ROOT / where.partition("::")[0]).read_text(encoding="utf-8"),
+            re.MULTILINE,
+        )
+    )
+    assert slow == []
 
 
 def test_a_row_added_without_a_test_is_found() -> None:
