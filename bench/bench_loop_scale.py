@@ -46,6 +46,7 @@ def run_loop(project: Path, iterations: int) -> list[float]:
         FRESHER_SMART_TERMINATION="false",
         FRESHER_ERROR_PAUSE="0",
         FRESHER_HOOKS_ENABLED="false",
+        FRESHER_STALL_AFTER="0",  # the agent commits nothing: that is the bench, not a stall
         NO_COLOR="1",
     )
     argv = [sys.executable, "-m", "forgeflare", "loop", "--dir", str(project)]

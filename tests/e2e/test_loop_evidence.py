@@ -61,7 +61,7 @@ def test_a_claim_with_a_red_gate_goes_on_and_the_next_prompt_shows_the_failure(
     assert "exit 3" in first["claim"]["why"]
     # The second iteration's prompt starts with the gate, its exit code and its failing tail.
     second = first_user_text(server.requests()[2])
-    assert "claimed completion" in second
+    assert second.count("claimed completion") == 1  # said once, not again after the preamble
     assert "exited 3" in second
     assert "test_calc.py::test_divide - ZeroDivisionError" in second
     assert "test_divide" not in first_user_text(server.requests()[0])

@@ -121,3 +121,16 @@ def test_answer_refuses_in_one_line_with_exit_2(
     assert says in out.stderr
     assert "Traceback" not in out.stderr
     assert [p.read_bytes() for p in (tmp_path / ".forgeflare").glob("*.json")] == before
+
+
+def test_forgeflare_answer_points_to_the_stop_hook_when_only_it_waits(tmp_path: Path) -> None:
+    assert cli(tmp_path, "start", "--max-iterations", "3", "--prompt", "Fix it").returncode == 0
+    assert stop(tmp_path, ASKS).returncode == 0  # parked
+    out = subprocess.run(
+        [sys.executable, "-m", "forgeflare", "answer", str(tmp_path), "v2"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert out.returncode == 2
+    assert out.stderr.count("\n") == 1, out.stderr
+    assert 'forgeflare stop-hook answer "TEXT"' in out.stderr
+    assert frame(tmp_path)["status"] == "blocked"  # nothing answered by mistake

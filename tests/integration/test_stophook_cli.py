@@ -66,7 +66,7 @@ def test_install_merges_is_idempotent_and_refuses_bad_json(tmp_path: Path) -> No
     assert merged["permissions"] == existing["permissions"]
     assert merged["hooks"]["Stop"] == [
         {"hooks": [{"type": "command", "command": "say done"}]},
-        {"hooks": [{"type": "command", "command": OURS}]},
+        {"hooks": [{"type": "command", "command": OURS, "timeout": 700}]},
     ]
 
     settings.write_text("{not json", encoding="utf-8")
@@ -91,7 +91,7 @@ def test_install_replaces_a_bare_command_and_warns_about_an_unrunnable_one(tmp_p
     assert out.stderr == ""
     # Updated in place: one hook, never two runs per stop.
     assert json.loads(settings.read_text()) == {
-        "hooks": {"Stop": [{"hooks": [{"type": "command", "command": OURS}]}]}
+        "hooks": {"Stop": [{"hooks": [{"type": "command", "command": OURS, "timeout": 700}]}]}
     }
 
     missing = cli(tmp_path, "install", "--command", "no-such-forgeflare-xyz stop-hook")

@@ -27,6 +27,7 @@ from forgeflare.stophook import (
     claim_to_json,
     describe_state,
     gate_refused,
+    merge_stop_hook,
     parse_loop_args,
     plugin_files,
     reviewer_refused,
@@ -247,3 +248,7 @@ def test_the_plugin_gives_the_hook_time_for_its_gate_and_its_reviewer() -> None:
     hooks = json.loads(plugin_files("forgeflare")["hooks/hooks.json"])
     (hook,) = hooks["hooks"]["Stop"][0]["hooks"]
     assert hook["timeout"] >= GATE_TIMEOUT_S + REVIEW_TIMEOUT_S + LOCK_TIMEOUT_S
+    # `stop-hook install` writes the same room into .claude/settings.json.
+    settings, _ = merge_stop_hook({}, "forgeflare stop-hook")
+    (installed,) = settings["hooks"]["Stop"][0]["hooks"]
+    assert installed["timeout"] == hook["timeout"]

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from forgeflare.stophook import SettingsFileError, install_hook, merge_stop_hook
 
 CMD = "forgeflare stop-hook"
-OURS = {"hooks": [{"type": "command", "command": CMD}]}
+OURS = {"hooks": [{"type": "command", "command": CMD, "timeout": 700}]}
 
 
 def test_empty_settings_get_the_hook() -> None:

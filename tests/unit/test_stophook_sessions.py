@@ -210,7 +210,7 @@ def test_merge_updates_an_older_spelling_in_place() -> None:
     merged, changed = merge_stop_hook(settings, "/v/bin/forgeflare stop-hook")
     assert changed
     assert merged["hooks"]["Stop"][1] == {
-        "hooks": [{"type": "command", "command": "/v/bin/forgeflare stop-hook"}]
+        "hooks": [{"type": "command", "command": "/v/bin/forgeflare stop-hook", "timeout": 700}]
     }
     assert merged["hooks"]["Stop"][0] == settings["hooks"]["Stop"][0]
     assert settings["hooks"]["Stop"][1]["hooks"][0]["command"] == "forgeflare stop-hook"

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from forgeflare._words import TRUE_WORDS
 from forgeflare.supervisor import security_defaults
 from forgeflare.trust import (
-    TRUE_WORDS,
     TrustItem,
     TrustPin,
     TrustRecord,

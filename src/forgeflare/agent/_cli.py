@@ -8,6 +8,7 @@ from pathlib import Path
 import trio
 import typer
 
+from forgeflare._cliopts import PassEnv, TrustProject
 from forgeflare._errors import ConfigError
 from forgeflare._secrets import pass_env_from, scrub_environment
 from forgeflare.agent._run import (
@@ -83,12 +84,7 @@ def run(
     sandbox_network: bool = typer.Option(
         False, "--sandbox-network", help="With --sandbox: allow network access."
     ),
-    pass_env: list[str] = typer.Option(
-        [],
-        "--pass-env",
-        metavar="NAME",
-        help="Pass this secret-looking variable to hooks and Bash anyway (repeatable).",
-    ),
+    pass_env: PassEnv = None,
     max_cost: float = typer.Option(
         None,
         "--max-cost",
@@ -96,17 +92,12 @@ def run(
         metavar="USD",
         help="End the turn once its requests cost this much at list prices (exit 9, budget).",
     ),
-    trust_project: bool = typer.Option(
-        False,
-        "--trust-project",
-        help="Run the project's hooks without a recorded trust (containers, CI); "
-        "also FORGEFLARE_TRUST=1. See `forgeflare trust`.",
-    ),
+    trust_project: TrustProject = False,
 ) -> None:
     if hooks is not None and not hooks.is_file():
         # Named on purpose: running without them would silently drop the user's guards.
         raise ConfigError(f"--hooks {hooks}: no such file")
-    env = _agent_environment(allow_path, sandbox, sandbox_network, pass_env)
+    env = _agent_environment(allow_path, sandbox, sandbox_network, pass_env or [])
     options = RunOptions(
         env=env,
         cwd=cwd,

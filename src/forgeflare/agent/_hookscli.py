@@ -19,6 +19,7 @@ from typing import Annotated, Any
 import trio
 import typer
 
+from forgeflare._cliopts import TrustProject
 from forgeflare._damaged import loads
 from forgeflare._errors import ConfigError
 from forgeflare._secrets import pass_env_from, scrub_environment
@@ -184,12 +185,7 @@ def run_test(
         list[str] | None,
         typer.Option(help="Also load Python hooks from this module (repeatable)."),
     ] = None,
-    trust_project: Annotated[
-        bool,
-        typer.Option(
-            "--trust-project", help="Run the project's hooks without review (containers, CI)."
-        ),
-    ] = False,
+    trust_project: TrustProject = False,
 ) -> None:
     """Run the configured hooks for one synthetic event; show each decision, time, failure.
 

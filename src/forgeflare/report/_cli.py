@@ -10,6 +10,7 @@ from typing import Any
 
 import typer
 
+from forgeflare._cliopts import ProjectDir
 from forgeflare._errors import ConfigError
 
 __all__ = ["register"]
@@ -91,7 +92,7 @@ def register(app: typer.Typer) -> None:
     @app.command("report", help=_REPORT_HELP)
     def report_cmd(
         run: str = typer.Argument(None, help="Run id or run folder (default: the newest run)."),
-        directory: Path = typer.Option(Path("."), "--dir", help="Project directory."),
+        directory: ProjectDir = Path("."),
         html_out: Path = typer.Option(None, "--html", metavar="FILE", help="Write HTML here."),
         open_it: bool = typer.Option(False, "--open", help="Open the HTML page in a browser."),
     ) -> None:

@@ -37,6 +37,7 @@ from forgeflare.stophook._hook import DISABLE_FILE
 from forgeflare.stophook._hook import StopHookOutcome
 from forgeflare.stophook._hook import run_stop_hook
 from forgeflare.stophook._install import DEFAULT_COMMAND
+from forgeflare.stophook._install import HOOK_TIMEOUT_S
 from forgeflare.stophook._install import PORTABLE_COMMAND
 from forgeflare.stophook._install import PORTABLE_RELPATH
 from forgeflare.stophook._install import PORTABLE_SCRIPT
@@ -114,6 +115,7 @@ __all__ = [
     "DISABLE_ENV",
     "DISABLE_FILE",
     "GATE_TIMEOUT_S",
+    "HOOK_TIMEOUT_S",
     "JSON_STATE_RELPATH",
     "LOCK_TIMEOUT_S",
     "MARKDOWN_STATE_RELPATH",

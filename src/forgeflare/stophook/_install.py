@@ -27,6 +27,7 @@ from forgeflare.stophook._errors import SettingsFileError
 
 __all__ = [
     "DEFAULT_COMMAND",
+    "HOOK_TIMEOUT_S",
     "PORTABLE_COMMAND",
     "PORTABLE_RELPATH",
     "PORTABLE_SCRIPT",
@@ -39,6 +40,11 @@ __all__ = [
     "merge_stop_hook",
     "write_portable_wrapper",
 ]
+
+HOOK_TIMEOUT_S = 700
+"""The Stop hook's timeout in the settings it installs (Claude Code's default is 600 s): room
+for a claim's gate (600 s), its reviewer (45 s) and the state lock; at its timeout Claude Code
+lets the stop through unverified."""
 
 DEFAULT_COMMAND = "forgeflare stop-hook"
 SETTINGS_RELPATH = Path(".claude") / "settings.json"
@@ -175,8 +181,9 @@ def merge_stop_hook(settings: object, command: str) -> tuple[dict[str, Any], boo
                     # Another spelling of our hook (say, a bare name that is not on Claude
                     # Code's PATH): update it rather than run the hook twice per stop.
                     hook["command"] = command
+                    hook.setdefault("timeout", HOOK_TIMEOUT_S)
                     return merged, True
-    stop.append({"hooks": [{"type": "command", "command": command}]})
+    stop.append({"hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT_S}]})
     return merged, True
 
 

@@ -9,16 +9,11 @@ from __future__ import annotations
 
 import os
 from datetime import UTC, datetime
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 import trio
 
 from forgeflare._secrets import child_environment
-from forgeflare.supervisor._agentproc import StopControl
-from forgeflare.supervisor._config import LoopConfig
-from forgeflare.supervisor._display import LoopDisplay
-from forgeflare.supervisor._finish import Between, FinishType, Limits, before_iteration
+from forgeflare.supervisor._finish import Between, FinishType, before_iteration
 from forgeflare.supervisor._lifecycle import (
     HookContext,
     HookName,
@@ -28,8 +23,8 @@ from forgeflare.supervisor._lifecycle import (
     hook_words,
     run_lifecycle_hook,
 )
-from forgeflare.supervisor._options import LoopOptions
-from forgeflare.supervisor._records import HookRecord, RecordError, RunRecord, RunStore
+from forgeflare.supervisor._loopstate import LoopState
+from forgeflare.supervisor._records import HookRecord, RecordError
 from forgeflare.supervisor._stop import clear_stop, stop_requested
 from forgeflare.supervisor._trust import loop_trust_items
 from forgeflare.trust import TrustError, require_trust, trust_override
@@ -54,26 +49,8 @@ def hook_record(result: LifecycleResult, iteration: int) -> HookRecord:
     )
 
 
-class LoopChecks:
-    """The checking part of the loop (a base of the loop, which holds the state below)."""
-
-    opts: LoopOptions
-    cfg: LoopConfig
-    display: LoopDisplay
-    project: Path
-    store: RunStore
-    record: RunRecord
-    stop: StopControl
-    limits: Limits
-    finishing: bool
-    finish_reason: str | None
-    refused: str
-    """The last trust refusal printed."""
-
-    if TYPE_CHECKING:  # the iteration half's (no stub at run time: it would shadow it)
-
-        def elapsed(self) -> float:
-            raise NotImplementedError
+class LoopChecks(LoopState):
+    """The checking part of the loop (a base of the loop; its state is :class:`LoopState`)."""
 
     async def hook(self, name: HookName, ctx: HookContext) -> LifecycleResult:
         hooks = self.cfg.hooks

@@ -14,6 +14,7 @@ from typing import Any
 import trio
 import typer
 
+from forgeflare._cliopts import PassEnv, ProjectDir, TrustProject
 from forgeflare._errors import ConfigError
 from forgeflare._secrets import scrub_environment
 from forgeflare.supervisor._config import LoadedConfig, load_config
@@ -133,18 +134,6 @@ def _run(*, project_dir: Path, mode: str | None, opts: dict[str, Any]) -> None:
     raise typer.Exit(result.exit_code)
 
 
-_FLAG_NAMES = {
-    "fresher.mode": "--mode",
-    "fresher.max_iterations": "--max-iterations",
-    "fresher.model": "--model",
-    "limits.max_runtime": "--max-runtime",
-    "limits.iteration_timeout": "--iteration-timeout",
-    "limits.max_cost": "--max-cost",
-    "agent.command": "--agent-cmd",
-    "agent.backend": "--backend",
-}
-
-
 def _stored_settings(
     project_dir: Path, loaded: LoadedConfig
 ) -> tuple[RunRecord, RunSettings] | None:
@@ -162,49 +151,55 @@ def _stored_settings(
     return record, record.settings
 
 
-_DIR = typer.Option(Path("."), "--dir", help="Project directory.", show_default=True)
-_MAX_IT = typer.Option(
-    None, "--max-iterations", help="Stop after N iterations (default 50; 0 = unlimited)."
+_FLAG_NAMES: dict[str, str] = {}
+"""Config key -> the flag that sets it (a resume names the flags it does not follow)."""
+
+
+def _setting(key: str, flag: str, help: str, *, metavar: str | None = None) -> Any:
+    """The option of a flag that sets config ``key``: unset (``None``), the config decides."""
+    _FLAG_NAMES[key] = flag
+    return typer.Option(None, flag, metavar=metavar, help=help)
+
+
+_MODE = _setting("fresher.mode", "--mode", "planning or building (default: config, else building).")
+_MAX_IT = _setting(
+    "fresher.max_iterations",
+    "--max-iterations",
+    "Stop after N iterations (default 50; 0 = unlimited).",
 )
-_MAX_RT = typer.Option(
-    None,
+_MAX_RT = _setting(
+    "limits.max_runtime",
     "--max-runtime",
+    "Wall-clock limit: 90s, 15m, 2h (default 10h; 0 = none).",
     metavar="DURATION",
-    help="Wall-clock limit: 90s, 15m, 2h (default 10h; 0 = none).",
 )
-_IT_TO = typer.Option(
-    None,
+_IT_TO = _setting(
+    "limits.iteration_timeout",
     "--iteration-timeout",
+    "Kill an agent run after this long (default 1h; 0 = no limit).",
     metavar="DURATION",
-    help="Kill an agent run after this long (default 1h; 0 = no limit).",
 )
-_AGENT = typer.Option(
-    None,
+_AGENT = _setting(
+    "agent.command",
     "--agent-cmd",
+    "Agent command (prompt on stdin); default: forgeflare run.",
     metavar="CMD",
-    help="Agent command (prompt on stdin); default: forgeflare run.",
 )
-_BACKEND = typer.Option(
-    None,
+_BACKEND = _setting(
+    "agent.backend",
     "--backend",
-    help="Agent backend: forgeflare, claude, codex or command (default: [agent] backend).",
+    "Agent backend: forgeflare, claude, codex or command (default: [agent] backend).",
 )
-_MAX_COST = typer.Option(
-    None, "--max-cost", metavar="USD", help="Spend limit; finish budget when spent (0 = none)."
+_MAX_COST = _setting(
+    "limits.max_cost",
+    "--max-cost",
+    "Spend limit; finish budget when spent (0 = none).",
+    metavar="USD",
 )
-_MODEL = typer.Option(None, "--model", help="Model for the agent.")
+_MODEL = _setting("fresher.model", "--model", "Model for the agent.")
 _RESUME = typer.Option(False, "--resume", help="Continue the newest unfinished run.")
 _TASK = typer.Option(None, "--task", help="A task put first in every iteration's prompt.")
 _TASK_FILE = typer.Option(None, "--task-file", help="Read --task from this file.")
-_TRUST = typer.Option(
-    False,
-    "--trust-project",
-    help="Run the project's hooks without a recorded trust (containers, CI). See "
-    "`forgeflare trust`.",
-)
-_PASS_ENV = typer.Option(
-    None, "--pass-env", metavar="NAME", help="Pass this secret-looking variable to hooks too."
-)
 _NO_SANDBOX = typer.Option(
     False,
     "--no-sandbox",
@@ -218,9 +213,7 @@ def register(app: typer.Typer) -> None:
     """Add this part's commands to ``app``."""
 
     def loop_cmd(
-        mode: str = typer.Option(
-            None, "--mode", help="planning or building (default: config, else building)."
-        ),
+        mode: str = _MODE,
         max_iterations: int = _MAX_IT,
         max_runtime: str = _MAX_RT,
         iteration_timeout: str = _IT_TO,
@@ -231,11 +224,11 @@ def register(app: typer.Typer) -> None:
         resume: bool = _RESUME,
         task: str = _TASK,
         task_file: Path = _TASK_FILE,
-        trust_project: bool = _TRUST,
-        pass_env: list[str] = _PASS_ENV,
+        trust_project: TrustProject = False,
+        pass_env: PassEnv = None,
         raw: bool = _RAW,
         no_sandbox: bool = _NO_SANDBOX,
-        project_dir: Path = _DIR,
+        project_dir: ProjectDir = Path("."),
     ) -> None:
         opts = dict(locals())
         _run(project_dir=opts.pop("project_dir"), mode=opts.pop("mode"), opts=opts)
@@ -271,7 +264,11 @@ def register(app: typer.Typer) -> None:
         directory, text = _answer_args(list(args or []), file)
         if not directory.is_dir():
             raise ConfigError(f"answer: {directory}: not a directory")
-        run_dir, record = write_answer(runs_root(directory, os.environ), text)
+        try:
+            run_dir, record = write_answer(runs_root(directory, os.environ), text)
+        except ConfigError as exc:
+            parked = _stop_hook_question(directory)
+            raise ConfigError(f"{exc}; {parked}" if parked else str(exc)) from exc
         typer.echo(f"answered run {record.run_id}: {run_dir / 'answer.md'}")
         if lock_holder(directory) is None:
             typer.echo(f"go on with: forgeflare loop --resume --dir {directory}")
@@ -309,6 +306,25 @@ built-in backends. Every field is optional; unknown fields are ignored.
 """
 
 
+def _stop_hook_question(directory: Path) -> str:
+    """A hint when a Claude Code loop (the stop-hook's state) waits here on a question: its
+    answer goes through ``stop-hook answer``, not a run folder. Empty when none does."""
+    from forgeflare.stophook import LoopRecord, StopHookError, any_state, loop_status
+
+    if not any_state(directory):
+        return ""
+    try:
+        _, state = loop_status(directory)
+    except (StopHookError, OSError, ValueError):
+        return ""
+    if isinstance(state, LoopRecord) and any(f.question and not f.answer for f in state.stack):
+        return (
+            "a Claude Code loop here waits on a question: answer it with "
+            '`forgeflare stop-hook answer "TEXT"` (or /forgeflare:answer in its session)'
+        )
+    return ""
+
+
 def _answer_args(args: list[str], file: Path | None) -> tuple[Path, str]:
     """``[DIR] TEXT`` or ``[DIR] --file F`` as (directory, answer text)."""
     if file is not None:
@@ -341,7 +357,7 @@ def _shortcut(loop_cmd: Any, mode_value: str) -> Any:
     signature = inspect.signature(loop_cmd)
     # Resolved types, not the strings of `from __future__ import annotations`: typer reads a
     # `bool` as a flag (a string 'bool' would make `--resume` take a value).
-    hints = typing.get_type_hints(loop_cmd)
+    hints = typing.get_type_hints(loop_cmd, include_extras=True)
     params = [
         p.replace(annotation=hints.get(name, p.annotation))
         for name, p in signature.parameters.items()

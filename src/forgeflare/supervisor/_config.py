@@ -33,6 +33,7 @@ from pydantic import (
 
 from forgeflare._errors import ConfigError
 from forgeflare._validation import validation_message
+from forgeflare._words import FALSE_WORDS, TRUE_WORDS
 
 if TYPE_CHECKING:
     from forgeflare.supervisor.backends import Backend
@@ -144,9 +145,9 @@ OnBlocked = Annotated[str, BeforeValidator(_on_blocked)]
 def _parse_bool(value: object) -> object:
     if isinstance(value, str):
         low = value.strip().lower()
-        if low in {"1", "true", "yes", "on"}:
+        if low in TRUE_WORDS:
             return True
-        if low in {"0", "false", "no", "off"}:
+        if low in FALSE_WORDS:
             return False
         raise ValueError("not a boolean (true or false)")
     return value
@@ -193,9 +194,10 @@ class PathsSection(_Section):
     log_dir: str = ".fresher/runs"
     """Run records go in <log_dir>/<run-id>/ (that folder is FRESHER_LOG_DIR in hooks)."""
     spec_dir: str = "specs"
-    """Directory of specifications."""
+    """Directory of specifications (the built-in prompts name it)."""
     plan_file: str = "IMPLEMENTATION_PLAN.md"
-    """The plan; in building mode no unchecked '- [ ]' left means complete."""
+    """The plan (the built-in prompts name it); in building mode no unchecked '- [ ]' left
+    means complete."""
     hooks_dir: str = ".fresher/hooks"
     """Lifecycle hooks started, next_iteration, finished (custom/ is never run by itself)."""
 
@@ -594,8 +596,11 @@ _DURATION_KEYS = frozenset(
 _PROMPT_MODES = ("planning", "building")
 
 
-def default_prompt(mode: str) -> str:
-    """The built-in prompt of ``mode`` (used when ``.fresher/PROMPT.<mode>.md`` is absent).
+def default_prompt(
+    mode: str, *, spec_dir: str = "specs", plan_file: str = "IMPLEMENTATION_PLAN.md"
+) -> str:
+    """The built-in prompt of ``mode`` (used when ``.fresher/PROMPT.<mode>.md`` is absent),
+    naming ``[paths] spec_dir`` and ``plan_file`` (the agent works where the loop looks).
 
     The prompts are package data (``forgeflare/templates/prompts/<mode>.md``), so they read
     and diff as the Markdown the agent gets.
@@ -603,4 +608,8 @@ def default_prompt(mode: str) -> str:
     if mode not in _PROMPT_MODES:
         raise ConfigError(f"unknown mode {mode!r}: expected planning or building")
     prompts = importlib.resources.files("forgeflare") / "templates" / "prompts"
-    return (prompts / f"{mode}.md").read_text(encoding="utf-8")
+    text = (prompts / f"{mode}.md").read_text(encoding="utf-8")
+    spec = spec_dir.rstrip("/") or "."
+    return text.replace("`specs/`", f"`{spec}/`").replace(
+        "`IMPLEMENTATION_PLAN.md`", f"`{plan_file}`"
+    )

@@ -36,27 +36,22 @@ from forgeflare._process import end_marked_processes
 from forgeflare._secrets import PASS_ENV_VAR
 from forgeflare._units import format_cost
 from forgeflare.supervisor._agentkey import KeyPlan, helper_settings, key_file, plan_agent_key
-from forgeflare.supervisor._agentproc import ChildResult, StopControl, exit_status, supervise
-from forgeflare.supervisor._config import LoopConfig, default_prompt
-from forgeflare.supervisor._display import LoopDisplay
-from forgeflare.supervisor._finish import IterationOutcome, Limits, agent_time
+from forgeflare.supervisor._agentproc import ChildResult, exit_status, supervise
+from forgeflare.supervisor._config import default_prompt
+from forgeflare.supervisor._finish import IterationOutcome, agent_time
 from forgeflare.supervisor._git import GitSnapshot, commits_and_tree, git_snapshot
 from forgeflare.supervisor._lifecycle import (
-    HookContext,
     hook_env,
 )
-from forgeflare.supervisor._options import LoopOptions
+from forgeflare.supervisor._loopstate import LoopState
 from forgeflare.supervisor._records import (
     InProgress,
     IterationRecord,
     RecordError,
-    RunRecord,
-    RunStore,
 )
 from forgeflare.supervisor.backends import (
     COMPLETE_TAG,
     REPORT_ENV,
-    Backend,
     ChildEnd,
     CodexStreamReader,
     LineReader,
@@ -95,35 +90,8 @@ class _Start:
     runtime_bound: bool = False
 
 
-class IterationRunner:
-    """The iteration half of the loop (a base of the loop, which holds the state below)."""
-
-    opts: LoopOptions
-    cfg: LoopConfig
-    display: LoopDisplay
-    project: Path
-    store: RunStore
-    record: RunRecord
-    backend: Backend
-    profile: str
-    """The ``[agent.profiles]`` profile of the current agent (empty: none)."""
-    limits: Limits
-    stop: StopControl
-    git_repo: bool
-    git_last: GitSnapshot | None
-    log_root: Path
-    last_exit: int
-    last_duration: float
-    records_failure: Exception | None
-    preamble: str
-    last_tree: str | None
-    sandbox_env: dict[str, str]
-    """The tree of the last iteration's newest commit (``None``: no commit, or unknown)."""
-
-    base_active: float
-    """Active seconds of the run before this supervisor (a resumed run's)."""
-    t0: float
-    """When this supervisor started the run (``time.monotonic``)."""
+class IterationRunner(LoopState):
+    """The iteration half of the loop (a base of the loop; its state is :class:`LoopState`)."""
 
     @property
     def agent_label(self) -> str:
@@ -138,11 +106,6 @@ class IterationRunner:
         self.record.totals.active_seconds = round(self.elapsed(), 3)
         self.store.save(self.record)
 
-    # The loop's own, used here: the hooks' context.
-
-    def context(self, *, iteration: int | None = None, finish_type: str = "") -> HookContext:
-        raise NotImplementedError
-
     # -- one agent run -------------------------------------------------------------------------
     def prompt(self) -> str:
         """The iteration's prompt: what the last iteration left to say (a refused claim, a
@@ -155,13 +118,16 @@ class IterationRunner:
         try:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            text = default_prompt(self.record.mode)
+            paths = self.cfg.paths
+            text = default_prompt(
+                self.record.mode, spec_dir=paths.spec_dir, plan_file=paths.plan_file
+            )
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{path}: cannot read the prompt: {exc}") from exc
         if self.opts.task:
             # A fleet loop's own task comes first: each loop completes on its own.
             text = f"{self.opts.task.strip()}\n\n---\n\n{text}"
-        return self.preamble + text + self.backend.prompt_suffix
+        return text + self.backend.prompt_suffix
 
     def plan_unchecked(self) -> int | None:
         path = self.project / self.cfg.paths.plan_file

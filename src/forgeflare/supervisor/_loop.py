@@ -13,7 +13,7 @@ The loop keeps the run and its finish (open or resume the run, the ``started`` a
 module: one step (:mod:`._step`), the checks before anything of the project runs
 (:mod:`._checks`), the evidence of an iteration (:mod:`._proof`), running one iteration's
 agent (:mod:`._iteration`), the waits (:mod:`._waiting`) and the agent switching
-(:mod:`._switching`).
+(:mod:`._switching`). The state they share is declared once, in :mod:`._loopstate`.
 
 Stale ``convergence.json``: before each agent starts, the supervisor deletes the file and
 takes its stat (inode, mtime, size) if it could not. After the agent, only a file that exists
@@ -38,15 +38,15 @@ from forgeflare._evidence import Measures
 from forgeflare._pgroup import become_subreaper, escaped_descendants, process_started
 from forgeflare._secrets import child_environment
 from forgeflare._words import plural
-from forgeflare.agent.tools import SandboxChoice, loop_sandbox
+from forgeflare.agent.tools import loop_sandbox
 from forgeflare.supervisor._agentproc import StopControl
 from forgeflare.supervisor._blocked import take_answer
 from forgeflare.supervisor._checks import LoopChecks, hook_record
 from forgeflare.supervisor._config import parse_on_blocked
 from forgeflare.supervisor._display import LoopDisplay
-from forgeflare.supervisor._fallback import AgentSpec, Window, parse_agent_spec
+from forgeflare.supervisor._fallback import AgentSpec, parse_agent_spec
 from forgeflare.supervisor._finish import Finish, FinishType, Limits, hook_verdict
-from forgeflare.supervisor._git import GitSnapshot, git_snapshot
+from forgeflare.supervisor._git import git_snapshot
 from forgeflare.supervisor._history import finish_reason
 from forgeflare.supervisor._iteration import IterationRunner
 from forgeflare.supervisor._lifecycle import HookContext
@@ -88,8 +88,6 @@ class LoopResult:
 
 
 class _Loop(LoopStep, LoopProof, LoopChecks, IterationRunner, LoopWaits, AgentSwitching):
-    opts: LoopOptions
-
     def __init__(self, opts: LoopOptions, display: LoopDisplay, stop: StopControl) -> None:
         self.opts = opts
         self.cfg = opts.config
@@ -113,43 +111,34 @@ class _Loop(LoopStep, LoopProof, LoopChecks, IterationRunner, LoopWaits, AgentSw
             stall_after=self.cfg.limits.stall_after,
             waits=WaitSettings(max_outage=self.cfg.limits.max_outage, jitter=5.0),
         )
-        self.store: RunStore
-        self.record: RunRecord
         self.last_exit = 0
         self.last_duration = 0.0
         self.git_repo = False
-        self.git_last: GitSnapshot | None = None
+        self.git_last = None
         self.backend = self.cfg.backend()
         self.profile = ""
         self.primary = self.current = AgentSpec(self.backend.name)
         self.fallbacks = [parse_agent_spec(text) for text in self.cfg.agent.fallback]
         if self.fallbacks:
             display.agent = self.primary.label
-        self.windows: dict[AgentSpec, Window] = {}
+        self.windows = {}
         self.window_file = window_store_path(opts.env)
         self.wait_streaks = WaitStreaks()
-        self.finish_reason: str | None = None
+        self.finish_reason = None
         self.last_gate = ""
-        """``passed`` / ``failed`` once the gate ran (FRESHER_LAST_GATE for next_iteration)."""
         self.finishing = False
-        """Set once the loop is finishing: a records failure then no longer stops anything."""
-        self.records_failure: Exception | None = None
-        """A write that failed during the agent: raised once its iteration is recorded."""
+        self.records_failure = None
         self.time_scale = _time_scale(opts.env)
         self.answer_wait = parse_on_blocked(self.cfg.limits.on_blocked)
-        """Seconds to wait for an answer before finishing ``blocked`` (``None``: do not)."""
         self.notified_blocked = False
-        self.sandbox: SandboxChoice | None = None
-        self.sandbox_env: dict[str, str] = {}
-        """The agent's sandbox variables, decided once at the start (empty: none)."""
+        self.sandbox = None
+        self.sandbox_env = {}
         self.preamble = ""
-        """What the next iteration's prompt starts with (a refused claim, a stall warning)."""
         self.no_progress = 0
         self.measures = Measures()
-        self.seen_trees: set[str] = set()
-        self.last_tree: str | None = None
+        self.seen_trees = set()
+        self.last_tree = None
         self.refused = ""
-        """The last trust refusal printed."""
         config_dir = default_trust_file(opts.env).parent
         self.notifier = Notifier(
             command=self.cfg.notify.command,

@@ -8,8 +8,6 @@ kept as ``gate-NNN.log``), asks the reviewer and records what each said on the i
 from __future__ import annotations
 
 import os
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from forgeflare._evidence import (
     ClaimBy,
@@ -23,49 +21,21 @@ from forgeflare._evidence import (
 )
 from forgeflare._process import run_child
 from forgeflare._secrets import child_environment
-from forgeflare.supervisor._agentproc import StopControl
-from forgeflare.supervisor._config import LoopConfig
-from forgeflare.supervisor._display import LoopDisplay
-from forgeflare.supervisor._finish import IterationOutcome, Limits
+from forgeflare.supervisor._finish import IterationOutcome
 from forgeflare.supervisor._git import diff_since, tree_of
-from forgeflare.supervisor._options import LoopOptions
+from forgeflare.supervisor._loopstate import LoopState
 from forgeflare.supervisor._records import (
     ClaimRecord,
     IterationRecord,
     ProgressRecord,
     ReviewRecord,
-    RunRecord,
-    RunStore,
 )
 
 __all__ = ["LoopProof"]
 
 
-class LoopProof:
-    """The evidence part of the loop (a base of the loop, which holds the state below)."""
-
-    opts: LoopOptions
-    cfg: LoopConfig
-    display: LoopDisplay
-    project: Path
-    store: RunStore
-    record: RunRecord
-    stop: StopControl
-    limits: Limits
-    git_repo: bool
-    last_tree: str | None
-    measures: Measures
-    """What progress is measured against: the last iteration's plan, gate and tree."""
-    seen_trees: set[str]
-    no_progress: int
-
-    if TYPE_CHECKING:  # the loop's other parts' (no stub at run time: it would shadow them)
-
-        async def untrusted_now(self) -> str | None:
-            raise NotImplementedError
-
-        def prompt_text(self) -> str:
-            raise NotImplementedError
+class LoopProof(LoopState):
+    """The evidence part of the loop (a base of the loop; its state is :class:`LoopState`)."""
 
     async def baseline(self) -> None:
         """Where progress is measured from: the plan and (with the stall rule) the gate's

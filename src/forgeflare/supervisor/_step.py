@@ -9,23 +9,19 @@ from __future__ import annotations
 
 from dataclasses import asdict, replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
 
 import trio
 
 from forgeflare._clock import utc_timestamp
-from forgeflare._evidence import ClaimBy, GateRun, stall_warning
-from forgeflare.supervisor._agentproc import StopControl
+from forgeflare._evidence import stall_warning
 from forgeflare.supervisor._blocked import take_answer
 from forgeflare.supervisor._checks import hook_record
-from forgeflare.supervisor._display import LoopDisplay
-from forgeflare.supervisor._fallback import AgentSpec, Choice, Window
+from forgeflare.supervisor._fallback import Window
 from forgeflare.supervisor._finish import (
     Finish,
     FinishType,
     IterationFacts,
     IterationOutcome,
-    Limits,
     RunGate,
     Skip,
     Streaks,
@@ -34,90 +30,15 @@ from forgeflare.supervisor._finish import (
     decide,
     hook_verdict,
 )
-from forgeflare.supervisor._lifecycle import HookContext, HookName, LifecycleResult
-from forgeflare.supervisor._notify import Notifier
-from forgeflare.supervisor._records import ClaimRecord, IterationRecord, RunRecord, RunStore
-from forgeflare.supervisor._waits import WaitFor, WaitStreaks
+from forgeflare.supervisor._loopstate import LoopState
+from forgeflare.supervisor._records import ClaimRecord, IterationRecord
+from forgeflare.supervisor._waits import WaitFor
 
 __all__ = ["LoopStep"]
 
 
-class LoopStep:
-    """One step of the loop (a base of the loop, which holds the state below)."""
-
-    display: LoopDisplay
-    store: RunStore
-    record: RunRecord
-    stop: StopControl
-    limits: Limits
-    notifier: Notifier
-    time_scale: float
-    fallbacks: list[AgentSpec]
-    current: AgentSpec
-    windows: dict[AgentSpec, Window]
-    wait_streaks: WaitStreaks
-    finish_reason: str | None
-    preamble: str
-    no_progress: int
-    last_gate: str
-    answer_wait: float | None
-    notified_blocked: bool
-
-    if TYPE_CHECKING:  # the loop's other parts' (no stub at run time: it would shadow them)
-
-        def elapsed(self) -> float:
-            raise NotImplementedError
-
-        def save(self) -> None:
-            raise NotImplementedError
-
-        def plan_unchecked(self) -> int | None:
-            raise NotImplementedError
-
-        def context(self, *, iteration: int | None = None, finish_type: str = "") -> HookContext:
-            raise NotImplementedError
-
-        def choose(self) -> Choice:
-            raise NotImplementedError
-
-        def learn_window(self, seconds: float, reason: str = "usage limit") -> None:
-            raise NotImplementedError
-
-        def summary(self) -> dict[str, Any]:
-            raise NotImplementedError
-
-        def finish_iteration(self, it: IterationRecord, decision: str, *, counted: bool) -> None:
-            raise NotImplementedError
-
-        async def before_iteration(self) -> FinishType | None:
-            raise NotImplementedError
-
-        async def hook(self, name: HookName, ctx: HookContext) -> LifecycleResult:
-            raise NotImplementedError
-
-        async def run_agent(self, number: int) -> tuple[IterationRecord, IterationOutcome]:
-            raise NotImplementedError
-
-        async def stall_gate(
-            self, it: IterationRecord, outcome: IterationOutcome
-        ) -> GateRun | None:
-            raise NotImplementedError
-
-        async def measure(
-            self, it: IterationRecord, outcome: IterationOutcome, gate: GateRun | None
-        ) -> None:
-            raise NotImplementedError
-
-        async def check_claim(
-            self, it: IterationRecord, claim: ClaimBy, gate: GateRun | None
-        ) -> tuple[bool, str]:
-            raise NotImplementedError
-
-        async def wait(self, kind: str, seconds: float, until: datetime) -> None:
-            raise NotImplementedError
-
-        async def wait_for_answer(self, seconds: float, poll: float = 0.2) -> bool:
-            raise NotImplementedError
+class LoopStep(LoopState):
+    """One step of the loop (a base of the loop; its state is :class:`LoopState`)."""
 
     async def iterate(self) -> FinishType | None:
         """One pass of the loop: ``None`` to go on."""

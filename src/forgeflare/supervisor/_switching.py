@@ -16,8 +16,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from forgeflare._clock import parse_time
-from forgeflare.supervisor._config import LoopConfig
-from forgeflare.supervisor._display import LoopDisplay
 from forgeflare.supervisor._fallback import (
     AgentSpec,
     Choice,
@@ -28,27 +26,15 @@ from forgeflare.supervisor._fallback import (
     credit_window,
     month_spend,
 )
-from forgeflare.supervisor._records import RecordError, RunStore, read_run
+from forgeflare.supervisor._loopstate import LoopState
+from forgeflare.supervisor._records import RecordError, read_run
 from forgeflare.supervisor._windowstore import read_windows, record_window
-from forgeflare.supervisor.backends import Backend
 
 __all__ = ["AgentSwitching"]
 
 
-class AgentSwitching:
-    """The switching part of the loop (a base of the loop, which holds the state below)."""
-
-    cfg: LoopConfig
-    display: LoopDisplay
-    store: RunStore
-    backend: Backend
-    time_scale: float
-    primary: AgentSpec
-    fallbacks: list[AgentSpec]
-    current: AgentSpec
-    profile: str
-    windows: dict[AgentSpec, Window]
-    window_file: Path
+class AgentSwitching(LoopState):
+    """The switching part of the loop (a base of the loop; its state is :class:`LoopState`)."""
 
     def known_windows(self) -> Mapping[AgentSpec, Window]:
         """This loop's windows and the machine's (the later reset wins)."""

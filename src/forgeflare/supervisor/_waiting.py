@@ -9,35 +9,21 @@ from __future__ import annotations
 
 import time
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import trio
 
 from forgeflare._clock import format_wait, utc_timestamp
-from forgeflare.supervisor._agentproc import StopControl
 from forgeflare.supervisor._blocked import read_answer
-from forgeflare.supervisor._display import LoopDisplay
-from forgeflare.supervisor._notify import Notifier
-from forgeflare.supervisor._records import RunRecord, RunStore, WaitRecord
+from forgeflare.supervisor._loopstate import LoopState
+from forgeflare.supervisor._records import WaitRecord
 from forgeflare.supervisor._stop import stop_requested
 
 __all__ = ["LoopWaits"]
 
 
-class LoopWaits:
-    """The waiting part of the loop (a base of the loop, which holds the state below)."""
-
-    display: LoopDisplay
-    project: Path
-    store: RunStore
-    record: RunRecord
-    stop: StopControl
-    notifier: Notifier
-    time_scale: float
-
-    def elapsed(self) -> float:
-        raise NotImplementedError
+class LoopWaits(LoopState):
+    """The waiting part of the loop (a base of the loop; its state is :class:`LoopState`)."""
 
     async def wait(self, kind: str, seconds: float, until: datetime) -> None:
         """Wait ``seconds`` by the wall clock (a suspend does not stretch it), or a stop."""

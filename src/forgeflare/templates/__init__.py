@@ -3,9 +3,6 @@
 Errors of this part: :class:`TemplateError` (a ``ForgeflareError``): the target directory is
 unusable, a file cannot be written, or the demo's loop did not finish in time. A demo mock
 server that does not start is the mock API's own ``MockAPIError``.
-
-Names are imported on first use (PEP 562): the CLI imports this package on every command,
-and ``init``'s dependencies (pydantic models of the supervisor) are not light.
 """
 
 from forgeflare.templates._demo import DemoSummary
@@ -18,14 +15,12 @@ from forgeflare.templates._guard_script import GUARD_SCRIPT_NAME
 from forgeflare.templates._guard_script import guard_core
 from forgeflare.templates._guard_script import render_guard_script
 from forgeflare.templates._init import Action
-from forgeflare.templates._init import CLAUDE_AGENT_COMMAND
 from forgeflare.templates._init import GITIGNORE_LINES
 from forgeflare.templates._init import InitAction
 from forgeflare.templates._init import InitReport
 from forgeflare.templates._init import TemplateError
 from forgeflare.templates._init import TemplateUsageError
 from forgeflare.templates._init import TemplateFile
-from forgeflare.templates._init import backend_config_toml
 from forgeflare.templates._init import claude_config_toml
 from forgeflare.templates._init import init_project
 from forgeflare.templates._init import merge_gitignore
@@ -33,7 +28,6 @@ from forgeflare.templates._init import plan_init
 from forgeflare.templates._init import template_files
 
 __all__ = [
-    "CLAUDE_AGENT_COMMAND",
     "GITIGNORE_LINES",
     "GUARD_SCRIPT",
     "GUARD_SCRIPT_NAME",
@@ -44,7 +38,6 @@ __all__ = [
     "TemplateError",
     "TemplateFile",
     "TemplateUsageError",
-    "backend_config_toml",
     "claude_config_toml",
     "demo_story_text",
     "guard_core",

@@ -32,7 +32,6 @@ from forgeflare.templates._guard_script import GUARD_SCRIPT_NAME, render_guard_s
 from forgeflare.trust import TrustItem, TrustStore, default_trust_file
 
 __all__ = [
-    "CLAUDE_AGENT_COMMAND",
     "GITIGNORE_LINES",
     "Action",
     "InitAction",
@@ -47,11 +46,6 @@ __all__ = [
     "plan_init",
     "template_files",
 ]
-
-CLAUDE_AGENT_COMMAND = (
-    "claude -p --output-format stream-json --verbose --dangerously-skip-permissions"
-)
-"""``[agent] command`` written by ``init --claude``: Claude Code headless, prompt on stdin."""
 
 GITIGNORE_LINES: tuple[str, ...] = RUNTIME_PATTERNS
 """What the loop writes and nobody should commit."""

@@ -22,7 +22,6 @@ from forgeflare.trust._items import loosens
 from forgeflare.trust._items import python_module_items
 from forgeflare.trust._items import referenced_files
 from forgeflare.trust._pin import TrustPin
-from forgeflare.trust._policy import TRUE_WORDS
 from forgeflare.trust._policy import TRUST_ENV
 from forgeflare.trust._policy import TrustCheck
 from forgeflare.trust._policy import TrustError
@@ -39,7 +38,6 @@ from forgeflare.trust._store import parse_records
 from forgeflare.trust._store import require_trust
 
 __all__ = [
-    "TRUE_WORDS",
     "TRUST_ENV",
     "TrustCheck",
     "TrustError",

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from forgeflare._errors import ConfigError
+from forgeflare._words import TRUE_WORDS
 
 __all__ = [
-    "TRUE_WORDS",
     "TRUST_ENV",
     "TrustCheck",
     "TrustError",
@@ -30,9 +30,6 @@ __all__ = [
 
 TRUST_ENV = "FORGEFLARE_TRUST"
 """``FORGEFLARE_TRUST=1`` trusts every project (containers, CI); the start banner says so."""
-
-TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
-"""The values of ``FORGEFLARE_TRUST`` (any case, spaces ignored) that mean "trust all"."""
 
 
 class TrustError(ConfigError):
