@@ -50,6 +50,7 @@ import importlib.metadata
 import inspect
 import math
 import re
+import sys
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -463,6 +464,18 @@ def _load(where: str, verb: str, load: Callable[[], object], empty: str) -> list
     return hooks
 
 
+def _import_without_bytecode(name: str) -> object:
+    """Import a project's module without writing its bytecode: a ``__pycache__/*.pyc`` that
+    appeared in the project would change what was trusted (``.pyc`` files are trust items),
+    and the next run would refuse the module the user trusted."""
+    before = sys.dont_write_bytecode
+    sys.dont_write_bytecode = True
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.dont_write_bytecode = before
+
+
 def load_hooks_module(name: str) -> list[Hook]:
     """Import module ``name`` (``--hooks-module``) and return the hooks it defines.
 
@@ -471,7 +484,7 @@ def load_hooks_module(name: str) -> list[Hook]:
     return _load(
         f"hooks module {name!r}",
         "import",
-        functools.partial(importlib.import_module, name),
+        functools.partial(_import_without_bytecode, name),
         "defines no hooks (use @forgeflare.hooks.hook or a HookRegistry)",
     )
 
