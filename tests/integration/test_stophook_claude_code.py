@@ -14,7 +14,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from claude_code_support import claude_env
+from claude_code_support import (
+    claude_env,
+    claude_print,
+    conversation_turns,
+    last_user_text,
+    session_of,
+)
 from mockapi_support import MockServer
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
@@ -60,67 +66,17 @@ def project_with_hook(tmp_path: Path, name: str = "p") -> Path:
 
 
 def claude(
-    claude_code: Path,
-    project: Path,
-    home: Path,
-    server: MockServer,
-    prompt: str,
-    *extra: str,
+    claude_code: Path, project: Path, home: Path, server: MockServer, prompt: str, *extra: str
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            str(claude_code),
-            "-p",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-            "--dangerously-skip-permissions",
-            *extra,
-            prompt,
-        ],
-        cwd=project,
-        # The stop-hook's wait for a lagging transcript: ample here, so a loaded machine never
-        # turns "not written yet" into "continue" (the lag path has its own tests).
-        env=claude_env(
-            home,
-            server.url,
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-            FORGEFLARE_STOPHOOK_WAIT_MS="3000",
-        ),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return claude_print(claude_code, project, home, server, *extra, prompt)
 
 
-def turns(server: MockServer) -> list[dict[str, Any]]:
-    """The conversation requests (not Claude Code's side requests), in order."""
-    return [
-        r["body"]
-        for r in server.requests()
-        if r["path"] == "/v1/messages" and isinstance(r["body"], dict) and r["body"].get("tools")
-    ]
-
-
-def last_user_text(body: dict[str, Any]) -> str:
-    content = body["messages"][-1]["content"]
-    if isinstance(content, str):
-        return content
-    return "\n".join(b.get("text", "") for b in content if isinstance(b, dict))
+turns = conversation_turns
 
 
 def state(project: Path) -> dict[str, Any] | None:
     path = project / ".forgeflare" / "loop-state.json"
     return json.loads(path.read_text()) if path.exists() else None
-
-
-def session_of(out: subprocess.CompletedProcess[str]) -> str:
-    for line in out.stdout.splitlines():
-        if line.startswith("{") and '"type":"result"' in line:
-            session: str = json.loads(line)["session_id"]
-            return session
-    raise AssertionError(f"no result line\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}")
 
 
 def test_tag_in_an_earlier_text_block_of_the_final_message_completes(
