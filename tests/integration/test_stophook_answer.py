@@ -134,3 +134,50 @@ def test_forgeflare_answer_points_to_the_stop_hook_when_only_it_waits(tmp_path: 
     assert out.stderr.count("\n") == 1, out.stderr
     assert 'forgeflare stop-hook answer "TEXT"' in out.stderr
     assert frame(tmp_path)["status"] == "blocked"  # nothing answered by mistake
+
+
+def report(project: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "forgeflare", "report", "--dir", str(project)],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+
+
+def test_the_morning_report_lists_a_question_parked_in_claude_code(tmp_path: Path) -> None:
+    """`forgeflare report` names the parked question with a command that answers it, whether
+    the project has run records or only the stop-hook's state."""
+    from forgeflare.supervisor import RunRecord
+
+    project = tmp_path / "my project"
+    project.mkdir()
+    assert cli(project, "start", "--max-iterations", "3", "--prompt", "Fix it").returncode == 0
+    assert report(project).returncode == 2  # no runs and nothing parked: the old one line
+    assert stop(project, ASKS).returncode == 0  # parked
+
+    alone = report(project)
+    assert alone.returncode == 0, alone.stderr
+    lines = alone.stdout.splitlines()
+    assert lines[0] == "What needs you"
+    assert "the Claude Code loop asks: Which API: v1 or v2? …" in lines[1]
+    command = lines[1].split("  →  ")[1]
+    assert command == f"forgeflare stop-hook answer --dir '{project}' \"…\""
+
+    run_dir = project / ".fresher" / "runs" / "20260213-193000-1a2b"
+    run_dir.mkdir(parents=True)
+    record = RunRecord(
+        run_id=run_dir.name, mode="building", project_dir=str(project),
+        started_at="2026-02-13T19:30:00Z", finished_at="2026-02-13T23:30:00Z",
+        finish_type="complete", exit_code=0,
+    )  # fmt: skip
+    (run_dir / "run.json").write_text(record.model_dump_json(), encoding="utf-8")
+    with_runs = report(project)
+    assert with_runs.returncode == 0, with_runs.stderr
+    assert with_runs.stdout.splitlines()[:2] == lines[:2]  # first, before the run's own items
+
+    answered = subprocess.run(
+        ["sh", "-c", command.replace('"…"', '"v2"').replace("forgeflare", " ".join(CMD[:-1]), 1)],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert answered.returncode == 0, answered.stderr
+    assert frame(project)["answer"] == "v2"
+    assert "Which API" not in report(project).stdout  # answered: nothing waits on you

@@ -246,3 +246,13 @@ def test_no_plan_no_task_costs_and_the_report_lines() -> None:
         "  iteration 2: 1 task checked, $3.00 each (2 iterations)",
         "  spent on iterations that finished nothing: $0.50 (1 iteration)",
     ]
+
+
+def test_a_question_parked_in_claude_code_is_answered_with_the_stop_hook() -> None:
+    from forgeflare.report import session_question
+
+    item = session_question("Postgres or SQLite?\nWhy: …", "/my project")
+    assert render_todo_lines([item]) == [
+        "the Claude Code loop asks: Postgres or SQLite? …  →  "
+        "forgeflare stop-hook answer --dir '/my project' \"…\""
+    ]

@@ -41,6 +41,7 @@ from forgeflare.report._todo import Todo
 from forgeflare.report._todo import fleet_needs_you
 from forgeflare.report._todo import needs_you
 from forgeflare.report._todo import render_todo_lines
+from forgeflare.report._todo import session_question
 from forgeflare.report._taskcost import TaskCost
 from forgeflare.report._taskcost import TaskCosts
 from forgeflare.report._taskcost import task_costs
@@ -83,6 +84,7 @@ __all__ = [
     "render_todo_lines",
     "runs_root",
     "sections",
+    "session_question",
     "skipped_line",
     "spend_by_agent",
     "state_from_run",

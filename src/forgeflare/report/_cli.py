@@ -96,13 +96,22 @@ def register(app: typer.Typer) -> None:
         html_out: Path = typer.Option(None, "--html", metavar="FILE", help="Write HTML here."),
         open_it: bool = typer.Option(False, "--open", help="Open the HTML page in a browser."),
     ) -> None:
-        from forgeflare.report._collect import collect_digest, find_run
+        from forgeflare.report._collect import collect_digest, find_run, session_todo
         from forgeflare.report._html import render_html, write_html
         from forgeflare.report._text import render_text
+        from forgeflare.report._todo import render_todo_lines
 
         if not directory.is_dir():
             raise ConfigError(f"--dir {directory}: not a directory")
-        run_dir = find_run(directory, run, os.environ, warn=_warn)
+        try:
+            run_dir = find_run(directory, run, os.environ, warn=_warn)
+        except ConfigError:
+            if run is not None or html_out is not None or not (waiting := session_todo(directory)):
+                raise
+            # A project looped only in Claude Code has no run records, but may still need you.
+            lines = render_todo_lines(waiting)
+            typer.echo("\n".join(["What needs you", *(f"  {line}" for line in lines)]))
+            return
         digest = collect_digest(directory, run_dir)
         if html_out is None and open_it:
             html_out = run_dir / "report.html"

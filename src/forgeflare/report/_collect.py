@@ -9,9 +9,18 @@ from pathlib import Path
 from forgeflare._completion import plan_tasks
 from forgeflare._errors import ConfigError
 from forgeflare.report._digest import Commit, Digest, build_digest
+from forgeflare.report._todo import Todo, session_question
 from forgeflare.supervisor import RecordError, RunRecord, list_runs, read_run, run_git, runs_root
 
-__all__ = ["collect_digest", "find_run", "list_runs", "load_run", "runs_root", "skipped_line"]
+__all__ = [
+    "collect_digest",
+    "find_run",
+    "list_runs",
+    "load_run",
+    "runs_root",
+    "session_todo",
+    "skipped_line",
+]
 
 
 def load_run(run_dir: Path) -> RunRecord:
@@ -131,10 +140,21 @@ def collect_digest(project: Path, run_dir: Path) -> Digest:
     """The digest of one run folder, with git's commits and the plan's tasks."""
     run = load_run(run_dir)
     done, still_open = _plan(project, run)
-    return build_digest(
+    digest = build_digest(
         run,
         commits=_commits(project, run),
         tasks_done=done,
         tasks_open=still_open,
         run_dir=str(run_dir),
     )
+    digest.todo[:0] = session_todo(project)
+    return digest
+
+
+def session_todo(project: Path) -> list[Todo]:
+    """The question a Claude Code loop of the project is parked on (the stop-hook's state sits
+    beside the run records, not in them), as the list's first item; empty when none is."""
+    from forgeflare.stophook import waiting_question
+
+    question = waiting_question(project)
+    return [] if question is None else [session_question(question, str(project.resolve()))]

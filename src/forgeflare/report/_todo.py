@@ -14,7 +14,14 @@ from typing import Any
 
 from forgeflare.supervisor import RunRecord
 
-__all__ = ["NOTHING", "Todo", "fleet_needs_you", "needs_you", "render_todo_lines"]
+__all__ = [
+    "NOTHING",
+    "Todo",
+    "fleet_needs_you",
+    "needs_you",
+    "render_todo_lines",
+    "session_question",
+]
 
 NOTHING = "Nothing needs you: no open question, no failed claim, stop or hook."
 """What the list says when it is empty."""
@@ -135,6 +142,18 @@ def needs_you(run: RunRecord, *, run_dir: str = "", where: str = "") -> list[Tod
             )
         )
     return out
+
+
+def session_question(question: str, project_dir: str, where: str = "") -> Todo:
+    """The item for a question a Claude Code loop (the stop-hook's) is parked on: its answer
+    goes through ``stop-hook answer``, and the session's next turn goes on with the loop."""
+    project = _q(project_dir)
+    return Todo(
+        "question",
+        f"the Claude Code loop asks: {_first_line(question)}",
+        f'forgeflare stop-hook answer --dir {project} "…"',
+        where,
+    )
 
 
 def fleet_needs_you(

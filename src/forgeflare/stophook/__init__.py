@@ -24,6 +24,7 @@ from forgeflare.stophook._claims import reviewer_refused
 from forgeflare.stophook._answer import answer_loop
 from forgeflare.stophook._answer import answer_text
 from forgeflare.stophook._answer import parked_lines
+from forgeflare.stophook._answer import waiting_question
 from forgeflare.stophook._completion import RULE
 from forgeflare.stophook._completion import completion_hint
 from forgeflare.stophook._completion import judged_text
@@ -208,5 +209,6 @@ __all__ = [
     "state_paths",
     "transition",
     "wait_seconds",
+    "waiting_question",
     "write_portable_wrapper",
 ]

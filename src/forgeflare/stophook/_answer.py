@@ -10,10 +10,11 @@ from datetime import datetime
 from pathlib import Path
 
 from forgeflare._errors import ConfigError
+from forgeflare.stophook._errors import StopHookError
 from forgeflare.stophook._machine import Corrupt, Frame, LoopRecord, record_answer
-from forgeflare.stophook._statefile import open_state
+from forgeflare.stophook._statefile import any_state, open_state
 
-__all__ = ["answer_loop", "answer_text", "parked_lines"]
+__all__ = ["answer_loop", "answer_text", "parked_lines", "waiting_question"]
 
 
 def answer_text(text: str | None, file: Path | None) -> str:
@@ -66,3 +67,21 @@ def parked_lines(frame: Frame) -> list[str]:
         "(claude --continue) goes on with the loop"
     )
     return lines
+
+
+def waiting_question(project_dir: Path) -> str | None:
+    """The question a Claude Code loop of the project is parked on and not yet answered.
+
+    ``None`` when there is no loop, it is not parked, it has its answer, or its state cannot be
+    read (``stop-hook status`` is the place that names a damaged state).
+    """
+    if not any_state(project_dir):
+        return None
+    try:
+        with open_state(project_dir) as session:
+            state = None if session is None else session.state
+    except (StopHookError, OSError, ValueError):
+        return None
+    if not isinstance(state, LoopRecord):
+        return None
+    return next((f.question for f in reversed(state.stack) if f.question and not f.answer), None)

@@ -309,20 +309,14 @@ built-in backends. Every field is optional; unknown fields are ignored.
 def _stop_hook_question(directory: Path) -> str:
     """A hint when a Claude Code loop (the stop-hook's state) waits here on a question: its
     answer goes through ``stop-hook answer``, not a run folder. Empty when none does."""
-    from forgeflare.stophook import LoopRecord, StopHookError, any_state, loop_status
+    from forgeflare.stophook import waiting_question
 
-    if not any_state(directory):
+    if waiting_question(directory) is None:
         return ""
-    try:
-        _, state = loop_status(directory)
-    except (StopHookError, OSError, ValueError):
-        return ""
-    if isinstance(state, LoopRecord) and any(f.question and not f.answer for f in state.stack):
-        return (
-            "a Claude Code loop here waits on a question: answer it with "
-            '`forgeflare stop-hook answer "TEXT"` (or /forgeflare:answer in its session)'
-        )
-    return ""
+    return (
+        "a Claude Code loop here waits on a question: answer it with "
+        '`forgeflare stop-hook answer "TEXT"` (or /forgeflare:answer in its session)'
+    )
 
 
 def _answer_args(args: list[str], file: Path | None) -> tuple[Path, str]:
