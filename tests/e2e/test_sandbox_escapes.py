@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 
 from agent_support import text_response, tool_response, tool_results
-from forgeflare.agent.tools._sandbox import SOCKETS_ENV, landlock_abi
+from forgeflare._sandbox import SOCKETS_ENV, landlock_abi
 from mockapi_support import MockServer
 from tool_support import run_tool
 

@@ -10,6 +10,7 @@ import typer
 
 from forgeflare._cliopts import PassEnv, TrustProject
 from forgeflare._errors import ConfigError
+from forgeflare._sandbox import SANDBOX_ENV
 from forgeflare._secrets import pass_env_from, scrub_environment
 from forgeflare.agent._run import (
     DEFAULT_MAX_TOKENS,
@@ -18,7 +19,6 @@ from forgeflare.agent._run import (
     prompt_source,
     run_agent,
 )
-from forgeflare.agent.tools._sandbox import SANDBOX_ENV
 from forgeflare.agent.tools._types import ALLOW_PATHS_ENV
 
 __all__ = ["register"]

@@ -22,6 +22,11 @@ from forgeflare._completion import find_question
 from forgeflare._convergence import Final, clear_convergence, convergence_path, write_final
 from forgeflare._errors import ConfigError
 from forgeflare._pricing import price_usd
+from forgeflare._sandbox import (
+    SANDBOX_ENV,
+    require_sandbox,
+    scope_abstract_sockets,
+)
 from forgeflare.agent._agent_hooks import builtin_hooks
 from forgeflare.agent._client import DEFAULT_BASE_URL, MessagesClient, checked_base_url
 from forgeflare.agent._display import AgentDisplay
@@ -33,11 +38,6 @@ from forgeflare.agent._session import SessionWriter
 from forgeflare.agent._turn import TurnLoop, TurnResult
 from forgeflare.agent.tools import tool_schemas
 from forgeflare.agent.tools._registry import TOOL_NAMES
-from forgeflare.agent.tools._sandbox import (
-    SANDBOX_ENV,
-    require_sandbox,
-    scope_abstract_sockets,
-)
 from forgeflare.hooks import (
     EXIT_CODES,
     HOOKS_RELPATH,

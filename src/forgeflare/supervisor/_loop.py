@@ -36,9 +36,9 @@ import trio
 from forgeflare._clock import format_wait, utc_timestamp
 from forgeflare._evidence import Measures
 from forgeflare._pgroup import become_subreaper, escaped_descendants, process_started
+from forgeflare._sandbox import loop_sandbox
 from forgeflare._secrets import child_environment
 from forgeflare._words import plural
-from forgeflare.agent.tools import loop_sandbox
 from forgeflare.supervisor._agentproc import StopControl
 from forgeflare.supervisor._blocked import take_answer
 from forgeflare.supervisor._checks import LoopChecks, hook_record

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from forgeflare._evidence import ClaimBy, GateRun, Measures
-from forgeflare.agent.tools import SandboxChoice
+from forgeflare._sandbox import SandboxChoice
 from forgeflare.supervisor._agentproc import StopControl
 from forgeflare.supervisor._config import LoopConfig
 from forgeflare.supervisor._display import LoopDisplay

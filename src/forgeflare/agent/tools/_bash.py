@@ -23,9 +23,9 @@ from typing import Any
 import trio
 
 from forgeflare._process import run_child
+from forgeflare._sandbox import sandbox_argv, sandbox_mode
 from forgeflare.agent.tools._guard import denied_reason
 from forgeflare.agent.tools._inputs import BashInput, parse_input
-from forgeflare.agent.tools._sandbox import sandbox_argv, sandbox_mode
 from forgeflare.agent.tools._types import ToolError, ToolOutput
 
 __all__ = [
