@@ -40,6 +40,7 @@ from forgeflare._pgroup import (
     spawned,
     term_on_parent_death,
 )
+from forgeflare._spawnhere import run_process_here
 
 __all__ = [
     "ChildResult",
@@ -279,21 +280,29 @@ class _ChildRun:
 
     async def runner(self, *, task_status: trio.TaskStatus[trio.Process]) -> None:
         try:
+            options: dict[str, Any] = {
+                "stdout": subprocess.PIPE if self.emit is not None else None,
+                "stderr": self.stderr,
+                "cwd": None if self.cwd is None else str(self.cwd),
+                "env": None if self.env is None else dict(self.env),
+                "deliver_cancel": self.deliver_cancel,
+                "process_group": 0,
+                "pass_fds": self.pass_fds,
+                "task_status": task_status,
+            }
             with self.run_scope:
-                await trio.run_process(
-                    self.argv,
-                    stdin=subprocess.DEVNULL if self.stdin is None else self.stdin,
-                    stdout=subprocess.PIPE if self.emit is not None else None,
-                    stderr=self.stderr,
-                    cwd=None if self.cwd is None else str(self.cwd),
-                    env=None if self.env is None else dict(self.env),
-                    check=False,
-                    deliver_cancel=self.deliver_cancel,
-                    process_group=0,
-                    pass_fds=self.pass_fds,
-                    task_status=task_status,
-                    preexec_fn=term_on_parent_death if self.die_with_parent else None,
-                )
+                if self.die_with_parent:
+                    # Forked from this thread: the death signal follows the thread that forks.
+                    await run_process_here(
+                        self.argv, stdin=self.stdin, preexec_fn=term_on_parent_death, **options
+                    )
+                else:
+                    await trio.run_process(
+                        self.argv,
+                        stdin=subprocess.DEVNULL if self.stdin is None else self.stdin,
+                        check=False,
+                        **options,
+                    )
         finally:
             self.watch_scope.cancel()
             self.leader_done.set()

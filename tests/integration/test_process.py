@@ -317,3 +317,23 @@ def test_end_popen_reaps_a_child_that_exited() -> None:
         time.sleep(0.01)
     end_popen(proc, grace=5)
     assert proc.returncode == 0
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux")
+async def test_a_child_that_dies_with_us_outlives_an_idle_worker_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The death signal follows the thread that forked the child. trio ends an idle worker
+    thread after 10 s (shortened here): a child forked in one got SIGTERM mid-run."""
+    import trio._core._thread_cache as thread_cache
+
+    monkeypatch.setattr(thread_cache, "IDLE_TIMEOUT", 0.05)
+    out: list[bytes] = []
+    done = await run_child(
+        [PY, "-c", "import sys, time; time.sleep(1); print(sys.stdin.read())"],
+        stdin=b"the prompt",
+        on_output=out.append,
+        die_with_parent=True,
+    )
+    assert done.returncode == 0, done  # was -15: SIGTERM once the forking thread ended
+    assert b"".join(out) == b"the prompt\n"
