@@ -70,6 +70,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         from forgeflare.stophook._entry import run_stop_hook_process
 
         sys.exit(run_stop_hook_process())
+    if argv is None and args:  # the process's own command line: a test calling main() is not
+        from forgeflare._keychannel import hide_secrets
+
+        try:
+            hide_secrets(args)  # before typer is imported: a re-executed start pays for it once
+        except ForgeflareError as exc:
+            _say(exc)
+            sys.exit(exc.exit_code)
     from forgeflare._app import app
 
     if not args:
@@ -79,10 +87,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(2)
     clicks = _click_exceptions()
     try:
-        if argv is None:  # the process's own command line: a test calling main() is not
-            from forgeflare._keychannel import hide_secrets
-
-            hide_secrets(args)
         # args=None keeps click's own reading of sys.argv (and its program name). Not in
         # standalone mode: a usage error is ours to word (one line), not a rich box.
         code = app(args=None if argv is None else args, standalone_mode=False)

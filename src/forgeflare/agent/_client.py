@@ -15,11 +15,11 @@ from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import Any
 
-import httpx
 import trio
 
 from forgeflare._damaged import loads
 from forgeflare._errors import ConfigError
+from forgeflare._httpx import httpx
 from forgeflare.agent._errors import (
     APIConnectionError,
     APIError,
