@@ -17,8 +17,8 @@ from typing import Any
 
 import trio
 
+from forgeflare._apiurl import DEFAULT_BASE_URL, checked_base_url, resolve_base_url
 from forgeflare._damaged import loads
-from forgeflare._errors import ConfigError
 from forgeflare._httpx import httpx
 from forgeflare.agent._errors import (
     APIConnectionError,
@@ -42,52 +42,10 @@ __all__ = [
     "status_error",
 ]
 
-DEFAULT_BASE_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
 # An error body is kept for the error object, but only this much of it goes in the message.
 _MESSAGE_BODY_CHARS = 200
 _MAX_ERROR_BODY = 64 * 1024
-
-
-def resolve_base_url(flag: str | None, env: Mapping[str, str]) -> str:
-    """The API base URL: ``--api-url``, ``ANTHROPIC_API_URL``, ``ANTHROPIC_BASE_URL``, default.
-
-    Trailing ``/`` are stripped so paths join cleanly; values left empty count as unset.
-    """
-    for candidate in (flag, env.get("ANTHROPIC_API_URL"), env.get("ANTHROPIC_BASE_URL")):
-        url = (candidate or "").strip().rstrip("/")
-        if url:
-            return url
-    return DEFAULT_BASE_URL
-
-
-def checked_base_url(flag: str | None, env: Mapping[str, str]) -> str:
-    """:func:`resolve_base_url`, refusing a value that is no http(s) URL with a host.
-
-    Raises :class:`ConfigError` (exit 2) naming where the value came from, so ``notaurl`` is
-    a usage error before anything starts, not a failed request later.
-    """
-    sources = (
-        ("--api-url", flag),
-        ("ANTHROPIC_API_URL", env.get("ANTHROPIC_API_URL")),
-        ("ANTHROPIC_BASE_URL", env.get("ANTHROPIC_BASE_URL")),
-    )
-    for name, candidate in sources:
-        url = (candidate or "").strip().rstrip("/")
-        if not url:
-            continue
-        try:
-            parsed = httpx.URL(url)
-            ok = parsed.scheme in ("http", "https") and bool(parsed.host)
-        except (httpx.InvalidURL, TypeError, ValueError):
-            ok = False
-        if not ok:
-            shown = f"{name} {url}" if name.startswith("--") else f"{name}={url}"
-            raise ConfigError(
-                f"{shown}: not an http(s) URL (like http://127.0.0.1:8080 or {DEFAULT_BASE_URL})"
-            )
-        return url
-    return DEFAULT_BASE_URL
 
 
 _RESET_HEADERS = (

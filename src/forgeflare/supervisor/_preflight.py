@@ -181,7 +181,7 @@ def preflight(
     if modules:
         _check_hooks_modules(project, modules, env, config.hooks.timeout)
     if backend.name == "forgeflare":
-        from forgeflare.agent import checked_base_url
+        from forgeflare._apiurl import checked_base_url
 
         checked_base_url(None, env)
     backend.preflight(project, argv, env)
