@@ -24,11 +24,11 @@ import trio
 __all__ = ["run_process_here"]
 
 
-def _create(popen: subprocess.Popen[bytes], stdin: Any, stdout: Any) -> trio.Process:
+def _create(popen: subprocess.Popen[bytes], stdout: trio.lowlevel.FdStream | None) -> trio.Process:
     # trio.Process has no public constructor; ``_create`` is how trio itself builds one (and
-    # how its wait() gets a pidfd on Linux).
+    # how its wait() gets a pidfd on Linux). Its stdin is fed here, not through it.
     create: Callable[..., trio.Process] = trio.Process._create
-    return create(popen, stdin, stdout, None)
+    return create(popen, None, stdout, None)
 
 
 async def run_process_here(
@@ -67,7 +67,7 @@ async def run_process_here(
         for fd in close_after:
             with contextlib.suppress(OSError):
                 os.close(fd)
-    proc = _create(popen, None, stdout_stream)
+    proc = _create(popen, stdout_stream)
 
     async def feed(stream: trio.lowlevel.FdStream, data: bytes) -> None:
         async with stream:
@@ -76,8 +76,8 @@ async def run_process_here(
 
     async with trio.open_nursery() as nursery:
         try:
-            if stdin_stream is not None and stdin is not None:
-                nursery.start_soon(feed, stdin_stream, stdin)
+            if stdin_stream is not None:
+                nursery.start_soon(feed, stdin_stream, stdin or b"")
             task_status.started(proc)
             await proc.wait()
         except BaseException:

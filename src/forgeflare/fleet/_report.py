@@ -14,7 +14,7 @@ from pathlib import Path
 from forgeflare._errors import ConfigError
 from forgeflare._units import format_cost
 from forgeflare.fleet._state import FleetRecord, LoopRecord
-from forgeflare.report import Todo, fleet_needs_you, render_todo_lines, todo_html
+from forgeflare.report import Todo, fleet_needs_you, todo_html, todo_section
 from forgeflare.supervisor import RunRecord
 
 __all__ = ["fleet_report_html", "fleet_report_text", "fleet_todo", "loop_report_text"]
@@ -90,7 +90,7 @@ def _loop_line(loop: LoopRecord) -> str:
 
 def fleet_report_text(record: FleetRecord, budget: float | None = None) -> str:
     """The whole fleet in text: what needs you, the head, then each loop's report page."""
-    out = ["What needs you", *(f"  {line}" for line in render_todo_lines(fleet_todo(record)))]
+    out = todo_section(fleet_todo(record))
     out += ["", *_head(record, budget)]
     for loop in record.loops:
         out += ["", f"== {loop.name} ({loop.branch}) ==", _loop_line(loop)]

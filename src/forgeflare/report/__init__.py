@@ -42,6 +42,7 @@ from forgeflare.report._todo import fleet_needs_you
 from forgeflare.report._todo import needs_you
 from forgeflare.report._todo import render_todo_lines
 from forgeflare.report._todo import session_question
+from forgeflare.report._todo import todo_section
 from forgeflare.report._taskcost import TaskCost
 from forgeflare.report._taskcost import TaskCosts
 from forgeflare.report._taskcost import task_costs
@@ -92,6 +93,7 @@ __all__ = [
     "task_cost_lines",
     "task_costs",
     "todo_html",
+    "todo_section",
     "watch",
     "write_html",
 ]

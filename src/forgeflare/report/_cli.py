@@ -99,18 +99,18 @@ def register(app: typer.Typer) -> None:
         from forgeflare.report._collect import collect_digest, find_run, session_todo
         from forgeflare.report._html import render_html, write_html
         from forgeflare.report._text import render_text
-        from forgeflare.report._todo import render_todo_lines
+        from forgeflare.report._todo import Todo, todo_section
 
         if not directory.is_dir():
             raise ConfigError(f"--dir {directory}: not a directory")
         try:
             run_dir = find_run(directory, run, os.environ, warn=_warn)
         except ConfigError:
-            if run is not None or html_out is not None or not (waiting := session_todo(directory)):
-                raise
             # A project looped only in Claude Code has no run records, but may still need you.
-            lines = render_todo_lines(waiting)
-            typer.echo("\n".join(["What needs you", *(f"  {line}" for line in lines)]))
+            waiting: list[Todo] = session_todo(directory) if run is None and not html_out else []
+            if not waiting:
+                raise
+            typer.echo("\n".join(todo_section(waiting)))
             return
         digest = collect_digest(directory, run_dir)
         if html_out is None and open_it:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from forgeflare._units import format_cost, format_duration, format_tokens
 from forgeflare._words import plural
 from forgeflare.report._digest import Digest, RunSummary
-from forgeflare.report._todo import render_todo_lines
+from forgeflare.report._todo import todo_section
 
 __all__ = [
     "Section",
@@ -137,7 +137,7 @@ def sections(d: Digest) -> list[Section]:
 def render_text(d: Digest) -> str:
     """``forgeflare report``: the night in one page of text."""
     s = d.summary
-    out = ["What needs you", *(f"  {line}" for line in render_todo_lines(d.todo)), ""]
+    out = [*todo_section(d.todo), ""]
     out += [
         f"run {s.run_id}  started {s.started_at}  {format_duration(s.duration)}",
         f"{s.reason}",

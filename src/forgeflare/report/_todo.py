@@ -21,6 +21,7 @@ __all__ = [
     "needs_you",
     "render_todo_lines",
     "session_question",
+    "todo_section",
 ]
 
 NOTHING = "Nothing needs you: no open question, no failed claim, stop or hook."
@@ -201,3 +202,8 @@ def render_todo_lines(items: Sequence[Todo]) -> list[str]:
         (f"[{item.where}] " if item.where else "") + f"{item.what}  →  {item.command}"
         for item in items
     ]
+
+
+def todo_section(items: Sequence[Todo]) -> list[str]:
+    """The list under its heading, each line indented, as the text reports open."""
+    return ["What needs you", *(f"  {line}" for line in render_todo_lines(items))]
