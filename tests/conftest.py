@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
 from claude_code_support import require_claude_code
 from mockapi_support import MockServer, start_mock_server
@@ -36,9 +36,22 @@ atexit.register(shutil.rmtree, os.environ["XDG_STATE_HOME"], True)
 
 
 # Property and fuzz tests: a fixed seed in CI (a failure there reproduces), a random one locally
-# (each run explores new inputs). CI systems set CI; `.ci/run` sets it too.
-settings.register_profile("ci", derandomize=True, print_blob=True)
-settings.register_profile("dev")
+# (each run explores new inputs). CI systems set CI; `.ci/run` sets it too. Neither profile has a
+# deadline or the "slow generation" health checks: on a busy machine (both cores taken by other
+# work) generation and each example take several times longer, and that is not a bug.
+SLOW_MACHINE_CHECKS = (
+    HealthCheck.too_slow,
+    HealthCheck.data_too_large,
+    HealthCheck.large_base_example,
+)
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    print_blob=True,
+    deadline=None,
+    suppress_health_check=SLOW_MACHINE_CHECKS,
+)
+settings.register_profile("dev", deadline=None, suppress_health_check=SLOW_MACHINE_CHECKS)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 

@@ -129,7 +129,9 @@ def final_texts(turns: list[list[Message]]) -> list[str]:
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(transcripts())
 def test_final_message_is_the_last_turns_last_message_all_text_blocks(
@@ -146,7 +148,9 @@ def test_final_message_is_the_last_turns_last_message_all_text_blocks(
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(transcripts(), st.data())
 def test_the_rule_holds_also_when_the_transcript_lags(

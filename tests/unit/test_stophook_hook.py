@@ -179,7 +179,10 @@ payloads = st.one_of(
 )
 
 
-@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(payloads, st.integers(0, 6))
 def test_hook_never_raises(tmp_path: Path, payload: str, iteration: int) -> None:
     state(tmp_path, iter=iteration)
