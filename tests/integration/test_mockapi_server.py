@@ -348,7 +348,7 @@ async def _raw_exchange(port: int, data: bytes, *, until: bytes, count: int) -> 
     async with stream:
         await stream.send_all(data)
         received = b""
-        with trio.fail_after(10):
+        with trio.fail_after(60):
             while received.count(until) < count:
                 chunk = await stream.receive_some(65536)
                 assert chunk, received
@@ -377,7 +377,7 @@ async def test_in_process_pipelining_and_expect_continue() -> None:
         stream = await trio.open_tcp_stream("127.0.0.1", port)
         async with stream:
             await stream.send_all(head + b"expect: 100-continue\r\n\r\n")
-            with trio.fail_after(10):
+            with trio.fail_after(60):
                 interim = await stream.receive_some(65536)
                 assert interim.startswith(b"HTTP/1.1 100 ")
                 await stream.send_all(body)

@@ -327,11 +327,11 @@ async def test_second_stop_request_kills_at_once(project: Project) -> None:
         result.append(await project.arun("--agent-cmd", cmd, env=env, stop=stop))
 
     async def poll(path: Path) -> None:
-        with trio.fail_after(20):
+        with trio.fail_after(120):
             while not await trio.Path(path).exists():
                 await trio.sleep(0.02)
 
-    with trio.fail_after(30):
+    with trio.fail_after(150):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(loop)
             await poll(project.dir / "ready")

@@ -71,7 +71,7 @@ def forgeflare(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def wait_for(predicate: Callable[[], bool], *, timeout: float = 20.0) -> None:
+def wait_for(predicate: Callable[[], bool], *, timeout: float = 120.0) -> None:
     """Bounded polling (not a synchronising sleep: it re-checks a condition)."""
     deadline = time.monotonic() + timeout
     while not predicate():
