@@ -35,6 +35,7 @@ import pytest
 from agent_support import text_response, tool_response, tool_results
 from forgeflare._sandbox import SOCKETS_ENV, landlock_abi
 from mockapi_support import MockServer
+from platform_support import readable_forgeflare_path
 from tool_support import run_tool
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
@@ -235,6 +236,7 @@ def test_no_escape_gets_out(user: str, scratch: Scratch, mock_api: MockAPI) -> N
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "FRESHER_"))}
     env.update(scratch.env())
     env.update(ANTHROPIC_API_URL=server.url, ANTHROPIC_API_KEY="test-key", NO_COLOR="1")
+    env.update(readable_forgeflare_path(prefix, scratch.root / "site"))
     # The network on, as in a loop: what must stay out has to without a namespace of its own.
     argv = [*prefix, sys.executable, "-m", "forgeflare", "run", "--sandbox-network", "go"]
     try:
