@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test test-fast lint check pytest demo bench dist clean claude-code codex
+.PHONY: venv test test-fast lint check pytest docs demo bench dist clean claude-code codex
 
 # The pinned Claude Code the integration tests drive (npm, into a cache folder of this repo).
 CLAUDE_CODE_VERSION := 2.1.197
@@ -38,7 +38,14 @@ pytest: $(STAMP)
 	-$(MAKE) --no-print-directory codex
 	$(BIN)/pytest $(PYTEST_WORKERS)
 
-test: lint pytest
+test: lint docs pytest
+
+# The documentation site (mkdocs.yml, docs/) into site/: strict, so a broken link or anchor, or
+# a page left out of the navigation, fails. The reference pages are generated from the code
+# while it builds (docs/_hooks/reference.py). NO_MKDOCS_2_WARNING: Material's banner about its
+# successor, printed on every build, is not ours to act on.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
 
 # The fast tier: everything but the end-to-end tests and the real Claude Code/Codex runs
 # (tests/conftest.py marks those `slow`).
@@ -81,4 +88,4 @@ $(CODEX):
 		@openai/codex@$(CODEX_VERSION)
 
 clean:
-	rm -rf $(VENV) build dist src/*.egg-info
+	rm -rf $(VENV) build dist site src/*.egg-info
