@@ -118,9 +118,10 @@ def loop_config_table() -> str:
     """The keys of ``.fresher/config.toml`` as a Markdown table, and a profile's keys."""
     lines = ["| key | variable | default | meaning |", "|---|---|---|---|"]
     for key, variable, default, meaning in loop_config_rows():
-        var = f"`{variable}`" if variable else ""
-        dflt = f"`{default}`" if default else ""
-        lines.append(f"| `{key}` | {var} | {dflt} | {meaning} |")
+        # An empty cell is "| |": tests/unit/test_documented_settings_table.py reads rows so.
+        var = f"`{variable}` " if variable else ""
+        dflt = f"`{default}` " if default else ""
+        lines.append(f"| `{key}` | {var}| {dflt}| {meaning} |")
     lines += ["", "The keys of one profile, `[agent.profiles.NAME]`:", ""]
     lines += _model_table(AgentProfile, "")
     return "\n".join(lines) + "\n"
