@@ -52,12 +52,14 @@ docs: $(STAMP)
 test-fast: $(STAMP)
 	$(BIN)/pytest $(PYTEST_WORKERS) -m "not slow"
 
-# The offline demo needs forgeflare alone: a venv with `pip install -e .` (seconds), not the
-# dev toolchain; a venv `make venv` built already serves too.
+# The offline demo needs forgeflare alone: a venv with `pip install -e .` (about a minute on a
+# fresh clone, said before it starts), not the dev toolchain; a venv `make venv` built already
+# serves too.
 DEMO_STAMP := $(VENV)/.installed-demo
 
 $(DEMO_STAMP): pyproject.toml
 	test -f $(STAMP) -a $(STAMP) -nt pyproject.toml || { \
+		echo "make demo: building $(VENV) with forgeflare alone (once; about a minute)" && \
 		$(PYTHON) -m venv $(VENV) && $(BIN)/python -m pip install --quiet -e . ; }
 	touch $(DEMO_STAMP)
 
