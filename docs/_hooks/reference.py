@@ -31,8 +31,8 @@ from forgeflare.supervisor._config import (
 
 MARKER = re.compile(r"^<!-- generated: ([\w-]+) -->$", re.MULTILINE)
 
-HELP_ENV = {"COLUMNS": "100", "NO_COLOR": "1", "TERM": "dumb"}
-"""The terminal the help is rendered for: 100 columns, no colour."""
+HELP_ENV = {"COLUMNS": "88", "NO_COLOR": "1", "TERM": "dumb"}
+"""The terminal the help is rendered for: 88 columns (the width of a page's text), no colour."""
 
 
 _CODE = re.compile(r"(`+)(.+?)\1")
