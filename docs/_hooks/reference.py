@@ -22,6 +22,7 @@ from typer.testing import CliRunner
 
 from forgeflare._app import app
 from forgeflare.fleet._config import FleetLoop, FleetSettings
+from forgeflare.hooks._config import HookConfig
 from forgeflare.supervisor._config import (
     AgentProfile,
     LoopConfig,
@@ -150,10 +151,16 @@ def fleet_config_table() -> str:
     return "\n".join(lines) + "\n"
 
 
+def hooks_config_table() -> str:
+    """The keys of one ``[[hooks]]`` entry of ``.forgeflare/hooks.toml``."""
+    return "\n".join(_model_table(HookConfig, "")) + "\n"
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
     "cli": cli_reference,
     "loop-config": loop_config_table,
     "fleet-config": fleet_config_table,
+    "hooks-config": hooks_config_table,
 }
 
 

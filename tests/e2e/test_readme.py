@@ -46,7 +46,7 @@ from docs_support import DOCS, README, REPO, docs_text, nav_pages, reference
 from forgeflare._app import app
 from forgeflare._convergence import ConvergenceState
 from forgeflare.hooks import EXIT_CODES, ExitReason
-from forgeflare.hooks._config import parse_hooks_text
+from forgeflare.hooks._config import HookConfig, parse_hooks_text
 from forgeflare.hooks._protocol import (
     ProcessOutcome,
     interpret_guard,
@@ -361,6 +361,9 @@ def test_config_reference_lists_every_key() -> None:
         assert f"| `[fleet] {key}` |" in fleet
     for key in ("name", "repo", "prompt", "backend", "agent_command"):
         assert f"| `[[loop]] {key}` |" in fleet
+    hooks = reference().hooks_config_table()
+    assert [line.split("`")[1] for line in hooks.splitlines()[2:]] == list(HookConfig.model_fields)
+    assert "<!-- generated: hooks-config -->" in (DOCS / "hooks.md").read_text(encoding="utf-8")
 
 
 def test_command_reference_has_every_commands_help() -> None:
