@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test test-fast lint check pytest demo bench dist clean claude-code codex
+.PHONY: venv test test-fast lint check pytest docs demo bench dist clean claude-code codex
 
 # The pinned Claude Code the integration tests drive (npm, into a cache folder of this repo).
 CLAUDE_CODE_VERSION := 2.1.197
@@ -38,19 +38,28 @@ pytest: $(STAMP)
 	-$(MAKE) --no-print-directory codex
 	$(BIN)/pytest $(PYTEST_WORKERS)
 
-test: lint pytest
+test: lint docs pytest
+
+# The documentation site (mkdocs.yml, docs/) into site/: strict, so a broken link or anchor, or
+# a page left out of the navigation, fails. The reference pages are generated from the code
+# while it builds (docs/_hooks/reference.py). NO_MKDOCS_2_WARNING: Material's banner about its
+# successor, printed on every build, is not ours to act on.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
 
 # The fast tier: everything but the end-to-end tests and the real Claude Code/Codex runs
 # (tests/conftest.py marks those `slow`).
 test-fast: $(STAMP)
 	$(BIN)/pytest $(PYTEST_WORKERS) -m "not slow"
 
-# The offline demo needs forgeflare alone: a venv with `pip install -e .` (seconds), not the
-# dev toolchain; a venv `make venv` built already serves too.
+# The offline demo needs forgeflare alone: a venv with `pip install -e .` (about a minute on a
+# fresh clone, said before it starts), not the dev toolchain; a venv `make venv` built already
+# serves too.
 DEMO_STAMP := $(VENV)/.installed-demo
 
 $(DEMO_STAMP): pyproject.toml
 	test -f $(STAMP) -a $(STAMP) -nt pyproject.toml || { \
+		echo "make demo: building $(VENV) with forgeflare alone (once; about a minute)" && \
 		$(PYTHON) -m venv $(VENV) && $(BIN)/python -m pip install --quiet -e . ; }
 	touch $(DEMO_STAMP)
 
@@ -81,4 +90,4 @@ $(CODEX):
 		@openai/codex@$(CODEX_VERSION)
 
 clean:
-	rm -rf $(VENV) build dist src/*.egg-info
+	rm -rf $(VENV) build dist site src/*.egg-info

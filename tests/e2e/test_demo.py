@@ -84,6 +84,20 @@ def test_demo_runs_a_complete_loop_offline(tmp_path: Path) -> None:
 
     # The agent's work is real: the plan is done and the code passes its own tests.
     assert "- [ ]" not in (project / "IMPLEMENTATION_PLAN.md").read_text()
+
+    # The project is a git repository: no warning that commits cannot be counted, and the
+    # agent's commit of each task is counted and in the history after the demo's first one.
+    assert "not a git repository" not in out + done.stderr
+    assert run["totals"]["commits"] == 2
+    assert "commits          2" in out
+    log = subprocess.run(
+        ["git", "log", "--format=%s"], cwd=project, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert log == [
+        "calc: mul() with its test; plan: mul() done",
+        "calc: add() with its test; plan: add() done",
+        "The demo project: a spec and a two-task plan",
+    ]
     tests = subprocess.run(
         [sys.executable, "-m", "unittest", "-q"],
         cwd=project,

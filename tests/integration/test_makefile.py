@@ -30,6 +30,15 @@ def test_make_demo_installs_forgeflare_alone_not_the_dev_toolchain(tmp_path: Pat
     assert "pip install --quiet -e . " in demo
     assert ".[dev]" not in demo
     assert f"{tmp_path / 'venv'}/bin/forgeflare demo" in demo
+    # A fresh clone builds the venv first: said before it starts, with how long it takes.
+    assert "building" in demo
+    assert "about a minute" in demo
+
+
+def test_make_test_builds_the_docs_strictly(tmp_path: Path) -> None:
+    test = planned("test", tmp_path / "venv")
+    assert f"{tmp_path / 'venv'}/bin/mkdocs build --strict" in test
+    assert "--site-dir site" in test
     assert "'.[dev]'" in planned("pytest", tmp_path / "venv")  # the tests keep the full venv
 
 

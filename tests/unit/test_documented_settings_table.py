@@ -1,9 +1,9 @@
-"""Every setting the README documents has a test that sets it and sees what it changes.
+"""Every setting the docs document has a test that sets it and sees what it changes.
 
-The README's configuration table (``| `[section] key` | `FRESHER_...` | default | meaning |``)
-lists each key ``tests/e2e/test_readme.py`` ties to the config model; here each key is tied to
-one behaviour test (a parse check does not count) that ``make test-fast`` runs too. A new
-setting without one fails this test:
+The configuration table of the docs (``| `[section] key` | `FRESHER_...` | default | meaning |``,
+generated from the config model by ``docs/_hooks/reference.py`` when the site is built) lists
+each key of the model; here each key is tied to one behaviour test (a parse check does not
+count) that ``make test-fast`` runs too. A new setting without one fails this test:
 write the test (``tests/integration/test_documented_settings.py`` is the place for a small
 one), then name it below.
 """
@@ -15,10 +15,16 @@ import re
 from functools import cache
 from pathlib import Path
 
+from docs_support import reference
 from forgeflare.supervisor._config import env_name
 
 ROOT = Path(__file__).resolve().parents[2]
-README = ROOT / "README.md"
+
+
+def documented_table() -> str:
+    """The configuration table as the docs site shows it."""
+    return str(reference().loop_config_table())
+
 
 _LOOP = "tests/integration/test_supervisor_loop.py"
 _OURS = "tests/integration/test_documented_settings.py"
@@ -90,7 +96,7 @@ _ROW = re.compile(r"^\| `(\[[\w.]+\](?: \w+)?)` \| (?:`FRESHER_\w+` )?\|", re.MU
 
 
 def documented_settings(text: str) -> list[str]:
-    """The keys of the README's configuration table, in its order (``[agent.profiles.NAME]``
+    """The keys of the docs' configuration table, in its order (``[agent.profiles.NAME]``
     too: a row without a variable)."""
     return _ROW.findall(text)
 
@@ -121,13 +127,13 @@ def spellings(key: str) -> set[str]:
 
 
 def test_the_table_is_read() -> None:
-    keys = documented_settings(README.read_text(encoding="utf-8"))
+    keys = documented_settings(documented_table())
     assert len(keys) == len(set(keys)) >= 45
     assert {"[fresher] mode", "[agent.profiles.NAME]", "[security] sockets"} <= set(keys)
 
 
 def test_every_documented_setting_has_a_behaviour_test() -> None:
-    keys = documented_settings(README.read_text(encoding="utf-8"))
+    keys = documented_settings(documented_table())
     missing = [key for key in keys if key not in BEHAVIOUR_TESTS]
     assert missing == [], f"documented settings without a behaviour test: {missing}"
     gone = sorted(set(BEHAVIOUR_TESTS) - set(keys))

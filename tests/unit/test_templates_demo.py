@@ -16,7 +16,7 @@ RUN = RunRecord.model_validate(
         "started_at": "2026-01-01T00:00:00Z",
         "finish_type": "complete",
         "exit_code": 0,
-        "totals": {"iterations": 2},
+        "totals": {"iterations": 2, "commits": 2},
         "iterations": [
             {"number": 1, "observations": []},
             {
@@ -59,7 +59,7 @@ def test_summary_reads_every_record() -> None:
         ),
     )
     assert s.complete
-    assert (s.finish_type, s.exit_code, s.iterations) == ("complete", 0, 2)
+    assert (s.finish_type, s.exit_code, s.iterations, s.commits) == ("complete", 0, 2, 2)
     assert s.tool_calls == 3
     assert s.tools == {"Bash": 2, "Read": 1}
     assert s.blocked == ["Bash rm -rf build (blocked by guard: destructive)"]
@@ -95,6 +95,8 @@ def test_story_is_a_valid_mock_script_using_all_five_tools() -> None:
         if block["type"] == "tool_use" and block["name"] == "Bash"
     ]
     assert "rm -rf build" in commands
+    # The demo project is a git repository: the agent commits each task it checks off.
+    assert sum("git commit" in command for command in commands) == 2
 
 
 def test_seed_plan_has_two_open_tasks() -> None:

@@ -1,7 +1,8 @@
 """``forgeflare demo``: a whole Ralph loop offline, on ``forgeflare mock-api``.
 
 In a fresh project (a new temporary directory, or ``--dir``): the demo's seed files (a spec,
-a two-task plan, a stale ``build/``), then ``init`` in-process, then ``forgeflare mock-api``
+a two-task plan, a stale ``build/``), then ``init`` in-process, then a git repository with a
+first commit (the loop counts the commits the story's agent makes), then ``forgeflare mock-api``
 as a subprocess with the scripted story (``templates/demo/story.json``; its responses are
 consumed in order across the agent processes of every iteration), then ``forgeflare loop
 --mode building`` as a subprocess against it, then the mock is stopped.
@@ -25,6 +26,7 @@ from importlib import resources
 from pathlib import Path
 
 from forgeflare._errors import ForgeflareError
+from forgeflare._git import run_git
 from forgeflare._jsonl import json_objects
 from forgeflare.mockapi import start_mock_api, stop_mock_api
 from forgeflare.supervisor import RunRecord, newest_run, runs_root
@@ -71,6 +73,7 @@ class DemoSummary:
     finish_type: str | None = None
     exit_code: int | None = None
     iterations: int = 0
+    commits: int = 0
     tool_calls: int = 0
     tools: dict[str, int] = field(default_factory=dict)
     blocked: list[str] = field(default_factory=list)
@@ -106,6 +109,7 @@ def summarize(
         summary.finish_type = run.finish_type
         summary.exit_code = run.exit_code
         summary.iterations = run.totals.iterations
+        summary.commits = run.totals.commits
         for it in run.iterations:
             for obs in it.observations:
                 reason = f": {obs['reason']}" if obs.get("reason") else ""
@@ -150,6 +154,7 @@ def _render(summary: DemoSummary, *, project: Path, run_dir: Path | None) -> lis
         "── forgeflare demo: summary ──────────────────────────────────────────────",
         f"finish type      {summary.finish_type or 'unknown'} (exit {summary.exit_code})",
         f"iterations       {summary.iterations}",
+        f"commits          {summary.commits}",
         f"tool calls       {summary.tool_calls}" + (f" ({tools})" if tools else ""),
         f"blocked          {len(summary.blocked)}",
         *(f"                   {b}" for b in summary.blocked),
@@ -209,6 +214,26 @@ def _prepare(project: Path) -> None:
         raise TemplateError(f"{project}: cannot write the demo project: {exc}") from exc
 
 
+_DEMO_IDENTITY = {"user.name": "forgeflare demo", "user.email": "demo@forgeflare.invalid"}
+"""The demo repository's own committer: the agent commits with it, whatever git knows of you."""
+
+
+def _make_repository(project: Path) -> str | None:
+    """The project as a git repository with everything so far in a first commit; ``None``,
+    or why not (no git: the loop then says it cannot count commits, and the demo goes on)."""
+    steps = [
+        ("init", "-q"),
+        *(("config", key, value) for key, value in _DEMO_IDENTITY.items()),
+        ("add", "-A"),
+        ("commit", "-q", "-m", "The demo project: a spec and a two-task plan"),
+    ]
+    for args in steps:
+        done = run_git(project, *args)
+        if not done.ok:
+            return (done.stderr.strip().splitlines() or [f"git {args[0]} failed"])[-1]
+    return None
+
+
 def _write_report(project: Path, run_dir: Path | None) -> Path | None:
     """The run's self-contained HTML report beside its records (what `forgeflare report
     --html` writes); ``None`` when it cannot be written."""
@@ -247,6 +272,10 @@ def run_demo(
     echo("$ forgeflare init")
     for line in init_project(project).lines():
         echo(line)
+    echo("")
+    echo("$ git init && git add -A && git commit   (the loop counts the agent's commits)")
+    problem = _make_repository(project)
+    echo(f"no git repository: {problem}" if problem else "committed the demo project")
     with tempfile.TemporaryDirectory(prefix="forgeflare-demo-mock-") as tmp:
         scratch = Path(tmp)
         story = scratch / "story.json"
