@@ -9,7 +9,9 @@ import pytest
 
 from forgeflare.report import (
     NOTHING,
+    RunFacts,
     build_digest,
+    checkpoint_failures,
     fleet_needs_you,
     needs_you,
     render_text,
@@ -193,7 +195,8 @@ def test_fleet_lists_questions_and_branches_not_landed() -> None:
     items = fleet_needs_you(loops, runs)
     assert [(i.where, i.kind) for i in items] == [("db", "question"), ("ui", "landing")]
     assert items[1].what == "branch fleet/ui not landed (conflict): merge conflict in app.css"
-    assert items[1].command == "git -C /w/ui switch fleet/ui"
+    # Not `git switch` to the branch its worktree already has: the landing is retried.
+    assert items[1].command == "forgeflare fleet land FLEET.toml ui"
     assert render_todo_lines(items)[0].startswith("[db] the agent asks: Which DB?")
 
 
@@ -256,3 +259,91 @@ def test_a_question_parked_in_claude_code_is_answered_with_the_stop_hook() -> No
         "the Claude Code loop asks: Postgres or SQLite? …  →  "
         "forgeflare stop-hook answer --dir '/my project' \"…\""
     ]
+
+
+def commands(items: list[Any]) -> list[tuple[str, str, str]]:
+    return [(i.kind, i.what, i.command) for i in items]
+
+
+def test_a_dead_run_needs_you_and_a_live_one_does_not() -> None:
+    killed = run({"outcome": "ok"}, {"outcome": "ok"}, finished_at=None, finish_type=None)
+    assert commands(needs_you(killed, alive=False)) == [
+        (
+            "dead",
+            "the loop died mid-run (its supervisor is gone; 2 iteration(s) recorded)",
+            "forgeflare loop --resume --dir /p",
+        )
+    ]
+    assert needs_you(killed, alive=True) == []
+    assert needs_you(killed, alive=None) == []  # not known: not said
+    digest = build_digest(killed, facts=RunFacts(alive=False))
+    text = render_text(digest)
+    assert NOTHING not in text
+    assert "still running" not in text
+    assert "dead — forgeflare loop --resume" in text
+
+
+def test_undelivered_work_failed_commits_and_a_dirty_tree() -> None:
+    undelivered = run(
+        {"outcome": "ok"},
+        finish_type="undelivered",
+        finish_reason="the work could not be committed: index.lock held by pid 7",
+    )
+    assert commands(needs_you(undelivered, dirty=("a.py",))) == [
+        (
+            "undelivered",
+            "the work is not committed: the work could not be committed: index.lock held by pid 7",
+            "git -C /p status",
+        )
+    ]
+    dirty = needs_you(run({"outcome": "ok"}), dirty=("a.py", "b.py", "c.py", "d.py"))
+    assert commands(dirty) == [
+        (
+            "dirty",
+            "uncommitted changes in 4 file(s) after the run: a.py, b.py, c.py …",
+            "git -C /p status",
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    ("checkpoint", "why"),
+    [
+        ({"sha": "abc1234"}, None),
+        ({"skipped": "not a git repository"}, None),
+        ({"skipped": "nothing to commit"}, None),
+        ({"skipped": "lock held by pid 12"}, "lock held by pid 12"),
+        ({"skipped": "detached HEAD"}, "detached HEAD"),
+        ({"error": "fatal: cannot lock ref"}, "fatal: cannot lock ref"),
+        (None, None),
+        ("junk", None),
+    ],
+)
+def test_checkpoint_failures_table(checkpoint: Any, why: str | None) -> None:
+    from types import SimpleNamespace
+
+    assert checkpoint_failures(SimpleNamespace(checkpoint=checkpoint)) == why
+
+
+def test_a_refused_claim_points_at_its_log_not_at_the_report() -> None:
+    claim = {"by": "tag", "accepted": False, "rejected_by": "reviewer", "why": "no README"}
+    record = run({"outcome": "ok", "claim": claim}, finish_type="no_changes")
+    for item in needs_you(record, run_dir="/runs/x") + needs_you(record):
+        assert "forgeflare report" not in item.command
+    (item,) = needs_you(record, run_dir="/runs/x")
+    assert item.command == "less /runs/x/iteration-001.log"
+
+
+def test_an_unlanded_loop_that_did_not_complete_runs_on_then_lands() -> None:
+    loops = [Loop("ui", "not_landed", "fleet/ui", "/w/ui", "finished max_iterations")]
+    loops[0].finish_type = "max_iterations"  # type: ignore[attr-defined]
+    (item,) = fleet_needs_you(loops, {"ui": None}, "/f/FLEET.toml")
+    assert item.command == "forgeflare loop --dir /w/ui && forgeflare fleet land /f/FLEET.toml ui"
+
+
+def test_porcelain_paths() -> None:
+    from forgeflare.report._collect import porcelain_paths
+
+    out = " M a.py\0?? new file.txt\0R  b.py\0old b.py\0"
+    assert porcelain_paths(out) == ("a.py", "new file.txt", "b.py")
+    assert porcelain_paths("") == ()

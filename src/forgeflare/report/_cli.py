@@ -6,7 +6,6 @@ import json
 import os
 import webbrowser
 from pathlib import Path
-from typing import Any
 
 import typer
 
@@ -68,25 +67,23 @@ def register(app: typer.Typer) -> None:
         directory: Path = typer.Argument(Path("."), help="Project directory."),
         as_json: bool = typer.Option(False, "--json", help="Print JSON instead of lines."),
     ) -> None:
-        from forgeflare.report._collect import list_runs, runs_root, skipped_line
+        from forgeflare.report._collect import (
+            list_runs,
+            runs_root,
+            skipped_line,
+            supervisor_alive,
+        )
         from forgeflare.report._digest import summarize
         from forgeflare.report._text import render_runs
 
         if not directory.is_dir():
             raise ConfigError(f"{directory}: not a directory")
-        from forgeflare._pgroup import is_alive
-
-        def alive(run: Any) -> bool | None:
-            if run.finished_at or not run.supervisor_pid:
-                return None
-            return is_alive(run.supervisor_pid, run.supervisor_started)
-
         listing = list_runs(runs_root(directory, os.environ))
         for line in listing.skipped:
             _warn(skipped_line(line))
         for line in listing.damaged:
             _warn(f"forgeflare: warning: {line}")
-        summaries = [summarize(run, alive=alive(run)) for _, run in listing.runs]
+        summaries = [summarize(run, alive=supervisor_alive(run)) for _, run in listing.runs]
         if as_json:
             typer.echo(json.dumps([s.as_json() for s in summaries], indent=2))
         else:
