@@ -17,6 +17,7 @@ from pathlib import Path
 
 import trio
 
+from forgeflare._budget import worst_case_usd
 from forgeflare._clock import utc_timestamp
 from forgeflare._completion import find_question
 from forgeflare._convergence import Final, clear_convergence, convergence_path, write_final
@@ -181,6 +182,8 @@ def _turn_loop(
     session: SessionWriter,
 ) -> TurnLoop:
     """The turn loop over the client (with retries), the tools and the project's hooks."""
+    # FORGEFLARE_PROMPT_CACHE=0 turns the breakpoints off (for comparisons)
+    cached = options.env.get("FORGEFLARE_PROMPT_CACHE", "1") != "0"
     loop = TurnLoop(
         model_client=RetryingClient(
             client,
@@ -198,8 +201,10 @@ def _turn_loop(
         transcript=session,
         max_cost=options.max_cost,
         price=lambda spend: price_usd(options.model, spend.tokens.model_dump()),
-        # FORGEFLARE_PROMPT_CACHE=0 turns the breakpoints off (for comparisons)
-        prompt_cache=options.env.get("FORGEFLARE_PROMPT_CACHE", "1") != "0",
+        worst_case=lambda input_tokens, max_tokens: worst_case_usd(
+            options.model, input_tokens=input_tokens, max_tokens=max_tokens, cached=cached
+        ),
+        prompt_cache=cached,
     )
     if price_usd(options.model, {"input": 1}) is None:
         display.warn(

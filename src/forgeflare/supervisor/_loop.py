@@ -33,6 +33,7 @@ from pathlib import Path
 
 import trio
 
+from forgeflare._budget import overshoot_line
 from forgeflare._clock import format_wait, utc_timestamp
 from forgeflare._evidence import Measures
 from forgeflare._pgroup import become_subreaper, escaped_descendants, process_started
@@ -345,6 +346,9 @@ class _Loop(LoopStep, LoopProof, LoopChecks, IterationRunner, LoopWaits, AgentSw
         rec.exit_code = finish.exit_code
         rec.finished_at = utc_timestamp()
         rec.finish_reason = self.finish_reason or finish_words(rec)
+        if finish is FinishType.BUDGET:
+            used = [it.backend or rec.backend for it in rec.iterations if not it.skipped]
+            rec.finish_reason += f"; {overshoot_line(used or [rec.backend])}"
         finished = await self.hook(
             "finished", self.context(finish_type=finish.value, iteration=rec.iterations_done)
         )

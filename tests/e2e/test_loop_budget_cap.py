@@ -1,0 +1,34 @@
+"""Budget is a cap: a real loop of the own agent against ``forgeflare mock-api`` never spends
+past ``--max-cost`` (it used to end at ``$5.00 of $3``), and says its overshoot bound."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_support import tool_response
+from mockapi_support import MockServer
+from supervisor_agents.project import Project, env_for
+
+OPUS = "claude-opus-4-6"
+
+
+def test_the_own_agent_never_passes_max_cost(tmp_path: Any, mock_api: Any) -> None:
+    project = Project(tmp_path)
+    project.git_init()
+    # Honest usage: the input counted from the request, 16,000 output tokens ($0.40 at opus
+    # prices) inside the agent's max_tokens (16,384). The spend check after a response would
+    # send the request that passes $3; the worst case before it does not.
+    work = {**tool_response(("Glob", {"pattern": "*"})), "usage": {"output_tokens": 16_000}}
+    server: MockServer = mock_api({"responses": [work] * 40})
+    done = project.run(
+        "--mode", "planning", "--max-cost", "3", "--model", OPUS, env=env_for(server)
+    )
+    assert done.code == 17, done.stderr
+    rec = project.record()
+    assert rec["finish_type"] == "budget"
+    spent = rec["totals"]["cost_usd"]
+    assert 2.4 < spent <= 3.0, spent
+    assert len(server.requests()) == 7  # the 8th could have cost up to $0.41 more
+    out = done.stdout + done.stderr
+    assert "could cost up to $0.4" in out
+    assert "past the cap: $0" in rec["finish_reason"], rec["finish_reason"]
