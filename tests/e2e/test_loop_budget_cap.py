@@ -32,3 +32,29 @@ def test_the_own_agent_never_passes_max_cost(tmp_path: Any, mock_api: Any) -> No
     out = done.stdout + done.stderr
     assert "could cost up to $0.4" in out
     assert "past the cap: $0" in rec["finish_reason"], rec["finish_reason"]
+
+
+def test_a_reviewer_over_the_budget_is_not_asked_and_the_loop_finishes_budget(
+    tmp_path: Any, mock_api: Any
+) -> None:
+    from test_loop_evidence import reviewer_script, verdict_response
+
+    project = Project(tmp_path)
+    project.write("IMPLEMENTATION_PLAN.md", "- [ ] one\n")
+    project.write(
+        ".fresher/config.toml",
+        "[limits]\ngate = 'true'\n[finish]\nreviewer = 'claude-opus-4-1'\n",
+    )
+    accepted = verdict_response({"complete": True, "reasons": ["done"], "missing": []})
+    server: MockServer = mock_api(reviewer_script([accepted]))
+    # The agent's requests fit in $0.10 (haiku: $0.08 of output at worst); the reviewer's
+    # 2,048 output tokens at opus-4-1 prices ($0.15) do not: it is never asked.
+    done = project.run("--max-cost", "0.1", "--model", "claude-haiku-4-5", env=env_for(server))
+    assert done.code == 17, done.stderr
+    rec = project.record()
+    assert rec["finish_type"] == "budget"
+    assert rec["totals"]["cost_usd"] <= 0.1
+    (row,) = rec["iterations"]
+    assert row["review"]["error"].startswith("not asked, over budget: the next request could")
+    assert not [r for r in server.requests() if r["body"].get("tool_choice")]
+    assert rec["finish_reason"].startswith("stopped: the reviewer was not asked, over budget")

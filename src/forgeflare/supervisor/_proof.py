@@ -174,6 +174,9 @@ class LoopProof(LoopState):
             ),
             env=self.opts.env,
             save_to=self.store.dir / f"review-{it.number:03d}.json",
+            # The run's known spend so far: this iteration is not in the totals yet.
+            cap=self.cfg.limits.max_cost or None,
+            spent=(self.record.totals.cost_usd or 0.0) + (it.cost_usd or 0.0),
         )
 
     def output_tail(self, it: IterationRecord) -> str:

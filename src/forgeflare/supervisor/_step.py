@@ -14,6 +14,7 @@ import trio
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._evidence import stall_warning
+from forgeflare._review import OVER_BUDGET
 from forgeflare.supervisor._blocked import take_answer
 from forgeflare.supervisor._checks import hook_record
 from forgeflare.supervisor._fallback import Window
@@ -100,6 +101,11 @@ class LoopStep(LoopState):
             refused = it.claim is not None and it.claim.rejected_by == "gate"
             self.last_gate = "failed" if refused else "passed"
             ruling = decide(replace(facts, gate_passed=passed))
+            if it.review is not None and (it.review.error or "").startswith(OVER_BUDGET):
+                # The reviewer's request would pass the cap: the budget ends the run.
+                over = replace(outcome, outcome="budget")
+                ruling = decide(replace(facts, gate_passed=passed, outcome=over))
+                self.finish_reason = f"stopped: the reviewer was {it.review.error}"
         elif claim is not None:
             done = isinstance(ruling.action, Finish) and ruling.action.type is FinishType.COMPLETE
             it.claim = ClaimRecord(by=claim, accepted=done)
