@@ -23,6 +23,7 @@ __all__ = [
     "estimate_input_tokens",
     "overshoot_bound",
     "overshoot_line",
+    "passes_cap",
     "refusal",
     "worst_case_usd",
 ]
@@ -64,13 +65,19 @@ def refusal(*, spent: float | None, worst: float | None, cap: float | None) -> s
     )
 
 
+def passes_cap(*, spent: float, streamed: float | None, cap: float | None) -> bool:
+    """Has a CLI agent's streamed cost (``None``: unknown), on top of what the run ``spent``
+    before it, passed the cap (``None`` or 0: none)? Then the loop ends the agent."""
+    return bool(cap) and streamed is not None and cap is not None and spent + streamed > cap
+
+
 # How far past the cap a run can end, per backend (the loop's summary says it).
 _BOUNDS: Mapping[str, str] = {
     "forgeflare": "$0: each request's worst case is checked before it is sent",
     "claude": "one API request of Claude Code: --max-budget-usd stops it after the request "
     "that passed it, and the loop ends it when its streamed cost passes the cap",
-    "codex": "the tokens Codex streams before its next token count: the loop ends it when "
-    "its streamed cost passes the cap",
+    "codex": "one Codex turn: Codex streams its tokens only when a turn completes, and the "
+    "loop ends it once they pass the cap",
 }
 
 

@@ -58,3 +58,52 @@ def test_a_reviewer_over_the_budget_is_not_asked_and_the_loop_finishes_budget(
     assert row["review"]["error"].startswith("not asked, over budget: the next request could")
     assert not [r for r in server.requests() if r["body"].get("tool_choice")]
     assert rec["finish_reason"].startswith("stopped: the reviewer was not asked, over budget")
+
+
+FAKE_CLAUDE = r"""
+import json, sys, time
+open(sys.argv[1], "w").write(json.dumps(sys.argv[2:]))
+sys.stdin.read()
+def say(event):
+    print(json.dumps(event), flush=True)
+say({"type": "system", "subtype": "init", "session_id": "s1", "model": "claude-opus-4-6"})
+for n in range(20):
+    # $0.505 a message at opus-4-6 prices: 1,000 input and 20,000 output tokens
+    usage = {"input_tokens": 1000, "output_tokens": 20000}
+    content = [{"type": "tool_use", "id": f"t{n}", "name": "Bash", "input": {"command": "ls"}}]
+    say({"type": "assistant", "message": {"id": f"m{n}", "usage": usage, "content": content}})
+time.sleep(600)  # a CLI that goes on spending until it is ended
+"""
+
+
+def test_a_cli_agent_is_ended_when_its_streamed_cost_passes_the_cap(tmp_path: Any) -> None:
+    import shlex
+    import sys
+
+    from supervisor_agents.project import base_env
+
+    project = Project(tmp_path)
+    project.git_init()
+    fake = tmp_path / "fake_claude.py"
+    fake.write_text(FAKE_CLAUDE)
+    seen = tmp_path / "argv.json"
+    command = shlex.join([sys.executable, str(fake), str(seen)])
+    env = base_env(ANTHROPIC_API_KEY="test-key")
+    done = project.run(
+        "--backend", "claude", "--agent-cmd", command, "--max-cost", "3", "--mode", "planning",
+        env=env,
+    )  # fmt: skip
+    assert done.code == 17, done.stderr
+    import json
+
+    argv = json.loads(seen.read_text())
+    assert argv[argv.index("--max-budget-usd") + 1] == "3.000000"
+    rec = project.record()
+    assert rec["finish_type"] == "budget"
+    (row,) = rec["iterations"]
+    assert row["outcome"] == "budget"
+    # Ended after the message that passed $3 (the 6th, $3.03): past the cap by less than one
+    # API request, the bound the summary states for Claude Code.
+    assert 3.0 < rec["totals"]["cost_usd"] <= 3.0 + 0.505, rec["totals"]
+    assert "past the cap: one API request of Claude Code" in rec["finish_reason"]
+    assert "passes the budget of $3" in done.stderr

@@ -355,6 +355,10 @@ class ClaudeBackend(_StreamBackend):
     def options(self) -> list[str]:
         return ["--permission-mode", self.permission_mode] if self.permission_mode else []
 
+    def budget_argv(self, left_usd: float) -> list[str]:
+        # Claude Code checks it between API requests: one request can still pass it.
+        return ["--max-budget-usd", f"{max(0.0, left_usd):.6f}"]
+
     def reader(self) -> LineReader:
         return ClaudeStreamReader()
 
