@@ -30,6 +30,7 @@ from forgeflare.supervisor._records import CheckpointRecord, ClaimRecord, Iterat
 __all__ = [
     "CLAIM_REASON_FILE",
     "FALLBACK_IDENTITY",
+    "LOCK_WAIT",
     "LoopDelivery",
     "Status",
     "git_dir",
@@ -50,6 +51,8 @@ _IN_PROGRESS = (
     ("REVERT_HEAD", "revert"),
 )
 _POLL = 0.1
+LOCK_WAIT = 10.0
+"""Seconds a checkpoint waits for a git lock a live git process holds, then skips."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,12 +231,13 @@ class LoopDelivery(LoopState):
         return status.tracked if status is not None else frozenset()
 
     async def clear_locks(self, since: float) -> str | None:
-        """Remove a stale ``index.lock``/``HEAD.lock``; wait ``checkpoint_lock_wait`` for a
-        live one. Returns why the checkpoint must be skipped (a lock held), or ``None``."""
+        """Remove a stale ``index.lock``/``HEAD.lock``; wait :data:`LOCK_WAIT` for a live
+        one (``FORGEFLARE_TIME_SCALE`` scales it). Returns why the checkpoint must be
+        skipped (a lock held), or ``None``."""
         gitdir = git_dir(self.project)
         if gitdir is None:
             return None
-        deadline = time.monotonic() + self.cfg.fresher.checkpoint_lock_wait
+        deadline = time.monotonic() + LOCK_WAIT * self.time_scale
         for name in _LOCKS:
             lock = gitdir / name
             while True:

@@ -189,8 +189,6 @@ class FresherSection(_Section):
     checkpoint: Literal["commit", "warn", "off"] = "commit"
     """After every iteration: commit what the agent left uncommitted (commit), only say so
     (warn), or neither (off). A claim completes only on a clean work tree either way."""
-    checkpoint_lock_wait: Duration = 10.0
-    """How long a checkpoint waits for a git lock a live git process holds, then skips."""
 
 
 class PathsSection(_Section):

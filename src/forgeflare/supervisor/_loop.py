@@ -353,6 +353,10 @@ class _Loop(
         await self.delivery_banner()
         if self.opts.resume and self.git_repo:
             await self.resume_delivery()
+        elif self.git_repo:
+            held = await self.clear_locks(time.time())  # a crash before this run left one
+            if held is not None:
+                self.display.warn(f"at start: {held}")
 
     async def delivery_banner(self) -> None:
         """What the checkpoint will do: no git, no identity, changes it will never commit."""

@@ -259,6 +259,7 @@ class ForgeflareBackend(_PlainBackend):
             outcome=outcome or _FINAL_OUTCOMES.get(final.reason, "ok"),
             transient=bool(final.transient) and final.reason == "api_error",
             stop_reason=final.reason,
+            signal=final.signal,
             tokens=tokens,
             turns=final.requests,
             **final.model_dump(include=set(AgentReport.model_fields)),
