@@ -375,3 +375,45 @@ async def test_a_strict_reviewer_is_not_asked_again_about_an_unchanged_diff(
     assert _verdict_requests(server) == 1
     assert "the diff is unchanged: its last verdict stands" in done.stderr
     assert json.loads(json.dumps(rec["iterations"][1]["review"]))["complete"] is False
+
+
+@pytest.mark.slow
+async def test_codex_under_workspace_write_is_delivered_by_the_checkpoint(
+    project: Project, tmp_path: Path
+) -> None:
+    """The real Codex CLI in its ``workspace-write`` sandbox (``.git`` read-only there): its own
+    ``git commit`` fails, the loop's checkpoint commits its work, and the loop completes on a
+    clean tree with the work in a commit the record names."""
+    from codex_support import codex_env, require_codex, write_codex_home
+    from forgeflare.mockapi import ResponsesServer
+
+    codex = require_codex()
+    work = (
+        "echo fixed > fix.txt && sed -i 's/- \\[ \\]/- [x]/g' IMPLEMENTATION_PLAN.md && "
+        "git add -A && git commit -qm work"
+    )
+    with ResponsesServer() as server:
+        url = server.script(
+            "deliver", [{"exec": work}, {"text": "Done.\n<loop-done>COMPLETE</loop-done>"}]
+        )
+        home = write_codex_home(tmp_path / "codex-home", url)
+        env = base_env(**codex_env(home, tmp_path / "tmp"))
+        env.update(
+            FRESHER_AGENT_BACKEND="codex",
+            FRESHER_AGENT_COMMAND=str(require_codex()),
+            FRESHER_MAX_ITERATIONS="3",
+            FORGEFLARE_TIME_SCALE="0",
+        )
+        done = await project.arun(env=env)
+    assert codex.exists()
+    assert done.code == 0, done.stdout + done.stderr
+    log = (project.run_dirs()[0] / "iteration-001.log").read_text()
+    assert "index.lock': Read-only file system" in log  # Codex could not commit
+    rec = project.record()
+    (row,) = rec["iterations"]
+    assert row["backend"] == "codex"
+    assert row["claim"]["by"] == "tag"
+    assert row["checkpoint"]["sha"] == git(project, "rev-parse", "HEAD").strip()
+    assert git(project, "show", "HEAD:fix.txt").strip() == "fixed"
+    assert "- [ ]" not in git(project, "show", "HEAD:IMPLEMENTATION_PLAN.md")
+    assert clean(project)
