@@ -417,3 +417,19 @@ async def test_codex_under_workspace_write_is_delivered_by_the_checkpoint(
     assert git(project, "show", "HEAD:fix.txt").strip() == "fixed"
     assert "- [ ]" not in git(project, "show", "HEAD:IMPLEMENTATION_PLAN.md")
     assert clean(project)
+
+
+def test_warn_with_an_agent_that_cannot_commit_is_refused_before_anything_starts(
+    project: Project,
+) -> None:
+    env = base_env(
+        FRESHER_AGENT_BACKEND="codex",
+        FRESHER_AGENT_COMMAND=shutil.which("true") or "true",
+        FRESHER_CHECKPOINT="warn",
+        OPENAI_API_KEY="test-key",
+    )
+    done = project.run(env=env)
+    assert done.code == 2, done.stdout + done.stderr
+    assert "[fresher] checkpoint = 'warn': the codex agent cannot commit" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert project.run_dirs() == []

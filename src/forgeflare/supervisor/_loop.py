@@ -379,6 +379,11 @@ class _Loop(
                 f"{plural(len(dirty), 'path')} changed before the loop started ({shown}): "
                 "left as they are, never committed by the loop"
             )
+        if not self.backend.commits_itself and self.cfg.fresher.checkpoint == "commit":
+            self.display.info(
+                f"the {self.backend.name} agent cannot commit in its sandbox: the loop's "
+                "checkpoint commits its work after every iteration"
+            )
         if self.cfg.fresher.checkpoint != "commit":
             self.display.warn(
                 f"checkpoint = {self.cfg.fresher.checkpoint}: the loop does not commit what the "
