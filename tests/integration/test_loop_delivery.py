@@ -433,3 +433,32 @@ def test_warn_with_an_agent_that_cannot_commit_is_refused_before_anything_starts
     assert "[fresher] checkpoint = 'warn': the codex agent cannot commit" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert project.run_dirs() == []
+
+
+async def test_a_failed_checkpoint_commit_is_said_and_the_claim_undelivered(
+    project: Project,
+) -> None:
+    git(project, "config", "user.name", ".")  # an identity git refuses to commit with
+    cmd = agent(project, CLAIM_WITHOUT_COMMIT)
+    done = await project.arun("--agent-cmd", cmd, env=base_env())
+    assert done.code == 22, done.stderr
+    rec = project.record()
+    failed = rec["iterations"][0]["checkpoint"]["failed"]
+    assert failed.startswith("fatal:")
+    assert f"iteration 1: the checkpoint commit failed: {failed}" in done.stderr
+    assert rec["finish_reason"] == (
+        f"undelivered: the loop's checkpoint commit failed ({failed}); "
+        f"see `git -C {project.dir} status`"
+    )
+
+
+async def test_two_failed_checkpoints_in_a_row_end_the_loop(project: Project) -> None:
+    git(project, "config", "user.name", ".")
+    cmd = agent(project, 'echo "$FRESHER_ITERATION" >> work.txt\n')
+    done = await project.arun("--agent-cmd", cmd, "--max-iterations", "5", env=base_env())
+    assert done.code == 22, done.stderr
+    rec = project.record()
+    assert len(rec["iterations"]) == 2
+    assert rec["finish_reason"] == (
+        f"undelivered: 2 checkpoint commits failed in a row; see `git -C {project.dir} status`"
+    )

@@ -51,6 +51,8 @@ _IN_PROGRESS = (
     ("REVERT_HEAD", "revert"),
 )
 _POLL = 0.1
+_SHOWN = 100
+"""Paths a record keeps of a list (a build tree nobody ignored must not bloat run.json)."""
 LOCK_WAIT = 10.0
 """Seconds a checkpoint waits for a git lock a live git process holds, then skips."""
 
@@ -214,16 +216,16 @@ class LoopDelivery(LoopState):
                 return False
         return True
 
-    async def dirty_paths(self) -> list[str] | None:
-        """Changed paths inside the pathspec, less those changed at the loop's start
-        (``None``: not a git repository or git failed)."""
+    async def dirty_paths(self, limit: int | None = _SHOWN) -> list[str] | None:
+        """Changed paths inside the pathspec, less those changed at the loop's start, at most
+        ``limit`` of them (``None``: not a git repository or git failed)."""
         if not self.git_repo:
             return None
         status = await read_status(self.project, self.pathspec, self.opts.env)
         if status is None:
             return None
         start = set(self.record.dirty_at_start)
-        return [p for p in status.paths if p not in start]
+        return [p for p in status.paths if p not in start][:limit]
 
     async def tracked_changes(self) -> frozenset[str]:
         """Tracked paths that differ from HEAD (what a gate must leave alone)."""
@@ -280,7 +282,15 @@ class LoopDelivery(LoopState):
         if status is None:
             return CheckpointRecord(failed="git status failed", lock_removed=self.lock_removed)
         plan = await self._plan(status)
-        record = CheckpointRecord(left_out=list(plan.left_out), lock_removed=self.lock_removed)
+        record = CheckpointRecord(
+            left_out=list(plan.left_out[:_SHOWN]), lock_removed=self.lock_removed
+        )
+        fresh = [p for p in plan.left_out if not p.endswith(": changed before the loop started")]
+        if fresh:
+            more = f" and {len(fresh) - 3} more" if len(fresh) > 3 else ""
+            self.display.warn(
+                f"iteration {number}: left out of the checkpoint: {'; '.join(fresh[:3])}{more}"
+            )
         if plan.skip is not None:
             if plan.skip != "nothing to commit":
                 self.display.warn(f"iteration {number}: checkpoint skipped: {plan.skip}")
@@ -299,7 +309,7 @@ class LoopDelivery(LoopState):
             in_progress = next(
                 (what for name, what in _IN_PROGRESS if (gitdir / name).exists()), None
             )
-        paths = [c.path for c in status.changes if c.untracked or c.size is not None]
+        paths = [c.path for c in status.changes]
         filtered = await _filtered(self.project, paths) if paths else set()
         changes = [Change(c.path, c.untracked, c.size, c.path in filtered) for c in status.changes]
         return plan_checkpoint(

@@ -349,7 +349,8 @@ class _Loop(
             snap = await self.snapshot()
             self.record.head_at_start = snap.head if snap else None
             if not self.opts.resume:
-                self.record.dirty_at_start = await self.dirty_paths() or []
+                # every one of them: a path left off this list would be committed
+                self.record.dirty_at_start = await self.dirty_paths(limit=None) or []
         await self.delivery_banner()
         if self.opts.resume and self.git_repo:
             await self.resume_delivery()

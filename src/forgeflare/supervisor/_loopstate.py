@@ -140,7 +140,7 @@ class LoopState:
         async def checkpoint(self, number: int, since: float) -> CheckpointRecord:
             raise NotImplementedError
 
-        async def dirty_paths(self) -> list[str] | None:
+        async def dirty_paths(self, limit: int | None = 100) -> list[str] | None:
             raise NotImplementedError
 
         async def tracked_changes(self) -> frozenset[str]:
