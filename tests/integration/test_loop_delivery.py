@@ -281,6 +281,7 @@ exec sleep 300
     killed, last = rec["iterations"]
     assert killed["decision"] == "killed"
     assert killed["checkpoint"]["sha"]
+    assert killed["head_after"] == killed["checkpoint"]["sha"]  # the record names the commit
     assert killed["checkpoint"]["lock_removed"] == "index.lock"
     assert killed["commits"] == 1
     assert last["decision"] == "complete"

@@ -409,6 +409,7 @@ class _Loop(
             update={
                 "checkpoint": checkpoint,
                 "commits": commits,
+                "head_after": checkpoint.sha or row.head_after,
                 "dirty": await self.dirty_paths() or [],
             }
         )
