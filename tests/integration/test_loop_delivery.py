@@ -463,3 +463,20 @@ async def test_two_failed_checkpoints_in_a_row_end_the_loop(project: Project) ->
     assert rec["finish_reason"] == (
         f"undelivered: 2 checkpoint commits failed in a row; see `git -C {project.dir} status`"
     )
+
+
+async def test_hooks_see_the_last_claim_and_its_reason(project: Project) -> None:
+    project.dump_env_hooks()
+    body = CLAIM_WITHOUT_COMMIT + '[ "$FRESHER_ITERATION" = 1 ] || echo ok > ok.txt\n'
+    cmd = agent(project, body)
+    env = base_env(FRESHER_GATE="test -f ok.txt", FRESHER_STALL_AFTER="0")
+    done = await project.arun("--agent-cmd", cmd, "--max-iterations", "3", env=env)
+    assert done.code == 0, done.stderr
+    first, second = project.hook_env("next_iteration", 1), project.hook_env("next_iteration", 2)
+    assert first["FRESHER_LAST_CLAIM"] == "none"
+    assert second["FRESHER_LAST_CLAIM"] == "refused"
+    reason = Path(second["FRESHER_LAST_CLAIM_REASON_FILE"])
+    assert reason.parent == project.run_dirs()[0]
+    assert project.hook_env("finished", 2)["FRESHER_LAST_CLAIM"] == "accepted"
+    assert reason.read_text() == ""  # noqa: ASYNC240  (accepted: no reason left)
+    assert project.record()["iterations"][0]["claim"]["why"] == "gate exit 1"
