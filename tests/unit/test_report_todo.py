@@ -312,17 +312,33 @@ def test_undelivered_work_failed_commits_and_a_dirty_tree() -> None:
         ({"sha": "abc1234"}, None),
         ({"skipped": "not a git repository"}, None),
         ({"skipped": "nothing to commit"}, None),
-        ({"skipped": "lock held by pid 12"}, "lock held by pid 12"),
+        ({"skipped": "checkpoint = warn"}, None),
+        ({"skipped": "lock held by pid 12 (index.lock)"}, "lock held by pid 12 (index.lock)"),
         ({"skipped": "detached HEAD"}, "detached HEAD"),
-        ({"error": "fatal: cannot lock ref"}, "fatal: cannot lock ref"),
+        ({"failed": "fatal: cannot lock ref"}, "git commit failed: fatal: cannot lock ref"),
         (None, None),
-        ("junk", None),
     ],
 )
-def test_checkpoint_failures_table(checkpoint: Any, why: str | None) -> None:
-    from types import SimpleNamespace
+def test_checkpoint_failures_table(checkpoint: dict[str, str] | None, why: str | None) -> None:
+    row = IterationRecord(number=1, started_at=T0, checkpoint=checkpoint)
+    assert checkpoint_failures(row) == why
 
-    assert checkpoint_failures(SimpleNamespace(checkpoint=checkpoint)) == why
+
+def test_failed_checkpoints_need_you_with_the_last_reason() -> None:
+    record = run(
+        {"outcome": "ok", "checkpoint": {"failed": "fatal: index.lock exists"}},
+        {"outcome": "ok", "checkpoint": {"sha": "abc1234"}},
+        {"outcome": "ok", "checkpoint": {"skipped": "a merge is in progress"}},
+        finish_type="max_iterations",
+    )
+    assert commands(needs_you(record)) == [
+        (
+            "commit",
+            "2 iteration(s) could not commit their work (the last, iteration 3: a merge is "
+            "in progress)",
+            "git -C /p status",
+        )
+    ]
 
 
 def test_a_refused_claim_points_at_its_log_not_at_the_report() -> None:

@@ -187,24 +187,22 @@ def _dead(run: RunRecord, project: str, where: str) -> Todo:
     )
 
 
-# Reasons a checkpoint was skipped that leave nothing undone.
-_BENIGN_SKIPS = ("not a git repository", "nothing to commit", "off", "clean")
+# Reasons a checkpoint was skipped that leave nothing undone, or that the user chose (work
+# left in the tree then shows as a dirty tree).
+_BENIGN_SKIPS = ("not a git repository", "nothing to commit", "checkpoint = ")
 
 
 def checkpoint_failures(row: Any) -> str | None:
-    """Why the loop could not commit an iteration's work (its ``checkpoint`` row fact), or
-    ``None`` when it committed, had nothing to commit, or was told not to."""
+    """Why the loop could not commit an iteration's work (its ``checkpoint``: a commit that
+    failed, or one skipped for a held lock, a merge, a detached HEAD, the caps), or ``None``
+    when it committed, had nothing to commit, or was told not to."""
     checkpoint = getattr(row, "checkpoint", None)
-    dump = getattr(checkpoint, "model_dump", None)
-    if callable(dump):
-        checkpoint = dump()
-    if not isinstance(checkpoint, Mapping):
+    if checkpoint is None:
         return None
-    for key in ("error", "failed"):
-        if checkpoint.get(key):
-            return str(checkpoint[key])
-    skipped = checkpoint.get("skipped")
-    if not skipped or any(str(skipped).startswith(ok) for ok in _BENIGN_SKIPS):
+    if checkpoint.failed:
+        return f"git commit failed: {checkpoint.failed}"
+    skipped = checkpoint.skipped
+    if not skipped or skipped.startswith(_BENIGN_SKIPS):
         return None
     return str(skipped)
 

@@ -172,6 +172,7 @@ class IterationRunner(LoopState):
                 str((self.project / p).resolve()) for p in security.allow_paths
             )
         env.update(self.sandbox_env)
+        env.update(self.git_identity)  # git has none: the agent commits as the loop does
         return plan
 
     @contextlib.contextmanager
@@ -322,6 +323,9 @@ class IterationRunner(LoopState):
                 state = read_convergence(conv)
             except ConvergenceError as exc:
                 self.display.warn(str(exc))
+        # Delivery first: the loop commits what the agent left, so the commits and the
+        # change below count it, and a claim is judged on what is in git.
+        checkpoint = await self.checkpoint(number, time.time())
         git_after = await self.snapshot()
         self.git_last = git_after
         commits = 0
@@ -364,6 +368,8 @@ class IterationRunner(LoopState):
             commits=commits,
             changed=changed,
             plan_unchecked=self.plan_unchecked(),
+            checkpoint=checkpoint,
+            dirty=await self.dirty_paths() or [],
         )
         outcome = IterationOutcome(
             mode="planning" if self.record.mode == "planning" else "building",
