@@ -68,3 +68,20 @@ def test_work_left_in_the_tree_needs_you_until_committed(tmp_path: Path) -> None
     project.write("later.txt", "y\n")
     after = forgeflare(project.dir, "report", "--dir", str(project.dir))
     assert "uncommitted" not in after.stdout
+
+
+def test_an_undelivered_finish_needs_you_with_git_status(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    project.write("IMPLEMENTATION_PLAN.md", "- [ ] one\n")
+    project.git_init()
+    # An identity git refuses to commit with: the loop's checkpoint commit fails.
+    subprocess.run(["git", "config", "user.name", "."], cwd=project.dir, check=True)
+    done = project.run("--agent-cmd", agent_cmd("--touch"), "--max-iterations", "5")
+    assert done.code == 22, done.stderr
+    report = forgeflare(project.dir, "report", "--dir", str(project.dir))
+    assert report.returncode == 0, report.stderr
+    (item,) = todo(report.stdout)
+    assert item.startswith("undelivered: 2 checkpoint commits failed in a row"), item
+    assert item.endswith(f"→  git -C {project.dir} status")
+    runs = forgeflare(project.dir, "runs")
+    assert "undelivered" in runs.stdout

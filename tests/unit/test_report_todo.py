@@ -286,13 +286,15 @@ def test_a_dead_run_needs_you_and_a_live_one_does_not() -> None:
 def test_undelivered_work_failed_commits_and_a_dirty_tree() -> None:
     undelivered = run(
         {"outcome": "ok"},
+        {"outcome": "ok", "checkpoint": {"failed": "fatal: empty ident name"}},
         finish_type="undelivered",
-        finish_reason="the work could not be committed: index.lock held by pid 7",
+        finish_reason="undelivered: the loop's checkpoint commit failed (fatal: empty ident "
+        "name); see `git -C /p status`",
     )
     assert commands(needs_you(undelivered, dirty=("a.py",))) == [
         (
             "undelivered",
-            "the work is not committed: the work could not be committed: index.lock held by pid 7",
+            "undelivered: the loop's checkpoint commit failed (fatal: empty ident name)",
             "git -C /p status",
         )
     ]

@@ -214,14 +214,10 @@ def _delivery(
     out: list[Todo] = []
     status = f"git -C {project} status"
     if run.finish_type == "undelivered":
-        out.append(
-            Todo(
-                "undelivered",
-                f"the work is not committed: {run.finish_reason or 'undelivered'}",
-                status,
-                where,
-            )
-        )
+        # Its reason names what was left and why: said once, not again as commits or files.
+        reason = run.finish_reason or "undelivered"
+        what = reason if reason.startswith("undelivered") else f"undelivered: {reason}"
+        return [Todo("undelivered", what.split("; see `git")[0], status, where)]
     failed = [(row.number, why) for row in rows if (why := checkpoint_failures(row))]
     if failed:
         number, why = failed[-1]
@@ -234,7 +230,7 @@ def _delivery(
                 where,
             )
         )
-    if dirty and run.finish_type != "undelivered":  # said once, above
+    if dirty:
         shown = ", ".join(dirty[:3]) + (" …" if len(dirty) > 3 else "")
         out.append(
             Todo(
