@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from forgeflare.report import (
     NOTHING,
@@ -365,3 +367,40 @@ def test_porcelain_paths() -> None:
     out = " M a.py\0?? new file.txt\0R  b.py\0old b.py\0"
     assert porcelain_paths(out) == ("a.py", "new file.txt", "b.py")
     assert porcelain_paths("") == ()
+
+
+def test_a_dead_fleet_is_resumed_as_a_whole() -> None:
+    loops = [Loop("ui", "running", "fleet/ui", "/w/ui")]
+    killed = run({"outcome": "ok"}, finished_at=None, finish_type=None)
+    runs = {"ui": (killed, "/w/ui/r")}
+    facts = {"ui": RunFacts(alive=False)}
+    (item,) = fleet_needs_you(loops, runs, "/f/FLEET.toml", facts, fleet_alive=False)
+    assert (item.kind, item.command) == ("dead", "forgeflare fleet run --resume /f/FLEET.toml")
+    # a loop whose own run died in a live fleet is still said, with its loop's resume
+    (alone,) = fleet_needs_you(loops, runs, "/f/FLEET.toml", facts, fleet_alive=True)
+    assert (alone.where, alone.kind) == ("ui", "dead")
+
+
+@given(
+    finish=st.sampled_from(
+        ["complete", "budget", "error", "stalled", "stuck", "blocked", "undelivered", None]
+    ),
+    alive=st.sampled_from([True, False, None]),
+    accepted=st.booleans(),
+    dirty=st.lists(st.sampled_from(["a.py", "b b.txt"]), max_size=2),
+)
+def test_the_list_never_sends_you_back_to_the_report(
+    finish: str | None, alive: bool | None, accepted: bool, dirty: list[str]
+) -> None:
+    """Whatever the night, each item's command acts; none is ``forgeflare report`` itself."""
+    claim = {"by": "tag", "accepted": accepted, "rejected_by": "reviewer", "why": "no"}
+    record = run(
+        {"outcome": "ok", "claim": claim},
+        finish_type=finish,
+        finished_at=None if finish is None else "2026-02-13T23:30:00Z",
+    )
+    for run_dir in ("", "/runs/x"):
+        items = needs_you(record, run_dir=run_dir, alive=alive, dirty=tuple(dirty))
+        assert all("forgeflare report" not in i.command for i in items)
+        if finish is None and alive is False:
+            assert [i.kind for i in items] == ["dead"]

@@ -58,7 +58,11 @@ def fleet_todo(record: FleetRecord) -> list[Todo]:
         found = runs[loop.name]
         if run_dir is not None and found is not None:
             facts[loop.name] = run_facts(Path(loop.worktree), run_dir, found[0])
-    return fleet_needs_you(record.loops, runs, record.fleet_file, facts)
+    from forgeflare._pgroup import is_alive
+
+    # One rule with `fleet status`: recorded as running, its process gone.
+    alive = None if record.finished_at else is_alive(record.pid, record.pid_started)
+    return fleet_needs_you(record.loops, runs, record.fleet_file, facts, fleet_alive=alive)
 
 
 def _head(record: FleetRecord, budget: float | None) -> list[str]:

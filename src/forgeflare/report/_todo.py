@@ -260,6 +260,7 @@ def fleet_needs_you(
     runs: Mapping[str, tuple[RunRecord, str] | None],
     fleet_file: str = "FLEET.toml",
     facts: Mapping[str, RunFacts] | None = None,
+    fleet_alive: bool | None = None,
 ) -> list[Todo]:
     """A fleet's list: each loop's (its newest run's) items, then branches not landed and why.
 
@@ -267,19 +268,30 @@ def fleet_needs_you(
     ``reason``, ``finish_type``); ``runs`` maps a loop's name to its newest run and that run's
     folder, ``facts`` to what the machine says about that run now. A branch not landed is
     retried with ``fleet land`` (after the loop runs on, if it did not complete).
+    ``fleet_alive`` ``False``: the fleet's supervisor died mid-run (``fleet run --resume``
+    goes on with every loop, so its loops' runs are not listed as dead one by one).
     """
     out: list[Todo] = []
+    if fleet_alive is False:
+        out.append(
+            Todo(
+                "dead",
+                "the fleet died mid-run (its supervisor is gone; the fleet never finished)",
+                f"forgeflare fleet run --resume {_q(fleet_file)}",
+            )
+        )
     for loop in loops:
         found = runs.get(loop.name)
         if found is not None:
             known = (facts or {}).get(loop.name, RunFacts())
-            out += needs_you(
+            items = needs_you(
                 found[0],
                 run_dir=found[1],
                 where=loop.name,
                 alive=known.alive,
                 dirty=known.dirty,
             )
+            out += [i for i in items if not (fleet_alive is False and i.kind == "dead")]
     for loop in loops:
         blocked = _has_question(runs.get(loop.name))
         if loop.status in _LANDED or loop.status in ("pending", "running") or blocked:
