@@ -144,6 +144,23 @@ def _fine(spec: Any, loop: Any) -> bool:
     return bool(spec.fleet.land == "none" and loop.finish_type == "complete")
 
 
+def _trusted(fleet_file: Path, trust_project: bool) -> tuple[Any, dict[str, str]]:
+    """The fleet file, once trusted (a fleet file from a repository is the project's: its
+    loops, gate and hooks run only then), and the environment its children get; this
+    process's own environment is scrubbed, so git and the gate inherit no secret."""
+    from forgeflare.fleet._config import load_fleet_file
+    from forgeflare.trust import fleet_items, require_trust
+
+    spec = load_fleet_file(fleet_file)
+    here = fleet_file.resolve().parent
+    require_trust(here, fleet_items(fleet_file, here), os.environ, flag=trust_project)
+    if trust_project:
+        os.environ["FORGEFLARE_TRUST"] = "1"  # the loops check their projects themselves
+    env = dict(os.environ)
+    scrub_environment(os.environ)
+    return spec, env
+
+
 def _record(fleet_file: Path) -> Any:
     from forgeflare.fleet._config import load_fleet_file
     from forgeflare.fleet._state import load_record, state_dir
@@ -246,20 +263,9 @@ def _run_cmd(
 
     import trio
 
-    from forgeflare.fleet._config import load_fleet_file
     from forgeflare.fleet._run import FleetOptions, finished_fleet, run_fleet
 
-    spec = load_fleet_file(fleet_file)
-    # A fleet file from a repository is the project's: its commands run once trusted.
-    from forgeflare.trust import fleet_items, require_trust
-
-    here = fleet_file.resolve().parent
-    require_trust(here, fleet_items(fleet_file, here), os.environ, flag=trust_project)
-    if trust_project:
-        os.environ["FORGEFLARE_TRUST"] = "1"  # the loops check their projects themselves
-    env = dict(os.environ)
-    # Children started without an explicit environment (git) inherit no secret.
-    scrub_environment(os.environ)
+    spec, env = _trusted(fleet_file, trust_project)
     opts = FleetOptions(
         fleet_file=fleet_file,
         fleet=spec,
@@ -329,16 +335,9 @@ def _land_cmd(
         False, "--trust-project", help="Run the fleet file's gate without review."
     ),
 ) -> None:
-    from forgeflare.fleet._config import load_fleet_file
     from forgeflare.fleet._run import FleetOptions, land_one
-    from forgeflare.trust import fleet_items, require_trust
 
-    spec = load_fleet_file(fleet_file)
-    # The gate is the fleet file's command: it runs once the fleet file is trusted.
-    here = fleet_file.resolve().parent
-    require_trust(here, fleet_items(fleet_file, here), os.environ, flag=trust_project)
-    env = dict(os.environ)
-    scrub_environment(os.environ)  # the gate inherits no secret
+    spec, env = _trusted(fleet_file, trust_project)
     opts = FleetOptions(fleet_file=fleet_file, fleet=spec, env=env, log=_log)
     loop = land_one(opts, name)
     typer.echo(f"{loop.name}: {loop.status}" + (f": {loop.reason}" if loop.reason else ""))
