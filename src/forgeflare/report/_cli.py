@@ -23,8 +23,10 @@ off, tokens and cost; below it why the run ended, in words. --json prints the sa
 _REPORT_HELP = """Show one run (default: the newest) as a report.
 
 It opens with what needs you, each item with the command that acts on it: a question the
-agent asks (a Claude Code loop's too, even in a project with no run yet), a refused claim, a
-budget or usage-limit stop, a stall, failed hooks. In the terminal: then why it ended, the
+agent asks (a Claude Code loop's too, even in a project with no run yet), a run that died
+(kill -9, a reboot: resume it), work not delivered (an undelivered finish, checkpoint
+commits that failed, changes left in the tree), a refused claim, a budget or usage-limit
+stop, a stall, failed hooks. In the terminal: then why it ended, the
 commits with their diffstat, plan tasks checked off and still open, spend, waits, the slowest
 iterations, hook failures and convergence signals.
 --html FILE writes the same as one self-contained HTML page (no network needed to open it)
