@@ -252,9 +252,11 @@ async def test_no_changes_in_git_repo(project: Project) -> None:
     )
     assert done.code == 11, done.stderr
     rec = project.record()
-    assert [it["commits"] for it in rec["iterations"]] == [1, 0, 0]
+    # the file iteration 2 left uncommitted is the loop's checkpoint commit
+    assert [it["commits"] for it in rec["iterations"]] == [1, 1, 0]
     assert [it["changed"] for it in rec["iterations"]] == [True, True, False]
-    assert rec["totals"]["commits"] == 1
+    assert [bool(it["checkpoint"].get("sha")) for it in rec["iterations"]] == [False, True, False]
+    assert rec["totals"]["commits"] == 2
     assert rec["finish_type"] == "no_changes"
 
 
@@ -510,22 +512,27 @@ def test_a_red_gate_with_inits_next_iteration_hook_lets_the_agent_fix_it(
         (False, "complete"),
     ]
     assert (
-        "The gate failed: running the agent to fix it"
+        "The last claim was refused: running the agent to act on the reasons"
         in (project.run_dirs()[0] / "hooks.log").read_text()
     )
 
 
-def test_skips_after_a_red_gate_meet_max_skips(project: Project) -> None:
+def test_skips_after_a_red_gate_are_overridden(project: Project) -> None:
+    """A refused claim is work for the agent: a hook's skip is overridden (one line), and the
+    loop that ends on repeated refusals says the gate's last reason."""
     project.write("IMPLEMENTATION_PLAN.md", PLAN)
     project.hook("next_iteration", '[ "$FRESHER_ITERATION" = 1 ] || exit 1')
-    env = base_env(FRESHER_GATE="false", FRESHER_SMART_TERMINATION="false")
-    done = project.run("--agent-cmd", CHECKS_ALL, "--max-iterations", "20", env=env)
-    assert done.code == 16, done.stdout + done.stderr
+    env = base_env(
+        FRESHER_GATE="false", FRESHER_SMART_TERMINATION="false", FRESHER_MAX_ITERATIONS="3"
+    )
+    done = project.run("--agent-cmd", CHECKS_ALL, env=env)
+    assert done.code == 10, done.stdout + done.stderr
     rec = project.record()
-    assert rec["finish_type"] == "skips"
-    assert len(rec["iterations"]) == 4  # one run, then max_skips (3) skipped
+    assert rec["finish_type"] == "max_iterations"
+    assert [r["skipped"] for r in rec["iterations"]] == [False, False, False]
     said = done.stdout + done.stderr
-    assert "finished: skips (exit 16); 4 iterations (3 skipped), 0 commits" in said
+    assert said.count("next_iteration asked to skip, but the last claim was refused") == 2
+    assert "the last claim was refused: gate exit 1" in rec["finish_reason"]
 
 
 async def test_a_convergence_file_that_is_not_utf8_is_one_warning(project: Project) -> None:

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import trio
 
+from forgeflare._budget import worst_case_usd
 from forgeflare._clock import utc_timestamp
-from forgeflare._completion import find_question
+from forgeflare._completion import completion_signal, find_question
 from forgeflare._convergence import Final, clear_convergence, convergence_path, write_final
 from forgeflare._errors import ConfigError
 from forgeflare._pricing import price_usd
@@ -181,6 +182,8 @@ def _turn_loop(
     session: SessionWriter,
 ) -> TurnLoop:
     """The turn loop over the client (with retries), the tools and the project's hooks."""
+    # FORGEFLARE_PROMPT_CACHE=0 turns the breakpoints off (for comparisons)
+    cached = options.env.get("FORGEFLARE_PROMPT_CACHE", "1") != "0"
     loop = TurnLoop(
         model_client=RetryingClient(
             client,
@@ -198,8 +201,10 @@ def _turn_loop(
         transcript=session,
         max_cost=options.max_cost,
         price=lambda spend: price_usd(options.model, spend.tokens.model_dump()),
-        # FORGEFLARE_PROMPT_CACHE=0 turns the breakpoints off (for comparisons)
-        prompt_cache=options.env.get("FORGEFLARE_PROMPT_CACHE", "1") != "0",
+        worst_case=lambda input_tokens, max_tokens: worst_case_usd(
+            options.model, input_tokens=input_tokens, max_tokens=max_tokens, cached=cached
+        ),
+        prompt_cache=cached,
     )
     if price_usd(options.model, {"input": 1}) is None:
         display.warn(
@@ -237,6 +242,7 @@ async def _run_prompts(
                     model=options.model,
                     session=session,
                     question=last.question or _question(loop.conversation),
+                    tag=completion_signal(_last_text(loop.conversation)),
                 )
             nursery.cancel_scope.cancel()
     finally:
@@ -266,6 +272,7 @@ def _write_final(
     model: str,
     session: SessionWriter | None = None,
     question: str | None = None,
+    tag: str | None = None,
 ) -> None:
     tokens = result.spend.tokens
     failure = result.failure
@@ -287,6 +294,7 @@ def _write_final(
         transient=failure.transient if failure is not None else None,
         detail=str(failure)[:200] if failure is not None else None,
         question=question,
+        signal=tag,
     )
     try:
         write_final(convergence_path(project_dir), final)
@@ -294,13 +302,17 @@ def _write_final(
         display.warn(f"could not write {convergence_path(project_dir)}: {exc.strerror}")
 
 
-def _question(conversation: Sequence[Message]) -> str | None:
-    """The question of a final message that parks the loop (the BLOCKED tag), if it does."""
+def _last_text(conversation: Sequence[Message]) -> str:
+    """The text of the final assistant message (empty: none)."""
     for message in reversed(conversation):
         if message.role == "assistant":
-            text = "\n".join(b.text for b in message.content if isinstance(b, TextBlock))
-            return find_question(text)
-    return None
+            return "\n".join(b.text for b in message.content if isinstance(b, TextBlock))
+    return ""
+
+
+def _question(conversation: Sequence[Message]) -> str | None:
+    """The question of a final message that parks the loop (the BLOCKED tag), if it does."""
+    return find_question(_last_text(conversation)) if conversation else None
 
 
 def _write_interrupted(

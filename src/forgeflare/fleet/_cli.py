@@ -45,6 +45,7 @@ def register(app: typer.Typer) -> None:
         "stop", help="Stop a fleet: running loops end after their iteration; no new one starts."
     )(_stop_cmd)
     fleet.command("report", help=_REPORT_HELP)(_report_cmd)
+    fleet.command("land", help=_LAND_HELP)(_land_cmd)
     app.add_typer(fleet, name="fleet")
 
 
@@ -64,6 +65,17 @@ was left running and goes on. Exit 0 when every loop landed (land = none: comple
 _REPORT_HELP = """One digest of every loop of the fleet: what landed (and where), what stayed on
 its branch and why, the fleet's spend against its max_cost, then each loop's report page (the
 newest run of `forgeflare report` in its worktree). --html FILE writes it as one HTML page.
+"""
+
+
+_LAND_HELP = """Retry one loop's landing: the step `fleet run` takes when a loop finishes.
+
+For a loop left on its branch (a gate that failed at landing, a conflict you resolved, a base
+branch that was dirty, or a loop you ran on in its worktree until it completed): how its newest
+run finished is read again, then it is rebased onto its base, the fleet's gate is run, and the
+base is fast-forwarded (land = "pr": pushed and a pull request opened). Prints one line:
+NAME: OUTCOME: why. Exit 0 when it landed (or had landed), 1 when it did not, 2 for an unknown
+NAME, a fleet that has not run or still runs, land = "none", or a loop that has not finished.
 """
 
 
@@ -130,6 +142,23 @@ def _fine(spec: Any, loop: Any) -> bool:
     if loop.status in ("landed", "pr_opened"):
         return True
     return bool(spec.fleet.land == "none" and loop.finish_type == "complete")
+
+
+def _trusted(fleet_file: Path, trust_project: bool) -> tuple[Any, dict[str, str]]:
+    """The fleet file, once trusted (a fleet file from a repository is the project's: its
+    loops, gate and hooks run only then), and the environment its children get; this
+    process's own environment is scrubbed, so git and the gate inherit no secret."""
+    from forgeflare.fleet._config import load_fleet_file
+    from forgeflare.trust import fleet_items, require_trust
+
+    spec = load_fleet_file(fleet_file)
+    here = fleet_file.resolve().parent
+    require_trust(here, fleet_items(fleet_file, here), os.environ, flag=trust_project)
+    if trust_project:
+        os.environ["FORGEFLARE_TRUST"] = "1"  # the loops check their projects themselves
+    env = dict(os.environ)
+    scrub_environment(os.environ)
+    return spec, env
 
 
 def _record(fleet_file: Path) -> Any:
@@ -234,20 +263,9 @@ def _run_cmd(
 
     import trio
 
-    from forgeflare.fleet._config import load_fleet_file
     from forgeflare.fleet._run import FleetOptions, finished_fleet, run_fleet
 
-    spec = load_fleet_file(fleet_file)
-    # A fleet file from a repository is the project's: its commands run once trusted.
-    from forgeflare.trust import fleet_items, require_trust
-
-    here = fleet_file.resolve().parent
-    require_trust(here, fleet_items(fleet_file, here), os.environ, flag=trust_project)
-    if trust_project:
-        os.environ["FORGEFLARE_TRUST"] = "1"  # the loops check their projects themselves
-    env = dict(os.environ)
-    # Children started without an explicit environment (git) inherit no secret.
-    scrub_environment(os.environ)
+    spec, env = _trusted(fleet_file, trust_project)
     opts = FleetOptions(
         fleet_file=fleet_file,
         fleet=spec,
@@ -308,3 +326,19 @@ def _report_cmd(
     page = fleet_report_html(record, html_out, budget)
     write_html(html_out, page)
     typer.echo(f"report: {html_out}")
+
+
+def _land_cmd(
+    fleet_file: Path = typer.Argument(..., help="The fleet file."),
+    name: str = typer.Argument(..., help="The loop to land (its [[loop]] name)."),
+    trust_project: bool = typer.Option(
+        False, "--trust-project", help="Run the fleet file's gate without review."
+    ),
+) -> None:
+    from forgeflare.fleet._run import FleetOptions, land_one
+
+    spec, env = _trusted(fleet_file, trust_project)
+    opts = FleetOptions(fleet_file=fleet_file, fleet=spec, env=env, log=_log)
+    loop = land_one(opts, name)
+    typer.echo(f"{loop.name}: {loop.status}" + (f": {loop.reason}" if loop.reason else ""))
+    raise typer.Exit(0 if loop.status in ("landed", "pr_opened") else 1)

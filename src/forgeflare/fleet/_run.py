@@ -47,6 +47,7 @@ __all__ = [
     "end_leftovers",
     "finished_fleet",
     "fleet_spent",
+    "land_one",
     "run_fleet",
 ]
 
@@ -506,3 +507,41 @@ async def run_fleet(opts: FleetOptions) -> FleetRecord:
     record.finished_at = utc_timestamp()
     fleet.save()
     return record
+
+
+def land_one(opts: FleetOptions, name: str) -> LoopRecord:
+    """``fleet land``: retry loop ``name``'s landing, the very step ``fleet run`` takes after
+    a loop finishes, with how its newest run finished read anew (it may have run on since).
+
+    Refused with a :class:`ConfigError` (exit 2) for a name the fleet file and record do not
+    both have, a fleet that has not run or still runs (it lands its loops itself), ``land =
+    "none"`` and a loop that has not finished. The record is saved whatever the outcome.
+    """
+    fleet_file, spec_file = opts.fleet_file, opts.fleet
+    sdir = state_dir(fleet_file, spec_file.fleet.name)
+    record = load_record(sdir / "fleet.json")
+    if record is None:
+        raise ConfigError(f"fleet {spec_file.fleet.name} has not run yet: forgeflare fleet run")
+    names = [loop.name for loop in record.loops]
+    spec = next((s for s in spec_file.loop if s.name == name), None)
+    if spec is None or name not in names:
+        raise ConfigError(f"{fleet_file}: no loop {name!r} (its loops: {', '.join(names)})")
+    if record.finished_at is None and is_alive(record.pid, record.pid_started):
+        raise ConfigError(
+            f"fleet {record.name} is running (pid {record.pid}): it lands {name} itself"
+        )
+    if spec_file.fleet.land == "none":
+        raise ConfigError(f'{fleet_file}: land = "none": the fleet lands nothing')
+    loop = record.loop(name)
+    if loop.status in ("pending", "running") or not loop.worktree:
+        raise ConfigError(f"loop {name} has not finished: forgeflare fleet run --resume")
+    if loop.status in ("landed", "pr_opened"):
+        return loop
+    fleet = _Fleet(opts, record, sdir)
+    fleet._refresh(loop)
+    try:
+        fleet._land(spec, loop)
+    finally:
+        record.spent_usd = fleet.spent()
+        fleet.save()
+    return loop

@@ -186,6 +186,9 @@ class FresherSection(_Section):
     """Stop with no_changes when an iteration makes no commit and no work-tree change (git)."""
     model: str = ""
     """Model passed to the default agent as --model (empty = the agent's default)."""
+    checkpoint: Literal["commit", "warn", "off"] = "commit"
+    """After every iteration: commit what the agent left uncommitted (commit), only say so
+    (warn), or neither (off). A claim completes only on a clean work tree either way."""
 
 
 class PathsSection(_Section):

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import trio
 
+from forgeflare._budget import passes_cap
 from forgeflare._clock import parse_time, utc_timestamp
 from forgeflare._completion import count_unchecked
 from forgeflare._convergence import (
@@ -36,7 +37,7 @@ from forgeflare._process import end_marked_processes
 from forgeflare._secrets import PASS_ENV_VAR
 from forgeflare._units import format_cost
 from forgeflare.supervisor._agentkey import KeyPlan, helper_settings, key_file, plan_agent_key
-from forgeflare.supervisor._agentproc import ChildResult, exit_status, supervise
+from forgeflare.supervisor._agentproc import ChildResult, StopControl, exit_status, supervise
 from forgeflare.supervisor._config import default_prompt
 from forgeflare.supervisor._finish import IterationOutcome, agent_time
 from forgeflare.supervisor._git import GitSnapshot, commits_and_tree, git_snapshot
@@ -88,6 +89,8 @@ class _Start:
     log_path: Path
     started_at: str
     runtime_bound: bool = False
+    over_budget: float | None = None
+    """The agent's streamed cost when the loop ended it for passing ``max_cost``."""
 
 
 class IterationRunner(LoopState):
@@ -169,6 +172,7 @@ class IterationRunner(LoopState):
                 str((self.project / p).resolve()) for p in security.allow_paths
             )
         env.update(self.sandbox_env)
+        env.update(self.git_identity)  # git has none: the agent commits as the loop does
         return plan
 
     @contextlib.contextmanager
@@ -236,6 +240,9 @@ class IterationRunner(LoopState):
         reader = self.backend.reader()
         if isinstance(reader, CodexStreamReader):
             reader.setup(argv=argv, env=env)  # its model and CODEX_HOME (session files)
+        cap, spent = self.cfg.limits.max_cost, self.record.totals.cost_usd or 0.0
+        streamed = getattr(reader, "streamed_cost_usd", None)  # CLI streams that tell a cost
+        halt: StopControl = self.stop
         # Plain blocking writes: a local append per line is cheaper than a thread hop.
         # Unbuffered, so that a full disk fails the write, not the close.
         try:
@@ -253,6 +260,15 @@ class IterationRunner(LoopState):
                         # shows the output, and the records' failure ends the loop after it.
                         failed.append(RecordError(f"{log_path}: cannot write: {exc.strerror}"))
                 shown = reader.feed(line.decode("utf-8", errors="replace"))
+                if streamed is not None and start.over_budget is None:
+                    cost = streamed()
+                    if passes_cap(spent=spent, streamed=cost, cap=cap):
+                        start.over_budget = cost
+                        self.display.warn(
+                            f"iteration {number}: the agent's cost so far ({format_cost(cost)}) "
+                            f"passes the budget of ${cap:g} (${spent:.2f} spent before): ending it"
+                        )
+                        halt.stop.set()  # this agent only: the loop finishes budget after it
                 if self.opts.raw:
                     self.display.output(line)
                     return
@@ -260,7 +276,10 @@ class IterationRunner(LoopState):
                     self.display.output(text + "\n")
 
             try:
-                with self.key_handover(plan, argv, number) as pass_fds:
+                with (
+                    self.key_handover(plan, argv, number) as pass_fds,
+                    self.stop.scoped() as halt,
+                ):
                     result = await supervise(
                         argv,
                         cwd=self.project,
@@ -268,7 +287,7 @@ class IterationRunner(LoopState):
                         stdin=prompt.encode(),
                         timeout=None if math.isinf(budget) else budget,
                         grace=self.cfg.agent.kill_grace,
-                        stop=self.stop,
+                        stop=halt,
                         on_line=on_line,
                         on_start=on_start,
                         pass_fds=pass_fds,
@@ -304,6 +323,9 @@ class IterationRunner(LoopState):
                 state = read_convergence(conv)
             except ConvergenceError as exc:
                 self.display.warn(str(exc))
+        # Delivery first: the loop commits what the agent left, so the commits and the
+        # change below count it, and a claim is judged on what is in git.
+        checkpoint = await self.checkpoint(number, time.time())
         git_after = await self.snapshot()
         self.git_last = git_after
         commits = 0
@@ -326,6 +348,10 @@ class IterationRunner(LoopState):
             final,
             report_path if report_path.exists() else None,
         )
+        if start.over_budget is not None:
+            # Ended before its result line: what it streamed is what it cost.
+            billed = max(report.cost_usd or 0.0, start.over_budget)
+            report = report.model_copy(update={"outcome": "budget", "cost_usd": billed})
         it = IterationRecord.from_report(
             report,
             number=number,
@@ -342,6 +368,8 @@ class IterationRunner(LoopState):
             commits=commits,
             changed=changed,
             plan_unchecked=self.plan_unchecked(),
+            checkpoint=checkpoint,
+            dirty=await self.dirty_paths() or [],
         )
         outcome = IterationOutcome(
             mode="planning" if self.record.mode == "planning" else "building",

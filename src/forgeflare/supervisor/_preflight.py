@@ -185,6 +185,13 @@ def preflight(
 
         checked_base_url(None, env)
     backend.preflight(project, argv, env)
+    checkpoint = config.fresher.checkpoint
+    if checkpoint != "commit" and not backend.commits_itself:
+        raise ConfigError(
+            f"[fresher] checkpoint = {checkpoint!r}: the {backend.name} agent cannot commit in "
+            "its sandbox (.git is read-only there) and the loop would not either, so no work "
+            'would ever be delivered; set checkpoint = "commit"'
+        )
     reviewer = config.finish.reviewer
     url = (env.get("ANTHROPIC_API_URL") or env.get("ANTHROPIC_BASE_URL") or "").strip()
     if reviewer and not env.get("ANTHROPIC_API_KEY") and not url:

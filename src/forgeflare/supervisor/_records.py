@@ -44,6 +44,7 @@ from forgeflare.supervisor.backends._report import IterationReport, Tokens
 __all__ = [
     "RUN_MARKER",
     "SCHEMA_VERSION",
+    "CheckpointRecord",
     "ClaimRecord",
     "HookRecord",
     "InProgress",
@@ -129,6 +130,30 @@ class ClaimRecord(BaseModel):
     rejected_by: str | None = None
     """``gate`` or ``reviewer`` when refused."""
     why: str = ""
+
+
+class CheckpointRecord(BaseModel):
+    """What the loop did with the work the agent left uncommitted after an iteration.
+
+    Exactly one of ``sha`` (the checkpoint commit), ``skipped`` (why no commit was tried:
+    nothing to commit, not a git repository, a merge in progress, a held lock …) or ``failed``
+    (``git commit`` was tried and failed: its first line) is set.
+    """
+
+    model_config = _FINITE
+
+    sha: str | None = None
+    skipped: str | None = None
+    failed: str | None = None
+    left_out: list[str] = Field(default_factory=list)
+    """Changed paths the checkpoint did not add (secret-shaped, LFS, too big, over the cap)."""
+    lock_removed: str | None = None
+    """A stale git lock the loop removed first (its path in the repository)."""
+
+    @property
+    def delivered(self) -> bool:
+        """Nothing the loop tried to commit failed (a commit was made or none was needed)."""
+        return self.failed is None
 
 
 class ReviewRecord(BaseModel):
@@ -240,6 +265,10 @@ class IterationRecord(IterationReport):
     claim: ClaimRecord | None = None
     review: ReviewRecord | None = None
     progress: ProgressRecord | None = None
+    checkpoint: CheckpointRecord | None = None
+    """The loop's checkpoint after this iteration (``None``: rows before 0.4, or a skip)."""
+    dirty: list[str] = Field(default_factory=list)
+    """Paths left uncommitted after the checkpoint (the clean check's pathspec)."""
 
     @classmethod
     def from_report(cls, report: IterationReport, **facts: Any) -> IterationRecord:
@@ -345,6 +374,8 @@ class RunRecord(BaseModel):
     waits: list[WaitRecord] = Field(default_factory=list)
     """Usage-window and outage waits."""
     head_at_start: str | None = None
+    dirty_at_start: list[str] = Field(default_factory=list)
+    """Paths already changed when the loop started: reported, never committed by the loop."""
     plan_file: str | None = None
     plan_unchecked_at_start: int | None = None
     supervisor_pid: int | None = None

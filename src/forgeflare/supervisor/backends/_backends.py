@@ -152,6 +152,12 @@ class Backend(Protocol):
     secret_names: ClassVar[tuple[str, ...]]
     """Secrets the agent's process keeps (the key for its API); every other one is scrubbed."""
 
+    @property
+    def commits_itself(self) -> bool:
+        """The agent can run ``git commit`` where it runs (else only the loop's checkpoint
+        delivers its work)."""
+        ...
+
     def configure(self, agent: AgentSettings) -> None:
         """Take this backend's settings from ``[agent]`` (the loop builds one instance)."""
         ...
@@ -182,7 +188,12 @@ class Backend(Protocol):
 
 
 class _Base:
-    """What every built-in backend shares: no budget flag, its command found, no trust files."""
+    """What every built-in backend shares: no budget flag, its command found, no trust files,
+    and an agent that can commit."""
+
+    @property
+    def commits_itself(self) -> bool:
+        return True
 
     def budget_argv(self, left_usd: float) -> list[str]:
         return []
@@ -259,6 +270,7 @@ class ForgeflareBackend(_PlainBackend):
             outcome=outcome or _FINAL_OUTCOMES.get(final.reason, "ok"),
             transient=bool(final.transient) and final.reason == "api_error",
             stop_reason=final.reason,
+            signal=final.signal,
             tokens=tokens,
             turns=final.requests,
             **final.model_dump(include=set(AgentReport.model_fields)),
@@ -355,6 +367,10 @@ class ClaudeBackend(_StreamBackend):
     def options(self) -> list[str]:
         return ["--permission-mode", self.permission_mode] if self.permission_mode else []
 
+    def budget_argv(self, left_usd: float) -> list[str]:
+        # Claude Code checks it between API requests: one request can still pass it.
+        return ["--max-budget-usd", f"{max(0.0, left_usd):.6f}"]
+
     def reader(self) -> LineReader:
         return ClaudeStreamReader()
 
@@ -378,6 +394,11 @@ class CodexBackend(_StreamBackend):
 
     def options(self) -> list[str]:
         return ["--sandbox", self.sandbox] if self.sandbox else []
+
+    @property
+    def commits_itself(self) -> bool:
+        # Codex's own sandbox keeps .git read-only (workspace-write) or everything (read-only).
+        return self.sandbox not in ("workspace-write", "read-only")
 
     def reader(self) -> LineReader:
         return CodexStreamReader()

@@ -20,10 +20,12 @@ iteration report fields (DESIGN "Records and outcomes").
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from forgeflare._pricing import price_usd
 from forgeflare._units import format_tokens
 from forgeflare.supervisor.backends._stream import JsonStreamReader, as_int, json_event, tool_line
 
@@ -83,6 +85,16 @@ def _retry_line(event: dict[str, Any]) -> str:
     return words
 
 
+def _usage_tokens(usage: Mapping[str, Any]) -> dict[str, int]:
+    """An API usage object as tokens by kind."""
+    return {
+        "input": as_int(usage.get("input_tokens")),
+        "output": as_int(usage.get("output_tokens")),
+        "cache_read": as_int(usage.get("cache_read_input_tokens")),
+        "cache_write": as_int(usage.get("cache_creation_input_tokens")),
+    }
+
+
 @dataclass
 class ClaudeStreamReader(JsonStreamReader):
     """Reads one Claude Code iteration's stream, line by line."""
@@ -103,6 +115,9 @@ class ClaudeStreamReader(JsonStreamReader):
     api_error: str | None = None
     """The ``error`` of an ``assistant`` line (``server_error`` …), when one had it."""
     retries: int = 0
+    usage: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Each API message's usage as streamed (by message id; subagents' too): what it cost
+    before its result line says."""
 
     def event(self, event: dict[str, Any]) -> list[str]:
         kind = event.get("type")
@@ -141,6 +156,9 @@ class ClaudeStreamReader(JsonStreamReader):
         elif isinstance(event.get("error"), str):
             self.api_error = event["error"]
         message = event.get("message")
+        if isinstance(message, dict) and isinstance(message.get("usage"), dict):
+            # Repeated per content block with the same id: the last one counts.
+            self.usage[str(message.get("id"))] = _usage_tokens(message["usage"])
         if not isinstance(message, dict) or event.get("parent_tool_use_id"):
             return []  # a subagent's message is not the turn's
         message_id = message.get("id")
@@ -170,13 +188,19 @@ class ClaudeStreamReader(JsonStreamReader):
     def tokens(self) -> dict[str, int]:
         """Tokens of the whole iteration, from the result's usage (zeros without one)."""
         usage = (self.result or {}).get("usage")
-        usage = usage if isinstance(usage, dict) else {}
-        return {
-            "input": as_int(usage.get("input_tokens")),
-            "output": as_int(usage.get("output_tokens")),
-            "cache_read": as_int(usage.get("cache_read_input_tokens")),
-            "cache_write": as_int(usage.get("cache_creation_input_tokens")),
-        }
+        return _usage_tokens(usage if isinstance(usage, dict) else {})
+
+    def streamed_cost_usd(self) -> float | None:
+        """What the iteration cost so far: the result's cost once it came, else its messages'
+        streamed usage at the model's price (``None``: no price known)."""
+        cost = (self.result or {}).get("total_cost_usd")
+        if isinstance(cost, int | float) and not isinstance(cost, bool):
+            return float(cost)
+        total: dict[str, int] = {}
+        for tokens in self.usage.values():
+            for kind, n in tokens.items():
+                total[kind] = total.get(kind, 0) + n
+        return price_usd(self.model, total) if total else 0.0
 
     def resets_at(self) -> str | None:
         """When the usage window that stopped this iteration resets, if known: from the

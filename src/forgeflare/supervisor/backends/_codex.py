@@ -317,6 +317,12 @@ class CodexStreamReader(JsonStreamReader):
             reset = reset_from_message(self.failure, now)
         return reset.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if reset else None
 
+    def streamed_cost_usd(self) -> float | None:
+        """What the iteration cost so far: its completed turns at the model's price (Codex
+        streams tokens only when a turn completes)."""
+        tokens = self.tokens()
+        return price_usd(self.model, tokens, provider="openai") if any(tokens.values()) else 0.0
+
     def report(self) -> dict[str, Any]:
         """The iteration report fields this stream gives; the cost from the model's price."""
         outcome, transient = self.outcome()
