@@ -1179,8 +1179,9 @@ def _find(
     for root in roots or ["."]:
         what = _danger(sh, root)
         where = what[1].replace("everything in ", "") if what else ""
-        # A filtered find in /tmp is scratch work (find /tmp -name 'x*' -delete).
-        scratch = filtered and where == "/tmp"
+        # A filtered find in /tmp is scratch work (find /tmp -name 'x*' -delete), even with
+        # the home directory somewhere below it.
+        scratch = filtered and _resolve(sh, _expand(sh, root)[0]) == ("/", ["tmp"])
         if what and (not filtered or (what[0] in _SYSTEM and not scratch)):
             danger = f"find {_show(root)} lists all of {where}"
             break
