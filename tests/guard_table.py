@@ -336,7 +336,7 @@ _ISSUE_37 = [
     "perl -e 'system(q(rm), q(-rf), q(/))'",
     "awk 'BEGIN{system(\"rm -rf /\")}'",
     "awk 'BEGIN { system(\"rm -rf ~\") }' /dev/null",
-    "gawk 'BEGIN{system(\"rm -rf \" \"/\")}'",
+    'gawk \'BEGIN{system("rm -rf " "/")}\'',
     "awk -F: '{ system(\"rm -rf /\") }' /etc/passwd",
     "node -e \"require('child_process').execSync('rm -rf ' + '/')\"",
     "function b { b | b & }; b",
