@@ -9,11 +9,13 @@ So the core is standard library only and runs on any Python 3.7+.
 
 The command is read the way a shell reads it, in one pass: quotes and backslashes are removed
 from words (``"rm"``, ``r''m``, ``\\rm`` are ``rm``; ``$'\\x2f'`` is ``/``; ``${IFS}`` is a
-blank; ``{rm,-rf,/}`` is ``rm -rf /``; capitals get nothing past it), commands are split at
+blank; ``$"/"`` is ``/``; ``{rm,-rf,/}`` is ``rm -rf /``; capitals get nothing past it;
+``/proc/self/root/`` and ``/proc/PID/root/`` are ``/``), commands are split at
 ``;`` ``&&`` ``||`` ``|`` ``&`` newlines, ``( )``, ``$( )``, ``<( )`` and backticks, and the
 command name is taken after wrappers (``sudo``, ``env``, ``nohup``, ``timeout``, ``busybox``,
-``unshare``, ``chroot /``, ``strace``, ``flock F``, ``runuser -u U --``, ``fakeroot``...),
-keywords and variable assignments.
+``unshare``, ``chroot /``, ``strace``, ``flock F``, ``runuser -u U --``, ``fakeroot``,
+``setpriv``, ``toybox``...), keywords (``function f { BODY; }``: BODY is read) and variable
+assignments. Here-document bodies are data, not commands (what they feed is read).
 
 **It follows the shell.** The working directory starts at ``cwd`` (the project) and moves with
 ``cd``, ``pushd``, ``popd``, ``cd -``, ``env -C``; a subshell, substitution or ``bash -c`` does
@@ -22,9 +24,10 @@ unknown. Targets are expanded as the shell would there: ``*``, ``.``, ``..`` cha
 ``$HOME``, ``${HOME:?}``, ``$PWD``, ``$(pwd)``, variables the command set, brace expansion
 (``/{,}``). What is fed to a command is read too: text piped or given by a here-string or
 here-document to ``xargs``/``parallel`` (as their arguments), to a shell, ``source <(...)`` or
-an interpreter (as a script), through ``base64 -d``, ``xxd -r -p`` and ``rev``; ``bash -c``,
-``eval``, ``su -c``, ``trap`` and ``env -S`` strings are checked as commands (at most four
-levels deep, so the work stays linear).
+an interpreter (as a script), through ``base64 -d``, ``xxd -r -p`` and ``rev``, and the paths
+``ls -d``, ``realpath`` and ``readlink -f`` print; ``bash -c`` (with ``$1``... from the words
+after it), ``eval``, ``su -c``, ``trap``, ``env -S`` strings and ``alias`` values are checked as
+commands (at most four levels deep, so the work stays linear).
 
 Denied in both modes:
 
@@ -33,20 +36,24 @@ Denied in both modes:
   everything in one of them (``*``; in ``/`` and ``~`` any pattern); of ``*``, ``.`` or ``..``
   in a directory the check cannot know; ``--no-preserve-root`` anywhere; ``find`` from such a
   root with ``-delete``, ``-exec rm`` or piped into ``xargs rm`` (from the project only when no
-  test such as ``-name`` narrows it); ``git clean -f`` in ``/`` or ``~``;
+  test such as ``-name`` narrows it; a narrowed one in ``/tmp`` is scratch work), and any
+  ``-exec CMD {}`` of an unnarrowed ``find`` judged as CMD on its root (``find / -exec chmod
+  777 {} +``); ``git clean -f`` in ``/`` or ``~``;
 - interpreter one-liners and scripts fed to them (``python -c``, ``perl -e``, ``node -e``,
-  ``ruby -e``, ``php -r``) that name a disaster: a tree deletion of such a path
-  (``shutil.rmtree('/')``), a string or argument list that is a denied command
-  (``os.system("rm -rf /")``), base64 of one;
+  ``ruby -e``, ``php -r``, an ``awk`` program) that name a disaster: a tree deletion of such a
+  path (``shutil.rmtree('/')``), a string, perl ``q{}``/``qq{}``, concatenation or argument
+  list that is a denied command (``os.system("rm -rf /")``), base64 of one;
 - fork bombs (a function that starts itself twice, once in the background: ``:(){ :|:& };:``,
-  ``b(){ b&b; }; b``);
+  ``b(){ b&b; }; b``, ``function b { b|b& }``, ``f() ( f|f& )``, ``$FUNCNAME``; perl's
+  ``fork while fork``);
 - ``dd of=/dev/...`` other than null/zero/stdout/stderr/tty/fd, redirection, ``tee`` or
   ``cp`` onto a disk device (``> /dev/sda``); ``mkfs`` in any form, ``mke2fs``, ``mkswap``,
   ``wipefs``, ``blkdiscard``;
 - ``chmod`` 777/``a+rwx`` on ``/``, ``~`` or a top-level directory, and ``chmod``/``chown``/
   ``chgrp -R`` on them;
 - force pushes: ``git push`` with ``--force``, ``-f`` (alone or in a cluster such as
-  ``-fu``), ``--force-with-lease`` / ``--force-if-includes`` in any form, ``--mirror``, or a
+  ``-fu``), ``--force-with-lease`` / ``--force-if-includes`` in any form, ``--mirror`` (or a
+  prefix git takes for one of these: ``--force-w``, ``--mirr``), or a
   ``+refspec`` (the first plain argument names the remote, so ``git push +x`` is not one);
   ``git send-pack --force``; a git alias that does one (``git -c alias.p='push -f' p``,
   ``git config alias.p 'push -f'``), ``remote.*.push`` with ``+``, ``remote.*.mirror``.
