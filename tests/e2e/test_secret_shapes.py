@@ -17,7 +17,7 @@ import pytest
 
 from agent_support import text_response, tool_response
 from conftest import MockServer
-from environ_support import SCAN
+from environ_support import scanning_project, scans
 from secrets_support import MISSED_IN_0_3
 from supervisor_agents.project import base_env
 
@@ -47,27 +47,12 @@ def shaped_secrets() -> dict[str, str]:
 def test_no_hook_sees_a_secret_by_shape(tmp_path: Path, mock_api: MockAPI) -> None:
     values = shaped_secrets()
     values_file = tmp_path / "values"
-    # Whitespace-free markers: the connection string and URL contain none.
-    values_file.write_text("\n".join(values.values()))
+    values_file.write_text("\n".join(values.values()))  # whitespace-free markers
     out = tmp_path / "scans"
-    project = tmp_path / "p"
-    (project / ".forgeflare").mkdir(parents=True)
-    (project / "scan.py").write_text(SCAN)
+    project = scanning_project(tmp_path, values_file, out)
     scan = f"python3 scan.py {values_file} {out}"
-    (project / ".forgeflare" / "hooks.toml").write_text(
-        f'[[hooks]]\nevent = "PreToolUse"\nphase = "observe"\ncommand = "{scan} shell-hook"\n'
-    )
-    hook = project / ".fresher" / "hooks" / "started"
-    hook.parent.mkdir(parents=True)
-    hook.write_text(f"#!/bin/sh\n{scan} started\nenv > {tmp_path / 'hook-env'}\n")
-    hook.chmod(0o755)
-    (project / ".gitignore").write_text(".fresher/runs/\n")
-    for args in (
-        ["init", "-q"],
-        ["add", "-A"],
-        ["-c", "user.name=T", "-c", "user.email=t@example.invalid", "commit", "-qm", "scan"],
-    ):
-        subprocess.run(["git", *args], cwd=project, check=True)
+    with (project / ".fresher" / "hooks" / "started").open("a") as hook:
+        hook.write(f"env > {tmp_path / 'hook-env'}\n")
     server = mock_api(
         {
             "responses": [
@@ -90,11 +75,8 @@ def test_no_hook_sees_a_secret_by_shape(tmp_path: Path, mock_api: MockAPI) -> No
         check=False,
     )
     assert done.returncode in (0, 10, 11), done.stderr
-    found = {}
-    for line in out.read_text().splitlines():
-        label, read, leaks = line.split(" ", 2)
-        found[label] = (int(read.removeprefix("read=")), leaks.removeprefix("leaks="))
-    assert set(found) == {"started", "shell-hook", "bash"}, found
+    found = scans(out)
+    assert set(found) == {"started", "next_iteration", "finished", "shell-hook", "bash"}, found
     for label, (read, leaks) in found.items():
         assert read >= 3, (label, read)
         assert leaks == "[]", (label, leaks)
