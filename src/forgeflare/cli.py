@@ -59,8 +59,10 @@ def _only_forgeflare_error(group: BaseExceptionGroup[BaseException]) -> Forgefla
 
 def _say(error: ForgeflareError) -> None:
     """One ``forgeflare: error:`` line per problem (a fleet file may have several)."""
+    from forgeflare._termtext import for_terminal  # a path or record text may carry escapes
+
     for line in str(error).splitlines() or [""]:
-        print(f"forgeflare: error: {line}", file=sys.stderr)
+        print(f"forgeflare: error: {for_terminal(line)}", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -22,7 +22,9 @@ from forgeflare._clock import utc_timestamp
 from forgeflare._completion import completion_signal, find_question
 from forgeflare._convergence import Final, clear_convergence, convergence_path, write_final
 from forgeflare._errors import ConfigError
+from forgeflare._fsutil import check_project_folders
 from forgeflare._pricing import price_usd
+from forgeflare._runtime_files import WRITTEN_FOLDERS
 from forgeflare._sandbox import (
     SANDBOX_ENV,
     require_sandbox,
@@ -120,6 +122,7 @@ async def run_agent(
     project_dir = options.cwd.resolve()
     if not project_dir.is_dir():
         raise ConfigError(f"--dir {options.cwd}: not a directory")
+    check_project_folders(project_dir, WRITTEN_FOLDERS)  # a clone's links must not lead out
     base_url = checked_base_url(options.api_url, options.env)
     api_key = _api_key(options, base_url)
     if options.env.get(SANDBOX_ENV):

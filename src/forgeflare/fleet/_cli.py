@@ -11,6 +11,7 @@ import typer
 
 from forgeflare._errors import ConfigError
 from forgeflare._secrets import scrub_environment
+from forgeflare._termtext import for_terminal
 from forgeflare._units import format_cost
 
 __all__ = ["register"]
@@ -84,7 +85,7 @@ def _log(line: str) -> None:
     from datetime import UTC, datetime
 
     stamp = datetime.now(UTC).strftime("%H:%M:%S")
-    print(f"{stamp} [fleet] {line}", file=sys.stderr, flush=True)
+    print(f"{stamp} [fleet] {for_terminal(line)}", file=sys.stderr, flush=True)
 
 
 def _clone_urls(spec: Any, fleet_file: Path, clone_url: str = "") -> dict[str, str]:
@@ -278,7 +279,7 @@ def _run_cmd(
     old = None if again else finished_fleet(opts)
     if old is not None:
         for line in _status_lines(old):
-            typer.echo(line)
+            typer.echo(for_terminal(line))
         typer.echo(
             f"fleet {old.name} has finished: nothing to run. `forgeflare fleet report "
             f"{fleet_file}` shows it; `forgeflare fleet run --again {fleet_file}` starts a "
@@ -287,14 +288,14 @@ def _run_cmd(
         raise typer.Exit(0 if all(_fine(spec, loop) for loop in old.loops) else 1)
     record = trio.run(functools.partial(run_fleet, opts))
     for line in _status_lines(record):
-        typer.echo(line)
+        typer.echo(for_terminal(line))
     raise typer.Exit(0 if all(_fine(spec, loop) for loop in record.loops) else 1)
 
 
 def _status_cmd(fleet_file: Path = typer.Argument(..., help="The fleet file.")) -> None:
     record = _record(fleet_file)
     for line in _status_lines(record):
-        typer.echo(line)
+        typer.echo(for_terminal(line))
 
 
 def _stop_cmd(fleet_file: Path = typer.Argument(..., help="The fleet file.")) -> None:
@@ -321,7 +322,7 @@ def _report_cmd(
     record = _record(fleet_file)
     budget = load_fleet_file(fleet_file).fleet.max_cost
     if html_out is None:
-        typer.echo(fleet_report_text(record, budget), nl=False)
+        typer.echo(for_terminal(fleet_report_text(record, budget)), nl=False)
         return
     page = fleet_report_html(record, html_out, budget)
     write_html(html_out, page)

@@ -11,6 +11,7 @@ import typer
 
 from forgeflare._cliopts import ProjectDir
 from forgeflare._errors import ConfigError
+from forgeflare._termtext import for_terminal
 
 __all__ = ["register"]
 
@@ -45,7 +46,7 @@ piped or redirected, one timestamped line is printed per change. A finished run 
 
 
 def _warn(line: str) -> None:
-    typer.echo(line, err=True)
+    typer.echo(for_terminal(line), err=True)
 
 
 def register(app: typer.Typer) -> None:
@@ -89,7 +90,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             typer.echo(json.dumps([s.as_json() for s in summaries], indent=2))
         else:
-            typer.echo(render_runs(summaries))
+            typer.echo(for_terminal(render_runs(summaries)))
 
     @app.command("report", help=_REPORT_HELP)
     def report_cmd(
@@ -112,16 +113,16 @@ def register(app: typer.Typer) -> None:
             waiting: list[Todo] = session_todo(directory) if run is None and not html_out else []
             if not waiting:
                 raise
-            typer.echo("\n".join(todo_section(waiting)))
+            typer.echo(for_terminal("\n".join(todo_section(waiting))))
             return
         digest = collect_digest(directory, run_dir)
         if html_out is None and open_it:
             html_out = run_dir / "report.html"
         if html_out is None:
-            typer.echo(render_text(digest), nl=False)
+            typer.echo(for_terminal(render_text(digest)), nl=False)
             return
         page = render_html(digest, run_dir=run_dir.resolve(), out=html_out.resolve())
         write_html(html_out, page)
-        typer.echo(f"report: {html_out}")
+        typer.echo(for_terminal(f"report: {html_out}"))
         if open_it:
             webbrowser.open(html_out.resolve().as_uri())

@@ -13,6 +13,7 @@ import typer
 
 from forgeflare._completion import blocked_hint
 from forgeflare._errors import ConfigError
+from forgeflare._termtext import for_terminal
 from forgeflare.stophook._answer import answer_loop, answer_text
 from forgeflare.stophook._completion import completion_hint
 from forgeflare.stophook._entry import run_stop_hook_process
@@ -221,7 +222,7 @@ def _status(
 ) -> None:
     """Show the loop stack, outermost frame first."""
     path, state = loop_status(_project(project_dir))
-    typer.echo(describe_state(path, state, datetime.now(UTC)))
+    typer.echo(for_terminal(describe_state(path, state, datetime.now(UTC))))
 
 
 def _cancel(

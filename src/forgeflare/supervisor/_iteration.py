@@ -32,6 +32,7 @@ from forgeflare._convergence import (
     read_convergence,
 )
 from forgeflare._errors import ConfigError
+from forgeflare._fsutil import open_regular
 from forgeflare._keychannel import KEY_FD_ENV, secrets_fd
 from forgeflare._process import end_marked_processes
 from forgeflare._secrets import PASS_ENV_VAR
@@ -246,7 +247,9 @@ class IterationRunner(LoopState):
         # Plain blocking writes: a local append per line is cheaper than a thread hop.
         # Unbuffered, so that a full disk fails the write, not the close.
         try:
-            log = open(log_path, "wb", buffering=0)  # noqa: ASYNC230, SIM115
+            # Never through a link or into a FIFO someone put in the run folder.
+            fd = open_regular(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+            log = open(fd, "wb", buffering=0)  # noqa: ASYNC230, SIM115
         except OSError as exc:
             raise RecordError(f"{log_path}: cannot write: {exc.strerror}") from exc
         with log:

@@ -20,6 +20,7 @@ from forgeflare._evidence import (
     rejection_text,
     stall_streak,
 )
+from forgeflare._fsutil import atomic_write_text
 from forgeflare._process import run_child
 from forgeflare._secrets import child_environment
 from forgeflare.supervisor._finish import IterationOutcome
@@ -244,7 +245,7 @@ class LoopProof(LoopState):
             self.display.output(line + "\n", prefix="[gate] ")
         log = self.store.dir / f"gate-{number:03d}.log"
         try:
-            log.write_text(text, encoding="utf-8")
+            atomic_write_text(log, text, fsync=False)
         except OSError as exc:
             self.display.warn(f"{log}: cannot write: {exc.strerror}")
         code = None if done.timed_out else done.exit_code

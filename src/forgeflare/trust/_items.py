@@ -641,9 +641,10 @@ def config_items(
                 items.append(TrustItem(f"[agent.profiles.{name}]", text, files))
     paths = data.get("paths", {})
     for key, value in sorted(paths.items() if isinstance(paths, dict) else []):
-        # Lifecycle hooks or records outside the project are outside what trust can see.
-        where = Path(os.path.normpath(project / str(value)))
-        if not isinstance(value, str) or _lexically_inside(where, project) is None:
+        # Lifecycle hooks or records outside the project are outside what trust can see;
+        # resolved, so that a committed link (logs -> /elsewhere) counts as outside.
+        where = (project / str(value)).resolve()
+        if not isinstance(value, str) or _lexically_inside(where, project.resolve()) is None:
             items.append(TrustItem(f"[paths] {key}", json.dumps(value, default=str)))
     if isinstance(security, dict):
         for key, value in sorted(security.items()):
