@@ -401,6 +401,7 @@ def _from_stream(fields: Mapping[str, Any], end: ChildEnd) -> IterationReport:
         model=fields.get("model"),
         signal=completion_signal(str(fields.get("final_text") or "")),
         question=find_question(str(fields.get("final_text") or "")) or fields.get("question"),
+        detail=fields.get("detail"),
     )
 
 
