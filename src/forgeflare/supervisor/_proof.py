@@ -20,6 +20,7 @@ from forgeflare._evidence import (
     stall_streak,
 )
 from forgeflare._process import run_child
+from forgeflare._readfile import read_limited_text
 from forgeflare._secrets import child_environment
 from forgeflare.supervisor._finish import IterationOutcome
 from forgeflare.supervisor._git import diff_since, tree_of
@@ -157,7 +158,7 @@ class LoopProof(LoopState):
         diff, stat = await diff_since(self.project, self.record.head_at_start)
         plan = self.project / self.cfg.paths.plan_file
         try:
-            plan_text = plan.read_text(encoding="utf-8", errors="replace")
+            plan_text = read_limited_text(plan, folder=self.project, errors="replace")
         except OSError:
             plan_text = ""
         return await run_review(

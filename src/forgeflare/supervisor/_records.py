@@ -39,6 +39,7 @@ from forgeflare._damaged import DamagedFileError, read_json
 from forgeflare._errors import ForgeflareError
 from forgeflare._fsutil import append_line, atomic_write_text, overwrite_in_place
 from forgeflare._jsonl import json_objects
+from forgeflare._readfile import RECORD_LIMIT, read_limited
 from forgeflare.supervisor.backends._report import IterationReport, Tokens
 
 __all__ = [
@@ -497,7 +498,7 @@ class RunStore:
         """Every readable line of events.jsonl (a torn last line, or one a crash or a disk
         damaged into bytes that are not UTF-8, is skipped)."""
         try:
-            return json_objects((self.dir / "events.jsonl").read_bytes())
+            return json_objects(read_limited(self.dir / "events.jsonl", limit=RECORD_LIMIT))
         except OSError:
             return []
 
@@ -525,7 +526,7 @@ def read_run(path: Path) -> RunRecord:
     missing, unreadable, not UTF-8, not JSON or not of a run record's shape.
     """
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = read_limited(path, limit=RECORD_LIMIT).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise RecordError(
             f"{path}: not a readable run record: not UTF-8 (byte {exc.start})"
