@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, TypeGuard, get_args
 
+from forgeflare._outputcap import HeadTail
 from forgeflare._process import run_child_blocking
 from forgeflare.supervisor import GitResult, run_git
 
@@ -122,7 +123,7 @@ def _prepare(landing: Landing) -> LandResult:
         files = ", ".join(conflicted[:5]) or _last_line(rebase)
         return LandResult("conflict", f"rebase onto {base} conflicts in {files}", commits)
     if gate:
-        out = bytearray()
+        out = HeadTail()  # only its last line is said: the rest need not fill the memory
         try:
             done = run_child_blocking(
                 ["bash", "-c", gate],
@@ -135,7 +136,7 @@ def _prepare(landing: Landing) -> LandResult:
         if done.timed_out:
             return LandResult("gate_failed", f"gate `{gate}` timed out", commits)
         if done.returncode != 0:
-            lines = out.decode(errors="replace").strip().splitlines()
+            lines = out.kept().decode(errors="replace").strip().splitlines()
             last = lines[-1] if lines else f"exit {done.returncode}"
             return LandResult(
                 "gate_failed", f"gate `{gate}` exited {done.returncode}: {last}", commits

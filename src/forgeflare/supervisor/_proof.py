@@ -19,6 +19,7 @@ from forgeflare._evidence import (
     rejection_text,
     stall_streak,
 )
+from forgeflare._outputcap import HeadTail
 from forgeflare._process import run_child
 from forgeflare._readfile import read_limited_text
 from forgeflare._secrets import child_environment
@@ -196,7 +197,7 @@ class LoopProof(LoopState):
         if untrusted is not None:
             return GateRun(gate, None, f"not run: {untrusted}")
         self.display.info(f"gate: {gate}")
-        out = bytearray()
+        out = HeadTail()  # a gate printing 50 MB keeps 2 MB (head and tail) per iteration
         try:
             done = await run_child(
                 ["bash", "-c", gate],
@@ -209,7 +210,7 @@ class LoopProof(LoopState):
             )
         except OSError as exc:
             return GateRun(gate, None, f"cannot run: {exc}")
-        text = out.decode(errors="replace")
+        text = out.kept().decode(errors="replace")
         for line in text.splitlines()[-20:]:
             self.display.output(line + "\n", prefix="[gate] ")
         log = self.store.dir / f"gate-{number:03d}.log"
