@@ -10,6 +10,7 @@ updated with it); otherwise the branch is left and the result says so.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from collections.abc import Mapping
@@ -63,6 +64,9 @@ class Landing:
     gate: str = ""
     """A command that must pass in the worktree after the rebase (empty: none)."""
     gate_timeout: float = 3600
+    marker: tuple[str, str] | None = None
+    """An environment variable the gate and its descendants carry: a resumed fleet ends a gate
+    its killed supervisor left running by it (no second gate beside it)."""
 
 
 def is_land_outcome(status: str) -> TypeGuard[LandOutcome]:
@@ -128,6 +132,9 @@ def _prepare(landing: Landing) -> LandResult:
             done = run_child_blocking(
                 ["bash", "-c", gate],
                 cwd=worktree,
+                env={**os.environ, **dict([landing.marker])} if landing.marker else None,
+                marker=landing.marker,
+                die_with_parent=True,  # a fleet killed with -9 does not leave its gate running
                 on_output=out.extend,
                 timeout=landing.gate_timeout,
             )
