@@ -464,10 +464,11 @@ class RunStore:
         except OSError as exc:
             kept = overwrite_in_place(self.run_json, text.encode("utf-8"))
             if not kept and record.finished_at is not None:
-                # The folder is read-only (or full): say how the run ended beside it, so it is
-                # not taken for a running or resumable one later.
+                # The folder is read-only (or full): the whole record goes beside it (the
+                # marker's keys included), so the run is not taken for a running or resumable
+                # one later and the iterations its folder missed (their commits) are kept.
                 with contextlib.suppress(OSError):
-                    atomic_write_text(finish_marker(self.dir), _marker_json(record))
+                    atomic_write_text(finish_marker(self.dir), text)
             raise RecordError(f"{self.run_json}: cannot write: {exc.strerror or exc}") from exc
 
     def _json(self, record: RunRecord) -> str:
@@ -542,7 +543,11 @@ def read_run(path: Path) -> RunRecord:
         if damaged is None:
             raise RecordError(f"{path}: not a readable run record: {_first_error(exc)}") from exc
         record = damaged
-    # A run whose folder became read-only says how it ended beside the folder.
+    # A run whose folder became read-only says how it ended beside the folder: the whole
+    # record when it could be written there, else the finish fields alone.
+    beside = _record_beside(path.parent) if record.finished_at is None else None
+    if beside is not None and beside.run_id == record.run_id:
+        return beside
     ended = read_finish_marker(path.parent) if record.finished_at is None else None
     if ended:
         damaged_rows = record.damaged_rows
@@ -628,8 +633,14 @@ def finish_marker(run_dir: Path) -> Path:
     return run_dir.with_name(run_dir.name + ".finished.json")
 
 
-def _marker_json(record: RunRecord) -> str:
-    return json.dumps({key: getattr(record, key) for key in _MARKER_KEYS}) + "\n"
+def _record_beside(run_dir: Path) -> RunRecord | None:
+    """The whole record written beside a read-only run folder, when there is a finished one."""
+    try:
+        text = read_limited(finish_marker(run_dir), limit=RECORD_LIMIT).decode("utf-8")
+        record = RunRecord.model_validate_json(text)
+    except (OSError, UnicodeDecodeError, ValidationError):
+        return None
+    return record if record.finished_at is not None else None
 
 
 def read_finish_marker(run_dir: Path) -> dict[str, Any] | None:
