@@ -11,6 +11,8 @@ from __future__ import annotations
 import platform
 from pathlib import Path
 
+from forgeflare._readfile import read_limited_text
+
 __all__ = ["INSTRUCTIONS_CAP", "build_system_prompt", "project_instructions"]
 
 INSTRUCTIONS_CAP = 20_000
@@ -41,7 +43,7 @@ def project_instructions(cwd: Path, *, loop: bool = False) -> list[tuple[str, st
         if name is None:
             continue
         try:
-            text = (cwd / name).read_text(encoding="utf-8", errors="replace")
+            text = read_limited_text(cwd / name, folder=cwd, errors="replace")
         except OSError:
             continue
         if len(text) > INSTRUCTIONS_CAP:

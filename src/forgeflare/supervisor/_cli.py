@@ -72,8 +72,12 @@ def _run(*, project_dir: Path, mode: str | None, opts: dict[str, Any]) -> None:
     task_file = opts.pop("task_file")
     if task_file is not None:
         try:
-            task = task_file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            task = read_limited_text(task_file, folder=Path("/"))  # named by the user: any link
+        except OSError as exc:
+            raise ConfigError(
+                f"--task-file {task_file}: cannot read: {exc.strerror or exc}"
+            ) from exc
+        except UnicodeDecodeError as exc:
             raise ConfigError(f"--task-file {task_file}: cannot read: {exc}") from exc
     cli: dict[str, Any] = {
         "fresher.mode": mode,

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from forgeflare._errors import ConfigError
+from forgeflare._readfile import read_limited_text
 from forgeflare._secrets import child_environment
 from forgeflare.supervisor._config import LoopConfig
 from forgeflare.supervisor._git import run_git
@@ -37,14 +38,14 @@ def lock_holder(project: Path) -> int | None:
     """The pid of the loop running in ``project``, or ``None`` when none holds the lock."""
     path = project / LOCK_RELPATH
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not block the check
     except OSError:
         return None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except BlockingIOError:
-            text = path.read_text(encoding="utf-8", errors="replace").strip()
+            text = read_limited_text(path, errors="replace").strip()
             return int(text) if text.isdigit() else -1
         fcntl.flock(fd, fcntl.LOCK_UN)
         return None
@@ -197,8 +198,10 @@ def preflight(
     prompt = project / ".fresher" / f"PROMPT.{config.fresher.mode}.md"
     if prompt.exists():
         try:
-            prompt.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            read_limited_text(prompt)
+        except OSError as exc:
+            raise ConfigError(f"{prompt}: cannot read the prompt: {exc.strerror or exc}") from exc
+        except UnicodeDecodeError as exc:
             raise ConfigError(f"{prompt}: cannot read the prompt: {exc}") from exc
     from forgeflare.supervisor._notify import notify_preflight, notify_urls
     from forgeflare.trust import default_trust_file
