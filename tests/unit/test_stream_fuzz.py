@@ -161,9 +161,17 @@ def _read(
 
 
 def _codex_reader(home: Path) -> Callable[[], CodexStreamReader]:
+    made = 0
+
     def make() -> CodexStreamReader:
+        # Pricing is most of the time per stream: one in 20 runs with a model and its home
+        # (priced, a damaged count meeting the price table), the rest with neither.
+        nonlocal made
+        made += 1
         reader = CodexStreamReader()
-        reader.setup(argv=["codex", "exec", "--model", "gpt-5.5"], env={"CODEX_HOME": str(home)})
+        if made % 20 == 0:
+            argv = ["codex", "exec", "--model", "gpt-5.5"]
+            reader.setup(argv=argv, env={"CODEX_HOME": str(home)})
         return reader
 
     return make
