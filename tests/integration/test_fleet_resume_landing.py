@@ -18,20 +18,15 @@ import trio
 from forgeflare.fleet._config import load_fleet_file
 from forgeflare.fleet._run import FleetOptions, run_fleet
 from forgeflare.fleet._state import FleetRecord, LoopRecord, load_record, save_record, state_dir
-from project_support import git
-from supervisor_agents.project import base_env
+from project_support import git, new_repo
+from supervisor_agents.project import Project
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
 def _fleet(tmp_path: Path, gate: str = "") -> tuple[Path, Path, Path]:
     """A repo with one fleet loop ``a`` whose branch has one commit; (fleet file, repo, tree)."""
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "config", "user.name", "t")
-    git(repo, "config", "user.email", "t@t")
-    git(repo, "commit", "-q", "--allow-empty", "-m", "init")
+    repo = new_repo(tmp_path / "repo")
     path = tmp_path / "fleet.toml"
     gate_line = f"gate = {gate!r}\n" if gate else ""
     path.write_text(
@@ -110,28 +105,8 @@ def test_a_loop_that_finished_unseen_is_landed_not_run_again(tmp_path: Path) -> 
     path, repo, tree = _fleet(tmp_path)
     # The loop ran to complete; its fleet died before it saw that (still "running").
     codex = shlex.join([sys.executable, str(FIXTURES / "fake_codex.py")])
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "forgeflare",
-            "loop",
-            "--dir",
-            str(tree),
-            "--mode",
-            "planning",
-            "--backend",
-            "codex",
-            "--agent-cmd",
-            codex,
-        ],
-        env=base_env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
+    done = Project(tree).run("--mode", "planning", "--backend", "codex", "--agent-cmd", codex)
+    assert done.code == 0, done.stderr
     runs = sorted((tree / ".fresher" / "runs").iterdir())
     assert len(runs) == 1
     _save(path, tree, repo, status="running", pid=2**22 + 2, pid_started=1.0)

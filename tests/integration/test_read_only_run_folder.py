@@ -5,31 +5,19 @@ from __future__ import annotations
 
 import json
 import shlex
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from forgeflare.supervisor._records import read_run
+from platform_support import private_mounts_skip_reason, run_in_private_mounts
 from project_support import git
 from supervisor_agents.project import Project, base_env, forgeflare
 
 
-def _private_mounts() -> str | None:
-    if shutil.which("unshare") is None:
-        return "unshare (util-linux) is not installed"
-    probe = subprocess.run(
-        ["unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"],
-        capture_output=True,
-        check=False,
-    )
-    return None if probe.returncode == 0 else "mounting a tmpfs needs root (unshare -m)"
-
-
 def test_the_commit_of_the_iteration_that_lost_its_folder_is_kept(tmp_path: Path) -> None:
-    reason = _private_mounts()
+    reason = private_mounts_skip_reason()
     if reason is not None:
         pytest.skip(reason)
     project = Project(tmp_path)
@@ -49,14 +37,7 @@ def test_the_commit_of_the_iteration_that_lost_its_folder_is_kept(tmp_path: Path
         [sys.executable, "-m", "forgeflare", "loop", "--dir", str(tmp_path),
          "--agent-cmd", agent, "--max-iterations", "3", "--mode", "planning"]
     )  # fmt: skip
-    done = subprocess.run(
-        ["unshare", "-m", "sh", "-c", f"mount --make-rprivate / && exec {loop}"],
-        capture_output=True,
-        text=True,
-        env=base_env(),
-        timeout=120,
-        check=False,
-    )
+    done = run_in_private_mounts(loop, base_env(), timeout=120)
     assert "Traceback" not in done.stderr
     assert "cannot write: Read-only file system" in done.stderr, done.stderr
     work = git(tmp_path, "rev-parse", "HEAD").strip()

@@ -8,21 +8,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import psutil
 import tomli_w
 
 from agent_support import run_agent, text_response
 from mockapi_support import MockServer
+from platform_support import sleeping
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
-
-
-def _sleeping(seconds: str) -> list[psutil.Process]:
-    found = []
-    for proc in psutil.process_iter(["cmdline", "status"]):
-        if proc.info["cmdline"] == ["sleep", seconds] and proc.info["status"] != "zombie":
-            found.append(proc)
-    return found
 
 
 def test_a_hooks_setsid_child_does_not_outlive_run(tmp_path: Path, mock_api: MockAPI) -> None:
@@ -36,7 +28,7 @@ def test_a_hooks_setsid_child_does_not_outlive_run(tmp_path: Path, mock_api: Moc
     try:
         done = run_agent(tmp_path, server.url, env={"FORGEFLARE_TRUST": "1"})
         assert done.returncode == 0, done.stderr
-        assert _sleeping(token) == []
+        assert sleeping(token) == []
     finally:
-        for proc in _sleeping(token):
+        for proc in sleeping(token):
             proc.kill()
