@@ -15,6 +15,7 @@ import json
 import os
 import random
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -248,3 +249,15 @@ def test_a_far_future_codex_reset_is_ignored() -> None:
     report = reader.report()
     assert report["outcome"] == "rate_limited"
     assert report["resets_at"] is None
+
+
+def test_a_far_future_claude_reset_is_ignored_and_said() -> None:
+    reader = ClaudeStreamReader(now=datetime(2026, 11, 28, tzinfo=UTC))
+    limit = {"status": "rejected", "resetsAt": 1893456000}  # 2030-01-01
+    reader.feed(json.dumps({"type": "rate_limit_event", "rate_limit_info": limit}))
+    report = reader.report()
+    assert report["outcome"] == "rate_limited"
+    assert report["resets_at"] is None
+    assert "reset 2030-01-01T00:00:00Z is over 31 days ahead: ignored" in report["detail"]
+    reader.rate_limit = {"status": "rejected", "resetsAt": 1764547200}  # 2025-12-01: in bounds
+    assert reader.report()["resets_at"] == "2025-12-01T00:00:00Z"

@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from forgeflare._units import format_tokens
 from forgeflare.supervisor.backends._stream import (
+    MAX_RESET_AHEAD,
     JsonStreamReader,
     Shape,
     as_cost,
@@ -142,6 +144,8 @@ class ClaudeStreamReader(JsonStreamReader):
     api_error: str | None = None
     """The ``error`` of an ``assistant`` line (``server_error`` …), when one had it."""
     retries: int = 0
+    now: datetime | None = None
+    """The time the report is made (aware); ``None``: the clock."""
 
     def __post_init__(self) -> None:
         self.shapes = SHAPES
@@ -223,16 +227,25 @@ class ClaudeStreamReader(JsonStreamReader):
 
     def resets_at(self) -> str | None:
         """When the usage window that stopped this iteration resets, if known: from the
-        rate-limit event, else from a ``usage limit reached|<epoch>`` message."""
+        rate-limit event, else from a ``usage limit reached|<epoch>`` message. A reset more
+        than 31 days ahead is damage: ignored, and said in the report's ``detail``."""
         info = self.rate_limit or {}
-        known = _iso(info.get("resetsAt"))
-        if known is not None:
-            return known
-        for text in [str((self.result or {}).get("result") or ""), *self.texts[-3:]]:
-            match = _LIMIT_RESET.search(text)
-            if match:
-                return _iso(int(match.group(1)[:13]))
-        return None
+        at = epoch_time(info.get("resetsAt"))
+        if at is None:
+            for text in [str((self.result or {}).get("result") or ""), *self.texts[-3:]]:
+                match = _LIMIT_RESET.search(text)
+                if match:
+                    at = epoch_time(int(match.group(1)))
+                    break
+        if at is None:
+            return None
+        stamp = at.strftime("%Y-%m-%dT%H:%M:%SZ")
+        if at - (self.now or datetime.now(UTC)) > MAX_RESET_AHEAD:
+            said = f"reset {stamp} is over 31 days ahead: ignored"
+            if said not in self.damaged:
+                self.damaged.append(said)
+            return None
+        return stamp
 
     def outcome(self) -> tuple[str, bool]:
         """``(outcome, transient)`` by DESIGN's names; the loop overrides it when it killed."""

@@ -46,6 +46,7 @@ from forgeflare._pricing import price_usd
 from forgeflare._units import format_tokens
 from forgeflare.supervisor.backends._stream import (
     MAX_COUNT,
+    MAX_RESET_AHEAD,
     JsonStreamReader,
     Shape,
     as_int,
@@ -92,8 +93,6 @@ SHAPES: dict[str, Shape] = {
     "item.completed": _ITEM,
 }
 """The types of the fields Codex's events carry that the reader uses."""
-_MAX_AHEAD = timedelta(days=31)
-"""A usage window's reset further ahead is damage (DESIGN: ignored, never clamped)."""
 
 
 def classify_failure(message: str) -> tuple[str, bool]:
@@ -349,7 +348,10 @@ class CodexStreamReader(JsonStreamReader):
         now = self.now or datetime.now().astimezone()
         if reset is None and self.failure:
             reset = reset_from_message(self.failure, now)
-        if reset is not None and reset - now > _MAX_AHEAD:
+        if reset is not None and reset - now > MAX_RESET_AHEAD:
+            said = f"reset {reset.isoformat()} is over 31 days ahead: ignored"
+            if said not in self.damaged:
+                self.damaged.append(said)
             reset = None  # a damaged or far-future reset: waiting on it would end the run
         return reset.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if reset else None
 

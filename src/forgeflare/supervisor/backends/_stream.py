@@ -17,11 +17,12 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 __all__ = [
     "MAX_COUNT",
+    "MAX_RESET_AHEAD",
     "JsonStreamReader",
     "Shape",
     "as_cost",
@@ -38,6 +39,8 @@ _TOOL_ARG_KEYS = ("command", "file_path", "path", "pattern", "url", "query", "de
 MAX_COUNT = 10**12
 """The largest count (tokens, turns, attempts) one event may carry; a larger one is damage
 (the sum of many stays under :class:`~forgeflare._convergence.Tokens`' bound)."""
+MAX_RESET_AHEAD = timedelta(days=31)
+"""A usage window's reset further ahead is damage: ignored, never clamped (DESIGN)."""
 _MAX_COST_USD = 1e6
 _MAX_YEAR = 9000
 """Later times are damage (and near datetime's end, arithmetic on them overflows)."""
