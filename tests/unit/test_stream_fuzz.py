@@ -15,7 +15,7 @@ import json
 import os
 import random
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -238,8 +238,9 @@ def test_damage_beside_a_good_result_is_counted_not_fatal() -> None:
     assert sum(line.startswith("warning:") for line in shown) == 1
 
 
-def test_a_far_future_codex_reset_is_ignored() -> None:
-    reader = CodexStreamReader()
+@pytest.mark.parametrize("hours", [0, -5, 14])
+def test_a_far_future_codex_reset_is_ignored(hours: int) -> None:
+    reader = CodexStreamReader(now=datetime(2026, 11, 28, tzinfo=timezone(timedelta(hours=hours))))
     fail = "You’ve hit your usage limit. Try again at Dec 31st, 9999 11:59 PM."
     for event in (
         {"type": "thread.started", "thread_id": "t-1"},

@@ -199,6 +199,13 @@ def _session_file(home: Path, thread_id: str) -> Path | None:
     return found[-1] if found else None
 
 
+def _too_far(reset: datetime, now: datetime) -> bool:
+    try:
+        return reset - now > MAX_RESET_AHEAD
+    except OverflowError:  # Dec 31st, 9999 11:59 PM at UTC-5 is past datetime's end in UTC
+        return True
+
+
 def _capped(total: Tokens, more: Tokens) -> Tokens:
     """``total + more``, each kind at most :data:`MAX_COUNT` (a damaged stream's counts)."""
     both = {k: min(MAX_COUNT, v + getattr(more, k)) for k, v in total.model_dump().items()}
@@ -348,7 +355,7 @@ class CodexStreamReader(JsonStreamReader):
         now = self.now or datetime.now().astimezone()
         if reset is None and self.failure:
             reset = reset_from_message(self.failure, now)
-        if reset is not None and reset - now > MAX_RESET_AHEAD:
+        if reset is not None and _too_far(reset, now):
             said = f"reset {reset.isoformat()} is over 31 days ahead: ignored"
             if said not in self.damaged:
                 self.damaged.append(said)
