@@ -262,3 +262,12 @@ def test_a_far_future_claude_reset_is_ignored_and_said() -> None:
     assert "reset 2030-01-01T00:00:00Z is over 31 days ahead: ignored" in report["detail"]
     reader.rate_limit = {"status": "rejected", "resetsAt": 1764547200}  # 2025-12-01: in bounds
     assert reader.report()["resets_at"] == "2025-12-01T00:00:00Z"
+
+
+def test_a_stream_of_damage_keeps_a_bounded_record() -> None:
+    reader = ClaudeStreamReader()
+    for _ in range(1000):
+        reader.feed(json.dumps({"type": "system", "subtype": "init", "model": 5}))
+    assert reader.damaged_count == 1000
+    assert len(reader.damaged) == 20
+    assert reader.report()["detail"].startswith("the agent's stream made no sense at line 1: ")

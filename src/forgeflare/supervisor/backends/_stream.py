@@ -45,6 +45,7 @@ _MAX_COST_USD = 1e6
 _MAX_YEAR = 9000
 """Later times are damage (and near datetime's end, arithmetic on them overflows)."""
 _SHOWN_CHARS = 200
+_KEPT_DAMAGE = 20
 
 Shape = Mapping[str, type | tuple[type, ...]]
 """Field name to the type(s) its value may have when present (``type(None)`` for null)."""
@@ -175,7 +176,10 @@ class JsonStreamReader:
     lines: int = 0
     """Lines taken so far (blank ones included): the number a warning names."""
     damaged: list[str] = field(default_factory=list)
-    """One entry per damaged event: ``line 3: 'model' is a number: {…}``."""
+    """The first damaged events (at most :data:`_KEPT_DAMAGE`): ``line 3: 'model' is a
+    number: {…}``."""
+    damaged_count: int = 0
+    """Every damaged event, kept or not (a stream of nothing else must not fill the memory)."""
     shapes: dict[str, Shape] = field(default_factory=dict, repr=False)
     """Event type to the shape its fields must have; set by a backend's reader."""
 
@@ -197,7 +201,9 @@ class JsonStreamReader:
             except Exception as exc:
                 problem = f"unreadable ({type(exc).__name__})"
         entry = f"line {self.lines}: {problem}: {shorten(line)}"
-        self.damaged.append(entry)
+        self.damaged_count += 1
+        if len(self.damaged) < _KEPT_DAMAGE:
+            self.damaged.append(entry)
         what = f"{shorten(kind, 40)} event" if isinstance(kind, str) else "event"
         return [f"warning: ignored a damaged {what}, {entry}"]
 
@@ -213,6 +219,6 @@ class JsonStreamReader:
             return None
         if outcome == "agent_error":
             return f"the agent's stream made no sense at {self.damaged[0]}"
-        more = len(self.damaged)
+        more = max(self.damaged_count, len(self.damaged))
         lines = "line" if more == 1 else "lines"
         return f"ignored {more} damaged stream {lines}, first {self.damaged[0]}"
