@@ -30,6 +30,7 @@ from forgeflare.supervisor.backends import (
     IterationReport,
 )
 from forgeflare.supervisor.backends._backends import _StreamBackend
+from forgeflare.supervisor.backends._stream import as_cost, as_int, epoch_time, shape_problem
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 STREAMS = int(os.environ.get("FORGEFLARE_STREAM_FUZZ", "20000"))
@@ -271,3 +272,59 @@ def test_a_stream_of_damage_keeps_a_bounded_record() -> None:
     assert reader.damaged_count == 1000
     assert len(reader.damaged) == 20
     assert reader.report()["detail"].startswith("the agent's stream made no sense at line 1: ")
+
+
+@pytest.mark.parametrize(
+    ("event", "problem"),
+    [
+        ({"model": "m"}, None),
+        ({}, None),
+        ({"model": 5}, "'model' is a number"),
+        ({"model": None}, "'model' is null"),
+        ({"attempt": True}, "'attempt' is a boolean"),
+        ({"attempt": None}, None),
+        ({"retry_delay_ms": 1.5}, None),
+        ({"usage": []}, None),
+        ({"message": []}, None),
+    ],
+)
+def test_shape_problem_table(event: dict[str, Any], problem: str | None) -> None:
+    shape = {"model": str, "attempt": (int, type(None)), "retry_delay_ms": (int, float)}
+    assert shape_problem(event, shape) == problem
+
+
+@pytest.mark.parametrize(
+    ("value", "count", "cost"),
+    [
+        (5, 5, 5.0),
+        (-1, 0, None),
+        (True, 0, None),
+        (10**30, 0, None),
+        (float("nan"), 0, None),
+        (float("inf"), 0, None),
+        (0.25, 0, 0.25),
+        ("5", 0, None),
+    ],
+)
+def test_counts_and_costs_in_bounds(value: object, count: int, cost: float | None) -> None:
+    assert as_int(value) == count
+    assert as_cost(value) == cost
+
+
+@pytest.mark.parametrize(
+    ("epoch", "expected"),
+    [
+        (1764000000, "2025-11-24T16:00:00"),
+        (1764000000000, "2025-11-24T16:00:00"),  # milliseconds
+        (0, None),
+        (-5, None),
+        (10**20, None),
+        (1e308, None),
+        (float("nan"), None),
+        (True, None),
+        ("1764000000", None),
+    ],
+)
+def test_epoch_time_table(epoch: object, expected: str | None) -> None:
+    at = epoch_time(epoch)
+    assert (at.strftime("%Y-%m-%dT%H:%M:%S") if at else None) == expected
