@@ -6,13 +6,11 @@ import contextlib
 import json
 import os
 import shlex
-import shutil
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
-import psutil
 import pytest
 import trio
 from typer.testing import CliRunner
@@ -20,6 +18,9 @@ from typer.testing import CliRunner
 from forgeflare import _app as cli
 from forgeflare._errors import ConfigError
 from forgeflare.supervisor import StopControl
+from platform_support import private_mounts_skip_reason as _private_mounts
+from platform_support import run_in_private_mounts
+from platform_support import sleeping as _sleeping
 from supervisor_agents.project import (
     Done,
     Project,
@@ -547,18 +548,6 @@ async def test_a_convergence_file_that_is_not_utf8_is_one_warning(project: Proje
     assert (project.dir / "finish").read_text().strip() == "max_iterations"
 
 
-def _private_mounts() -> str | None:
-    """Why a tiny tmpfs in a private mount namespace cannot be made here, or None."""
-    if shutil.which("unshare") is None:
-        return "unshare (util-linux) is not installed"
-    probe = subprocess.run(
-        ["unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"],
-        capture_output=True,
-        check=False,
-    )
-    return None if probe.returncode == 0 else "mounting a tmpfs needs root (unshare -m)"
-
-
 def test_a_full_disk_before_the_loop_starts_is_one_line(tmp_path: Path) -> None:
     # A real full file system: a 256 KiB tmpfs in a private mount namespace, filled up.
     reason = _private_mounts()
@@ -585,15 +574,6 @@ def test_a_full_disk_before_the_loop_starts_is_one_line(tmp_path: Path) -> None:
         f"forgeflare: error: {disk}/.fresher/loop.lock: cannot write the loop lock: "
         "No space left on device"
     )
-
-
-def _sleeping(seconds: str) -> list[psutil.Process]:
-    """Live ``sleep SECONDS`` processes (the token is unique to one test)."""
-    found = []
-    for proc in psutil.process_iter(["cmdline", "status"]):
-        if proc.info["cmdline"] == ["sleep", seconds] and proc.info["status"] != "zombie":
-            found.append(proc)
-    return found
 
 
 def test_env_i_setsid_descendants_do_not_survive_the_loop(project: Project) -> None:
@@ -632,14 +612,7 @@ def test_a_run_folder_made_read_only_is_marked_finished_beside_it(project: Proje
         [sys.executable, "-m", "forgeflare", "loop", "--dir", str(project.dir),
          "--agent-cmd", remount, "--max-iterations", "3"]
     )  # fmt: skip
-    done = subprocess.run(
-        ["unshare", "-m", "sh", "-c", f"mount --make-rprivate / && exec {loop}"],
-        capture_output=True,
-        text=True,
-        env=base_env(),
-        timeout=60,
-        check=False,
-    )
+    done = run_in_private_mounts(loop, base_env(), timeout=60)
     assert "Traceback" not in done.stderr
     assert "cannot write: Read-only file system" in done.stderr, done.stderr
     (run_dir,) = project.run_dirs()

@@ -12,6 +12,7 @@ import platform
 from pathlib import Path
 
 from forgeflare._completion import COMPLETE_TAG
+from forgeflare._readfile import read_limited_text
 
 __all__ = ["INSTRUCTIONS_CAP", "build_system_prompt", "project_instructions"]
 
@@ -52,7 +53,7 @@ def project_instructions(cwd: Path, *, loop: bool = False) -> list[tuple[str, st
         if name is None:
             continue
         try:
-            text = (cwd / name).read_text(encoding="utf-8", errors="replace")
+            text = read_limited_text(cwd / name, folder=cwd, errors="replace")
         except OSError:
             continue
         if len(text) > INSTRUCTIONS_CAP:

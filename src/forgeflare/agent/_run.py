@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,7 @@ from forgeflare._completion import completion_signal, find_question
 from forgeflare._convergence import Final, clear_convergence, convergence_path, write_final
 from forgeflare._errors import ConfigError
 from forgeflare._fsutil import check_project_folders
+from forgeflare._pgroup import end_adopted
 from forgeflare._pricing import price_usd
 from forgeflare._runtime_files import WRITTEN_FOLDERS
 from forgeflare._sandbox import (
@@ -52,6 +54,9 @@ from forgeflare.hooks import (
 from forgeflare.trust import TrustItem, TrustPin, agent_trust_items, require_trust
 
 __all__ = ["DEFAULT_MAX_TOKENS", "DEFAULT_MODEL", "RunOptions", "run_agent"]
+
+_ORPHAN_GRACE = 2.0
+"""Seconds an orphan left at the end of the run gets between TERM and KILL."""
 
 DEFAULT_MODEL = "claude-opus-4-6"
 DEFAULT_MAX_TOKENS = 16384
@@ -230,6 +235,7 @@ async def _run_prompts(
     last: TurnResult | None = None
     received: list[signal.Signals] = []
     in_turn = False
+    since = time.time()
     try:
         async with client, trio.open_nursery() as nursery:
             nursery.start_soon(_watch_signals, nursery.cancel_scope, received)
@@ -254,6 +260,10 @@ async def _run_prompts(
             exit_reason=last.reason.value if last else None,
             messages=loop.conversation,
         )
+        with trio.CancelScope(shield=True):
+            # What left the process group of a tool or hook and was adopted since (the CLI is
+            # a subreaper; elsewhere this finds none) does not outlive the run.
+            await trio.to_thread.run_sync(end_adopted, since, _ORPHAN_GRACE)
     if received:
         name = received[0].name
         display.warn(f"interrupted by {name}")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from forgeflare._completion import plan_tasks
 from forgeflare._errors import ConfigError
+from forgeflare._readfile import read_limited_text
 from forgeflare._runtime_files import RUNTIME_PATTERNS
 from forgeflare.report._digest import Commit, Digest, build_digest
 from forgeflare.report._todo import RunFacts, Todo, session_question
@@ -127,7 +128,7 @@ def _commits(project: Path, run: RunRecord) -> list[Commit]:
 def _plan(project: Path, run: RunRecord) -> tuple[list[str], list[str]]:
     plan_rel = run.plan_file or "IMPLEMENTATION_PLAN.md"
     try:
-        now = plan_tasks((project / plan_rel).read_text(encoding="utf-8"))
+        now = plan_tasks(read_limited_text(project / plan_rel, folder=project))
     except (OSError, ValueError):  # ValueError: not UTF-8, or a NUL in a damaged record's path
         return [], []
     start, _ = _heads(run)

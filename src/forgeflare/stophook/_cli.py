@@ -13,6 +13,7 @@ import typer
 
 from forgeflare._completion import blocked_hint
 from forgeflare._errors import ConfigError
+from forgeflare._readfile import CONFIG_LIMIT, read_limited_text
 from forgeflare._termtext import for_terminal
 from forgeflare.stophook._answer import answer_loop, answer_text
 from forgeflare.stophook._completion import completion_hint
@@ -59,7 +60,7 @@ def _project(project_dir: Path | None) -> Path:
 def _settings_run_hook(project: Path) -> bool:
     """Whether the project's settings.json already runs the stop-hook (best effort)."""
     try:
-        settings = json.loads((project / SETTINGS_RELPATH).read_text(encoding="utf-8"))
+        settings = json.loads(read_limited_text(project / SETTINGS_RELPATH, limit=CONFIG_LIMIT))
         groups = settings["hooks"]["Stop"]
         return any(
             is_stop_hook_command(str(hook.get("command", "")))

@@ -31,6 +31,7 @@ from typing import Any, Literal, NamedTuple
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._fsutil import atomic_write_text
+from forgeflare._readfile import read_limited
 from forgeflare.stophook._claims import ClaimNote, claim_from_json, claim_to_json
 from forgeflare.stophook._errors import StateLockTimeout
 from forgeflare.stophook._machine import (
@@ -464,7 +465,7 @@ def any_state(project_dir: Path) -> bool:
 
 def _load(backend: Backend, path: Path) -> StateSession | None:
     try:
-        raw = path.read_bytes()
+        raw = read_limited(path)
         mtime = datetime.fromtimestamp(path.stat().st_mtime, UTC)
     except FileNotFoundError:
         return None

@@ -35,6 +35,7 @@ from forgeflare._errors import ConfigError
 from forgeflare._fsutil import open_regular
 from forgeflare._keychannel import KEY_FD_ENV, secrets_fd
 from forgeflare._process import end_marked_processes
+from forgeflare._readfile import read_limited_text
 from forgeflare._secrets import PASS_ENV_VAR
 from forgeflare._units import format_cost
 from forgeflare.supervisor._agentkey import KeyPlan, helper_settings, key_file, plan_agent_key
@@ -120,7 +121,7 @@ class IterationRunner(LoopState):
         """The mode's prompt (with a fleet loop's task first)."""
         path = self.project / ".fresher" / f"PROMPT.{self.record.mode}.md"
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_limited_text(path)
         except FileNotFoundError:
             paths = self.cfg.paths
             text = default_prompt(
@@ -136,7 +137,7 @@ class IterationRunner(LoopState):
     def plan_unchecked(self) -> int | None:
         path = self.project / self.cfg.paths.plan_file
         try:
-            return count_unchecked(path.read_text(encoding="utf-8", errors="replace"))
+            return count_unchecked(read_limited_text(path, folder=self.project, errors="replace"))
         except FileNotFoundError:
             return None
         except OSError as exc:

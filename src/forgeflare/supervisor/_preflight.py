@@ -21,6 +21,7 @@ from pathlib import Path
 
 from forgeflare._errors import ConfigError
 from forgeflare._fsutil import check_project_folders, open_regular
+from forgeflare._readfile import read_limited_text
 from forgeflare._runtime_files import WRITTEN_FOLDERS
 from forgeflare._secrets import child_environment
 from forgeflare.supervisor._config import LoopConfig
@@ -209,8 +210,10 @@ def preflight(
     prompt = project / ".fresher" / f"PROMPT.{config.fresher.mode}.md"
     if prompt.exists():
         try:
-            prompt.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            read_limited_text(prompt)
+        except OSError as exc:
+            raise ConfigError(f"{prompt}: cannot read the prompt: {exc.strerror or exc}") from exc
+        except UnicodeDecodeError as exc:
             raise ConfigError(f"{prompt}: cannot read the prompt: {exc}") from exc
     from forgeflare.supervisor._notify import notify_preflight, notify_urls
     from forgeflare.trust import default_trust_file

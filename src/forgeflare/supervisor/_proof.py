@@ -21,7 +21,9 @@ from forgeflare._evidence import (
     stall_streak,
 )
 from forgeflare._fsutil import atomic_write_text
+from forgeflare._outputcap import HeadTail
 from forgeflare._process import run_child
+from forgeflare._readfile import read_limited_text
 from forgeflare._secrets import child_environment
 from forgeflare.supervisor._finish import IterationOutcome
 from forgeflare.supervisor._git import diff_since, tree_of
@@ -184,7 +186,7 @@ class LoopProof(LoopState):
             return last[1].model_copy(update={"tokens": Tokens(), "cost_usd": None, "file": None})
         plan = self.project / self.cfg.paths.plan_file
         try:
-            plan_text = plan.read_text(encoding="utf-8", errors="replace")
+            plan_text = read_limited_text(plan, folder=self.project, errors="replace")
         except OSError:
             plan_text = ""
         review = await run_review(
@@ -227,7 +229,7 @@ class LoopProof(LoopState):
         if untrusted is not None:
             return GateRun(gate, None, f"not run: {untrusted}")
         self.display.info(f"gate: {gate}")
-        out = bytearray()
+        out = HeadTail()  # a gate printing 50 MB keeps 2 MB (head and tail) per iteration
         try:
             done = await run_child(
                 ["bash", "-c", gate],
@@ -240,7 +242,7 @@ class LoopProof(LoopState):
             )
         except OSError as exc:
             return GateRun(gate, None, f"cannot run: {exc}")
-        text = out.decode(errors="replace")
+        text = out.kept().decode(errors="replace")
         for line in text.splitlines()[-20:]:
             self.display.output(line + "\n", prefix="[gate] ")
         log = self.store.dir / f"gate-{number:03d}.log"

@@ -39,6 +39,7 @@ from forgeflare._damaged import DamagedFileError, read_json
 from forgeflare._errors import ForgeflareError
 from forgeflare._fsutil import append_line, atomic_write_text, overwrite_in_place
 from forgeflare._jsonl import json_objects
+from forgeflare._readfile import RECORD_LIMIT, read_limited
 from forgeflare.supervisor.backends._report import IterationReport, Tokens
 
 __all__ = [
@@ -494,10 +495,11 @@ class RunStore:
         except OSError as exc:
             kept = overwrite_in_place(self.run_json, text.encode("utf-8"))
             if not kept and record.finished_at is not None:
-                # The folder is read-only (or full): say how the run ended beside it, so it is
-                # not taken for a running or resumable one later.
+                # The folder is read-only (or full): the whole record goes beside it (the
+                # marker's keys included), so the run is not taken for a running or resumable
+                # one later and the iterations its folder missed (their commits) are kept.
                 with contextlib.suppress(OSError):
-                    atomic_write_text(finish_marker(self.dir), _marker_json(record))
+                    atomic_write_text(finish_marker(self.dir), text)
             raise RecordError(f"{self.run_json}: cannot write: {exc.strerror or exc}") from exc
 
     def _json(self, record: RunRecord) -> str:
@@ -528,7 +530,7 @@ class RunStore:
         """Every readable line of events.jsonl (a torn last line, or one a crash or a disk
         damaged into bytes that are not UTF-8, is skipped)."""
         try:
-            return json_objects((self.dir / "events.jsonl").read_bytes())
+            return json_objects(read_limited(self.dir / "events.jsonl", limit=RECORD_LIMIT))
         except OSError:
             return []
 
@@ -556,7 +558,7 @@ def read_run(path: Path) -> RunRecord:
     missing, unreadable, not UTF-8, not JSON or not of a run record's shape.
     """
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = read_limited(path, limit=RECORD_LIMIT).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise RecordError(
             f"{path}: not a readable run record: not UTF-8 (byte {exc.start})"
@@ -572,7 +574,11 @@ def read_run(path: Path) -> RunRecord:
         if damaged is None:
             raise RecordError(f"{path}: not a readable run record: {_first_error(exc)}") from exc
         record = damaged
-    # A run whose folder became read-only says how it ended beside the folder.
+    # A run whose folder became read-only says how it ended beside the folder: the whole
+    # record when it could be written there, else the finish fields alone.
+    beside = _record_beside(path.parent) if record.finished_at is None else None
+    if beside is not None and beside.run_id == record.run_id:
+        return beside
     ended = read_finish_marker(path.parent) if record.finished_at is None else None
     if ended:
         damaged_rows = record.damaged_rows
@@ -658,8 +664,14 @@ def finish_marker(run_dir: Path) -> Path:
     return run_dir.with_name(run_dir.name + ".finished.json")
 
 
-def _marker_json(record: RunRecord) -> str:
-    return json.dumps({key: getattr(record, key) for key in _MARKER_KEYS}) + "\n"
+def _record_beside(run_dir: Path) -> RunRecord | None:
+    """The whole record written beside a read-only run folder, when there is a finished one."""
+    try:
+        text = read_limited(finish_marker(run_dir), limit=RECORD_LIMIT).decode("utf-8")
+        record = RunRecord.model_validate_json(text)
+    except (OSError, UnicodeDecodeError, ValidationError):
+        return None
+    return record if record.finished_at is not None else None
 
 
 def read_finish_marker(run_dir: Path) -> dict[str, Any] | None:

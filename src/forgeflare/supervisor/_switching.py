@@ -38,7 +38,7 @@ class AgentSwitching(LoopState):
 
     def known_windows(self) -> Mapping[AgentSpec, Window]:
         """This loop's windows and the machine's (the later reset wins)."""
-        known = dict(read_windows(self.window_file))
+        known = dict(read_windows(self.window_file, warn=self.display.warn))
         for spec, window in self.windows.items():
             theirs = known.get(spec)
             if (

@@ -31,6 +31,7 @@ from forgeflare._completion import (
 from forgeflare._convergence import AgentReport, Final
 from forgeflare._errors import ConfigError
 from forgeflare._pricing import price_usd
+from forgeflare._readfile import read_limited_text
 from forgeflare.supervisor.backends._claude import ClaudeStreamReader
 from forgeflare.supervisor.backends._codex import CodexStreamReader
 from forgeflare.supervisor.backends._report import IterationReport, Tokens
@@ -119,7 +120,7 @@ def _report_file(path: Path | None) -> IterationReport | None:
     if path is None:
         return None
     try:
-        return IterationReport.model_validate(json.loads(path.read_text(encoding="utf-8")))
+        return IterationReport.model_validate(json.loads(read_limited_text(path)))
     except (OSError, ValueError, ValidationError):
         return None
 
@@ -422,6 +423,7 @@ def _from_stream(fields: Mapping[str, Any], end: ChildEnd) -> IterationReport:
         model=fields.get("model"),
         signal=completion_signal(str(fields.get("final_text") or "")),
         question=find_question(str(fields.get("final_text") or "")) or fields.get("question"),
+        detail=fields.get("detail"),
     )
 
 
