@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from forgeflare.stophook import state_path
+
 CMD = [sys.executable, "-m", "forgeflare", "stop-hook"]
 ASKS = "I cannot choose.\n<loop-done>BLOCKED</loop-done>\nWhich API: v1 or v2?\nv2 is in beta."
 
@@ -40,7 +42,7 @@ def stop(project: Path, said: str, session: str = "s1") -> subprocess.CompletedP
 
 
 def frame(project: Path) -> dict[str, object]:
-    state = json.loads((project / ".forgeflare" / "loop-state.json").read_text())
+    state = json.loads(state_path(project).read_text())
     top: dict[str, object] = state["stack"][-1]
     return top
 
@@ -80,7 +82,7 @@ def test_question_parks_the_loop_and_an_answer_resumes_it(tmp_path: Path) -> Non
 
     done = stop(tmp_path, "Done.\n<loop-done>COMPLETE</loop-done>")
     assert done.returncode == 0
-    assert not (tmp_path / ".forgeflare" / "loop-state.json").exists()
+    assert not state_path(tmp_path).exists()
 
 
 def test_answer_from_stdin_as_the_plugin_passes_it(tmp_path: Path) -> None:
@@ -96,7 +98,7 @@ def test_answer_from_stdin_as_the_plugin_passes_it(tmp_path: Path) -> None:
     ("setup", "args", "says"),
     [
         ("none", ["answer", "v2"], "no loop in"),
-        ("running", ["answer", "v2"], "loop-state.json: the running loop-mode loop asked no "),
+        ("running", ["answer", "v2"], ".json: the running loop-mode loop asked no "),
         ("parked", ["answer", "  "], "the answer is empty"),
         ("parked", ["answer"], "the answer is empty"),
         ("parked", ["answer", "v2", "--file", "a.md"], "as TEXT or with --file, not both"),

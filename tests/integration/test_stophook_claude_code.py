@@ -21,6 +21,7 @@ from claude_code_support import (
     last_user_text,
     session_of,
 )
+from forgeflare.stophook import state_path
 from mockapi_support import MockServer
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
@@ -75,7 +76,7 @@ turns = conversation_turns
 
 
 def state(project: Path) -> dict[str, Any] | None:
-    path = project / ".forgeflare" / "loop-state.json"
+    path = state_path(project)
     return json.loads(path.read_text()) if path.exists() else None
 
 
@@ -93,7 +94,7 @@ def test_tag_in_an_earlier_text_block_of_the_final_message_completes(
     assert out.returncode == 0, out.stderr[-2000:]
     assert len(turns(server)) == 1  # not blocked: the loop completed
     assert state(project) is None
-    assert (project / ".forgeflare" / "loop-state.lock").exists()  # the lock file stays
+    assert state_path(project).with_suffix(".lock").exists()  # the lock file stays
 
 
 def test_tag_then_tool_call_then_final_text_without_it_continues(

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from forgeflare.stophook import state_path
+
 CMD = [sys.executable, "-m", "forgeflare", "stop-hook"]
 # What install writes: this installation's forgeflare by absolute path, runnable without PATH.
 OURS = f"{Path(sys.executable).absolute().parent / 'forgeflare'} stop-hook"
@@ -29,7 +31,7 @@ def cli(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def test_start_status_cancel(tmp_path: Path) -> None:
     out = cli(tmp_path, "start", "--mode", "task", "--max-iterations", "4", "--prompt", "Ship it")
     assert out.returncode == 0, out.stderr
-    state = json.loads((tmp_path / ".forgeflare" / "loop-state.json").read_text())
+    state = json.loads(state_path(tmp_path).read_text())
     assert state["schema"] == 1
     assert state["event"] == "STATE"
     assert state["updated_at"].endswith("Z")
@@ -45,7 +47,7 @@ def test_start_status_cancel(tmp_path: Path) -> None:
     cancel = cli(tmp_path, "cancel")
     assert cancel.returncode == 0
     assert "cancelled" in cancel.stdout
-    assert not (tmp_path / ".forgeflare" / "loop-state.json").exists()
+    assert not state_path(tmp_path).exists()
 
 
 def test_install_merges_is_idempotent_and_refuses_bad_json(tmp_path: Path) -> None:
@@ -113,7 +115,7 @@ def test_start_from_slash_command_arguments(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     assert "<issue-complete>DONE</issue-complete>" in out.stdout  # tells the model how to end
     assert "on its own line, outside code" in out.stdout
-    state = json.loads((tmp_path / ".forgeflare" / "loop-state.json").read_text())
+    state = json.loads(state_path(tmp_path).read_text())
     assert state["stack"] == [
         {"mode": "issue", "iter": 1, "max": 7, "prompt": 'Fix "the" build; don\'t touch $HOME `x`'}
     ]
@@ -191,6 +193,7 @@ def test_portable_install_for_a_committed_settings_file(tmp_path: Path) -> None:
     assert cli(tmp_path, "start", "--prompt", "Ship it").returncode == 0
     stop = json.dumps({"hook_event_name": "Stop", "last_assistant_message": "Not yet."})
     base = {"HOME": str(tmp_path / ".test-home"), "CLAUDE_PROJECT_DIR": str(tmp_path)}
+    base["XDG_STATE_HOME"] = os.environ["XDG_STATE_HOME"]  # where `start` put the loop
     # found on PATH (as in a shell whose venv is active): the loop blocks the stop
     found = subprocess.run(
         ["/bin/sh", "-c", commands[0]],

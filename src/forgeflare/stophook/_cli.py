@@ -40,6 +40,7 @@ from forgeflare.stophook._plugin import (
     parse_loop_args,
 )
 from forgeflare.stophook._signals import Mode
+from forgeflare.stophook._statefile import legacy_note, legacy_states
 
 __all__ = ["register"]
 
@@ -158,6 +159,8 @@ def _start(
     """Push a loop frame (nested if a loop is already running)."""
     now = datetime.now(UTC)
     project = _project(project_dir)
+    if not project.is_dir():
+        raise ConfigError(f"stop-hook start: --dir {project}: not a directory")
     if args_stdin:
         asked = parse_loop_args(sys.stdin.read())
         prompt = asked.prompt
@@ -220,8 +223,11 @@ def _status(
     project_dir: _ProjectOpt = None,
 ) -> None:
     """Show the loop stack, outermost frame first."""
-    path, state = loop_status(_project(project_dir))
+    project = _project(project_dir)
+    path, state = loop_status(project)
     typer.echo(describe_state(path, state, datetime.now(UTC)))
+    for old in legacy_states(project):
+        typer.echo(legacy_note(old))
 
 
 def _cancel(
