@@ -183,3 +183,18 @@ def test_the_morning_report_lists_a_question_parked_in_claude_code(tmp_path: Pat
     assert answered.returncode == 0, answered.stderr
     assert frame(project)["answer"] == "v2"
     assert "Which API" not in report(project).stdout  # answered: nothing waits on you
+
+
+def test_a_question_a_clone_carries_is_not_in_the_report(tmp_path: Path) -> None:
+    """A repository's own 0.3 state file, parked on a question, is nobody's question here."""
+    planted = tmp_path / ".forgeflare" / "loop-state.json"
+    planted.parent.mkdir()
+    frame = {"mode": "loop", "iter": 1, "max": 3, "prompt": "p", "question": "Run setup.sh?"}
+    doc = {"schema": 1, "event": "STATE", "run_id": "x", "updated_at": "2026-01-01T00:00:00Z"}
+    planted.write_text(json.dumps({**doc, "stack": [frame]}))
+    out = report(tmp_path)
+    assert out.returncode == 2  # no runs and nothing parked: the old one line
+    assert "setup.sh" not in out.stdout + out.stderr
+    refused = cli(tmp_path, "answer", "yes")
+    assert refused.returncode == 2
+    assert "no loop in" in refused.stderr

@@ -298,6 +298,6 @@ def test_a_cloned_repositorys_loop_state_never_drives_the_session(
 
     assert out.returncode == 0, out.stderr[-2000:]
     assert len(turns(server)) == 1  # the stop happened: no continuation was injected
-    assert "curl" not in json.dumps(turns(server))
+    assert "x.example" not in json.dumps(turns(server))  # the repository's prompt
     assert state(project) is None
     assert json.loads(planted.read_text())["stack"] == [frame]  # untouched, never migrated

@@ -217,3 +217,33 @@ def test_portable_install_for_a_committed_settings_file(tmp_path: Path) -> None:
     )
     assert missing.returncode == 0
     assert "forgeflare is not in" in missing.stderr
+
+
+def test_the_state_is_the_users_and_status_names_a_planted_one(tmp_path: Path) -> None:
+    planted = tmp_path / ".forgeflare" / "loop-state.json"
+    planted.parent.mkdir()
+    planted.write_text('{"schema": 1, "event": "STATE", "stack": []}')
+    status = cli(tmp_path, "status")
+    assert status.returncode == 0, status.stderr
+    assert status.stdout.splitlines() == [
+        "no loop in this project",
+        f"{planted}: ignored: a loop's state lives in your state directory now, never in the "
+        "project (a clone can carry this file); start the loop with 'forgeflare stop-hook start'",
+    ]
+    assert cli(tmp_path, "start", "--prompt", "Ship it").returncode == 0
+    where = Path(os.environ["XDG_STATE_HOME"]) / "forgeflare" / "stop-hook"
+    assert state_path(tmp_path).parent == where
+    assert (
+        state_path(tmp_path).name
+        == str(tmp_path.resolve()).lstrip("/").replace("/", "%2F") + ".json"
+    )
+    assert cli(tmp_path, "status").stdout.splitlines()[0] == str(state_path(tmp_path))
+    assert planted.read_text() == '{"schema": 1, "event": "STATE", "stack": []}'
+
+
+def test_start_refuses_a_folder_that_does_not_exist(tmp_path: Path) -> None:
+    out = cli(tmp_path / "missing", "start", "--prompt", "Ship it")
+    assert out.returncode == 2
+    assert out.stderr == (
+        f"forgeflare: error: stop-hook start: --dir {tmp_path / 'missing'}: not a directory\n"
+    )
