@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from forgeflare._damaged import loads
 from forgeflare.stophook._errors import StopHookError
 from forgeflare.stophook._lag import WAIT_ENV, read_settled, wait_seconds
 from forgeflare.stophook._machine import (
@@ -63,19 +64,6 @@ def _outcome(decision: StopDecision) -> StopHookOutcome:
         payload = json.dumps({"decision": "block", "reason": decision.reason})
         return StopHookOutcome(decision.exit_code, payload + "\n", decision.reason + "\n")
     return _allow(decision.note)
-
-
-def _loads(text: str) -> object:
-    """The Stop input. ``_damaged.loads`` (which scrubs lone surrogates, and loads TOML's
-    parser with it) is needed only when the text spells an escape that could be one."""
-    if "\\u" in text:
-        from forgeflare._damaged import loads
-
-        return loads(text)
-    try:
-        return json.loads(text)
-    except RecursionError as exc:
-        raise ValueError("too deeply nested") from exc
 
 
 class _Judged(NamedTuple):
@@ -179,7 +167,7 @@ def run_stop_hook(
     if environ.get(DISABLE_ENV) == "1":
         return StopHookOutcome()
     try:
-        payload = _loads(stdin_text) if stdin_text.strip() else {}
+        payload = loads(stdin_text) if stdin_text.strip() else {}
     except ValueError as exc:
         return _allow(f"stdin is not valid JSON ({exc}); stop allowed")
     if not isinstance(payload, dict):
