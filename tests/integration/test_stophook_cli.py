@@ -238,6 +238,11 @@ def test_the_state_is_the_users_and_status_names_a_planted_one(tmp_path: Path) -
         == str(tmp_path.resolve()).lstrip("/").replace("/", "%2F") + ".json"
     )
     assert cli(tmp_path, "status").stdout.splitlines()[0] == str(state_path(tmp_path))
+    cancelled = cli(tmp_path, "cancel").stdout.splitlines()
+    assert cancelled == [
+        f"cancelled: removed {state_path(tmp_path)}",
+        status.stdout.splitlines()[1],
+    ]
     assert planted.read_text() == '{"schema": 1, "event": "STATE", "stack": []}'
 
 

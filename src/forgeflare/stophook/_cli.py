@@ -234,11 +234,14 @@ def _cancel(
     project_dir: _ProjectOpt = None,
 ) -> None:
     """Abort every loop of the project: its state is removed, the next stop is allowed."""
-    removed = cancel_loops(_project(project_dir))
+    project = _project(project_dir)
+    removed = cancel_loops(project)
     if not removed:
         typer.echo("no loop to cancel")
     for path, _state in removed:
         typer.echo(f"cancelled: removed {path}")
+    for old in legacy_states(project):  # never acted on, so nothing to cancel: say so
+        typer.echo(legacy_note(old))
 
 
 def _install(
