@@ -58,3 +58,16 @@ def test_the_state_follows_the_real_path_and_xdg_state_home(
     monkeypatch.delenv("XDG_STATE_HOME")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert state_path(real).parent == tmp_path / "home" / ".local/state/forgeflare/stop-hook"
+
+
+def test_the_state_folder_is_the_users_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from datetime import UTC, datetime
+
+    from forgeflare.stophook import Mode, start_loop
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    start_loop(tmp_path, mode=Mode.LOOP, max_iterations=2, prompt="p", now=datetime.now(UTC))
+    assert state_path(tmp_path).stat().st_size > 0
+    assert state_path(tmp_path).parent.stat().st_mode & 0o777 == 0o700

@@ -163,7 +163,8 @@ class StateLock:
         self._fd = -1
 
     def __enter__(self) -> None:
-        os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
+        # 0700: a loop's prompts and questions are the user's business alone.
+        os.makedirs(os.path.dirname(self.path) or ".", mode=0o700, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         deadline = time.monotonic() + self.timeout
         delay = 0.001

@@ -247,6 +247,5 @@ def open_json_state(
 ) -> Iterator[tuple[Path, StateSession | None]]:
     """The state under its lock, whether or not the file exists yet (for ``start``)."""
     path = state_path(project_dir)
-    path.parent.mkdir(parents=True, exist_ok=True)
     with state_lock(_lock_path(path), timeout=timeout):
         yield path, _load(path)
