@@ -56,6 +56,14 @@ def _project(project_dir: Path | None) -> Path:
     return project_dir if project_dir is not None else Path.cwd()
 
 
+def _folder_to_start_in(project: Path) -> Path:
+    """The project a loop starts in: its state is named after the folder's real path, so the
+    folder must exist (a typo would start a loop no session ever stops in)."""
+    if not project.is_dir():
+        raise ConfigError(f"stop-hook start: --dir {project}: not a directory")
+    return project
+
+
 def _settings_run_hook(project: Path) -> bool:
     """Whether the project's settings.json already runs the stop-hook (best effort)."""
     try:
@@ -158,9 +166,7 @@ def _start(
 ) -> None:
     """Push a loop frame (nested if a loop is already running)."""
     now = datetime.now(UTC)
-    project = _project(project_dir)
-    if not project.is_dir():
-        raise ConfigError(f"stop-hook start: --dir {project}: not a directory")
+    project = _folder_to_start_in(_project(project_dir))
     if args_stdin:
         asked = parse_loop_args(sys.stdin.read())
         prompt = asked.prompt
