@@ -7,7 +7,9 @@ iteration), on two ~100 MB transcripts:
 - **many turns**: a realistic session of ~10,000 turns (a prompt, a tool call, a ~10 KB tool
   result, a final text each);
 - **one turn**: a single 100 MB turn (one prompt, then ~10,000 tool calls and ~10 KB results,
-  then the final text).
+  then the final text);
+
+and, for comparison, the Stop of a session where no loop runs (nearly every Stop).
 
 Each runs as the ``forgeflare`` console script, as ``forgeflare-stop-hook`` and as ``python -m
 forgeflare``, round robin with a bare ``python -c pass`` (the same interpreter) in one run.
@@ -230,6 +232,21 @@ def bench_processes(tmp: Path, repeats: int, idle: str | None) -> None:
         print_times(f"{label}, transcript {transcript.stat().st_size:,} B", times, target)
         if idle and label == "many turns":
             bench_idle(idle, project, stdin, ours, repeats)
+    bench_no_loop(tmp, ours, repeats)
+
+
+def bench_no_loop(tmp: Path, ours: dict[str, list[str]], repeats: int) -> None:
+    """The Stop of a session where no loop runs (nearly every Stop): allowed, silently."""
+    project = tmp / "project-no-loop"
+    project.mkdir()
+    stdin = json.dumps({"hook_event_name": "Stop", "cwd": str(project)}).encode()
+    bare = [sys.executable, "-c", "pass"]
+    times: dict[str, list[Timed]] = {name: [] for name in ["python -c pass", *ours]}
+    for _ in range(repeats):
+        times["python -c pass"].append(run_timed(bare, b"", tmp, (0,)))
+        for name, argv in ours.items():
+            times[name].append(run_timed(argv, stdin, project, (0,)))
+    print_times("no loop in the project", times, "no target")
 
 
 def print_times(title: str, times: dict[str, list[Timed]], target: str) -> None:
