@@ -23,7 +23,7 @@ from forgeflare.supervisor._delivery import (
     plan_checkpoint,
     undelivered_reason,
 )
-from forgeflare.supervisor._git import git
+from forgeflare.supervisor._git import GitSnapshot, git, snapshot_of
 from forgeflare.supervisor._loopstate import LoopState
 from forgeflare.supervisor._records import CheckpointRecord, ClaimRecord, IterationRecord
 
@@ -31,6 +31,7 @@ __all__ = [
     "CLAIM_REASON_FILE",
     "FALLBACK_IDENTITY",
     "LOCK_WAIT",
+    "Delivered",
     "LoopDelivery",
     "Status",
     "git_dir",
@@ -65,10 +66,22 @@ class Status:
     detached: bool
     tracked: frozenset[str]
     """Changed paths git already tracks (what a gate must not change)."""
+    snapshot: GitSnapshot
+    """The same output as the finish decision's snapshot (no second ``git status``)."""
 
     @property
     def paths(self) -> list[str]:
         return [c.path for c in self.changes]
+
+
+@dataclass(frozen=True, slots=True)
+class Delivered:
+    """A checkpoint's outcome: its record, what is left uncommitted (``None``: unknown), and
+    the work tree's snapshot when the checkpoint changed nothing (``None``: take a new one)."""
+
+    record: CheckpointRecord
+    dirty: list[str] | None = None
+    snapshot: GitSnapshot | None = None
 
 
 async def read_status(
@@ -126,7 +139,8 @@ async def read_status(
             continue
         changes.append(Change(path))
         tracked.add(path)
-    return Status(tuple(changes), detached, frozenset(tracked))
+    snapshot = snapshot_of(project, os.fsencode(done.stdout))
+    return Status(tuple(changes), detached, frozenset(tracked), snapshot)
 
 
 async def _filtered(project: Path, paths: list[str]) -> set[str]:
@@ -197,8 +211,12 @@ class LoopDelivery(LoopState):
 
     @property
     def pathspec(self) -> list[str]:
-        """The one pathspec of the checkpoint and the clean check."""
-        return exclude_pathspec(self.cfg.paths.log_dir)
+        """The one pathspec of the checkpoint, the clean check and the git snapshot."""
+        try:
+            log_dir = self.log_root.relative_to(self.project).as_posix()
+        except ValueError:
+            log_dir = ""  # outside the project: git does not see it
+        return exclude_pathspec(log_dir)
 
     def git_env(self) -> dict[str, str]:
         """The loop's environment for git, with the fallback identity when there is none."""
@@ -266,22 +284,27 @@ class LoopDelivery(LoopState):
                 await trio.sleep(_POLL)
         return None
 
-    async def checkpoint(self, number: int, since: float) -> CheckpointRecord:
+    async def checkpoint(self, number: int, since: float) -> Delivered:
         """Commit what the agent left uncommitted after iteration ``number`` (see module)."""
         mode = self.cfg.fresher.checkpoint
         self.lock_removed = None
         if not self.git_repo:
-            return CheckpointRecord(skipped="not a git repository")
+            return Delivered(CheckpointRecord(skipped="not a git repository"))
         if mode == "off":
-            return CheckpointRecord(skipped="checkpoint = off")
+            return Delivered(CheckpointRecord(skipped="checkpoint = off"))
         held = await self.clear_locks(since)
         if held is not None:
             self.display.warn(f"iteration {number}: checkpoint skipped: {held}")
-            return CheckpointRecord(skipped=held, lock_removed=self.lock_removed)
+            return Delivered(CheckpointRecord(skipped=held, lock_removed=self.lock_removed))
         status = await read_status(self.project, self.pathspec, self.opts.env)
         if status is None:
-            return CheckpointRecord(failed="git status failed", lock_removed=self.lock_removed)
+            failed = CheckpointRecord(failed="git status failed", lock_removed=self.lock_removed)
+            return Delivered(failed)
+        start = set(self.record.dirty_at_start)
+        everything = [p for p in status.paths if p not in start][:_SHOWN]
         plan = await self._plan(status)
+        left = [p.rsplit(": ", 1)[0] for p in plan.left_out]
+        left = [p for p in left if p not in start][:_SHOWN]
         record = CheckpointRecord(
             left_out=list(plan.left_out[:_SHOWN]), lock_removed=self.lock_removed
         )
@@ -294,13 +317,19 @@ class LoopDelivery(LoopState):
         if plan.skip is not None:
             if plan.skip != "nothing to commit":
                 self.display.warn(f"iteration {number}: checkpoint skipped: {plan.skip}")
-            return record.model_copy(update={"skipped": plan.skip})
+            dirty = left if plan.skip == "nothing to commit" else everything
+            skipped = record.model_copy(update={"skipped": plan.skip})
+            return Delivered(skipped, dirty, status.snapshot)
         if mode == "warn":
             self.display.warn(
                 f"iteration {number}: {len(plan.add)} uncommitted path(s) left (checkpoint = warn)"
             )
-            return record.model_copy(update={"skipped": "checkpoint = warn"})
-        return record.model_copy(update=await self._commit(number, plan))
+            warned = record.model_copy(update={"skipped": "checkpoint = warn"})
+            return Delivered(warned, everything, status.snapshot)
+        made = await self._commit(number, plan)
+        return Delivered(
+            record.model_copy(update=made), left if "sha" in made else everything, None
+        )
 
     async def _plan(self, status: Status) -> CheckpointPlan:
         gitdir = git_dir(self.project)
@@ -309,7 +338,8 @@ class LoopDelivery(LoopState):
             in_progress = next(
                 (what for name, what in _IN_PROGRESS if (gitdir / name).exists()), None
             )
-        paths = [c.path for c in status.changes]
+        start = set(self.record.dirty_at_start)
+        paths = [c.path for c in status.changes if c.path not in start]
         filtered = await _filtered(self.project, paths) if paths else set()
         changes = [Change(c.path, c.untracked, c.size, c.path in filtered) for c in status.changes]
         return plan_checkpoint(

@@ -401,7 +401,8 @@ class _Loop(
                 self.display.warn(f"resume: {held}")
             return
         row = rec.iterations[-1]
-        checkpoint = await self.checkpoint(row.number, time.time())
+        delivered = await self.checkpoint(row.number, time.time())
+        checkpoint = delivered.record
         commits = row.commits + (1 if checkpoint.sha else 0)
         rec.totals.commits += commits - row.commits
         # A new row object: the store serialises a row once, so a changed one must be new.
@@ -410,7 +411,7 @@ class _Loop(
                 "checkpoint": checkpoint,
                 "commits": commits,
                 "head_after": checkpoint.sha or row.head_after,
-                "dirty": await self.dirty_paths() or [],
+                "dirty": delivered.dirty or [],
             }
         )
         self.save()
