@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from agent_support import verdict
 from mockapi_support import MockServer
 from supervisor_agents.project import Project, base_env, env_for, wait_for
 
@@ -290,21 +291,7 @@ exec sleep 300
     assert clean(project)
 
 
-def _verdict(complete: bool, reasons: list[str], missing: list[str]) -> dict[str, Any]:
-    return {
-        "content": [
-            {
-                "type": "tool_use",
-                "name": "verdict",
-                "input": {"complete": complete, "reasons": reasons, "missing": missing},
-            }
-        ],
-        "stop_reason": "tool_use",
-        "usage": {"input_tokens": 1000, "output_tokens": 50},
-    }
-
-
-NO_README = _verdict(False, ["there is no README"], ["a README"])
+NO_README = verdict(False, ["there is no README"], ["a README"])
 
 # Iteration 1 checks every box; a later one writes the README when it was asked for.
 PLAN_THEN_README = r"""
@@ -342,7 +329,7 @@ async def test_a_lenient_second_verdict_sees_the_readme_the_first_asked_for(
     agent runs, its prompt starts with the reviewer's reasons, and the claim on the changed
     diff is judged again."""
     cmd = _reviewer_project(project, PLAN_THEN_README)
-    server = mock_api({"responses": [NO_README, _verdict(True, ["all done"], [])]})
+    server = mock_api({"responses": [NO_README, verdict(True, ["all done"], [])]})
     done = await project.arun("--agent-cmd", cmd, "--max-iterations", "4", env=env_for(server))
     assert done.code == 0, done.stderr
     rec = project.record()

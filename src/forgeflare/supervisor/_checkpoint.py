@@ -23,7 +23,7 @@ from forgeflare.supervisor._delivery import (
     plan_checkpoint,
     undelivered_reason,
 )
-from forgeflare.supervisor._git import GitSnapshot, git, snapshot_of
+from forgeflare.supervisor._git import STATUS_ARGS, GitSnapshot, git, snapshot_of
 from forgeflare.supervisor._loopstate import LoopState
 from forgeflare.supervisor._records import CheckpointRecord, ClaimRecord, IterationRecord
 
@@ -88,17 +88,7 @@ async def read_status(
     project: Path, spec: list[str], env: Mapping[str, str] | None = None
 ) -> Status | None:
     """``git status`` of ``project`` inside ``spec`` (``None``: git failed)."""
-    done = await git(
-        project,
-        "--no-optional-locks",
-        "status",
-        "--porcelain=v2",
-        "-z",
-        "--branch",
-        "--untracked-files=all",
-        *spec,
-        env=env,
-    )
+    done = await git(project, *STATUS_ARGS, *spec, env=env)
     if not done.ok:
         return None
     entries = done.stdout.split("\0")

@@ -33,6 +33,7 @@ __all__ = [
     "GIT_TIMEOUT",
     "NETWORK_TIMEOUT",
     "SAFE_CONFIG",
+    "STATUS_ARGS",
     "GitResult",
     "GitSnapshot",
     "commits_and_tree",
@@ -51,6 +52,18 @@ __all__ = [
 _CONVERGENCE = CONVERGENCE_RELPATH.as_posix()
 # convergence.json and the temporary file atomic_write_text writes it through.
 _ALWAYS_EXCLUDED = (_CONVERGENCE, f"{_CONVERGENCE}.tmp", ".entire")
+
+
+STATUS_ARGS = (
+    "--no-optional-locks",
+    "status",
+    "--porcelain=v2",
+    "-z",
+    "--branch",
+    "--untracked-files=all",
+)
+"""``git status`` as the snapshot and the checkpoint read it: every changed or untracked path,
+NUL-separated, with HEAD."""
 
 
 async def git(
@@ -98,16 +111,7 @@ async def git_snapshot(
     spec = spec if spec is not None else _pathspec(project_dir, excluded)
     # --no-optional-locks: no index refresh written back (cheaper, and never an index.lock in
     # the way of the agent's own git commands, or of a hook's).
-    code, out = await _git(
-        project_dir,
-        "--no-optional-locks",
-        "status",
-        "--porcelain=v2",
-        "-z",
-        "--branch",
-        "--untracked-files=all",
-        *spec,
-    )
+    code, out = await _git(project_dir, *STATUS_ARGS, *spec)
     if code != 0:
         return None
     return snapshot_of(project_dir, out)
