@@ -224,7 +224,7 @@ async def test_outside_git_the_checkpoint_is_skipped_and_said(tmp_path: Path) ->
     cmd = agent(project, CLAIM_WITHOUT_COMMIT.replace("sed -i", "sed -i.bak"))
     done = await project.arun("--agent-cmd", cmd, env=base_env())
     assert done.code == 0, done.stderr
-    assert "no checkpoint (not a git repository)" in done.stderr
+    assert "no checkpoint outside git: complete means the agent's claim held" in done.stderr
     assert project.record()["iterations"][0]["checkpoint"] == {
         "sha": None,
         "skipped": "not a git repository",

@@ -363,7 +363,7 @@ class _Loop(
         """What the checkpoint will do: no git, no identity, changes it will never commit."""
         if not self.git_repo:
             self.display.info(
-                "no checkpoint (not a git repository): complete means the agent's claim held"
+                "no checkpoint outside git: complete means the agent's claim held (as in 0.3)"
             )
             return
         if not await self.has_identity():
