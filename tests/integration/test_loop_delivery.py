@@ -184,24 +184,23 @@ async def test_a_lock_a_live_git_holds_is_waited_for_then_the_claim_is_undeliver
     assert f"checkpoint skipped: lock held by pid {holder.pid}" in done.stderr
 
 
-async def test_no_git_identity_commits_as_forgeflare(project: Project, tmp_path: Path) -> None:
-    git(project, "config", "--unset", "user.name")
-    git(project, "config", "--unset", "user.email")
+def _no_user_config(tmp_path: Path) -> dict[str, str]:
+    """The loop's environment with no git identity but the repository's own config."""
     home = tmp_path / "home"
     home.mkdir()
     env = base_env(
-        HOME=str(home),
-        GIT_CONFIG_NOSYSTEM="1",
-        GIT_CONFIG_GLOBAL=str(home / "none"),
-        EMAIL="",
+        HOME=str(home), GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=str(home / "none"), EMAIL=""
     )
-    for name in (
-        "GIT_AUTHOR_NAME",
-        "GIT_AUTHOR_EMAIL",
-        "GIT_COMMITTER_NAME",
-        "GIT_COMMITTER_EMAIL",
-    ):
-        env.pop(name, None)
+    for role in ("AUTHOR", "COMMITTER"):
+        env.pop(f"GIT_{role}_NAME", None)
+        env.pop(f"GIT_{role}_EMAIL", None)
+    return env
+
+
+async def test_no_git_identity_commits_as_forgeflare(project: Project, tmp_path: Path) -> None:
+    git(project, "config", "--unset", "user.name")
+    git(project, "config", "--unset", "user.email")
+    env = _no_user_config(tmp_path)
     body = CLAIM_WITHOUT_COMMIT + 'echo "$GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>" > .agents/who\n'
     cmd = agent(project, body)
     done = await project.arun("--agent-cmd", cmd, env=env)
@@ -216,6 +215,17 @@ async def test_no_git_identity_commits_as_forgeflare(project: Project, tmp_path:
         "forgeflare <forgeflare@localhost>"
     )
     assert clean(project)
+
+
+async def test_an_identity_without_email_gets_only_the_email(
+    project: Project, tmp_path: Path
+) -> None:
+    git(project, "config", "--unset", "user.email")
+    env = _no_user_config(tmp_path)
+    done = await project.arun("--agent-cmd", agent(project, CLAIM_WITHOUT_COMMIT), env=env)
+    assert done.code == 0, done.stderr
+    assert "git has no user.email here: the loop and the agent commit with" in done.stderr
+    assert git(project, "log", "-1", "--format=%an <%ae>").strip() == "Test <forgeflare@localhost>"
 
 
 async def test_outside_git_the_checkpoint_is_skipped_and_said(tmp_path: Path) -> None:

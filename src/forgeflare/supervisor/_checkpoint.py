@@ -182,18 +182,17 @@ def lock_holders(project: Path, gitdir: Path) -> list[int]:
     return found
 
 
-def identity_env(configured: bool) -> dict[str, str]:
-    """The ``GIT_AUTHOR_*``/``GIT_COMMITTER_*`` the loop and its agent use when git has no
-    identity (empty: it has one)."""
-    if configured:
-        return {}
-    name, email = FALLBACK_IDENTITY
-    return {
-        "GIT_AUTHOR_NAME": name,
-        "GIT_AUTHOR_EMAIL": email,
-        "GIT_COMMITTER_NAME": name,
-        "GIT_COMMITTER_EMAIL": email,
-    }
+def identity_env(*, name: bool, email: bool) -> dict[str, str]:
+    """The ``GIT_AUTHOR_*``/``GIT_COMMITTER_*`` the loop and its agent use for what git's
+    identity lacks (``name``/``email``: it has that part; empty: it has both)."""
+    fallback_name, fallback_email = FALLBACK_IDENTITY
+    env: dict[str, str] = {}
+    for role in ("AUTHOR", "COMMITTER"):
+        if not name:
+            env[f"GIT_{role}_NAME"] = fallback_name
+        if not email:
+            env[f"GIT_{role}_EMAIL"] = fallback_email
+    return env
 
 
 class LoopDelivery(LoopState):
@@ -212,17 +211,19 @@ class LoopDelivery(LoopState):
         """The loop's environment for git, with the fallback identity when there is none."""
         return {**self.opts.env, **self.git_identity}
 
-    async def has_identity(self) -> bool:
-        """Git knows who commits here (config or ``GIT_AUTHOR_*``/``GIT_COMMITTER_*``)."""
+    async def identity(self) -> tuple[bool, bool]:
+        """Whether git knows the name and the email of who commits here (its config, or
+        ``GIT_AUTHOR_*`` and ``GIT_COMMITTER_*``)."""
         env = self.opts.env
-        names = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL")
-        if all(env.get(name) for name in names):
-            return True
-        for key in ("user.name", "user.email"):
-            done = await git(self.project, "config", "--get", key, env=env)
-            if not done.stdout.strip():
-                return False
-        return True
+        known = []
+        for part in ("name", "email"):
+            upper = part.upper()
+            if env.get(f"GIT_AUTHOR_{upper}") and env.get(f"GIT_COMMITTER_{upper}"):
+                known.append(True)
+                continue
+            done = await git(self.project, "config", "--get", f"user.{part}", env=env)
+            known.append(bool(done.stdout.strip()))
+        return known[0], known[1]
 
     async def dirty_paths(self, limit: int | None = _SHOWN) -> list[str] | None:
         """Changed paths inside the pathspec, less those changed at the loop's start, at most

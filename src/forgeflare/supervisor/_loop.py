@@ -366,13 +366,18 @@ class _Loop(
                 "no checkpoint outside git: complete means the agent's claim held (as in 0.3)"
             )
             return
-        if not await self.has_identity():
-            self.git_identity = identity_env(False)
+        has_name, has_email = await self.identity()
+        if not (has_name and has_email):
+            self.git_identity = identity_env(name=has_name, email=has_email)
             name, email = FALLBACK_IDENTITY
-            self.display.warn(
-                f"git has no identity here: the loop and the agent commit as "
-                f"{name} <{email}> (GIT_AUTHOR_*/GIT_COMMITTER_*)"
-            )
+            if has_name or has_email:
+                what, used = ("user.email", email) if has_name else ("user.name", name)
+                said = f"git has no {what} here: the loop and the agent commit with {used}"
+            else:
+                said = (
+                    f"git has no identity here: the loop and the agent commit as {name} <{email}>"
+                )
+            self.display.warn(said + " (GIT_AUTHOR_*/GIT_COMMITTER_*)")
         dirty = self.record.dirty_at_start
         if dirty:
             shown = ", ".join(dirty[:3]) + (f" and {len(dirty) - 3} more" if len(dirty) > 3 else "")
