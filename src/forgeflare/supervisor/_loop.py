@@ -364,16 +364,21 @@ class _Loop(
         """What the checkpoint will do: no git, no identity, changes it will never commit."""
         if not self.git_repo:
             self.display.info(
-                "no checkpoint (not a git repository): complete means the agent's claim held"
+                "no checkpoint outside git: complete means the agent's claim held (as in 0.3)"
             )
             return
-        if not await self.has_identity():
-            self.git_identity = identity_env(False)
+        has_name, has_email = await self.identity()
+        if not (has_name and has_email):
+            self.git_identity = identity_env(name=has_name, email=has_email)
             name, email = FALLBACK_IDENTITY
-            self.display.warn(
-                f"git has no identity here: the loop and the agent commit as "
-                f"{name} <{email}> (GIT_AUTHOR_*/GIT_COMMITTER_*)"
-            )
+            if has_name or has_email:
+                what, used = ("user.email", email) if has_name else ("user.name", name)
+                said = f"git has no {what} here: the loop and the agent commit with {used}"
+            else:
+                said = (
+                    f"git has no identity here: the loop and the agent commit as {name} <{email}>"
+                )
+            self.display.warn(said + " (GIT_AUTHOR_*/GIT_COMMITTER_*)")
         dirty = self.record.dirty_at_start
         if dirty:
             shown = ", ".join(dirty[:3]) + (f" and {len(dirty) - 3} more" if len(dirty) > 3 else "")
@@ -402,7 +407,8 @@ class _Loop(
                 self.display.warn(f"resume: {held}")
             return
         row = rec.iterations[-1]
-        checkpoint = await self.checkpoint(row.number, time.time())
+        delivered = await self.checkpoint(row.number, time.time())
+        checkpoint = delivered.record
         commits = row.commits + (1 if checkpoint.sha else 0)
         rec.totals.commits += commits - row.commits
         # A new row object: the store serialises a row once, so a changed one must be new.
@@ -411,7 +417,7 @@ class _Loop(
                 "checkpoint": checkpoint,
                 "commits": commits,
                 "head_after": checkpoint.sha or row.head_after,
-                "dirty": await self.dirty_paths() or [],
+                "dirty": delivered.dirty or [],
             }
         )
         self.save()

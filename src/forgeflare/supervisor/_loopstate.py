@@ -23,7 +23,6 @@ from forgeflare.supervisor._lifecycle import HookContext, HookName, LifecycleRes
 from forgeflare.supervisor._notify import Notifier
 from forgeflare.supervisor._options import LoopOptions
 from forgeflare.supervisor._records import (
-    CheckpointRecord,
     ClaimRecord,
     IterationRecord,
     ReviewRecord,
@@ -32,6 +31,9 @@ from forgeflare.supervisor._records import (
 )
 from forgeflare.supervisor._waits import WaitStreaks
 from forgeflare.supervisor.backends import Backend
+
+if TYPE_CHECKING:
+    from forgeflare.supervisor._checkpoint import Delivered
 
 __all__ = ["LoopState"]
 
@@ -137,7 +139,11 @@ class LoopState:
             raise NotImplementedError
 
         # The delivery's (:mod:`._checkpoint`).
-        async def checkpoint(self, number: int, since: float) -> CheckpointRecord:
+        @property
+        def pathspec(self) -> list[str]:
+            raise NotImplementedError
+
+        async def checkpoint(self, number: int, since: float) -> Delivered:
             raise NotImplementedError
 
         async def dirty_paths(self, limit: int | None = 100) -> list[str] | None:
