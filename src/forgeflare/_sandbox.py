@@ -57,6 +57,7 @@ __all__ = [
     "SandboxChoice",
     "SandboxPlan",
     "box_gitconfig",
+    "box_variables",
     "bwrap_argv",
     "check_sandbox",
     "choose_sandbox",
@@ -628,6 +629,28 @@ def _loop_paths(
     return root, extra, _named_paths(root, sockets, "sockets", home)
 
 
+async def box_variables(
+    project: Path,
+    *,
+    setting: str,
+    network: bool,
+    writable: Sequence[str],
+    sockets: Sequence[str],
+    env: Mapping[str, str],
+) -> tuple[str | None, dict[str, str]]:
+    """Why bubblewrap cannot run here (``None``: it can; not probed when ``setting`` is
+    ``off``) and the variables that put a command in the box (:func:`sandbox_env`).
+
+    Raises ``ConfigError`` for a named path that does not exist.
+    """
+    root, extra, allowed = await trio.to_thread.run_sync(
+        _loop_paths, project, writable, sockets, env.get("HOME", "")
+    )
+    problem = None if setting == "off" else await probe_sandbox(root, env)
+    git = await trio.to_thread.run_sync(_git_dir, root)
+    return problem, sandbox_env(network=network, writable=extra, sockets=allowed, git_dir=git)
+
+
 async def loop_sandbox(
     project: Path,
     *,
@@ -644,20 +667,22 @@ async def loop_sandbox(
     Raises ``ConfigError`` for a named path that does not exist or a required sandbox that
     cannot run.
     """
-    root, extra, allowed = await trio.to_thread.run_sync(
-        _loop_paths, project, writable, sockets, env.get("HOME", "")
+    own = backend not in ("claude", "codex")
+    problem, variables = await box_variables(
+        project,
+        setting=setting if own else "off",
+        network=network,
+        writable=writable,
+        sockets=sockets,
+        env=env,
     )
-    problem: str | None = None
-    if setting != "off" and backend not in ("claude", "codex"):
-        problem = await probe_sandbox(root, env)
     choice = choose_sandbox(
         setting, backend=backend, problem=problem, network=network, writable=writable
     )
     if not choice.on:
         # Empty, not absent: a FORGEFLARE_SANDBOX the user exported must not switch it on.
         return choice, {SANDBOX_ENV: ""}
-    git = await trio.to_thread.run_sync(_git_dir, root)
-    return choice, sandbox_env(network=network, writable=extra, sockets=allowed, git_dir=git)
+    return choice, variables
 
 
 # Landlock: the same syscall numbers on every architecture (added after the tables merged).

@@ -10,6 +10,7 @@ updated with it); otherwise the branch is left and the result says so.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from collections.abc import Mapping
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, TypeGuard, get_args
 
-from forgeflare._process import run_child_blocking
+from forgeflare._gaterun import run_project_gate_blocking
 from forgeflare.supervisor import GitResult, run_git
 
 __all__ = [
@@ -122,24 +123,15 @@ def _prepare(landing: Landing) -> LandResult:
         files = ", ".join(conflicted[:5]) or _last_line(rebase)
         return LandResult("conflict", f"rebase onto {base} conflicts in {files}", commits)
     if gate:
-        out = bytearray()
-        try:
-            done = run_child_blocking(
-                ["bash", "-c", gate],
-                cwd=worktree,
-                on_output=out.extend,
-                timeout=landing.gate_timeout,
-            )
-        except OSError as exc:
-            return LandResult("gate_failed", f"gate `{gate}` cannot run: {exc}", commits)
-        if done.timed_out:
-            return LandResult("gate_failed", f"gate `{gate}` timed out", commits)
-        if done.returncode != 0:
-            lines = out.decode(errors="replace").strip().splitlines()
-            last = lines[-1] if lines else f"exit {done.returncode}"
-            return LandResult(
-                "gate_failed", f"gate `{gate}` exited {done.returncode}: {last}", commits
-            )
+        # The one gate runner: in the sandbox, without the fleet's secrets.
+        done = run_project_gate_blocking(
+            gate, project=worktree, env=os.environ, timeout=landing.gate_timeout
+        )
+        if done.exit_code != 0:
+            lines = done.output.strip().splitlines()
+            last = lines[-1] if lines else "no output"
+            how = "did not finish" if done.exit_code is None else f"exited {done.exit_code}"
+            return LandResult("gate_failed", f"gate `{gate}` {how}: {last}", commits)
     return LandResult("landed", "ready", commits)
 
 
