@@ -28,12 +28,11 @@ import pytest
 
 from agent_support import text_response, tool_response, tool_results
 from mockapi_support import MockServer
+from nobody_support import NOBODY, SETPRIV, forgeflare_argv, forgeflare_env
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
 
 BWRAP = shutil.which("bwrap")
-SETPRIV = shutil.which("setpriv")
-NOBODY = 65534
 PY = shutil.which("python3", path="/usr/bin:/bin") or sys.executable
 KEY = "sk-ant-test-" + "k3y" * 12
 
@@ -149,13 +148,6 @@ def scratch() -> Iterator[Scratch]:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def _as(user: str) -> list[str]:
-    if user == "root":
-        return []
-    assert SETPRIV is not None
-    return [SETPRIV, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
-
-
 def _keys(text: str) -> int:
     lines = [line for line in text.splitlines() if line.startswith("KEYS ")]
     assert lines, text[-2000:]
@@ -182,9 +174,9 @@ def test_a_bash_command_cannot_read_the_agents_key(
     scratch.give_to(user)
     flags = ["--sandbox-network"] if boxed else []
     done = subprocess.run(
-        [*_as(user), sys.executable, "-m", "forgeflare", "run", *flags, "probe"],
+        [*forgeflare_argv(user), "run", *flags, "probe"],
         cwd=scratch.project,
-        env=scratch.env(ANTHROPIC_API_URL=server.url),
+        env=scratch.env(ANTHROPIC_API_URL=server.url, **forgeflare_env(user)),
         capture_output=True,
         text=True,
         timeout=120,
@@ -216,9 +208,9 @@ def test_a_hook_and_the_gate_cannot_read_the_loops_key(
     server = mock_api({"responses": [text_response("done")], "when_exhausted": "end_turn"})
     scratch.give_to(user)
     done = subprocess.run(
-        [*_as(user), sys.executable, "-m", "forgeflare", "loop", "--max-iterations", "1"],
+        [*forgeflare_argv(user), "loop", "--max-iterations", "1"],
         cwd=project,
-        env=scratch.env(ANTHROPIC_API_URL=server.url),
+        env=scratch.env(ANTHROPIC_API_URL=server.url, **forgeflare_env(user)),
         capture_output=True,
         text=True,
         timeout=180,
@@ -226,6 +218,7 @@ def test_a_hook_and_the_gate_cannot_read_the_loops_key(
     )
     said = done.stdout + done.stderr
     assert "gate: runs in the sandbox" in said, said[-3000:]
+    assert "cannot start the agent" not in said, said[-3000:]
     if user == "nobody":  # root outside the box reads any memory (CAP_SYS_PTRACE): documented
         hook_out = (project / "hook-probe.txt").read_text()
         assert _checked(hook_out) == 1, hook_out
@@ -243,8 +236,8 @@ def test_the_stop_hooks_gate_cannot_read_the_hooks_key(scratch: Scratch) -> None
     (project / ".fresher" / "config.toml").write_text('[security]\nsandbox = "off"\n')
     gate = f"{scratch.probe_cmd('$PPID')} > {project}/gate-probe.txt"
     scratch.give_to("nobody")
-    env = scratch.env()
-    hook = [*_as("nobody"), sys.executable, "-m", "forgeflare", "stop-hook"]
+    env = scratch.env(**forgeflare_env("nobody"))
+    hook = [*forgeflare_argv("nobody"), "stop-hook"]
     started = subprocess.run(
         [*hook, "start", "--max-iterations", "3", "--prompt", "go", "--gate", gate],
         cwd=project,

@@ -68,6 +68,8 @@ class LoopState:
     """The agent's sandbox variables, decided once at the start (empty: none)."""
     gate_box: GateBox | None = None
     """Where the gate runs, decided before it first runs (whatever the backend)."""
+    git_start: dict[str, str] | None = None
+    """What makes git run a program, at the run's start (``_gitguard``)."""
 
     # What the last iterations left.
     git_repo: bool
