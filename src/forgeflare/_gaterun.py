@@ -68,6 +68,7 @@ class BoxSettings:
     network: bool = True
     writable: tuple[str, ...] = ()
     sockets: tuple[str, ...] = ()
+    readable: tuple[str, ...] = ()
 
 
 def choose_gate_box(setting: str, problem: str | None) -> tuple[bool, str, str]:
@@ -100,6 +101,7 @@ def box_settings(project: Path, env: Mapping[str, str]) -> BoxSettings:
         network=security.sandbox_network,
         writable=tuple(security.writable),
         sockets=tuple(security.sockets),
+        readable=tuple(security.readable),
     )
 
 
@@ -113,6 +115,7 @@ async def gate_box(project: Path, settings: BoxSettings, env: Mapping[str, str])
             writable=settings.writable,
             sockets=settings.sockets,
             env=child_environment(env),
+            readable=settings.readable,
         )
     except ConfigError as exc:
         problem, variables = str(exc), {}

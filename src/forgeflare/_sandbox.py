@@ -480,11 +480,14 @@ def sandbox_env(
     writable: Sequence[Path] = (),
     sockets: Sequence[Path] = (),
     git_dir: Path | None = None,
+    readable: Sequence[Path] = (),
 ) -> dict[str, str]:
     """The variables that switch the sandbox on for an agent (the loop sets them)."""
     env = {SANDBOX_ENV: "network" if network else "1", GIT_DIR_ENV: str(git_dir or "")}
     if writable:
         env[WRITABLE_ENV] = os.pathsep.join(str(p) for p in writable)
+    if readable:
+        env[READABLE_ENV] = os.pathsep.join(str(p) for p in readable)
     if sockets:
         env[SOCKETS_ENV] = os.pathsep.join(str(p) for p in sockets)
     return env
@@ -619,14 +622,19 @@ def _named_paths(project: Path, names: Sequence[str], key: str, home: str) -> li
 
 
 def _loop_paths(
-    project: Path, writable: Sequence[str], sockets: Sequence[str], home: str
-) -> tuple[Path, list[Path], list[Path]]:
+    project: Path,
+    writable: Sequence[str],
+    sockets: Sequence[str],
+    home: str,
+    readable: Sequence[str] = (),
+) -> tuple[Path, list[Path], list[Path], list[Path]]:
     root = project.resolve()
     extra = _named_paths(root, writable, "writable", home)
     for path in extra:
         if not path.is_dir():
             raise ConfigError(f"[security] writable: {path} is not a directory")
-    return root, extra, _named_paths(root, sockets, "sockets", home)
+    shown = _named_paths(root, readable, "readable", home)
+    return root, extra, _named_paths(root, sockets, "sockets", home), shown
 
 
 async def box_variables(
@@ -637,18 +645,22 @@ async def box_variables(
     writable: Sequence[str],
     sockets: Sequence[str],
     env: Mapping[str, str],
+    readable: Sequence[str] = (),
 ) -> tuple[str | None, dict[str, str]]:
     """Why bubblewrap cannot run here (``None``: it can; not probed when ``setting`` is
     ``off``) and the variables that put a command in the box (:func:`sandbox_env`).
 
     Raises ``ConfigError`` for a named path that does not exist.
     """
-    root, extra, allowed = await trio.to_thread.run_sync(
-        _loop_paths, project, writable, sockets, env.get("HOME", "")
+    root, extra, allowed, shown = await trio.to_thread.run_sync(
+        _loop_paths, project, writable, sockets, env.get("HOME", ""), readable
     )
     problem = None if setting == "off" else await probe_sandbox(root, env)
     git = await trio.to_thread.run_sync(_git_dir, root)
-    return problem, sandbox_env(network=network, writable=extra, sockets=allowed, git_dir=git)
+    variables = sandbox_env(
+        network=network, writable=extra, sockets=allowed, git_dir=git, readable=shown
+    )
+    return problem, variables
 
 
 async def loop_sandbox(
@@ -660,6 +672,7 @@ async def loop_sandbox(
     writable: Sequence[str],
     sockets: Sequence[str],
     env: Mapping[str, str],
+    readable: Sequence[str] = (),
 ) -> tuple[SandboxChoice, dict[str, str]]:
     """A loop's sandbox, decided once at its start: the banner's choice and the agent's
     variables (``FORGEFLARE_SANDBOX`` empty when off).
@@ -675,6 +688,7 @@ async def loop_sandbox(
         writable=writable,
         sockets=sockets,
         env=env,
+        readable=readable,
     )
     choice = choose_sandbox(
         setting, backend=backend, problem=problem, network=network, writable=writable

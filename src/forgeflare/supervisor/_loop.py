@@ -318,6 +318,7 @@ class _Loop(LoopStep, LoopProof, LoopChecks, IterationRunner, LoopWaits, AgentSw
             writable=security.writable,
             sockets=security.sockets,
             env=child_environment(self.opts.env, self.opts.pass_env),
+            readable=security.readable,
         )
         self.open_run()
         self.git_start = await trio.to_thread.run_sync(git_fingerprint, self.project)

@@ -202,6 +202,7 @@ class LoopProof(LoopState):
                 network=security.sandbox_network,
                 writable=tuple(security.writable),
                 sockets=tuple(security.sockets),
+                readable=tuple(security.readable),
             )
             self.gate_box = await gate_box(self.project, settings, self.opts.env)
             self.display.info(self.gate_box.line)
