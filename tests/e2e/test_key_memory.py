@@ -269,3 +269,60 @@ def test_the_stop_hooks_gate_cannot_read_the_hooks_key(scratch: Scratch) -> None
     out = (project / "gate-probe.txt").read_text()
     assert _checked(out) == 1, (out, done.stderr)
     assert _keys(out) == 0, out
+
+
+def test_the_fleets_landing_gate_cannot_read_the_fleets_key(
+    scratch: Scratch, mock_api: MockAPI
+) -> None:
+    """The fleet holds the key for its loops; its landing gate (unsandboxed: the project
+    turned the sandbox off) is its child."""
+    repo = scratch.project
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+    git("init", "-q", "-b", "main")
+    git("config", "user.name", "T")
+    git("config", "user.email", "t@example.invalid")
+    (repo / ".gitignore").write_text(".fresher/runs/\n.forgeflare-fleet/\n")
+    (repo / ".fresher").mkdir()
+    (repo / ".fresher" / "config.toml").write_text('[security]\nsandbox = "off"\n')
+    (repo / "PLAN-one.md").write_text("- [ ] one\n")
+    out = scratch.root / "gate-probe.txt"
+    gate = f"{scratch.probe_cmd('$PPID')} > {out}"
+    (repo / "fleet.toml").write_text(
+        f'[fleet]\nname = "night"\ngate = {json.dumps(gate)}\n\n[[loop]]\nrepo = "."\n'
+        'name = "one"\nprompt = "Task one: do it."\nplan = "PLAN-one.md"\nmax_iterations = 2\n'
+    )
+    git("add", "-A")
+    git("commit", "-qm", "init")
+    command = (
+        "echo one > one.txt && sed -i 's/- \\[ \\]/- [x]/' PLAN-one.md"
+        " && git add one.txt PLAN-one.md && git commit -qm one"
+    )
+    server = mock_api(
+        {
+            "conversations": [
+                {
+                    "match": "Task one:",
+                    "responses": [
+                        tool_response(("Bash", {"command": command})),
+                        text_response("Done."),
+                    ],
+                }
+            ]
+        }
+    )
+    scratch.give_to("nobody")
+    done = subprocess.run(
+        [*forgeflare_argv("nobody"), "fleet", "run", str(repo / "fleet.toml")],
+        cwd=repo,
+        env=scratch.env(ANTHROPIC_API_URL=server.url, **forgeflare_env("nobody")),
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    text = out.read_text() if out.exists() else ""
+    assert _checked(text) == 1, (text, done.stdout[-2000:], done.stderr[-2000:])
+    assert _keys(text) == 0, text
