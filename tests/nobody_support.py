@@ -8,13 +8,28 @@ source tree.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
 import site
 import sys
 import sysconfig
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["NOBODY", "SETPRIV", "as_user", "forgeflare_argv", "forgeflare_env"]
+import pytest
+
+__all__ = [
+    "NOBODY",
+    "SETPRIV",
+    "as_user",
+    "forgeflare_argv",
+    "forgeflare_env",
+    "give_to",
+    "loop_env",
+    "shared_scratch",
+]
 
 NOBODY = 65534
 SETPRIV = shutil.which("setpriv")
@@ -44,3 +59,43 @@ def forgeflare_env(user: str) -> dict[str, str]:
         return {}
     paths = [str(_SRC), sysconfig.get_paths()["purelib"], *site.getsitepackages()]
     return {"PYTHONPATH": ":".join(dict.fromkeys(paths))}
+
+
+def give_to(root: Path, user: str) -> None:
+    """Hand ``root`` and everything under it to ``user`` (``root``: nothing to do)."""
+    if user == "nobody":
+        for path in [root, *root.rglob("*")]:
+            os.lchown(path, NOBODY, NOBODY)
+
+
+@contextlib.contextmanager
+def shared_scratch(prefix: str) -> Iterator[Path]:
+    """A scratch folder under ``/var/tmp`` (outside the sandbox's private ``/tmp``) that
+    ``nobody`` may enter; removed afterwards. Skips where ``/var/tmp`` is not writable."""
+    if not os.access("/var/tmp", os.W_OK):
+        pytest.skip("needs a writable /var/tmp for a scratch folder outside /tmp")
+    root = Path(tempfile.mkdtemp(prefix=prefix, dir="/var/tmp"))
+    root.chmod(0o755)
+    try:
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def loop_env(root: Path, home: Path, key: str, **extra: str) -> dict[str, str]:
+    """A loop's environment in a scratch folder: its own home, config and state, the key,
+    trust on, waits scaled down; nothing inherited that would steer forgeflare or git."""
+    steer = ("ANTHROPIC_", "FRESHER_", "XDG_", "FORGEFLARE_SANDBOX", "GIT_")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(steer)}
+    env.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(root / "config"),
+        XDG_STATE_HOME=str(root / "state"),
+        ANTHROPIC_API_KEY=key,
+        FORGEFLARE_TRUST="1",
+        NO_COLOR="1",
+        FRESHER_ERROR_PAUSE="0",
+        FORGEFLARE_TIME_SCALE="0.01",
+    )
+    env.update(extra)
+    return env

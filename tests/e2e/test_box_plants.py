@@ -19,7 +19,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,15 @@ import pytest
 
 from agent_support import text_response, tool_response, tool_results
 from mockapi_support import MockServer
-from nobody_support import NOBODY, SETPRIV, as_user, forgeflare_argv, forgeflare_env
+from nobody_support import (
+    SETPRIV,
+    as_user,
+    forgeflare_argv,
+    forgeflare_env,
+    give_to,
+    loop_env,
+    shared_scratch,
+)
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
 
@@ -64,40 +71,16 @@ class Scratch:
         subprocess.run([*git, "commit", "-qm", "init"], check=True)
 
     def env(self, **extra: str) -> dict[str, str]:
-        env = {
-            k: v
-            for k, v in os.environ.items()
-            if not k.startswith(("ANTHROPIC_", "FRESHER_", "XDG_", "FORGEFLARE_SANDBOX", "GIT_"))
-        }
-        env.update(
-            HOME=str(self.home),
-            XDG_CONFIG_HOME=str(self.root / "config"),
-            XDG_STATE_HOME=str(self.root / "state"),
-            ANTHROPIC_API_KEY="test-key",
-            FORGEFLARE_TRUST="1",
-            NO_COLOR="1",
-            FRESHER_ERROR_PAUSE="0",
-            FORGEFLARE_TIME_SCALE="0.01",
-        )
-        env.update(extra)
-        return env
+        return loop_env(self.root, self.home, "test-key", **extra)
 
     def give_to(self, user: str) -> None:
-        if user == "nobody":
-            for path in [self.root, *self.root.rglob("*")]:
-                os.lchown(path, NOBODY, NOBODY)
+        give_to(self.root, user)
 
 
 @pytest.fixture
 def scratch() -> Iterator[Scratch]:
-    if not os.access("/var/tmp", os.W_OK):
-        pytest.skip("needs a writable /var/tmp for a scratch folder outside /tmp")
-    root = Path(tempfile.mkdtemp(prefix="forgeflare-plants-", dir="/var/tmp"))
-    root.chmod(0o755)
-    try:
+    with shared_scratch("forgeflare-plants-") as root:
         yield Scratch(root)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def _plants(marks: Path) -> list[str]:

@@ -11,14 +11,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from forgeflare._sandbox import GIT_DIR_ENV, READABLE_ENV, sandbox_argv
-from nobody_support import NOBODY, SETPRIV, as_user
+from nobody_support import SETPRIV, as_user, give_to, shared_scratch
 
 pytestmark = [
     pytest.mark.linux_only("bubblewrap is Linux"),
@@ -28,14 +27,8 @@ pytestmark = [
 
 @pytest.fixture
 def home() -> Iterator[Path]:
-    if not os.access("/var/tmp", os.W_OK):
-        pytest.skip("needs a writable /var/tmp for a scratch home outside /tmp")
-    root = Path(tempfile.mkdtemp(prefix="forgeflare-home-", dir="/var/tmp"))
-    root.chmod(0o755)
-    try:
+    with shared_scratch("forgeflare-home-") as root:
         yield root
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def _lay_out(root: Path) -> dict[str, Path]:
@@ -84,9 +77,7 @@ def test_the_box_hides_the_home_and_stores_and_shows_what_is_named(user: str, ho
         ]
     )
     argv = sandbox_argv(files["project"], ["bash", "-c", script], network=False, env=env)
-    if user == "nobody":  # after the plan: it writes the generated gitconfig as the user
-        for path in [home, *home.rglob("*")]:
-            os.lchown(path, NOBODY, NOBODY)
+    give_to(home, user)  # after the plan: it writes the generated gitconfig as the user
     done = subprocess.run(
         [*as_user(user), *argv],
         env=env,
