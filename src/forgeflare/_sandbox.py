@@ -574,8 +574,8 @@ def choose_sandbox(
         return SandboxChoice(
             False,
             "info",
-            f"sandbox: the {backend} backend runs its own tools; forgeflare's bubblewrap "
-            "sandbox is not used (turn on its own: README, Sandbox)",
+            f"sandbox: the {backend} backend runs its own tools, outside forgeflare's "
+            "bubblewrap sandbox (turn on its own: docs, Security); a gate runs in it when it can",
         )
     if setting == "off":
         return SandboxChoice(
