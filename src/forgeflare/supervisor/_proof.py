@@ -154,6 +154,10 @@ class LoopProof(LoopState):
         """Ask ``[finish] reviewer`` (see ``_reviewer``); never raises."""
         from forgeflare.supervisor._reviewer import ReviewInput, run_review
 
+        # The diff runs git on the host: never over git internals the agent changed.
+        untrusted = await self.untrusted_now()
+        if untrusted is not None:
+            return ReviewRecord(model=self.cfg.finish.reviewer, error=f"not asked: {untrusted}")
         diff, stat = await diff_since(self.project, self.record.head_at_start)
         plan = self.project / self.cfg.paths.plan_file
         try:
