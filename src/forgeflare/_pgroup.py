@@ -265,14 +265,18 @@ def escaped_descendants(name: str, value: str) -> list[tuple[int, float]]:
         descendants = psutil.Process().children(recursive=True)
     except psutil.Error:
         return []
+    in_argv = f"{MARKER_XOPTION}={name}={value}".encode()
     for proc in descendants:
         try:
             if os.getsid(proc.pid) == mine:
                 continue
-            with open(f"/proc/{proc.pid}/environ", "rb") as fh:
-                if (b"\0" + fh.read()).find(needle) >= 0:
-                    continue
-            found.append((proc.pid, float(proc.create_time())))
+            try:
+                with open(f"/proc/{proc.pid}/environ", "rb") as fh:
+                    marked = (b"\0" + fh.read()).find(needle) >= 0
+            except PermissionError:  # non-dumpable (a forgeflare process): its argv says
+                marked = _cmdline_has(str(proc.pid), in_argv)
+            if not marked:
+                found.append((proc.pid, float(proc.create_time())))
         except (psutil.Error, OSError):
             continue
     return found
