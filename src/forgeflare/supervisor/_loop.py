@@ -36,6 +36,7 @@ import trio
 from forgeflare._budget import overshoot_line
 from forgeflare._clock import format_wait, utc_timestamp
 from forgeflare._evidence import Measures
+from forgeflare._gitguard import git_fingerprint
 from forgeflare._pgroup import become_subreaper, escaped_descendants, process_started
 from forgeflare._sandbox import loop_sandbox
 from forgeflare._secrets import child_environment
@@ -75,7 +76,7 @@ from forgeflare.supervisor._switching import AgentSwitching
 from forgeflare.supervisor._waiting import LoopWaits
 from forgeflare.supervisor._waits import WaitSettings, WaitStreaks
 from forgeflare.supervisor._windowstore import window_store_path
-from forgeflare.trust import default_trust_file, trust_override
+from forgeflare.trust import TrustError, default_trust_file, trust_override
 
 __all__ = ["LoopResult", "run_loop", "watch_signals"]
 
@@ -336,8 +337,10 @@ class _Loop(
             writable=security.writable,
             sockets=security.sockets,
             env=child_environment(self.opts.env, self.opts.pass_env),
+            readable=security.readable,
         )
         self.open_run()
+        self.git_start = await trio.to_thread.run_sync(git_fingerprint, self.project)
         for warning in self.opts.warnings:
             self.display.warn(warning)
         self.git_repo = await git_snapshot(self.project) is not None
@@ -427,6 +430,13 @@ class _Loop(
 
         ``records_said``: a records failure ended the run and was said already."""
         self.finishing = True
+        if finish is not FinishType.HOOK_ABORT:
+            try:  # the last iteration's plants too: never a clean finish over them
+                await trio.to_thread.run_sync(self.check_git_internals)
+            except TrustError as exc:
+                self.say_refusal(str(exc))
+                self.finish_reason = f"stopped: {exc}"
+                finish = FinishType.HOOK_ABORT
         if finish is FinishType.MANUAL:
             self.display.warn(f"stopped by {self.stop.signal_name or 'request'}")
         self.display.info(f"finishing: {finish.value}")

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from forgeflare._evidence import ClaimBy, GateRun, Measures
+from forgeflare._gaterun import GateBox
 from forgeflare._sandbox import SandboxChoice
 from forgeflare.supervisor._agentproc import StopControl
 from forgeflare.supervisor._config import LoopConfig
@@ -74,6 +75,10 @@ class LoopState:
     sandbox: SandboxChoice | None
     sandbox_env: dict[str, str]
     """The agent's sandbox variables, decided once at the start (empty: none)."""
+    gate_box: GateBox | None = None
+    """Where the gate runs, decided before it first runs (whatever the backend)."""
+    git_start: dict[str, str] | None = None
+    """What makes git run a program, at the run's start (``_gitguard``)."""
 
     # What the last iterations left.
     git_repo: bool
