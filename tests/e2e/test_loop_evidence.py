@@ -274,7 +274,11 @@ def test_the_reviewer_is_not_asked_over_changed_git_internals(
     said = done.stdout + done.stderr
     assert done.code == 13, said
     rec = project.record()
+    # Either the claim is never judged (the check between iterations came first) or the
+    # reviewer is skipped with the reason: never asked over the changed internals.
     review = rec["iterations"][0]["review"]
-    assert review["error"].startswith("not asked: git internals changed during the run"), review
+    assert review is None or review["error"].startswith(
+        "not asked: git internals changed during the run"
+    ), review
     assert "git config alias.zz" in rec["finish_reason"]
     assert len(server.requests()) == len(agent_requests(server))  # no verdict was asked
