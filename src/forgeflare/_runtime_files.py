@@ -22,7 +22,7 @@ RUNTIME_PATTERNS: tuple[str, ...] = (
     ".entire/",
     ".forgeflare-fleet/",
 )
-"""gitignore patterns of every file written at run time (each one is in the README's files
+"""gitignore patterns of every file written at run time (each one is in the docs' files
 table)."""
 
 WRITTEN_FOLDERS: tuple[str, ...] = (".fresher", ".forgeflare", ".entire")

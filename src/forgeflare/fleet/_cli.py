@@ -20,7 +20,7 @@ _HELP = """Many loops at once, from one fleet file (FLEET.toml).
 
 A fleet file has a [fleet] table (name, parallel, max_cost, gate, land) and one [[loop]] per
 loop (name, repo, base, mode, prompt, plan, max_iterations, max_runtime, max_cost, backend,
-model). See the README section "Many loops".
+model). See the docs page "Many loops" (docs/many-loops.md).
 """
 
 _K8S_HELP = """Write the fleet as a Kubernetes Indexed Job (one index per loop).
