@@ -194,7 +194,7 @@ def test_forgeflare_stop_hook_script_is_the_hook_and_the_group(tmp_path: Path) -
         ["runs", "{long}"],
         ["report", "{long}"],
         ["init", "{long}"],
-        ["trust", "{long}"],
+        ["trust", "--dir", "{long}"],
         ["loop", "--dir", "{long}"],
         ["stop", "{long}"],
         ["run", "--hooks", "{long}"],

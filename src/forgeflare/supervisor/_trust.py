@@ -24,7 +24,6 @@ from forgeflare.trust import (
 )
 
 __all__ = [
-    "describe_items",
     "hooks_modules",
     "loop_trust_items",
     "security_defaults",
@@ -87,26 +86,3 @@ def loop_trust_items(
     if every_backend or uses_claude_code(config):
         items += claude_items(project, config.agent.extra_args)
     return items
-
-
-def describe_items(items: list[TrustItem], project: Path, lines: int = 3) -> list[str]:
-    """Human lines for ``forgeflare trust``: each item, what its fingerprint cannot see, its
-    files' hashes and (the first time a file is listed) its first lines."""
-    out: list[str] = []
-    seen: set[str] = set()
-    for item in items:
-        out.append(f"• {item.key}: {item.definition}")
-        out.extend(f"    warning: {note}" for note in item.blind)
-        for rel, digest in sorted(item.files.items()):
-            shown = digest if digest.startswith("->") else f"sha256 {digest[:16]}"
-            out.append(f"    {rel}  {shown}")
-            if rel in seen:
-                continue
-            seen.add(rel)
-            try:
-                with (project / rel).open(encoding="utf-8", errors="replace") as fh:
-                    head = [fh.readline().rstrip("\n") for _ in range(lines)]
-            except OSError:
-                head = []
-            out.extend(f"      | {line}" for line in head if line)
-    return out

@@ -5,11 +5,14 @@ the loop's config, and trust/ stands below the supervisor."""
 
 from __future__ import annotations
 
+import functools
 import os
+import sys
 from pathlib import Path
 
 import typer
 
+from forgeflare._cliopts import OldDir, ProjectDir, Yes, project_dir
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError
 
@@ -23,9 +26,11 @@ modules with their packages and .pyc, .fresher/hooks/*), the agent, gate and not
 [agent] extra_args, [security] keys that loosen, and with Claude Code as the agent every
 .claude/settings*.json key that runs or redirects, .mcp.json and --settings files.
 `forgeflare run`, `loop`, `hooks test` and `fleet run` refuse (exit 2) while anything is new
-or changed. This command shows each item (its files' hashes and first lines, and what its
-fingerprint cannot see) and records it in your config directory (never in the project).
-FORGEFLARE_TRUST=1 or --trust-project trusts every project (containers, CI).
+or changed. This command shows each item with what it means for you (new and changed ones
+marked, what its fingerprint cannot see), then each file they run once (hash and first lines),
+and asks y/N on a terminal; --yes answers for scripts. Without a terminal and without --yes it
+exits 2 and names the command. Trust is recorded in your config directory (never in the
+project). FORGEFLARE_TRUST=1 or --trust-project trusts every project (containers, CI).
 """
 
 
@@ -34,7 +39,9 @@ def register(app: typer.Typer) -> None:
 
     @app.command("trust", help=_HELP)
     def trust_cmd(
-        directory: Path = typer.Argument(Path("."), help="Project directory."),
+        old_dir: OldDir = None,
+        project: ProjectDir = Path("."),
+        yes: Yes = False,
         list_: bool = typer.Option(False, "--list", help="List trusted projects and exit."),
         revoke: bool = typer.Option(False, "--revoke", help="Forget the project's trust."),
         show: bool = typer.Option(
@@ -48,7 +55,7 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         from forgeflare.supervisor._config import load_config
-        from forgeflare.supervisor._trust import describe_items, loop_trust_items
+        from forgeflare.supervisor._trust import loop_trust_items
         from forgeflare.trust import (
             TrustStore,
             check_trust,
@@ -56,8 +63,11 @@ def register(app: typer.Typer) -> None:
             fleet_files,
             fleet_items,
             python_module_items,
+            review_lines,
+            trust_command,
         )
 
+        directory = project_dir(project, old_dir, "trust")
         env = dict(os.environ)
         store = TrustStore(default_trust_file(env))
         if list_:
@@ -78,8 +88,8 @@ def register(app: typer.Typer) -> None:
             else:
                 typer.echo(f"{real} was not trusted")
             return
-        config = load_config(directory, env=env).config
-        items = loop_trust_items(directory, config, every_backend=True)
+        loaded = load_config(directory, env=env).config
+        items = loop_trust_items(directory, loaded, every_backend=True)
         items += python_module_items(hooks_module, directory)
         for fleet_file in fleet_files(directory):
             items += fleet_items(fleet_file, directory)
@@ -87,15 +97,51 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"{real}: nothing to run from this project (no hooks, no commands)")
             return
         check = check_trust(items, store.load(), str(real))
-        for line in describe_items(items, directory):
+        typer.echo(f"{real} would run or loosen:")
+        for line in review_lines(
+            items,
+            check,
+            functools.partial(_head, real),
+            hooks_dir=str(loaded.paths.hooks_dir),
+        ):
             typer.echo(line)
         if check.trusted:
             typer.echo(f"already trusted ({check.reason})")
             return
-        for label, keys in (("new", check.new), ("changed", check.changed)):
-            if keys:
-                typer.echo(f"{label}: {', '.join(keys)}")
+        marked = len(check.new) + len(check.changed)
         if show:
+            typer.echo(f"not trusted: {marked} new or changed item(s)")
             raise typer.Exit(1)
+        again = trust_command(real, Path.cwd().resolve()) + (
+            "".join(f" --hooks-module {m}" for m in hooks_module)
+        )
+        if not yes:
+            if not sys.stdin.isatty():
+                raise ConfigError(
+                    f"trust: no terminal to ask on; after reviewing the above, run `{again} --yes`"
+                )
+            if not _ask(f"Trust these {len(items)} item(s) ({marked} new or changed)? [y/N] "):
+                typer.echo(f"not trusted: nothing recorded (review again with `{again}`)")
+                raise typer.Exit(1)
         store.trust(str(real), items, utc_timestamp())
         typer.echo(f"trusted {len(items)} item(s) of {real} (recorded in {store.path})")
+
+
+def _ask(question: str) -> bool:
+    """y/N on the terminal: only y or yes trusts; anything else (Enter, EOF) does not."""
+    typer.echo(question, nl=False)
+    try:
+        answer = input()
+    except EOFError:
+        typer.echo()
+        return False
+    return answer.strip().lower() in {"y", "yes"}
+
+
+def _head(project: Path, rel: str, lines: int = 3) -> list[str]:
+    """The first lines of a covered file (the review shows what a script starts with)."""
+    try:
+        with (project / rel).open(encoding="utf-8", errors="replace") as fh:
+            return [fh.readline().rstrip("\n") for _ in range(lines)]
+    except OSError:
+        return []
