@@ -35,6 +35,15 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "supervisor._cli",
         "Answer the question a loop stopped on (the newest run with one in DIR).",
     ),
+    "pause": (
+        "supervisor._handcli",
+        "Pause the loop running in the project after its current iteration.",
+    ),
+    "unpause": ("supervisor._handcli", "Let a paused loop go on with its next iteration."),
+    "hint": (
+        "supervisor._handcli",
+        'Give the loop\'s next iteration a hint: `forgeflare hint "use the v2 API"`.',
+    ),
     "schema": ("supervisor._cli", "Print a JSON schema."),
     "init": ("templates._cli", "Scaffold a project for a Ralph loop (DIR defaults to .)."),
     "demo": (

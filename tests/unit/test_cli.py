@@ -196,7 +196,7 @@ def test_forgeflare_stop_hook_script_is_the_hook_and_the_group(tmp_path: Path) -
         ["init", "{long}"],
         ["trust", "--dir", "{long}"],
         ["loop", "--dir", "{long}"],
-        ["stop", "{long}"],
+        ["stop", "--dir", "{long}"],
         ["run", "--hooks", "{long}"],
     ],
 )

@@ -145,6 +145,8 @@ def render_line(state: WatchState) -> str:
 
 def _waiting(waiting: tuple[str, str | None]) -> str:
     kind, until = waiting
+    if kind == "paused":
+        return "paused (forgeflare unpause goes on)"
     return f"waiting ({kind})" + (f" until {until}" if until else "")
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import trio
 import typer
 
-from forgeflare._cliopts import PassEnv, ProjectDir, TrustProject
+from forgeflare._cliopts import OldDir, PassEnv, ProjectDir, TrustProject, project_dir
 from forgeflare._errors import ConfigError
 from forgeflare._secrets import scrub_environment
 from forgeflare.supervisor._config import LoadedConfig, load_config
@@ -105,6 +105,9 @@ def _run(*, project_dir: Path, mode: str | None, opts: dict[str, Any]) -> None:
             raw = raw or settings.raw
             trust_project = trust_project or settings.trust_project
             project_command = settings.project_command
+    if opts["dry_run"]:
+        _dry_run(project_dir, loaded, env, task, pass_env, trust_project, project_command)
+        return
     preflight(
         project_dir,
         loaded.config,
@@ -132,6 +135,42 @@ def _run(*, project_dir: Path, mode: str | None, opts: dict[str, Any]) -> None:
     with project_lock(project_dir):
         result = trio.run(functools.partial(run_loop, loop_opts, signals=True))
     raise typer.Exit(result.exit_code)
+
+
+def _dry_run(
+    project_dir: Path,
+    loaded: LoadedConfig,
+    env: dict[str, str],
+    task: str | None,
+    pass_env: list[str],
+    trust_project: bool,
+    project_command: bool,
+) -> None:
+    """``--dry-run``: the first iteration as the loop would start it; nothing starts."""
+    from forgeflare.supervisor._dryrun import first_iteration
+    from forgeflare.supervisor._trust import loop_trust_items
+    from forgeflare.trust import TrustError, require_trust
+
+    for warning in loaded.warnings:
+        typer.echo(f"warning: {warning}", err=True)
+    items = loop_trust_items(project_dir, loaded.config, project_command=project_command)
+    try:
+        check = require_trust(project_dir, items, env, flag=trust_project)
+        trust = f"holds ({check.reason})"
+    except TrustError as exc:
+        trust = f"the loop would refuse: {exc}"
+    opts = LoopOptions(
+        project_dir=project_dir,
+        config=loaded.config,
+        env=env,
+        python=sys.executable,
+        task=task,
+        trust_project=trust_project,
+        pass_env=tuple(pass_env),
+        project_command=project_command,
+    )
+    for line in first_iteration(opts, trust):
+        typer.echo(line)
 
 
 def _stored_settings(
@@ -207,6 +246,12 @@ _NO_SANDBOX = typer.Option(
     "[security] sandbox).",
 )
 _RAW = typer.Option(False, "--raw", help="Show the agent's output as it is (e.g. stream-json).")
+_DRY_RUN = typer.Option(
+    False,
+    "--dry-run",
+    help="Print the first prompt, the agent command, its environment's names, the bounds and "
+    "whether trust holds; start nothing (no agent, no hook, no run folder, no trust record).",
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -228,6 +273,7 @@ def register(app: typer.Typer) -> None:
         pass_env: PassEnv = None,
         raw: bool = _RAW,
         no_sandbox: bool = _NO_SANDBOX,
+        dry_run: bool = _DRY_RUN,
         project_dir: ProjectDir = Path("."),
     ) -> None:
         opts = dict(locals())
@@ -274,9 +320,10 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"go on with: forgeflare loop --resume --dir {directory}")
 
     @app.command("stop", help=_STOP_HELP)
-    def stop_cmd(directory: Path = typer.Argument(Path("."), help="Project directory.")) -> None:
+    def stop_cmd(old_dir: OldDir = None, project: ProjectDir = Path(".")) -> None:
         from forgeflare.supervisor._stop import request_stop
 
+        directory = project_dir(project, old_dir, "stop")
         if not directory.is_dir():
             raise ConfigError(f"{directory}: not a directory")
         holder = lock_holder(directory)

@@ -159,5 +159,11 @@ class LoopState:
         async def wait_for_answer(self, seconds: float, poll: float = 0.2) -> bool:
             raise NotImplementedError
 
+        async def hold_while_paused(self, poll: float = 0.2) -> None:
+            raise NotImplementedError
+
+        def take_user_hint(self) -> str | None:
+            raise NotImplementedError
+
         def summary(self) -> dict[str, Any]:
             raise NotImplementedError

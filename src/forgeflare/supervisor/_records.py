@@ -168,7 +168,7 @@ class WaitRecord(BaseModel):
     model_config = _FINITE
 
     kind: str = "wait"
-    """``limit_wait`` (a usage window) or ``outage``."""
+    """``limit_wait`` (a usage window), ``outage``, ``answer_wait`` or ``paused``."""
     started_at: Time | None = None
     duration: float = _SECONDS
     until: str | None = None
@@ -240,6 +240,8 @@ class IterationRecord(IterationReport):
     claim: ClaimRecord | None = None
     review: ReviewRecord | None = None
     progress: ProgressRecord | None = None
+    hint: str | None = None
+    """The user's hint (``forgeflare hint``) this iteration's prompt started with."""
 
     @classmethod
     def from_report(cls, report: IterationReport, **facts: Any) -> IterationRecord:

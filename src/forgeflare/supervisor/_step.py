@@ -42,6 +42,7 @@ class LoopStep(LoopState):
 
     async def iterate(self) -> FinishType | None:
         """One pass of the loop: ``None`` to go on."""
+        await self.hold_while_paused()
         early = await self.before_iteration()
         if early is not None:
             return early
@@ -75,7 +76,9 @@ class LoopStep(LoopState):
                 plan_unchecked=it.plan_unchecked,
             )
         else:
+            hint = self.take_user_hint()
             it, outcome = await self.run_agent(number)
+            it.hint = hint
         it.next_iteration_hook = hook_record(hook, number)
         gate = await self.stall_gate(it, outcome)
         await self.measure(it, outcome, gate)

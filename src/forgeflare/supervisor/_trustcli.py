@@ -54,22 +54,10 @@ def register(app: typer.Typer) -> None:
             [], "--hooks-module", help="Also a Python hooks module you pass to run (repeatable)."
         ),
     ) -> None:
-        from forgeflare.supervisor._config import load_config
-        from forgeflare.supervisor._trust import loop_trust_items
-        from forgeflare.trust import (
-            TrustStore,
-            check_trust,
-            default_trust_file,
-            fleet_files,
-            fleet_items,
-            python_module_items,
-            review_lines,
-            trust_command,
-        )
+        from forgeflare.trust import TrustStore, default_trust_file
 
         directory = project_dir(project, old_dir, "trust")
-        env = dict(os.environ)
-        store = TrustStore(default_trust_file(env))
+        store = TrustStore(default_trust_file(os.environ))
         if list_:
             records = store.load()
             if not records:
@@ -78,53 +66,74 @@ def register(app: typer.Typer) -> None:
                 count = len(record.items)
                 typer.echo(f"{path}  {count} item(s)  trusted {record.trusted_at}")
             return
-        if not directory.is_dir():
-            what = "no such directory" if not directory.exists() else "not a directory"
-            raise ConfigError(f"{directory}: {what}")
-        real = directory.resolve()
         if revoke:
+            real = directory.resolve()
             if store.revoke(str(real)):
                 typer.echo(f"revoked trust for {real}")
             else:
                 typer.echo(f"{real} was not trusted")
             return
-        loaded = load_config(directory, env=env).config
-        items = loop_trust_items(directory, loaded, every_backend=True)
-        items += python_module_items(hooks_module, directory)
-        for fleet_file in fleet_files(directory):
-            items += fleet_items(fleet_file, directory)
-        if not items:
-            typer.echo(f"{real}: nothing to run from this project (no hooks, no commands)")
-            return
-        check = check_trust(items, store.load(), str(real))
-        typer.echo(f"{real} would run or loosen:")
-        for line in review_lines(
-            items,
-            check,
-            functools.partial(_head, real),
-            hooks_dir=str(loaded.paths.hooks_dir),
-        ):
-            typer.echo(line)
-        if check.trusted:
-            typer.echo(f"already trusted ({check.reason})")
-            return
-        marked = len(check.new) + len(check.changed)
-        if show:
-            typer.echo(f"not trusted: {marked} new or changed item(s)")
+        _review(directory, yes=yes, show=show, hooks_module=hooks_module)
+
+
+def _review(directory: Path, *, yes: bool, show: bool, hooks_module: list[str]) -> None:
+    """Show what ``directory`` would run and, when asked (or ``yes``), trust it."""
+    from forgeflare.supervisor._config import load_config
+    from forgeflare.supervisor._trust import loop_trust_items
+    from forgeflare.trust import (
+        TrustStore,
+        check_trust,
+        default_trust_file,
+        fleet_files,
+        fleet_items,
+        python_module_items,
+        review_lines,
+        trust_command,
+    )
+
+    env = dict(os.environ)
+    store = TrustStore(default_trust_file(env))
+    if not directory.is_dir():
+        what = "no such directory" if not directory.exists() else "not a directory"
+        raise ConfigError(f"{directory}: {what}")
+    real = directory.resolve()
+    loaded = load_config(directory, env=env).config
+    items = loop_trust_items(directory, loaded, every_backend=True)
+    items += python_module_items(hooks_module, directory)
+    for fleet_file in fleet_files(directory):
+        items += fleet_items(fleet_file, directory)
+    if not items:
+        typer.echo(f"{real}: nothing to run from this project (no hooks, no commands)")
+        return
+    check = check_trust(items, store.load(), str(real))
+    typer.echo(f"{real} would run or loosen:")
+    for line in review_lines(
+        items,
+        check,
+        functools.partial(_head, real),
+        hooks_dir=str(loaded.paths.hooks_dir),
+    ):
+        typer.echo(line)
+    if check.trusted:
+        typer.echo(f"already trusted ({check.reason})")
+        return
+    marked = len(check.new) + len(check.changed)
+    if show:
+        typer.echo(f"not trusted: {marked} new or changed item(s)")
+        raise typer.Exit(1)
+    again = trust_command(real, Path.cwd().resolve()) + (
+        "".join(f" --hooks-module {m}" for m in hooks_module)
+    )
+    if not yes:
+        if not sys.stdin.isatty():
+            raise ConfigError(
+                f"trust: no terminal to ask on; after reviewing the above, run `{again} --yes`"
+            )
+        if not _ask(f"Trust these {len(items)} item(s) ({marked} new or changed)? [y/N] "):
+            typer.echo(f"not trusted: nothing recorded (review again with `{again}`)")
             raise typer.Exit(1)
-        again = trust_command(real, Path.cwd().resolve()) + (
-            "".join(f" --hooks-module {m}" for m in hooks_module)
-        )
-        if not yes:
-            if not sys.stdin.isatty():
-                raise ConfigError(
-                    f"trust: no terminal to ask on; after reviewing the above, run `{again} --yes`"
-                )
-            if not _ask(f"Trust these {len(items)} item(s) ({marked} new or changed)? [y/N] "):
-                typer.echo(f"not trusted: nothing recorded (review again with `{again}`)")
-                raise typer.Exit(1)
-        store.trust(str(real), items, utc_timestamp())
-        typer.echo(f"trusted {len(items)} item(s) of {real} (recorded in {store.path})")
+    store.trust(str(real), items, utc_timestamp())
+    typer.echo(f"trusted {len(items)} item(s) of {real} (recorded in {store.path})")
 
 
 def _ask(question: str) -> bool:

@@ -1,0 +1,125 @@
+"""A hand on the running loop, end to end with the real loop and a scripted agent:
+``forgeflare pause`` / ``unpause`` / ``hint`` from another terminal, and ``loop --dry-run``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from forgeflare.report._watch import render_line, snapshot
+from supervisor_agents.project import Project, base_env, wait_for
+
+# Saves its prompt, then works until the test lets this iteration end (go.N).
+AGENT = (
+    'sh -c \'cat > "$FRESHER_PROJECT_DIR/prompt.$FRESHER_ITERATION"; '
+    'while [ ! -e "$FRESHER_PROJECT_DIR/go.$FRESHER_ITERATION" ]; do sleep 0.02; done\''
+)
+HINT = "use the v2 API"
+
+
+def _cli(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "forgeflare", *args, "--dir", str(project.dir)],
+        env=base_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def _paused(project: Project) -> bool:
+    events = [json.loads(line) for line in (project.run_dirs()[0] / "events.jsonl").open()]
+    return any(e["event"] == "wait_started" and e.get("kind") == "paused" for e in events)
+
+
+def _env() -> dict[str, str]:
+    return base_env(FRESHER_SMART_TERMINATION="false")
+
+
+def test_pause_hint_unpause(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    loop = project.popen(
+        "--agent-cmd", AGENT, "--mode", "planning", "--max-iterations", "3", env=_env()
+    )
+    wait_for(lambda: (project.dir / "prompt.1").exists(), timeout=60)
+    paused = _cli(project, "pause")
+    assert paused.returncode == 0, paused.stderr
+    assert "pauses after its current iteration" in paused.stdout
+    hinted = _cli(project, "hint", HINT)
+    assert hinted.returncode == 0, hinted.stderr
+    for n in (1, 2, 3):
+        (project.dir / f"go.{n}").touch()
+    wait_for(lambda: _paused(project), timeout=60)
+    assert not (project.dir / "prompt.2").exists()  # paused: no second iteration
+    (run_dir,) = project.run_dirs()
+    events = [json.loads(line) for line in (run_dir / "events.jsonl").open()]
+    assert "· paused" in render_line(snapshot(run_dir, events))  # what `forgeflare watch` shows
+    assert _cli(project, "unpause").stdout.strip().endswith("goes on")
+    _, err = loop.communicate(timeout=120)
+    assert loop.returncode == 10, err
+    assert "paused after iteration 1" in err
+    second = (project.dir / "prompt.2").read_text()
+    assert second.startswith(f"A hint from the user for this iteration:\n\n{HINT}\n")
+    assert HINT not in (project.dir / "prompt.3").read_text()  # once
+    rows = project.record()["iterations"]
+    assert [row.get("hint") for row in rows] == [None, HINT, None]
+    assert [w["kind"] for w in project.record()["waits"]] == ["paused"]
+
+
+def test_a_paused_loop_still_ends_at_its_runtime_limit_and_on_stop(tmp_path: Path) -> None:
+    for finish, code, act in (("timeout", 14, None), ("stopped", 18, "stop")):
+        project = Project(tmp_path / finish)
+        project.dir.mkdir()
+        runtime = "30s" if act is None else "10m"  # 30s: room for a loaded machine
+        loop = project.popen(
+            "--agent-cmd", AGENT, "--mode", "planning", "--max-runtime", runtime, env=_env()
+        )
+        wait_for(lambda p=project: (p.dir / "prompt.1").exists(), timeout=60)  # type: ignore[misc]
+        assert _cli(project, "pause").returncode == 0
+        (project.dir / "go.1").touch()
+        if act is not None:
+            wait_for(lambda p=project: _paused(p), timeout=60)  # type: ignore[misc]
+            assert _cli(project, act).returncode == 0
+        _, err = loop.communicate(timeout=120)
+        assert (loop.returncode, project.record()["finish_type"]) == (code, finish), err
+        assert not (project.dir / "prompt.2").exists()
+
+
+def test_no_loop_running(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    assert "no loop is running" in _cli(project, "pause").stdout
+    lost = _cli(project, "hint", HINT)
+    assert lost.returncode == 1
+    assert lost.stderr.strip() == (
+        f"forgeflare: error: no loop is running in {project.dir}: the hint was not kept"
+    )
+    assert _cli(project, "hint").returncode == 2  # neither TEXT nor --file
+
+
+def test_dry_run_starts_nothing(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    project.hook("started", 'touch "$FRESHER_PROJECT_DIR/started-ran"')
+    project.write(".fresher/PROMPT.building.md", "Build the thing.\n")
+    env = base_env(
+        ANTHROPIC_API_KEY="sk-ant-secret-value",
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+        FORGEFLARE_TRUST="0",
+    )
+    done = project.run("--dry-run", "--task", "Fix the login bug", env=env)
+    assert done.code == 0, done.stderr
+    out = done.stdout
+    assert "dry run: nothing was started" in out
+    assert "bounds: 50 iterations, runtime 10h" in out
+    assert "trust: the loop would refuse: " in out
+    assert "new: .fresher/hooks/started" in out
+    assert "agent command: " in out
+    assert "agent environment (its key ANTHROPIC_API_KEY through a descriptor):" in out
+    assert "FRESHER_ITERATION" in out
+    assert "sk-ant-secret-value" not in out
+    assert "---\nFix the login bug\n\n---\n\nBuild the thing." in out
+    assert not (project.dir / "started-ran").exists()
+    assert project.run_dirs() == []
+    assert not (tmp_path / "config" / "forgeflare" / "trust.json").exists()
