@@ -71,6 +71,7 @@ class RunOptions:
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     trust_project: bool = False
     max_cost: float | None = None
+    max_requests: int | None = None
 
 
 def _api_key(options: RunOptions, base_url: str) -> str | None:
@@ -197,6 +198,7 @@ def _turn_loop(
         display=display,
         transcript=session,
         max_cost=options.max_cost,
+        max_requests=options.max_requests,
         price=lambda spend: price_usd(options.model, spend.tokens.model_dump()),
         # FORGEFLARE_PROMPT_CACHE=0 turns the breakpoints off (for comparisons)
         prompt_cache=options.env.get("FORGEFLARE_PROMPT_CACHE", "1") != "0",

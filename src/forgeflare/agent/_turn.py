@@ -182,6 +182,9 @@ class TurnLoop:
     conversation: list[Message] = field(default_factory=list)
     max_cost: float | None = None
     """End the turn with ``budget`` once its requests cost this much (USD, list prices)."""
+    max_requests: int | None = None
+    """End the turn as ``rate_limited`` before a request beyond this many (a loop's
+    ``[limits] max_requests_per_hour`` allowance; ``None``: no limit)."""
     prompt_cache: bool = True
     """Mark prompt-cache breakpoints on every request."""
     price: Callable[[Spend], float | None] = lambda spend: None
@@ -193,6 +196,14 @@ class TurnLoop:
             return False
         cost = self.price(spend)
         return cost is not None and cost >= self.max_cost
+
+    def _requests_used(self, c: _Counters) -> str | None:
+        """Why no further request may be sent (``max_requests`` reached), else ``None``."""
+        if self.max_requests is None or c.spend.requests < self.max_requests:
+            return None
+        said = f"the allowance of {self.max_requests} request(s) is used"
+        self.display.warn(f"stopping: {said} (max_requests_per_hour)")
+        return said
 
     def _record(self, message: Message) -> None:
         if self.transcript is not None:
@@ -273,6 +284,8 @@ class TurnLoop:
                 removed = trim_conversation(self.conversation)
                 if removed:
                     self.display.info(f"trimmed {removed} old messages to fit the context")
+            if (used := self._requests_used(c)) is not None:
+                return ExitReason.RATE_LIMITED, used
             c.step += 1
             await self.hooks.step_start(step=c.step)
             request = MessagesRequest(

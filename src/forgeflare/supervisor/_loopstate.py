@@ -80,6 +80,8 @@ class LoopState:
     seen_trees: set[str]
     no_progress: int
     preamble: str
+    requests_left: int | None = None
+    """What ``[limits] max_requests_per_hour`` leaves the next agent (``None``: no limit)."""
     """What the next iteration's prompt starts with (a refused claim, a stall warning)."""
     wait_streaks: WaitStreaks
     answer_wait: float | None
@@ -160,6 +162,9 @@ class LoopState:
             raise NotImplementedError
 
         async def hold_while_paused(self, poll: float = 0.2) -> None:
+            raise NotImplementedError
+
+        async def hold_for_requests(self) -> None:
             raise NotImplementedError
 
         def take_user_hint(self) -> str | None:

@@ -43,6 +43,7 @@ class LoopStep(LoopState):
     async def iterate(self) -> FinishType | None:
         """One pass of the loop: ``None`` to go on."""
         await self.hold_while_paused()
+        await self.hold_for_requests()
         early = await self.before_iteration()
         if early is not None:
             return early

@@ -18,6 +18,7 @@ import trio
 from forgeflare._clock import format_wait, utc_timestamp
 from forgeflare.supervisor._blocked import read_answer
 from forgeflare.supervisor._hand import hint_preamble, pause_requested, take_hint
+from forgeflare.supervisor._hourly import HOUR, hour_allowance, sent_by_rows
 from forgeflare.supervisor._loopstate import LoopState
 from forgeflare.supervisor._records import WaitRecord
 from forgeflare.supervisor._stop import stop_requested
@@ -116,6 +117,31 @@ class LoopWaits(LoopState):
         self.store.event("wait_ended", kind="paused", waited=waited)
         if not pause_requested(run_dir):
             self.display.info("unpaused: going on")
+
+    async def hold_for_requests(self) -> None:
+        """Wait while ``[limits] max_requests_per_hour`` is used up (like a usage window: the
+        loop never finishes for it); then :attr:`requests_left` is what the agent may send."""
+        limit = self.cfg.limits.max_requests_per_hour
+        self.requests_left = None
+        if not limit:
+            return
+        window = HOUR * self.time_scale
+        while not self.stop.stop.is_set() and not stop_requested(self.project):
+            now = datetime.now(UTC)
+            sent = sent_by_rows(self.record.iterations)
+            left, free_at = hour_allowance(sent, limit=limit, now=now, window=window)
+            if free_at is None:
+                self.requests_left = left
+                return
+            runtime = self.limits.max_runtime
+            if runtime and self.elapsed() >= runtime:
+                return  # the checks between iterations finish the run: timeout
+            self.display.warn(f"the hour's {limit} request(s) are used (max_requests_per_hour)")
+            seconds = (free_at - now).total_seconds() / (self.time_scale or 1.0)
+            if runtime:
+                seconds = min(seconds, max(0.0, runtime - self.elapsed()))
+            until = now + timedelta(seconds=seconds)
+            await self.wait("limit_wait", max(0.0, seconds), until)
 
     def take_user_hint(self) -> str | None:
         """The hint waiting for this iteration (taken once), put first in its prompt."""

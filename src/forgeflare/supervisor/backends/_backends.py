@@ -170,6 +170,10 @@ class Backend(Protocol):
         """Arguments that cap the agent's spend at what the loop has left (none: no cap)."""
         ...
 
+    def requests_argv(self, left: int) -> list[str]:
+        """Arguments that cap the agent's requests at what the hour has left (none: no cap)."""
+        ...
+
     def reader(self) -> LineReader: ...
 
     def report(
@@ -185,6 +189,9 @@ class _Base:
     """What every built-in backend shares: no budget flag, its command found, no trust files."""
 
     def budget_argv(self, left_usd: float) -> list[str]:
+        return []
+
+    def requests_argv(self, left: int) -> list[str]:
         return []
 
     def configure(self, agent: AgentSettings) -> None:
@@ -245,6 +252,9 @@ class ForgeflareBackend(_PlainBackend):
 
     def budget_argv(self, left_usd: float) -> list[str]:
         return ["--max-cost", f"{max(0.0, left_usd):.6f}"]
+
+    def requests_argv(self, left: int) -> list[str]:
+        return ["--max-requests", str(max(0, left))]
 
     def report(
         self, reader: LineReader, end: ChildEnd, final: Final | None, report_file: Path | None
