@@ -52,13 +52,18 @@ OldDir = Annotated[
 
 def project_dir(option: Path, positional: Path | None, command: str) -> Path:
     """The project directory from ``--dir`` or the older positional spelling, which still
-    works and says once (on stderr) how it is spelled now. Both at once is a usage error."""
-    if positional is None:
-        return option
-    if option != Path("."):
-        raise ConfigError(f"{command}: give the project directory once, as --dir PATH")
-    typer.echo(
-        f"note: `forgeflare {command} DIR` is now spelled `forgeflare {command} --dir DIR`",
-        err=True,
-    )
-    return positional
+    works and says once (on stderr) how it is spelled now. Both at once is a usage error, and
+    so is a directory that is not there."""
+    directory = option
+    if positional is not None:
+        if option != Path("."):
+            raise ConfigError(f"{command}: give the project directory once, as --dir PATH")
+        typer.echo(
+            f"note: `forgeflare {command} DIR` is now spelled `forgeflare {command} --dir DIR`",
+            err=True,
+        )
+        directory = positional
+    if not directory.is_dir():
+        what = "not a directory" if directory.exists() else "no such directory"
+        raise ConfigError(f"{directory}: {what}")
+    return directory

@@ -16,7 +16,7 @@ def test_no_arguments_prints_the_help_like_a_group_does(tmp_path: Path) -> None:
     done = forgeflare(tmp_path)
     assert done.returncode == 2
     assert "Usage: python -m forgeflare [OPTIONS] COMMAND" in done.stdout
-    assert "  loop " in done.stdout
+    assert "│ loop " in done.stdout
     assert forgeflare(tmp_path, "fleet").returncode == 2  # the same code as a subgroup
 
 
@@ -46,7 +46,7 @@ def test_stop_of_a_missing_directory_is_an_error_and_creates_nothing(tmp_path: P
     typo = tmp_path / "typo"
     done = forgeflare(tmp_path, "stop", "--dir", str(typo))
     assert done.returncode == 2
-    assert done.stderr == f"forgeflare: error: {typo}: not a directory\n"
+    assert done.stderr == f"forgeflare: error: {typo}: no such directory\n"
     assert not typo.exists()
 
 

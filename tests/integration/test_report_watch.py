@@ -27,7 +27,16 @@ def start_loop(project: Project) -> subprocess.Popen[str]:
 
 
 def watch_argv(project: Project) -> list[str]:
-    return [sys.executable, "-m", "forgeflare", "watch", str(project.dir), "--interval", "0.05"]
+    return [
+        sys.executable,
+        "-m",
+        "forgeflare",
+        "watch",
+        "--dir",
+        str(project.dir),
+        "--interval",
+        "0.05",
+    ]
 
 
 def test_watch_piped_follows_a_live_loop(tmp_path: Path) -> None:

@@ -127,7 +127,7 @@ def test_forgeflare_answer_points_to_the_stop_hook_when_only_it_waits(tmp_path: 
     assert cli(tmp_path, "start", "--max-iterations", "3", "--prompt", "Fix it").returncode == 0
     assert stop(tmp_path, ASKS).returncode == 0  # parked
     out = subprocess.run(
-        [sys.executable, "-m", "forgeflare", "answer", str(tmp_path), "v2"],
+        [sys.executable, "-m", "forgeflare", "answer", "--dir", str(tmp_path), "v2"],
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert out.returncode == 2

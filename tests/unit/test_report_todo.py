@@ -51,7 +51,7 @@ CASES: list[tuple[str, RunRecord, list[tuple[str, str, str]]]] = [
             (
                 "question",
                 "the agent asks: Postgres or SQLite? …",
-                'forgeflare answer /p "…" && forgeflare loop --resume --dir /p',
+                'forgeflare answer --dir /p "…" && forgeflare loop --resume --dir /p',
             )
         ],
     ),
@@ -62,7 +62,7 @@ CASES: list[tuple[str, RunRecord, list[tuple[str, str, str]]]] = [
             (
                 "question",
                 "the agent asks: Which?",
-                'forgeflare answer /p "…" && forgeflare loop --resume --dir /p',
+                'forgeflare answer --dir /p "…" && forgeflare loop --resume --dir /p',
             )
         ],
     ),
@@ -145,7 +145,8 @@ def test_a_claim_refused_on_the_last_iteration() -> None:
 def test_paths_are_quoted_for_the_shell() -> None:
     (item,) = needs_you(run({"outcome": "ok"}, project_dir="/my p", question="Q?"))
     assert (
-        item.command == "forgeflare answer '/my p' \"…\" && forgeflare loop --resume --dir '/my p'"
+        item.command
+        == "forgeflare answer --dir '/my p' \"…\" && forgeflare loop --resume --dir '/my p'"
     )
 
 
@@ -163,7 +164,7 @@ def test_the_report_opens_with_the_question() -> None:
     text = render_text(digest)
     assert text.splitlines()[:2] == [
         "What needs you",
-        '  the agent asks: Which?  →  forgeflare answer /p "…" && forgeflare loop --resume '
+        '  the agent asks: Which?  →  forgeflare answer --dir /p "…" && forgeflare loop --resume '
         "--dir /p",
     ]
 

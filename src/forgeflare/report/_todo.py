@@ -73,7 +73,8 @@ def needs_you(run: RunRecord, *, run_dir: str = "", where: str = "") -> list[Tod
             Todo(
                 "question",
                 f"the agent asks: {_first_line(run.question)}",
-                f'forgeflare answer {project} "…" && forgeflare loop --resume --dir {project}',
+                f'forgeflare answer --dir {project} "…" && '
+                f"forgeflare loop --resume --dir {project}",
                 where,
             )
         )

@@ -42,15 +42,18 @@ _HELP = "\n\n".join(
         "[bold]Exit status by finish type:[/bold]",
         _EXIT_TABLE
         + "\n[bold]  1[/bold]  run records unusable\n[bold]  2[/bold]  bad setting or usage",
-        "complete: convergence_signal, or no '- [ ]' left in the plan (building mode). "
+        "complete: the agent ended with <loop-done>COMPLETE</loop-done> (or a hook's "
+        "convergence_signal), or no '- [ ]' is left in the plan (building mode). "
         "manual: Ctrl+C or SIGTERM. max_iterations / timeout: the iteration / runtime limit. "
         "no_changes: no commit and no work-tree change (git, smart_termination). "
         "error: too many error iterations in a row. hook_abort: a hook exited 2. "
         "stuck: block limits several iterations in a row. "
         "skips: next_iteration skipped too many iterations in a row. "
         "budget: max_cost spent. stopped: `forgeflare stop`. "
-        "blocked: the agent asked a question (`forgeflare answer`, then --resume).",
-        "stalled: stall_after iterations in a row without progress.",
+        "blocked: the agent asked a question (`forgeflare answer`, then --resume). "
+        "stalled: stall_after iterations in a row without progress. "
+        "quota: the account's credit or billing quota is spent (waiting cannot fix it) and no "
+        "[agent] fallback is left.",
         "Bounded by default: 50 iterations and 10 hours (0 = unlimited, explicitly); "
         "--max-cost sets a spend limit. Usage limits and API outages are waited out "
         "(max_outage), not counted as errors. Before anything starts, a preflight checks the "
@@ -301,31 +304,23 @@ def register(app: typer.Typer) -> None:
 
     @app.command("answer", help=_ANSWER_HELP)
     def answer_cmd(
-        args: list[str] = typer.Argument(None, metavar='[DIR] "TEXT"', show_default=False),
+        args: list[str] = typer.Argument(
+            None,
+            metavar='"TEXT"',
+            show_default=False,
+            help='The answer, in words (the older spelling `answer DIR "TEXT"` still works).',
+        ),
         file: Path = typer.Option(None, "--file", metavar="FILE", help="Read the answer here."),
+        project: ProjectDir = Path("."),
     ) -> None:
-        from forgeflare.supervisor._blocked import write_answer
-        from forgeflare.supervisor._history import runs_root
-
-        directory, text = _answer_args(list(args or []), file)
-        if not directory.is_dir():
-            raise ConfigError(f"answer: {directory}: not a directory")
-        try:
-            run_dir, record = write_answer(runs_root(directory, os.environ), text)
-        except ConfigError as exc:
-            parked = _stop_hook_question(directory)
-            raise ConfigError(f"{exc}; {parked}" if parked else str(exc)) from exc
-        typer.echo(f"answered run {record.run_id}: {run_dir / 'answer.md'}")
-        if lock_holder(directory) is None:
-            typer.echo(f"go on with: forgeflare loop --resume --dir {directory}")
+        old_dir, text = _answer_args(list(args or []), file)
+        _answer(project_dir(project, old_dir, "answer"), text)
 
     @app.command("stop", help=_STOP_HELP)
     def stop_cmd(old_dir: OldDir = None, project: ProjectDir = Path(".")) -> None:
         from forgeflare.supervisor._stop import request_stop
 
         directory = project_dir(project, old_dir, "stop")
-        if not directory.is_dir():
-            raise ConfigError(f"{directory}: not a directory")
         holder = lock_holder(directory)
         if holder is None:
             # A request left for "the next loop" would stop a loop started days later.
@@ -335,12 +330,13 @@ def register(app: typer.Typer) -> None:
         typer.echo(f"asked the loop (pid {holder}) to stop after its current iteration")
 
 
-_ANSWER_HELP = """Answer the question a loop stopped on (the newest run with one in DIR).
+_ANSWER_HELP = """Answer the question a loop stopped on (the newest run with one in the project).
 
 A loop whose agent asked a question (<loop-done>BLOCKED</loop-done>, finish type blocked, exit
 20) keeps it in run.json. This writes the answer as answer.md in that run's folder:
-`forgeflare answer "use the v2 API"`, `forgeflare answer DIR "text"` or `forgeflare answer DIR
---file answer.md`. Then `forgeflare loop --resume` goes on with the same run, and its next
+`forgeflare answer "use the v2 API"`, `forgeflare answer --dir DIR "text"` or `forgeflare
+answer --dir DIR --file answer.md`. A second answer before the loop reads it replaces the first
+(it says so). Then `forgeflare loop --resume` goes on with the same run, and its next
 prompt starts with the question and the answer; a loop with [limits] on_blocked = "wait:..."
 still waiting picks the answer up by itself.
 """
@@ -351,6 +347,25 @@ report: the iteration report. A `command` agent may write it as JSON to the path
 $FORGEFLARE_REPORT; the loop then records its outcome, tokens, cost and the rest as for the
 built-in backends. Every field is optional; unknown fields are ignored.
 """
+
+
+def _answer(directory: Path, text: str) -> None:
+    """Write ``text`` as the answer to the newest open question in ``directory``."""
+    from forgeflare.supervisor._blocked import ANSWER_FILE, waiting_run, write_answer
+    from forgeflare.supervisor._history import runs_root
+
+    root = runs_root(directory, os.environ)
+    earlier = waiting_run(root)
+    replaced = earlier is not None and (earlier[0] / ANSWER_FILE).exists()
+    try:
+        run_dir, record = write_answer(root, text)
+    except ConfigError as exc:
+        parked = _stop_hook_question(directory)
+        raise ConfigError(f"{exc}; {parked}" if parked else str(exc)) from exc
+    verb = "replaced the earlier answer to" if replaced else "answered"
+    typer.echo(f"{verb} run {record.run_id}: {run_dir / 'answer.md'}")
+    if lock_holder(directory) is None:
+        typer.echo(f"go on with: forgeflare loop --resume --dir {directory}")
 
 
 def _stop_hook_question(directory: Path) -> str:
@@ -366,8 +381,8 @@ def _stop_hook_question(directory: Path) -> str:
     )
 
 
-def _answer_args(args: list[str], file: Path | None) -> tuple[Path, str]:
-    """``[DIR] TEXT`` or ``[DIR] --file F`` as (directory, answer text)."""
+def _answer_args(args: list[str], file: Path | None) -> tuple[Path | None, str]:
+    """``TEXT`` or ``--file F`` (after an older positional DIR, if any) as (that DIR, text)."""
     if file is not None:
         if len(args) > 1:
             raise ConfigError("answer: give the answer as TEXT or with --file, not both")
@@ -375,15 +390,15 @@ def _answer_args(args: list[str], file: Path | None) -> tuple[Path, str]:
             text = file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"answer --file {file}: cannot read: {exc}") from exc
-        return Path(args[0]) if args else Path("."), text
+        return Path(args[0]) if args else None, text
     if len(args) == 1:
-        return Path("."), args[0]
+        return None, args[0]
     if len(args) == 2:
         return Path(args[0]), args[1]
-    raise ConfigError('answer: expected [DIR] "TEXT" or [DIR] --file FILE')
+    raise ConfigError('answer: expected "TEXT" or --file FILE (and --dir PATH)')
 
 
-_STOP_HELP = """Ask the loop running in DIR to stop after its current iteration.
+_STOP_HELP = """Ask the running loop to stop after its current iteration.
 
 The loop finishes the iteration, runs the finished hook and ends with finish type stopped
 (exit 18). Ctrl+C in the loop's own terminal stops it at once instead.

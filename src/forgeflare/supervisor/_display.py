@@ -344,6 +344,6 @@ def _question_lines(record: RunRecord) -> list[str]:
     return [
         "question:",
         *record.question.splitlines(),
-        f'answer with: forgeflare answer {record.project_dir} "TEXT", then forgeflare loop '
+        f'answer with: forgeflare answer --dir {record.project_dir} "TEXT", then forgeflare loop '
         f"--resume --dir {record.project_dir}",
     ]

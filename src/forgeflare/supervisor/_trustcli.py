@@ -93,9 +93,6 @@ def _review(directory: Path, *, yes: bool, show: bool, hooks_module: list[str]) 
 
     env = dict(os.environ)
     store = TrustStore(default_trust_file(env))
-    if not directory.is_dir():
-        what = "no such directory" if not directory.exists() else "not a directory"
-        raise ConfigError(f"{directory}: {what}")
     real = directory.resolve()
     loaded = load_config(directory, env=env).config
     items = loop_trust_items(directory, loaded, every_backend=True)

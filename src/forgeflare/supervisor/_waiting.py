@@ -64,7 +64,7 @@ class LoopWaits(LoopState):
         written from another terminal.
         """
         self.display.warn(
-            f"waiting up to {format_wait(seconds)} for an answer: forgeflare answer "
+            f"waiting up to {format_wait(seconds)} for an answer: forgeflare answer --dir "
             f'{self.project} "TEXT"'
         )
         started = utc_timestamp()
