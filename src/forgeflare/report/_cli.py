@@ -58,10 +58,11 @@ def register(app: typer.Typer) -> None:
         interval: float = typer.Option(0.5, "--interval", min=0.05, help="Seconds per poll."),
     ) -> None:
         from forgeflare.report._collect import find_run
-        from forgeflare.report._watch import watch
+        from forgeflare.report._watch import announced_run, watch
 
         directory = project_dir(project, old_dir, "watch")
-        watch(find_run(directory, run, os.environ, warn=_warn), interval=interval)
+        run_dir = announced_run(directory, os.environ) if run is None else None
+        watch(run_dir or find_run(directory, run, os.environ, warn=_warn), interval=interval)
 
     @app.command("runs", help=_RUNS_HELP)
     def runs_cmd(
