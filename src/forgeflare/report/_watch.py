@@ -27,6 +27,7 @@ from forgeflare.supervisor import (
     Totals,
     iteration_rows,
     list_runs,
+    lock_holder,
     read_run,
     runs_root,
 )
@@ -205,8 +206,6 @@ def announced_run(project: Path, env: Mapping[str, str], *, poll: float = 0.2) -
     loop has opened it: a watch started beside ``forgeflare loop`` waits for the new run
     instead of showing the last finished one. ``None`` when no loop holds the lock (or it
     let go before opening a run)."""
-    from forgeflare.supervisor._preflight import lock_holder
-
     root = runs_root(project, env)
     holder = lock_holder(project)
     while holder is not None:
