@@ -146,3 +146,32 @@ def test_max_requests_per_hour_waits_and_never_finishes(
     assert "limit_wait" in [w["kind"] for w in rec["waits"]]
     assert "the hour's 2 request(s) are used (max_requests_per_hour)" in done.stderr
     assert len(server.requests()) == 3  # never a third request in the first hour
+
+
+def test_a_killed_iteration_and_a_dead_run_keep_their_real_duration(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    # 5 ticks take >= 0.8 s; the resumed run's iteration ends at once (`enough`)
+    ticking = "sh -c 'while [ ! -e enough ]; do echo tick; sleep 0.2; done'"
+    args = ("--agent-cmd", ticking, "--mode", "planning", "--max-iterations", "2")
+    loop = project.popen(*args, env=_env())
+
+    def ticks() -> int:
+        logs = [d / "iteration-001.log" for d in project.run_dirs()]
+        return sum(p.read_text().count("tick") for p in logs if p.exists())
+
+    wait_for(lambda: ticks() >= 5, timeout=60)
+    loop.kill()  # kill -9: the supervisor leaves an unfinished run behind
+    loop.wait(timeout=30)
+    listed = subprocess.run(
+        [sys.executable, "-m", "forgeflare", "runs", "--json", "--dir", str(project.dir)],
+        env=base_env(), capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    (dead,) = json.loads(listed.stdout)
+    assert dead["dead"] is True
+    assert dead["duration"] > 0  # its supervisor's own count, not 0s
+    (project.dir / "enough").touch()
+    done = project.run("--resume", env=_env())
+    assert done.code == 10, done.stderr
+    killed = project.record()["iterations"][0]
+    assert killed["outcome"] == "killed"
+    assert killed["duration"] >= 0.8, killed  # it ran at least 5 ticks, not 0.0 s
