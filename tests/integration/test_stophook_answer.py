@@ -58,6 +58,8 @@ def test_question_parks_the_loop_and_an_answer_resumes_it(tmp_path: Path) -> Non
     assert "BLOCKED: the agent asks:\n       Which API: v1 or v2?\n       v2 is in beta." in status
     assert "/forgeflare:answer TEXT" in status
     assert 'forgeflare stop-hook answer "TEXT"' in status
+    assert "← parked: waits for an answer" in status  # not "← running"
+    assert "← running" not in status
 
     chat = stop(tmp_path, "Hello, what now?")  # unanswered: every stop is allowed
     assert (chat.returncode, frame(tmp_path)["iter"]) == (0, 2)
@@ -68,6 +70,7 @@ def test_question_parks_the_loop_and_an_answer_resumes_it(tmp_path: Path) -> Non
     assert answered.returncode == 0, answered.stderr
     assert "Which API: v1 or v2?" in answered.stdout
     assert "answered: v2: it is stable enough." in cli(tmp_path, "status").stdout
+    assert "← parked: answered" in cli(tmp_path, "status").stdout
 
     resumed = stop(tmp_path, "Answer recorded.")
     assert resumed.returncode == 2
