@@ -206,6 +206,10 @@ def _k8s_cmd(
         raise ConfigError(f"--out {out}: cannot write: {exc.strerror}") from exc
     for name in files:
         typer.echo(f"wrote {out / name}")
+    typer.echo(
+        "note: the pod is the boundary: no bubblewrap in it, so the agent's Bash commands run "
+        "unconfined inside the pod"
+    )
     if spec.fleet.max_cost:
         typer.echo(
             f"note: [fleet] max_cost ${spec.fleet.max_cost:g} caps each pod; the budget "
