@@ -140,6 +140,14 @@ def test_a_claim_refused_on_the_last_iteration() -> None:
     ]
     accepted = {"by": "tag", "accepted": True}
     assert needs_you(run({"outcome": "ok", "claim": accepted})) == []
+    # the command is where the refusal is told in full, never the report that printed it
+    review = {"model": "m", "complete": False, "file": "review-001.md"}
+    refused = {"by": "tag", "accepted": False, "rejected_by": "reviewer"}
+    reviewed = run({"outcome": "ok", "claim": refused, "review": review}, finish_type="no_changes")
+    (item,) = needs_you(reviewed, run_dir="/r")
+    assert item.command == "less /r/review-001.md"
+    (bare,) = needs_you(run({"outcome": "ok", "claim": claim}, finish_type="max_iterations"))
+    assert "forgeflare report" not in bare.command
 
 
 def test_paths_are_quoted_for_the_shell() -> None:

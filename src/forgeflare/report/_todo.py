@@ -86,11 +86,16 @@ def needs_you(run: RunRecord, *, run_dir: str = "", where: str = "") -> list[Tod
     if claim is not None and claim.get("accepted") is False:
         by = claim.get("rejected_by") or "the gate"
         why = f": {claim['why']}" if claim.get("why") else ""
+        # Where the refusal is told in full (the report that prints this line says no more).
+        review = getattr(getattr(last, "review", None), "file", None)
+        seen = review or getattr(last, "log", None)
         out.append(
             Todo(
                 "claim",
                 f"iteration {last.number if last else '?'} claimed done; {by} said no{why}",
-                f"forgeflare report --dir {project}",
+                f"less {_q(f'{run_dir}/{seen}')}"
+                if run_dir and seen
+                else f"forgeflare loop --dir {project}",
                 where,
             )
         )
