@@ -175,3 +175,39 @@ def test_a_killed_iteration_and_a_dead_run_keep_their_real_duration(tmp_path: Pa
     killed = project.record()["iterations"][0]
     assert killed["outcome"] == "killed"
     assert killed["duration"] >= 0.8, killed  # it ran at least 5 ticks, not 0.0 s
+
+
+def verdict(complete: bool) -> dict[str, Any]:
+    return {
+        "content": [
+            {"type": "tool_use", "name": "verdict", "input": {"complete": complete, "reasons": []}}
+        ],
+        "stop_reason": "tool_use",
+        "usage": {"input_tokens": 100, "output_tokens": 10},
+    }
+
+
+def test_the_reviewers_requests_count_toward_the_hour(
+    tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+) -> None:
+    project = Project(tmp_path)
+    project.git_init()
+    project.write("IMPLEMENTATION_PLAN.md", "- [ ] one\n")
+    project.write(
+        ".fresher/config.toml",
+        "[limits]\nmax_requests_per_hour = 1\n[finish]\nreviewer = 'claude-sonnet-4-5'\n",
+    )
+    work = project.write(
+        "work.sh",
+        "cat > /dev/null; date +%s%N >> progress.txt; "
+        "sed -i 's/- \\[ \\]/- [x]/' IMPLEMENTATION_PLAN.md; git add -A && git commit -qm work",
+    )
+    server = mock_api({"responses": [verdict(False), verdict(True)], "when_exhausted": "error"})
+    # An hour is 3.6 s here: the second review waits for the first to leave the hour.
+    env = {**env_for(server, FRESHER_GATE="true"), "FORGEFLARE_TIME_SCALE": "0.001"}
+    done = project.run("--agent-cmd", f"sh {work}", "--max-iterations", "3", env=env, timeout=120)
+    assert done.code == 0, done.stderr  # complete once the reviewer agreed: never a limit finish
+    rec = project.record()
+    assert "limit_wait" in [w["kind"] for w in rec["waits"]]
+    assert "the hour's 1 request(s) are used (max_requests_per_hour)" in done.stderr
+    assert len(server.requests()) == 2

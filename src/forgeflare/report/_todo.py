@@ -64,6 +64,17 @@ def _claim(row: Any) -> Mapping[str, Any] | None:
     return claim if isinstance(claim, Mapping) else None
 
 
+def _claim_command(row: Any, run_dir: str, project: str) -> str:
+    """Where a refused claim is told in full: the review, else the iteration's log (the
+    report that prints the to-do line says no more than it)."""
+    seen = getattr(getattr(row, "review", None), "file", None) or getattr(row, "log", None)
+    return (
+        f"less {_q(f'{run_dir}/{seen}')}"
+        if run_dir and seen
+        else f"forgeflare loop --dir {project}"
+    )
+
+
 def needs_you(run: RunRecord, *, run_dir: str = "", where: str = "") -> list[Todo]:
     """What one run leaves for a person, most urgent first (a running loop: only its question)."""
     project = _q(run.project_dir)
@@ -86,16 +97,11 @@ def needs_you(run: RunRecord, *, run_dir: str = "", where: str = "") -> list[Tod
     if claim is not None and claim.get("accepted") is False:
         by = claim.get("rejected_by") or "the gate"
         why = f": {claim['why']}" if claim.get("why") else ""
-        # Where the refusal is told in full (the report that prints this line says no more).
-        review = getattr(getattr(last, "review", None), "file", None)
-        seen = review or getattr(last, "log", None)
         out.append(
             Todo(
                 "claim",
                 f"iteration {last.number if last else '?'} claimed done; {by} said no{why}",
-                f"less {_q(f'{run_dir}/{seen}')}"
-                if run_dir and seen
-                else f"forgeflare loop --dir {project}",
+                _claim_command(last, run_dir, project),
                 where,
             )
         )

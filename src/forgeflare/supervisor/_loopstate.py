@@ -7,6 +7,7 @@ resumes the run); each part is a subclass of :class:`LoopState` that adds only b
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -164,7 +165,7 @@ class LoopState:
         async def hold_while_paused(self, poll: float = 0.2) -> None:
             raise NotImplementedError
 
-        async def hold_for_requests(self) -> None:
+        async def hold_for_requests(self, pending: Sequence[IterationRecord] = ()) -> None:
             raise NotImplementedError
 
         def take_user_hint(self) -> str | None:

@@ -9,6 +9,7 @@ the wait in ``run.json`` and ``events.jsonl`` and notifies.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from forgeflare.supervisor._blocked import read_answer
 from forgeflare.supervisor._hand import hint_preamble, pause_requested, take_hint
 from forgeflare.supervisor._hourly import HOUR, hour_allowance, sent_by_rows
 from forgeflare.supervisor._loopstate import LoopState
-from forgeflare.supervisor._records import WaitRecord
+from forgeflare.supervisor._records import IterationRecord, WaitRecord
 from forgeflare.supervisor._stop import stop_requested
 
 __all__ = ["LoopWaits"]
@@ -118,9 +119,10 @@ class LoopWaits(LoopState):
         if not pause_requested(run_dir):
             self.display.info("unpaused: going on")
 
-    async def hold_for_requests(self) -> None:
+    async def hold_for_requests(self, pending: Sequence[IterationRecord] = ()) -> None:
         """Wait while ``[limits] max_requests_per_hour`` is used up (like a usage window: the
-        loop never finishes for it); then :attr:`requests_left` is what the agent may send."""
+        loop never finishes for it); then :attr:`requests_left` is what the agent may send.
+        ``pending``: an iteration not yet recorded whose requests count (before its review)."""
         limit = self.cfg.limits.max_requests_per_hour
         self.requests_left = None
         if not limit:
@@ -128,7 +130,7 @@ class LoopWaits(LoopState):
         window = HOUR * self.time_scale
         while not self.stop.stop.is_set() and not stop_requested(self.project):
             now = datetime.now(UTC)
-            sent = sent_by_rows(self.record.iterations)
+            sent = sent_by_rows([*self.record.iterations, *pending])
             left, free_at = hour_allowance(sent, limit=limit, now=now, window=window)
             if free_at is None:
                 self.requests_left = left
