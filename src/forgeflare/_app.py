@@ -30,10 +30,19 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "plan": ("supervisor._cli", "Shortcut for `forgeflare loop --mode planning`."),
     "build": ("supervisor._cli", "Shortcut for `forgeflare loop --mode building`."),
-    "stop": ("supervisor._cli", "Ask the loop running in DIR to stop after its current iteration."),
+    "stop": ("supervisor._cli", "Ask the running loop to stop after its current iteration."),
     "answer": (
         "supervisor._cli",
-        "Answer the question a loop stopped on (the newest run with one in DIR).",
+        "Answer the question a loop stopped on (the newest run with one in the project).",
+    ),
+    "pause": (
+        "supervisor._handcli",
+        "Pause the loop running in the project after its current iteration.",
+    ),
+    "unpause": ("supervisor._handcli", "Let a paused loop go on with its next iteration."),
+    "hint": (
+        "supervisor._handcli",
+        'Give the loop\'s next iteration a hint: `forgeflare hint "use the v2 API"`.',
     ),
     "schema": ("supervisor._cli", "Print a JSON schema."),
     "init": ("templates._cli", "Scaffold a project for a Ralph loop (DIR defaults to .)."),
@@ -150,6 +159,7 @@ class _LazyGroup(TyperGroup):
     """Lists every command from :data:`COMMANDS`; imports a part only to run or describe it."""
 
     _listing = False
+    _tidied = False
 
     def list_commands(self, ctx: Any) -> list[str]:
         return list(COMMANDS)
@@ -162,11 +172,13 @@ class _LazyGroup(TyperGroup):
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
         # The listing needs each command's name and one line only: no part is imported for it.
-        # Plain click layout: typer's rich help would import rich and markdown-it, costing more
-        # than typer itself (each command's own --help keeps the rich layout).
+        # The same rich layout as every command's own --help (rich is imported for help only).
+        if not self._tidied:
+            self._tidied = True
+            _tidy(self)  # the root's own options: flags without a metavar
         self._listing = True
         try:
-            super(TyperGroup, self).format_help(ctx, formatter)
+            super().format_help(ctx, formatter)
         finally:
             self._listing = False
 

@@ -11,7 +11,9 @@ from typing import Annotated
 
 import typer
 
-__all__ = ["PassEnv", "ProjectDir", "TrustProject"]
+from forgeflare._errors import ConfigError
+
+__all__ = ["OldDir", "PassEnv", "ProjectDir", "TrustProject", "Yes", "project_dir"]
 
 TrustProject = Annotated[
     bool,
@@ -35,3 +37,33 @@ PassEnv = Annotated[
 
 ProjectDir = Annotated[Path, typer.Option("--dir", help="Project directory.", show_default=True)]
 """``--dir`` (``loop``, ``report``)."""
+
+Yes = Annotated[
+    bool, typer.Option("--yes", "-y", help="Answer yes instead of asking (scripts, no terminal).")
+]
+"""``--yes`` (``trust``)."""
+
+OldDir = Annotated[
+    Path | None,
+    typer.Argument(hidden=True, show_default=False, help="Older spelling of --dir."),
+]
+"""The positional project directory of 0.3, still read (:func:`project_dir` says so)."""
+
+
+def project_dir(option: Path, positional: Path | None, command: str) -> Path:
+    """The project directory from ``--dir`` or the older positional spelling, which still
+    works and says once (on stderr) how it is spelled now. Both at once is a usage error, and
+    so is a directory that is not there."""
+    directory = option
+    if positional is not None:
+        if option != Path("."):
+            raise ConfigError(f"{command}: give the project directory once, as --dir PATH")
+        typer.echo(
+            f"note: `forgeflare {command} DIR` is now spelled `forgeflare {command} --dir DIR`",
+            err=True,
+        )
+        directory = positional
+    if not directory.is_dir():
+        what = "not a directory" if directory.exists() else "no such directory"
+        raise ConfigError(f"{directory}: {what}")
+    return directory

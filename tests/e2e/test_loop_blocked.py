@@ -70,8 +70,13 @@ def test_answer_then_resume_puts_both_in_the_next_prompt(tmp_path: Path, mock_ap
     server = mock_api({"responses": [ASKS, text_response("using SQLite, done")]})
     env = env_for(server)
     assert project.run("--mode", "planning", "--max-iterations", "2", env=env).code == 20
-    answered = forgeflare(project.dir, "answer", str(project.dir), "SQLite, keep it simple")
+    first = forgeflare(project.dir, "answer", "--dir", str(project.dir), "SQLite")
+    assert first.stdout.startswith("answered run "), first.stderr
+    answered = forgeflare(
+        project.dir, "answer", "--dir", str(project.dir), "SQLite, keep it simple"
+    )
     assert answered.returncode == 0, answered.stderr
+    assert answered.stdout.startswith("replaced the earlier answer to run ")  # never silently
     (run_dir,) = project.run_dirs()
     assert (run_dir / "answer.md").read_text().strip() == "SQLite, keep it simple"
     done = project.run("--resume", "--mode", "planning", "--max-iterations", "2", env=env)
@@ -167,7 +172,7 @@ def test_the_report_opens_with_what_needs_you(tmp_path: Path, mock_api: MockAPI)
     text = forgeflare(project.dir, "report").stdout
     assert text.splitlines()[0] == "What needs you"
     assert f"the agent asks: {QUESTION}" in text.splitlines()[1]
-    assert f"forgeflare answer {project.dir}" in text.splitlines()[1]
+    assert f"forgeflare answer --dir {project.dir}" in text.splitlines()[1]
     page = tmp_path / "asked.html"
     assert forgeflare(project.dir, "report", "--html", str(page)).returncode == 0
     dom = dom_of(page, tmp_path / "profile")
@@ -220,7 +225,7 @@ def test_a_blocked_loop_in_a_fleet_does_not_hold_up_the_others(
 
 def test_answer_usage_errors_are_one_line(tmp_path: Path) -> None:
     cases = [
-        (["answer"], 'answer: expected [DIR] "TEXT" or [DIR] --file FILE'),
+        (["answer"], 'answer: expected "TEXT" or --file FILE (and --dir PATH)'),
         (["answer", ".", "x", "--file", "a.md"], "as TEXT or with --file, not both"),
         (["answer", "  "], "answer: the answer is empty"),
     ]

@@ -149,7 +149,7 @@ def test_forgeflare_stop_ends_after_the_current_iteration(tmp_path: Path) -> Non
     loop = project.popen("--agent-cmd", agent, "--max-iterations", "5")
     wait_for(lambda: any((d / "iteration-001.log").exists() for d in project.run_dirs()))
     asked = subprocess.run(
-        [sys.executable, "-m", "forgeflare", "stop", str(project.dir)],
+        [sys.executable, "-m", "forgeflare", "stop", "--dir", str(project.dir)],
         capture_output=True,
         text=True,
         env=base_env(),

@@ -453,7 +453,9 @@ def test_each_kind_of_later_change_is_refused_with_one_line(
         project, "trust", "--show", "--hooks-module", "hookpkg", env=env, timeout=120
     )
     assert "`make` runs recipes whose dependencies are not covered" in shown.stdout
-    trusted = forgeflare(project, "trust", "--hooks-module", "hookpkg", env=env, timeout=120)
+    trusted = forgeflare(
+        project, "trust", "--yes", "--hooks-module", "hookpkg", env=env, timeout=120
+    )
     assert trusted.returncode == 0, trusted.stderr
     assert forgeflare(project, *args, env=env, timeout=120).returncode == 0
     snapshot = tmp_path / "snapshot"

@@ -16,7 +16,7 @@ def test_no_arguments_prints_the_help_like_a_group_does(tmp_path: Path) -> None:
     done = forgeflare(tmp_path)
     assert done.returncode == 2
     assert "Usage: python -m forgeflare [OPTIONS] COMMAND" in done.stdout
-    assert "  loop " in done.stdout
+    assert "│ loop " in done.stdout
     assert forgeflare(tmp_path, "fleet").returncode == 2  # the same code as a subgroup
 
 
@@ -44,9 +44,9 @@ def test_usage_errors_are_one_line_and_exit_2(tmp_path: Path, args: list[str], l
 
 def test_stop_of_a_missing_directory_is_an_error_and_creates_nothing(tmp_path: Path) -> None:
     typo = tmp_path / "typo"
-    done = forgeflare(tmp_path, "stop", str(typo))
+    done = forgeflare(tmp_path, "stop", "--dir", str(typo))
     assert done.returncode == 2
-    assert done.stderr == f"forgeflare: error: {typo}: not a directory\n"
+    assert done.stderr == f"forgeflare: error: {typo}: no such directory\n"
     assert not typo.exists()
 
 
@@ -99,7 +99,7 @@ def test_the_banner_says_not_a_git_repository_once(tmp_path: Path) -> None:
 def test_stop_without_a_loop_leaves_no_request_and_an_old_one_is_dropped_with_its_age(
     tmp_path: Path,
 ) -> None:
-    done = forgeflare(tmp_path, "stop", str(tmp_path))
+    done = forgeflare(tmp_path, "stop", "--dir", str(tmp_path))
     assert (done.returncode, done.stdout.strip()) == (
         0,
         f"no loop is running in {tmp_path}: nothing to stop",

@@ -27,7 +27,16 @@ def start_loop(project: Project) -> subprocess.Popen[str]:
 
 
 def watch_argv(project: Project) -> list[str]:
-    return [sys.executable, "-m", "forgeflare", "watch", str(project.dir), "--interval", "0.05"]
+    return [
+        sys.executable,
+        "-m",
+        "forgeflare",
+        "watch",
+        "--dir",
+        str(project.dir),
+        "--interval",
+        "0.05",
+    ]
 
 
 def test_watch_piped_follows_a_live_loop(tmp_path: Path) -> None:
@@ -128,3 +137,37 @@ def test_loop_log_grows_across_iterations_with_a_utc_time_on_every_line(tmp_path
     bad = [line for line in lines if not ISO_UTC.match(line)]
     assert bad == []
     assert text.index("agent says 1") < text.index("agent says 2")
+
+
+def test_watch_waits_for_the_run_the_lock_announces(tmp_path: Path) -> None:
+    from forgeflare._clock import utc_timestamp
+    from forgeflare.supervisor._preflight import project_lock
+    from forgeflare.supervisor._records import RunRecord, RunStore
+
+    project = Project(tmp_path)
+    done = project.run("--agent-cmd", "true", "--max-iterations", "1", "--mode", "planning")
+    assert done.code == 10, done.stderr  # an earlier run, finished
+    # A loop holds the lock (this test, as `forgeflare loop` does) and has not opened its run;
+    # its id sorts before the earlier run's, so "the newest run" would be the wrong one.
+    with project_lock(project.dir):
+        watcher = subprocess.Popen(
+            watch_argv(project), stdout=subprocess.PIPE, text=True, env=base_env()
+        )
+        new = RunStore(project.dir / ".fresher" / "runs" / "20000101-000000-beef")
+        new.create()
+        record = RunRecord(
+            run_id="20000101-000000-beef",
+            mode="planning",
+            project_dir=str(project.dir),
+            started_at=utc_timestamp(),
+            max_iterations=1,
+            supervisor_pid=os.getpid(),
+        )
+        new.save(record)
+        wait_for(lambda: (new.dir / "run.json").exists())
+        record.finished_at, record.finish_type = utc_timestamp(), "stopped"
+        new.save(record)
+        out, _ = watcher.communicate(timeout=60)
+    assert watcher.returncode == 0
+    assert "finished: stopped" in out
+    assert "max_iterations" not in out  # never the earlier run

@@ -60,6 +60,8 @@ def test_question_parks_the_loop_and_an_answer_resumes_it(tmp_path: Path) -> Non
     assert "BLOCKED: the agent asks:\n       Which API: v1 or v2?\n       v2 is in beta." in status
     assert "/forgeflare:answer TEXT" in status
     assert 'forgeflare stop-hook answer "TEXT"' in status
+    assert "← parked: waits for an answer" in status  # not "← running"
+    assert "← running" not in status
 
     chat = stop(tmp_path, "Hello, what now?")  # unanswered: every stop is allowed
     assert (chat.returncode, frame(tmp_path)["iter"]) == (0, 2)
@@ -70,6 +72,7 @@ def test_question_parks_the_loop_and_an_answer_resumes_it(tmp_path: Path) -> Non
     assert answered.returncode == 0, answered.stderr
     assert "Which API: v1 or v2?" in answered.stdout
     assert "answered: v2: it is stable enough." in cli(tmp_path, "status").stdout
+    assert "← parked: answered" in cli(tmp_path, "status").stdout
 
     resumed = stop(tmp_path, "Answer recorded.")
     assert resumed.returncode == 2
@@ -129,7 +132,7 @@ def test_forgeflare_answer_points_to_the_stop_hook_when_only_it_waits(tmp_path: 
     assert cli(tmp_path, "start", "--max-iterations", "3", "--prompt", "Fix it").returncode == 0
     assert stop(tmp_path, ASKS).returncode == 0  # parked
     out = subprocess.run(
-        [sys.executable, "-m", "forgeflare", "answer", str(tmp_path), "v2"],
+        [sys.executable, "-m", "forgeflare", "answer", "--dir", str(tmp_path), "v2"],
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert out.returncode == 2

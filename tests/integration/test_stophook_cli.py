@@ -64,6 +64,8 @@ def test_install_merges_is_idempotent_and_refuses_bad_json(tmp_path: Path) -> No
 
     assert (first.returncode, second.returncode) == (0, 0)
     assert "nothing changed" in second.stdout
+    assert "now names this machine's forgeflare" in first.stdout
+    assert "now names" not in second.stdout  # it changed nothing: no contradiction
     merged = json.loads(settings.read_text(encoding="utf-8"))
     assert merged["permissions"] == existing["permissions"]
     assert merged["hooks"]["Stop"] == [

@@ -265,8 +265,8 @@ def test_no_reader_tracebacks_on_a_damaged_record(tmp_path: Path, data: bytes) -
     write_run(project, RUN_ID, data)
     with mock.patch.dict(os.environ, {"NO_COLOR": "1"}):
         for args in (
-            ["runs", str(project)],
-            ["runs", str(project), "--json"],
+            ["runs", "--dir", str(project)],
+            ["runs", "--dir", str(project), "--json"],
             ["report", "--dir", str(project)],
             ["report", "--dir", str(project), "--html", str(tmp_path / "r.html")],
         ):

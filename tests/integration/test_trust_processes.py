@@ -75,7 +75,7 @@ def test_run_refuses_until_trusted_and_again_after_an_edit(
     assert ".forgeflare/hooks/guard.py" in shown.stdout
     assert "pathlib.Path" in shown.stdout or "import json" in shown.stdout
 
-    trusted = forgeflare(cloned, "trust", env=env)
+    trusted = forgeflare(cloned, "trust", "--yes", env=env)
     assert trusted.returncode == 0, trusted.stderr
     ran = run_agent(cloned, server.url, env=env)
     assert ran.returncode == 0, ran.stderr
@@ -102,7 +102,7 @@ def test_override_runs_and_says_so(
 
 def test_list_and_revoke(cloned: Path, tmp_path: Path) -> None:
     env = _env(tmp_path)
-    assert forgeflare(cloned, "trust", env=env).returncode == 0
+    assert forgeflare(cloned, "trust", "--yes", env=env).returncode == 0
     listed = forgeflare(cloned, "trust", "--list", env=env)
     assert str(cloned.resolve()) in listed.stdout
     revoked = forgeflare(cloned, "trust", "--revoke", env=env)
@@ -119,7 +119,7 @@ def test_loop_refuses_until_trusted(cloned: Path, tmp_path: Path) -> None:
     assert ".fresher/hooks/started" in refused.stderr
     assert not (cloned / "started-ran").exists()
     assert not (cloned / ".fresher" / "runs").exists()
-    assert forgeflare(cloned, "trust", env=env).returncode == 0
+    assert forgeflare(cloned, "trust", "--yes", env=env).returncode == 0
     ran = forgeflare(cloned, *args, env=env)
     assert ran.returncode == 10, ran.stderr
     assert (cloned / "started-ran").exists()
@@ -130,7 +130,7 @@ def test_loop_refuses_until_trusted(cloned: Path, tmp_path: Path) -> None:
 
 def test_a_hook_changed_during_the_night_stops_the_loop(cloned: Path, tmp_path: Path) -> None:
     env = _env(tmp_path)
-    assert forgeflare(cloned, "trust", env=env).returncode == 0
+    assert forgeflare(cloned, "trust", "--yes", env=env).returncode == 0
     # the agent rewrites a lifecycle hook in its first iteration
     rewrite = 'echo "#!/bin/sh" > .fresher/hooks/started; echo "# evil" >> .fresher/hooks/started'
     agent = f"sh -c '{rewrite}'"
@@ -177,7 +177,7 @@ def test_a_loop_hooks_module_is_trusted_before_it_is_imported(
     assert not (project / "module-imported").exists()  # neither the preflight nor an agent
     shown = forgeflare(project, "trust", "--show", env=env)
     assert "myhooks.py" in shown.stdout
-    assert forgeflare(project, "trust", env=env).returncode == 0
+    assert forgeflare(project, "trust", "--yes", env=env).returncode == 0
     ran = forgeflare(project, *args, env=env)
     assert ran.returncode == 10, ran.stderr
     assert (project / "module-imported").exists()
@@ -204,7 +204,7 @@ def test_a_hook_rewritten_mid_run_is_refused_at_its_next_call(
         }
     )
     env = _env(tmp_path)
-    assert forgeflare(cloned, "trust", env=env).returncode == 0
+    assert forgeflare(cloned, "trust", "--yes", env=env).returncode == 0
     ran = run_agent(cloned, server.url, env=env)
     assert "evil" in (cloned / guard).read_text()  # the agent did rewrite it
     assert (cloned / "hook-ran").read_text() == "yes"  # but the rewritten hook never ran
@@ -242,7 +242,7 @@ def test_a_python_hook_importing_its_neighbour_stays_trusted_call_after_call(
     )
     env = _env(tmp_path)
     env["PYTHONDONTWRITEBYTECODE"] = ""  # as on most machines: Python writes __pycache__
-    assert forgeflare(project, "trust", env=env).returncode == 0
+    assert forgeflare(project, "trust", "--yes", env=env).returncode == 0
     ran = run_agent(project, server.url, env=env)
     assert ran.returncode == 0, ran.stderr
     assert "hook refused" not in ran.stderr
@@ -251,7 +251,7 @@ def test_a_python_hook_importing_its_neighbour_stays_trusted_call_after_call(
 
 
 def test_trust_of_a_missing_directory_is_one_line(tmp_path: Path) -> None:
-    done = forgeflare(tmp_path, "trust", str(tmp_path / "nonexistent"), env=_env(tmp_path))
+    done = forgeflare(tmp_path, "trust", "--dir", str(tmp_path / "nonexistent"), env=_env(tmp_path))
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         f"forgeflare: error: {tmp_path / 'nonexistent'}: no such directory"
@@ -292,7 +292,7 @@ def test_a_lifecycle_hook_rewritten_in_the_last_iteration_is_refused_at_its_call
     finished = cloned / ".fresher" / "hooks" / "finished"
     finished.write_text("#!/bin/sh\necho fine > finished-ran\n")
     finished.chmod(0o755)
-    assert forgeflare(cloned, "trust", env=env).returncode == 0
+    assert forgeflare(cloned, "trust", "--yes", env=env).returncode == 0
     # the agent rewrites the finished hook in the last iteration: no iteration check follows
     rewrite = 'printf "#!/bin/sh\\ntouch evil-ran\\n" > .fresher/hooks/finished'
     done = forgeflare(
@@ -311,7 +311,7 @@ def test_a_gate_script_rewritten_by_the_agent_is_refused(cloned: Path, tmp_path:
     (cloned / "check.sh").chmod(0o755)
     (cloned / ".fresher" / "config.toml").write_text('[limits]\ngate = "./check.sh"\n')
     (cloned / "IMPLEMENTATION_PLAN.md").write_text("- [x] all done\n")  # complete: gate runs
-    assert forgeflare(cloned, "trust", env=env).returncode == 0
+    assert forgeflare(cloned, "trust", "--yes", env=env).returncode == 0
     agent = "sh -c 'printf \"#!/bin/sh\\ntouch gate-evil\\n\" > check.sh'"
     done = forgeflare(
         cloned, "loop", "--agent-cmd", agent, "--max-iterations", "2", "--mode", "building", env=env

@@ -14,8 +14,7 @@ from hypothesis import strategies as st
 from forgeflare._gaterun import choose_gate_box
 from forgeflare._gitguard import changes, describe_changes, git_fingerprint, runs_a_program
 from forgeflare._sandbox import SandboxPlan, bwrap_argv, git_readonly_paths, gitconfig_text
-from forgeflare.supervisor._trust import GATE_NOTE, describe_items
-from forgeflare.trust import TrustItem
+from forgeflare.trust import GATE_NOTE, TrustCheck, TrustItem, review_lines
 
 P = Path("/w/project")
 
@@ -214,9 +213,10 @@ def test_a_swapped_git_directory_is_seen(tmp_path: Path) -> None:
 
 def test_trust_says_a_gate_runs_project_code(tmp_path: Path) -> None:
     items = [TrustItem(key="[limits] gate", definition='{"command": "pytest"}')]
-    assert f"    note: {GATE_NOTE}" in describe_items(items, tmp_path)
+    check = TrustCheck(trusted=False)
+    assert f"         note: {GATE_NOTE}" in review_lines(items, check)
     other = [TrustItem(key="[notify] command", definition='{"command": "x"}')]
-    assert not any("note:" in line for line in describe_items(other, tmp_path))
+    assert not any("note:" in line for line in review_lines(other, check))
 
 
 @pytest.mark.linux_only("PR_SET_DUMPABLE is Linux")

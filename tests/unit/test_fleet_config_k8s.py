@@ -132,7 +132,8 @@ def test_cli_writes_and_lists_the_files(tmp_path: Path) -> None:
     assert sorted(lines[1:5]) == sorted(
         f"wrote out/{n}" for n in ("configmap.yaml", "job.yaml", "Containerfile", "README.md")
     )
-    assert lines[5] == (
+    assert lines[5].startswith("note: the pod is the boundary: no bubblewrap in it")
+    assert lines[6] == (
         "note: [fleet] max_cost $50 caps each pod; the budget across pods is not enforced on "
         "Kubernetes"
     )

@@ -147,7 +147,7 @@ def test_a_key_file_replaces_what_lies_under_its_name(tmp_path: Path) -> None:
 
 def test_a_bad_key_fd_from_the_cli_is_one_line(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "forgeflare", "runs", str(tmp_path)],
+        [sys.executable, "-m", "forgeflare", "runs", "--dir", str(tmp_path)],
         env={**os.environ, KEY_FD_ENV: "nope"},
         capture_output=True,
         text=True,

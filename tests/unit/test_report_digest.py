@@ -240,3 +240,14 @@ def test_html_plots_cost_on_its_own_axis_and_embeds_log_tails(tmp_path: Path) ->
     assert len(page) < 2_500_000  # plotly.js packed: was 4.8 MB
     without = render_html(digest, plotlyjs=False)
     assert len(without) < len(page) // 10  # plotly.js left out for a page that has it
+
+
+def test_the_cumulative_axes_start_at_zero_and_keep_the_lines_apart() -> None:
+    from forgeflare.report._html import axis_ranges
+
+    tokens, usd = axis_ranges(3160, 0.019)  # one iteration
+    assert tokens[0] == usd[0] == 0.0
+    assert tokens[1] > 3160
+    # the same share of each axis would draw one line on the other: cost reaches half-way
+    assert 3160 / tokens[1] > 2 * (0.019 / usd[1]) - 0.01
+    assert axis_ranges(0, 0.0) == ([0.0, 1.05], [0.0, 0.021])

@@ -55,7 +55,7 @@ CASES: list[tuple[str, RunRecord, list[tuple[str, str, str]]]] = [
             (
                 "question",
                 "the agent asks: Postgres or SQLite? …",
-                'forgeflare answer /p "…" && forgeflare loop --resume --dir /p',
+                'forgeflare answer --dir /p "…" && forgeflare loop --resume --dir /p',
             )
         ],
     ),
@@ -66,7 +66,7 @@ CASES: list[tuple[str, RunRecord, list[tuple[str, str, str]]]] = [
             (
                 "question",
                 "the agent asks: Which?",
-                'forgeflare answer /p "…" && forgeflare loop --resume --dir /p',
+                'forgeflare answer --dir /p "…" && forgeflare loop --resume --dir /p',
             )
         ],
     ),
@@ -144,12 +144,21 @@ def test_a_claim_refused_on_the_last_iteration() -> None:
     ]
     accepted = {"by": "tag", "accepted": True}
     assert needs_you(run({"outcome": "ok", "claim": accepted})) == []
+    # the command is where the refusal is told in full, never the report that printed it
+    review = {"model": "m", "complete": False, "file": "review-001.md"}
+    refused = {"by": "tag", "accepted": False, "rejected_by": "reviewer"}
+    reviewed = run({"outcome": "ok", "claim": refused, "review": review}, finish_type="no_changes")
+    (item,) = needs_you(reviewed, run_dir="/r")
+    assert item.command == "less /r/review-001.md"
+    (bare,) = needs_you(run({"outcome": "ok", "claim": claim}, finish_type="max_iterations"))
+    assert "forgeflare report" not in bare.command
 
 
 def test_paths_are_quoted_for_the_shell() -> None:
     (item,) = needs_you(run({"outcome": "ok"}, project_dir="/my p", question="Q?"))
     assert (
-        item.command == "forgeflare answer '/my p' \"…\" && forgeflare loop --resume --dir '/my p'"
+        item.command
+        == "forgeflare answer --dir '/my p' \"…\" && forgeflare loop --resume --dir '/my p'"
     )
 
 
@@ -167,7 +176,7 @@ def test_the_report_opens_with_the_question() -> None:
     text = render_text(digest)
     assert text.splitlines()[:2] == [
         "What needs you",
-        '  the agent asks: Which?  →  forgeflare answer /p "…" && forgeflare loop --resume '
+        '  the agent asks: Which?  →  forgeflare answer --dir /p "…" && forgeflare loop --resume '
         "--dir /p",
     ]
 

@@ -93,6 +93,13 @@ def run(
         metavar="USD",
         help="End the turn once its requests cost this much at list prices (exit 9, budget).",
     ),
+    max_requests: int = typer.Option(
+        None,
+        "--max-requests",
+        min=0,
+        help="Send at most N requests, then end as rate_limited (exit 7): the loop passes what "
+        "is left of [limits] max_requests_per_hour.",
+    ),
     trust_project: TrustProject = False,
 ) -> None:
     if hooks is not None and not hooks.is_file():
@@ -110,6 +117,7 @@ def run(
         hooks_modules=tuple(hooks_module),
         trust_project=trust_project,
         max_cost=max_cost,
+        max_requests=max_requests,
     )
     # The CLI's own process, as `forgeflare loop` does: orphans of the tools and hooks (a
     # guard's `env -i setsid sleep &`) adopt this process and are ended with their command.

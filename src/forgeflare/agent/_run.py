@@ -79,6 +79,7 @@ class RunOptions:
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     trust_project: bool = False
     max_cost: float | None = None
+    max_requests: int | None = None
 
 
 def _api_key(options: RunOptions, base_url: str) -> str | None:
@@ -208,6 +209,7 @@ def _turn_loop(
         display=display,
         transcript=session,
         max_cost=options.max_cost,
+        max_requests=options.max_requests,
         price=lambda spend: price_usd(options.model, spend.tokens.model_dump()),
         worst_case=lambda input_tokens, max_tokens: worst_case_usd(
             options.model, input_tokens=input_tokens, max_tokens=max_tokens, cached=cached

@@ -187,6 +187,9 @@ class TurnLoop:
     conversation: list[Message] = field(default_factory=list)
     max_cost: float | None = None
     """End the turn with ``budget`` once its requests cost this much (USD, list prices)."""
+    max_requests: int | None = None
+    """End the turn as ``rate_limited`` before a request beyond this many (a loop's
+    ``[limits] max_requests_per_hour`` allowance; ``None``: no limit)."""
     prompt_cache: bool = True
     """Mark prompt-cache breakpoints on every request."""
     price: Callable[[Spend], float | None] = lambda spend: None
@@ -216,6 +219,14 @@ class TurnLoop:
         tokens = estimate_input_tokens(size, c.tokens_per_byte)
         worst = self.worst_case(tokens, self.max_tokens)
         return refusal(spent=self.price(c.spend), worst=worst, cap=self.max_cost)
+
+    def _requests_used(self, c: _Counters) -> str | None:
+        """Why no further request may be sent (``max_requests`` reached), else ``None``."""
+        if self.max_requests is None or c.spend.requests < self.max_requests:
+            return None
+        said = f"the allowance of {self.max_requests} request(s) is used"
+        self.display.warn(f"stopping: {said} (max_requests_per_hour)")
+        return said
 
     def _record(self, message: Message) -> None:
         if self.transcript is not None:
@@ -301,6 +312,8 @@ class TurnLoop:
             if refused is not None:
                 self.display.warn(f"stopping: {refused}")
                 return ExitReason.BUDGET, None
+            if (used := self._requests_used(c)) is not None:
+                return ExitReason.RATE_LIMITED, used
             c.step += 1
             await self.hooks.step_start(step=c.step)
             request = MessagesRequest(

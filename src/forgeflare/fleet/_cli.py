@@ -13,14 +13,14 @@ from forgeflare._errors import ConfigError
 from forgeflare._secrets import scrub_environment
 from forgeflare._termtext import for_terminal
 from forgeflare._units import format_cost
+from forgeflare.fleet._config import FleetLoop, FleetSettings
 
 __all__ = ["register"]
 
-_HELP = """Many loops at once, from one fleet file (FLEET.toml).
+_HELP = f"""Many loops at once, from one fleet file (FLEET.toml).
 
-A fleet file has a [fleet] table (name, parallel, max_cost, gate, land) and one [[loop]] per
-loop (name, repo, base, mode, prompt, plan, max_iterations, max_runtime, max_cost, backend,
-model). See the docs page "Many loops" (docs/many-loops.md).
+A fleet file has a [fleet] table ({", ".join(FleetSettings.model_fields)}) and one [[loop]] per
+loop ({", ".join(FleetLoop.model_fields)}). See the docs page "Many loops" (docs/many-loops.md).
 """
 
 _K8S_HELP = """Write the fleet as a Kubernetes Indexed Job (one index per loop).
@@ -205,7 +205,7 @@ def _status_lines(record: Any) -> list[str]:
         if loop.question:
             asked = loop.question.strip().splitlines()[0] if loop.question.strip() else "?"
             lines.append(f"    asks: {asked}")
-            lines.append(f'    answer: forgeflare answer {shlex.quote(loop.worktree)} "…"')
+            lines.append(f'    answer: forgeflare answer --dir {shlex.quote(loop.worktree)} "…"')
     return lines
 
 
@@ -236,6 +236,10 @@ def _k8s_cmd(
         raise ConfigError(f"--out {out}: cannot write: {exc.strerror}") from exc
     for name in files:
         typer.echo(f"wrote {out / name}")
+    typer.echo(
+        "note: the pod is the boundary: no bubblewrap in it, so the agent's Bash commands run "
+        "unconfined inside the pod"
+    )
     if spec.fleet.max_cost:
         typer.echo(
             f"note: [fleet] max_cost ${spec.fleet.max_cost:g} caps each pod; the budget "

@@ -33,6 +33,8 @@ RETRIED_EXIT_CODES: tuple[int, ...] = (1, 12, 137)
 """Crashes (1), error streaks such as a long outage (12, finish ``error``), OOM kills (137)."""
 
 _MARGIN_SECONDS = 900
+_STOP_GRACE_SECONDS = 300
+"""After a SIGTERM: time for the loop to end its iteration and for the push of its branch."""
 _MOUNT = "/etc/forgeflare"
 
 
@@ -42,6 +44,8 @@ def containerfile(version: str) -> str:
     return f"""\
 # The image a fleet pod runs: Python, git, forgeflare {version} from PyPI; Node and Claude Code
 # only with --build-arg WITH_CLAUDE=1. Runs as a non-root user.
+# The pod is the boundary: no bubblewrap here (a pod can rarely create the namespaces it
+# needs), so the agent's Bash commands run unconfined inside the pod, with what it can reach.
 #   podman build -f Containerfile -t IMAGE .
 FROM python:3.12-slim
 ARG WITH_CLAUDE=0
@@ -82,13 +86,28 @@ else
 fi
 set -- --mode "$MODE" --max-iterations "$MAX_ITERATIONS" --max-runtime "$MAX_RUNTIME" \\
   --task-file "@MOUNT@/task-$i.md" --trust-project
-[ -n "$BACKEND" ] && set -- "$@" --backend "$BACKEND"
+# The loop's agent_command is its agent (a --backend flag would win over it).
+if [ -n "$AGENT_COMMAND" ]; then
+  set -- "$@" --agent-cmd "$AGENT_COMMAND"
+elif [ -n "$BACKEND" ]; then
+  set -- "$@" --backend "$BACKEND"
+fi
 [ -n "$MODEL" ] && set -- "$@" --model "$MODEL"
 [ -n "$MAX_COST" ] && set -- "$@" --max-cost "$MAX_COST"
 [ -n "$PLAN" ] && export FRESHER_PLAN_FILE="$PLAN"
-[ -n "$AGENT_COMMAND" ] && export FRESHER_AGENT_COMMAND="$AGENT_COMMAND"
-forgeflare loop "$@"
+# A stopped pod (activeDeadlineSeconds, an eviction) gets SIGTERM: pass it to the loop, which
+# ends its iteration and finishes; then the branch is pushed all the same.
+stopping=0
+forgeflare loop "$@" &
+loop=$!
+trap 'stopping=1; kill -TERM "$loop" 2>/dev/null' TERM INT
+wait "$loop"
 code=$?
+if [ "$stopping" = 1 ]; then
+  wait "$loop"  # the first wait ended with the signal: this one with the loop
+  code=$?
+fi
+trap - TERM INT
 git push --quiet origin "$BRANCH" || echo "push of $BRANCH failed" >&2
 exit "$code"
 """.replace("@MOUNT@", _MOUNT)
@@ -195,6 +214,7 @@ def k8s_documents(
         "spec": {
             "restartPolicy": "Never",
             "activeDeadlineSeconds": deadline,
+            "terminationGracePeriodSeconds": _STOP_GRACE_SECONDS,
             "securityContext": {
                 "runAsNonRoot": True,
                 "runAsUser": 10001,

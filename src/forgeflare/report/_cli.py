@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from forgeflare._cliopts import ProjectDir
+from forgeflare._cliopts import OldDir, ProjectDir, project_dir
 from forgeflare._errors import ConfigError
 from forgeflare._termtext import for_terminal
 
@@ -54,20 +54,22 @@ def register(app: typer.Typer) -> None:
 
     @app.command("watch", help=_WATCH_HELP)
     def watch_cmd(
-        directory: Path = typer.Argument(Path("."), help="Project directory."),
+        old_dir: OldDir = None,
+        project: ProjectDir = Path("."),
         run: str = typer.Option(None, "--run", help="Run id or folder (default: the newest)."),
         interval: float = typer.Option(0.5, "--interval", min=0.05, help="Seconds per poll."),
     ) -> None:
         from forgeflare.report._collect import find_run
-        from forgeflare.report._watch import watch
+        from forgeflare.report._watch import announced_run, watch
 
-        if not directory.is_dir():
-            raise ConfigError(f"{directory}: not a directory")
-        watch(find_run(directory, run, os.environ, warn=_warn), interval=interval)
+        directory = project_dir(project, old_dir, "watch")
+        run_dir = announced_run(directory, os.environ) if run is None else None
+        watch(run_dir or find_run(directory, run, os.environ, warn=_warn), interval=interval)
 
     @app.command("runs", help=_RUNS_HELP)
     def runs_cmd(
-        directory: Path = typer.Argument(Path("."), help="Project directory."),
+        old_dir: OldDir = None,
+        project: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="Print JSON instead of lines."),
     ) -> None:
         from forgeflare.report._collect import (
@@ -79,8 +81,7 @@ def register(app: typer.Typer) -> None:
         from forgeflare.report._digest import summarize
         from forgeflare.report._text import render_runs
 
-        if not directory.is_dir():
-            raise ConfigError(f"{directory}: not a directory")
+        directory = project_dir(project, old_dir, "runs")
         listing = list_runs(runs_root(directory, os.environ))
         for line in listing.skipped:
             _warn(skipped_line(line))

@@ -94,7 +94,9 @@ def _waits(run: RunRecord) -> list[Wait]:
 def _run_duration(run: RunRecord, now: datetime | None) -> float:
     start = parse_time(run.started_at)
     end = parse_time(run.finished_at) or now
-    if start is None or end is None:
+    if end is None:  # unfinished (a dead run): as long as its supervisor last said it ran
+        return run.totals.active_seconds
+    if start is None:
         return 0.0
     return max(0.0, (end - start).total_seconds())
 

@@ -131,6 +131,8 @@ def _add_iterations(fig: Any, go: Any, rows: list[IterationRow], starts: list[da
                 base=[s.isoformat() for s, _ in picked],
                 x=[max(r.duration, 0.5) * 1000 for _, r in picked],
                 marker_color=OUTCOME_COLOURS.get(outcome, "#607d8b"),
+                # a white edge: back-to-back iterations stay two bars, not one
+                marker_line={"color": "white", "width": 2},
                 text=[f"#{r.number}" for _, r in picked],
                 hovertext=[
                     f"#{r.number} {r.outcome} {format_duration(r.duration)} "
@@ -191,8 +193,23 @@ def _add_cumulative(fig: Any, go: Any, rows: list[IterationRow], ends: list[date
             col=1,
             secondary_y=True,
         )
-        fig.update_yaxes(title_text="USD", row=2, col=1, secondary_y=True)
-    fig.update_yaxes(title_text="tokens", row=2, col=1, secondary_y=False)
+    tokens_range, usd_range = axis_ranges(
+        max(cumulative_tokens, default=0), max(cumulative_cost, default=0.0)
+    )
+    if any(r.cost_usd is not None for r in rows):
+        fig.update_yaxes(
+            title_text="USD", range=usd_range, tickprefix="$", row=2, col=1, secondary_y=True
+        )
+    fig.update_yaxes(
+        title_text="tokens", range=tokens_range, tickformat=",d", row=2, col=1, secondary_y=False
+    )
+
+
+def axis_ranges(tokens: int, usd: float) -> tuple[list[float], list[float]]:
+    """The lower panel's axes, both from 0: a run of one iteration gets an axis, not a sliver
+    around its one value (3159-3161, or -0.98 to 1.02 USD). Cost tops out at half the height
+    of tokens: spent in step with tokens, its line would lie exactly on theirs (pure)."""
+    return [0.0, max(tokens, 1) * 1.05], [0.0, max(usd, 0.01) * 2.1]
 
 
 def _add_waits(fig: Any, d: Digest) -> None:

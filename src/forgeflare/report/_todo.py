@@ -77,6 +77,17 @@ def _claim(row: Any) -> Mapping[str, Any] | None:
     return claim if isinstance(claim, Mapping) else None
 
 
+def _claim_command(row: Any, run_dir: str, project: str) -> str:
+    """Where a refused claim is told in full: the review, else the iteration's log (the
+    report that prints the to-do line says no more than it)."""
+    seen = getattr(getattr(row, "review", None), "file", None) or getattr(row, "log", None)
+    return (
+        f"less {_q(f'{run_dir}/{seen}')}"
+        if run_dir and seen
+        else f"forgeflare loop --dir {project}"
+    )
+
+
 def needs_you(
     run: RunRecord,
     *,
@@ -98,7 +109,8 @@ def needs_you(
             Todo(
                 "question",
                 f"the agent asks: {_first_line(run.question)}",
-                f'forgeflare answer {project} "…" && forgeflare loop --resume --dir {project}',
+                f'forgeflare answer --dir {project} "…" && '
+                f"forgeflare loop --resume --dir {project}",
                 where,
             )
         )
@@ -118,8 +130,7 @@ def needs_you(
             Todo(
                 "claim",
                 f"iteration {last.number if last else '?'} claimed done; {by} said no{why}",
-                # What acts: read what it said no to, or run on (never this report again).
-                f"less {_q(log)}" if log else f"forgeflare loop --dir {project}",
+                _claim_command(last, run_dir, project),
                 where,
             )
         )

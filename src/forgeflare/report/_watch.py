@@ -22,7 +22,16 @@ from forgeflare._clock import parse_time
 from forgeflare._jsonl import json_objects
 from forgeflare._termtext import for_terminal
 from forgeflare.report._text import format_cost, format_duration
-from forgeflare.supervisor import RecordError, RunRecord, Totals, iteration_rows, read_run
+from forgeflare.supervisor import (
+    RecordError,
+    RunRecord,
+    Totals,
+    iteration_rows,
+    list_runs,
+    lock_holder,
+    read_run,
+    runs_root,
+)
 
 __all__ = [
     "WatchState",
@@ -146,6 +155,8 @@ def render_line(state: WatchState) -> str:
 
 def _waiting(waiting: tuple[str, str | None]) -> str:
     kind, until = waiting
+    if kind == "paused":
+        return "paused (forgeflare unpause goes on)"
     return f"waiting ({kind})" + (f" until {until}" if until else "")
 
 
@@ -189,6 +200,22 @@ def snapshot(run_dir: Path, events: list[dict[str, Any]]) -> WatchState:
     if not state.finished:
         state = replace(state, tool=current_tool(_log_tail(run_dir)))
     return state
+
+
+def announced_run(project: Path, env: Mapping[str, str], *, poll: float = 0.2) -> Path | None:
+    """The run of the loop that holds ``project``'s lock (``.fresher/loop.lock``), once that
+    loop has opened it: a watch started beside ``forgeflare loop`` waits for the new run
+    instead of showing the last finished one. ``None`` when no loop holds the lock (or it
+    let go before opening a run)."""
+    root = runs_root(project, env)
+    holder = lock_holder(project)
+    while holder is not None:
+        for entry, record in list_runs(root).runs:
+            if record.supervisor_pid == holder:
+                return entry
+        time.sleep(poll)  # the loop opens its run after its preflight: look again
+        holder = lock_holder(project)
+    return None
 
 
 def watch(

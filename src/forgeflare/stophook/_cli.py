@@ -341,7 +341,7 @@ def _install_hook(project: Path, command: str | None, *, portable: bool) -> None
         typer.echo(f"{path} already runs {command!r} on Stop; nothing changed")
     if portable:
         typer.echo(f"commit {SETTINGS_RELPATH} and {PORTABLE_RELPATH} together")
-    else:
+    elif changed:  # "nothing changed" and "now names" would contradict each other
         typer.echo(
             f"note: {SETTINGS_RELPATH} now names this machine's forgeflare; to commit it, "
             "install with --portable (a project-relative wrapper) instead"

@@ -118,7 +118,7 @@ def describe_state(path: Path | None, state: StoredState, now: datetime) -> str:
     if not state.stack:
         lines.append("  (stack empty)")
     for depth, frame in enumerate(state.stack, start=1):
-        top = "  ← running" if depth == len(state.stack) else ""
+        top = "" if depth != len(state.stack) else _top_word(frame)
         lines.append(f"  {depth}. {frame.mode:<5} iteration {frame.iter}/{frame.max}{top}")
         if frame.prompt.strip():
             lines.append(f"     prompt: {_first_line(frame.prompt)}")
@@ -128,6 +128,15 @@ def describe_state(path: Path | None, state: StoredState, now: datetime) -> str:
         lines += _evidence_lines(frame)
         lines.extend(parked_lines(frame))
     return "\n".join(lines)
+
+
+def _top_word(frame: Frame) -> str:
+    """What the top frame is doing: running, or parked on a question (answered or not)."""
+    if frame.question and not frame.answer:
+        return "  ← parked: waits for an answer"
+    if frame.question:
+        return "  ← parked: answered"
+    return "  ← running"
 
 
 def _evidence_lines(frame: Frame) -> list[str]:

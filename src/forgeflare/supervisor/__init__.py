@@ -148,7 +148,6 @@ from forgeflare.supervisor._stop import clear_stop
 from forgeflare.supervisor._stop import request_stop
 from forgeflare.supervisor._stop import stop_request_age
 from forgeflare.supervisor._stop import stop_requested
-from forgeflare.supervisor._trust import describe_items
 from forgeflare.supervisor._trust import hooks_modules
 from forgeflare.supervisor._trust import loop_trust_items
 from forgeflare.supervisor._trust import security_defaults
@@ -291,7 +290,6 @@ __all__ = [
     "decide",
     "default_config_toml",
     "default_prompt",
-    "describe_items",
     "diff_since",
     "error_pause",
     "exit_status",

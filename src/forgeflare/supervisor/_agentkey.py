@@ -8,7 +8,8 @@ The agent's children (Bash commands, hooks) can read the agent's initial environ
   folder that the helper prints and deletes on its first call, before any tool runs (Claude
   Code keeps the key in memory: the helper's refresh interval is set beyond a night);
 - to Codex and ``command`` agents, and Claude Code's ``CLAUDE_CODE_OAUTH_TOKEN`` (a
-  subscription token no helper can give), in the environment: the docs ("Agents and accounts") say so.
+  subscription token no helper can give), in the environment: the docs ("Agents and
+  accounts") say so.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from typing import Any
 import trio
 import typer
 
-from forgeflare._cliopts import PassEnv, ProjectDir, TrustProject
+from forgeflare._cliopts import OldDir, PassEnv, ProjectDir, TrustProject, project_dir
 from forgeflare._damaged import require_utf8
 from forgeflare._errors import ConfigError
 from forgeflare._readfile import FILE_LIMIT, read_limited_text
@@ -44,16 +44,19 @@ _HELP = "\n\n".join(
         "[bold]Exit status by finish type:[/bold]",
         _EXIT_TABLE
         + "\n[bold]  1[/bold]  run records unusable\n[bold]  2[/bold]  bad setting or usage",
-        "complete: a claim (the tag, convergence_signal, or no '- [ ]' left in the plan in "
-        "building mode) held on a clean, committed work tree. "
+        "complete: a claim (the tag <loop-done>COMPLETE</loop-done>, a hook's convergence_signal, "
+        "or no '- [ ]' left in the plan in building mode) held on a clean, committed work tree. "
         "manual: Ctrl+C or SIGTERM. max_iterations / timeout: the iteration / runtime limit. "
         "no_changes: no commit and no work-tree change (git, smart_termination). "
-        "error: too many error iterations in a row. hook_abort: a hook exited 2. "
+        "error: too many error iterations in a row. hook_abort: a hook exited 2, or git "
+        "internals changed during the run. "
         "stuck: block limits several iterations in a row. "
         "skips: next_iteration skipped too many iterations in a row. "
         "budget: max_cost spent. stopped: `forgeflare stop`. "
-        "blocked: the agent asked a question (`forgeflare answer`, then --resume).",
+        "blocked: the agent asked a question (`forgeflare answer`, then --resume). "
         "stalled: stall_after iterations in a row without progress. "
+        "quota: the account's credit or billing quota is spent (waiting cannot fix it) and no "
+        "[agent] fallback is left. "
         "undelivered: a claim met uncommitted work or a failed checkpoint commit, or two "
         "checkpoints failed in a row ([fresher] checkpoint commits what the agent leaves).",
         "Bounded by default: 50 iterations and 10 hours (0 = unlimited, explicitly); "
@@ -114,6 +117,9 @@ def _run(*, project_dir: Path, mode: str | None, opts: dict[str, Any]) -> None:
             raw = raw or settings.raw
             trust_project = trust_project or settings.trust_project
             project_command = settings.project_command
+    if opts["dry_run"]:
+        _dry_run(project_dir, loaded, env, task, pass_env, trust_project, project_command)
+        return
     preflight(
         project_dir,
         loaded.config,
@@ -141,6 +147,42 @@ def _run(*, project_dir: Path, mode: str | None, opts: dict[str, Any]) -> None:
     with project_lock(project_dir):
         result = trio.run(functools.partial(run_loop, loop_opts, signals=True))
     raise typer.Exit(result.exit_code)
+
+
+def _dry_run(
+    project_dir: Path,
+    loaded: LoadedConfig,
+    env: dict[str, str],
+    task: str | None,
+    pass_env: list[str],
+    trust_project: bool,
+    project_command: bool,
+) -> None:
+    """``--dry-run``: the first iteration as the loop would start it; nothing starts."""
+    from forgeflare.supervisor._dryrun import first_iteration
+    from forgeflare.supervisor._trust import loop_trust_items
+    from forgeflare.trust import TrustError, require_trust
+
+    for warning in loaded.warnings:
+        typer.echo(f"warning: {warning}", err=True)
+    items = loop_trust_items(project_dir, loaded.config, project_command=project_command)
+    try:
+        check = require_trust(project_dir, items, env, flag=trust_project)
+        trust = f"holds ({check.reason})"
+    except TrustError as exc:
+        trust = f"the loop would refuse: {exc}"
+    opts = LoopOptions(
+        project_dir=project_dir,
+        config=loaded.config,
+        env=env,
+        python=sys.executable,
+        task=task,
+        trust_project=trust_project,
+        pass_env=tuple(pass_env),
+        project_command=project_command,
+    )
+    for line in first_iteration(opts, trust):
+        typer.echo(line)
 
 
 def _stored_settings(
@@ -216,6 +258,12 @@ _NO_SANDBOX = typer.Option(
     "[security] sandbox).",
 )
 _RAW = typer.Option(False, "--raw", help="Show the agent's output as it is (e.g. stream-json).")
+_DRY_RUN = typer.Option(
+    False,
+    "--dry-run",
+    help="Print the first prompt, the agent command, its environment's names, the bounds and "
+    "whether trust holds; start nothing (no agent, no hook, no run folder, no trust record).",
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -237,6 +285,7 @@ def register(app: typer.Typer) -> None:
         pass_env: PassEnv = None,
         raw: bool = _RAW,
         no_sandbox: bool = _NO_SANDBOX,
+        dry_run: bool = _DRY_RUN,
         project_dir: ProjectDir = Path("."),
     ) -> None:
         opts = dict(locals())
@@ -264,30 +313,23 @@ def register(app: typer.Typer) -> None:
 
     @app.command("answer", help=_ANSWER_HELP)
     def answer_cmd(
-        args: list[str] = typer.Argument(None, metavar='[DIR] "TEXT"', show_default=False),
+        args: list[str] = typer.Argument(
+            None,
+            metavar='"TEXT"',
+            show_default=False,
+            help='The answer, in words (the older spelling `answer DIR "TEXT"` still works).',
+        ),
         file: Path = typer.Option(None, "--file", metavar="FILE", help="Read the answer here."),
+        project: ProjectDir = Path("."),
     ) -> None:
-        from forgeflare.supervisor._blocked import write_answer
-        from forgeflare.supervisor._history import runs_root
-
-        directory, text = _answer_args(list(args or []), file)
-        if not directory.is_dir():
-            raise ConfigError(f"answer: {directory}: not a directory")
-        try:
-            run_dir, record = write_answer(runs_root(directory, os.environ), text)
-        except ConfigError as exc:
-            parked = _stop_hook_question(directory)
-            raise ConfigError(f"{exc}; {parked}" if parked else str(exc)) from exc
-        typer.echo(f"answered run {record.run_id}: {run_dir / 'answer.md'}")
-        if lock_holder(directory) is None:
-            typer.echo(f"go on with: forgeflare loop --resume --dir {directory}")
+        old_dir, text = _answer_args(list(args or []), file)
+        _answer(project_dir(project, old_dir, "answer"), text)
 
     @app.command("stop", help=_STOP_HELP)
-    def stop_cmd(directory: Path = typer.Argument(Path("."), help="Project directory.")) -> None:
+    def stop_cmd(old_dir: OldDir = None, project: ProjectDir = Path(".")) -> None:
         from forgeflare.supervisor._stop import request_stop
 
-        if not directory.is_dir():
-            raise ConfigError(f"{directory}: not a directory")
+        directory = project_dir(project, old_dir, "stop")
         holder = lock_holder(directory)
         if holder is None:
             # A request left for "the next loop" would stop a loop started days later.
@@ -297,12 +339,13 @@ def register(app: typer.Typer) -> None:
         typer.echo(f"asked the loop (pid {holder}) to stop after its current iteration")
 
 
-_ANSWER_HELP = """Answer the question a loop stopped on (the newest run with one in DIR).
+_ANSWER_HELP = """Answer the question a loop stopped on (the newest run with one in the project).
 
 A loop whose agent asked a question (<loop-done>BLOCKED</loop-done>, finish type blocked, exit
 20) keeps it in run.json. This writes the answer as answer.md in that run's folder:
-`forgeflare answer "use the v2 API"`, `forgeflare answer DIR "text"` or `forgeflare answer DIR
---file answer.md`. Then `forgeflare loop --resume` goes on with the same run, and its next
+`forgeflare answer "use the v2 API"`, `forgeflare answer --dir DIR "text"` or `forgeflare
+answer --dir DIR --file answer.md`. A second answer before the loop reads it replaces the first
+(it says so). Then `forgeflare loop --resume` goes on with the same run, and its next
 prompt starts with the question and the answer; a loop with [limits] on_blocked = "wait:..."
 still waiting picks the answer up by itself.
 """
@@ -313,6 +356,25 @@ report: the iteration report. A `command` agent may write it as JSON to the path
 $FORGEFLARE_REPORT; the loop then records its outcome, tokens, cost and the rest as for the
 built-in backends. Every field is optional; unknown fields are ignored.
 """
+
+
+def _answer(directory: Path, text: str) -> None:
+    """Write ``text`` as the answer to the newest open question in ``directory``."""
+    from forgeflare.supervisor._blocked import ANSWER_FILE, waiting_run, write_answer
+    from forgeflare.supervisor._history import runs_root
+
+    root = runs_root(directory, os.environ)
+    earlier = waiting_run(root)
+    replaced = earlier is not None and (earlier[0] / ANSWER_FILE).exists()
+    try:
+        run_dir, record = write_answer(root, text)
+    except ConfigError as exc:
+        parked = _stop_hook_question(directory)
+        raise ConfigError(f"{exc}; {parked}" if parked else str(exc)) from exc
+    verb = "replaced the earlier answer to" if replaced else "answered"
+    typer.echo(f"{verb} run {record.run_id}: {run_dir / 'answer.md'}")
+    if lock_holder(directory) is None:
+        typer.echo(f"go on with: forgeflare loop --resume --dir {directory}")
 
 
 def _stop_hook_question(directory: Path) -> str:
@@ -328,8 +390,8 @@ def _stop_hook_question(directory: Path) -> str:
     )
 
 
-def _answer_args(args: list[str], file: Path | None) -> tuple[Path, str]:
-    """``[DIR] TEXT`` or ``[DIR] --file F`` as (directory, answer text)."""
+def _answer_args(args: list[str], file: Path | None) -> tuple[Path | None, str]:
+    """``TEXT`` or ``--file F`` (after an older positional DIR, if any) as (that DIR, text)."""
     if file is not None:
         if len(args) > 1:
             raise ConfigError("answer: give the answer as TEXT or with --file, not both")
@@ -339,15 +401,15 @@ def _answer_args(args: list[str], file: Path | None) -> tuple[Path, str]:
             raise ConfigError(f"answer --file {file}: cannot read: {exc.strerror or exc}") from exc
         except UnicodeDecodeError as exc:
             raise ConfigError(f"answer --file {file}: cannot read: {exc}") from exc
-        return Path(args[0]) if args else Path("."), text
+        return Path(args[0]) if args else None, text
     if len(args) == 1:
-        return Path("."), require_utf8(args[0], "answer", error=ConfigError)
+        return None, require_utf8(args[0], "answer", error=ConfigError)
     if len(args) == 2:
         return Path(args[0]), require_utf8(args[1], "answer", error=ConfigError)
-    raise ConfigError('answer: expected [DIR] "TEXT" or [DIR] --file FILE')
+    raise ConfigError('answer: expected "TEXT" or --file FILE (and --dir PATH)')
 
 
-_STOP_HELP = """Ask the loop running in DIR to stop after its current iteration.
+_STOP_HELP = """Ask the running loop to stop after its current iteration.
 
 The loop finishes the iteration, runs the finished hook and ends with finish type stopped
 (exit 18). Ctrl+C in the loop's own terminal stops it at once instead.

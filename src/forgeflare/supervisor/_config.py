@@ -291,6 +291,10 @@ class LimitsSection(_Section):
     monthly_credit: NonNegFloat = 0.0
     """USD the primary agent may spend per calendar month (UTC), summed from this project's run
     records; once spent, the loop falls back or waits until the 1st (0 = none)."""
+    max_requests_per_hour: NonNegInt = 0
+    """Model requests the own agent and the reviewer may send in any hour, counted from the
+    run's rows; once used, the loop waits as for a usage window and never finishes for it
+    (0 = no limit)."""
     max_outage: Duration = 7200.0
     """Keep waiting out transient API failures (529, 5xx) this long, then finish error."""
     gate: str = ""

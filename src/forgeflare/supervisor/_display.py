@@ -171,6 +171,7 @@ class LoopDisplay:
         """The agent (``BACKEND[:PROFILE]``) the status line names when there is a fallback."""
         self._log_failed = False
         self._terminal_gone = False
+        self._held: str | None = None
 
     def _terminal(self, write: Callable[[], object]) -> None:
         """Write to the terminal unless it is gone.
@@ -253,7 +254,21 @@ class LoopDisplay:
             )
             self._terminal(self._live.start)
 
+    def hold(self, text: str | None) -> None:
+        """Between iterations, a status line that says why the loop holds (``paused ...``);
+        ``None`` removes it."""
+        self._held = text
+        if text is None:
+            self.end_iteration()
+        elif self.live and self._live is None:
+            self._live = Live(
+                self._render(), console=self._console, auto_refresh=False, transient=True
+            )
+            self._terminal(self._live.start)
+
     def _render(self) -> Text:
+        if self._held is not None:
+            return Text(f"{self._held}  {_elapsed(time.monotonic() - self._started)}", style="bold")
         most = str(self.max_iterations) if self.max_iterations else "∞"
         tool = self.status.last_tool or "-"
         spent = "" if self.spent is None else f"  spent: {format_cost(self.spent)}"
@@ -333,6 +348,6 @@ def _question_lines(record: RunRecord) -> list[str]:
     return [
         "question:",
         *record.question.splitlines(),
-        f'answer with: forgeflare answer {record.project_dir} "TEXT", then forgeflare loop '
+        f'answer with: forgeflare answer --dir {record.project_dir} "TEXT", then forgeflare loop '
         f"--resume --dir {record.project_dir}",
     ]

@@ -154,6 +154,8 @@ class IterationRunner(LoopState):
         max_cost = self.cfg.limits.max_cost
         if max_cost:
             argv += self.backend.budget_argv(max_cost - (self.record.totals.cost_usd or 0.0))
+        if self.requests_left is not None:
+            argv += self.backend.requests_argv(self.requests_left)
         return argv
 
     def agent_env(self, number: int, report_path: Path) -> KeyPlan:

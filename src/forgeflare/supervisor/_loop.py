@@ -52,6 +52,7 @@ from forgeflare.supervisor._checkpoint import (
 from forgeflare.supervisor._checks import LoopChecks, hook_record
 from forgeflare.supervisor._config import parse_on_blocked
 from forgeflare.supervisor._display import LoopDisplay
+from forgeflare.supervisor._dryrun import bounds_words
 from forgeflare.supervisor._fallback import AgentSpec, parse_agent_spec
 from forgeflare.supervisor._finish import Finish, FinishType, Limits, hook_verdict
 from forgeflare.supervisor._git import git_snapshot
@@ -282,18 +283,8 @@ class _Loop(
 
     def banner(self) -> None:
         """Every bound of the night, and what is trusted how."""
-        cfg = self.cfg
-        n = cfg.fresher.max_iterations
-        most = plural(n, "iteration") if n else "unlimited iterations"
-        runtime = format_wait(cfg.limits.max_runtime) if cfg.limits.max_runtime else "unlimited"
-        cost = f"${cfg.limits.max_cost:g}" if cfg.limits.max_cost else "no cost cap"
-        per_iteration = cfg.limits.iteration_timeout
-        timeout = format_wait(per_iteration) if per_iteration else "none"
-        self.display.info(
-            f"bounds: {most}, runtime {runtime}, {cost}, iteration timeout "
-            f"{timeout}, agent {self.backend.name}"
-            + "".join(f", then {spec.label}" for spec in self.fallbacks)
-        )
+        fallbacks = [spec.label for spec in self.fallbacks]
+        self.display.info(f"bounds: {bounds_words(self.cfg, self.backend.name, fallbacks)}")
         if self.sandbox is not None:
             getattr(self.display, self.sandbox.level)(self.sandbox.line)
         if trust_override(self.opts.env, self.opts.trust_project):  # the one override parser

@@ -7,6 +7,7 @@ resumes the run); each part is a subclass of :class:`LoopState` that adds only b
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -94,6 +95,8 @@ class LoopState:
     seen_trees: set[str]
     no_progress: int
     preamble: str
+    requests_left: int | None = None
+    """What ``[limits] max_requests_per_hour`` leaves the next agent (``None``: no limit)."""
     """What the next iteration's prompt starts with (a refused claim, a stall warning)."""
     wait_streaks: WaitStreaks
     answer_wait: float | None
@@ -205,6 +208,15 @@ class LoopState:
             raise NotImplementedError
 
         async def wait_for_answer(self, seconds: float, poll: float = 0.2) -> bool:
+            raise NotImplementedError
+
+        async def hold_while_paused(self, poll: float = 0.2) -> None:
+            raise NotImplementedError
+
+        async def hold_for_requests(self, pending: Sequence[IterationRecord] = ()) -> None:
+            raise NotImplementedError
+
+        def take_user_hint(self) -> str | None:
             raise NotImplementedError
 
         def summary(self) -> dict[str, Any]:

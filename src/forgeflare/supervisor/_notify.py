@@ -95,7 +95,7 @@ def render_message(event: str, summary: Mapping[str, Any]) -> tuple[str, str]:
         "why": f" ({why})" if why else "",
         "until": summary.get("until", "?"),
         "detail": summary.get("detail", _DEFAULT_DETAIL.get(known, "")) if known else "",
-        "answer": f'forgeflare answer {summary.get("project_dir", ".")} "TEXT"',
+        "answer": f'forgeflare answer --dir {summary.get("project_dir", ".")} "TEXT"',
     }
     if known is None:
         title, lines = f"forgeflare: {project} {event}", [f"run {run_id}: {event}"]

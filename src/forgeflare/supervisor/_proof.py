@@ -140,6 +140,7 @@ class LoopProof(LoopState):
                 )
                 return False, text
         if self.cfg.finish.reviewer:
+            await self.hold_for_requests(pending=[it])  # the review is a request too
             review = await self.review(it, claim, gate)
             it.review = review
             if review.complete is not True:

@@ -195,7 +195,7 @@ class WaitRecord(BaseModel):
     model_config = _FINITE
 
     kind: str = "wait"
-    """``limit_wait`` (a usage window) or ``outage``."""
+    """``limit_wait`` (a usage window), ``outage``, ``answer_wait`` or ``paused``."""
     started_at: Time | None = None
     duration: float = _SECONDS
     until: str | None = None
@@ -271,6 +271,8 @@ class IterationRecord(IterationReport):
     """The loop's checkpoint after this iteration (``None``: rows before 0.4, or a skip)."""
     dirty: list[str] = Field(default_factory=list)
     """Paths left uncommitted after the checkpoint (the clean check's pathspec)."""
+    hint: str | None = None
+    """The user's hint (``forgeflare hint``) this iteration's prompt started with."""
 
     @classmethod
     def from_report(cls, report: IterationReport, **facts: Any) -> IterationRecord:

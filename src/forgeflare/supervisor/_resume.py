@@ -10,13 +10,14 @@ short as ``killed``, with the commits it made.
 
 from __future__ import annotations
 
+import contextlib
 import signal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from forgeflare._clock import utc_timestamp
+from forgeflare._clock import parse_time, utc_timestamp
 from forgeflare._errors import ConfigError
 from forgeflare._pgroup import end_pids, is_alive
 from forgeflare._process import end_marked_processes, kill_group
@@ -74,9 +75,11 @@ def killed_iteration(store: RunStore, record: RunRecord, project: Path) -> Itera
                 commits = int(_git(project, "rev-list", "--count", f"{head_before}..{head_after}"))
             except ValueError:
                 commits = 1
+    started_at = when or (started.get("ts") if started else None) or utc_timestamp()
     return IterationRecord(
         number=number,
-        started_at=when or (started.get("ts") if started else None) or utc_timestamp(),
+        started_at=started_at,
+        duration=_ran_for(started_at, [store.dir / log] if log else [], store.dir / "events.jsonl"),
         outcome="killed",
         detail="the supervisor was killed during this iteration",
         head_before=head_before,
@@ -84,6 +87,19 @@ def killed_iteration(store: RunStore, record: RunRecord, project: Path) -> Itera
         commits=commits,
         log=log,
     )
+
+
+def _ran_for(started_at: str, logs: list[Path], events: Path) -> float:
+    """How long a killed iteration ran: from its start to its last sign of life (the newest
+    write to its log or to the run's events), never ``0.0`` for an iteration that ran."""
+    start = parse_time(started_at)
+    stamps = []
+    for path in (*logs, events):
+        with contextlib.suppress(OSError):
+            stamps.append(path.stat().st_mtime)
+    if start is None or not stamps:
+        return 0.0
+    return round(max(0.0, max(stamps) - start.timestamp()), 3)
 
 
 @dataclass

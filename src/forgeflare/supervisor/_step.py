@@ -46,6 +46,8 @@ class LoopStep(LoopState):
 
     async def iterate(self) -> FinishType | None:
         """One pass of the loop: ``None`` to go on."""
+        await self.hold_while_paused()
+        await self.hold_for_requests()
         early = await self.before_iteration()
         if early is not None:
             return early
@@ -86,9 +88,9 @@ class LoopStep(LoopState):
                 plan_unchecked=it.plan_unchecked,
             )
         else:
+            hint = self.take_user_hint()
             it, outcome = await self.run_agent(number)
-            failed = it.checkpoint is not None and it.checkpoint.failed is not None
-            self.checkpoint_failures = self.checkpoint_failures + 1 if failed else 0
+            it.hint = hint
         it.next_iteration_hook = hook_record(hook, number)
         gate = await self.stall_gate(it, outcome)
         await self.measure(it, outcome, gate)

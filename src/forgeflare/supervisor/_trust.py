@@ -24,9 +24,6 @@ from forgeflare.trust import (
 )
 
 __all__ = [
-    "GATE_KEYS",
-    "GATE_NOTE",
-    "describe_items",
     "hooks_modules",
     "loop_trust_items",
     "security_defaults",
@@ -89,38 +86,3 @@ def loop_trust_items(
     if every_backend or uses_claude_code(config):
         items += claude_items(project, config.agent.extra_args)
     return items
-
-
-GATE_KEYS = frozenset({"[limits] gate", "stop-hook gate"})
-"""Trust items that are gates: commands that run the project's own code."""
-GATE_NOTE = (
-    "runs the project's tests: code the agent can change (in forgeflare's sandbox when "
-    "bubblewrap works, without secrets)"
-)
-"""What ``forgeflare trust`` says under a gate, so trusting it is trusting what it imports."""
-
-
-def describe_items(items: list[TrustItem], project: Path, lines: int = 3) -> list[str]:
-    """Human lines for ``forgeflare trust``: each item, what its fingerprint cannot see, its
-    files' hashes and (the first time a file is listed) its first lines."""
-    out: list[str] = []
-    seen: set[str] = set()
-    for item in items:
-        out.append(f"• {item.key}: {item.definition}")
-        if item.key in GATE_KEYS:
-            out.append(f"    note: {GATE_NOTE}")
-        out.extend(f"    warning: {note}" for note in item.blind)
-        for rel, digest in sorted(item.files.items()):
-            hashed = len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)
-            shown = f"sha256 {digest[:16]}" if hashed else digest  # else what it is, in words
-            out.append(f"    {rel}  {shown}")
-            if rel in seen:
-                continue
-            seen.add(rel)
-            try:
-                with (project / rel).open(encoding="utf-8", errors="replace") as fh:
-                    head = [fh.readline().rstrip("\n") for _ in range(lines)]
-            except OSError:
-                head = []
-            out.extend(f"      | {line}" for line in head if line)
-    return out

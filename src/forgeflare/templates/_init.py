@@ -213,6 +213,31 @@ def claude_config_toml() -> str:
     return backend_config_toml("claude")
 
 
+AGENTS_MD = ".fresher/AGENTS.md"
+
+_HOOK_PROMISES = {
+    "A test run that passes while IMPLEMENTATION_PLAN.md has no open task (`- [ ]`) ends the loop\n"
+    "(the convergence check in `.forgeflare/hooks.toml`).": "The loop ends when "
+    "IMPLEMENTATION_PLAN.md has no open task (`- [ ]`) left, or when\n"
+    "your final message ends with `<loop-done>COMPLETE</loop-done>` once everything is done\n"
+    "and tested.",
+    "- Destructive commands (`rm -r`, `git reset --hard`, `git clean -f`, force pushes, ...) are\n"
+    "  blocked by `.forgeflare/hooks/bash-guard.py`; find another way rather than working around "
+    "it.": "- Do not run destructive commands (`rm -r`, `git reset --hard`, `git clean -f`, force\n"
+    "  pushes, ...): nothing here blocks them, so find another way.",
+}
+
+
+def agents_md_without_hooks(text: str) -> str:
+    """AGENTS.md for an agent that runs none of forgeflare's agent hooks (Claude Code, Codex):
+    it must not promise a guard or a convergence check that never runs (pure)."""
+    for promise, truth in _HOOK_PROMISES.items():
+        if promise not in text:
+            raise TemplateError(f"{AGENTS_MD}: the template no longer says {promise[:40]!r}...")
+        text = text.replace(promise, truth)
+    return text
+
+
 def template_files(*, claude: bool = False, codex: bool = False) -> list[TemplateFile]:
     """Every file ``init`` writes except ``.gitignore`` (merged, see :func:`merge_gitignore`)."""
     root = resources.files("forgeflare.templates") / "files"
@@ -227,6 +252,13 @@ def template_files(*, claude: bool = False, codex: bool = False) -> list[Templat
         else default_config_toml()
     )
     files.append(TemplateFile(".fresher/config.toml", config))
+    if claude or codex:  # another agent runs none of forgeflare's agent hooks
+        files = [
+            TemplateFile(f.relpath, agents_md_without_hooks(f.content), f.executable)
+            if f.relpath == AGENTS_MD
+            else f
+            for f in files
+        ]
     for mode in ("planning", "building"):
         files.append(TemplateFile(f".fresher/PROMPT.{mode}.md", default_prompt(mode)))
     return sorted(files, key=lambda f: f.relpath)

@@ -30,7 +30,10 @@ from forgeflare.trust._policy import TrustRecord
 from forgeflare.trust._policy import check_trust
 from forgeflare.trust._policy import fingerprint
 from forgeflare.trust._policy import trust_override
+from forgeflare.trust._policy import trust_command
 from forgeflare.trust._policy import untrusted_message
+from forgeflare.trust._review import item_meaning
+from forgeflare.trust._review import GATE_KEYS, GATE_NOTE, review_lines
 from forgeflare.trust._store import TrustStore
 from forgeflare.trust._store import TrustStoreError
 from forgeflare.trust._store import default_trust_file
@@ -38,6 +41,8 @@ from forgeflare.trust._store import parse_records
 from forgeflare.trust._store import require_trust
 
 __all__ = [
+    "GATE_KEYS",
+    "GATE_NOTE",
     "TRUST_ENV",
     "TrustCheck",
     "TrustError",
@@ -59,11 +64,14 @@ __all__ = [
     "fleet_files",
     "fleet_items",
     "hooks_file_items",
+    "item_meaning",
     "loosens",
     "parse_records",
     "python_module_items",
     "referenced_files",
     "require_trust",
+    "review_lines",
+    "trust_command",
     "trust_override",
     "untrusted_message",
 ]

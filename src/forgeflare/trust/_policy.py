@@ -9,6 +9,8 @@ reading of ``FORGEFLARE_TRUST`` (the start banners use it too).
 from __future__ import annotations
 
 import hashlib
+import os
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +26,7 @@ __all__ = [
     "TrustRecord",
     "check_trust",
     "fingerprint",
+    "trust_command",
     "trust_override",
     "untrusted_message",
 ]
@@ -136,12 +139,24 @@ def untrusted_message(project: Path, check: TrustCheck, *, cwd: Path | None = No
     if check.removed and not parts:
         parts.append("removed: " + ", ".join(check.removed))
     what = "; ".join(parts) or "not trusted"
-    here = cwd if cwd is not None else Path.cwd()
-    review = "forgeflare trust" if project == here else f"forgeflare trust {project}"
+    here = (cwd if cwd is not None else Path.cwd()).resolve()
+    review = trust_command(project.resolve(), here)
     return (
         f"{project}: project hooks and settings are not trusted ({what}); review and trust "
         f"them with `{review}`, or set {TRUST_ENV}=1 to trust every project"
     )
+
+
+def trust_command(project: Path, cwd: Path) -> str:
+    """The command that reviews ``project``'s trust, as typed from ``cwd`` (both real paths):
+    ``forgeflare trust`` in the project itself, else ``--dir`` with the shortest path."""
+    if project == cwd:
+        return "forgeflare trust"
+    try:
+        shown = project.relative_to(cwd).as_posix()
+    except ValueError:
+        shown = os.fspath(project)
+    return f"forgeflare trust --dir {shlex.quote(shown)}"
 
 
 def trust_override(env: Mapping[str, str], flag: bool = False) -> bool:

@@ -177,6 +177,10 @@ class Backend(Protocol):
         """Arguments that cap the agent's spend at what the loop has left (none: no cap)."""
         ...
 
+    def requests_argv(self, left: int) -> list[str]:
+        """Arguments that cap the agent's requests at what the hour has left (none: no cap)."""
+        ...
+
     def reader(self) -> LineReader: ...
 
     def report(
@@ -197,6 +201,9 @@ class _Base:
         return True
 
     def budget_argv(self, left_usd: float) -> list[str]:
+        return []
+
+    def requests_argv(self, left: int) -> list[str]:
         return []
 
     def configure(self, agent: AgentSettings) -> None:
@@ -257,6 +264,9 @@ class ForgeflareBackend(_PlainBackend):
 
     def budget_argv(self, left_usd: float) -> list[str]:
         return ["--max-cost", f"{max(0.0, left_usd):.6f}"]
+
+    def requests_argv(self, left: int) -> list[str]:
+        return ["--max-requests", str(max(0, left))]
 
     def report(
         self, reader: LineReader, end: ChildEnd, final: Final | None, report_file: Path | None
