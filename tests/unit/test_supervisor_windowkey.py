@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from forgeflare.supervisor._fallback import AgentSpec
+from forgeflare.supervisor._waiting import wait_line
 from forgeflare.supervisor._windowkey import (
     WindowKey,
     account_hash,
@@ -56,7 +57,7 @@ def test_keys_split_at_the_first_at_and_the_last_hash(text: str, key: WindowKey)
 
 @pytest.mark.parametrize("text", ["codex", "claude:work", "", "a:b:c@http://h#1", ":x@h#1"])
 def test_old_or_bad_keys_are_refused(text: str) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="is not BACKEND"):
         parse_window_key(text)
 
 
@@ -140,3 +141,23 @@ def test_codex_takes_its_providers_address_from_its_config(tmp_path: Path) -> No
     for damaged in ("model_provider = [", 'model_provider = ["x"]', "model_providers = 3"):
         (tmp_path / "config.toml").write_text(damaged)
         assert configured_url("codex", env) == ""
+
+
+@pytest.mark.parametrize(
+    ("kind", "seconds", "opens_in", "line"),
+    [
+        ("limit_wait", 7200, 7200, "waiting for the usage window until 19:27 (2h 00m)"),
+        ("limit_wait", 7199.5, 7200, "waiting for the usage window until 19:27 (2h 00m)"),
+        (
+            "limit_wait",
+            40,
+            7140,
+            "window opens 19:27 (1h 59m); waiting 40s, the runtime left",
+        ),
+        ("outage", 30, 30, "waiting for the API (outage) until 19:27 (30s)"),
+    ],
+)
+def test_the_wait_line_says_the_window_and_the_wait(
+    kind: str, seconds: float, opens_in: float, line: str
+) -> None:
+    assert wait_line(kind, seconds, "19:27", opens_in) == line

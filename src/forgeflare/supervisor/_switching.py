@@ -27,8 +27,8 @@ from forgeflare.supervisor._fallback import (
     month_spend,
 )
 from forgeflare.supervisor._loopstate import LoopState
-from forgeflare.supervisor._windowkey import WindowKey, agent_account, configured_url
 from forgeflare.supervisor._records import RecordError, read_run
+from forgeflare.supervisor._windowkey import WindowKey, agent_account, configured_url
 from forgeflare.supervisor._windowstore import read_windows, record_window
 
 __all__ = ["AgentSwitching"]

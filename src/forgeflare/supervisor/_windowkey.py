@@ -23,8 +23,8 @@ __all__ = [
     "WindowKey",
     "account_hash",
     "agent_account",
-    "endpoint_of",
     "configured_url",
+    "endpoint_of",
     "parse_window_key",
 ]
 
@@ -73,7 +73,7 @@ def endpoint_of(url: str) -> str:
 
 
 def account_hash(identity: str) -> str:
-    """A short, stable hash of a credential (``""`` for none): names the account, reveals nothing."""
+    """A short, stable hash of a credential (``""`` for none): names the account, not the key."""
     if not identity:
         return ""
     return hashlib.sha256(identity.encode("utf-8", "replace")).hexdigest()[:12]
