@@ -1,0 +1,74 @@
+"""Agents checked before the night, with the real Claude Code: what makes it fail at once
+(root without IS_SANDBOX=1, ANTHROPIC_API_URL instead of ANTHROPIC_BASE_URL) ends the loop in
+one line, exit 2, before any iteration; the same environment makes the real CLI fail."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from claude_code_support import claude_env
+from mockapi_support import MockServer
+from supervisor_agents.project import Project
+
+MockAPI = Callable[[dict[str, Any]], MockServer]
+
+
+def _claude_alone(claude: Path, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    argv = [str(claude), "-p", "--output-format", "stream-json", "--verbose"]
+    argv += ["--permission-mode", "bypassPermissions"]
+    return subprocess.run(
+        argv, cwd=cwd, env=env, input="hi", capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def _check(project: Project, claude: Path, env: dict[str, str], server: MockServer) -> str:
+    """The loop refuses in one line, exit 2, before any iteration (no run, no request)."""
+    asked = len(server.requests())
+    done = project.run(
+        "--backend", "claude", "--agent-cmd", str(claude), "--max-iterations", "1", env=env
+    )
+    assert done.code == 2, done.stderr[-3000:]
+    (line,) = done.stderr.strip().splitlines()
+    assert not (project.dir / ".fresher" / "runs").exists()
+    assert len(server.requests()) == asked
+    return line
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the refusal is Claude Code's as root")
+def test_claude_code_as_root_without_is_sandbox(
+    tmp_path: Path, mock_api: MockAPI, claude_code: Path
+) -> None:
+    server = mock_api({"responses": [], "when_exhausted": "end_turn"})
+    env = claude_env(tmp_path / "home", server.url)
+    del env["IS_SANDBOX"]
+    alone = _claude_alone(claude_code, tmp_path, env)
+    assert alone.returncode != 0  # the real CLI refuses (its wording is its own)
+    project = Project(tmp_path / "p")
+    project.dir.mkdir()
+    line = _check(project, claude_code, env, server)
+    assert "IS_SANDBOX=1" in line
+    env["IS_SANDBOX"] = "1"  # the fix the line names lets the CLI start
+    assert _claude_alone(claude_code, tmp_path, env).returncode == 0
+    assert server.requests()
+
+
+def test_claude_code_with_anthropic_api_url_only(
+    tmp_path: Path, mock_api: MockAPI, claude_code: Path
+) -> None:
+    server = mock_api({"responses": [], "when_exhausted": "end_turn"})
+    env = claude_env(tmp_path / "home", server.url)
+    del env["ANTHROPIC_BASE_URL"], env["ANTHROPIC_API_KEY"]
+    env["ANTHROPIC_API_URL"] = server.url
+    alone = _claude_alone(claude_code, tmp_path, env)
+    assert alone.returncode != 0  # "Not logged in": it never asked the mock
+    assert server.requests() == []
+    project = Project(tmp_path / "p")
+    project.dir.mkdir()
+    line = _check(project, claude_code, env, server)
+    assert f"ANTHROPIC_BASE_URL={server.url}" in line
