@@ -303,7 +303,7 @@ def serve_responses(
 ) -> None:
     """Serve ``runs`` at ``http://HOST:PORT/v1/responses`` until SIGINT or SIGTERM."""
     from forgeflare._errors import ConfigError
-    from forgeflare._fsutil import atomic_write_text
+    from forgeflare.mockapi._server import write_port_file
 
     try:
         server = ResponsesServer(host, port)
@@ -315,12 +315,7 @@ def serve_responses(
         signal.signal(signum, lambda *_: stop.set())
     with server:
         if port_file is not None:
-            try:
-                atomic_write_text(port_file, f"{server.url.rsplit(':', 1)[1]}\n")
-            except OSError as exc:
-                raise ConfigError(
-                    f"cannot write port file {port_file}: {exc.strerror or exc}"
-                ) from exc
+            write_port_file(port_file, int(server.url.rsplit(":", 1)[1]))
         announce(f"listening on {server.url}", flush=True)
         while not stop.wait(1.0):
             pass
