@@ -48,6 +48,11 @@ def test_codex_runs_against_the_responses_mock(tmp_path: Path) -> None:
     texts = [e["item"].get("text") for e in events if e.get("type") == "item.completed"]
     assert "All done from the mock." in texts
     assert (work / "made.txt").read_text().strip() == "made"
+    # --record: each request, its key redacted (only a hash of it).
+    asked = server.requests()
+    assert [r["path"] for r in asked] == ["/v1/responses"] * len(asked)
+    assert len(asked) >= 2
+    assert "test-key" not in server.record_path.read_text()
 
 
 @pytest.mark.parametrize(

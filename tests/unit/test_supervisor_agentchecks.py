@@ -51,3 +51,26 @@ def test_both_problems_are_named_and_other_backends_have_none_offline() -> None:
     env = {"ANTHROPIC_API_URL": MOCK}
     assert len(agent_problems("claude", env, permission_mode="bypassPermissions", root=True)) == 2
     assert agent_problems("forgeflare", env, root=True) == []
+
+
+@pytest.mark.parametrize(
+    ("env", "argv", "found", "problem"),
+    [
+        ({"CODEX_HOME": "/tmp/x/home"}, ["codex", "--sandbox", "workspace-write"], False, True),
+        ({"CODEX_HOME": "/tmp/x/home", "TMPDIR": "/tmp/"}, [], False, True),
+        ({"CODEX_HOME": "/tmp/x/home", "TMPDIR": "/tmp/x/t"}, [], False, False),
+        ({"CODEX_HOME": "/tmp/x/home"}, [], True, False),
+        ({"CODEX_HOME": "/tmp/x/home"}, ["codex", "--sandbox", "danger-full-access"], False, False),
+        ({"CODEX_HOME": "/home/u/.codex-work"}, [], False, False),
+        ({"CODEX_HOME": "/tmpfoo"}, [], False, False),
+        ({}, [], False, False),
+    ],
+)
+def test_codex_sandbox_helper(
+    env: dict[str, str], argv: list[str], found: bool, problem: bool
+) -> None:
+    problems = agent_problems("codex", env, argv=argv, codex_helper_found=found)
+    assert len(problems) == (1 if problem else 0)
+    if problem:
+        assert "codex-linux-sandbox" in problems[0]
+        assert "CODEX_HOME" in problems[0]

@@ -57,7 +57,7 @@ http://HOST:PORT/v1 (Codex's base_url), from a script of steps, one run per Code
 A step is {"text": ...} (a message), {"exec": "cmd"} (a command Codex runs, then it asks
 again), {"patch": "*** Begin Patch..."}, {"status": N, "headers": {...}, "body": {...}} (an
 HTTP error) or {"cut": true} (the stream ends early); "times": N answers N requests. The last
-step answers every further request; --record and --verbose apply to messages only.
+step answers every further request; --record works alike, --verbose applies to messages only.
 
 Prints "listening on http://HOST:PORT" when ready; stops cleanly on SIGINT or SIGTERM.
 A malformed script is reported in one line (exit status 2) before anything listens.
@@ -109,7 +109,8 @@ def _mock_api(
     if api == "responses":
         from forgeflare.mockapi._responses import load_responses_script, serve_responses
 
-        serve_responses(load_responses_script(script), host=host, port=port, port_file=port_file)
+        runs = load_responses_script(script)
+        serve_responses(runs, host=host, port=port, port_file=port_file, record=record)
         return
     if api != "messages":
         from forgeflare._errors import ConfigError

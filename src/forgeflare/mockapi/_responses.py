@@ -162,8 +162,11 @@ class ResponsesServer:
     ``server.requests(name)`` the request bodies it received.
     """
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, record: Path | None = None) -> None:
         self._scenarios: dict[str, _Scenario] = {}
+        self._record = record
+        """``--record``: one JSON line per request (as the Messages mock writes them)."""
+        self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer((host, port), self._handler())
         self._httpd.daemon_threads = True
         self.url = f"http://{host}:{self._httpd.server_address[1]}"
@@ -190,8 +193,19 @@ class ResponsesServer:
     def requests(self, name: str) -> list[dict[str, Any]]:
         return list(self._scenarios[name].requests)
 
+    def _write_record(self, method: str, path: str, headers: dict[str, str], raw: bytes) -> None:
+        if self._record is None:
+            return
+        from forgeflare.mockapi._decide import MockRequest, record_entry
+
+        lower = {k.lower(): v for k, v in headers.items()}
+        entry = record_entry(MockRequest(method, path, lower, raw), response_index=None)
+        with self._lock, open(self._record, "a", encoding="utf-8") as out:
+            out.write(json.dumps(entry, ensure_ascii=False) + "\n")
+
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         scenarios = self._scenarios
+        server = self
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
@@ -202,6 +216,7 @@ class ResponsesServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 raw = self.rfile.read(length)
+                server._write_record(self.command, self.path, dict(self.headers.items()), raw)
                 parts = self.path.split("/")
                 scenario = scenarios.get(parts[2]) if len(parts) > 3 and parts[1] == "s" else None
                 if self.path == "/v1/responses":  # `forgeflare mock-api --api responses`
@@ -299,14 +314,16 @@ def serve_responses(
     host: str = "127.0.0.1",
     port: int = 0,
     port_file: Path | None = None,
+    record: Path | None = None,
     announce: Any = print,
 ) -> None:
-    """Serve ``runs`` at ``http://HOST:PORT/v1/responses`` until SIGINT or SIGTERM."""
+    """Serve ``runs`` at ``http://HOST:PORT/v1/responses`` until SIGINT or SIGTERM;
+    ``record`` gets one JSON line per request, written before the reply."""
     from forgeflare._errors import ConfigError
     from forgeflare.mockapi._server import write_port_file
 
     try:
-        server = ResponsesServer(host, port)
+        server = ResponsesServer(host, port, record)
     except OSError as exc:
         raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
     server.script("", *runs)

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 __all__ = ["agent_problems"]
 
 _CLAUDE_KEYS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN")
+_UNCONFINED = ("danger-full-access", "--dangerously-bypass-approvals-and-sandbox")
 _SKIP_PERMISSIONS = ("--dangerously-skip-permissions", "--allow-dangerously-skip-permissions")
 
 
@@ -43,6 +44,26 @@ def _claude(
     return problems
 
 
+def _under(path: str, root: str) -> bool:
+    path = path.rstrip("/") or "/"
+    return path == root or path.startswith(root + "/")
+
+
+def _codex(env: Mapping[str, str], argv: Sequence[str], helper_found: bool) -> list[str]:
+    home = env.get("CODEX_HOME", "")
+    tmpdir = env.get("TMPDIR", "").rstrip("/")
+    unconfined = any(a in _UNCONFINED for a in argv)
+    if helper_found or unconfined or not _under(home, "/tmp") or tmpdir not in ("", "/tmp"):
+        return []
+    # Codex links its sandbox helper under $CODEX_HOME/tmp/arg0; its sandbox gives commands
+    # a fresh /tmp when TMPDIR is /tmp, so the link is gone when bwrap starts it.
+    return [
+        f"Codex's sandbox helper (codex-linux-sandbox) would be under CODEX_HOME={home}, which "
+        "its sandbox hides (/tmp): every command would fail with `bwrap: execvp "
+        "codex-linux-sandbox`; move CODEX_HOME out of /tmp (or put codex-linux-sandbox on PATH)"
+    ]
+
+
 def agent_problems(
     backend: str,
     env: Mapping[str, str],
@@ -50,9 +71,13 @@ def agent_problems(
     argv: Sequence[str] = (),
     permission_mode: str = "",
     root: bool = False,
+    codex_helper_found: bool = False,
 ) -> list[str]:
     """What would make every iteration of ``backend``'s agent fail in ``env``: one line each,
-    with the fix. ``argv`` is the agent's command, ``root`` whether the loop runs as root."""
+    with the fix. ``argv`` is the agent's command, ``root`` whether the loop runs as root,
+    ``codex_helper_found`` whether ``codex-linux-sandbox`` is on ``PATH``."""
     if backend == "claude":
         return _claude(env, argv, permission_mode, root)
+    if backend == "codex":
+        return _codex(env, argv, codex_helper_found)
     return []

@@ -136,7 +136,10 @@ def check_agent(config: LoopConfig, backend: str, argv: list[str], env: Mapping[
 
     root = hasattr(os, "geteuid") and os.geteuid() == 0
     mode = config.agent.permission_mode
-    problems = agent_problems(backend, env, argv=argv, permission_mode=mode, root=root)
+    helper = shutil.which("codex-linux-sandbox", path=env.get("PATH")) is not None
+    problems = agent_problems(
+        backend, env, argv=argv, permission_mode=mode, root=root, codex_helper_found=helper
+    )
     if problems:
         raise ConfigError(problems[0])
 
