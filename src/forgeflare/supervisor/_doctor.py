@@ -26,9 +26,10 @@ _HELP = """Check every configured agent before a night: what would make each ite
 
 For the primary agent and each [agent] fallback (with its profile's env): the executable on
 PATH, the variables its CLI reads (Claude Code: ANTHROPIC_BASE_URL and a key, IS_SANDBOX=1 as
-root; Codex: its sandbox helper, lost with CODEX_HOME under /tmp), and for the own agent (backend forgeflare) one tiny request against its endpoint; a
-usage limit (429) there is reported, not a failure. One line per check. Exit 0 when every
-agent would start, 1 when one would not, 2 for a bad configuration.
+root; Codex: its sandbox helper, lost with CODEX_HOME under /tmp), and for the own agent
+(backend forgeflare) one tiny request against its endpoint; a usage limit (429) there is
+reported, not a failure. One line per check. Exit 0 when every agent would start, 1 when one
+would not, 2 for a bad configuration.
 """
 
 
