@@ -24,8 +24,11 @@ __all__ = [
     "alive",
     "linux_only_skip_reason",
     "live_group_members",
+    "private_mounts_skip_reason",
     "readable_forgeflare_path",
     "require_pinned_cli",
+    "run_in_private_mounts",
+    "sleeping",
 ]
 
 LINUX_ONLY_MARKER = "linux_only(reason): needs Linux (bubblewrap, ...); skipped elsewhere"
@@ -120,3 +123,38 @@ def readable_forgeflare_path(prefix: list[str], dest: Path) -> dict[str, str]:
     for path in (dest, *dest.rglob("*")):
         path.chmod(0o755 if path.is_dir() else 0o644)
     return {"PYTHONPATH": str(dest)}
+
+
+def private_mounts_skip_reason() -> str | None:
+    """Why a tiny tmpfs in a private mount namespace cannot be made here, or None."""
+    if shutil.which("unshare") is None:
+        return "unshare (util-linux) is not installed"
+    probe = subprocess.run(
+        ["unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"],
+        capture_output=True,
+        check=False,
+    )
+    return None if probe.returncode == 0 else "mounting a tmpfs needs root (unshare -m)"
+
+
+def sleeping(seconds: str) -> list[psutil.Process]:
+    """Live ``sleep SECONDS`` processes (the token is unique to one test)."""
+    found = []
+    for proc in psutil.process_iter(["cmdline", "status"]):
+        if proc.info["cmdline"] == ["sleep", seconds] and proc.info["status"] != "zombie":
+            found.append(proc)
+    return found
+
+
+def run_in_private_mounts(
+    command: str, env: dict[str, str], timeout: float
+) -> subprocess.CompletedProcess[str]:
+    """``command`` (a shell line) in a private mount namespace, its output captured."""
+    return subprocess.run(
+        ["unshare", "-m", "sh", "-c", f"mount --make-rprivate / && exec {command}"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        check=False,
+    )

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["cloned_repo", "forgeflare", "git"]
+__all__ = ["cloned_repo", "forgeflare", "git", "new_repo"]
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -15,6 +15,16 @@ def git(cwd: Path, *args: str) -> str:
     return subprocess.run(
         ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
     ).stdout.strip()
+
+
+def new_repo(path: Path) -> Path:
+    """A fresh repository at ``path`` on ``main`` with an identity and one empty commit."""
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q", "-b", "main")
+    git(path, "config", "user.name", "t")
+    git(path, "config", "user.email", "t@t")
+    git(path, "commit", "-q", "--allow-empty", "-m", "init")
+    return path
 
 
 def cloned_repo(tmp: Path, name: str, files: Mapping[str, str | bytes]) -> Path:

@@ -122,6 +122,9 @@ class Final(AgentReport):
     requests: int = 0
     transient: bool | None = None
     """For ``api_error``: whether the failure was transient (overloaded, 5xx, connection)."""
+    signal: str | None = None
+    """The completion tag of the final message (``<loop-done>COMPLETE</loop-done>``): a claim
+    the loop judges."""
 
 
 class ConvergenceState(BaseModel):

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from forgeflare._errors import ForgeflareError
+from forgeflare._readfile import FILE_LIMIT, read_limited
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -35,6 +36,7 @@ __all__ = [
     "read_json",
     "read_text",
     "read_toml",
+    "require_utf8",
     "scrub_surrogates",
     "validate_as",
 ]
@@ -60,6 +62,17 @@ def scrub_surrogates(value: Any) -> Any:
     if isinstance(value, dict):
         return {scrub_surrogates(k): scrub_surrogates(v) for k, v in value.items()}
     return value
+
+
+def require_utf8(text: str, source: str, *, error: type[Exception] = DamagedFileError) -> str:
+    """``text`` when it encodes as UTF-8; else ``error("<source>: not UTF-8 text (character
+    N)")``: an argument holding bytes that are not UTF-8 (``printf '\\355\\240\\200'``)
+    arrives with lone surrogates, which would fail the first write far from here."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise error(f"{source}: not UTF-8 text (character {exc.start + 1})") from exc
+    return text
 
 
 def loads(text: str | bytes) -> Any:
@@ -103,13 +116,15 @@ def read_bytes(
     error: type[Exception] = DamagedFileError,
     missing_ok: bool = True,
     cannot_read: str = "cannot read",
+    limit: int = FILE_LIMIT,
 ) -> bytes | None:
-    """The bytes of ``path``; ``None`` when it does not exist and ``missing_ok``.
+    """The bytes of ``path`` (a regular file of at most ``limit`` bytes: :func:`read_limited`);
+    ``None`` when it does not exist and ``missing_ok``.
 
     Raises ``error("<path>: <cannot_read>: <why>")`` or ``error("<path>: file not found")``.
     """
     try:
-        return path.read_bytes()
+        return read_limited(path, limit=limit)
     except FileNotFoundError as exc:
         if missing_ok:
             return None
@@ -121,13 +136,17 @@ def read_bytes(
 
 
 def read_text(
-    path: Path, *, error: type[Exception] = DamagedFileError, missing_ok: bool = True
+    path: Path,
+    *,
+    error: type[Exception] = DamagedFileError,
+    missing_ok: bool = True,
+    limit: int = FILE_LIMIT,
 ) -> str | None:
     """The UTF-8 text of ``path``; ``None`` when it does not exist and ``missing_ok``.
 
     Raises ``error("<path>: cannot read: <why>")`` or ``error("<path>: not UTF-8 text (byte N)")``.
     """
-    raw = read_bytes(path, error=error, missing_ok=missing_ok)
+    raw = read_bytes(path, error=error, missing_ok=missing_ok, limit=limit)
     if raw is None:
         return None
     try:

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from forgeflare._readfile import read_limited_text
 from forgeflare._secrets import child_environment
 
 __all__ = [
@@ -117,7 +118,7 @@ def _config_files(cwd: Path) -> list[Path]:
             break
         if dot_git.is_file():
             try:
-                line = dot_git.read_text(encoding="utf-8", errors="replace").strip()
+                line = read_limited_text(dot_git, errors="replace").strip()
             except OSError:
                 return []
             git_dir = folder / line.removeprefix("gitdir:").strip()
@@ -126,7 +127,7 @@ def _config_files(cwd: Path) -> list[Path]:
         return []
     dirs = [git_dir]
     try:
-        common = (git_dir / "commondir").read_text(encoding="utf-8").strip()
+        common = read_limited_text(git_dir / "commondir", errors="replace").strip()
         dirs.append(git_dir / common)
     except OSError:
         pass

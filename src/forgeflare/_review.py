@@ -18,6 +18,7 @@ answer are saved to a file the caller names.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -26,11 +27,13 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from forgeflare._budget import estimate_input_tokens, refusal, worst_case_usd
 from forgeflare._evidence import ClaimBy, GateRun, gate_tail
 from forgeflare._pricing import price_usd
 
 __all__ = [
     "DEFAULT_MAX_DIFF",
+    "OVER_BUDGET",
     "VERDICT_TOOL",
     "ReviewAnswer",
     "ReviewInput",
@@ -39,6 +42,9 @@ __all__ = [
     "review_prompt",
     "verdict_of",
 ]
+
+OVER_BUDGET = "not asked, over budget: "
+"""How the error of a reviewer not asked because its worst case would pass the cap starts."""
 
 DEFAULT_MAX_DIFF = 60_000
 """The most of the diff the reviewer sees by default (bytes)."""
@@ -153,11 +159,14 @@ async def ask_reviewer(
     env: Mapping[str, str],
     save_to: Path,
     timeout: float = 300.0,
+    cap: float | None = None,
+    spent: float | None = 0.0,
 ) -> ReviewAnswer:
     """Ask the reviewer; never raises (a failure is the answer's ``error``).
 
     ``timeout`` bounds the whole request (the stop-hook must answer before Claude Code's own
-    hook timeout).
+    hook timeout). With a budget ``cap`` of which ``spent`` is gone, a request whose worst
+    case would pass it is not sent: the error then starts with :data:`OVER_BUDGET`.
     """
     import trio
 
@@ -180,6 +189,20 @@ async def ask_reviewer(
     )
     answer = ReviewAnswer(model=given.model, file=save_to.name)
     saved: dict[str, Any] = {"request": request.to_body(stream=True)}
+    size = len(json.dumps(saved["request"]).encode())
+    worst = worst_case_usd(
+        given.model,
+        input_tokens=estimate_input_tokens(size),
+        max_tokens=request.max_tokens,
+        cached=False,
+    )
+    refused = refusal(spent=spent, worst=worst, cap=cap)
+    if refused is not None:
+        answer.error = f"{OVER_BUDGET}{refused}"
+        saved["error"] = answer.error
+        with contextlib.suppress(OSError):
+            await trio.Path(save_to).write_text(json.dumps(saved, indent=2), encoding="utf-8")
+        return answer
     try:
         async with MessagesClient(
             base_url=resolve_base_url(None, env),

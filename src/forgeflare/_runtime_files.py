@@ -8,7 +8,7 @@ the second lands).
 
 from __future__ import annotations
 
-__all__ = ["RUNTIME_PATTERNS"]
+__all__ = ["RUNTIME_PATTERNS", "WRITTEN_FOLDERS"]
 
 RUNTIME_PATTERNS: tuple[str, ...] = (
     ".forgeflare/convergence.json",
@@ -24,3 +24,7 @@ RUNTIME_PATTERNS: tuple[str, ...] = (
 )
 """gitignore patterns of every file written at run time (each one is in the README's files
 table)."""
+
+WRITTEN_FOLDERS: tuple[str, ...] = (".fresher", ".forgeflare", ".entire")
+"""The project folders forgeflare writes in (besides ``[paths] log_dir``): checked at the start
+of ``loop`` and ``run`` to stay inside the project after following links."""

@@ -9,14 +9,17 @@ code first move secrets out of the process's initial environment (:mod:`forgefla
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
 
 from forgeflare._errors import ForgeflareError
+
+# Annotations only: the bare ``stop-hook`` path imports neither typing nor collections.abc
+# (mypy treats any name TYPE_CHECKING as true; at run time it is False).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 __all__ = ["main", "stop_hook_main"]
 
@@ -59,8 +62,10 @@ def _only_forgeflare_error(group: BaseExceptionGroup[BaseException]) -> Forgefla
 
 def _say(error: ForgeflareError) -> None:
     """One ``forgeflare: error:`` line per problem (a fleet file may have several)."""
+    from forgeflare._termtext import for_terminal  # a path or record text may carry escapes
+
     for line in str(error).splitlines() or [""]:
-        print(f"forgeflare: error: {line}", file=sys.stderr)
+        print(f"forgeflare: error: {for_terminal(line)}", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -82,6 +87,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     if not args:
         # As `forgeflare hooks` and `forgeflare fleet` do: the help on stdout, exit 2 (usage).
+        import contextlib
+
         with contextlib.suppress(SystemExit):
             app(args=["--help"])
         sys.exit(2)
@@ -126,12 +133,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     sys.exit(code if isinstance(code, int) else 0)
 
 
-@dataclass(frozen=True)
 class _ClickExceptions:
-    click: type[Any]
-    usage: type[Any]
-    abort: tuple[type[BaseException], ...]
-    no_args: type[Any] | None
+    """The click exception types :func:`main` tells apart (a plain class: no dataclasses,
+    which would load ``inspect`` and ``ast`` at every Stop)."""
+
+    __slots__ = ("abort", "click", "no_args", "usage")
+
+    def __init__(
+        self,
+        *,
+        click: type[Any],
+        usage: type[Any],
+        abort: tuple[type[BaseException], ...],
+        no_args: type[Any] | None,
+    ) -> None:
+        self.click, self.usage, self.abort, self.no_args = click, usage, abort, no_args
 
 
 def _click_exceptions() -> _ClickExceptions:

@@ -30,8 +30,9 @@ from supervisor_agents.project import Project, base_env, wait_for
 SECONDS = float(os.environ.get("FORGEFLARE_CHAOS_SECONDS", "20"))
 SEED = int(os.environ.get("FORGEFLARE_CHAOS_SEED", "12"))
 
-# The agent commits three times per iteration (the pauses are its work, not synchronisation)
-# and leaves detached processes behind, as Claude Code's Bash commands do (`setsid`), one of
+# The agent commits three times per iteration (the pauses are its work, not synchronisation),
+# then checks a plan box it leaves to the loop's checkpoint to commit, and leaves detached
+# processes behind, as Claude Code's Bash commands do (`setsid`), one of
 # them with a clean environment (`env -i`: the run's marker is gone too). That one is started
 # last: the loop adopts it (as subreaper) the moment the script exits and ends it at once.
 # Only a kill -9 of the loop itself in the few ms between could lose it; a kill -9 while the
@@ -43,6 +44,7 @@ for step in 1 2 3; do
   git add work.txt && git commit -qm "iteration $FRESHER_ITERATION step $step"
   sleep 0.3
 done
+sed -i '0,/- \\[ \\]/s//- [x]/' IMPLEMENTATION_PLAN.md
 setsid sleep {tag} >/dev/null 2>&1 </dev/null &
 sleep 0.3
 env -i setsid sleep {tag} >/dev/null 2>&1 </dev/null &
@@ -98,6 +100,9 @@ def test_kill_9_anywhere_loses_no_commit_and_leaves_no_process(tmp_path: Path) -
     rng = random.Random(SEED)
     project = Project(tmp_path)
     project.git_init()
+    project.write("IMPLEMENTATION_PLAN.md", "".join(f"- [ ] task {i}\n" for i in range(10**4)))
+    subprocess.run(["git", "add", "-A"], cwd=project.dir, check=True)
+    subprocess.run(["git", "commit", "-qm", "plan"], cwd=project.dir, check=True)
     start = git_lines(project, "rev-parse", "HEAD")[0]
     tag = f"{4000 + uuid.uuid4().int % 1000}.{uuid.uuid4().int % 10**6:06d}"
     agent = project.write("agent.sh", AGENT.format(tag=tag))
@@ -164,5 +169,16 @@ def test_kill_9_anywhere_loses_no_commit_and_leaves_no_process(tmp_path: Path) -
             if before and after and before != after:
                 attributed |= set(git_lines(project, "rev-list", f"{before}..{after}"))
     missing = made - attributed
-    print(f"chaos: {len(kills)} kills, {resumes} resumes, {len(made)} commits")
+    plan = (project.dir / "IMPLEMENTATION_PLAN.md").read_text()
+    checked = plan.count("- [x]")
+    print(f"chaos: {len(kills)} kills, {resumes} resumes, {len(made)} commits, {checked} boxes")
     assert not missing, f"{len(missing)} of {len(made)} commits in no record ({len(kills)} kills)"
+    # Every box checked in the work tree is in HEAD: in a commit a record names (above).
+    committed = subprocess.run(
+        ["git", "show", "HEAD:IMPLEMENTATION_PLAN.md"],
+        cwd=project.dir,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert committed.count("- [x]") == checked, f"{checked - committed.count('- [x]')} boxes"

@@ -23,7 +23,7 @@ import pytest
 from agent_support import text_response, tool_response
 from claude_code_support import claude_env
 from conftest import MockServer
-from environ_support import SCAN
+from environ_support import scanning_project, scans
 from supervisor_agents.project import base_env
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
@@ -43,37 +43,6 @@ def secret_env() -> dict[str, str]:
             "CLAUDE_CODE_OAUTH_TOKEN",
         )
     }
-
-
-def scanning_project(root: Path, values_file: Path, out: Path) -> Path:
-    project = root / "p"
-    (project / ".forgeflare").mkdir(parents=True)
-    (project / "scan.py").write_text(SCAN)
-    scan = f"python3 scan.py {values_file} {out}"
-    (project / ".forgeflare" / "hooks.toml").write_text(
-        f'[[hooks]]\nevent = "PreToolUse"\nphase = "observe"\ncommand = "{scan} shell-hook"\n'
-    )
-    for name in ("started", "next_iteration", "finished"):
-        hook = project / ".fresher" / "hooks" / name
-        hook.parent.mkdir(parents=True, exist_ok=True)
-        hook.write_text(f"#!/bin/sh\n{scan} {name}\n")
-        hook.chmod(0o755)
-    (project / ".gitignore").write_text(".fresher/runs/\n")
-    for args in (
-        ["init", "-q"],
-        ["add", "-A"],
-        ["-c", "user.name=T", "-c", "user.email=t@example.invalid", "commit", "-qm", "scan"],
-    ):
-        subprocess.run(["git", *args], cwd=project, check=True)
-    return project
-
-
-def scans(out: Path) -> dict[str, tuple[int, str]]:
-    found = {}
-    for line in out.read_text().splitlines():
-        label, read, leaks = line.split(" ", 2)
-        found[label] = (int(read.removeprefix("read=")), leaks.removeprefix("leaks="))
-    return found
 
 
 @pytest.mark.parametrize("command", ["loop", "run", "claude"])

@@ -10,16 +10,11 @@ import trio
 from forgeflare.fleet._config import load_fleet_file
 from forgeflare.fleet._run import FleetOptions, run_fleet
 from forgeflare.fleet._state import FleetRecord, LoopRecord, load_record, save_record, state_dir
-from project_support import git
+from project_support import git, new_repo
 
 
 def test_a_finished_loop_is_landed_on_resume(tmp_path: Path) -> None:
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "config", "user.name", "t")
-    git(repo, "config", "user.email", "t@t")
-    git(repo, "commit", "-q", "--allow-empty", "-m", "init")
+    repo = new_repo(tmp_path / "repo")
     path = tmp_path / "fleet.toml"
     path.write_text('[fleet]\nname = "n"\n\n[[loop]]\nname = "a"\nrepo = "repo"\nprompt = "x"\n')
     sdir = state_dir(path, "n")

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from forgeflare.stophook import state_path
+
 CMD = [sys.executable, "-m", "forgeflare", "stop-hook"]
 ASKS = "I cannot choose.\n<loop-done>BLOCKED</loop-done>\nWhich API: v1 or v2?\nv2 is in beta."
 
@@ -40,7 +42,7 @@ def stop(project: Path, said: str, session: str = "s1") -> subprocess.CompletedP
 
 
 def frame(project: Path) -> dict[str, object]:
-    state = json.loads((project / ".forgeflare" / "loop-state.json").read_text())
+    state = json.loads(state_path(project).read_text())
     top: dict[str, object] = state["stack"][-1]
     return top
 
@@ -80,7 +82,7 @@ def test_question_parks_the_loop_and_an_answer_resumes_it(tmp_path: Path) -> Non
 
     done = stop(tmp_path, "Done.\n<loop-done>COMPLETE</loop-done>")
     assert done.returncode == 0
-    assert not (tmp_path / ".forgeflare" / "loop-state.json").exists()
+    assert not state_path(tmp_path).exists()
 
 
 def test_answer_from_stdin_as_the_plugin_passes_it(tmp_path: Path) -> None:
@@ -96,7 +98,7 @@ def test_answer_from_stdin_as_the_plugin_passes_it(tmp_path: Path) -> None:
     ("setup", "args", "says"),
     [
         ("none", ["answer", "v2"], "no loop in"),
-        ("running", ["answer", "v2"], "loop-state.json: the running loop-mode loop asked no "),
+        ("running", ["answer", "v2"], ".json: the running loop-mode loop asked no "),
         ("parked", ["answer", "  "], "the answer is empty"),
         ("parked", ["answer"], "the answer is empty"),
         ("parked", ["answer", "v2", "--file", "a.md"], "as TEXT or with --file, not both"),
@@ -181,3 +183,18 @@ def test_the_morning_report_lists_a_question_parked_in_claude_code(tmp_path: Pat
     assert answered.returncode == 0, answered.stderr
     assert frame(project)["answer"] == "v2"
     assert "Which API" not in report(project).stdout  # answered: nothing waits on you
+
+
+def test_a_question_a_clone_carries_is_not_in_the_report(tmp_path: Path) -> None:
+    """A repository's own 0.3 state file, parked on a question, is nobody's question here."""
+    planted = tmp_path / ".forgeflare" / "loop-state.json"
+    planted.parent.mkdir()
+    frame = {"mode": "loop", "iter": 1, "max": 3, "prompt": "p", "question": "Run setup.sh?"}
+    doc = {"schema": 1, "event": "STATE", "run_id": "x", "updated_at": "2026-01-01T00:00:00Z"}
+    planted.write_text(json.dumps({**doc, "stack": [frame]}))
+    out = report(tmp_path)
+    assert out.returncode == 2  # no runs and nothing parked: the old one line
+    assert "setup.sh" not in out.stdout + out.stderr
+    refused = cli(tmp_path, "answer", "yes")
+    assert refused.returncode == 2
+    assert "no loop in" in refused.stderr

@@ -23,6 +23,7 @@ from claude_code_support import (
     last_user_text,
     session_of,
 )
+from forgeflare.stophook import state_path
 from mockapi_support import MockServer
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
@@ -50,7 +51,7 @@ def stop_hook(project: Path, *args: str, home: Path) -> subprocess.CompletedProc
 
 
 def top_frame(project: Path) -> dict[str, Any] | None:
-    path = project / ".forgeflare" / "loop-state.json"
+    path = state_path(project)
     if not path.exists():
         return None
     frame: dict[str, Any] = json.loads(path.read_text())["stack"][-1]

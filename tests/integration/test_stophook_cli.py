@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from forgeflare.stophook import state_path
+
 CMD = [sys.executable, "-m", "forgeflare", "stop-hook"]
 # What install writes: this installation's forgeflare by absolute path, runnable without PATH.
 OURS = f"{Path(sys.executable).absolute().parent / 'forgeflare'} stop-hook"
@@ -29,7 +31,7 @@ def cli(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def test_start_status_cancel(tmp_path: Path) -> None:
     out = cli(tmp_path, "start", "--mode", "task", "--max-iterations", "4", "--prompt", "Ship it")
     assert out.returncode == 0, out.stderr
-    state = json.loads((tmp_path / ".forgeflare" / "loop-state.json").read_text())
+    state = json.loads(state_path(tmp_path).read_text())
     assert state["schema"] == 1
     assert state["event"] == "STATE"
     assert state["updated_at"].endswith("Z")
@@ -45,7 +47,7 @@ def test_start_status_cancel(tmp_path: Path) -> None:
     cancel = cli(tmp_path, "cancel")
     assert cancel.returncode == 0
     assert "cancelled" in cancel.stdout
-    assert not (tmp_path / ".forgeflare" / "loop-state.json").exists()
+    assert not state_path(tmp_path).exists()
 
 
 def test_install_merges_is_idempotent_and_refuses_bad_json(tmp_path: Path) -> None:
@@ -113,7 +115,7 @@ def test_start_from_slash_command_arguments(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     assert "<issue-complete>DONE</issue-complete>" in out.stdout  # tells the model how to end
     assert "on its own line, outside code" in out.stdout
-    state = json.loads((tmp_path / ".forgeflare" / "loop-state.json").read_text())
+    state = json.loads(state_path(tmp_path).read_text())
     assert state["stack"] == [
         {"mode": "issue", "iter": 1, "max": 7, "prompt": 'Fix "the" build; don\'t touch $HOME `x`'}
     ]
@@ -191,6 +193,7 @@ def test_portable_install_for_a_committed_settings_file(tmp_path: Path) -> None:
     assert cli(tmp_path, "start", "--prompt", "Ship it").returncode == 0
     stop = json.dumps({"hook_event_name": "Stop", "last_assistant_message": "Not yet."})
     base = {"HOME": str(tmp_path / ".test-home"), "CLAUDE_PROJECT_DIR": str(tmp_path)}
+    base["XDG_STATE_HOME"] = os.environ["XDG_STATE_HOME"]  # where `start` put the loop
     # found on PATH (as in a shell whose venv is active): the loop blocks the stop
     found = subprocess.run(
         ["/bin/sh", "-c", commands[0]],
@@ -214,3 +217,38 @@ def test_portable_install_for_a_committed_settings_file(tmp_path: Path) -> None:
     )
     assert missing.returncode == 0
     assert "forgeflare is not in" in missing.stderr
+
+
+def test_the_state_is_the_users_and_status_names_a_planted_one(tmp_path: Path) -> None:
+    planted = tmp_path / ".forgeflare" / "loop-state.json"
+    planted.parent.mkdir()
+    planted.write_text('{"schema": 1, "event": "STATE", "stack": []}')
+    status = cli(tmp_path, "status")
+    assert status.returncode == 0, status.stderr
+    assert status.stdout.splitlines() == [
+        "no loop in this project",
+        f"{planted}: ignored: a loop's state lives in your state directory now, never in the "
+        "project (a clone can carry this file); start the loop with 'forgeflare stop-hook start'",
+    ]
+    assert cli(tmp_path, "start", "--prompt", "Ship it").returncode == 0
+    where = Path(os.environ["XDG_STATE_HOME"]) / "forgeflare" / "stop-hook"
+    assert state_path(tmp_path).parent == where
+    assert (
+        state_path(tmp_path).name
+        == str(tmp_path.resolve()).lstrip("/").replace("/", "%2F") + ".json"
+    )
+    assert cli(tmp_path, "status").stdout.splitlines()[0] == str(state_path(tmp_path))
+    cancelled = cli(tmp_path, "cancel").stdout.splitlines()
+    assert cancelled == [
+        f"cancelled: removed {state_path(tmp_path)}",
+        status.stdout.splitlines()[1],
+    ]
+    assert planted.read_text() == '{"schema": 1, "event": "STATE", "stack": []}'
+
+
+def test_start_refuses_a_folder_that_does_not_exist(tmp_path: Path) -> None:
+    out = cli(tmp_path / "missing", "start", "--prompt", "Ship it")
+    assert out.returncode == 2
+    assert out.stderr == (
+        f"forgeflare: error: stop-hook start: --dir {tmp_path / 'missing'}: not a directory\n"
+    )

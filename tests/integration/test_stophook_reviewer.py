@@ -288,7 +288,7 @@ def test_a_stop_without_a_claim_loads_no_reviewer(tmp_path: Path, mock_api: Mock
     project = project_with_work(tmp_path)
     assert start(project, env, "--gate", "true", "--reviewer", MODEL).returncode == 0
     quiet = imported_by_hook(project, "Still working.", env)
-    assert "forgeflare.stophook._hook" in quiet
+    assert "forgeflare.stophook._quick" in quiet
     heavy = {"httpx", "trio", "pydantic", "forgeflare._review", "forgeflare._evidence"}
     assert not heavy & {m for m in quiet if m.split(".")[0] in heavy or m in heavy}
     claimed = imported_by_hook(project, f"Done.\n{SIG}", env)

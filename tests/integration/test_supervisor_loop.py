@@ -6,13 +6,11 @@ import contextlib
 import json
 import os
 import shlex
-import shutil
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
-import psutil
 import pytest
 import trio
 from typer.testing import CliRunner
@@ -20,6 +18,9 @@ from typer.testing import CliRunner
 from forgeflare import _app as cli
 from forgeflare._errors import ConfigError
 from forgeflare.supervisor import StopControl
+from platform_support import private_mounts_skip_reason as _private_mounts
+from platform_support import run_in_private_mounts
+from platform_support import sleeping as _sleeping
 from supervisor_agents.project import (
     Done,
     Project,
@@ -252,9 +253,11 @@ async def test_no_changes_in_git_repo(project: Project) -> None:
     )
     assert done.code == 11, done.stderr
     rec = project.record()
-    assert [it["commits"] for it in rec["iterations"]] == [1, 0, 0]
+    # the file iteration 2 left uncommitted is the loop's checkpoint commit
+    assert [it["commits"] for it in rec["iterations"]] == [1, 1, 0]
     assert [it["changed"] for it in rec["iterations"]] == [True, True, False]
-    assert rec["totals"]["commits"] == 1
+    assert [bool(it["checkpoint"].get("sha")) for it in rec["iterations"]] == [False, True, False]
+    assert rec["totals"]["commits"] == 2
     assert rec["finish_type"] == "no_changes"
 
 
@@ -512,22 +515,27 @@ def test_a_red_gate_with_inits_next_iteration_hook_lets_the_agent_fix_it(
         (False, "complete"),
     ]
     assert (
-        "The gate failed: running the agent to fix it"
+        "The last claim was refused: running the agent to act on the reasons"
         in (project.run_dirs()[0] / "hooks.log").read_text()
     )
 
 
-def test_skips_after_a_red_gate_meet_max_skips(project: Project) -> None:
+def test_skips_after_a_red_gate_are_overridden(project: Project) -> None:
+    """A refused claim is work for the agent: a hook's skip is overridden (one line), and the
+    loop that ends on repeated refusals says the gate's last reason."""
     project.write("IMPLEMENTATION_PLAN.md", PLAN)
     project.hook("next_iteration", '[ "$FRESHER_ITERATION" = 1 ] || exit 1')
-    env = base_env(FRESHER_GATE="false", FRESHER_SMART_TERMINATION="false")
-    done = project.run("--agent-cmd", CHECKS_ALL, "--max-iterations", "20", env=env)
-    assert done.code == 16, done.stdout + done.stderr
+    env = base_env(
+        FRESHER_GATE="false", FRESHER_SMART_TERMINATION="false", FRESHER_MAX_ITERATIONS="3"
+    )
+    done = project.run("--agent-cmd", CHECKS_ALL, env=env)
+    assert done.code == 10, done.stdout + done.stderr
     rec = project.record()
-    assert rec["finish_type"] == "skips"
-    assert len(rec["iterations"]) == 4  # one run, then max_skips (3) skipped
+    assert rec["finish_type"] == "max_iterations"
+    assert [r["skipped"] for r in rec["iterations"]] == [False, False, False]
     said = done.stdout + done.stderr
-    assert "finished: skips (exit 16); 4 iterations (3 skipped), 0 commits" in said
+    assert said.count("next_iteration asked to skip, but the last claim was refused") == 2
+    assert "the last claim was refused: gate exit 1" in rec["finish_reason"]
 
 
 async def test_a_convergence_file_that_is_not_utf8_is_one_warning(project: Project) -> None:
@@ -540,18 +548,6 @@ async def test_a_convergence_file_that_is_not_utf8_is_one_warning(project: Proje
     assert "convergence.json: not a valid convergence state: not UTF-8 text (byte" in done.stderr
     assert project.record()["finished_at"] is not None
     assert (project.dir / "finish").read_text().strip() == "max_iterations"
-
-
-def _private_mounts() -> str | None:
-    """Why a tiny tmpfs in a private mount namespace cannot be made here, or None."""
-    if shutil.which("unshare") is None:
-        return "unshare (util-linux) is not installed"
-    probe = subprocess.run(
-        ["unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"],
-        capture_output=True,
-        check=False,
-    )
-    return None if probe.returncode == 0 else "mounting a tmpfs needs root (unshare -m)"
 
 
 def test_a_full_disk_before_the_loop_starts_is_one_line(tmp_path: Path) -> None:
@@ -580,15 +576,6 @@ def test_a_full_disk_before_the_loop_starts_is_one_line(tmp_path: Path) -> None:
         f"forgeflare: error: {disk}/.fresher/loop.lock: cannot write the loop lock: "
         "No space left on device"
     )
-
-
-def _sleeping(seconds: str) -> list[psutil.Process]:
-    """Live ``sleep SECONDS`` processes (the token is unique to one test)."""
-    found = []
-    for proc in psutil.process_iter(["cmdline", "status"]):
-        if proc.info["cmdline"] == ["sleep", seconds] and proc.info["status"] != "zombie":
-            found.append(proc)
-    return found
 
 
 def test_env_i_setsid_descendants_do_not_survive_the_loop(project: Project) -> None:
@@ -627,14 +614,7 @@ def test_a_run_folder_made_read_only_is_marked_finished_beside_it(project: Proje
         [sys.executable, "-m", "forgeflare", "loop", "--dir", str(project.dir),
          "--agent-cmd", remount, "--max-iterations", "3"]
     )  # fmt: skip
-    done = subprocess.run(
-        ["unshare", "-m", "sh", "-c", f"mount --make-rprivate / && exec {loop}"],
-        capture_output=True,
-        text=True,
-        env=base_env(),
-        timeout=60,
-        check=False,
-    )
+    done = run_in_private_mounts(loop, base_env(), timeout=60)
     assert "Traceback" not in done.stderr
     assert "cannot write: Read-only file system" in done.stderr, done.stderr
     (run_dir,) = project.run_dirs()

@@ -161,7 +161,7 @@ def test_session_file_reset_is_preferred(tmp_path: Path) -> None:
     thread = "01a21499-6123-76c1-a8c1-733fffa7f869"
     folder = tmp_path / "sessions" / "2026" / "11" / "25"
     folder.mkdir(parents=True)
-    window = {"used_percent": 100.0, "window_minutes": 300, "resets_at": 1_800_000_000}
+    window = {"used_percent": 100.0, "window_minutes": 300, "resets_at": 1_796_112_000}
     event = {
         "type": "event_msg",
         "payload": {"type": "token_count", "rate_limits": {"primary": window}},
@@ -174,6 +174,7 @@ def test_session_file_reset_is_preferred(tmp_path: Path) -> None:
         {"type": "turn.failed", "error": {"message": USAGE.format("8:30 PM")}},
     ):
         reader.feed(j(e))
+    reader.now = EVENING
     report = reader.report()
-    assert report["resets_at"] == "2027-01-15T08:00:00Z"
+    assert report["resets_at"] == "2026-12-01T08:00:00Z"
     assert report["model"] == "gpt-5.5"

@@ -336,7 +336,9 @@ def test_backend_argv(backend: Backend, command: str, model: str, argv: list[str
 def test_backend_seam_prompt_and_budget() -> None:
     assert ForgeflareBackend().budget_argv(1.5) == ["--max-cost", "1.500000"]
     assert ForgeflareBackend().budget_argv(-1.0) == ["--max-cost", "0.000000"]
-    for other in (CommandBackend(), ClaudeBackend(), CodexBackend()):
+    # Claude Code has a budget flag (checked between its API requests); Codex has none.
+    assert ClaudeBackend().budget_argv(1.5) == ["--max-budget-usd", "1.500000"]
+    for other in (CommandBackend(), CodexBackend()):
         assert other.budget_argv(1.5) == []
     assert COMPLETE_TAG in ClaudeBackend().prompt_suffix
     assert COMPLETE_TAG in CodexBackend().prompt_suffix
@@ -378,3 +380,23 @@ def test_claude_tag_in_the_first_of_two_text_blocks_completes() -> None:
     )
     reader, _ = read([INIT, block(f"Done.\n{COMPLETE_TAG}"), calling, j(result)])
     assert ClaudeBackend().report(reader, ChildEnd(exit_code=0), None, None).signal is None
+
+
+def test_claude_streamed_cost_counts_each_message_once_then_the_result() -> None:
+    import json
+
+    from forgeflare.supervisor.backends import ClaudeStreamReader
+
+    reader = ClaudeStreamReader()
+    assert reader.streamed_cost_usd() == 0.0
+    reader.feed(json.dumps({"type": "system", "subtype": "init", "model": "claude-opus-4-6"}))
+    usage = {"input_tokens": 1_000_000, "output_tokens": 0}
+    message = {"id": "m1", "usage": usage, "content": [{"type": "text", "text": "a"}]}
+    reader.feed(json.dumps({"type": "assistant", "message": message}))
+    reader.feed(json.dumps({"type": "assistant", "message": message}))  # a second block
+    assert reader.streamed_cost_usd() == 5.0
+    sub = {"type": "assistant", "parent_tool_use_id": "t", "message": {**message, "id": "m2"}}
+    reader.feed(json.dumps(sub))  # a subagent's request costs too
+    assert reader.streamed_cost_usd() == 10.0
+    reader.feed(json.dumps({"type": "result", "subtype": "success", "total_cost_usd": 7.5}))
+    assert reader.streamed_cost_usd() == 7.5  # Claude Code's own sum wins once it comes

@@ -147,7 +147,7 @@ def test_stop_hook_hot_path_imports_no_heavy_library(tmp_path: Path) -> None:
     start_loop(tmp_path, mode=Mode.LOOP, max_iterations=3, prompt="go", now=datetime.now(UTC))
     stdin = json.dumps({"hook_event_name": "Stop", "last_assistant_message": "still working"})
     modules = _modules_after(["stop-hook"], stdin, cwd=tmp_path)
-    assert "forgeflare.stophook._hook" in modules
+    assert "forgeflare.stophook._quick" in modules
     assert not {m.split(".")[0] for m in modules} & set(HEAVY)
     assert _parts(modules) == {"stophook"}
 

@@ -47,3 +47,15 @@ def test_text_is_held_by_default_when_stdout_is_not_a_terminal() -> None:
     assert out.getvalue() == ""
     display.end_message()
     assert out.getvalue() == "x\n"
+
+
+def test_text_from_the_model_and_the_project_reaches_the_terminal_without_escapes() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    display = AgentDisplay(out=out, err=err, hold_text=False)
+    display.text("said \x1b]52;c;cm0gLXJmIH4=\x07this\n")
+    display.tool_output("cat: \x1b]0;pwned\x07\x1b[2Kfile \u202eevil\n")
+    display.tool_result("Bash", "\x9b31mfailed", is_error=True)
+    assert out.getvalue() == "said this\n"
+    assert "cat: file <U+202E>evil\n" in err.getvalue()
+    assert "Bash: error: failed" in err.getvalue()
+    assert not any(c in err.getvalue() + out.getvalue() for c in "\x1b\x07\x9b\u202e")

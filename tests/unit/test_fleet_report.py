@@ -47,7 +47,7 @@ def test_text_head_and_sections() -> None:
     assert todo == [
         "What needs you",
         "  [lexer] branch forgeflare/night/lexer not landed (conflict): rebase onto main "
-        "conflicts in lexer.py  →  git -C . switch forgeflare/night/lexer",
+        "conflicts in lexer.py  →  forgeflare fleet land /x/fleet.toml lexer",
         "  [docs] not run (stopped): the fleet budget was spent first  →  forgeflare fleet run "
         + RECORD.fleet_file,
     ]

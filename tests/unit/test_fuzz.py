@@ -40,6 +40,7 @@ from forgeflare.hooks._protocol import ProcessOutcome, interpret_guard, interpre
 from forgeflare.mockapi import MockScriptError
 from forgeflare.mockapi._render import encode_sse, render_events
 from forgeflare.mockapi._script import load_script
+from forgeflare.stophook import state_path
 from forgeflare.stophook._hook import run_stop_hook
 from forgeflare.supervisor._config import load_config
 
@@ -259,7 +260,7 @@ def test_mock_script(data: bytes) -> None:
 def test_stop_hook_input(data: bytes) -> None:
     project = _scratch()
     (project / ".forgeflare").mkdir()
-    (project / ".forgeflare" / "loop-state.json").write_text('{"frames": []}')
+    state_path(project).write_text('{"frames": []}')
     outcome = run_stop_hook(
         data.decode("utf-8", "replace"), environ={}, cwd=project, now=datetime.now(UTC)
     )

@@ -6,10 +6,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from forgeflare.report import (
     NOTHING,
+    RunFacts,
     build_digest,
+    checkpoint_failures,
     fleet_needs_you,
     needs_you,
     render_text,
@@ -193,7 +197,8 @@ def test_fleet_lists_questions_and_branches_not_landed() -> None:
     items = fleet_needs_you(loops, runs)
     assert [(i.where, i.kind) for i in items] == [("db", "question"), ("ui", "landing")]
     assert items[1].what == "branch fleet/ui not landed (conflict): merge conflict in app.css"
-    assert items[1].command == "git -C /w/ui switch fleet/ui"
+    # Not `git switch` to the branch its worktree already has: the landing is retried.
+    assert items[1].command == "forgeflare fleet land FLEET.toml ui"
     assert render_todo_lines(items)[0].startswith("[db] the agent asks: Which DB?")
 
 
@@ -256,3 +261,146 @@ def test_a_question_parked_in_claude_code_is_answered_with_the_stop_hook() -> No
         "the Claude Code loop asks: Postgres or SQLite? …  →  "
         "forgeflare stop-hook answer --dir '/my project' \"…\""
     ]
+
+
+def commands(items: list[Any]) -> list[tuple[str, str, str]]:
+    return [(i.kind, i.what, i.command) for i in items]
+
+
+def test_a_dead_run_needs_you_and_a_live_one_does_not() -> None:
+    killed = run({"outcome": "ok"}, {"outcome": "ok"}, finished_at=None, finish_type=None)
+    assert commands(needs_you(killed, alive=False)) == [
+        (
+            "dead",
+            "the loop died mid-run (its supervisor is gone; 2 iteration(s) recorded)",
+            "forgeflare loop --resume --dir /p",
+        )
+    ]
+    assert needs_you(killed, alive=True) == []
+    assert needs_you(killed, alive=None) == []  # not known: not said
+    digest = build_digest(killed, facts=RunFacts(alive=False))
+    text = render_text(digest)
+    assert NOTHING not in text
+    assert "still running" not in text
+    assert "dead — forgeflare loop --resume" in text
+
+
+def test_undelivered_work_failed_commits_and_a_dirty_tree() -> None:
+    undelivered = run(
+        {"outcome": "ok"},
+        {"outcome": "ok", "checkpoint": {"failed": "fatal: empty ident name"}},
+        finish_type="undelivered",
+        finish_reason="undelivered: the loop's checkpoint commit failed (fatal: empty ident "
+        "name); see `git -C /p status`",
+    )
+    assert commands(needs_you(undelivered, dirty=("a.py",))) == [
+        (
+            "undelivered",
+            "undelivered: the loop's checkpoint commit failed (fatal: empty ident name)",
+            "git -C /p status",
+        )
+    ]
+    dirty = needs_you(run({"outcome": "ok"}), dirty=("a.py", "b.py", "c.py", "d.py"))
+    assert commands(dirty) == [
+        (
+            "dirty",
+            "uncommitted changes in 4 file(s) after the run: a.py, b.py, c.py …",
+            "git -C /p status",
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    ("checkpoint", "why"),
+    [
+        ({"sha": "abc1234"}, None),
+        ({"skipped": "not a git repository"}, None),
+        ({"skipped": "nothing to commit"}, None),
+        ({"skipped": "checkpoint = warn"}, None),
+        ({"skipped": "lock held by pid 12 (index.lock)"}, "lock held by pid 12 (index.lock)"),
+        ({"skipped": "detached HEAD"}, "detached HEAD"),
+        ({"failed": "fatal: cannot lock ref"}, "git commit failed: fatal: cannot lock ref"),
+        (None, None),
+    ],
+)
+def test_checkpoint_failures_table(checkpoint: dict[str, str] | None, why: str | None) -> None:
+    row = IterationRecord(number=1, started_at=T0, checkpoint=checkpoint)
+    assert checkpoint_failures(row) == why
+
+
+def test_failed_checkpoints_need_you_with_the_last_reason() -> None:
+    record = run(
+        {"outcome": "ok", "checkpoint": {"failed": "fatal: index.lock exists"}},
+        {"outcome": "ok", "checkpoint": {"sha": "abc1234"}},
+        {"outcome": "ok", "checkpoint": {"skipped": "a merge is in progress"}},
+        finish_type="max_iterations",
+    )
+    assert commands(needs_you(record)) == [
+        (
+            "commit",
+            "2 iteration(s) could not commit their work (the last, iteration 3: a merge is "
+            "in progress)",
+            "git -C /p status",
+        )
+    ]
+
+
+def test_a_refused_claim_points_at_its_log_not_at_the_report() -> None:
+    claim = {"by": "tag", "accepted": False, "rejected_by": "reviewer", "why": "no README"}
+    record = run({"outcome": "ok", "claim": claim}, finish_type="no_changes")
+    for item in needs_you(record, run_dir="/runs/x") + needs_you(record):
+        assert "forgeflare report" not in item.command
+    (item,) = needs_you(record, run_dir="/runs/x")
+    assert item.command == "less /runs/x/iteration-001.log"
+
+
+def test_an_unlanded_loop_that_did_not_complete_runs_on_then_lands() -> None:
+    loops = [Loop("ui", "not_landed", "fleet/ui", "/w/ui", "finished max_iterations")]
+    loops[0].finish_type = "max_iterations"  # type: ignore[attr-defined]
+    (item,) = fleet_needs_you(loops, {"ui": None}, "/f/FLEET.toml")
+    assert item.command == "forgeflare loop --dir /w/ui && forgeflare fleet land /f/FLEET.toml ui"
+
+
+def test_porcelain_paths() -> None:
+    from forgeflare.report._collect import porcelain_paths
+
+    out = " M a.py\0?? new file.txt\0R  b.py\0old b.py\0"
+    assert porcelain_paths(out) == ("a.py", "new file.txt", "b.py")
+    assert porcelain_paths("") == ()
+
+
+def test_a_dead_fleet_is_resumed_as_a_whole() -> None:
+    loops = [Loop("ui", "running", "fleet/ui", "/w/ui")]
+    killed = run({"outcome": "ok"}, finished_at=None, finish_type=None)
+    runs = {"ui": (killed, "/w/ui/r")}
+    facts = {"ui": RunFacts(alive=False)}
+    (item,) = fleet_needs_you(loops, runs, "/f/FLEET.toml", facts, fleet_alive=False)
+    assert (item.kind, item.command) == ("dead", "forgeflare fleet run --resume /f/FLEET.toml")
+    # a loop whose own run died in a live fleet is still said, with its loop's resume
+    (alone,) = fleet_needs_you(loops, runs, "/f/FLEET.toml", facts, fleet_alive=True)
+    assert (alone.where, alone.kind) == ("ui", "dead")
+
+
+@given(
+    finish=st.sampled_from(
+        ["complete", "budget", "error", "stalled", "stuck", "blocked", "undelivered", None]
+    ),
+    alive=st.sampled_from([True, False, None]),
+    accepted=st.booleans(),
+    dirty=st.lists(st.sampled_from(["a.py", "b b.txt"]), max_size=2),
+)
+def test_the_list_never_sends_you_back_to_the_report(
+    finish: str | None, alive: bool | None, accepted: bool, dirty: list[str]
+) -> None:
+    """Whatever the night, each item's command acts; none is ``forgeflare report`` itself."""
+    claim = {"by": "tag", "accepted": accepted, "rejected_by": "reviewer", "why": "no"}
+    record = run(
+        {"outcome": "ok", "claim": claim},
+        finish_type=finish,
+        finished_at=None if finish is None else "2026-02-13T23:30:00Z",
+    )
+    for run_dir in ("", "/runs/x"):
+        items = needs_you(record, run_dir=run_dir, alive=alive, dirty=tuple(dirty))
+        assert all("forgeflare report" not in i.command for i in items)
+        if finish is None and alive is False:
+            assert [i.kind for i in items] == ["dead"]

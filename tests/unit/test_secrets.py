@@ -1,5 +1,6 @@
-"""Which variables are secrets: a table both ways (the 22 names an attacker found missed, the
-usual suspects, credentials in URLs) and the ordinary variables that must stay."""
+"""Which variables are secrets: a table both ways (the 22 and then 29 names an attacker found
+missed, the usual suspects, credentials in URLs and values) and the ordinary variables that must
+stay, look-alikes included."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from forgeflare._secrets import child_environment, is_secret, scrub_environment
+from secrets_support import MISSED_IN_0_3
 
 MISSED_BEFORE = [
     "AWS_SECRET_ACCESS_KEY",
@@ -33,8 +35,10 @@ MISSED_BEFORE = [
 ]
 """20 of the issue's 22 are secrets by name; DATABASE_URL and MONGO_URI by value (below)."""
 
+
 SECRET_NAMES = [
     *MISSED_BEFORE,
+    *MISSED_IN_0_3,
     "ANTHROPIC_API_KEY",
     "ANTHROPIC_AUTH_TOKEN",
     "CLAUDE_CODE_OAUTH_TOKEN",
@@ -72,6 +76,30 @@ SECRET_VALUES = [
     ("BACKUP_TARGET", "s3://AKIA123:wJalr@bucket.example.com/x"),
     ("STATUS_URL", "https://status.example.com/hook?token=abcdef"),
     ("PG_URI", "host=db dbname=app password=hunter2"),
+    # Under any name: what the value carries.
+    ("STORAGE", "DefaultEndpointsProtocol=https;AccountName=a;AccountKey=bm90IGEga2V5==;"),
+    ("SB", "Endpoint=sb://x.servicebus.windows.net/;SharedAccessKeyName=R;SharedAccessKey=k="),
+    ("DB", "Server=tcp:db,1433;Database=app;User ID=app;Password=hunter2;"),
+    ("NOTIFY", "https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXXXXXX"),
+    ("CHAT", "https://discord.com/api/webhooks/123/abcdef"),
+    ("TEAMS", "https://contoso.webhook.office.com/webhookb2/abc@def/IncomingWebhook/1/2"),
+    ("LEGACY_TEAMS", "https://outlook.office.com/webhook/abc"),
+    ("CLAUDE", "sk-ant-api03-" + "a" * 40),
+    ("OPENAI", "sk-proj-" + "A1b2" * 10),
+    ("GH", "ghp_" + "a" * 36),
+    ("GH2", "github_pat_" + "A" * 40),
+    ("GL", "glpat-" + "x" * 20),
+    ("SLACK", "xoxb-1234-5678-abcdef"),
+    ("ID", "AKIAIOSFODNN7EXAMPLE"),
+    ("GOOGLE", "AIza" + "B" * 35),
+    ("STRIPE", "sk_live_" + "4" * 24),
+    ("REGISTRY", "npm_" + "c" * 36),
+    ("HF", "hf_" + "d" * 34),
+    ("UPLOAD", "pypi-" + "e" * 60),
+    ("AGE", "AGE-SECRET-KEY-1" + "Q" * 58),
+    ("KEYDATA", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Bl\n-----END OPENSSH PRIVATE KEY-----"),
+    ("ID_TOK", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJl"),
+    ("ARGS", "--header x --key=sk-ant-admin01-" + "z" * 30),
 ]
 
 ORDINARY = [
@@ -131,6 +159,28 @@ ORDINARY = [
     "FORGEFLARE_TRUST",
     "FRESHER_RUN_ID",
     "FRESHER_PROJECT_DIR",
+    # Look-alikes: lists of names, the desktop's session, git's author.
+    "TOX_TESTENV_PASSENV",
+    "PASSENV",
+    "NOX_PASS_ENV",
+    "GIT_AUTHOR_NAME",
+    "GIT_AUTHOR_DATE",
+    "GIT_COMMITTER_NAME",
+    "GIT_COMMITTER_EMAIL",
+    "XAUTHORITY",
+    "XDG_SESSION_TYPE",
+    "XDG_SESSION_ID",
+    "XDG_SESSION_CLASS",
+    "DBUS_SESSION_BUS_ADDRESS",
+    "DESKTOP_SESSION",
+    "GNOME_DESKTOP_SESSION_ID",
+    "SESSION_MANAGER",
+    "TERM_SESSION_ID",
+    "PATHEXT",
+    "MANPATH",
+    "INFOPATH",
+    "DISK",
+    "TASK",
 ]
 
 ORDINARY_VALUES = [
@@ -143,6 +193,17 @@ ORDINARY_VALUES = [
     ("all_proxy", "socks5://u:p@127.0.0.1:1080"),
     ("HOMEPAGE", "see user@example.com"),
     ("DOCS_URL", "https://docs.example.com/page?lang=en"),
+    ("HTTPS_PROXY", "http://proxy.internal:3128"),
+    ("no_proxy", "localhost,127.0.0.1,.internal"),
+    ("TOX_TESTENV_PASSENV", "GITHUB_TOKEN AWS_SECRET_ACCESS_KEY"),
+    ("XDG_SESSION_TYPE", "wayland"),
+    ("DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/bus"),
+    ("PIP_EXTRA", "scikit-learn numpy pandas-stubs"),
+    ("TASK_NAME", "task-runner-for-the-nightly-build"),
+    ("DISKS", "/dev/sda1 /dev/sdb1 disk-by-uuid-0123456789abcdef"),
+    ("WEBSITE", "https://slack.com/intl/en-gb/"),
+    ("LESS", "-R --use-color -Dd+r$Du+b"),
+    ("GREETING", "Password reset instructions are in README"),
 ]
 
 
@@ -188,3 +249,42 @@ def test_children_get_the_ordinary_ones_and_passed_secrets() -> None:
 def test_a_name_with_token_or_secret_is_always_secret(name: str, value: str) -> None:
     for word in ("TOKEN", "SECRET", "PASSWORD"):
         assert is_secret(f"{name}_{word}_X", value)
+
+
+_SAFE_WORDS = st.sampled_from(
+    ["PATH", "HOME", "DIR", "LANG", "LC", "ALL", "TERM", "USER", "NAME", "EMAIL", "MODE", "LEVEL"]
+)
+_PLAIN_VALUE = st.text(alphabet="abcdefgh0123456789/:._ ", max_size=40)
+
+
+@given(st.lists(_SAFE_WORDS, min_size=1, max_size=4), _PLAIN_VALUE)
+def test_ordinary_words_and_values_never_make_a_secret(words: list[str], value: str) -> None:
+    assert not is_secret("_".join(words), value)
+
+
+@given(
+    st.lists(_SAFE_WORDS, min_size=1, max_size=3),
+    st.sampled_from(["sk-ant-api03-", "ghp_", "glpat-", "xoxb-", "github_pat_", "hf_"]),
+    st.text(alphabet="abcdefABCDEF0123456789", min_size=40, max_size=48),
+    st.sampled_from(["", "Bearer ", "--key=", "x "]),
+)
+def test_a_known_key_prefix_is_a_secret_under_any_name(
+    words: list[str], prefix: str, body: str, before: str
+) -> None:
+    assert is_secret("_".join(words), f"{before}{prefix}{body}")
+
+
+@given(
+    st.lists(_SAFE_WORDS, max_size=2),
+    st.sampled_from(["PASSENV", "XDG_SESSION", "GIT_AUTHOR", "GIT_COMMITTER"]),
+    st.text(max_size=40),
+)
+def test_the_allow_list_wins_over_patterns_and_values(
+    words: list[str], lookalike: str, value: str
+) -> None:
+    name = "_".join([*words, lookalike]) if lookalike == "PASSENV" else f"{lookalike}_X"
+    assert not is_secret(name, value)
+
+
+def test_the_second_table_is_the_size_it_says() -> None:
+    assert len(MISSED_IN_0_3) == 29

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from forgeflare.stophook import state_path
 from forgeflare.stophook._completion import completion_hint, judged_text
 from forgeflare.stophook._hook import run_stop_hook
 from forgeflare.stophook._loops import start_loop
@@ -239,7 +240,7 @@ def hook(project: Path, **payload: object) -> tuple[int, str]:
 
 def loop_state(project: Path, session_id: str = "") -> Path:
     start_loop(project, mode=Mode.LOOP, max_iterations=5, prompt="p", now=datetime.now(UTC))
-    path = project / ".forgeflare" / "loop-state.json"
+    path = state_path(project)
     if session_id:
         doc = json.loads(path.read_text())
         doc["stack"][0]["session_id"] = session_id

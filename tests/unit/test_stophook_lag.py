@@ -20,6 +20,7 @@ from forgeflare.stophook import (
     read_settled,
     run_stop_hook,
     settled,
+    state_path,
     wait_seconds,
 )
 
@@ -86,7 +87,7 @@ def prompt(t: str) -> str:
 
 
 def loop(project: Path, *modes: str, judged: str = "") -> Path:
-    path = project / ".forgeflare" / "loop-state.json"
+    path = state_path(project)
     path.parent.mkdir(parents=True, exist_ok=True)
     stack = [{"mode": m, "iter": 1, "max": 5, "prompt": ""} for m in modes]
     if judged:

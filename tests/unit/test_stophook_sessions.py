@@ -26,12 +26,7 @@ from forgeflare.stophook._machine import (
 )
 from forgeflare.stophook._plugin import LoopArgs, parse_loop_args, plugin_files
 from forgeflare.stophook._signals import Mode
-from forgeflare.stophook._statefile import (
-    parse_json_state,
-    parse_markdown_state,
-    render_json_state,
-    render_markdown_state,
-)
+from forgeflare.stophook._statefile import parse_json_state, render_json_state
 
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 DONE = "<loop-done>COMPLETE</loop-done>"
@@ -102,21 +97,11 @@ def test_a_stop_never_changes_a_frame_of_another_session(
                 assert after.session_id in (before.session_id, session)
 
 
-def test_session_round_trips_through_both_state_files() -> None:
+def test_session_round_trips_through_the_state_file() -> None:
     rec = LoopRecord(Event.STATE, "r", NOW, (Frame(Mode.LOOP, 2, 5, "p", "sess-1"),))
     assert parse_json_state(render_json_state(rec)) == rec
     unclaimed = LoopRecord(Event.STATE, "r", NOW, (Frame(Mode.LOOP, 2, 5, "p"),))
     assert '"session_id"' not in render_json_state(unclaimed)
-
-    md = "---\nactive: true\niteration: 1\nmax_iterations: 5\n---\n\np\n"
-    new = render_markdown_state(md, rec)
-    assert new == (
-        "---\nactive: true\niteration: 2\nmax_iterations: 5\nsession_id: sess-1\n---\n\np\n"
-    )
-    parsed = parse_markdown_state(new, NOW)
-    assert isinstance(parsed, LoopRecord)
-    assert parsed.stack[0].session_id == "sess-1"
-    assert render_markdown_state(new, rec) == new  # the line is added once
 
 
 # --- the plugin's arguments ---------------------------------------------------------------------

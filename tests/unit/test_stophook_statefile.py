@@ -1,9 +1,9 @@
-"""Parsing and rendering of the two state formats, timestamps, and the lock."""
+"""Parsing and rendering of the loop-state file, timestamps, and the lock."""
 
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -20,12 +20,10 @@ from forgeflare.stophook import (
     ReviewNote,
     StateLockTimeout,
     parse_json_state,
-    parse_markdown_state,
     render_json_state,
 )
 from forgeflare.stophook._statefile import (
     parse_timestamp,
-    render_markdown_state,
     state_lock,
 )
 
@@ -105,59 +103,15 @@ def test_corrupted_json(text: str) -> None:
     assert isinstance(parse_json_state(text), Corrupt)
 
 
-MD = """---
-active: true
-mode: issue
-iteration: 3
-max_iterations: 10
-completion_promise: "DONE"  # kept as is
----
-
-Fix issue 12, then stop.
-"""
-
-
-def test_markdown_parse_and_in_place_update() -> None:
-    parsed = parse_markdown_state(MD, T0)
-    assert parsed == LoopRecord(
-        Event.STATE, "", T0, (Frame(Mode.ISSUE, 3, 10, "Fix issue 12, then stop."),)
-    )
-    assert isinstance(parsed, LoopRecord)
-    later = LoopRecord(Event.STATE, "", T0, (Frame(Mode.ISSUE, 4, 10, "ignored"),))
-    assert render_markdown_state(MD, later) == MD.replace("iteration: 3", "iteration: 4")
-
-
-def test_markdown_updated_at_and_quotes() -> None:
-    text = (
-        "---\nactive: \"true\"\niteration: '1'\nmax_iterations: 2\n"
-        "updated_at: 2026-01-01T10:00:00+00:00\n---\nbody"
-    )
-    parsed = parse_markdown_state(text, T0 + timedelta(days=9))
-    assert isinstance(parsed, LoopRecord)
-    assert parsed.updated_at == T0  # the front matter wins over the mtime
-    assert parsed.stack[0].mode is Mode.LOOP  # mode defaults to loop
-    later = LoopRecord(Event.STATE, "", T0 + timedelta(hours=1), (Frame(Mode.LOOP, 2, 2),))
-    out = render_markdown_state(text, later)
-    assert "iteration: 2\n" in out
-    assert "updated_at: 2026-01-01T11:00:00Z\n" in out
-    assert out.endswith("---\nbody")
-
-
-def test_the_judged_message_id_is_kept_in_both_formats() -> None:
+def test_the_judged_message_id_is_kept() -> None:
     frame = Frame(Mode.ISSUE, 4, 10, "Fix issue 12, then stop.", "s1", judged="msg_01")
-    later = LoopRecord(Event.STATE, "", T0, (frame,))
-    out = render_markdown_state(MD, later)
-    assert "session_id: s1\njudged_message: msg_01\n---" in out
-    again = parse_markdown_state(out, T0)
-    assert isinstance(again, LoopRecord)
-    assert again.stack[0].judged == "msg_01"
     record = LoopRecord(Event.STATE, "r", T0, (frame,))
     parsed = parse_json_state(render_json_state(record))
     assert isinstance(parsed, LoopRecord)
     assert parsed.stack[0].judged == "msg_01"
 
 
-def test_a_parked_frame_keeps_its_question_and_answer_in_both_formats() -> None:
+def test_a_parked_frame_keeps_its_question_and_answer() -> None:
     question = 'Which API: "v1" or v2?\nv2 is in beta: # not a comment'
     frame = Frame(Mode.ISSUE, 4, 10, "Fix issue 12, then stop.", "s1", question=question)
     as_json = json.loads(render_json_state(LoopRecord(Event.STATE, "r", T0, (frame,))))
@@ -167,52 +121,14 @@ def test_a_parked_frame_keeps_its_question_and_answer_in_both_formats() -> None:
         parked = frame._replace(answer=answer)
         record = LoopRecord(Event.STATE, "", T0, (parked,))
         assert parse_json_state(render_json_state(record)) == record
-        out = render_markdown_state(MD, record)
-        assert parse_markdown_state(out, T0) == record
-    # Resumed: the question lines go, everything else stays.
     resumed = LoopRecord(Event.STATE, "", T0, (frame._replace(question=""),))
-    out = render_markdown_state(render_markdown_state(MD, record), resumed)
-    assert "question" not in out
-    assert "answer" not in out
-    assert parse_markdown_state(out, T0) == resumed
+    assert "question" not in render_json_state(resumed)
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        doc(stack=[{"mode": "loop", "iter": 1, "max": 2, "question": 7}]),
-        "---\niteration: 1\nmax_iterations: 3\nquestion: not json\n---\n",
-        "---\niteration: 1\nmax_iterations: 3\nanswer: [1]\n---\n",
-    ],
-    ids=["json-number", "markdown-bare", "markdown-list"],
-)
-def test_a_question_that_is_not_a_string_is_corrupt(text: str) -> None:
-    parsed = parse_json_state(text) if text.startswith("{") else parse_markdown_state(text, T0)
+def test_a_question_that_is_not_a_string_is_corrupt() -> None:
+    parsed = parse_json_state(doc(stack=[{"mode": "loop", "iter": 1, "max": 2, "question": 7}]))
     assert isinstance(parsed, Corrupt)
-    assert "question or answer" in parsed.why or "JSON string" in parsed.why
-
-
-def test_markdown_inactive_is_done() -> None:
-    parsed = parse_markdown_state(MD.replace("active: true", "active: false"), T0)
-    assert isinstance(parsed, LoopRecord)
-    assert parsed.event is Event.DONE
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "",
-        "no front matter",
-        "---\nactive: true\niteration: 1\n",
-        "---\nactive: maybe\niteration: 1\nmax_iterations: 3\n---\n",
-        "---\niteration: x\nmax_iterations: 3\n---\n",
-        "---\niteration: 1\n---\n",
-        "---\niteration: 1\nmax_iterations: 3\nupdated_at: later\n---\n",
-        "---\njust words\n---\n",
-    ],
-)
-def test_corrupted_markdown(text: str) -> None:
-    assert isinstance(parse_markdown_state(text, T0), Corrupt)
+    assert "question or answer" in parsed.why
 
 
 reviews = st.builds(
@@ -271,7 +187,6 @@ def test_json_render_parse_round_trip(
 @given(st.text(max_size=200))
 def test_parsers_never_raise(text: str) -> None:
     assert parse_json_state(text) is not None
-    assert parse_markdown_state(text, T0) is not None
 
 
 def test_lock_times_out_instead_of_hanging(tmp_path: Path) -> None:

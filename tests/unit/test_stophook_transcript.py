@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from forgeflare.stophook import TranscriptError, last_assistant_text
-from forgeflare.stophook._transcript import _lines_backwards
+from forgeflare.stophook._tail import lines_backwards as _lines_backwards
 
 
 def assistant(*blocks: dict[str, object], msg_id: str = "m1") -> dict[str, object]:
@@ -95,9 +95,9 @@ def test_missing_transcript_is_a_transcript_error(tmp_path: Path) -> None:
 def test_huge_line_after_the_answer_is_skipped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from forgeflare.stophook import _transcript
+    from forgeflare.stophook import _tail
 
-    monkeypatch.setattr(_transcript, "MAX_LINE_BYTES", 1000)
+    monkeypatch.setattr(_tail, "MAX_LINE_BYTES", 1000)
     path = tmp_path / "t.jsonl"
     big = json.dumps({"type": "user", "message": {"content": "assistant " * 500}})
     write(path, [assistant(text("answer"))])

@@ -10,6 +10,7 @@ import typer
 
 from forgeflare._cliopts import PassEnv, TrustProject
 from forgeflare._errors import ConfigError
+from forgeflare._pgroup import become_subreaper
 from forgeflare._sandbox import SANDBOX_ENV
 from forgeflare._secrets import pass_env_from, scrub_environment
 from forgeflare.agent._run import (
@@ -110,6 +111,9 @@ def run(
         trust_project=trust_project,
         max_cost=max_cost,
     )
+    # The CLI's own process, as `forgeflare loop` does: orphans of the tools and hooks (a
+    # guard's `env -i setsid sleep &`) adopt this process and are ended with their command.
+    become_subreaper()
     code = trio.run(run_agent, options, prompt_source(prompt))
     raise typer.Exit(code)
 

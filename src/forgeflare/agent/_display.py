@@ -19,6 +19,8 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.markup import escape
 
+from forgeflare._termtext import for_terminal
+
 __all__ = ["AgentDisplay", "summarize_input"]
 
 _PREVIEW = 200
@@ -80,7 +82,8 @@ class AgentDisplay:
             if self._err_mid_line:
                 self._err.file.write("\n")
                 self._err_mid_line = False
-            self._err.print(f"[{style}]\\[{tag}][/{style}] {escape(text)}", soft_wrap=True)
+            shown = escape(for_terminal(text))
+            self._err.print(f"[{style}]\\[{tag}][/{style}] {shown}", soft_wrap=True)
 
     def text(self, chunk: str) -> None:
         """A streamed piece of assistant text (held until accepted when not on a terminal)."""
@@ -92,6 +95,7 @@ class AgentDisplay:
             self._streamed = True
 
     def _write_out(self, chunk: str) -> None:
+        chunk = for_terminal(chunk)  # the model's text may carry what a repository holds
         self._out.write(chunk)
         self._out.flush()
         self._mid_line = not chunk.endswith("\n")
@@ -144,6 +148,7 @@ class AgentDisplay:
         """
         if not chunk:
             return
+        chunk = for_terminal(chunk)
         with self._lock:
             self._err.file.write(chunk)
             self._err.file.flush()

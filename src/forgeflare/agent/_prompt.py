@@ -11,6 +11,9 @@ from __future__ import annotations
 import platform
 from pathlib import Path
 
+from forgeflare._completion import COMPLETE_TAG
+from forgeflare._readfile import read_limited_text
+
 __all__ = ["INSTRUCTIONS_CAP", "build_system_prompt", "project_instructions"]
 
 INSTRUCTIONS_CAP = 20_000
@@ -31,6 +34,15 @@ If a tool call is blocked by a hook, read the reason and take another approach.
 When the task is done, say so briefly and stop."""
 
 
+_LOOP_DONE = (
+    "\nYou run in a loop that restarts you until the work is done. Commit your work with git "
+    "as you go. When the whole task is done and committed, end your final message with "
+    f"{COMPLETE_TAG} on a line of its own (not in code); the loop then checks the claim "
+    "(its gate, its reviewer, a clean work tree). Do not write it before.\n"
+)
+"""What the system prompt says in a loop: how to claim completion."""
+
+
 def project_instructions(cwd: Path, *, loop: bool = False) -> list[tuple[str, str]]:
     """``(name, text)`` of the project's instruction files, each capped."""
     names = [next((n for n in ("AGENTS.md", "CLAUDE.md") if (cwd / n).is_file()), None)]
@@ -41,7 +53,7 @@ def project_instructions(cwd: Path, *, loop: bool = False) -> list[tuple[str, st
         if name is None:
             continue
         try:
-            text = (cwd / name).read_text(encoding="utf-8", errors="replace")
+            text = read_limited_text(cwd / name, folder=cwd, errors="replace")
         except OSError:
             continue
         if len(text) > INSTRUCTIONS_CAP:
@@ -59,6 +71,10 @@ def build_system_prompt(cwd: Path, *, loop: bool = False) -> str:
         f"Working directory: {cwd}\n"
         f"Platform: {platform.system()} {platform.release()} ({platform.machine()})\n"
     )
+    if loop:
+        # One meaning of the tag for every backend: a claim the loop judges (gate, reviewer,
+        # a clean committed tree), never a finish by itself.
+        prompt += _LOOP_DONE
     for name, text in project_instructions(cwd, loop=loop):
         prompt += f"\nProject instructions from {name}:\n<instructions>\n{text}\n</instructions>\n"
     return prompt

@@ -11,17 +11,22 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import trio
 
+from forgeflare._budget import worst_case_usd
 from forgeflare._clock import utc_timestamp
-from forgeflare._completion import find_question
+from forgeflare._completion import completion_signal, find_question
 from forgeflare._convergence import Final, clear_convergence, convergence_path, write_final
 from forgeflare._errors import ConfigError
+from forgeflare._fsutil import check_project_folders
+from forgeflare._pgroup import end_adopted
 from forgeflare._pricing import price_usd
+from forgeflare._runtime_files import WRITTEN_FOLDERS
 from forgeflare._sandbox import (
     SANDBOX_ENV,
     require_sandbox,
@@ -49,6 +54,9 @@ from forgeflare.hooks import (
 from forgeflare.trust import TrustItem, TrustPin, agent_trust_items, require_trust
 
 __all__ = ["DEFAULT_MAX_TOKENS", "DEFAULT_MODEL", "RunOptions", "run_agent"]
+
+_ORPHAN_GRACE = 2.0
+"""Seconds an orphan left at the end of the run gets between TERM and KILL."""
 
 DEFAULT_MODEL = "claude-opus-4-6"
 DEFAULT_MAX_TOKENS = 16384
@@ -119,6 +127,7 @@ async def run_agent(
     project_dir = options.cwd.resolve()
     if not project_dir.is_dir():
         raise ConfigError(f"--dir {options.cwd}: not a directory")
+    check_project_folders(project_dir, WRITTEN_FOLDERS)  # a clone's links must not lead out
     base_url = checked_base_url(options.api_url, options.env)
     api_key = _api_key(options, base_url)
     if options.env.get(SANDBOX_ENV):
@@ -181,6 +190,8 @@ def _turn_loop(
     session: SessionWriter,
 ) -> TurnLoop:
     """The turn loop over the client (with retries), the tools and the project's hooks."""
+    # FORGEFLARE_PROMPT_CACHE=0 turns the breakpoints off (for comparisons)
+    cached = options.env.get("FORGEFLARE_PROMPT_CACHE", "1") != "0"
     loop = TurnLoop(
         model_client=RetryingClient(
             client,
@@ -198,8 +209,10 @@ def _turn_loop(
         transcript=session,
         max_cost=options.max_cost,
         price=lambda spend: price_usd(options.model, spend.tokens.model_dump()),
-        # FORGEFLARE_PROMPT_CACHE=0 turns the breakpoints off (for comparisons)
-        prompt_cache=options.env.get("FORGEFLARE_PROMPT_CACHE", "1") != "0",
+        worst_case=lambda input_tokens, max_tokens: worst_case_usd(
+            options.model, input_tokens=input_tokens, max_tokens=max_tokens, cached=cached
+        ),
+        prompt_cache=cached,
     )
     if price_usd(options.model, {"input": 1}) is None:
         display.warn(
@@ -222,6 +235,7 @@ async def _run_prompts(
     last: TurnResult | None = None
     received: list[signal.Signals] = []
     in_turn = False
+    since = time.time()
     try:
         async with client, trio.open_nursery() as nursery:
             nursery.start_soon(_watch_signals, nursery.cancel_scope, received)
@@ -237,6 +251,7 @@ async def _run_prompts(
                     model=options.model,
                     session=session,
                     question=last.question or _question(loop.conversation),
+                    tag=completion_signal(_last_text(loop.conversation)),
                 )
             nursery.cancel_scope.cancel()
     finally:
@@ -245,6 +260,10 @@ async def _run_prompts(
             exit_reason=last.reason.value if last else None,
             messages=loop.conversation,
         )
+        with trio.CancelScope(shield=True):
+            # What left the process group of a tool or hook and was adopted since (the CLI is
+            # a subreaper; elsewhere this finds none) does not outlive the run.
+            await trio.to_thread.run_sync(end_adopted, since, _ORPHAN_GRACE)
     if received:
         name = received[0].name
         display.warn(f"interrupted by {name}")
@@ -266,6 +285,7 @@ def _write_final(
     model: str,
     session: SessionWriter | None = None,
     question: str | None = None,
+    tag: str | None = None,
 ) -> None:
     tokens = result.spend.tokens
     failure = result.failure
@@ -287,6 +307,7 @@ def _write_final(
         transient=failure.transient if failure is not None else None,
         detail=str(failure)[:200] if failure is not None else None,
         question=question,
+        signal=tag,
     )
     try:
         write_final(convergence_path(project_dir), final)
@@ -294,13 +315,17 @@ def _write_final(
         display.warn(f"could not write {convergence_path(project_dir)}: {exc.strerror}")
 
 
-def _question(conversation: Sequence[Message]) -> str | None:
-    """The question of a final message that parks the loop (the BLOCKED tag), if it does."""
+def _last_text(conversation: Sequence[Message]) -> str:
+    """The text of the final assistant message (empty: none)."""
     for message in reversed(conversation):
         if message.role == "assistant":
-            text = "\n".join(b.text for b in message.content if isinstance(b, TextBlock))
-            return find_question(text)
-    return None
+            return "\n".join(b.text for b in message.content if isinstance(b, TextBlock))
+    return ""
+
+
+def _question(conversation: Sequence[Message]) -> str | None:
+    """The question of a final message that parks the loop (the BLOCKED tag), if it does."""
+    return find_question(_last_text(conversation)) if conversation else None
 
 
 def _write_interrupted(

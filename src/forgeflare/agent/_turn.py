@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import json
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any, Protocol, cast
 
 import trio
 
+from forgeflare._budget import estimate_input_tokens, refusal
 from forgeflare._convergence import Tokens
 from forgeflare.agent._conversation import (
     CONTINUE_PROMPT,
@@ -24,6 +26,7 @@ from forgeflare.agent._conversation import (
     MaxTokensAction,
     add_user_text,
     classify_max_tokens,
+    conversation_bytes,
     drop_null_input_tool_uses,
     recover_conversation,
     should_trim,
@@ -162,6 +165,8 @@ class _Counters:
     """The response's stop_reason until the step's StepEnd fired."""
     spend: Spend = field(default_factory=Spend)
     failure: APIError | None = None
+    tokens_per_byte: float = 0.0
+    """The most input tokens a byte of a request cost so far (raises the budget's estimate)."""
 
 
 @dataclass
@@ -186,6 +191,8 @@ class TurnLoop:
     """Mark prompt-cache breakpoints on every request."""
     price: Callable[[Spend], float | None] = lambda spend: None
     """The cost of a turn's tokens so far (``None``: unknown, so no budget can be enforced)."""
+    worst_case: Callable[[int, int], float | None] = lambda input_tokens, max_tokens: None
+    """The most a request of ``input_tokens`` and ``max_tokens`` can cost (``None``: unknown)."""
 
     def over_budget(self, spend: Spend) -> bool:
         """Has the turn spent ``max_cost``? Unknown prices never stop it."""
@@ -193,6 +200,22 @@ class TurnLoop:
             return False
         cost = self.price(spend)
         return cost is not None and cost >= self.max_cost
+
+    def _request_bytes(self) -> int:
+        """The size of the next request, as the budget's input estimate reads it."""
+        return (
+            len(self.system.encode())
+            + len(json.dumps(self.tools).encode())
+            + conversation_bytes(self.conversation)
+        )
+
+    def _refused(self, c: _Counters, size: int) -> str | None:
+        """Why the next request would pass ``max_cost`` at its worst (``_budget``), if it would."""
+        if not self.max_cost:
+            return None
+        tokens = estimate_input_tokens(size, c.tokens_per_byte)
+        worst = self.worst_case(tokens, self.max_tokens)
+        return refusal(spent=self.price(c.spend), worst=worst, cap=self.max_cost)
 
     def _record(self, message: Message) -> None:
         if self.transcript is not None:
@@ -273,6 +296,11 @@ class TurnLoop:
                 removed = trim_conversation(self.conversation)
                 if removed:
                     self.display.info(f"trimmed {removed} old messages to fit the context")
+            size = self._request_bytes() if self.max_cost else 0
+            refused = self._refused(c, size)
+            if refused is not None:
+                self.display.warn(f"stopping: {refused}")
+                return ExitReason.BUDGET, None
             c.step += 1
             await self.hooks.step_start(step=c.step)
             request = MessagesRequest(
@@ -293,6 +321,13 @@ class TurnLoop:
             usage = response.usage
             c.spend.add(usage)
             c.last_input_tokens = usage.input_tokens
+            if size:
+                billed = (
+                    usage.input_tokens
+                    + usage.cache_read_input_tokens
+                    + usage.cache_creation_input_tokens
+                )
+                c.tokens_per_byte = max(c.tokens_per_byte, billed / size)
             self.display.usage(
                 input_tokens=usage.input_tokens,
                 output_tokens=usage.output_tokens,

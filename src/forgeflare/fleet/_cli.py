@@ -11,6 +11,7 @@ import typer
 
 from forgeflare._errors import ConfigError
 from forgeflare._secrets import scrub_environment
+from forgeflare._termtext import for_terminal
 from forgeflare._units import format_cost
 
 __all__ = ["register"]
@@ -45,6 +46,7 @@ def register(app: typer.Typer) -> None:
         "stop", help="Stop a fleet: running loops end after their iteration; no new one starts."
     )(_stop_cmd)
     fleet.command("report", help=_REPORT_HELP)(_report_cmd)
+    fleet.command("land", help=_LAND_HELP)(_land_cmd)
     app.add_typer(fleet, name="fleet")
 
 
@@ -67,12 +69,23 @@ newest run of `forgeflare report` in its worktree). --html FILE writes it as one
 """
 
 
+_LAND_HELP = """Retry one loop's landing: the step `fleet run` takes when a loop finishes.
+
+For a loop left on its branch (a gate that failed at landing, a conflict you resolved, a base
+branch that was dirty, or a loop you ran on in its worktree until it completed): how its newest
+run finished is read again, then it is rebased onto its base, the fleet's gate is run, and the
+base is fast-forwarded (land = "pr": pushed and a pull request opened). Prints one line:
+NAME: OUTCOME: why. Exit 0 when it landed (or had landed), 1 when it did not, 2 for an unknown
+NAME, a fleet that has not run or still runs, land = "none", or a loop that has not finished.
+"""
+
+
 def _log(line: str) -> None:
     import sys
     from datetime import UTC, datetime
 
     stamp = datetime.now(UTC).strftime("%H:%M:%S")
-    print(f"{stamp} [fleet] {line}", file=sys.stderr, flush=True)
+    print(f"{stamp} [fleet] {for_terminal(line)}", file=sys.stderr, flush=True)
 
 
 def _clone_urls(spec: Any, fleet_file: Path, clone_url: str = "") -> dict[str, str]:
@@ -130,6 +143,23 @@ def _fine(spec: Any, loop: Any) -> bool:
     if loop.status in ("landed", "pr_opened"):
         return True
     return bool(spec.fleet.land == "none" and loop.finish_type == "complete")
+
+
+def _trusted(fleet_file: Path, trust_project: bool) -> tuple[Any, dict[str, str]]:
+    """The fleet file, once trusted (a fleet file from a repository is the project's: its
+    loops, gate and hooks run only then), and the environment its children get; this
+    process's own environment is scrubbed, so git and the gate inherit no secret."""
+    from forgeflare.fleet._config import load_fleet_file
+    from forgeflare.trust import fleet_items, require_trust
+
+    spec = load_fleet_file(fleet_file)
+    here = fleet_file.resolve().parent
+    require_trust(here, fleet_items(fleet_file, here), os.environ, flag=trust_project)
+    if trust_project:
+        os.environ["FORGEFLARE_TRUST"] = "1"  # the loops check their projects themselves
+    env = dict(os.environ)
+    scrub_environment(os.environ)
+    return spec, env
 
 
 def _record(fleet_file: Path) -> Any:
@@ -234,20 +264,9 @@ def _run_cmd(
 
     import trio
 
-    from forgeflare.fleet._config import load_fleet_file
     from forgeflare.fleet._run import FleetOptions, finished_fleet, run_fleet
 
-    spec = load_fleet_file(fleet_file)
-    # A fleet file from a repository is the project's: its commands run once trusted.
-    from forgeflare.trust import fleet_items, require_trust
-
-    here = fleet_file.resolve().parent
-    require_trust(here, fleet_items(fleet_file, here), os.environ, flag=trust_project)
-    if trust_project:
-        os.environ["FORGEFLARE_TRUST"] = "1"  # the loops check their projects themselves
-    env = dict(os.environ)
-    # Children started without an explicit environment (git) inherit no secret.
-    scrub_environment(os.environ)
+    spec, env = _trusted(fleet_file, trust_project)
     opts = FleetOptions(
         fleet_file=fleet_file,
         fleet=spec,
@@ -260,7 +279,7 @@ def _run_cmd(
     old = None if again else finished_fleet(opts)
     if old is not None:
         for line in _status_lines(old):
-            typer.echo(line)
+            typer.echo(for_terminal(line))
         typer.echo(
             f"fleet {old.name} has finished: nothing to run. `forgeflare fleet report "
             f"{fleet_file}` shows it; `forgeflare fleet run --again {fleet_file}` starts a "
@@ -269,14 +288,14 @@ def _run_cmd(
         raise typer.Exit(0 if all(_fine(spec, loop) for loop in old.loops) else 1)
     record = trio.run(functools.partial(run_fleet, opts))
     for line in _status_lines(record):
-        typer.echo(line)
+        typer.echo(for_terminal(line))
     raise typer.Exit(0 if all(_fine(spec, loop) for loop in record.loops) else 1)
 
 
 def _status_cmd(fleet_file: Path = typer.Argument(..., help="The fleet file.")) -> None:
     record = _record(fleet_file)
     for line in _status_lines(record):
-        typer.echo(line)
+        typer.echo(for_terminal(line))
 
 
 def _stop_cmd(fleet_file: Path = typer.Argument(..., help="The fleet file.")) -> None:
@@ -303,8 +322,24 @@ def _report_cmd(
     record = _record(fleet_file)
     budget = load_fleet_file(fleet_file).fleet.max_cost
     if html_out is None:
-        typer.echo(fleet_report_text(record, budget), nl=False)
+        typer.echo(for_terminal(fleet_report_text(record, budget)), nl=False)
         return
     page = fleet_report_html(record, html_out, budget)
     write_html(html_out, page)
     typer.echo(f"report: {html_out}")
+
+
+def _land_cmd(
+    fleet_file: Path = typer.Argument(..., help="The fleet file."),
+    name: str = typer.Argument(..., help="The loop to land (its [[loop]] name)."),
+    trust_project: bool = typer.Option(
+        False, "--trust-project", help="Run the fleet file's gate without review."
+    ),
+) -> None:
+    from forgeflare.fleet._run import FleetOptions, land_one
+
+    spec, env = _trusted(fleet_file, trust_project)
+    opts = FleetOptions(fleet_file=fleet_file, fleet=spec, env=env, log=_log)
+    loop = land_one(opts, name)
+    typer.echo(f"{loop.name}: {loop.status}" + (f": {loop.reason}" if loop.reason else ""))
+    raise typer.Exit(0 if loop.status in ("landed", "pr_opened") else 1)

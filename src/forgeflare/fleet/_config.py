@@ -23,6 +23,7 @@ from pydantic import (
 )
 
 from forgeflare._errors import ConfigError
+from forgeflare._readfile import CONFIG_LIMIT, read_limited_text
 from forgeflare._validation import Loc, error_key, error_problem
 from forgeflare.supervisor import BackendName
 
@@ -217,9 +218,11 @@ def parse_fleet_text(text: str, path: Path) -> FleetFile:
 def load_fleet_file(path: Path) -> FleetFile:
     """Read and validate ``path``."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_limited_text(path, limit=CONFIG_LIMIT)
     except FileNotFoundError as exc:
         raise FleetConfigError(f"{path}: no such fleet file") from exc
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
+        raise FleetConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
         raise FleetConfigError(f"{path}: cannot read: {exc}") from exc
     return parse_fleet_text(text, path)

@@ -10,6 +10,7 @@ updated with it); otherwise the branch is left and the result says so.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from collections.abc import Mapping
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, TypeGuard, get_args
 
+from forgeflare._outputcap import HeadTail
 from forgeflare._process import run_child_blocking
 from forgeflare.supervisor import GitResult, run_git
 
@@ -62,6 +64,9 @@ class Landing:
     gate: str = ""
     """A command that must pass in the worktree after the rebase (empty: none)."""
     gate_timeout: float = 3600
+    marker: tuple[str, str] | None = None
+    """An environment variable the gate and its descendants carry: a resumed fleet ends a gate
+    its killed supervisor left running by it (no second gate beside it)."""
 
 
 def is_land_outcome(status: str) -> TypeGuard[LandOutcome]:
@@ -122,11 +127,14 @@ def _prepare(landing: Landing) -> LandResult:
         files = ", ".join(conflicted[:5]) or _last_line(rebase)
         return LandResult("conflict", f"rebase onto {base} conflicts in {files}", commits)
     if gate:
-        out = bytearray()
+        out = HeadTail()  # only its last line is said: the rest need not fill the memory
         try:
             done = run_child_blocking(
                 ["bash", "-c", gate],
                 cwd=worktree,
+                env={**os.environ, **dict([landing.marker])} if landing.marker else None,
+                marker=landing.marker,
+                die_with_parent=True,  # a fleet killed with -9 does not leave its gate running
                 on_output=out.extend,
                 timeout=landing.gate_timeout,
             )
@@ -135,7 +143,7 @@ def _prepare(landing: Landing) -> LandResult:
         if done.timed_out:
             return LandResult("gate_failed", f"gate `{gate}` timed out", commits)
         if done.returncode != 0:
-            lines = out.decode(errors="replace").strip().splitlines()
+            lines = out.kept().decode(errors="replace").strip().splitlines()
             last = lines[-1] if lines else f"exit {done.returncode}"
             return LandResult(
                 "gate_failed", f"gate `{gate}` exited {done.returncode}: {last}", commits

@@ -45,16 +45,24 @@ def loop_report_text(loop: LoopRecord) -> str | None:
 
 def fleet_todo(record: FleetRecord) -> list[Todo]:
     """The fleet's "What needs you": each loop's newest run, and what did not land."""
-    from forgeflare.report import load_run
+    from forgeflare.report import RunFacts, load_run, run_facts
 
     runs: dict[str, tuple[RunRecord, str] | None] = {}
+    facts: dict[str, RunFacts] = {}
     for loop in record.loops:
         run_dir = _newest_run(loop)
         try:
             runs[loop.name] = (load_run(run_dir), str(run_dir)) if run_dir else None
         except ConfigError:
             runs[loop.name] = None
-    return fleet_needs_you(record.loops, runs, record.fleet_file)
+        found = runs[loop.name]
+        if run_dir is not None and found is not None:
+            facts[loop.name] = run_facts(Path(loop.worktree), run_dir, found[0])
+    from forgeflare._pgroup import is_alive
+
+    # One rule with `fleet status`: recorded as running, its process gone.
+    alive = None if record.finished_at else is_alive(record.pid, record.pid_started)
+    return fleet_needs_you(record.loops, runs, record.fleet_file, facts, fleet_alive=alive)
 
 
 def _head(record: FleetRecord, budget: float | None) -> list[str]:

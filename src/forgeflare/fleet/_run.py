@@ -12,12 +12,14 @@ ends what the dead fleet left running and goes on where it stopped.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import os
 import secrets
 import signal
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,7 +28,7 @@ import trio
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError, ForgeflareError
 from forgeflare._keychannel import hand_over, split_secrets
-from forgeflare._pgroup import end_pids, is_alive, process_started
+from forgeflare._pgroup import end_marked_processes, end_pids, is_alive, process_started
 from forgeflare._process import run_child
 from forgeflare._runtime_files import RUNTIME_PATTERNS
 from forgeflare.fleet._config import FleetFile, FleetLoop
@@ -47,11 +49,25 @@ __all__ = [
     "end_leftovers",
     "finished_fleet",
     "fleet_spent",
+    "land_one",
     "run_fleet",
 ]
 
 # Every process of one fleet loop carries it: found however it detached, ended with the loop.
 _LOOP_MARKER = "FORGEFLARE_FLEET_LOOP"
+_LAND_MARKER = "FORGEFLARE_FLEET_LAND"
+
+
+@contextlib.contextmanager
+def _landing_lock(sdir: Path) -> Iterator[None]:
+    """The fleet's landing lock (``landing.lock``, ``flock``): one landing at a time, also
+    between a fleet and a ``fleet land`` of the same fleet. Released when its holder dies."""
+    with open(sdir / "landing.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 class FleetInterrupted(ForgeflareError):
@@ -252,15 +268,29 @@ class _Fleet:
                 self.save()
                 return
             await self._start_and_wait(spec, loop)
+        self.save()  # finished is known before landing: a resumed fleet lands, never reruns it
         if loop.status == "finished":
-            async with self.landing:
-                await trio.to_thread.run_sync(self._land, spec, loop)
+            await self.land_only(spec)
         self.save()
 
     async def land_only(self, spec: FleetLoop) -> None:
+        """Land one finished loop: one landing at a time in this fleet and across processes
+        (``landing.lock``), recorded as ``landing`` with its gate's marker while it runs."""
         async with self.landing:
-            await trio.to_thread.run_sync(self._land, spec, self.record.loop(spec.name))
+            await trio.to_thread.run_sync(self._land_locked, spec, self.record.loop(spec.name))
         self.save()
+
+    def _land_locked(self, spec: FleetLoop, loop: LoopRecord) -> None:
+        with _landing_lock(self.sdir):
+            loop.status, loop.landing = "landing", secrets.token_hex(8)
+            self.save()
+            try:
+                self._land(spec, loop)
+            finally:
+                loop.landing = None
+                if loop.status == "landing":  # it raised: said as not landed, never lost
+                    loop.status, loop.reason = "not_landed", "landing failed"
+                self.save()
 
     def _argv(self, spec: FleetLoop, loop: LoopRecord, task: Path) -> list[str]:
         # -P: never the working directory first on sys.path (a committed trio.py there).
@@ -364,6 +394,7 @@ class _Fleet:
             finish_type=loop.finish_type,
             gate=self.opts.fleet.fleet.gate,
             gate_timeout=self.opts.gate_timeout,
+            marker=(_LAND_MARKER, loop.landing) if loop.landing else None,
         )
 
     def _land_ff(self, spec: FleetLoop, loop: LoopRecord) -> LandResult:
@@ -428,11 +459,13 @@ async def _fleet_record(opts: FleetOptions, sdir: Path) -> FleetRecord:
                 f"fleet {old.name} has an unfinished run (its supervisor died): "
                 "continue it with `forgeflare fleet run --resume`"
             )
+        gone = {loop.name for loop in old.loops if not is_alive(loop.pid, loop.pid_started)}
         ended = end_leftovers(old, opts.grace)
         if ended:
             opts.log(f"ended {len(ended)} loop process(es) the dead fleet left running")
         record = old
-        _requeue_running(record)
+        await trio.to_thread.run_sync(_resume_landings, record, opts)
+        _requeue_running(record, finished=_finished_by_itself(record, gone, opts.env))
     elif old is not None and not opts.again:
         raise ConfigError(
             f"fleet {old.name} has finished ({old.finished_at}): "
@@ -448,11 +481,47 @@ async def _fleet_record(opts: FleetOptions, sdir: Path) -> FleetRecord:
     return record
 
 
-def _requeue_running(record: FleetRecord) -> None:
-    """Loops recorded as running go back to pending: their process is gone."""
+def _requeue_running(record: FleetRecord, finished: frozenset[str] = frozenset()) -> None:
+    """Loops recorded as running go back to pending (their process is gone), except those in
+    ``finished``: their run ended by itself, so they are landed, not run again."""
     for loop in record.loops:
         if loop.status == "running":
-            loop.status, loop.pid, loop.pid_started = "pending", None, None
+            loop.status = "finished" if loop.name in finished else "pending"
+            loop.pid = loop.pid_started = None
+
+
+def _finished_by_itself(
+    record: FleetRecord, gone: set[str], env: Mapping[str, str]
+) -> frozenset[str]:
+    """The loops recorded as running whose process had ended before this resume (not ended
+    by it) and whose newest run has a finish: the dead fleet did not see them finish."""
+    done: set[str] = set()
+    for loop in record.loops:
+        if loop.status != "running" or loop.name not in gone or not loop.worktree:
+            continue
+        newest = newest_run(runs_root(Path(loop.worktree), env))
+        if newest is not None and newest[1].finish_type is not None:
+            run = newest[1]
+            if run.run_id not in loop.runs:
+                loop.runs.append(run.run_id)
+            loop.finish_type, loop.question = run.finish_type, run.question
+            done.add(loop.name)
+    return frozenset(done)
+
+
+def _resume_landings(record: FleetRecord, opts: FleetOptions) -> None:
+    """A landing the dead fleet left: end its gate (by its marker), undo a rebase it left half
+    done, and mark the loop finished, so that it is landed again, one gate at a time."""
+    for loop in record.loops:
+        if loop.landing is None and loop.status != "landing":
+            continue
+        if loop.landing is not None:
+            ended = end_marked_processes(_LAND_MARKER, loop.landing, opts.grace)
+            if ended:
+                opts.log(f"{loop.name}: ended the gate the dead fleet left running")
+        if loop.worktree and Path(loop.worktree).is_dir():
+            _git(Path(loop.worktree), "rebase", "--abort")  # fails harmlessly when none
+        loop.status, loop.landing = "finished", None
 
 
 async def run_fleet(opts: FleetOptions) -> FleetRecord:
@@ -508,3 +577,41 @@ async def run_fleet(opts: FleetOptions) -> FleetRecord:
     record.finished_at = utc_timestamp()
     fleet.save()
     return record
+
+
+def land_one(opts: FleetOptions, name: str) -> LoopRecord:
+    """``fleet land``: retry loop ``name``'s landing, the very step ``fleet run`` takes after
+    a loop finishes, with how its newest run finished read anew (it may have run on since).
+
+    Refused with a :class:`ConfigError` (exit 2) for a name the fleet file and record do not
+    both have, a fleet that has not run or still runs (it lands its loops itself), ``land =
+    "none"`` and a loop that has not finished. The record is saved whatever the outcome.
+    """
+    fleet_file, spec_file = opts.fleet_file, opts.fleet
+    sdir = state_dir(fleet_file, spec_file.fleet.name)
+    record = load_record(sdir / "fleet.json")
+    if record is None:
+        raise ConfigError(f"fleet {spec_file.fleet.name} has not run yet: forgeflare fleet run")
+    names = [loop.name for loop in record.loops]
+    spec = next((s for s in spec_file.loop if s.name == name), None)
+    if spec is None or name not in names:
+        raise ConfigError(f"{fleet_file}: no loop {name!r} (its loops: {', '.join(names)})")
+    if record.finished_at is None and is_alive(record.pid, record.pid_started):
+        raise ConfigError(
+            f"fleet {record.name} is running (pid {record.pid}): it lands {name} itself"
+        )
+    if spec_file.fleet.land == "none":
+        raise ConfigError(f'{fleet_file}: land = "none": the fleet lands nothing')
+    loop = record.loop(name)
+    if loop.status in ("pending", "running") or not loop.worktree:
+        raise ConfigError(f"loop {name} has not finished: forgeflare fleet run --resume")
+    if loop.status in ("landed", "pr_opened"):
+        return loop
+    fleet = _Fleet(opts, record, sdir)
+    fleet._refresh(loop)
+    try:
+        fleet._land(spec, loop)
+    finally:
+        record.spent_usd = fleet.spent()
+        fleet.save()
+    return loop

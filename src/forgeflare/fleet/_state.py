@@ -20,7 +20,7 @@ from forgeflare.fleet._land import LandOutcome
 __all__ = ["FleetRecord", "LoopRecord", "LoopStatus", "load_record", "save_record", "state_dir"]
 
 LoopStatus = Literal[
-    "pending", "running", "finished", LandOutcome, "not_landed", "failed", "stopped"
+    "pending", "running", "finished", "landing", LandOutcome, "not_landed", "failed", "stopped"
 ]
 
 
@@ -41,6 +41,9 @@ class LoopRecord(BaseModel):
     commits: int = 0
     cost_usd: float | None = None
     tokens: int = 0
+    landing: str | None = None
+    """The marker of the landing in progress (its gate carries it), saved before the landing
+    starts: a resumed fleet ends that gate and lands the loop again; ``None`` when none is."""
     land_status: str | None = None
     reason: str = ""
     question: str | None = None

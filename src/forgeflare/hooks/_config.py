@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from forgeflare._damaged import read_text
 from forgeflare._errors import ConfigError
+from forgeflare._readfile import CONFIG_LIMIT
 from forgeflare._validation import validation_message
 
 __all__ = [
@@ -195,7 +196,7 @@ def load_hooks_file(path: Path, tools: Collection[str] | None = None) -> HooksFi
     Raises :class:`HookConfigError` for anything else that is wrong, including a file that
     exists but cannot be read, and (given the agent's ``tools``) a ``match_tool`` naming none.
     """
-    text = read_text(path, error=HookConfigError)
+    text = read_text(path, error=HookConfigError, limit=CONFIG_LIMIT)
     if text is None:
         return None
     hooks = parse_hooks_text(text, path)

@@ -5,6 +5,8 @@ from forgeflare.report._collect import find_run
 from forgeflare.report._collect import list_runs
 from forgeflare.report._collect import load_run
 from forgeflare.report._collect import runs_root
+from forgeflare.report._collect import run_facts
+from forgeflare.report._collect import supervisor_alive
 from forgeflare.report._digest import DEAD_REASON
 from forgeflare.report._collect import skipped_line
 from forgeflare.report._digest import Commit
@@ -38,6 +40,8 @@ from forgeflare.report._watch import watch
 from forgeflare.report._html import todo_html
 from forgeflare.report._todo import NOTHING
 from forgeflare.report._todo import Todo
+from forgeflare.report._todo import RunFacts
+from forgeflare.report._todo import checkpoint_failures
 from forgeflare.report._todo import fleet_needs_you
 from forgeflare.report._todo import needs_you
 from forgeflare.report._todo import render_todo_lines
@@ -56,6 +60,7 @@ __all__ = [
     "OUTCOME_COLOURS",
     "Commit",
     "Digest",
+    "RunFacts",
     "RunSummary",
     "Section",
     "TaskCost",
@@ -64,6 +69,7 @@ __all__ = [
     "Wait",
     "WatchState",
     "build_digest",
+    "checkpoint_failures",
     "collect_digest",
     "cumulative_series",
     "current_tool",
@@ -83,6 +89,7 @@ __all__ = [
     "render_status",
     "render_text",
     "render_todo_lines",
+    "run_facts",
     "runs_root",
     "sections",
     "session_question",
@@ -90,6 +97,7 @@ __all__ = [
     "spend_by_agent",
     "state_from_run",
     "summarize",
+    "supervisor_alive",
     "task_cost_lines",
     "task_costs",
     "todo_html",

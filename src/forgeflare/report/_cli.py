@@ -6,12 +6,12 @@ import json
 import os
 import webbrowser
 from pathlib import Path
-from typing import Any
 
 import typer
 
 from forgeflare._cliopts import ProjectDir
 from forgeflare._errors import ConfigError
+from forgeflare._termtext import for_terminal
 
 __all__ = ["register"]
 
@@ -24,8 +24,10 @@ off, tokens and cost; below it why the run ended, in words. --json prints the sa
 _REPORT_HELP = """Show one run (default: the newest) as a report.
 
 It opens with what needs you, each item with the command that acts on it: a question the
-agent asks (a Claude Code loop's too, even in a project with no run yet), a refused claim, a
-budget or usage-limit stop, a stall, failed hooks. In the terminal: then why it ended, the
+agent asks (a Claude Code loop's too, even in a project with no run yet), a run that died
+(kill -9, a reboot: resume it), work not delivered (an undelivered finish, checkpoint
+commits that failed, changes left in the tree), a refused claim, a budget or usage-limit
+stop, a stall, failed hooks. In the terminal: then why it ended, the
 commits with their diffstat, plan tasks checked off and still open, spend, waits, the slowest
 iterations, hook failures and convergence signals.
 --html FILE writes the same as one self-contained HTML page (no network needed to open it)
@@ -44,7 +46,7 @@ piped or redirected, one timestamped line is printed per change. A finished run 
 
 
 def _warn(line: str) -> None:
-    typer.echo(line, err=True)
+    typer.echo(for_terminal(line), err=True)
 
 
 def register(app: typer.Typer) -> None:
@@ -68,29 +70,27 @@ def register(app: typer.Typer) -> None:
         directory: Path = typer.Argument(Path("."), help="Project directory."),
         as_json: bool = typer.Option(False, "--json", help="Print JSON instead of lines."),
     ) -> None:
-        from forgeflare.report._collect import list_runs, runs_root, skipped_line
+        from forgeflare.report._collect import (
+            list_runs,
+            runs_root,
+            skipped_line,
+            supervisor_alive,
+        )
         from forgeflare.report._digest import summarize
         from forgeflare.report._text import render_runs
 
         if not directory.is_dir():
             raise ConfigError(f"{directory}: not a directory")
-        from forgeflare._pgroup import is_alive
-
-        def alive(run: Any) -> bool | None:
-            if run.finished_at or not run.supervisor_pid:
-                return None
-            return is_alive(run.supervisor_pid, run.supervisor_started)
-
         listing = list_runs(runs_root(directory, os.environ))
         for line in listing.skipped:
             _warn(skipped_line(line))
         for line in listing.damaged:
             _warn(f"forgeflare: warning: {line}")
-        summaries = [summarize(run, alive=alive(run)) for _, run in listing.runs]
+        summaries = [summarize(run, alive=supervisor_alive(run)) for _, run in listing.runs]
         if as_json:
             typer.echo(json.dumps([s.as_json() for s in summaries], indent=2))
         else:
-            typer.echo(render_runs(summaries))
+            typer.echo(for_terminal(render_runs(summaries)))
 
     @app.command("report", help=_REPORT_HELP)
     def report_cmd(
@@ -113,16 +113,16 @@ def register(app: typer.Typer) -> None:
             waiting: list[Todo] = session_todo(directory) if run is None and not html_out else []
             if not waiting:
                 raise
-            typer.echo("\n".join(todo_section(waiting)))
+            typer.echo(for_terminal("\n".join(todo_section(waiting))))
             return
         digest = collect_digest(directory, run_dir)
         if html_out is None and open_it:
             html_out = run_dir / "report.html"
         if html_out is None:
-            typer.echo(render_text(digest), nl=False)
+            typer.echo(for_terminal(render_text(digest)), nl=False)
             return
         page = render_html(digest, run_dir=run_dir.resolve(), out=html_out.resolve())
         write_html(html_out, page)
-        typer.echo(f"report: {html_out}")
+        typer.echo(for_terminal(f"report: {html_out}"))
         if open_it:
             webbrowser.open(html_out.resolve().as_uri())

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from forgeflare._completion import plan_tasks
 from forgeflare._errors import ConfigError
+from forgeflare._readfile import read_limited_text
+from forgeflare._runtime_files import RUNTIME_PATTERNS
 from forgeflare.report._digest import Commit, Digest, build_digest
-from forgeflare.report._todo import Todo, session_question
+from forgeflare.report._todo import RunFacts, Todo, session_question
 from forgeflare.supervisor import RecordError, RunRecord, list_runs, read_run, run_git, runs_root
 
 __all__ = [
@@ -17,9 +20,12 @@ __all__ = [
     "find_run",
     "list_runs",
     "load_run",
+    "porcelain_paths",
+    "run_facts",
     "runs_root",
     "session_todo",
     "skipped_line",
+    "supervisor_alive",
 ]
 
 
@@ -122,7 +128,7 @@ def _commits(project: Path, run: RunRecord) -> list[Commit]:
 def _plan(project: Path, run: RunRecord) -> tuple[list[str], list[str]]:
     plan_rel = run.plan_file or "IMPLEMENTATION_PLAN.md"
     try:
-        now = plan_tasks((project / plan_rel).read_text(encoding="utf-8"))
+        now = plan_tasks(read_limited_text(project / plan_rel, folder=project))
     except (OSError, ValueError):  # ValueError: not UTF-8, or a NUL in a damaged record's path
         return [], []
     start, _ = _heads(run)
@@ -136,6 +142,64 @@ def _plan(project: Path, run: RunRecord) -> tuple[list[str], list[str]]:
     return done, [t for is_done, t in now if not is_done]
 
 
+def supervisor_alive(run: RunRecord) -> bool | None:
+    """Whether an unfinished run's supervisor still runs: ``runs`` and ``report`` both ask
+    this one rule (``None`` for a finished run, or one that never recorded its pid)."""
+    from forgeflare._pgroup import is_alive
+
+    if run.finished_at or not run.supervisor_pid:
+        return None
+    return is_alive(run.supervisor_pid, run.supervisor_started)
+
+
+# Files forgeflare and the stop-hook write while they run: never the user's undelivered work.
+_OWN_FILES = (*RUNTIME_PATTERNS, ".forgeflare/loop-reviews/", ".claude/idle-loop.local.md")
+
+
+def _exclude(pattern: str) -> str:
+    """A gitignore-style pattern as a git pathspec that leaves it out (a folder: all below)."""
+    glob = f"{pattern.rstrip('/')}/**" if pattern.endswith("/") else pattern
+    return f":(exclude,glob){glob}"
+
+
+def porcelain_paths(out: str) -> tuple[str, ...]:
+    """The paths of ``git status --porcelain -z`` (a rename or copy by its new name)."""
+    paths: list[str] = []
+    origin = False
+    for entry in out.split("\0"):
+        if origin:  # a rename's or copy's origin follows it as an entry of its own
+            origin = False
+            continue
+        if len(entry) > 3:
+            paths.append(entry[3:])
+            origin = entry[0] in "RC"
+    return tuple(paths)
+
+
+def dirty_paths(project: Path, run_dir: Path) -> tuple[str, ...]:
+    """The project's changed and new (not ignored) paths, outside forgeflare's own files and
+    the run records; empty when clean or not a git work tree."""
+    spec = [_exclude(p) for p in _OWN_FILES]
+    with contextlib.suppress(ValueError):  # records outside the project: git does not see them
+        spec.append(
+            _exclude(run_dir.resolve().parent.relative_to(project.resolve()).as_posix() + "/")
+        )
+    out = _git(project, "--no-optional-locks", "status", "--porcelain", "-z", "--", ".", *spec)
+    return porcelain_paths(out or "")
+
+
+def run_facts(project: Path, run_dir: Path, run: RunRecord) -> RunFacts:
+    """What the machine says about the run now: its supervisor alive, the tree it left."""
+    alive = supervisor_alive(run)
+    # A running loop's tree is the agent's work in progress, not left-over work; once HEAD
+    # moved past the run's end, the tree is a later run's (or the user's).
+    _, end = _heads(run)
+    head = (_git(project, "rev-parse", "--verify", "-q", "HEAD") or "").strip()
+    ours = end is None or head == end
+    dirty = dirty_paths(project, run_dir) if run.finished_at and ours else ()
+    return RunFacts(alive=alive, dirty=dirty)
+
+
 def collect_digest(project: Path, run_dir: Path) -> Digest:
     """The digest of one run folder, with git's commits and the plan's tasks."""
     run = load_run(run_dir)
@@ -146,6 +210,7 @@ def collect_digest(project: Path, run_dir: Path) -> Digest:
         tasks_done=done,
         tasks_open=still_open,
         run_dir=str(run_dir),
+        facts=run_facts(project, run_dir, run),
     )
     digest.todo[:0] = session_todo(project)
     return digest

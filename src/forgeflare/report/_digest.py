@@ -14,7 +14,7 @@ from typing import Any
 
 from forgeflare._clock import parse_time
 from forgeflare.report._taskcost import TaskCosts, task_costs
-from forgeflare.report._todo import Todo, needs_you
+from forgeflare.report._todo import RunFacts, Todo, needs_you
 from forgeflare.supervisor import IterationRow, RunRecord, finish_reason, iteration_rows
 
 __all__ = [
@@ -230,10 +230,13 @@ def build_digest(
     tasks_open: Sequence[str] = (),
     now: datetime | None = None,
     run_dir: str = "",
+    facts: RunFacts | None = None,
 ) -> Digest:
-    """The digest of one run, given what git and the plan say about it."""
+    """The digest of one run, given what git and the plan say about it, and ``facts``: what
+    the machine says now (a dead supervisor, a dirty tree)."""
+    facts = facts or RunFacts()
     rows = iteration_rows(run)
-    summary = summarize(run, now)
+    summary = summarize(run, now, alive=facts.alive)
     unknown = [r.number for r in rows if r.cost_usd is None and r.total_tokens]
     evidence, progress = _evidence(run)
     return Digest(
@@ -251,7 +254,7 @@ def build_digest(
             "cost_unknown_in": unknown,
             "by_agent": spend_by_agent(run),
         },
-        todo=needs_you(run, run_dir=run_dir),
+        todo=needs_you(run, run_dir=run_dir, alive=facts.alive, dirty=facts.dirty),
         task_costs=task_costs(run),
         evidence=evidence,
         progress=progress,

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from forgeflare._errors import ConfigError
+from forgeflare._fsutil import atomic_write_text
 from forgeflare.report._digest import Digest
 from forgeflare.report._text import format_cost, format_duration, headline, sections
 from forgeflare.report._todo import NOTHING, Todo
@@ -372,7 +373,6 @@ def _iteration_table(d: Digest, run_dir: Path | None) -> list[str]:
 def write_html(out: Path, page: str) -> None:
     """Write a page for ``--html FILE``; a failure is the option's error, in one line."""
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(page, encoding="utf-8")
+        atomic_write_text(out, page, fsync=False)  # a link planted at report.html is replaced
     except OSError as exc:
         raise ConfigError(f"--html {out}: cannot write: {exc.strerror}") from exc

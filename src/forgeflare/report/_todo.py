@@ -16,7 +16,9 @@ from forgeflare.supervisor import RunRecord
 
 __all__ = [
     "NOTHING",
+    "RunFacts",
     "Todo",
+    "checkpoint_failures",
     "fleet_needs_you",
     "needs_you",
     "render_todo_lines",
@@ -32,11 +34,22 @@ _STOPS_ON_LIMIT = ("rate_limited", "quota")
 
 
 @dataclass(frozen=True, slots=True)
+class RunFacts:
+    """What the records cannot say about a run, asked of the machine when the report is read."""
+
+    alive: bool | None = None
+    """Whether an unfinished run's supervisor still runs (``None``: not known)."""
+    dirty: tuple[str, ...] = ()
+    """The project's changed paths now, outside forgeflare's own files."""
+
+
+@dataclass(frozen=True, slots=True)
 class Todo:
     """One thing that needs a person, in one line, and the command that acts on it."""
 
     kind: str
-    """question, claim, landing, budget, usage_limit, stalled, error, hook."""
+    """question, dead, undelivered, commit, dirty, claim, landing, budget, usage_limit,
+    stalled, error, hook."""
     what: str
     command: str
     where: str = ""
@@ -64,8 +77,20 @@ def _claim(row: Any) -> Mapping[str, Any] | None:
     return claim if isinstance(claim, Mapping) else None
 
 
-def needs_you(run: RunRecord, *, run_dir: str = "", where: str = "") -> list[Todo]:
-    """What one run leaves for a person, most urgent first (a running loop: only its question)."""
+def needs_you(
+    run: RunRecord,
+    *,
+    run_dir: str = "",
+    where: str = "",
+    alive: bool | None = None,
+    dirty: Sequence[str] = (),
+) -> list[Todo]:
+    """What one run leaves for a person, most urgent first (a running loop: only its question).
+
+    ``alive``: whether an unfinished run's supervisor still runs (``False``: it died, and
+    ``--resume`` picks it up; ``None``: not known). ``dirty``: the project's changed paths now,
+    outside forgeflare's own files (work a finished run left uncommitted).
+    """
     project = _q(run.project_dir)
     out: list[Todo] = []
     if run.question is not None:
@@ -78,18 +103,23 @@ def needs_you(run: RunRecord, *, run_dir: str = "", where: str = "") -> list[Tod
             )
         )
     if run.finished_at is None:
+        if alive is False and run.question is None:
+            out.append(_dead(run, project, where))
         return out
     rows = [row for row in run.iterations if not row.skipped]
     last = rows[-1] if rows else None
+    out += _delivery(run, rows, project, where, dirty)
     claim = _claim(last) if last is not None else None
     if claim is not None and claim.get("accepted") is False:
         by = claim.get("rejected_by") or "the gate"
         why = f": {claim['why']}" if claim.get("why") else ""
+        log = f"{run_dir}/{last.log}" if run_dir and last is not None and last.log else ""
         out.append(
             Todo(
                 "claim",
                 f"iteration {last.number if last else '?'} claimed done; {by} said no{why}",
-                f"forgeflare report --dir {project}",
+                # What acts: read what it said no to, or run on (never this report again).
+                f"less {_q(log)}" if log else f"forgeflare loop --dir {project}",
                 where,
             )
         )
@@ -123,7 +153,7 @@ def needs_you(run: RunRecord, *, run_dir: str = "", where: str = "") -> list[Tod
             Todo(
                 "stalled" if finish != "error" else "error",
                 f"{words[finish]}: {run.finish_reason or finish}",
-                f"less {_q(log)}" if log else f"forgeflare report --dir {project}",
+                f"less {_q(log)}" if log else f"forgeflare loop --dir {project}",
                 where,
             )
         )
@@ -138,7 +168,75 @@ def needs_you(run: RunRecord, *, run_dir: str = "", where: str = "") -> list[Tod
             Todo(
                 "hook",
                 f"{len(failed)} hook run(s) failed: {names}",
-                f"less {_q(log)}" if log else f"forgeflare report --dir {project}",
+                f"less {_q(log)}" if log else f"ls -l {_q(run.project_dir + '/.fresher/hooks')}",
+                where,
+            )
+        )
+    return out
+
+
+def _dead(run: RunRecord, project: str, where: str) -> Todo:
+    """An unfinished run whose supervisor is gone (a kill -9, a reboot): resume it."""
+    # The iteration it died in is not in the record yet: only the finished ones are.
+    rows = [row for row in run.iterations if not row.skipped]
+    return Todo(
+        "dead",
+        f"the loop died mid-run (its supervisor is gone; {len(rows)} iteration(s) recorded)",
+        f"forgeflare loop --resume --dir {project}",
+        where,
+    )
+
+
+# Reasons a checkpoint was skipped that leave nothing undone, or that the user chose (work
+# left in the tree then shows as a dirty tree).
+_BENIGN_SKIPS = ("not a git repository", "nothing to commit", "checkpoint = ")
+
+
+def checkpoint_failures(row: Any) -> str | None:
+    """Why the loop could not commit an iteration's work (its ``checkpoint``: a commit that
+    failed, or one skipped for a held lock, a merge, a detached HEAD, the caps), or ``None``
+    when it committed, had nothing to commit, or was told not to."""
+    checkpoint = getattr(row, "checkpoint", None)
+    if checkpoint is None:
+        return None
+    if checkpoint.failed:
+        return f"git commit failed: {checkpoint.failed}"
+    skipped = checkpoint.skipped
+    if not skipped or skipped.startswith(_BENIGN_SKIPS):
+        return None
+    return str(skipped)
+
+
+def _delivery(
+    run: RunRecord, rows: Sequence[Any], project: str, where: str, dirty: Sequence[str]
+) -> list[Todo]:
+    """What was not delivered: an ``undelivered`` finish, commits that failed, a dirty tree."""
+    out: list[Todo] = []
+    status = f"git -C {project} status"
+    if run.finish_type == "undelivered":
+        # Its reason names what was left and why: said once, not again as commits or files.
+        reason = run.finish_reason or "undelivered"
+        what = reason if reason.startswith("undelivered") else f"undelivered: {reason}"
+        return [Todo("undelivered", what.split("; see `git")[0], status, where)]
+    failed = [(row.number, why) for row in rows if (why := checkpoint_failures(row))]
+    if failed:
+        number, why = failed[-1]
+        out.append(
+            Todo(
+                "commit",
+                f"{len(failed)} iteration(s) could not commit their work "
+                f"(the last, iteration {number}: {why})",
+                status,
+                where,
+            )
+        )
+    if dirty:
+        shown = ", ".join(dirty[:3]) + (" …" if len(dirty) > 3 else "")
+        out.append(
+            Todo(
+                "dirty",
+                f"uncommitted changes in {len(dirty)} file(s) after the run: {shown}",
+                status,
                 where,
             )
         )
@@ -161,17 +259,39 @@ def fleet_needs_you(
     loops: Sequence[Any],
     runs: Mapping[str, tuple[RunRecord, str] | None],
     fleet_file: str = "FLEET.toml",
+    facts: Mapping[str, RunFacts] | None = None,
+    fleet_alive: bool | None = None,
 ) -> list[Todo]:
     """A fleet's list: each loop's (its newest run's) items, then branches not landed and why.
 
     ``loops`` are the fleet record's loops (``name``, ``status``, ``branch``, ``worktree``,
-    ``reason``); ``runs`` maps a loop's name to its newest run and that run's folder.
+    ``reason``, ``finish_type``); ``runs`` maps a loop's name to its newest run and that run's
+    folder, ``facts`` to what the machine says about that run now. A branch not landed is
+    retried with ``fleet land`` (after the loop runs on, if it did not complete).
+    ``fleet_alive`` ``False``: the fleet's supervisor died mid-run (``fleet run --resume``
+    goes on with every loop, so its loops' runs are not listed as dead one by one).
     """
     out: list[Todo] = []
+    if fleet_alive is False:
+        out.append(
+            Todo(
+                "dead",
+                "the fleet died mid-run (its supervisor is gone; the fleet never finished)",
+                f"forgeflare fleet run --resume {_q(fleet_file)}",
+            )
+        )
     for loop in loops:
         found = runs.get(loop.name)
         if found is not None:
-            out += needs_you(found[0], run_dir=found[1], where=loop.name)
+            known = (facts or {}).get(loop.name, RunFacts())
+            items = needs_you(
+                found[0],
+                run_dir=found[1],
+                where=loop.name,
+                alive=known.alive,
+                dirty=known.dirty,
+            )
+            out += [i for i in items if not (fleet_alive is False and i.kind == "dead")]
     for loop in loops:
         blocked = _has_question(runs.get(loop.name))
         if loop.status in _LANDED or loop.status in ("pending", "running") or blocked:
@@ -184,7 +304,10 @@ def fleet_needs_you(
             )
         else:
             what = f"branch {loop.branch} not landed ({loop.status}){why}"
-            command = f"git -C {_q(loop.worktree)} switch {shlex.quote(loop.branch)}"
+            command = f"forgeflare fleet land {_q(fleet_file)} {shlex.quote(loop.name)}"
+            if getattr(loop, "finish_type", "complete") != "complete":
+                # Only a completed loop lands: it runs on in its worktree first.
+                command = f"forgeflare loop --dir {_q(loop.worktree)} && {command}"
         out.append(Todo("landing", what, command, loop.name))
     return out
 

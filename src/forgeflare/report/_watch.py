@@ -20,6 +20,7 @@ from typing import Any, TextIO
 
 from forgeflare._clock import parse_time
 from forgeflare._jsonl import json_objects
+from forgeflare._termtext import for_terminal
 from forgeflare.report._text import format_cost, format_duration
 from forgeflare.supervisor import RecordError, RunRecord, Totals, iteration_rows, read_run
 
@@ -215,7 +216,7 @@ def watch(
                 new, offset = _read_events(run_dir / "events.jsonl", offset)
                 events += new
                 state = snapshot(run_dir, events)
-                view.update(Text(render_status(state, clock())))
+                view.update(Text(for_terminal(render_status(state, clock()))))
                 if state.finished:
                     return state
                 time.sleep(interval)
@@ -223,7 +224,7 @@ def watch(
         new, offset = _read_events(run_dir / "events.jsonl", offset)
         events += new
         state = snapshot(run_dir, events)
-        line = render_line(state)
+        line = for_terminal(render_line(state))
         if line != last_plain:
             stamp = clock().strftime("%Y-%m-%dT%H:%M:%SZ")
             print(f"{stamp} {line}", file=out, flush=True)

@@ -9,7 +9,9 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
+from forgeflare._damaged import require_utf8
 from forgeflare._errors import ConfigError
+from forgeflare._readfile import read_limited_text
 from forgeflare.stophook._errors import StopHookError
 from forgeflare.stophook._machine import Corrupt, Frame, LoopRecord, record_answer
 from forgeflare.stophook._statefile import any_state, open_state
@@ -24,13 +26,13 @@ def answer_text(text: str | None, file: Path | None) -> str:
         raise ConfigError("stop-hook answer: give the answer as TEXT or with --file, not both")
     if file is not None:
         try:
-            text = file.read_text(encoding="utf-8")
+            text = read_limited_text(file)
         except (OSError, UnicodeDecodeError) as exc:
             why = getattr(exc, "strerror", None) or str(exc)
             raise ConfigError(f"stop-hook answer: --file {file}: cannot read: {why}") from exc
     if not text or not text.strip():
         raise ConfigError("stop-hook answer: the answer is empty; give TEXT or --file FILE")
-    return text
+    return require_utf8(text, "stop-hook answer", error=ConfigError)
 
 
 def answer_loop(project_dir: Path, text: str, now: datetime) -> LoopRecord:

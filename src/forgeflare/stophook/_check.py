@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from forgeflare._readfile import read_limited_text
 from forgeflare.stophook._claims import REVIEWS_RELPATH, ReviewNote, gate_refused, reviewer_refused
 from forgeflare.stophook._machine import Frame, Refusal
 
@@ -174,7 +175,7 @@ def review_claim(
 
         diff, stat = diff_since(project, frame.base, DEFAULT_MAX_DIFF)
         try:
-            plan = (project / PLAN_FILE).read_text(encoding="utf-8", errors="replace")
+            plan = read_limited_text(project / PLAN_FILE, folder=project, errors="replace")
         except OSError:
             plan = ""
         given = ReviewInput(

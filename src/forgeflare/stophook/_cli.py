@@ -13,6 +13,8 @@ import typer
 
 from forgeflare._completion import blocked_hint
 from forgeflare._errors import ConfigError
+from forgeflare._readfile import CONFIG_LIMIT, read_limited_text
+from forgeflare._termtext import for_terminal
 from forgeflare.stophook._answer import answer_loop, answer_text
 from forgeflare.stophook._completion import completion_hint
 from forgeflare.stophook._entry import run_stop_hook_process
@@ -40,6 +42,7 @@ from forgeflare.stophook._plugin import (
     parse_loop_args,
 )
 from forgeflare.stophook._signals import Mode
+from forgeflare.stophook._statefile import legacy_note, legacy_states
 
 __all__ = ["register"]
 
@@ -55,10 +58,18 @@ def _project(project_dir: Path | None) -> Path:
     return project_dir if project_dir is not None else Path.cwd()
 
 
+def _folder_to_start_in(project: Path) -> Path:
+    """The project a loop starts in: its state is named after the folder's real path, so the
+    folder must exist (a typo would start a loop no session ever stops in)."""
+    if not project.is_dir():
+        raise ConfigError(f"stop-hook start: --dir {project}: not a directory")
+    return project
+
+
 def _settings_run_hook(project: Path) -> bool:
     """Whether the project's settings.json already runs the stop-hook (best effort)."""
     try:
-        settings = json.loads((project / SETTINGS_RELPATH).read_text(encoding="utf-8"))
+        settings = json.loads(read_limited_text(project / SETTINGS_RELPATH, limit=CONFIG_LIMIT))
         groups = settings["hooks"]["Stop"]
         return any(
             is_stop_hook_command(str(hook.get("command", "")))
@@ -157,7 +168,7 @@ def _start(
 ) -> None:
     """Push a loop frame (nested if a loop is already running)."""
     now = datetime.now(UTC)
-    project = _project(project_dir)
+    project = _folder_to_start_in(_project(project_dir))
     if args_stdin:
         asked = parse_loop_args(sys.stdin.read())
         prompt = asked.prompt
@@ -220,19 +231,25 @@ def _status(
     project_dir: _ProjectOpt = None,
 ) -> None:
     """Show the loop stack, outermost frame first."""
-    path, state = loop_status(_project(project_dir))
-    typer.echo(describe_state(path, state, datetime.now(UTC)))
+    project = _project(project_dir)
+    path, state = loop_status(project)
+    typer.echo(for_terminal(describe_state(path, state, datetime.now(UTC))))
+    for old in legacy_states(project):
+        typer.echo(for_terminal(legacy_note(old)))
 
 
 def _cancel(
     project_dir: _ProjectOpt = None,
 ) -> None:
     """Abort every loop of the project: its state is removed, the next stop is allowed."""
-    removed = cancel_loops(_project(project_dir))
+    project = _project(project_dir)
+    removed = cancel_loops(project)
     if not removed:
         typer.echo("no loop to cancel")
     for path, _state in removed:
         typer.echo(f"cancelled: removed {path}")
+    for old in legacy_states(project):  # never acted on, so nothing to cancel: say so
+        typer.echo(legacy_note(old))
 
 
 def _install(

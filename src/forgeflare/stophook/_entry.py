@@ -1,7 +1,11 @@
 """The hot path: Claude Code runs ``forgeflare stop-hook`` on every Stop of every session.
 
-Nothing here imports typer, pydantic, rich, trio or httpx: the whole process must cost little
-more than a bare interpreter. ``forgeflare.cli.main`` hands a bare ``stop-hook`` to
+The process must cost little more than a bare interpreter. The quick Stop (``_quick``)
+answers the two common Stops: no loop here (``json`` and ``os`` only), and a running loop
+whose message claims nothing (``_quickloop``: ``json``, ``datetime`` and a few small modules
+of this package); anything else goes to the full hook (``_hook``), which loads the state
+machine. Neither loads typer, pydantic, rich, trio, httpx or dataclasses.
+``forgeflare.cli.main`` hands a bare ``stop-hook`` to
 :func:`run_stop_hook_process` before it loads typer, and so does the ``forgeflare-stop-hook``
 console script (``forgeflare.cli.stop_hook_main``) when it has no argument.
 """
@@ -10,10 +14,8 @@ from __future__ import annotations
 
 import os
 import sys
-from datetime import UTC, datetime
-from pathlib import Path
 
-from forgeflare.stophook._hook import StopHookOutcome, run_stop_hook
+from forgeflare.stophook._quick import quick_stop
 
 __all__ = ["run_stop_hook_process"]
 
@@ -27,16 +29,32 @@ def run_stop_hook_process() -> int:
         # Bytes decoded as UTF-8 whatever the locale: Claude Code always sends UTF-8 JSON.
         raw = b"" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.buffer.read()
         stdin_text = raw.decode("utf-8", errors="replace")
-        now = datetime.now(UTC)
-        outcome = run_stop_hook(stdin_text, environ=os.environ, cwd=Path.cwd(), now=now)
+        cwd = os.getcwd()
+        try:
+            outcome = quick_stop(stdin_text, environ=os.environ, cwd=cwd)
+        except Exception:  # the full hook decides again, and says what went wrong
+            outcome = None
+        if outcome is None:
+            outcome = _full_hook(stdin_text, cwd)
     except Exception as exc:
         note = f"forgeflare stop-hook: internal error ({exc!r}); stop allowed\n"
-        outcome = StopHookOutcome(0, "", note)
+        outcome = (0, "", note)
+    code, stdout, stderr = outcome
     try:
-        sys.stdout.write(outcome.stdout)
+        sys.stdout.write(stdout)
         sys.stdout.flush()
-        sys.stderr.write(outcome.stderr)
+        sys.stderr.write(stderr)
         sys.stderr.flush()
     except OSError:
         return 0
-    return outcome.exit_code
+    return code
+
+
+def _full_hook(stdin_text: str, cwd: str) -> tuple[int, str, str]:
+    from datetime import UTC, datetime
+    from pathlib import Path
+
+    from forgeflare.stophook._hook import run_stop_hook
+
+    now = datetime.now(UTC)
+    return run_stop_hook(stdin_text, environ=os.environ, cwd=Path(cwd), now=now)

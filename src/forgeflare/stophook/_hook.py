@@ -11,11 +11,10 @@ its iteration cap and the 2-hour staleness limit.
 from __future__ import annotations
 
 import json
+import os
 import time
-from collections.abc import Callable, Mapping
-from datetime import datetime
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from forgeflare._damaged import loads
 from forgeflare.stophook._errors import StopHookError
@@ -30,14 +29,22 @@ from forgeflare.stophook._machine import (
     claimed,
     transition,
 )
-from forgeflare.stophook._statefile import LOCK_TIMEOUT_S, any_state, open_state
+from forgeflare.stophook._quick import DISABLE_ENV, allow_line, session_of
+from forgeflare.stophook._statefile import (
+    LOCK_TIMEOUT_S,
+    any_state,
+    legacy_note,
+    legacy_states,
+    open_state,
+)
 from forgeflare.stophook._transcript import final_message, final_message_if_written
+from forgeflare.stophook._where import DISABLE_FILE, project_of
+
+if TYPE_CHECKING:  # annotations only: the hook's process loads as little as it can
+    from collections.abc import Callable, Mapping
+    from datetime import datetime
 
 __all__ = ["DISABLE_ENV", "DISABLE_FILE", "StopHookOutcome", "run_stop_hook"]
-
-DISABLE_ENV = "IDLE_LOOP_DISABLE"
-DISABLE_FILE = ".idle-disabled"
-_PREFIX = "forgeflare stop-hook: "
 
 
 class StopHookOutcome(NamedTuple):
@@ -49,9 +56,7 @@ class StopHookOutcome(NamedTuple):
 
 
 def _allow(note: str = "") -> StopHookOutcome:
-    # One line whatever the note quotes (a transcript path may hold a newline).
-    note = note.replace("\r", "\\r").replace("\n", "\\n")
-    return StopHookOutcome(0, "", f"{_PREFIX}{note}\n" if note else "")
+    return StopHookOutcome(0, "", allow_line(note))
 
 
 def _outcome(decision: StopDecision) -> StopHookOutcome:
@@ -59,16 +64,6 @@ def _outcome(decision: StopDecision) -> StopHookOutcome:
         payload = json.dumps({"decision": "block", "reason": decision.reason})
         return StopHookOutcome(decision.exit_code, payload + "\n", decision.reason + "\n")
     return _allow(decision.note)
-
-
-def _project_dir(payload: Mapping[str, object], cwd: Path) -> Path:
-    claimed = payload.get("cwd")
-    if isinstance(claimed, str) and claimed and "\0" not in claimed:
-        # A relative cwd is relative to the hook's own working directory.
-        candidate = cwd / claimed
-        if candidate.is_dir():
-            return candidate
-    return cwd
 
 
 class _Judged(NamedTuple):
@@ -131,11 +126,6 @@ def _runs_here(state: StoredState, session_id: str | None) -> bool:
     return not (owner and session_id and owner != session_id)
 
 
-def _session(payload: Mapping[str, object]) -> str | None:
-    session_id = payload.get("session_id")
-    return session_id if isinstance(session_id, str) and session_id else None
-
-
 def _check(
     state: StoredState, claim: Frame, text: str, project: Path, environ: Mapping[str, str]
 ) -> tuple[Refusal | None, str]:
@@ -185,15 +175,19 @@ def run_stop_hook(
     event = payload.get("hook_event_name", "Stop")
     if event != "Stop":
         return _allow(f"ignoring hook event {event!r} (only Stop drives loops)")
-    project = _project_dir(payload, cwd)
-    if (project / DISABLE_FILE).exists() or not any_state(project):
+    project = Path(project_of(payload, os.fspath(cwd)))
+    if (project / DISABLE_FILE).exists():
         return StopHookOutcome()
+    if not any_state(project):
+        # A state file in the project is a clone's, maybe a hostile one: never acted on.
+        old = legacy_states(project)
+        return _allow(legacy_note(old[0])) if old else StopHookOutcome()
     try:
         with open_state(project, timeout=lock_timeout) as session:
             if session is None:
                 return StopHookOutcome()
             # Under the lock: the frame's last judged message decides whether the file lags.
-            mine = _runs_here(session.state, _session(payload))
+            mine = _runs_here(session.state, session_of(payload))
             wait = wait_seconds(environ) if mine else 0.0  # another session's loop: no wait
             seen = _judge(payload, _judged_before(session.state), wait, sleep)
             text = "" if seen.unknown else seen.text  # unknown: no tag, one more turn
@@ -205,7 +199,7 @@ def run_stop_hook(
                 session.state,
                 text,
                 now,
-                _session(payload),
+                session_of(payload),
                 judged=seen.message_id,
                 refused=refused,
             )
@@ -218,6 +212,5 @@ def run_stop_hook(
         decision = decision._replace(note=f"{decision.note}; {accepted}")
     outcome = _outcome(decision)
     if seen.unknown and decision.block:
-        line = (_PREFIX + seen.note).replace("\r", "\\r").replace("\n", "\\n")
-        return outcome._replace(stderr=f"{line}\n{outcome.stderr}")
+        return outcome._replace(stderr=allow_line(seen.note) + outcome.stderr)
     return outcome

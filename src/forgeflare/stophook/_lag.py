@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
+from forgeflare.stophook._tail import settled
 from forgeflare.stophook._transcript import FinalMessage
 
 __all__ = ["DEFAULT_WAIT_MS", "WAIT_ENV", "Reading", "read_settled", "settled", "wait_seconds"]
@@ -38,21 +39,6 @@ def wait_seconds(environ: Mapping[str, str]) -> float:
     if raw.isdecimal() and raw.isascii():
         return min(int(raw), 60_000) / 1000
     return DEFAULT_WAIT_MS / 1000
-
-
-def settled(final: FinalMessage | None, sent: str | None, judged: str) -> bool:
-    """Does the transcript already hold the turn's final message?
-
-    ``sent`` is Claude Code's ``last_assistant_message`` (``None`` or blank: absent),
-    ``judged`` the message id judged at the frame's last Stop (``""``: none).
-    """
-    if final is None or final.stop_reason == "tool_use":
-        return False
-    if judged and final.message_id == judged:
-        return False
-    if sent is not None and sent.strip():
-        return final.last_text.strip() == sent.strip()
-    return True
 
 
 class Reading(NamedTuple):

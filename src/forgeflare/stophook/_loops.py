@@ -21,12 +21,7 @@ from forgeflare.stophook._machine import (
     push_frame,
 )
 from forgeflare.stophook._signals import SIGNALS, Mode
-from forgeflare.stophook._statefile import (
-    open_json_state,
-    open_state,
-    render_json_state,
-    state_paths,
-)
+from forgeflare.stophook._statefile import open_json_state, open_state, render_json_state
 
 __all__ = ["cancel_loops", "describe_state", "loop_status", "start_loop"]
 
@@ -44,24 +39,18 @@ def start_loop(
 ) -> LoopRecord:
     """Push a new frame (iteration 1) onto the project's JSON loop state and return the state.
 
-    Raises :class:`LoopStateError` when the JSON state is corrupted (``cancel`` clears it) or
-    when a markdown-fallback loop is active (its frames cannot be nested under JSON ones).
-    With a ``reviewer`` the frame records the commit it starts at (its diff is the work).
+    The state is the user's (``_statefile.state_path``), never a file in the project.
+    Raises :class:`LoopStateError` when it is corrupted (``cancel`` clears it). With a
+    ``reviewer`` the frame records the commit it starts at (its diff is the work).
     """
     if max_iterations < 1:
         raise LoopStateError(f"--max-iterations must be at least 1, got {max_iterations}")
-    _, md_path = state_paths(project_dir)
     with open_json_state(project_dir) as (path, session):
         state: StoredState = None if session is None else session.state
         if isinstance(state, Corrupt):
             raise LoopStateError(
                 f"{path}: corrupted loop state ({state.why}); "
                 "run 'forgeflare stop-hook cancel' to remove it"
-            )
-        if state is None and md_path.exists():
-            raise LoopStateError(
-                f"{md_path}: a markdown loop is running here; "
-                "cancel it first ('forgeflare stop-hook cancel')"
             )
         frame = Frame(
             mode=mode,
@@ -93,18 +82,13 @@ def loop_status(project_dir: Path) -> tuple[Path | None, StoredState]:
 
 
 def cancel_loops(project_dir: Path) -> list[tuple[Path, StoredState]]:
-    """Remove every loop state of the project (JSON and markdown); return what was removed."""
-    removed: list[tuple[Path, StoredState]] = []
-    for path in state_paths(project_dir):
-        if not path.exists():
-            continue
-        with open_state(project_dir) as session:
-            if session is None:
-                break
-            with contextlib.suppress(FileNotFoundError):
-                session.path.unlink()
-            removed.append((session.path, session.state))
-    return removed
+    """Remove the project's loop state; return what was removed (nothing: an empty list)."""
+    with open_state(project_dir) as session:
+        if session is None:
+            return []
+        with contextlib.suppress(FileNotFoundError):
+            session.path.unlink()
+        return [(session.path, session.state)]
 
 
 def _first_line(text: str, width: int = 60) -> str:
@@ -123,7 +107,7 @@ def describe_state(path: Path | None, state: StoredState, now: datetime) -> str:
         )
     age = (now - state.updated_at).total_seconds()
     stale = " (STALE: the next stop ends it)" if age > STALE_AFTER.total_seconds() else ""
-    run = f"run {state.run_id}" if state.run_id else "markdown loop"
+    run = f"run {state.run_id}" if state.run_id else "loop"
     # STATE is the file's word for "a loop is running": nothing a reader needs to see.
     event = "" if state.event == "STATE" else f" · {str(state.event).lower()}"
     lines = [

@@ -38,13 +38,14 @@ completion tag and a question completes.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from enum import StrEnum
 from typing import NamedTuple
 
-from forgeflare._completion import answer_preamble, blocked_hint, find_question
+from forgeflare._completion import answer_preamble, find_question
 from forgeflare.stophook._claims import ClaimNote
-from forgeflare.stophook._completion import completion_hint
+from forgeflare.stophook._continuation import BLOCK_MESSAGE, continuation
+from forgeflare.stophook._rawstate import STALE_AFTER
 from forgeflare.stophook._signals import Mode, find_signal
 
 __all__ = [
@@ -65,14 +66,6 @@ __all__ = [
     "record_answer",
     "transition",
 ]
-
-STALE_AFTER = timedelta(seconds=7200)
-"""State older than this is a zombie (a crashed or forgotten session): never resumed."""
-
-BLOCK_MESSAGE = (
-    "[ITERATION {n}/{max}] Continue working on the task. "
-    "Check your progress and either complete the task or keep iterating."
-)
 
 
 class Phase(StrEnum):
@@ -179,10 +172,7 @@ class StopDecision(NamedTuple):
 
 def block_reason(frame: Frame) -> str:
     """The spec's continuation line for ``frame``, how to finish, then its original prompt."""
-    line = BLOCK_MESSAGE.format(n=frame.iter, max=frame.max)
-    text = f"{line}\n{completion_hint(frame.mode)} {blocked_hint()}"
-    prompt = frame.prompt.strip()
-    return f"{text}\n\n{prompt}" if prompt else text
+    return continuation(frame.iter, frame.max, frame.mode, frame.prompt)
 
 
 def _owned_by_other(frame: Frame, session_id: str | None) -> bool:

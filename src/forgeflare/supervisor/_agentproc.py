@@ -8,7 +8,8 @@ callback, and a first stop request ends it with the grace, a second at once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import trio
@@ -34,17 +35,35 @@ class StopControl:
         self.kill = trio.Event()
         self.signal_name: str | None = None
         self._later: list[StopControl] = []
+        self._scoped: list[StopControl] = []
 
     def request(self, name: str) -> None:
         """Record one stop request (a signal named ``name``)."""
         for view in self._later:
             view.stop.set()
             view.kill.set()
+        for view in self._scoped:
+            view.request(name)
         if self.stop.is_set():
             self.kill.set()
         else:
             self.signal_name = name
             self.stop.set()
+
+    @contextlib.contextmanager
+    def scoped(self) -> Iterator[StopControl]:
+        """A control that gets every request made to this one, as it is made, and that can
+        also be stopped alone (an agent ended for the budget, while the loop goes on)."""
+        view = StopControl()
+        if self.stop.is_set():
+            view.stop.set()
+        if self.kill.is_set():
+            view.kill.set()
+        self._scoped.append(view)
+        try:
+            yield view
+        finally:
+            self._scoped.remove(view)
 
     def escalated(self) -> StopControl:
         """A control that sees only the requests made *after* this call (the finished hook).

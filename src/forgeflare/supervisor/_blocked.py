@@ -20,6 +20,7 @@ from forgeflare._clock import utc_timestamp
 from forgeflare._completion import answer_preamble
 from forgeflare._errors import ConfigError
 from forgeflare._fsutil import atomic_write_text
+from forgeflare._readfile import read_limited_text
 from forgeflare.supervisor._records import QuestionAnswer, RunRecord, list_runs
 
 __all__ = [
@@ -38,7 +39,7 @@ ANSWER_FILE = "answer.md"
 def read_answer(run_dir: Path) -> str | None:
     """The answer written for the run in ``run_dir``, or ``None`` (no file, or it is empty)."""
     try:
-        text = (run_dir / ANSWER_FILE).read_text(encoding="utf-8", errors="replace")
+        text = read_limited_text(run_dir / ANSWER_FILE, errors="replace")
     except OSError:
         return None
     return text.strip() or None

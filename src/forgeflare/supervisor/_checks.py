@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 
 import trio
 
+from forgeflare._outputcap import LineCap
 from forgeflare._secrets import child_environment
 from forgeflare.supervisor._finish import Between, FinishType, before_iteration
 from forgeflare.supervisor._lifecycle import (
@@ -65,6 +66,8 @@ class LoopChecks(LoopState):
             path = hooks_dir / name
             if path.is_file() and os.access(path, os.X_OK):
                 self.display.info(f"Running hook: {name}")
+            # A hook printing without end must not fill hooks.log: head and tail are kept.
+            kept = LineCap(lambda line: self.display.output(line, prefix=f"[{name}] "), overhead=40)
             result = await run_lifecycle_hook(
                 name,
                 hooks_dir=hooks_dir,
@@ -77,8 +80,9 @@ class LoopChecks(LoopState):
                 timeout=hooks.timeout,
                 fail_behavior=hooks.fail_behavior,
                 stop=self.stop.escalated() if name == "finished" else self.stop,
-                on_line=lambda line: self.display.output(line, prefix=f"[{name}] "),
+                on_line=kept,
             )
+            kept.close()
         if refusal is None and (said := hook_words(result, hooks.timeout)) is not None:
             getattr(self.display, said[0])(said[1])
         if result.status is not HookStatus.MISSING:

@@ -15,7 +15,9 @@ import trio
 import typer
 
 from forgeflare._cliopts import PassEnv, ProjectDir, TrustProject
+from forgeflare._damaged import require_utf8
 from forgeflare._errors import ConfigError
+from forgeflare._readfile import FILE_LIMIT, read_limited_text
 from forgeflare._secrets import scrub_environment
 from forgeflare.supervisor._config import LoadedConfig, load_config
 from forgeflare.supervisor._finish import FINISH_EXIT_CODES
@@ -70,8 +72,12 @@ def _run(*, project_dir: Path, mode: str | None, opts: dict[str, Any]) -> None:
     task_file = opts.pop("task_file")
     if task_file is not None:
         try:
-            task = task_file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            task = read_limited_text(task_file, folder=Path("/"))  # named by the user: any link
+        except OSError as exc:
+            raise ConfigError(
+                f"--task-file {task_file}: cannot read: {exc.strerror or exc}"
+            ) from exc
+        except UnicodeDecodeError as exc:
             raise ConfigError(f"--task-file {task_file}: cannot read: {exc}") from exc
     cli: dict[str, Any] = {
         "fresher.mode": mode,
@@ -325,14 +331,16 @@ def _answer_args(args: list[str], file: Path | None) -> tuple[Path, str]:
         if len(args) > 1:
             raise ConfigError("answer: give the answer as TEXT or with --file, not both")
         try:
-            text = file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            text = read_limited_text(file, limit=FILE_LIMIT)
+        except OSError as exc:
+            raise ConfigError(f"answer --file {file}: cannot read: {exc.strerror or exc}") from exc
+        except UnicodeDecodeError as exc:
             raise ConfigError(f"answer --file {file}: cannot read: {exc}") from exc
         return Path(args[0]) if args else Path("."), text
     if len(args) == 1:
-        return Path("."), args[0]
+        return Path("."), require_utf8(args[0], "answer", error=ConfigError)
     if len(args) == 2:
-        return Path(args[0]), args[1]
+        return Path(args[0]), require_utf8(args[1], "answer", error=ConfigError)
     raise ConfigError('answer: expected [DIR] "TEXT" or [DIR] --file FILE')
 
 

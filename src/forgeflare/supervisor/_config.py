@@ -32,6 +32,7 @@ from pydantic import (
 )
 
 from forgeflare._errors import ConfigError
+from forgeflare._readfile import CONFIG_LIMIT, read_limited_text
 from forgeflare._validation import validation_message
 from forgeflare._words import FALSE_WORDS, TRUE_WORDS
 
@@ -186,6 +187,9 @@ class FresherSection(_Section):
     """Stop with no_changes when an iteration makes no commit and no work-tree change (git)."""
     model: str = ""
     """Model passed to the default agent as --model (empty = the agent's default)."""
+    checkpoint: Literal["commit", "warn", "off"] = "commit"
+    """After every iteration: commit what the agent left uncommitted (commit), only say so
+    (warn), or neither (off). A claim completes only on a clean work tree either way."""
 
 
 class PathsSection(_Section):
@@ -478,12 +482,14 @@ def load_config(
     rel = CONFIG_RELPATH.as_posix()
     file_data: dict[str, Any] = {}
     warnings: list[str] = []
-    if path.is_file():
+    if path.exists() or path.is_symlink():  # a FIFO or a dangling link is said, not skipped
         try:
-            file_data = tomllib.loads(path.read_text(encoding="utf-8"))
+            file_data = tomllib.loads(read_limited_text(path, limit=CONFIG_LIMIT))
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{rel}: invalid TOML: {exc}") from exc
-        except (OSError, UnicodeDecodeError) as exc:
+        except OSError as exc:
+            raise ConfigError(f"{rel}: cannot read: {exc.strerror or exc}") from exc
+        except UnicodeDecodeError as exc:
             raise ConfigError(f"{rel}: cannot read: {exc}") from exc
     cli = dict(cli or {})
     sources: dict[str, str] = {}

@@ -3,8 +3,9 @@
 On a terminal (and ``rich`` can colour or not: it honours ``NO_COLOR``), one status line shows
 iteration N/MAX, elapsed time, the agent's last tool and its token count, below the agent's own
 output. Elsewhere (pipes, CI, tests) every supervisor message is a plain timestamped line on
-stderr and the agent's output goes through unchanged on stdout. The refresh is driven by the
-loop's trio task, never by a thread.
+stderr and the agent's output goes through on stdout. Text from a child or a record reaches the
+terminal without escape sequences or bidi controls (``for_terminal``). The refresh is driven by
+the loop's trio task, never by a thread.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from rich.text import Text
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._fsutil import append_line
+from forgeflare._termtext import for_terminal
 from forgeflare._units import format_cost, format_duration
 from forgeflare._words import plural
 from forgeflare.supervisor._records import IterationRecord, RunRecord
@@ -203,6 +205,7 @@ class LoopDisplay:
     # -- messages -------------------------------------------------------------------------
     def _line(self, level: str, message: str, style: str) -> None:
         self._log(f"[loop] {level}{message}")
+        message = for_terminal(message)
         if self.live:
             self._terminal(
                 lambda: self._console.print(Text(f"{_clock()} {level}{message}", style=style))
@@ -226,6 +229,7 @@ class LoopDisplay:
         """Echo one line of a child's output and update the status from it."""
         text = line.decode("utf-8", errors="replace") if isinstance(line, bytes) else line
         self._log(prefix + text, hooks=bool(prefix))
+        text = for_terminal(text)
         if not prefix:
             self.status = parse_agent_line(text, self.status)
         if self.live:
@@ -293,12 +297,12 @@ class LoopDisplay:
             table.add_row(
                 str(it.number),
                 "skipped" if it.skipped else it.outcome,
-                it.stop_reason or "-",
+                for_terminal(it.stop_reason or "-"),
                 f"{it.duration:.1f}s",
                 str(it.tokens.total),
                 "-" if it.cost_usd is None else format_cost(it.cost_usd),
                 str(it.commits),
-                it.decision,
+                for_terminal(it.decision),
             )
         t = record.totals
         table.add_row(
@@ -313,11 +317,11 @@ class LoopDisplay:
         )
         self._terminal(lambda: self._console.print(table))
         if record.finish_reason:
-            reason = record.finish_reason
+            reason = for_terminal(record.finish_reason)
             self._terminal(lambda: self._console.print(Text(reason)))
         more = f"every iteration: {report_command(record, Path.cwd().resolve())}"
         self._terminal(lambda: self._console.print(Text(more)))
-        asked = "\n".join(_question_lines(record))
+        asked = for_terminal("\n".join(_question_lines(record)))
         if asked:
             self._terminal(lambda: self._console.print(Text(asked)))
 

@@ -29,6 +29,8 @@ finish type         exit  when
                           cannot fix it, so the loop finishes at once
 ``blocked``           20  the agent asked a question (``<loop-done>BLOCKED</loop-done>``) and no
                           answer came (``[limits] on_blocked``)
+``undelivered``       22  the work could not be committed: a claim was met with uncommitted
+                          changes or a failed checkpoint, or 2 checkpoints failed in a row
 ==================  ====  ======================================================================
 
 Everything that decides the loop's fate is here, pure, so that the loop (``_loop``) only does
@@ -103,6 +105,7 @@ class FinishType(StrEnum):
     STALLED = "stalled"
     QUOTA = "quota"
     BLOCKED = "blocked"
+    UNDELIVERED = "undelivered"
 
     @property
     def exit_code(self) -> int:
@@ -125,6 +128,7 @@ FINISH_EXIT_CODES: dict[FinishType, int] = {
     FinishType.STALLED: 19,
     FinishType.QUOTA: 21,
     FinishType.BLOCKED: 20,
+    FinishType.UNDELIVERED: 22,
 }
 
 

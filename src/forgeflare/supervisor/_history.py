@@ -142,5 +142,6 @@ def finish_reason(run: RunRecord) -> str:
         "skips": "stopped: next_iteration skipped several iterations in a row",
         "budget": "stopped: the cost budget (max_cost) is spent",
         "stalled": "stopped: several iterations in a row made no progress (stall_after)",
+        "undelivered": "stopped: the work could not be committed",
     }
     return words.get(finish, f"finished: {finish}")

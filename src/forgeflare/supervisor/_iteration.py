@@ -21,6 +21,7 @@ from pathlib import Path
 
 import trio
 
+from forgeflare._budget import passes_cap
 from forgeflare._clock import parse_time, utc_timestamp
 from forgeflare._completion import count_unchecked
 from forgeflare._convergence import (
@@ -31,12 +32,14 @@ from forgeflare._convergence import (
     read_convergence,
 )
 from forgeflare._errors import ConfigError
+from forgeflare._fsutil import open_regular
 from forgeflare._keychannel import KEY_FD_ENV, secrets_fd
 from forgeflare._process import end_marked_processes
+from forgeflare._readfile import read_limited_text
 from forgeflare._secrets import PASS_ENV_VAR
 from forgeflare._units import format_cost
 from forgeflare.supervisor._agentkey import KeyPlan, helper_settings, key_file, plan_agent_key
-from forgeflare.supervisor._agentproc import ChildResult, exit_status, supervise
+from forgeflare.supervisor._agentproc import ChildResult, StopControl, exit_status, supervise
 from forgeflare.supervisor._config import default_prompt
 from forgeflare.supervisor._finish import IterationOutcome, agent_time
 from forgeflare.supervisor._git import GitSnapshot, commits_and_tree, git_snapshot
@@ -88,6 +91,8 @@ class _Start:
     log_path: Path
     started_at: str
     runtime_bound: bool = False
+    over_budget: float | None = None
+    """The agent's streamed cost when the loop ended it for passing ``max_cost``."""
 
 
 class IterationRunner(LoopState):
@@ -116,7 +121,7 @@ class IterationRunner(LoopState):
         """The mode's prompt (with a fleet loop's task first)."""
         path = self.project / ".fresher" / f"PROMPT.{self.record.mode}.md"
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_limited_text(path)
         except FileNotFoundError:
             paths = self.cfg.paths
             text = default_prompt(
@@ -132,7 +137,7 @@ class IterationRunner(LoopState):
     def plan_unchecked(self) -> int | None:
         path = self.project / self.cfg.paths.plan_file
         try:
-            return count_unchecked(path.read_text(encoding="utf-8", errors="replace"))
+            return count_unchecked(read_limited_text(path, folder=self.project, errors="replace"))
         except FileNotFoundError:
             return None
         except OSError as exc:
@@ -169,6 +174,7 @@ class IterationRunner(LoopState):
                 str((self.project / p).resolve()) for p in security.allow_paths
             )
         env.update(self.sandbox_env)
+        env.update(self.git_identity)  # git has none: the agent commits as the loop does
         return plan
 
     @contextlib.contextmanager
@@ -236,10 +242,15 @@ class IterationRunner(LoopState):
         reader = self.backend.reader()
         if isinstance(reader, CodexStreamReader):
             reader.setup(argv=argv, env=env)  # its model and CODEX_HOME (session files)
+        cap, spent = self.cfg.limits.max_cost, self.record.totals.cost_usd or 0.0
+        streamed = getattr(reader, "streamed_cost_usd", None)  # CLI streams that tell a cost
+        halt: StopControl = self.stop
         # Plain blocking writes: a local append per line is cheaper than a thread hop.
         # Unbuffered, so that a full disk fails the write, not the close.
         try:
-            log = open(log_path, "wb", buffering=0)  # noqa: ASYNC230, SIM115
+            # Never through a link or into a FIFO someone put in the run folder.
+            fd = open_regular(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+            log = open(fd, "wb", buffering=0)  # noqa: ASYNC230, SIM115
         except OSError as exc:
             raise RecordError(f"{log_path}: cannot write: {exc.strerror}") from exc
         with log:
@@ -253,6 +264,15 @@ class IterationRunner(LoopState):
                         # shows the output, and the records' failure ends the loop after it.
                         failed.append(RecordError(f"{log_path}: cannot write: {exc.strerror}"))
                 shown = reader.feed(line.decode("utf-8", errors="replace"))
+                if streamed is not None and start.over_budget is None:
+                    cost = streamed()
+                    if passes_cap(spent=spent, streamed=cost, cap=cap):
+                        start.over_budget = cost
+                        self.display.warn(
+                            f"iteration {number}: the agent's cost so far ({format_cost(cost)}) "
+                            f"passes the budget of ${cap:g} (${spent:.2f} spent before): ending it"
+                        )
+                        halt.stop.set()  # this agent only: the loop finishes budget after it
                 if self.opts.raw:
                     self.display.output(line)
                     return
@@ -260,7 +280,10 @@ class IterationRunner(LoopState):
                     self.display.output(text + "\n")
 
             try:
-                with self.key_handover(plan, argv, number) as pass_fds:
+                with (
+                    self.key_handover(plan, argv, number) as pass_fds,
+                    self.stop.scoped() as halt,
+                ):
                     result = await supervise(
                         argv,
                         cwd=self.project,
@@ -268,7 +291,7 @@ class IterationRunner(LoopState):
                         stdin=prompt.encode(),
                         timeout=None if math.isinf(budget) else budget,
                         grace=self.cfg.agent.kill_grace,
-                        stop=self.stop,
+                        stop=halt,
                         on_line=on_line,
                         on_start=on_start,
                         pass_fds=pass_fds,
@@ -304,6 +327,9 @@ class IterationRunner(LoopState):
                 state = read_convergence(conv)
             except ConvergenceError as exc:
                 self.display.warn(str(exc))
+        # Delivery first: the loop commits what the agent left, so the commits and the
+        # change below count it, and a claim is judged on what is in git.
+        checkpoint = await self.checkpoint(number, time.time())
         git_after = await self.snapshot()
         self.git_last = git_after
         commits = 0
@@ -326,6 +352,10 @@ class IterationRunner(LoopState):
             final,
             report_path if report_path.exists() else None,
         )
+        if start.over_budget is not None:
+            # Ended before its result line: what it streamed is what it cost.
+            billed = max(report.cost_usd or 0.0, start.over_budget)
+            report = report.model_copy(update={"outcome": "budget", "cost_usd": billed})
         it = IterationRecord.from_report(
             report,
             number=number,
@@ -342,6 +372,8 @@ class IterationRunner(LoopState):
             commits=commits,
             changed=changed,
             plan_unchecked=self.plan_unchecked(),
+            checkpoint=checkpoint,
+            dirty=await self.dirty_paths() or [],
         )
         outcome = IterationOutcome(
             mode="planning" if self.record.mode == "planning" else "building",

@@ -85,6 +85,10 @@ class HookContext:
     """``passed`` or ``failed``: how the gate ended the last time it ran in this run."""
     total_iterations: int = 0
     duration: float = 0.0
+    last_claim: str = "none"
+    """``none`` / ``accepted`` / ``refused``: the last completion claim's fate."""
+    last_claim_reason_file: Path | None = None
+    """A file holding why the last claim was refused (empty until one is)."""
 
 
 def _secs(value: float) -> str:
@@ -115,6 +119,9 @@ def hook_env(name: str, ctx: HookContext) -> dict[str, str]:
         env["FRESHER_LAST_DURATION"] = _secs(ctx.last_duration)
         env["FRESHER_COMMITS_MADE"] = str(ctx.commits_made)
         env["FRESHER_LAST_GATE"] = ctx.last_gate
+    if name in ("next_iteration", "finished"):
+        env["FRESHER_LAST_CLAIM"] = ctx.last_claim
+        env["FRESHER_LAST_CLAIM_REASON_FILE"] = str(ctx.last_claim_reason_file or "")
     if name == "finished":
         env["FRESHER_FINISH_TYPE"] = ctx.finish_type
         env["FRESHER_FINISH_REASON"] = ctx.finish_reason

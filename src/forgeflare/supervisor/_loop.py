@@ -33,6 +33,7 @@ from pathlib import Path
 
 import trio
 
+from forgeflare._budget import overshoot_line
 from forgeflare._clock import format_wait, utc_timestamp
 from forgeflare._evidence import Measures
 from forgeflare._pgroup import become_subreaper, escaped_descendants, process_started
@@ -41,6 +42,12 @@ from forgeflare._secrets import child_environment
 from forgeflare._words import plural
 from forgeflare.supervisor._agentproc import StopControl
 from forgeflare.supervisor._blocked import take_answer
+from forgeflare.supervisor._checkpoint import (
+    CLAIM_REASON_FILE,
+    FALLBACK_IDENTITY,
+    LoopDelivery,
+    identity_env,
+)
 from forgeflare.supervisor._checks import LoopChecks, hook_record
 from forgeflare.supervisor._config import parse_on_blocked
 from forgeflare.supervisor._display import LoopDisplay
@@ -87,7 +94,9 @@ class LoopResult:
         return self.finish_type.exit_code
 
 
-class _Loop(LoopStep, LoopProof, LoopChecks, IterationRunner, LoopWaits, AgentSwitching):
+class _Loop(
+    LoopStep, LoopProof, LoopDelivery, LoopChecks, IterationRunner, LoopWaits, AgentSwitching
+):
     def __init__(self, opts: LoopOptions, display: LoopDisplay, stop: StopControl) -> None:
         self.opts = opts
         self.cfg = opts.config
@@ -139,6 +148,13 @@ class _Loop(LoopStep, LoopProof, LoopChecks, IterationRunner, LoopWaits, AgentSw
         self.seen_trees = set()
         self.last_tree = None
         self.refused = ""
+        self.git_identity = {}
+        self.resumed_killed = False
+        self.lock_removed = None
+        self.checkpoint_failures = 0
+        self.last_claim = "none"
+        self.last_claim_reason = ""
+        self.last_review = None
         config_dir = default_trust_file(opts.env).parent
         self.notifier = Notifier(
             command=self.cfg.notify.command,
@@ -169,6 +185,8 @@ class _Loop(LoopStep, LoopProof, LoopChecks, IterationRunner, LoopWaits, AgentSw
             finish_type=finish_type,
             finish_reason=(rec.finish_reason or "") if finish_type else "",
             last_gate=self.last_gate,
+            last_claim=self.last_claim,
+            last_claim_reason_file=self.store.dir / CLAIM_REASON_FILE,
         )
 
     def open_run(self) -> None:
@@ -183,6 +201,7 @@ class _Loop(LoopStep, LoopProof, LoopChecks, IterationRunner, LoopWaits, AgentSw
                 )
             if resumed.killed is not None:
                 it = resumed.killed
+                self.resumed_killed = True
                 self.finish_iteration(it, "killed", counted=True)
                 self.display.warn(
                     f"iteration {it.number} was cut short by the crash: recorded as killed"
@@ -330,6 +349,72 @@ class _Loop(LoopStep, LoopProof, LoopChecks, IterationRunner, LoopWaits, AgentSw
         elif self.record.head_at_start is None:
             snap = await self.snapshot()
             self.record.head_at_start = snap.head if snap else None
+            if not self.opts.resume:
+                # every one of them: a path left off this list would be committed
+                self.record.dirty_at_start = await self.dirty_paths(limit=None) or []
+        await self.delivery_banner()
+        if self.opts.resume and self.git_repo:
+            await self.resume_delivery()
+        elif self.git_repo:
+            held = await self.clear_locks(time.time())  # a crash before this run left one
+            if held is not None:
+                self.display.warn(f"at start: {held}")
+
+    async def delivery_banner(self) -> None:
+        """What the checkpoint will do: no git, no identity, changes it will never commit."""
+        if not self.git_repo:
+            self.display.info(
+                "no checkpoint (not a git repository): complete means the agent's claim held"
+            )
+            return
+        if not await self.has_identity():
+            self.git_identity = identity_env(False)
+            name, email = FALLBACK_IDENTITY
+            self.display.warn(
+                f"git has no identity here: the loop and the agent commit as "
+                f"{name} <{email}> (GIT_AUTHOR_*/GIT_COMMITTER_*)"
+            )
+        dirty = self.record.dirty_at_start
+        if dirty:
+            shown = ", ".join(dirty[:3]) + (f" and {len(dirty) - 3} more" if len(dirty) > 3 else "")
+            self.display.warn(
+                f"{plural(len(dirty), 'path')} changed before the loop started ({shown}): "
+                "left as they are, never committed by the loop"
+            )
+        if not self.backend.commits_itself and self.cfg.fresher.checkpoint == "commit":
+            self.display.info(
+                f"the {self.backend.name} agent cannot commit in its sandbox: the loop's "
+                "checkpoint commits its work after every iteration"
+            )
+        if self.cfg.fresher.checkpoint != "commit":
+            self.display.warn(
+                f"checkpoint = {self.cfg.fresher.checkpoint}: the loop does not commit what the "
+                "agent leaves; a claim completes only on a clean work tree"
+            )
+
+    async def resume_delivery(self) -> None:
+        """Before the first iteration of a resume: stale locks go, and the killed iteration's
+        leftovers are checkpointed on its ``killed`` row."""
+        rec = self.record
+        if not self.resumed_killed or not rec.iterations:
+            held = await self.clear_locks(time.time())
+            if held is not None:
+                self.display.warn(f"resume: {held}")
+            return
+        row = rec.iterations[-1]
+        checkpoint = await self.checkpoint(row.number, time.time())
+        commits = row.commits + (1 if checkpoint.sha else 0)
+        rec.totals.commits += commits - row.commits
+        # A new row object: the store serialises a row once, so a changed one must be new.
+        rec.iterations[-1] = row.model_copy(
+            update={
+                "checkpoint": checkpoint,
+                "commits": commits,
+                "head_after": checkpoint.sha or row.head_after,
+                "dirty": await self.dirty_paths() or [],
+            }
+        )
+        self.save()
 
     async def finish(self, finish: FinishType, *, records_said: bool) -> LoopResult:
         """Record how the run ended, run the finished hook, sum up and notify.
@@ -345,6 +430,14 @@ class _Loop(LoopStep, LoopProof, LoopChecks, IterationRunner, LoopWaits, AgentSw
         rec.exit_code = finish.exit_code
         rec.finished_at = utc_timestamp()
         rec.finish_reason = self.finish_reason or finish_words(rec)
+        refused = self.last_claim_reason if self.last_claim == "refused" else ""
+        if finish in (FinishType.COMPLETE, FinishType.MANUAL, FinishType.BLOCKED):
+            refused = ""
+        if refused and refused not in rec.finish_reason:
+            rec.finish_reason += f"; the last claim was refused: {refused}"
+        if finish is FinishType.BUDGET:
+            used = [it.backend or rec.backend for it in rec.iterations if not it.skipped]
+            rec.finish_reason += f"; {overshoot_line(used or [rec.backend])}"
         finished = await self.hook(
             "finished", self.context(finish_type=finish.value, iteration=rec.iterations_done)
         )

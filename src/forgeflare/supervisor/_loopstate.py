@@ -22,7 +22,14 @@ from forgeflare.supervisor._git import GitSnapshot
 from forgeflare.supervisor._lifecycle import HookContext, HookName, LifecycleResult
 from forgeflare.supervisor._notify import Notifier
 from forgeflare.supervisor._options import LoopOptions
-from forgeflare.supervisor._records import IterationRecord, RunRecord, RunStore
+from forgeflare.supervisor._records import (
+    CheckpointRecord,
+    ClaimRecord,
+    IterationRecord,
+    ReviewRecord,
+    RunRecord,
+    RunStore,
+)
 from forgeflare.supervisor._waits import WaitStreaks
 from forgeflare.supervisor.backends import Backend
 
@@ -88,6 +95,20 @@ class LoopState:
     refused: str
     """The last trust refusal printed."""
 
+    # Delivery (:mod:`._checkpoint`).
+    git_identity: dict[str, str]
+    """``GIT_AUTHOR_*``/``GIT_COMMITTER_*`` when git has no identity (empty: it has one)."""
+    lock_removed: str | None
+    checkpoint_failures: int
+    """Checkpoints in a row whose commit failed."""
+    last_claim: str
+    """``none`` / ``accepted`` / ``refused``: the last claim's fate (FRESHER_LAST_CLAIM)."""
+    last_claim_reason: str
+    """Why the last claim was refused (the file FRESHER_LAST_CLAIM_REASON_FILE names)."""
+    last_review: tuple[str, ReviewRecord] | None
+    """The digest of the diff the reviewer last judged, and its verdict (it stands while
+    the diff is the same)."""
+
     # How the run is ending.
     finishing: bool
     """Set once the loop is finishing: a records failure then no longer stops anything."""
@@ -113,6 +134,22 @@ class LoopState:
             raise NotImplementedError
 
         def finish_iteration(self, it: IterationRecord, decision: str, *, counted: bool) -> None:
+            raise NotImplementedError
+
+        # The delivery's (:mod:`._checkpoint`).
+        async def checkpoint(self, number: int, since: float) -> CheckpointRecord:
+            raise NotImplementedError
+
+        async def dirty_paths(self, limit: int | None = 100) -> list[str] | None:
+            raise NotImplementedError
+
+        async def tracked_changes(self) -> frozenset[str]:
+            raise NotImplementedError
+
+        async def undelivered(self, it: IterationRecord) -> str | None:
+            raise NotImplementedError
+
+        def note_claim(self, claim: ClaimRecord) -> None:
             raise NotImplementedError
 
         # The loop's own (:mod:`._loop`).

@@ -25,6 +25,7 @@ from typing import Any
 import trio
 
 from forgeflare._process import run_child
+from forgeflare._readfile import CONFIG_LIMIT, read_limited_text
 from forgeflare._units import format_cost, format_duration
 
 __all__ = [
@@ -122,7 +123,7 @@ def notify_urls(env: Mapping[str, str], config_dir: Path | None) -> list[str]:
         return []
     path = config_dir / "notify.toml"
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_limited_text(path, limit=CONFIG_LIMIT))
     except FileNotFoundError:
         return []
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):

@@ -20,6 +20,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from forgeflare._errors import ConfigError
+from forgeflare._fsutil import check_project_folders, open_regular
+from forgeflare._readfile import read_limited_text
+from forgeflare._runtime_files import WRITTEN_FOLDERS
 from forgeflare._secrets import child_environment
 from forgeflare.supervisor._config import LoopConfig
 from forgeflare.supervisor._git import run_git
@@ -37,14 +40,14 @@ def lock_holder(project: Path) -> int | None:
     """The pid of the loop running in ``project``, or ``None`` when none holds the lock."""
     path = project / LOCK_RELPATH
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = open_regular(path, os.O_RDONLY)
     except OSError:
         return None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except BlockingIOError:
-            text = path.read_text(encoding="utf-8", errors="replace").strip()
+            text = os.read(fd, 32).decode("utf-8", errors="replace").strip()
             return int(text) if text.isdigit() else -1
         fcntl.flock(fd, fcntl.LOCK_UN)
         return None
@@ -56,9 +59,10 @@ def lock_holder(project: Path) -> int | None:
 def project_lock(project: Path) -> Iterator[None]:
     """Hold the project's loop lock (the file is kept: removing a flock file breaks it)."""
     path = project / LOCK_RELPATH
+    check_project_folders(project, [LOCK_RELPATH.parent])
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = open_regular(path, os.O_RDWR | os.O_CREAT)
     except OSError as exc:
         raise ConfigError(f"{path}: cannot create the loop lock: {exc.strerror}") from exc
     try:
@@ -177,6 +181,8 @@ def preflight(
     project_command: bool = True,
 ) -> None:
     """Raise ``ConfigError`` (one line, exit 2) for what would make every iteration fail."""
+    # Before anything is read or written there: a clone's links must not lead the loop out.
+    check_project_folders(project, [LOCK_RELPATH.parent, config.paths.log_dir, *WRITTEN_FOLDERS])
     holder = lock_holder(project)
     if holder is not None and resume:
         # --resume never takes over a live run: name the run it would have picked up.
@@ -201,6 +207,13 @@ def preflight(
         checked_base_url(None, env)
     backend.preflight(project, argv, env)
     check_agent(config, backend.name, argv, env)
+    checkpoint = config.fresher.checkpoint
+    if checkpoint != "commit" and not backend.commits_itself:
+        raise ConfigError(
+            f"[fresher] checkpoint = {checkpoint!r}: the {backend.name} agent cannot commit in "
+            "its sandbox (.git is read-only there) and the loop would not either, so no work "
+            'would ever be delivered; set checkpoint = "commit"'
+        )
     reviewer = config.finish.reviewer
     url = (env.get("ANTHROPIC_API_URL") or env.get("ANTHROPIC_BASE_URL") or "").strip()
     if reviewer and not env.get("ANTHROPIC_API_KEY") and not url:
@@ -213,8 +226,10 @@ def preflight(
     prompt = project / ".fresher" / f"PROMPT.{config.fresher.mode}.md"
     if prompt.exists():
         try:
-            prompt.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            read_limited_text(prompt)
+        except OSError as exc:
+            raise ConfigError(f"{prompt}: cannot read the prompt: {exc.strerror or exc}") from exc
+        except UnicodeDecodeError as exc:
             raise ConfigError(f"{prompt}: cannot read the prompt: {exc}") from exc
     from forgeflare.supervisor._notify import notify_preflight, notify_urls
     from forgeflare.trust import default_trust_file

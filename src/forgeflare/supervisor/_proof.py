@@ -7,6 +7,7 @@ kept as ``gate-NNN.log``), asks the reviewer and records what each said on the i
 
 from __future__ import annotations
 
+import hashlib
 import os
 
 from forgeflare._evidence import (
@@ -19,7 +20,10 @@ from forgeflare._evidence import (
     rejection_text,
     stall_streak,
 )
+from forgeflare._fsutil import atomic_write_text
+from forgeflare._outputcap import HeadTail
 from forgeflare._process import run_child
+from forgeflare._readfile import read_limited_text
 from forgeflare._secrets import child_environment
 from forgeflare.supervisor._finish import IterationOutcome
 from forgeflare.supervisor._git import diff_since, tree_of
@@ -30,6 +34,7 @@ from forgeflare.supervisor._records import (
     ProgressRecord,
     ReviewRecord,
 )
+from forgeflare.supervisor.backends._report import Tokens
 
 __all__ = ["LoopProof"]
 
@@ -124,6 +129,17 @@ class LoopProof(LoopState):
                 self.display.warn(f"complete claimed ({claim}), but the gate failed ({code})")
                 text = rejection_text(by=claim, rejected_by="gate", gate=gate)
                 return False, text
+            changed = await self.gate_changed(it)
+            if changed:
+                why = "the gate changed tracked files: " + ", ".join(changed[:5])
+                it.claim = ClaimRecord(by=claim, accepted=False, rejected_by="gate", why=why)
+                self.display.warn(f"complete claimed ({claim}), but {why}")
+                text = (
+                    f"# The last iteration claimed completion, but it was refused\n\n{why}. "
+                    "A gate must pass on the committed tree without changing it: make the "
+                    "change the gate makes yourself (and commit it), or fix the gate.\n\n"
+                )
+                return False, text
         if self.cfg.finish.reviewer:
             review = await self.review(it, claim, gate)
             it.review = review
@@ -148,19 +164,32 @@ class LoopProof(LoopState):
         it.claim = ClaimRecord(by=claim, accepted=True)
         return True, ""
 
+    async def gate_changed(self, it: IterationRecord) -> list[str]:
+        """Tracked paths the gate changed (they were clean after the checkpoint)."""
+        if not self.git_repo:
+            return []
+        before = {*it.dirty, *self.record.dirty_at_start}
+        return sorted(p for p in await self.tracked_changes() if p not in before)
+
     async def review(
         self, it: IterationRecord, claim: ClaimBy, gate: GateRun | None
     ) -> ReviewRecord:
-        """Ask ``[finish] reviewer`` (see ``_reviewer``); never raises."""
+        """Ask ``[finish] reviewer`` (see ``_reviewer``); never raises. The same diff is not
+        judged twice: the last verdict stands (no new request, no new spend)."""
         from forgeflare.supervisor._reviewer import ReviewInput, run_review
 
         diff, stat = await diff_since(self.project, self.record.head_at_start)
+        digest = hashlib.sha256(diff.encode(errors="replace")).hexdigest()
+        last = self.last_review
+        if last is not None and last[0] == digest and last[1].complete is not None:
+            self.display.info("reviewer: the diff is unchanged: its last verdict stands")
+            return last[1].model_copy(update={"tokens": Tokens(), "cost_usd": None, "file": None})
         plan = self.project / self.cfg.paths.plan_file
         try:
-            plan_text = plan.read_text(encoding="utf-8", errors="replace")
+            plan_text = read_limited_text(plan, folder=self.project, errors="replace")
         except OSError:
             plan_text = ""
-        return await run_review(
+        review = await run_review(
             ReviewInput(
                 model=self.cfg.finish.reviewer,
                 task=self.opts.task or self.prompt_text(),
@@ -174,7 +203,12 @@ class LoopProof(LoopState):
             ),
             env=self.opts.env,
             save_to=self.store.dir / f"review-{it.number:03d}.json",
+            # The run's known spend so far: this iteration is not in the totals yet.
+            cap=self.cfg.limits.max_cost or None,
+            spent=(self.record.totals.cost_usd or 0.0) + (it.cost_usd or 0.0),
         )
+        self.last_review = (digest, review)
+        return review
 
     def output_tail(self, it: IterationRecord) -> str:
         """The end of the iteration's log: the agent's last words (what it claimed with)."""
@@ -195,7 +229,7 @@ class LoopProof(LoopState):
         if untrusted is not None:
             return GateRun(gate, None, f"not run: {untrusted}")
         self.display.info(f"gate: {gate}")
-        out = bytearray()
+        out = HeadTail()  # a gate printing 50 MB keeps 2 MB (head and tail) per iteration
         try:
             done = await run_child(
                 ["bash", "-c", gate],
@@ -208,12 +242,12 @@ class LoopProof(LoopState):
             )
         except OSError as exc:
             return GateRun(gate, None, f"cannot run: {exc}")
-        text = out.decode(errors="replace")
+        text = out.kept().decode(errors="replace")
         for line in text.splitlines()[-20:]:
             self.display.output(line + "\n", prefix="[gate] ")
         log = self.store.dir / f"gate-{number:03d}.log"
         try:
-            log.write_text(text, encoding="utf-8")
+            atomic_write_text(log, text, fsync=False)
         except OSError as exc:
             self.display.warn(f"{log}: cannot write: {exc.strerror}")
         code = None if done.timed_out else done.exit_code

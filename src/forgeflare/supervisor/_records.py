@@ -39,11 +39,13 @@ from forgeflare._damaged import DamagedFileError, read_json
 from forgeflare._errors import ForgeflareError
 from forgeflare._fsutil import append_line, atomic_write_text, overwrite_in_place
 from forgeflare._jsonl import json_objects
+from forgeflare._readfile import RECORD_LIMIT, read_limited
 from forgeflare.supervisor.backends._report import IterationReport, Tokens
 
 __all__ = [
     "RUN_MARKER",
     "SCHEMA_VERSION",
+    "CheckpointRecord",
     "ClaimRecord",
     "HookRecord",
     "InProgress",
@@ -129,6 +131,30 @@ class ClaimRecord(BaseModel):
     rejected_by: str | None = None
     """``gate`` or ``reviewer`` when refused."""
     why: str = ""
+
+
+class CheckpointRecord(BaseModel):
+    """What the loop did with the work the agent left uncommitted after an iteration.
+
+    Exactly one of ``sha`` (the checkpoint commit), ``skipped`` (why no commit was tried:
+    nothing to commit, not a git repository, a merge in progress, a held lock …) or ``failed``
+    (``git commit`` was tried and failed: its first line) is set.
+    """
+
+    model_config = _FINITE
+
+    sha: str | None = None
+    skipped: str | None = None
+    failed: str | None = None
+    left_out: list[str] = Field(default_factory=list)
+    """Changed paths the checkpoint did not add (secret-shaped, LFS, too big, over the cap)."""
+    lock_removed: str | None = None
+    """A stale git lock the loop removed first (its path in the repository)."""
+
+    @property
+    def delivered(self) -> bool:
+        """Nothing the loop tried to commit failed (a commit was made or none was needed)."""
+        return self.failed is None
 
 
 class ReviewRecord(BaseModel):
@@ -240,6 +266,10 @@ class IterationRecord(IterationReport):
     claim: ClaimRecord | None = None
     review: ReviewRecord | None = None
     progress: ProgressRecord | None = None
+    checkpoint: CheckpointRecord | None = None
+    """The loop's checkpoint after this iteration (``None``: rows before 0.4, or a skip)."""
+    dirty: list[str] = Field(default_factory=list)
+    """Paths left uncommitted after the checkpoint (the clean check's pathspec)."""
 
     @classmethod
     def from_report(cls, report: IterationReport, **facts: Any) -> IterationRecord:
@@ -345,6 +375,8 @@ class RunRecord(BaseModel):
     waits: list[WaitRecord] = Field(default_factory=list)
     """Usage-window and outage waits."""
     head_at_start: str | None = None
+    dirty_at_start: list[str] = Field(default_factory=list)
+    """Paths already changed when the loop started: reported, never committed by the loop."""
     plan_file: str | None = None
     plan_unchecked_at_start: int | None = None
     supervisor_pid: int | None = None
@@ -463,10 +495,11 @@ class RunStore:
         except OSError as exc:
             kept = overwrite_in_place(self.run_json, text.encode("utf-8"))
             if not kept and record.finished_at is not None:
-                # The folder is read-only (or full): say how the run ended beside it, so it is
-                # not taken for a running or resumable one later.
+                # The folder is read-only (or full): the whole record goes beside it (the
+                # marker's keys included), so the run is not taken for a running or resumable
+                # one later and the iterations its folder missed (their commits) are kept.
                 with contextlib.suppress(OSError):
-                    atomic_write_text(finish_marker(self.dir), _marker_json(record))
+                    atomic_write_text(finish_marker(self.dir), text)
             raise RecordError(f"{self.run_json}: cannot write: {exc.strerror or exc}") from exc
 
     def _json(self, record: RunRecord) -> str:
@@ -497,7 +530,7 @@ class RunStore:
         """Every readable line of events.jsonl (a torn last line, or one a crash or a disk
         damaged into bytes that are not UTF-8, is skipped)."""
         try:
-            return json_objects((self.dir / "events.jsonl").read_bytes())
+            return json_objects(read_limited(self.dir / "events.jsonl", limit=RECORD_LIMIT))
         except OSError:
             return []
 
@@ -525,7 +558,7 @@ def read_run(path: Path) -> RunRecord:
     missing, unreadable, not UTF-8, not JSON or not of a run record's shape.
     """
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = read_limited(path, limit=RECORD_LIMIT).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise RecordError(
             f"{path}: not a readable run record: not UTF-8 (byte {exc.start})"
@@ -541,7 +574,11 @@ def read_run(path: Path) -> RunRecord:
         if damaged is None:
             raise RecordError(f"{path}: not a readable run record: {_first_error(exc)}") from exc
         record = damaged
-    # A run whose folder became read-only says how it ended beside the folder.
+    # A run whose folder became read-only says how it ended beside the folder: the whole
+    # record when it could be written there, else the finish fields alone.
+    beside = _record_beside(path.parent) if record.finished_at is None else None
+    if beside is not None and beside.run_id == record.run_id:
+        return beside
     ended = read_finish_marker(path.parent) if record.finished_at is None else None
     if ended:
         damaged_rows = record.damaged_rows
@@ -627,8 +664,14 @@ def finish_marker(run_dir: Path) -> Path:
     return run_dir.with_name(run_dir.name + ".finished.json")
 
 
-def _marker_json(record: RunRecord) -> str:
-    return json.dumps({key: getattr(record, key) for key in _MARKER_KEYS}) + "\n"
+def _record_beside(run_dir: Path) -> RunRecord | None:
+    """The whole record written beside a read-only run folder, when there is a finished one."""
+    try:
+        text = read_limited(finish_marker(run_dir), limit=RECORD_LIMIT).decode("utf-8")
+        record = RunRecord.model_validate_json(text)
+    except (OSError, UnicodeDecodeError, ValidationError):
+        return None
+    return record if record.finished_at is not None else None
 
 
 def read_finish_marker(run_dir: Path) -> dict[str, Any] | None:

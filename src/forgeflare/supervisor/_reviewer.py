@@ -32,9 +32,17 @@ __all__ = [
 ]
 
 
-async def run_review(given: ReviewInput, *, env: Mapping[str, str], save_to: Path) -> ReviewRecord:
-    """Ask the reviewer; never raises (a failure is the record's ``error``)."""
-    answer = await ask_reviewer(given, env=env, save_to=save_to)
+async def run_review(
+    given: ReviewInput,
+    *,
+    env: Mapping[str, str],
+    save_to: Path,
+    cap: float | None = None,
+    spent: float | None = 0.0,
+) -> ReviewRecord:
+    """Ask the reviewer; never raises (a failure is the record's ``error``). A request whose
+    worst case would pass the budget ``cap`` (``spent`` of it gone) is not sent."""
+    answer = await ask_reviewer(given, env=env, save_to=save_to, cap=cap, spent=spent)
     return ReviewRecord(
         model=answer.model,
         complete=answer.complete,

@@ -14,6 +14,7 @@ import trio
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._evidence import stall_warning
+from forgeflare._review import OVER_BUDGET
 from forgeflare.supervisor._blocked import take_answer
 from forgeflare.supervisor._checks import hook_record
 from forgeflare.supervisor._fallback import Window
@@ -35,6 +36,9 @@ from forgeflare.supervisor._records import ClaimRecord, IterationRecord
 from forgeflare.supervisor._waits import WaitFor
 
 __all__ = ["LoopStep"]
+
+_FAILURES = 2
+"""Checkpoint commits failing this many times in a row end the loop ``undelivered``."""
 
 
 class LoopStep(LoopState):
@@ -65,6 +69,13 @@ class LoopStep(LoopState):
         verdict = hook_verdict(hook.status.value, stopped=self.stop.stop.is_set(), skippable=True)
         if isinstance(verdict, Finish):
             return verdict.type
+        if isinstance(verdict, Skip) and self.last_claim == "refused":
+            # A refusal is work for the agent, whatever the plan (or a hook) says.
+            self.display.warn(
+                f"iteration {number}: next_iteration asked to skip, but the last claim was "
+                "refused: the agent runs with the reasons"
+            )
+            verdict = None
         if isinstance(verdict, Skip):
             self.display.warn(f"iteration {number} skipped by next_iteration")
             it = IterationRecord(number=number, started_at=utc_timestamp(), skipped=True)
@@ -76,6 +87,8 @@ class LoopStep(LoopState):
             )
         else:
             it, outcome = await self.run_agent(number)
+            failed = it.checkpoint is not None and it.checkpoint.failed is not None
+            self.checkpoint_failures = self.checkpoint_failures + 1 if failed else 0
         it.next_iteration_hook = hook_record(hook, number)
         gate = await self.stall_gate(it, outcome)
         await self.measure(it, outcome, gate)
@@ -94,20 +107,60 @@ class LoopStep(LoopState):
         ruling = decide(facts)
         claim = claimed(outcome)
         preamble = ""
-        if isinstance(ruling.action, RunGate) and claim is not None:
+        action = ruling.action
+        judged = isinstance(action, RunGate) or (
+            isinstance(action, Finish) and action.type is FinishType.COMPLETE
+        )
+        undelivered = await self.undelivered(it) if claim is not None and judged else None
+        if claim is not None and undelivered is not None:
+            # Never complete on work that is not in git: the gate and reviewer need not run.
+            it.claim = ClaimRecord(
+                by=claim, accepted=False, rejected_by="delivery", why=undelivered
+            )
+            self.display.error(undelivered)
+            ruling = replace(ruling, action=Finish(FinishType.UNDELIVERED, undelivered))
+        elif isinstance(ruling.action, RunGate) and claim is not None:
             passed, preamble = await self.check_claim(it, claim, gate)
             # What init's next_iteration hook reads: a red gate is work for the agent, no skip.
             refused = it.claim is not None and it.claim.rejected_by == "gate"
             self.last_gate = "failed" if refused else "passed"
             ruling = decide(replace(facts, gate_passed=passed))
+            if it.review is not None and (it.review.error or "").startswith(OVER_BUDGET):
+                # The reviewer's request would pass the cap: the budget ends the run.
+                over = replace(outcome, outcome="budget")
+                ruling = decide(replace(facts, gate_passed=passed, outcome=over))
+                self.finish_reason = f"stopped: the reviewer was {it.review.error}"
         elif claim is not None:
             done = isinstance(ruling.action, Finish) and ruling.action.type is FinishType.COMPLETE
             it.claim = ClaimRecord(by=claim, accepted=done)
+        if it.claim is not None:
+            self.note_claim(it.claim)
+        ruling = self.delivery_rules(ruling)
         warning = stall_warning(
             self.no_progress, self.limits.stall_after, it.progress.why if it.progress else ""
         )
         self.preamble = preamble + (warning or "")
         return await self.apply(it, ruling)
+
+    def delivery_rules(self, ruling: Verdict) -> Verdict:
+        """Checkpoints that keep failing end the loop; an unchanged iteration after a refusal
+        says the refusal."""
+        action = ruling.action
+        if self.checkpoint_failures >= _FAILURES and not isinstance(action, Finish):
+            why = (
+                f"undelivered: {self.checkpoint_failures} checkpoint commits failed in a row; "
+                f"see `git -C {self.project} status`"
+            )
+            return replace(ruling, action=Finish(FinishType.UNDELIVERED, why))
+        if (
+            isinstance(action, Finish)
+            and action.type is FinishType.NO_CHANGES
+            and self.last_claim == "refused"
+            and self.last_claim_reason
+        ):
+            why = f"no_changes: nothing changed after the refused claim ({self.last_claim_reason})"
+            return replace(ruling, action=Finish(FinishType.NO_CHANGES, why))
+        return ruling
 
     async def apply(self, it: IterationRecord, ruling: Verdict) -> FinishType | None:
         """Record the iteration as the verdict says and act on it: finish, wait or go on."""

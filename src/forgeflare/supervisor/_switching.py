@@ -39,7 +39,7 @@ class AgentSwitching(LoopState):
 
     def known_windows(self) -> Mapping[AgentSpec, Window]:
         """This loop's windows and the machine's (the later reset wins)."""
-        stored = read_windows(self.window_file)
+        stored = read_windows(self.window_file, warn=self.display.warn)
         # The machine's windows of these agents at the endpoint and account they use here.
         known = {
             spec: window

@@ -98,7 +98,8 @@ def describe_items(items: list[TrustItem], project: Path, lines: int = 3) -> lis
         out.append(f"• {item.key}: {item.definition}")
         out.extend(f"    warning: {note}" for note in item.blind)
         for rel, digest in sorted(item.files.items()):
-            shown = digest if digest.startswith("->") else f"sha256 {digest[:16]}"
+            hashed = len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)
+            shown = f"sha256 {digest[:16]}" if hashed else digest  # else what it is, in words
             out.append(f"    {rel}  {shown}")
             if rel in seen:
                 continue

@@ -12,6 +12,7 @@ import typer
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError
+from forgeflare._termtext import for_terminal
 
 __all__ = ["register"]
 
@@ -66,7 +67,7 @@ def register(app: typer.Typer) -> None:
                 typer.echo("no trusted projects")
             for path, record in sorted(records.items()):
                 count = len(record.items)
-                typer.echo(f"{path}  {count} item(s)  trusted {record.trusted_at}")
+                typer.echo(for_terminal(f"{path}  {count} item(s)  trusted {record.trusted_at}"))
             return
         if not directory.is_dir():
             what = "no such directory" if not directory.exists() else "not a directory"
@@ -74,9 +75,9 @@ def register(app: typer.Typer) -> None:
         real = directory.resolve()
         if revoke:
             if store.revoke(str(real)):
-                typer.echo(f"revoked trust for {real}")
+                typer.echo(for_terminal(f"revoked trust for {real}"))
             else:
-                typer.echo(f"{real} was not trusted")
+                typer.echo(for_terminal(f"{real} was not trusted"))
             return
         config = load_config(directory, env=env).config
         items = loop_trust_items(directory, config, every_backend=True)
@@ -84,18 +85,22 @@ def register(app: typer.Typer) -> None:
         for fleet_file in fleet_files(directory):
             items += fleet_items(fleet_file, directory)
         if not items:
-            typer.echo(f"{real}: nothing to run from this project (no hooks, no commands)")
+            typer.echo(
+                for_terminal(f"{real}: nothing to run from this project (no hooks, no commands)")
+            )
             return
         check = check_trust(items, store.load(), str(real))
         for line in describe_items(items, directory):
-            typer.echo(line)
+            typer.echo(for_terminal(line))
         if check.trusted:
             typer.echo(f"already trusted ({check.reason})")
             return
         for label, keys in (("new", check.new), ("changed", check.changed)):
             if keys:
-                typer.echo(f"{label}: {', '.join(keys)}")
+                typer.echo(for_terminal(f"{label}: {', '.join(keys)}"))
         if show:
             raise typer.Exit(1)
         store.trust(str(real), items, utc_timestamp())
-        typer.echo(f"trusted {len(items)} item(s) of {real} (recorded in {store.path})")
+        typer.echo(
+            for_terminal(f"trusted {len(items)} item(s) of {real} (recorded in {store.path})")
+        )

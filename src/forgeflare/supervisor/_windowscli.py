@@ -49,7 +49,8 @@ def _list(ctx: typer.Context) -> None:
     from forgeflare.supervisor._windowstore import read_windows, window_store_path
 
     path = window_store_path(os.environ)
-    lines = window_lines(read_windows(path), datetime.now(UTC))
+    windows = read_windows(path, warn=lambda line: typer.echo(line, err=True))
+    lines = window_lines(windows, datetime.now(UTC))
     for line in lines:
         typer.echo(line)
     if not lines:

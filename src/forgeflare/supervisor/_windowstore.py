@@ -6,7 +6,9 @@ on Linux), ``{"windows": {"codex@https://api.openai.com/v1#3f2a…": {"until": "
 (:mod:`~forgeflare.supervisor._windowkey`); 0.3's keys without ``@`` are dropped on read.
 A loop that learns a window writes it here (under a lock, atomically), so another loop of the
 same account starts on its fallback at once instead of hitting the limit again. Windows that
-have reset are dropped on the next write; a damaged file reads as empty.
+have reset are dropped on the next write; a damaged file reads as empty, and a file that is no
+regular file (a FIFO, ``/dev/zero``) or an ``until`` more than 31 days ahead is ignored with one
+line (once per process), never waited on.
 """
 
 from __future__ import annotations
@@ -14,14 +16,15 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
-from collections.abc import Iterator, Mapping
-from datetime import datetime
+from collections.abc import Callable, Iterator, Mapping
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import platformdirs
 
 from forgeflare._clock import parse_time, utc_timestamp
 from forgeflare._fsutil import atomic_write_text
+from forgeflare._readfile import read_limited_text
 from forgeflare.supervisor._fallback import Window
 from forgeflare.supervisor._windowkey import WindowKey, parse_window_key
 
@@ -36,10 +39,30 @@ def window_store_path(env: Mapping[str, str]) -> Path:
     return Path(platformdirs.user_state_dir("forgeflare")) / "windows.json"
 
 
-def _decode(text: str) -> dict[WindowKey, Window]:
+MAX_AHEAD = timedelta(days=31)
+"""A window further ahead is damage (DESIGN: ignored with one line, never clamped)."""
+_SAID: set[str] = set()
+
+
+def _say_once(warn: Callable[[str], None] | None, line: str) -> None:
+    if warn is not None and line not in _SAID:
+        _SAID.add(line)
+        warn(line)
+
+
+def _too_far(until: datetime, now: datetime) -> bool:
+    try:
+        return until - now > MAX_AHEAD
+    except OverflowError:  # 9999-12-31T23:59:59-05:00 is past datetime's end in UTC
+        return True
+
+
+def _decode(
+    text: str, now: datetime, warn: Callable[[str], None] | None, source: Path
+) -> dict[WindowKey, Window]:
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
     rows = data.get("windows") if isinstance(data, dict) else None
     out: dict[WindowKey, Window] = {}
@@ -49,17 +72,33 @@ def _decode(text: str) -> dict[WindowKey, Window]:
         except ValueError:
             continue
         until = parse_time(row.get("until")) if isinstance(row, dict) else None
-        if until is not None:
-            out[spec] = Window(until, str(row.get("reason") or "usage limit"))
+        if until is None:
+            continue
+        if _too_far(until, now):
+            shown = str(row.get("until"))[:40] if isinstance(row, dict) else "?"
+            _say_once(
+                warn, f"{source}: ignored {key!s:.60}'s window: until {shown} is over 31 days ahead"
+            )
+            continue
+        out[spec] = Window(until, str(row.get("reason") or "usage limit"))
     return out
 
 
-def read_windows(path: Path) -> dict[WindowKey, Window]:
-    """The windows in the store (none when it is missing or damaged)."""
+def read_windows(
+    path: Path, *, now: datetime | None = None, warn: Callable[[str], None] | None = None
+) -> dict[WindowKey, Window]:
+    """The windows in the store (none when it is missing or damaged); ``warn`` gets one line
+    for a file that is refused or a window too far ahead."""
     try:
-        return _decode(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError):
+        text = read_limited_text(path)
+    except FileNotFoundError:
         return {}
+    except OSError as exc:
+        _say_once(warn, f"{path}: ignored: {exc.strerror or exc}")
+        return {}
+    except UnicodeDecodeError:
+        return {}
+    return _decode(text, now or datetime.now(UTC), warn, path)
 
 
 @contextlib.contextmanager

@@ -26,6 +26,7 @@ from importlib.machinery import PathFinder
 from pathlib import Path
 from typing import Any
 
+from forgeflare._readfile import CONFIG_LIMIT, not_regular, read_limited, read_limited_text
 from forgeflare.trust._policy import TrustItem
 
 __all__ = [
@@ -95,7 +96,10 @@ def _sha256_file(path: Path) -> str:
     cached = _HASHES.get(str(path))
     if cached is not None and cached[0] == key:
         return cached[1]
-    if st.st_size > _MAX_FILE_BYTES:
+    kind = not_regular(st.st_mode)
+    if kind is not None:  # a FIFO or /dev/zero: never opened (it would block or never end)
+        digest = f"not a regular file ({kind})"
+    elif st.st_size > _MAX_FILE_BYTES:
         digest = f"size {st.st_size} mtime {st.st_mtime_ns}"
     else:
         h = hashlib.sha256()
@@ -340,6 +344,8 @@ def _cover_root_script(script: Path, project: Path, found: dict[str, str]) -> No
 
 
 def _shebang(path: Path) -> str:
+    if not path.is_file():
+        return ""  # a FIFO would block the read
     try:
         with path.open("rb") as f:
             first = f.readline(200).decode("utf-8", "replace").strip()
@@ -376,7 +382,7 @@ def _mentions(path: Path) -> tuple[str, ...]:
             return cached[1]
         found: tuple[str, ...] = ()
         if st.st_size <= 256 * 1024:
-            text = path.read_bytes().decode("utf-8", "replace")
+            text = read_limited(path).decode("utf-8", "replace")
             found = tuple(dict.fromkeys(_MENTION.findall(text)))
     except OSError:
         return ()
@@ -434,7 +440,7 @@ def _safe_hash(path: Path) -> str:
 
 def _read_toml(path: Path) -> dict[str, Any] | None:
     try:
-        return tomllib.loads(path.read_bytes().decode("utf-8"))
+        return tomllib.loads(read_limited_text(path, limit=CONFIG_LIMIT))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
         return None
 
@@ -446,7 +452,7 @@ def hooks_file_items(path: Path, project: Path) -> list[TrustItem]:
     yields items for what it says (and its own bytes as one item, so any edit is seen).
     """
     path, project = _rebase(path, project)
-    if not (path.is_file() or path.is_symlink()):
+    if not os.path.lexists(path):
         return []
     data = _read_toml(path)
     entries = data.get("hooks") if data is not None else None
@@ -539,7 +545,7 @@ def claude_settings_items(path: Path, project: Path, label: str) -> list[TrustIt
     if not (path.is_file() or path.is_symlink()):
         return []
     try:
-        data: Any = json.loads(path.read_bytes().decode("utf-8"))
+        data: Any = json.loads(read_limited_text(path, limit=CONFIG_LIMIT))
     except (OSError, ValueError, RecursionError):
         data = None
     if not isinstance(data, dict):
@@ -641,9 +647,10 @@ def config_items(
                 items.append(TrustItem(f"[agent.profiles.{name}]", text, files))
     paths = data.get("paths", {})
     for key, value in sorted(paths.items() if isinstance(paths, dict) else []):
-        # Lifecycle hooks or records outside the project are outside what trust can see.
-        where = Path(os.path.normpath(project / str(value)))
-        if not isinstance(value, str) or _lexically_inside(where, project) is None:
+        # Lifecycle hooks or records outside the project are outside what trust can see;
+        # resolved, so that a committed link (logs -> /elsewhere) counts as outside.
+        where = (project / str(value)).resolve()
+        if not isinstance(value, str) or _lexically_inside(where, project.resolve()) is None:
             items.append(TrustItem(f"[paths] {key}", json.dumps(value, default=str)))
     if isinstance(security, dict):
         for key, value in sorted(security.items()):

@@ -14,6 +14,7 @@ from typing import Any
 
 from forgeflare._errors import ConfigError
 from forgeflare._fsutil import atomic_write_text
+from forgeflare._readfile import RECORD_LIMIT, read_limited
 from forgeflare.trust._policy import (
     TrustCheck,
     TrustError,
@@ -72,7 +73,7 @@ class TrustStore:
     def load(self) -> dict[str, TrustRecord]:
         """Every project's record; an absent file is no record, a damaged one an error."""
         try:
-            raw = self.path.read_bytes()
+            raw = read_limited(self.path, limit=RECORD_LIMIT)
         except FileNotFoundError:
             return {}
         except OSError as exc:

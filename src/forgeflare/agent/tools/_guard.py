@@ -9,11 +9,13 @@ So the core is standard library only and runs on any Python 3.7+.
 
 The command is read the way a shell reads it, in one pass: quotes and backslashes are removed
 from words (``"rm"``, ``r''m``, ``\\rm`` are ``rm``; ``$'\\x2f'`` is ``/``; ``${IFS}`` is a
-blank; ``{rm,-rf,/}`` is ``rm -rf /``; capitals get nothing past it), commands are split at
+blank; ``$"/"`` is ``/``; ``{rm,-rf,/}`` is ``rm -rf /``; capitals get nothing past it;
+``/proc/self/root/`` and ``/proc/PID/root/`` are ``/``), commands are split at
 ``;`` ``&&`` ``||`` ``|`` ``&`` newlines, ``( )``, ``$( )``, ``<( )`` and backticks, and the
 command name is taken after wrappers (``sudo``, ``env``, ``nohup``, ``timeout``, ``busybox``,
-``unshare``, ``chroot /``, ``strace``, ``flock F``, ``runuser -u U --``, ``fakeroot``...),
-keywords and variable assignments.
+``unshare``, ``chroot /``, ``strace``, ``flock F``, ``runuser -u U --``, ``fakeroot``,
+``setpriv``, ``toybox``...), keywords (``function f { BODY; }``: BODY is read) and variable
+assignments. Here-document bodies are data, not commands (what they feed is read).
 
 **It follows the shell.** The working directory starts at ``cwd`` (the project) and moves with
 ``cd``, ``pushd``, ``popd``, ``cd -``, ``env -C``; a subshell, substitution or ``bash -c`` does
@@ -22,9 +24,10 @@ unknown. Targets are expanded as the shell would there: ``*``, ``.``, ``..`` cha
 ``$HOME``, ``${HOME:?}``, ``$PWD``, ``$(pwd)``, variables the command set, brace expansion
 (``/{,}``). What is fed to a command is read too: text piped or given by a here-string or
 here-document to ``xargs``/``parallel`` (as their arguments), to a shell, ``source <(...)`` or
-an interpreter (as a script), through ``base64 -d``, ``xxd -r -p`` and ``rev``; ``bash -c``,
-``eval``, ``su -c``, ``trap`` and ``env -S`` strings are checked as commands (at most four
-levels deep, so the work stays linear).
+an interpreter (as a script), through ``base64 -d``, ``xxd -r -p`` and ``rev``, and the paths
+``ls -d``, ``realpath`` and ``readlink -f`` print; ``bash -c`` (with ``$1``... from the words
+after it), ``eval``, ``su -c``, ``trap``, ``env -S`` strings and ``alias`` values are checked as
+commands (at most four levels deep, so the work stays linear).
 
 Denied in both modes:
 
@@ -33,20 +36,24 @@ Denied in both modes:
   everything in one of them (``*``; in ``/`` and ``~`` any pattern); of ``*``, ``.`` or ``..``
   in a directory the check cannot know; ``--no-preserve-root`` anywhere; ``find`` from such a
   root with ``-delete``, ``-exec rm`` or piped into ``xargs rm`` (from the project only when no
-  test such as ``-name`` narrows it); ``git clean -f`` in ``/`` or ``~``;
+  test such as ``-name`` narrows it; a narrowed one in ``/tmp`` is scratch work), and any
+  ``-exec CMD {}`` of an unnarrowed ``find`` judged as CMD on its root (``find / -exec chmod
+  777 {} +``); ``git clean -f`` in ``/`` or ``~``;
 - interpreter one-liners and scripts fed to them (``python -c``, ``perl -e``, ``node -e``,
-  ``ruby -e``, ``php -r``) that name a disaster: a tree deletion of such a path
-  (``shutil.rmtree('/')``), a string or argument list that is a denied command
-  (``os.system("rm -rf /")``), base64 of one;
+  ``ruby -e``, ``php -r``, an ``awk`` program) that name a disaster: a tree deletion of such a
+  path (``shutil.rmtree('/')``), a string, perl ``q{}``/``qq{}``, concatenation or argument
+  list that is a denied command (``os.system("rm -rf /")``), base64 of one;
 - fork bombs (a function that starts itself twice, once in the background: ``:(){ :|:& };:``,
-  ``b(){ b&b; }; b``);
+  ``b(){ b&b; }; b``, ``function b { b|b& }``, ``f() ( f|f& )``, ``$FUNCNAME``; perl's
+  ``fork while fork``);
 - ``dd of=/dev/...`` other than null/zero/stdout/stderr/tty/fd, redirection, ``tee`` or
   ``cp`` onto a disk device (``> /dev/sda``); ``mkfs`` in any form, ``mke2fs``, ``mkswap``,
   ``wipefs``, ``blkdiscard``;
 - ``chmod`` 777/``a+rwx`` on ``/``, ``~`` or a top-level directory, and ``chmod``/``chown``/
   ``chgrp -R`` on them;
 - force pushes: ``git push`` with ``--force``, ``-f`` (alone or in a cluster such as
-  ``-fu``), ``--force-with-lease`` / ``--force-if-includes`` in any form, ``--mirror``, or a
+  ``-fu``), ``--force-with-lease`` / ``--force-if-includes`` in any form, ``--mirror`` (or a
+  prefix git takes for one of these: ``--force-w``, ``--mirr``), or a
   ``+refspec`` (the first plain argument names the remote, so ``git push +x`` is not one);
   ``git send-pack --force``; a git alias that does one (``git -c alias.p='push -f' p``,
   ``git config alias.p 'push -f'``), ``remote.*.push`` with ``+``, ``remote.*.mirror``.
@@ -100,7 +107,14 @@ _DQ_TOKEN = re.compile(
 )
 _COMMENT = re.compile(r"(?:^|(?<=\s))#")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
-_FUNC_DEF = re.compile(r"(?<![^\s;&|(){}<>`'\"])([^\s;&|(){}<>`'\"]+) ?\( ?\) ?\{")
+_FUNC_DEF = re.compile(
+    r"(?<![^\s;&|(){}<>`'\"])(?:function ([^\s;&|(){}<>`'\"]+) ?(?:\( ?\) ?)?[{(]"
+    r"|([^\s;&|(){}<>`'\"]+) ?\( ?\) ?[{(])"
+)
+# perl's ``fork while fork``, ``fork while 1``, ``1 while fork``; a loop of os.fork().
+_FORK_LOOP = re.compile(
+    r"\bfork\s+(?:while|until)\b|\bwhile\s+fork\b|\bwhile\s*\(?\s*(?:true|1)\s*\)?\s*:?\s*os\.fork\(\)"
+)
 _DISK = re.compile(r"/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|md|dm-)")
 _MODE_ALL = re.compile(r"0?777|[augo]*[+=]rwx")
 _IFS = re.compile(r"\$\{ifs\}|\$ifs", re.I)
@@ -142,6 +156,12 @@ _WRAPPERS = {
     "chronic": (set(), 0),
     "unbuffer": (set(), 0),
     "busybox": (set(), 0),
+    "toybox": (set(), 0),
+    "setpriv": (
+        {"--reuid", "--regid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set"}
+        | {"--securebits", "--pdeathsig", "--selinux-label", "--apparmor-profile"},
+        0,
+    ),
     "unshare": ({"-R", "-w", "-S", "-G", "--root", "--wd", "--setuid", "--setgid"}, 0),
     "nsenter": ({"-t", "-S", "-G", "--target", "--setuid", "--setgid"}, 0),
     "chroot": ({"--userspec", "--groups"}, 1),
@@ -178,6 +198,9 @@ _XARGS_VALUE = frozenset(
     | {"--env", "--tagstring", "--halt", "--retries", "--memfree", "--load", "--nice"}
 )
 _PRODUCERS = frozenset({"echo", "printf", "cat", "base64", "base32", "xxd", "rev", "pwd"})
+_PRODUCERS |= {"ls", "realpath", "readlink"}  # ``ls -d /`` prints ``/``
+_AWK = frozenset({"awk", "gawk", "mawk", "nawk"})
+_AWK_VALUE = frozenset({"-F", "-v", "-f", "--field-separator", "--assign", "--file"})
 _SETTERS = frozenset({"export", "declare", "local", "readonly", "typeset"})
 _INTERPRETER = re.compile(r"(?:python|pypy|perl|ruby|php|lua)[0-9.]*|node(?:js)?|deno|bun")
 _CODE_LETTERS = {"python": "c", "pypy": "c", "perl": "eE", "ruby": "e", "php": "r", "lua": "e"}
@@ -185,7 +208,7 @@ _CODE_LETTERS = {"python": "c", "pypy": "c", "perl": "eE", "ruby": "e", "php": "
 _NAMED = _SHELLS | _KEYWORDS | set(_WRAPPERS) | _SETTERS | {"eval", "su", "rm", "find", "dd"}
 _NAMED |= {"chmod", "chown", "chgrp", "mke2fs", "mkswap", "wipefs", "shred", "tee", "cp", "git"}
 _NAMED |= {"cd", "pushd", "popd", "xargs", "parallel", "source", ".", "trap", "sg", "script"}
-_NAMED |= {"blkdiscard", "runuser", "for", "select"}
+_NAMED |= {"blkdiscard", "runuser", "for", "select", "alias", "function"} | _AWK
 # A command can only be denied if one of these words survives removing quotes and
 # backslashes (which is how ``r''m`` or ``\\rm`` spell ``rm``): a cheap first look, made of
 # C-speed passes (a translation to words, a set intersection).
@@ -197,7 +220,8 @@ _SUSPECT = frozenset(
     {"rm", "find", "dd", "git", "chmod", "chown", "chgrp", "mkfs", "mke2fs", "mkswap", "wipefs"}
     | {"shred", "blkdiscard", "xargs", "parallel", "eval", "source", "trap", "busybox", "su"}
     | {"runuser", "sg", "script", "node", "nodejs", "deno", "bun", "base64", "base32", "xxd"}
-    | {"rev"}
+    | {"rev", "ls", "realpath", "readlink", "alias", "toybox", "setpriv", "function"}
+    | _AWK
     | _SHELLS
 )
 _SUSPECT_FAMILY = re.compile(r"(?:^| )(?:python|pypy|perl|ruby|php|lua|mkfs)")
@@ -220,8 +244,15 @@ _CODE_DELETE = re.compile(
     r"""|os\.(?:environ\.get|getenv)\(\s*['"]home['"]\s*\)|process\.env\.home|os\.homedir\(\)"""
     r"""|env\[\s*['"]home['"]\s*\]|\$env\{\s*['"]?home['"]?\s*\}|dir\.home))"""
 )
-_LITERAL = re.compile(r""""((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'|`((?:[^`\\]|\\.)*)`""")
-_LITERAL_GAP = re.compile(r"\s*,\s*")
+_LITERAL = re.compile(
+    r""""((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'|`((?:[^`\\]|\\.)*)`"""
+    # perl's quote-like operators: q{...}, qq(...), qx[...], qq<...>
+    r"|(?<![a-z0-9_$@%])q[qx]?\s*(?:\{([^{}]*)\}|\(([^()]*)\)|\[([^\[\]]*)\]|<([^<>]*)>)",
+    re.I,
+)
+# Between the literals of an argument list (a comma) or of a concatenation (perl's ``.``,
+# python's and node's ``+``, awk's juxtaposition).
+_LITERAL_GAP = re.compile(r"\s*(?:(,)|[.+]?)\s*")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]{8,}={0,2}")
 
 
@@ -317,10 +348,14 @@ def _check(text: str, sh: _Shell, depth: int, *, shared: bool = False) -> str | 
     if reason is None and not _suspect(low):
         return None
     start = sh.fork()
+    bodies: list[tuple[int, int]] = []
     if reason is None:
-        reason = _scan(text, sh if shared else start.fork(), depth)
+        reason = _scan(text, sh if shared else start.fork(), depth, bodies)
     if reason is None and "\n" in text:
-        # A shell ends a command at a newline; a model may still mean the lines as one.
+        # A shell ends a command at a newline; a model may still mean the lines as one. A
+        # here-document's body is data (what it feeds a shell was judged above).
+        for begin, end in reversed(bodies):
+            text = text[:begin] + text[end:]
         reason = _scan(text.replace("\n", " "), start, depth)
     return reason
 
@@ -337,22 +372,28 @@ def _suspect(low: str) -> bool:
 
 
 def _fork_bomb(text: str) -> str | None:
-    """Find ``NAME(){ ... }`` whose body starts itself twice, once in the background."""
-    if "{" not in text:
+    """Find ``NAME(){ ... }`` (``NAME() ( ... )``, ``function NAME { ... }``) whose body
+    starts itself twice, once in the background; perl's ``fork while fork``."""
+    if "fork" in text and _FORK_LOOP.search(text):
+        return "fork bomb: a loop that forks without end"
+    if "{" not in text and "(" not in text:
         return None
     flat = " ".join(text.split())
     defs = list(_FUNC_DEF.finditer(flat))
-    close = -1
+    close, closer = -1, ""
     for index, match in enumerate(defs):
         start = match.end()
-        if close < start:
-            close = flat.find("}", start)
+        end = "}" if flat[start - 1] == "{" else ")"
+        if close < start or end != closer:
+            close, closer = flat.find(end, start), end
             if close < 0:
                 close = len(flat)
         stop = defs[index + 1].start() if index + 1 < len(defs) else len(flat)
-        name = match.group(1)
+        name = match.group(1) or match.group(2)
         # Bodies are cut at the next definition, so each character is searched once.
         body = flat[start : min(close, stop)]
+        if "funcname" in body:  # bash names the running function $FUNCNAME
+            body = body.replace("${funcname}", name).replace("$funcname", name)
         tight = "".join(body.split())
         calls = re.split(r"[\s;&|(){}<>]+", body).count(name)
         if name + "|" + name + "&" in tight or (calls > 1 and "&" in tight.replace("&&", "")):
@@ -379,14 +420,20 @@ def _ansi(text: str) -> str:
     return _ANSI.sub(one, text)
 
 
-def _scan(text: str, sh: _Shell, depth: int) -> str | None:
-    """Split ``text`` into simple commands (one pass), follow the shell's state, judge each."""
+def _scan(
+    text: str, sh: _Shell, depth: int, bodies: list[tuple[int, int]] | None = None
+) -> str | None:
+    """Split ``text`` into simple commands (one pass), follow the shell's state, judge each.
+    Here-document bodies are skipped as commands (they are the command's input); their spans
+    go into ``bodies``."""
     words: list[str] = []
     redirects: list[tuple[str, str, int]] = []
     parts: list[str] = []
     in_word = False
     redirect = ""
     heredoc_at = 0
+    pending: list[str] = []  # here-document delimiters whose bodies start at the next newline
+    skip_to = -1
     feed: str | _Found | None = None  # what flows into the next command through a pipe
     last_out: str | _Found | None = None  # what the last command printed, when known
     procsub = False
@@ -402,6 +449,8 @@ def _scan(text: str, sh: _Shell, depth: int) -> str | None:
             word = "".join(parts)
             if redirect:
                 redirects.append((redirect, word, heredoc_at))
+                if redirect in ("<<", "<<-") and len(pending) < 16:
+                    pending.append(word)
                 redirect = ""
             else:
                 words.append(word)
@@ -543,9 +592,18 @@ def _scan(text: str, sh: _Shell, depth: int) -> str | None:
                     reason = finish_command(op)
                     if reason:
                         return reason
+                    if op == "\n" and pending:
+                        skip_to = _after_bodies(text, match.start() + last, pending)
+                        if bodies is not None:
+                            bodies.append((match.start() + last, skip_to))
+                        pending.clear()
+                        break
             else:
                 if not add_words(value[last:]):
                     continue
+            if skip_to >= 0:
+                pos, skip_to = skip_to, -1
+                continue
             # A comment: skip to the end of its line, where the next command starts.
             end = text.find("\n", match.start() + last)
             pos = size if end < 0 else end
@@ -564,7 +622,8 @@ def _scan(text: str, sh: _Shell, depth: int) -> str | None:
                 parts.append(value[1:] or "\\")
                 in_word = True
         elif kind == "dollar":
-            parts.append("$")
+            if not text.startswith('"', pos):  # ``$"..."`` is a (translated) "..."
+                parts.append("$")
             in_word = True
         elif kind == "sub" or (kind == "tick" and not (stack and stack[-1][0] == "`")):
             if len(stack) >= _MAX_OPEN:
@@ -586,6 +645,16 @@ def _scan(text: str, sh: _Shell, depth: int) -> str | None:
             if reason:
                 return reason
     return finish_command("")
+
+
+def _after_bodies(text: str, start: int, delimiters: list[str]) -> int:
+    """Where the command text goes on after here-document bodies that begin at ``start``."""
+    for delimiter in delimiters:
+        end = re.compile(r"^\t*" + re.escape(delimiter) + r"[ \t]*$", re.M).search(text, start)
+        if end is None:
+            return len(text)
+        start = end.end()
+    return start
 
 
 def _subst(sh: _Shell, word: str) -> str:
@@ -730,6 +799,15 @@ def _command(
         return _check(" ".join(args), sh, depth + 1, shared=True), None
     if name == "trap":
         return (_check(args[0], sh, depth + 1) if args and args[0][:1] != "-" else None), None
+    if name == "alias":  # judged where it is defined: its use may come in any later command
+        for arg in args:
+            alias, eq, value = arg.partition("=")
+            reason = _check(value, sh, depth + 1) if eq else None
+            if reason:
+                return f"the alias {alias} runs a refused command: {reason}", None
+        return None, None
+    if name in _AWK:
+        return _awk(sh, name, args, depth), None
     if name in ("su", "runuser", "sg", "script"):
         return _su(sh, name, words, stdin, found, depth), None
     if name in ("xargs", "parallel"):
@@ -739,7 +817,7 @@ def _command(
     if name == "rm":
         return _rm(sh, largs), None
     if name == "find":
-        return _find(sh, largs, want_out)
+        return _find(sh, largs, want_out, depth)
     if name in ("mkfs", "mke2fs") or name.startswith("mkfs."):
         return f"{name} formats a file system; never in an unattended loop", None
     if name in ("mkswap", "wipefs", "blkdiscard"):
@@ -772,6 +850,9 @@ def _unwrap(sh: _Shell, words: list[str], depth: int) -> tuple[int, str | None, 
         if name in _KEYWORDS and "/" not in word:
             index += 1
             continue
+        if name == "function" and index + 1 < size:  # ``function f { BODY; }``: BODY is read
+            index += 2
+            continue
         if _ASSIGNMENT.match(word):
             assigned.append(word)
             index += 1
@@ -792,8 +873,11 @@ def _unwrap(sh: _Shell, words: list[str], depth: int) -> tuple[int, str | None, 
             if arg.startswith("-") and len(arg) > 1:
                 # ``env -s`` is no option, but a case slip must not hide ``-S`` from the check
                 low = arg.lower()
-                if name == "env" and (low.startswith("-s") or low.startswith("--split-string")):
-                    rest = arg.split("=", 1)[1] if "=" in arg else arg[2:] if low[1] == "s" else ""
+                cluster = low[1] != "-" and "s" in low
+                if name == "env" and (cluster or low.startswith("--split-string")):
+                    # -S STRING, -SSTRING, -iS STRING: the rest of the cluster is the string
+                    at = low.find("s") + 1 if cluster else len(arg)
+                    rest = arg.split("=", 1)[1] if not cluster and "=" in arg else arg[at:]
                     rest = " ".join([rest, *words[index + 1 :]])
                     return size, None, _check(rest, sh, depth + 1)
                 if arg in _SHELL_STRING and name == "flock" and index + 1 < size:
@@ -905,7 +989,7 @@ def _resolve(sh: _Shell, path: str) -> tuple[str, list[str]]:
     parts = list(base or ())
     if "/." not in "/" + rest:  # no ``.`` or ``..`` to fold: the common case, in C
         parts.extend(filter(None, rest.split("/")))
-        return root, parts
+        return root, _proc_root(parts) if parts[:1] == ["proc"] else parts
     for part in rest.split("/"):
         if part in ("", "."):
             continue
@@ -916,7 +1000,22 @@ def _resolve(sh: _Shell, path: str) -> tuple[str, list[str]]:
                 parts.append("..")
         else:
             parts.append(part)
-    return root, parts
+    return root, _proc_root(parts) if parts[:1] == ["proc"] else parts
+
+
+def _proc_root(parts: list[str]) -> list[str]:
+    """``/proc/self/root/x``, ``/proc/1/root/x``, ``/proc/1/task/2/root/x`` are ``/x``."""
+    while len(parts) > 2 and parts[0] == "proc":
+        pid = parts[1]
+        if not (pid in ("self", "thread-self") or pid.isdigit() or pid[:1] in ("$", _UNKNOWN)):
+            break
+        rest = parts[2:]
+        if rest[:1] == ["task"] and len(rest) > 2:
+            rest = rest[2:]
+        if rest[:1] != ["root"]:
+            break
+        parts = rest[1:]
+    return parts
 
 
 def _level(sh: _Shell, root: str, parts: list[str]) -> tuple[str, str] | None:
@@ -1068,8 +1167,12 @@ def _chmod(sh: _Shell, name: str, args: list[str]) -> str | None:
     return None
 
 
-def _find(sh: _Shell, args: list[str], want_out: bool) -> tuple[str | None, _Found | None]:
-    """``find ROOT ... -delete`` (or ``-exec rm``) judged by its root; ``| xargs rm`` too."""
+def _find(
+    sh: _Shell, args: list[str], want_out: bool, depth: int
+) -> tuple[str | None, _Found | None]:
+    """``find ROOT ... -delete`` (or ``-exec rm``) judged by its root; ``| xargs rm`` too.
+    Unfiltered, what ``-exec CMD {}`` runs is judged with the root for ``{}`` (it is listed,
+    and all below it): ``find / -exec chmod 777 {} +``, ``-exec sh -c '...' _ {}``."""
     roots: list[str] = []
     index = 0
     while index < len(args) and args[index] in ("-h", "-l", "-p"):
@@ -1082,9 +1185,24 @@ def _find(sh: _Shell, args: list[str], want_out: bool) -> tuple[str | None, _Fou
     danger = None
     for root in roots or ["."]:
         what = _danger(sh, root)
-        if what and (what[0] in _SYSTEM or not filtered):
-            danger = f"find {_show(root)} lists all of {what[1].replace('everything in ', '')}"
+        where = what[1].replace("everything in ", "") if what else ""
+        # A filtered find in /tmp is scratch work (find /tmp -name 'x*' -delete), even with
+        # the home directory somewhere below it.
+        scratch = filtered and _resolve(sh, _expand(sh, root)[0]) == ("/", ["tmp"])
+        if what and (not filtered or (what[0] in _SYSTEM and not scratch)):
+            danger = f"find {_show(root)} lists all of {where}"
             break
+    for index, arg in enumerate(args):
+        if filtered or arg not in ("-exec", "-execdir", "-ok", "-okdir"):
+            continue
+        command = args[index + 1 :]
+        ends = [i for i, word in enumerate(command) if word in (";", "+")]
+        command = command[: ends[0]] if ends else command
+        for root in (roots or ["."]) if command else ():
+            run = [word.replace("{}", root) for word in command]
+            reason = _command(sh, run, None, None, depth + 1, False)[0]
+            if reason:
+                return f"find {_show(root)} -exec runs it on {_show(root)}: {reason}", None
     if danger:
         for index, arg in enumerate(args):
             runs = arg in ("-exec", "-execdir", "-ok", "-okdir") and index + 1 < len(args)
@@ -1184,8 +1302,17 @@ def _shell(sh: _Shell, args: list[str], stdin: str | None, depth: int) -> str | 
             index += 1
             continue
         break
+    if command and index < len(args):
+        given = args[index + 1 :]
+        if given:  # sh -c 'rm -rf "$1"' _ /: the words after the string are $0, $1, ...
+            sh = sh.fork()
+            named = {str(n): w.lower() for n, w in enumerate(given[:10])}
+            rest = " ".join(given[1:]).lower()
+            sh.vars = {**sh.vars, **named, "@": rest, "*": rest}
+            sh.version += 1
+        return _check(args[index], sh, depth + 1)
     if command:
-        return _check(args[index], sh, depth + 1) if index < len(args) else None
+        return None
     script = args[index] if index < len(args) else "-"
     content = _file(sh, script, stdin)
     return _check(content, sh, depth + 1) if content else None
@@ -1250,6 +1377,18 @@ def _interpreter(
     return None
 
 
+def _awk(sh: _Shell, name: str, args: list[str], depth: int) -> str | None:
+    """``awk 'BEGIN { system("rm -rf /") }'``: the program is code (``-f FILE`` is not read)."""
+    index = 0
+    while index < len(args) and args[index][:1] == "-" and args[index] != "--":
+        index += 2 if args[index] in _AWK_VALUE else 1
+    index += 1 if args[index : index + 1] == ["--"] else 0
+    if index >= len(args) or any(a in ("-f", "--file") for a in args[:index]):
+        return None
+    reason = _code(sh, args[index], depth)
+    return f"{name} code that names a disaster: {reason}" if reason else None
+
+
 def _code(sh: _Shell, code: str, depth: int) -> str | None:
     """A disaster named in code: a tree deletion of / or ~, a string that is a refused
     command (``os.system("rm -rf /")``, ``["rm", "-rf", "/"]``), or base64 of one."""
@@ -1263,18 +1402,25 @@ def _code(sh: _Shell, code: str, depth: int) -> str | None:
     # Each literal, and each run of literals separated by commas (an argument list), as a
     # command: os.system("rm -rf /"), subprocess.run(["rm", "-rf", "/"]).
     runs: list[list[str]] = []
+    merged: set[int] = set()  # runs with a concatenation: a new string to check
     end = -1
     for match in _LITERAL.finditer(code):
         literal = next(g for g in match.groups() if g is not None)
-        if not runs or not _LITERAL_GAP.fullmatch(code, end, match.start()):
-            runs.append([])
-        runs[-1].append(literal)
+        gap = _LITERAL_GAP.fullmatch(code, end, match.start()) if runs else None
+        if gap is None:
+            runs.append([literal])
+        elif gap.group(1):
+            runs[-1].append(literal)
+        else:
+            runs[-1][-1] += literal  # "rm -rf " . "/"
+            merged.add(len(runs) - 1)
         end = match.end()
         reason = _check(literal, sh, depth + 1) or _decoded(sh, literal, depth)
         if reason:
             return reason
-    for run in runs:
-        reason = _check(" ".join(run), sh, depth + 1) if len(run) > 1 else None
+    for number, run in enumerate(runs):
+        fresh = len(run) > 1 or number in merged
+        reason = _check(" ".join(run), sh, depth + 1) if fresh else None
         if reason:
             return reason
     return None
@@ -1337,6 +1483,16 @@ def _output(sh: _Shell, name: str, args: list[str], stdin: str | None) -> str | 
         return "".join(pieces)
     if name == "pwd":
         return sh.pwd + "\n"
+    if name in ("ls", "realpath", "readlink"):  # the paths themselves: ls -d, readlink -f
+        letters, _, paths = _flags(args)
+        listed = (
+            "d" in letters
+            if name == "ls"
+            else name == "realpath" or bool(set("efm") & set(letters))
+        )
+        if not listed:
+            return None
+        return "\n".join(paths) + "\n" if paths else None
     files = [a for a in args if not a.startswith("-") or a == "-"]
     if name in ("base64", "base32") and files:
         stdin = _file(sh, files[0], stdin)
@@ -1446,7 +1602,8 @@ def _push(args: list[str]) -> str | None:
         forced = None
         if not plain_only and arg.startswith("--") and len(arg) > 2:
             option = arg.split("=", 1)[0]
-            if option in _FORCE_LONG:
+            # git takes a unique prefix of a long option: --force-w, --mirr (--fo: ambiguous)
+            if len(option) > 3 and any(f.startswith(option) for f in _FORCE_LONG):
                 forced = arg
             elif option == "--repo":
                 remote_named = True

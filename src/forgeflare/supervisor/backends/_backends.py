@@ -31,6 +31,7 @@ from forgeflare._completion import (
 from forgeflare._convergence import AgentReport, Final
 from forgeflare._errors import ConfigError
 from forgeflare._pricing import price_usd
+from forgeflare._readfile import read_limited_text
 from forgeflare.supervisor.backends._claude import ClaudeStreamReader
 from forgeflare.supervisor.backends._codex import CodexStreamReader
 from forgeflare.supervisor.backends._report import IterationReport, Tokens
@@ -119,7 +120,7 @@ def _report_file(path: Path | None) -> IterationReport | None:
     if path is None:
         return None
     try:
-        return IterationReport.model_validate(json.loads(path.read_text(encoding="utf-8")))
+        return IterationReport.model_validate(json.loads(read_limited_text(path)))
     except (OSError, ValueError, ValidationError):
         return None
 
@@ -152,6 +153,12 @@ class Backend(Protocol):
     secret_names: ClassVar[tuple[str, ...]]
     """Secrets the agent's process keeps (the key for its API); every other one is scrubbed."""
 
+    @property
+    def commits_itself(self) -> bool:
+        """The agent can run ``git commit`` where it runs (else only the loop's checkpoint
+        delivers its work)."""
+        ...
+
     def configure(self, agent: AgentSettings) -> None:
         """Take this backend's settings from ``[agent]`` (the loop builds one instance)."""
         ...
@@ -182,7 +189,12 @@ class Backend(Protocol):
 
 
 class _Base:
-    """What every built-in backend shares: no budget flag, its command found, no trust files."""
+    """What every built-in backend shares: no budget flag, its command found, no trust files,
+    and an agent that can commit."""
+
+    @property
+    def commits_itself(self) -> bool:
+        return True
 
     def budget_argv(self, left_usd: float) -> list[str]:
         return []
@@ -259,6 +271,7 @@ class ForgeflareBackend(_PlainBackend):
             outcome=outcome or _FINAL_OUTCOMES.get(final.reason, "ok"),
             transient=bool(final.transient) and final.reason == "api_error",
             stop_reason=final.reason,
+            signal=final.signal,
             tokens=tokens,
             turns=final.requests,
             **final.model_dump(include=set(AgentReport.model_fields)),
@@ -355,6 +368,10 @@ class ClaudeBackend(_StreamBackend):
     def options(self) -> list[str]:
         return ["--permission-mode", self.permission_mode] if self.permission_mode else []
 
+    def budget_argv(self, left_usd: float) -> list[str]:
+        # Claude Code checks it between API requests: one request can still pass it.
+        return ["--max-budget-usd", f"{max(0.0, left_usd):.6f}"]
+
     def reader(self) -> LineReader:
         return ClaudeStreamReader()
 
@@ -379,6 +396,11 @@ class CodexBackend(_StreamBackend):
     def options(self) -> list[str]:
         return ["--sandbox", self.sandbox] if self.sandbox else []
 
+    @property
+    def commits_itself(self) -> bool:
+        # Codex's own sandbox keeps .git read-only (workspace-write) or everything (read-only).
+        return self.sandbox not in ("workspace-write", "read-only")
+
     def reader(self) -> LineReader:
         return CodexStreamReader()
 
@@ -401,6 +423,7 @@ def _from_stream(fields: Mapping[str, Any], end: ChildEnd) -> IterationReport:
         model=fields.get("model"),
         signal=completion_signal(str(fields.get("final_text") or "")),
         question=find_question(str(fields.get("final_text") or "")) or fields.get("question"),
+        detail=fields.get("detail"),
     )
 
 

@@ -11,7 +11,9 @@ line may carry an ``error`` (``server_error`` when the API could not be reached:
 the turn count, the cost in USD and the usage (``subtype`` is ``success`` even then, with
 ``is_error`` true and ``api_error_status`` null). Claude Code has been seen writing one event
 inside another's line: a line that is not JSON is shown as text, unknown types are counted and
-skipped, nothing is fatal. No ``result`` line at all is an ``agent_error``.
+skipped, nothing is fatal. No ``result`` line at all is an ``agent_error``; an event whose
+fields have other types than :data:`SHAPES` names is skipped with a warning, and when that
+leaves no result the report's ``detail`` names the line that broke the stream.
 
 :class:`ClaudeStreamReader` is pure: ``feed(line)`` returns what to show, ``report()`` the
 iteration report fields (DESIGN "Records and outcomes").
@@ -20,14 +22,28 @@ iteration report fields (DESIGN "Records and outcomes").
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from forgeflare._pricing import price_usd
 from forgeflare._units import format_tokens
-from forgeflare.supervisor.backends._stream import JsonStreamReader, as_int, json_event, tool_line
+from forgeflare.supervisor.backends._stream import (
+    MAX_RESET_AHEAD,
+    JsonStreamReader,
+    Shape,
+    as_cost,
+    as_int,
+    as_str,
+    clean_text,
+    epoch_time,
+    json_event,
+    tool_line,
+)
 
 __all__ = [
+    "SHAPES",
     "ClaudeStreamReader",
     "JsonStreamReader",
     "as_int",
@@ -47,6 +63,36 @@ _OUTAGE_ERRORS = frozenset({"server_error", "overloaded_error", "api_error"})
 """An ``assistant`` line's ``error`` that means the API side failed."""
 
 
+_NUMBER = (int, float)
+_NULL = type(None)
+SHAPES: dict[str, Shape] = {
+    "system": {
+        "subtype": str,
+        "session_id": str,
+        "model": str,
+        "attempt": (int, _NULL),
+        "max_retries": (int, _NULL),
+        "retry_delay_ms": (*_NUMBER, _NULL),
+        "error_status": (int, _NULL),
+    },
+    "assistant": {"message": dict, "error": (str, _NULL), "parent_tool_use_id": (str, _NULL)},
+    "user": {"message": (dict, _NULL)},
+    "rate_limit_event": {"rate_limit_info": dict},
+    "result": {
+        "subtype": str,
+        "is_error": bool,
+        "api_error_status": (int, _NULL),
+        "num_turns": int,
+        "result": (str, _NULL),
+        "stop_reason": (str, _NULL),
+        "session_id": str,
+        "total_cost_usd": (*_NUMBER, _NULL),
+        "usage": dict,
+    },
+}
+"""The types of the fields Claude Code 2.1's events carry that the reader uses."""
+
+
 def asked(tool_input: object) -> list[str]:
     """The question texts of an ``AskUserQuestion`` call (``questions[].question``)."""
     if not isinstance(tool_input, dict):
@@ -63,11 +109,8 @@ def asked(tool_input: object) -> list[str]:
 
 
 def _iso(epoch: object) -> str | None:
-    if isinstance(epoch, bool) or not isinstance(epoch, int | float) or epoch <= 0:
-        return None
-    if epoch > 1e12:  # milliseconds
-        epoch = epoch / 1000
-    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    at = epoch_time(epoch)
+    return at.strftime("%Y-%m-%dT%H:%M:%SZ") if at is not None else None
 
 
 def _retry_line(event: dict[str, Any]) -> str:
@@ -81,6 +124,16 @@ def _retry_line(event: dict[str, Any]) -> str:
     if isinstance(status, int) and not isinstance(status, bool):
         words += f" (HTTP {status})"
     return words
+
+
+def _usage_tokens(usage: Mapping[str, Any]) -> dict[str, int]:
+    """An API usage object as tokens by kind."""
+    return {
+        "input": as_int(usage.get("input_tokens")),
+        "output": as_int(usage.get("output_tokens")),
+        "cache_read": as_int(usage.get("cache_read_input_tokens")),
+        "cache_write": as_int(usage.get("cache_creation_input_tokens")),
+    }
 
 
 @dataclass
@@ -103,6 +156,14 @@ class ClaudeStreamReader(JsonStreamReader):
     api_error: str | None = None
     """The ``error`` of an ``assistant`` line (``server_error`` …), when one had it."""
     retries: int = 0
+    usage: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Each API message's usage as streamed (by message id; subagents' too): what it cost
+    before its result line says."""
+    now: datetime | None = None
+    """The time the report is made (aware); ``None``: the clock."""
+
+    def __post_init__(self) -> None:
+        self.shapes = SHAPES
 
     def event(self, event: dict[str, Any]) -> list[str]:
         kind = event.get("type")
@@ -127,8 +188,8 @@ class ClaudeStreamReader(JsonStreamReader):
 
     def _system(self, event: dict[str, Any]) -> list[str]:
         if event.get("subtype") == "init":
-            self.session_id = event.get("session_id") or self.session_id
-            self.model = event.get("model") or self.model
+            self.session_id = as_str(event.get("session_id")) or self.session_id
+            self.model = as_str(event.get("model")) or self.model
             return [f"session {self.session_id or '?'} · model {self.model or '?'}"]
         if event.get("subtype") == "api_retry":
             self.retries += 1
@@ -141,6 +202,9 @@ class ClaudeStreamReader(JsonStreamReader):
         elif isinstance(event.get("error"), str):
             self.api_error = event["error"]
         message = event.get("message")
+        if isinstance(message, dict) and isinstance(message.get("usage"), dict):
+            # Repeated per content block with the same id: the last one counts.
+            self.usage[str(message.get("id"))] = _usage_tokens(message["usage"])
         if not isinstance(message, dict) or event.get("parent_tool_use_id"):
             return []  # a subagent's message is not the turn's
         message_id = message.get("id")
@@ -154,15 +218,16 @@ class ClaudeStreamReader(JsonStreamReader):
             if not isinstance(block, dict):
                 continue
             if block.get("type") == "text" and isinstance(block.get("text"), str):
-                self.texts.append(block["text"])
-                self.final_texts.append(block["text"])
-                out.append(block["text"])
+                text = clean_text(block["text"])
+                self.texts.append(text)
+                self.final_texts.append(text)
+                out.append(text)
             elif block.get("type") == "tool_use":
                 self.final_calls_tool = True
                 out.append(tool_line(str(block.get("name", "?")), block.get("input")))
                 if block.get("name") == "AskUserQuestion":
                     # Headless, nobody answers the question tool: it parks the loop instead.
-                    self.questions.extend(asked(block.get("input")))
+                    self.questions.extend(clean_text(q) for q in asked(block.get("input")))
         return out
 
     # --- the report ---------------------------------------------------------------------------
@@ -170,26 +235,41 @@ class ClaudeStreamReader(JsonStreamReader):
     def tokens(self) -> dict[str, int]:
         """Tokens of the whole iteration, from the result's usage (zeros without one)."""
         usage = (self.result or {}).get("usage")
-        usage = usage if isinstance(usage, dict) else {}
-        return {
-            "input": as_int(usage.get("input_tokens")),
-            "output": as_int(usage.get("output_tokens")),
-            "cache_read": as_int(usage.get("cache_read_input_tokens")),
-            "cache_write": as_int(usage.get("cache_creation_input_tokens")),
-        }
+        return _usage_tokens(usage if isinstance(usage, dict) else {})
+
+    def streamed_cost_usd(self) -> float | None:
+        """What the iteration cost so far: the result's cost once it came, else its messages'
+        streamed usage at the model's price (``None``: no price known)."""
+        cost = (self.result or {}).get("total_cost_usd")
+        if isinstance(cost, int | float) and not isinstance(cost, bool):
+            return float(cost)
+        total: dict[str, int] = {}
+        for tokens in self.usage.values():
+            for kind, n in tokens.items():
+                total[kind] = total.get(kind, 0) + n
+        return price_usd(self.model, total) if total else 0.0
 
     def resets_at(self) -> str | None:
         """When the usage window that stopped this iteration resets, if known: from the
-        rate-limit event, else from a ``usage limit reached|<epoch>`` message."""
+        rate-limit event, else from a ``usage limit reached|<epoch>`` message. A reset more
+        than 31 days ahead is damage: ignored, and said in the report's ``detail``."""
         info = self.rate_limit or {}
-        known = _iso(info.get("resetsAt"))
-        if known is not None:
-            return known
-        for text in [str((self.result or {}).get("result") or ""), *self.texts[-3:]]:
-            match = _LIMIT_RESET.search(text)
-            if match:
-                return _iso(int(match.group(1)))
-        return None
+        at = epoch_time(info.get("resetsAt"))
+        if at is None:
+            for text in [str((self.result or {}).get("result") or ""), *self.texts[-3:]]:
+                match = _LIMIT_RESET.search(text)
+                if match:
+                    at = epoch_time(int(match.group(1)))
+                    break
+        if at is None:
+            return None
+        stamp = at.strftime("%Y-%m-%dT%H:%M:%SZ")
+        if at - (self.now or datetime.now(UTC)) > MAX_RESET_AHEAD:
+            said = f"reset {stamp} is over 31 days ahead: ignored"
+            if said not in self.damaged:
+                self.damaged.append(said)
+            return None
+        return stamp
 
     def outcome(self) -> tuple[str, bool]:
         """``(outcome, transient)`` by DESIGN's names; the loop overrides it when it killed."""
@@ -219,9 +299,9 @@ class ClaudeStreamReader(JsonStreamReader):
             return "no_result"
         subtype = result.get("subtype")
         if isinstance(subtype, str) and subtype.startswith("error"):
-            return subtype
-        reason = result.get("stop_reason")
-        return reason if isinstance(reason, str) and not result.get("is_error") else None
+            return clean_text(subtype)
+        reason = as_str(result.get("stop_reason"))
+        return reason if not result.get("is_error") else None
 
     def final_text(self) -> str:
         """The final assistant message's text, all its text blocks (the completion rule, as the
@@ -230,8 +310,8 @@ class ClaudeStreamReader(JsonStreamReader):
         if self.final_texts and not self.final_calls_tool:
             return "\n".join(self.final_texts)
         result = self.result or {}
-        text = result.get("result")
-        if isinstance(text, str) and text:
+        text = as_str(result.get("result"))
+        if text:
             return text
         return self.texts[-1] if self.texts else ""
 
@@ -239,19 +319,19 @@ class ClaudeStreamReader(JsonStreamReader):
         """The iteration report fields this stream gives."""
         result = self.result or {}
         outcome, transient = self.outcome()
-        cost = result.get("total_cost_usd")
         return {
             "outcome": outcome,
             "transient": transient,
             "stop_reason": self.stop_reason(),
             "tokens": self.tokens(),
-            "cost_usd": float(cost) if isinstance(cost, int | float) else None,
+            "cost_usd": as_cost(result.get("total_cost_usd")),
             "resets_at": self.resets_at() if outcome == "rate_limited" else None,
             "turns": as_int(result.get("num_turns")),
-            "session_id": result.get("session_id") or self.session_id,
+            "session_id": as_str(result.get("session_id")) or self.session_id,
             "model": self.model,
             "final_text": self.final_text(),
             "question": "\n".join(self.questions) or None,
+            "detail": self.damage_detail(outcome),
         }
 
     def summary_line(self) -> str:

@@ -25,7 +25,9 @@ Codex's stream names no model and no cost: the model comes from its argv (``--mo
 ``openai``. Codex's session file (``$CODEX_HOME/sessions/…/rollout-*-<thread id>.jsonl``) holds
 the usage window's structured reset time, preferred to the message's when present.
 Like the Claude Code reader, the reading is pure and never fails on a line it does not
-understand; :meth:`CodexStreamReader.report` alone reads those two files.
+understand (an event whose fields have other types than :data:`SHAPES` names is skipped with a
+warning); a reset more than 31 days ahead is ignored; :meth:`CodexStreamReader.report` alone
+reads those two files.
 """
 
 from __future__ import annotations
@@ -43,12 +45,19 @@ from forgeflare._convergence import Tokens
 from forgeflare._pricing import price_usd
 from forgeflare._units import format_tokens
 from forgeflare.supervisor.backends._stream import (
+    MAX_COUNT,
+    MAX_RESET_AHEAD,
     JsonStreamReader,
+    Shape,
     as_int,
+    as_str,
+    clean_text,
+    epoch_time,
     tool_line,
 )
 
 __all__ = [
+    "SHAPES",
     "CodexStreamReader",
     "classify_failure",
     "codex_home",
@@ -70,6 +79,20 @@ _TRY_AGAIN = re.compile(
     r"(?P<year>\d{4})\s+)?(?P<h>\d{1,2}):(?P<m>\d{2})\s*(?P<ampm>[AP]M)",
     re.IGNORECASE,
 )
+
+
+_NULL = type(None)
+_ITEM = {"item": dict}
+SHAPES: dict[str, Shape] = {
+    "thread.started": {"thread_id": str},
+    "turn.completed": {"usage": (dict, _NULL)},
+    "turn.failed": {"error": (dict, str, _NULL)},
+    "error": {"message": (str, _NULL)},
+    "item.started": _ITEM,
+    "item.updated": _ITEM,
+    "item.completed": _ITEM,
+}
+"""The types of the fields Codex's events carry that the reader uses."""
 
 
 def classify_failure(message: str) -> tuple[str, bool]:
@@ -128,7 +151,7 @@ def reset_from_session(lines: Iterable[str]) -> datetime | None:
             and isinstance(window.get("used_percent"), int | float)
             and window["used_percent"] >= 100
         ]
-        found = datetime.fromtimestamp(max(resets), UTC) if any(resets) else found
+        found = (epoch_time(max(resets)) or found) if any(resets) else found
     return found
 
 
@@ -176,6 +199,19 @@ def _session_file(home: Path, thread_id: str) -> Path | None:
     return found[-1] if found else None
 
 
+def _too_far(reset: datetime, now: datetime) -> bool:
+    try:
+        return reset - now > MAX_RESET_AHEAD
+    except OverflowError:  # Dec 31st, 9999 11:59 PM at UTC-5 is past datetime's end in UTC
+        return True
+
+
+def _capped(total: Tokens, more: Tokens) -> Tokens:
+    """``total + more``, each kind at most :data:`MAX_COUNT` (a damaged stream's counts)."""
+    both = {k: min(MAX_COUNT, v + getattr(more, k)) for k, v in total.model_dump().items()}
+    return Tokens(**both)
+
+
 def _turn_tokens(usage: Mapping[str, Any]) -> Tokens:
     """A ``turn.completed`` usage: Codex counts cache reads and writes inside ``input_tokens``,
     so they are subtracted. A count that is not a whole number of tokens counts 0."""
@@ -217,6 +253,9 @@ class CodexStreamReader(JsonStreamReader):
     now: datetime | None = None
     """The time the report is made (local, aware); ``None``: the clock."""
 
+    def __post_init__(self) -> None:
+        self.shapes = SHAPES
+
     def setup(self, *, argv: Sequence[str], env: Mapping[str, str]) -> None:
         """What Codex runs with: its argv and environment (for the model and CODEX_HOME)."""
         self.argv = tuple(argv)
@@ -225,7 +264,7 @@ class CodexStreamReader(JsonStreamReader):
     def event(self, event: dict[str, Any]) -> list[str]:
         kind = event.get("type")
         if kind == "thread.started":
-            self.thread_id = event.get("thread_id") or self.thread_id
+            self.thread_id = as_str(event.get("thread_id")) or self.thread_id
             return [f"thread {self.thread_id or '?'}"]
         if kind == "turn.started":
             self.turns += 1
@@ -234,18 +273,19 @@ class CodexStreamReader(JsonStreamReader):
             self.completed_turns += 1
             raw = event.get("usage")
             usage: dict[str, Any] = raw if isinstance(raw, dict) else {}
-            self.spent = self.spent + _turn_tokens(usage)
+            self.spent = _capped(self.spent, _turn_tokens(usage))
             return [self.summary_line()]
         if kind == "turn.failed":
             self.failed = True
             error = event.get("error")
-            message = str((error.get("message") if isinstance(error, dict) else error) or "")
+            found = error.get("message") if isinstance(error, dict) else error
+            message = clean_text(found) if isinstance(found, str) else ""
             shown = self.failure
             self.failure = message or shown or "turn failed"
             # Codex writes the failure as an ``error`` event first: one line per failure.
             return [] if self.failure == shown else [f"failed: {self.failure}"]
         if kind == "error":
-            message = str(event.get("message") or "error")
+            message = clean_text(str(event.get("message") or "error"))
             retry = _RETRY.match(message)
             if retry:
                 self.retries += 1
@@ -260,16 +300,16 @@ class CodexStreamReader(JsonStreamReader):
     def _item(self, kind: str, item: dict[str, Any]) -> list[str]:
         itype = item.get("type")
         if itype == "command_execution" and kind == "item.started":
-            return [tool_line("Bash", {"command": item.get("command", "")})]
+            return [tool_line("Bash", {"command": str(item.get("command", ""))})]
         if kind != "item.completed":
             return []
         if itype == "agent_message" and isinstance(item.get("text"), str):
-            self.messages.append(item["text"])
-            return [item["text"]]
+            self.messages.append(clean_text(item["text"]))
+            return [self.messages[-1]]
         if itype == "file_change":
             changes = item.get("changes")
             paths = (
-                [c.get("path", "?") for c in changes if isinstance(c, dict)]
+                [str(c.get("path", "?")) for c in changes if isinstance(c, dict)]
                 if isinstance(changes, list)
                 else []
             )
@@ -277,9 +317,9 @@ class CodexStreamReader(JsonStreamReader):
         if itype == "mcp_tool_call":
             return [tool_line(f"{item.get('server', 'mcp')}.{item.get('tool', '?')}", {})]
         if itype == "web_search":
-            return [tool_line("WebSearch", {"query": item.get("query", "")})]
+            return [tool_line("WebSearch", {"query": str(item.get("query", ""))})]
         if itype == "error":  # an item error is a warning: the turn goes on
-            self.warnings.append(str(item.get("message", "?")))
+            self.warnings.append(clean_text(str(item.get("message", "?"))))
             return [f"warning: {self.warnings[-1]}"]
         return []
 
@@ -312,10 +352,21 @@ class CodexStreamReader(JsonStreamReader):
                         reset = reset_from_session(lines)
                 except OSError:
                     reset = None
+        now = self.now or datetime.now().astimezone()
         if reset is None and self.failure:
-            now = self.now or datetime.now().astimezone()
             reset = reset_from_message(self.failure, now)
+        if reset is not None and _too_far(reset, now):
+            said = f"reset {reset.isoformat()} is over 31 days ahead: ignored"
+            if said not in self.damaged:
+                self.damaged.append(said)
+            reset = None  # a damaged or far-future reset: waiting on it would end the run
         return reset.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if reset else None
+
+    def streamed_cost_usd(self) -> float | None:
+        """What the iteration cost so far: its completed turns at the model's price (Codex
+        streams tokens only when a turn completes)."""
+        tokens = self.tokens()
+        return price_usd(self.model, tokens, provider="openai") if any(tokens.values()) else 0.0
 
     def report(self) -> dict[str, Any]:
         """The iteration report fields this stream gives; the cost from the model's price."""
@@ -334,6 +385,7 @@ class CodexStreamReader(JsonStreamReader):
             "session_id": self.thread_id,
             "model": self.model,
             "final_text": self.messages[-1] if self.messages else "",
+            "detail": self.damage_detail(outcome),
         }
 
     def summary_line(self) -> str:

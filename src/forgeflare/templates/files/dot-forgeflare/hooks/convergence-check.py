@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """PostToolUse hook for Bash: signals `converged` when the work is done.
 
-Done means both: the command looks like a test run (pytest, python -m unittest, cargo test,
-go test, npm test, make test, ...) and it succeeded (is_error false), and the plan
-(FRESHER_PLAN_FILE, else IMPLEMENTATION_PLAN.md) exists with no open task ('- [ ]') left.
-The agent then ends its turn, and the loop finishes `complete`. Standard library only
-(any Python 3.7+).
+Done means all three: the command looks like a test run (pytest, python -m unittest, cargo
+test, go test, npm test, make test, ...) and it succeeded (is_error false), the plan
+(FRESHER_PLAN_FILE, else IMPLEMENTATION_PLAN.md) exists with no open task ('- [ ]') left, and
+git has nothing uncommitted (tests that pass before the commit are not the end of the work).
+The agent then ends its turn; the loop commits anything left, runs its gate on the committed
+tree and finishes `complete`. Standard library only (any Python 3.7+).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 import sys
 
 TEST_RUN = re.compile(
@@ -32,6 +34,22 @@ def open_tasks(plan: str) -> int | None:
         return None
 
 
+def uncommitted(cwd: str) -> bool:
+    """git shows changes not yet committed (False outside a repository or without git)."""
+    try:
+        done = subprocess.run(
+            ["git", "-c", "core.fsmonitor=false", "status", "--porcelain"],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0 and bool(done.stdout.strip())
+
+
 def main() -> None:
     event = json.load(sys.stdin)
     command = " ".join(str((event.get("input") or {}).get("command") or "").split())
@@ -39,7 +57,7 @@ def main() -> None:
     if event.get("tool") == "Bash" and not event.get("is_error") and TEST_RUN.search(command):
         cwd = event.get("cwd") or os.getcwd()
         plan = os.path.join(cwd, os.environ.get("FRESHER_PLAN_FILE") or "IMPLEMENTATION_PLAN.md")
-        if open_tasks(plan) == 0:
+        if open_tasks(plan) == 0 and not uncommitted(cwd):
             answer = {
                 "action": "signal",
                 "signal": "converged",

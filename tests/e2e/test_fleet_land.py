@@ -1,0 +1,67 @@
+"""``forgeflare fleet land``: a loop left on its branch is landed later, through the gate.
+
+Real ``forgeflare loop`` processes in real git worktrees against ``forgeflare mock-api``; the
+gate fails at landing (a file it needs is missing), is fixed, and ``fleet land`` lands it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from test_fleet import MockAPI, completes_with, conv, fleet, fleet_file, loop, make_repo, state
+
+from project_support import git
+from supervisor_agents.project import env_for
+
+
+def test_a_loop_left_unlanded_lands_with_fleet_land(tmp_path: Path, mock_api: MockAPI) -> None:
+    repo = make_repo(tmp_path, "one")
+    server = mock_api({"conversations": [conv("one", completes_with("one", "one.txt", "one"))]})
+    ok = tmp_path / "gate-ok"
+    path = fleet_file(tmp_path, "night", [loop("one")], gate=f"test -f {ok}")
+    env = env_for(server)
+    ran = fleet("run", str(path), env=env)
+    assert ran.returncode == 1, ran.stderr
+    rec = state(path, "night")
+    assert rec["one"]["status"] == "gate_failed", rec
+    assert git(repo, "log", "--format=%s", "main").splitlines() == ["init"]
+
+    # The morning's list says how to retry it (not `git switch` to the branch it has).
+    report = fleet("report", str(path), env=env)
+    assert f"→  forgeflare fleet land {path} one" in report.stdout, report.stdout
+    assert "switch" not in report.stdout.split("\n\n")[0]
+
+    # Still red: one line, exit 1, nothing moves.
+    again = fleet("land", str(path), "one", env=env)
+    assert again.returncode == 1, again.stderr
+    assert again.stdout.startswith("one: gate_failed: gate `test -f "), again.stdout
+    assert len(again.stdout.splitlines()) == 1
+    assert git(repo, "log", "--format=%s", "main").splitlines() == ["init"]
+
+    ok.write_text("")  # the gate is fixed
+    landed = fleet("land", str(path), "one", env=env)
+    assert landed.returncode == 0, landed.stderr + landed.stdout
+    assert landed.stdout == "one: landed: 1 commit(s) fast-forwarded into main\n"
+    assert git(repo, "log", "--format=%s", "main").splitlines() == ["write one.txt", "init"]
+    assert state(path, "night")["one"]["status"] == "landed"
+    after = fleet("report", str(path), env=env)
+    assert "Nothing needs you" in after.stdout, after.stdout
+    assert fleet("land", str(path), "one", env=env).returncode == 0  # landed stays landed
+
+
+def test_fleet_land_refuses_what_it_cannot_land(tmp_path: Path, mock_api: MockAPI) -> None:
+    make_repo(tmp_path, "one")
+    server = mock_api({"conversations": [conv("one", completes_with("one", "one.txt", "one"))]})
+    path = fleet_file(tmp_path, "night", [loop("one")])
+    env = env_for(server)
+    not_yet = fleet("land", str(path), "one", env=env)
+    assert not_yet.returncode == 2
+    assert "has not run yet" in not_yet.stderr
+    assert fleet("run", str(path), env=env).returncode == 0
+    unknown = fleet("land", str(path), "nope", env=env)
+    assert unknown.returncode == 2
+    (line,) = unknown.stderr.strip().splitlines()
+    assert "no loop 'nope' (its loops: one)" in line, line
+    assert "Traceback" not in unknown.stderr
+    assert json.loads((path.parent / ".forgeflare-fleet/night/fleet.json").read_text())

@@ -1,0 +1,121 @@
+"""One meaning of the tag: the own agent (against ``forgeflare mock-api``) claims completion with
+``<loop-done>COMPLETE</loop-done>`` like every backend, and the claim is judged on what is
+delivered; the README's fleet example (no ``plan`` key) completes in a scaffolded project."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agent_support import text_response, tool_response
+from mockapi_support import MockServer
+from project_support import git
+from supervisor_agents.project import Project, env_for
+
+MockAPI = Callable[[dict[str, Any]], MockServer]
+REPO = Path(__file__).resolve().parents[2]
+TAG = "<loop-done>COMPLETE</loop-done>"
+
+
+def _repo(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q", "-b", "main")
+    git(path, "config", "user.name", "Test")
+    git(path, "config", "user.email", "test@example.invalid")
+    git(path, "config", "commit.gpgsign", "false")
+    return path
+
+
+def test_the_own_agent_claims_with_the_tag_and_the_loop_delivers(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    project = Project(_repo(tmp_path / "proj"))
+    project.write(".gitignore", ".fresher/\n.forgeflare/\n.entire/\n")
+    # a box stays open: only the tag can claim completion here
+    project.write("IMPLEMENTATION_PLAN.md", "- [ ] the thing\n- [ ] a later thing\n")
+    git(project.dir, "add", "-A")
+    git(project.dir, "commit", "-qm", "init")
+    server = mock_api(
+        {
+            "responses": [
+                tool_response(("Bash", {"command": "echo done > done.txt"})),
+                text_response(f"The task is done.\n{TAG}"),
+            ]
+        }
+    )
+    done = project.run("--max-iterations", "3", env=env_for(server))
+    assert done.code == 0, done.stdout + done.stderr
+    rec = project.record()
+    (row,) = rec["iterations"]
+    assert row["signal"] == TAG
+    assert row["claim"]["by"] == "tag"
+    assert row["claim"]["accepted"] is True
+    assert row["checkpoint"]["sha"] == git(project.dir, "rev-parse", "HEAD")
+    assert git(project.dir, "show", "HEAD:done.txt") == "done"
+    assert git(project.dir, "status", "--porcelain") == ""
+    # the agent was taught the tag (in its system prompt, as a claim the loop checks)
+    system = json.dumps(server.requests()[0]["body"].get("system"))
+    assert TAG in system
+    assert "the loop then checks the claim" in system
+
+
+def _readme_fleet_example() -> str:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"```toml\n# file: FLEET\.toml\n(.*?)```", text, re.DOTALL)
+    assert found is not None, "the README's FLEET.toml example"
+    return found.group(1)
+
+
+def test_the_readme_fleet_example_completes_in_a_scaffolded_project(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    example = _readme_fleet_example()
+    assert "plan =" not in example  # the point: no plan key, the tag completes it
+    repo = _repo(tmp_path / "repo")
+    init = subprocess.run(
+        [sys.executable, "-m", "forgeflare", "init", str(repo)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert init.returncode == 0, init.stderr
+    (repo / "Makefile").write_text("test:\n\ttest -s parser.py\n")  # the example's gate
+    (repo / "FLEET.toml").write_text(example)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "scaffold")
+    server = mock_api(
+        {
+            "conversations": [
+                {
+                    "match": "Implement specs/parser.md",
+                    "responses": [
+                        # the work, left uncommitted: the loop's checkpoint commits it
+                        tool_response(("Bash", {"command": "echo 'def parse(): ...' > parser.py"})),
+                        text_response(f"The parser is implemented.\n{TAG}"),
+                    ],
+                }
+            ]
+        }
+    )
+    env = env_for(server)
+    done = subprocess.run(
+        [sys.executable, "-m", "forgeflare", "fleet", "run", "--trust-project", "FLEET.toml"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    state = json.loads((repo / ".forgeflare-fleet" / "night" / "fleet.json").read_text())
+    (parser,) = state["loops"]
+    assert parser["finish_type"] == "complete"
+    assert parser["status"] == "landed"
+    assert (repo / "parser.py").read_text() == "def parse(): ...\n"
+    assert "forgeflare: checkpoint after iteration 1" in git(repo, "log", "--format=%s", "main")

@@ -1,0 +1,103 @@
+"""Special files where forgeflare reads a project's or the state directory's files: a FIFO or
+``/dev/zero`` as ``config.toml`` or ``hooks.toml``, a FIFO ``windows.json``, a file over the
+cap, an answer that is not UTF-8. Each is one line and a usage exit, at once (no hang past the
+test's timeout), with the process's peak memory flat (its RSS measured by ``wait4``)."""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from supervisor_agents.project import Project, base_env
+
+_MAX_RSS_MB = 300  # a read of /dev/zero grew the process to 2.7 GB in seconds before
+
+
+def _forgeflare(cwd: Path, *args: str, env: dict[str, str]) -> tuple[int, str, float]:
+    """Exit status, output and peak RSS (MB) of ``forgeflare ARGS``, killed after 60 s."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "forgeflare", *args],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        out, _ = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail(f"forgeflare {' '.join(args)} hung")
+    # communicate() reaped it: the peak RSS of our children so far bounds this one's.
+    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return proc.returncode, out.decode("utf-8", "replace"), peak_kb / 1024
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    return base_env(
+        ANTHROPIC_API_KEY="test-key",
+        ANTHROPIC_API_URL="http://127.0.0.1:9",
+        XDG_STATE_HOME=str(tmp_path / "state"),
+        FORGEFLARE_TRUST="1",
+    )
+
+
+def _dev_zero(path: Path) -> None:
+    path.symlink_to("/dev/zero")
+
+
+def _big(path: Path) -> None:
+    path.write_bytes(b"# " + b"x" * (2 << 20) + b"\n")
+
+
+@pytest.mark.parametrize("make", [os.mkfifo, _dev_zero, _big], ids=["fifo", "dev-zero", "2MB"])
+@pytest.mark.parametrize(
+    ("rel", "command"),
+    [
+        (".fresher/config.toml", ["loop", "--dir", ".", "--max-iterations", "1"]),
+        (".fresher/config.toml", ["trust", "--show"]),
+        (".forgeflare/hooks.toml", ["run", "hello"]),
+        (".forgeflare/hooks.toml", ["loop", "--dir", ".", "--max-iterations", "1"]),
+    ],
+)
+def test_a_special_config_or_hooks_file_is_one_line(
+    tmp_path: Path, make: Callable[[Path], None], rel: str, command: list[str]
+) -> None:
+    project = tmp_path / "p"
+    (project / rel).parent.mkdir(parents=True)
+    make(project / rel)
+    code, out, rss = _forgeflare(project, *command, env=_env(tmp_path))
+    assert code == 2, out
+    (line,) = out.strip().splitlines()
+    assert line.startswith("forgeflare: error: "), line
+    assert rel.split("/")[-1] in line, line
+    assert any(why in line for why in ("FIFO", "symlink out of", "larger than 1 MB")), line
+    assert rss < _MAX_RSS_MB
+
+
+def test_an_answer_that_is_not_utf8_is_one_line(tmp_path: Path) -> None:
+    bad = os.fsdecode(b"\xed\xa0\x80")
+    code, out, _ = _forgeflare(tmp_path, "answer", bad, env=_env(tmp_path))
+    assert code == 2
+    assert out.strip() == "forgeflare: error: answer: not UTF-8 text (character 1)"
+
+
+def test_a_fifo_window_store_does_not_hold_up_a_loop(tmp_path: Path) -> None:
+    project = Project(tmp_path / "p")
+    project.dir.mkdir()
+    state = tmp_path / "state" / "forgeflare"
+    state.mkdir(parents=True)
+    os.mkfifo(state / "windows.json")
+    done = project.run(
+        "--agent-cmd", "true", "--mode", "planning", "--max-iterations", "1", env=_env(tmp_path)
+    )
+    assert "Traceback" not in done.stdout + done.stderr
+    assert done.code == 10, done.stdout + done.stderr
+    assert project.record()["finish_type"] == "max_iterations"
