@@ -19,6 +19,7 @@ __all__ = [
     "tick_response",
     "tool_response",
     "tool_results",
+    "verdict",
 ]
 
 
@@ -44,6 +45,21 @@ def tick_response(box: str = "one", text: str = "") -> dict[str, Any]:
         "new_str": f"- [x] {box}",
     }
     return tool_response(("Edit", plan), text=text)
+
+
+def verdict(complete: object, reasons: list[str], missing: list[str]) -> dict[str, Any]:
+    """A scripted reviewer answer: its forced ``verdict`` tool call."""
+    return {
+        "content": [
+            {
+                "type": "tool_use",
+                "name": "verdict",
+                "input": {"complete": complete, "reasons": reasons, "missing": missing},
+            }
+        ],
+        "stop_reason": "tool_use",
+        "usage": {"input_tokens": 1000, "output_tokens": 50},
+    }
 
 
 def text_response(text: str, stop_reason: str = "end_turn") -> dict[str, Any]:

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 __all__ = [
+    "MARKER_XOPTION",
     "POLL_MAX",
     "POLL_MIN",
     "become_subreaper",
@@ -30,6 +31,7 @@ __all__ = [
     "is_alive",
     "kill_group",
     "marked_processes",
+    "marker_argv",
     "popen_in_group",
     "process_started",
     "spawned",
@@ -49,8 +51,23 @@ def kill_group(pgid: int, sig: int = signal.SIGKILL) -> bool:
     return True
 
 
-def _proc_environ_pids(needle: bytes, mine: set[int]) -> list[int]:
-    """Linux: pids whose /proc environ holds ``needle``; faster than psutil by far."""
+MARKER_XOPTION = "forgeflare_marker"
+"""The ``python -X`` option that carries a marker in a forgeflare child's command line: a
+non-dumpable process (``_dumpable``) hides its environment from its own user, not its argv."""
+
+
+def marker_argv(argv: Sequence[str], name: str, value: str) -> list[str]:
+    """``argv`` with the marker as a ``-X`` option when it starts forgeflare with Python
+    (``PY … -m forgeflare …``); otherwise unchanged (pure)."""
+    args = list(argv)
+    if len(args) > 2 and "forgeflare" in args[1:] and "-m" in args[1:]:
+        return [args[0], "-X", f"{MARKER_XOPTION}={name}={value}", *args[1:]]
+    return args
+
+
+def _proc_environ_pids(needle: bytes, mine: set[int], argv_needle: bytes = b"") -> list[int]:
+    """Linux: pids whose /proc environ holds ``needle`` (or, where the environment is closed
+    to us, whose command line holds ``argv_needle``); faster than psutil by far."""
     found = []
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit() or int(entry.name) in mine:
@@ -58,11 +75,23 @@ def _proc_environ_pids(needle: bytes, mine: set[int]) -> list[int]:
         try:
             with open(f"/proc/{entry.name}/environ", "rb") as fh:
                 env = fh.read()
-        except OSError:  # gone, or another user's process: not ours to end
+        except PermissionError:  # a non-dumpable forgeflare process: its argv says
+            if argv_needle and _cmdline_has(entry.name, argv_needle):
+                found.append(int(entry.name))
+            continue
+        except OSError:  # gone
             continue
         if (b"\0" + env).find(needle) >= 0:
             found.append(int(entry.name))
     return found
+
+
+def _cmdline_has(pid: str, needle: bytes) -> bool:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return needle in fh.read().split(b"\0")
+    except OSError:
+        return False
 
 
 def _ancestors() -> set[int]:
@@ -93,7 +122,8 @@ def marked_processes(name: str, value: str) -> list[int]:
     """
     mine = _ancestors()
     if sys.platform.startswith("linux"):
-        return _proc_environ_pids(f"\0{name}={value}\0".encode(), mine)
+        in_argv = f"{MARKER_XOPTION}={name}={value}".encode()
+        return _proc_environ_pids(f"\0{name}={value}\0".encode(), mine, in_argv)
     import psutil
 
     found = []
@@ -235,14 +265,18 @@ def escaped_descendants(name: str, value: str) -> list[tuple[int, float]]:
         descendants = psutil.Process().children(recursive=True)
     except psutil.Error:
         return []
+    in_argv = f"{MARKER_XOPTION}={name}={value}".encode()
     for proc in descendants:
         try:
             if os.getsid(proc.pid) == mine:
                 continue
-            with open(f"/proc/{proc.pid}/environ", "rb") as fh:
-                if (b"\0" + fh.read()).find(needle) >= 0:
-                    continue
-            found.append((proc.pid, float(proc.create_time())))
+            try:
+                with open(f"/proc/{proc.pid}/environ", "rb") as fh:
+                    marked = (b"\0" + fh.read()).find(needle) >= 0
+            except PermissionError:  # non-dumpable (a forgeflare process): its argv says
+                marked = _cmdline_has(str(proc.pid), in_argv)
+            if not marked:
+                found.append((proc.pid, float(proc.create_time())))
         except (psutil.Error, OSError):
             continue
     return found

@@ -9,8 +9,10 @@ of five ways: it exits; its deadline passes; a stop is requested; a kill is requ
 calling task is cancelled. Ending means TERM to the group, ``grace`` seconds (or until a kill
 request), KILL; ``grace=0`` is KILL at once. Whichever way the leader ended, it is reaped,
 what is left of its group is ended the same way, and with a ``marker`` (an environment
-variable every descendant inherits) so are descendants that left the group (``setsid``,
-double fork). Cleanup is shielded from cancellation; ``Cancelled`` always propagates.
+variable every descendant inherits; a forgeflare child started with Python also carries it as
+a ``-X`` option, since a non-dumpable process hides its environment) so are descendants that
+left the group (``setsid``, double fork). Cleanup is shielded from cancellation;
+``Cancelled`` always propagates.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from forgeflare._pgroup import (
     group_alive,
     kill_group,
     marked_processes,
+    marker_argv,
     spawned,
     term_on_parent_death,
 )
@@ -167,7 +170,7 @@ async def run_child(
     ``_keychannel``). Raises ``OSError`` when the program cannot start.
     """
     child = _ChildRun(
-        argv=list(argv),
+        argv=list(argv) if marker is None else marker_argv(argv, *marker),
         cwd=cwd,
         env=env,
         stdin=stdin,

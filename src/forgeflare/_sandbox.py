@@ -47,15 +47,22 @@ from forgeflare._process import run_child, run_child_blocking
 __all__ = [
     "CACHE_DIRS",
     "GIT_DIR_ENV",
+    "GIT_READONLY",
     "INSTALL_HINT",
+    "READABLE_ENV",
     "SANDBOX_ENV",
     "SOCKETS_ENV",
+    "TOOLCHAIN_DIRS",
     "WRITABLE_ENV",
     "SandboxChoice",
     "SandboxPlan",
+    "box_gitconfig",
+    "box_variables",
     "bwrap_argv",
     "check_sandbox",
     "choose_sandbox",
+    "git_readonly_paths",
+    "gitconfig_text",
     "host_sockets",
     "landlock_abi",
     "loop_sandbox",
@@ -76,11 +83,41 @@ WRITABLE_ENV = "FORGEFLARE_SANDBOX_WRITABLE"
 """More writable directories (absolute, ``os.pathsep`` separated): ``[security] writable``."""
 SOCKETS_ENV = "FORGEFLARE_SANDBOX_SOCKETS"
 """Host unix sockets let in (absolute, ``os.pathsep`` separated): ``[security] sockets``."""
+READABLE_ENV = "FORGEFLARE_SANDBOX_READABLE"
+"""More paths shown read-only in the hidden home (``os.pathsep`` separated):
+``[security] readable``."""
 GIT_DIR_ENV = "FORGEFLARE_SANDBOX_GIT_DIR"
 """The git directory to keep writable, found by the loop before anything ran (empty: none)."""
 
-CACHE_DIRS = (".cache", ".npm", ".cargo")
-"""Package caches under ``$HOME`` kept writable (when they exist) so installs keep working."""
+CACHE_DIRS = (
+    ".cache/pip",
+    ".cache/uv",
+    ".cache/go-build",
+    ".npm/_cacache",
+    ".cargo/registry",
+    ".cargo/git",
+    "go/pkg/mod",
+)
+"""Package caches under ``$HOME`` kept writable (when they exist) so installs keep working:
+downloads only, never all of ``~/.cache`` or ``~/.cargo`` (``~/.cargo/env`` and
+``~/.cargo/bin`` are what a login shell sources and runs)."""
+
+TOOLCHAIN_DIRS = (
+    ".pyenv",
+    ".nvm",
+    ".rustup",
+    ".cargo/bin",
+    ".local/bin",
+    ".local/lib",
+    ".local/share/uv",
+)
+"""Toolchains under ``$HOME`` shown read-only (when they exist), with every ``PATH``
+directory under ``$HOME``: commands keep finding them, none can be changed."""
+
+GIT_READONLY = ("hooks", "config", "info")
+"""Inside a git directory, what git runs or reads programs from: read-only in the sandbox
+(plus ``modules/*/config``, ``modules/*/hooks`` and a worktree's ``config.worktree``); the
+objects, refs, index and logs stay writable so commits work."""
 
 SOCKET_DIRS = ("/run", "/var/run")
 """Where host daemons keep their sockets (dbus, docker, systemd): empty in the sandbox."""
@@ -113,6 +150,20 @@ class SandboxPlan:
     """Other host sockets, each covered by ``/dev/null``."""
     keep_files: tuple[Path, ...] = ()
     """Files inside a hidden directory bound back read-only (``/etc/resolv.conf``'s target)."""
+    home: Path | None = None
+    """``$HOME``, replaced by an empty tmpfs (``None``: not hidden: unset, ``/`` or the
+    project's own directory or inside it)."""
+    readable: tuple[Path, ...] = ()
+    """Shown read-only inside the hidden home or stores: toolchains, ``[security] readable``."""
+    hidden_stores: tuple[Path, ...] = ()
+    """forgeflare's trust and state stores outside ``$HOME``: an empty tmpfs each."""
+    git_readonly: tuple[Path, ...] = ()
+    """Parts of the git directory bound read-only over themselves (:data:`GIT_READONLY`)."""
+    git_pinned: tuple[Path, ...] = ()
+    """The project's ``.git`` bound over itself: a mount point cannot be renamed away and
+    replaced by one the agent wrote."""
+    gitconfig: Path | None = None
+    """The generated minimal gitconfig (name and email), shown as ``~/.gitconfig``."""
     network: bool = True
     tmpdir: bool = False
     """Set ``TMPDIR=/tmp``: the caller's TMPDIR would be read-only inside."""
@@ -138,13 +189,24 @@ def bwrap_argv(plan: SandboxPlan, command: Sequence[str]) -> list[str]:
     argv = ["bwrap", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--new-session"]
     argv += ["--cap-drop", "ALL", "--ro-bind", "/", "/"]
     argv += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    for hidden in plan.hidden_dirs:
+    # Hidden first, then what is shown again inside: bwrap applies them in this order.
+    if plan.home is not None:
+        argv += ["--tmpfs", str(plan.home)]
+    for hidden in (*plan.hidden_stores, *plan.hidden_dirs):
         argv += ["--tmpfs", str(hidden)]
     for kept in plan.keep_files:
         argv += ["--ro-bind", str(kept), str(kept)]
+    for shown in plan.readable:
+        argv += ["--ro-bind", str(shown), str(shown)]
+    if plan.gitconfig is not None and plan.home is not None:
+        argv += ["--ro-bind", str(plan.gitconfig), str(plan.home / ".gitconfig")]
     bound = outermost([plan.project, *([plan.git_dir] if plan.git_dir else []), *plan.writable])
     for path in bound:
         argv += ["--bind", str(path), str(path)]
+    for pinned in plan.git_pinned:
+        argv += ["--bind", str(pinned), str(pinned)]
+    for part in plan.git_readonly:
+        argv += ["--ro-bind", str(part), str(part)]
     for sock in plan.sockets:
         argv += ["--ro-bind", str(sock), str(sock)]
     for sock in plan.hidden_sockets:
@@ -217,21 +279,143 @@ def _git_dir(project: Path) -> Path | None:
     return path if (path / "HEAD").is_file() and (path / "objects").is_dir() else None
 
 
+def git_readonly_paths(project: Path, common: Path | None) -> tuple[list[Path], list[Path]]:
+    """What of the project's git directory is bound read-only, and the ``.git`` directory
+    pinned by a bind over itself (I/O: looks which of them exist).
+
+    ``common`` is the repository's git directory when it lies outside the project (a
+    worktree's); else the project's own ``.git``.
+    """
+    dot_git = project / ".git"
+    readonly: list[Path] = []
+    pinned: list[Path] = []
+    try:
+        mode = dot_git.lstat().st_mode
+    except OSError:
+        mode = 0
+    own: Path | None = None
+    if stat.S_ISDIR(mode):
+        pinned.append(dot_git)
+        common = common or dot_git
+    elif stat.S_ISREG(mode):
+        readonly.append(dot_git)  # "gitdir: …": where git looks for everything
+        try:
+            text = dot_git.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = ""
+        if text.startswith("gitdir:"):
+            own = (project / text.removeprefix("gitdir:").strip()).resolve()
+    if common is None:
+        return readonly, pinned
+    parts = [common / name for name in GIT_READONLY]
+    modules = common / "modules"
+    if _existing_dir(modules):
+        for sub in sorted(modules.iterdir()):
+            parts += [sub / "config", sub / "hooks"]
+    if own is not None and own != common:
+        parts += [own / "config.worktree", own / "commondir", own / "gitdir"]
+    readonly += [part for part in parts if os.path.lexists(part) and not part.is_symlink()]
+    return readonly, pinned
+
+
+@functools.lru_cache(maxsize=4)
+def _git_identity(home: str) -> tuple[str, str]:
+    """The user's git name and email (from their global and system config), read once."""
+    found = []
+    for key in ("user.name", "user.email"):
+        try:
+            out = subprocess.run(
+                ["git", "config", "--get", key],
+                cwd="/",
+                capture_output=True,
+                text=True,
+                timeout=10,
+                check=False,
+                env={"HOME": home, "PATH": os.environ.get("PATH", os.defpath)},
+            ).stdout.strip()
+        except (OSError, subprocess.TimeoutExpired):
+            out = ""
+        found.append(out)
+    return found[0], found[1]
+
+
+def gitconfig_text(name: str, email: str) -> str:
+    """The sandbox's whole global gitconfig: who commits, nothing that runs (pure)."""
+    name = name or "forgeflare"
+    email = email or "forgeflare@localhost"
+    quoted = [" ".join(v.split()).replace("\\", "\\\\").replace('"', '\\"') for v in (name, email)]
+    return f'[user]\n\tname = "{quoted[0]}"\n\temail = "{quoted[1]}"\n'
+
+
+def box_gitconfig(home: str, cache: Path) -> Path | None:
+    """Write the generated minimal gitconfig under ``cache`` (the user's forgeflare cache) and
+    return it; ``None`` where it cannot be written (the box then has none)."""
+    text = gitconfig_text(*_git_identity(home))
+    path = cache / "box-gitconfig"
+    try:
+        if path.is_file() and not path.is_symlink() and path.read_text() == text:
+            return path
+        cache.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = cache / f".box-gitconfig.{os.getpid()}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except OSError:
+        return None
+    return path
+
+
+def _home_to_hide(home: str, project: Path) -> Path | None:
+    if not home.startswith("/"):
+        return None
+    real = Path(home).resolve()
+    if real == Path("/") or not _existing_dir(real) or _under(real, [project]):
+        return None
+    return real
+
+
+def _stores(env: Mapping[str, str], home: Path | None) -> list[Path]:
+    """forgeflare's trust and state directories when they lie outside the hidden home."""
+    found = []
+    raw_home = env.get("HOME", "")
+    for var, default in (("XDG_CONFIG_HOME", ".config"), ("XDG_STATE_HOME", ".local/state")):
+        base = env.get(var, "") or (f"{raw_home}/{default}" if raw_home.startswith("/") else "")
+        if not base.startswith("/"):
+            continue
+        store = Path(base).resolve() / "forgeflare"
+        if _existing_dir(store) and not (home is not None and _under(store, [home])):
+            found.append(store)
+    return found
+
+
 def sandbox_plan(project: Path, *, network: bool, env: Mapping[str, str]) -> SandboxPlan:
     """The plan for a command in ``project`` (I/O: reads the file system and ``env``).
 
-    ``env`` holds what the loop decided (:data:`WRITABLE_ENV`, :data:`SOCKETS_ENV`,
-    :data:`GIT_DIR_ENV`) and ``HOME``, ``TMPDIR``, ``XDG_RUNTIME_DIR``.
+    ``env`` holds what the loop decided (:data:`WRITABLE_ENV`, :data:`READABLE_ENV`,
+    :data:`SOCKETS_ENV`, :data:`GIT_DIR_ENV`) and ``HOME``, ``PATH``, ``TMPDIR``,
+    ``XDG_RUNTIME_DIR``, ``XDG_CONFIG_HOME``, ``XDG_STATE_HOME``.
     """
     root = project.resolve()
     if GIT_DIR_ENV in env:
         git = Path(env[GIT_DIR_ENV]) if env[GIT_DIR_ENV] else None
     else:
         git = _git_dir(root)
-    home = env.get("HOME", "")
-    caches = [Path(home) / name for name in CACHE_DIRS] if home.startswith("/") else []
-    writable = [p.resolve() for p in caches if _existing_dir(p)]
+    raw_home = env.get("HOME", "")
+    home = _home_to_hide(raw_home, root)
+    writable: list[Path] = []
+    readable: list[Path] = []
+    if home is not None:
+        writable += [p.resolve() for p in (home / name for name in CACHE_DIRS) if _existing_dir(p)]
+        tools = [home / name for name in TOOLCHAIN_DIRS]
+        tools += [Path(d) for d in env.get("PATH", "").split(os.pathsep) if d.startswith("/")]
+        for tool in dict.fromkeys(tools):
+            real = tool.resolve()
+            if _under(real, [home]) and _existing_dir(real) and not _under(real, [root]):
+                readable.append(real)
     writable += [p for p in _paths(env.get(WRITABLE_ENV)) if p.is_dir()]
+    readable += [p for p in _paths(env.get(READABLE_ENV)) if p.exists()]
+    stores = _stores(env, home)
     sockets = tuple(_paths(env.get(SOCKETS_ENV)))
     hidden = [Path(d) for d in SOCKET_DIRS if _existing_dir(Path(d))]
     runtime = env.get("XDG_RUNTIME_DIR", "")
@@ -243,7 +427,7 @@ def sandbox_plan(project: Path, *, network: bool, env: Mapping[str, str]) -> San
     resolv = Path("/etc/resolv.conf").resolve()
     if _under(resolv, hidden) and resolv.is_file():
         keep.append(resolv)  # systemd-resolved keeps it in /run: DNS must keep working
-    covered = [*map(Path, _PRIVATE), *hidden]
+    covered = [*map(Path, _PRIVATE), *hidden, *stores, *([home] if home else [])]
     strays: list[Path] = []
     try:
         listed = Path("/proc/net/unix").read_text(encoding="utf-8", errors="replace")
@@ -253,6 +437,10 @@ def sandbox_plan(project: Path, *, network: bool, env: Mapping[str, str]) -> San
         real = Path(os.path.realpath(sock))
         if not _under(real, covered) and real not in sockets and _is_socket(real):
             strays.append(real)
+    git_ro, pinned = git_readonly_paths(root, git)
+    gitconfig = None
+    if home is not None:
+        gitconfig = box_gitconfig(raw_home, home / ".cache" / "forgeflare")
     tmpdir = env.get("TMPDIR", "")
     bound = [root, *([git] if git else []), *writable]
     return SandboxPlan(
@@ -265,6 +453,12 @@ def sandbox_plan(project: Path, *, network: bool, env: Mapping[str, str]) -> San
         keep_files=tuple(keep),
         network=network,
         tmpdir=bool(tmpdir) and not _under(Path(tmpdir), [Path("/tmp"), *bound]),
+        home=home,
+        readable=tuple(readable),
+        hidden_stores=tuple(stores),
+        git_readonly=tuple(git_ro),
+        git_pinned=tuple(pinned),
+        gitconfig=gitconfig,
     )
 
 
@@ -286,11 +480,14 @@ def sandbox_env(
     writable: Sequence[Path] = (),
     sockets: Sequence[Path] = (),
     git_dir: Path | None = None,
+    readable: Sequence[Path] = (),
 ) -> dict[str, str]:
     """The variables that switch the sandbox on for an agent (the loop sets them)."""
     env = {SANDBOX_ENV: "network" if network else "1", GIT_DIR_ENV: str(git_dir or "")}
     if writable:
         env[WRITABLE_ENV] = os.pathsep.join(str(p) for p in writable)
+    if readable:
+        env[READABLE_ENV] = os.pathsep.join(str(p) for p in readable)
     if sockets:
         env[SOCKETS_ENV] = os.pathsep.join(str(p) for p in sockets)
     return env
@@ -377,8 +574,8 @@ def choose_sandbox(
         return SandboxChoice(
             False,
             "info",
-            f"sandbox: the {backend} backend runs its own tools; forgeflare's bubblewrap "
-            "sandbox is not used (turn on its own: README, Sandbox)",
+            f"sandbox: the {backend} backend runs its own tools, outside forgeflare's "
+            "bubblewrap sandbox (turn on its own: docs, Security); a gate runs in it when it can",
         )
     if setting == "off":
         return SandboxChoice(
@@ -398,12 +595,13 @@ def choose_sandbox(
     if problem is not None:
         line = f"sandbox: none, Bash commands run unconfined: {problem}"
         return SandboxChoice(False, "warn", line)
-    places = ["the project", "its git dir", "a private /tmp", "~/.cache, ~/.npm, ~/.cargo"]
+    places = ["the project", "its git dir (not hooks or config)", "a private /tmp"]
+    places += ["the package caches (~/.cache/pip, ~/.npm/_cacache, ~/.cargo/registry, …)"]
     places += list(writable)
     return SandboxChoice(
         True,
         "info",
-        f"sandbox: bubblewrap; Bash writes only to {', '.join(places)}; network "
+        f"sandbox: bubblewrap; Bash writes only to {', '.join(places)}; ~ hidden; network "
         f"{'on' if network else 'off'}; --no-sandbox turns it off",
     )
 
@@ -424,14 +622,45 @@ def _named_paths(project: Path, names: Sequence[str], key: str, home: str) -> li
 
 
 def _loop_paths(
-    project: Path, writable: Sequence[str], sockets: Sequence[str], home: str
-) -> tuple[Path, list[Path], list[Path]]:
+    project: Path,
+    writable: Sequence[str],
+    sockets: Sequence[str],
+    home: str,
+    readable: Sequence[str] = (),
+) -> tuple[Path, list[Path], list[Path], list[Path]]:
     root = project.resolve()
     extra = _named_paths(root, writable, "writable", home)
     for path in extra:
         if not path.is_dir():
             raise ConfigError(f"[security] writable: {path} is not a directory")
-    return root, extra, _named_paths(root, sockets, "sockets", home)
+    shown = _named_paths(root, readable, "readable", home)
+    return root, extra, _named_paths(root, sockets, "sockets", home), shown
+
+
+async def box_variables(
+    project: Path,
+    *,
+    setting: str,
+    network: bool,
+    writable: Sequence[str],
+    sockets: Sequence[str],
+    env: Mapping[str, str],
+    readable: Sequence[str] = (),
+) -> tuple[str | None, dict[str, str]]:
+    """Why bubblewrap cannot run here (``None``: it can; not probed when ``setting`` is
+    ``off``) and the variables that put a command in the box (:func:`sandbox_env`).
+
+    Raises ``ConfigError`` for a named path that does not exist.
+    """
+    root, extra, allowed, shown = await trio.to_thread.run_sync(
+        _loop_paths, project, writable, sockets, env.get("HOME", ""), readable
+    )
+    problem = None if setting == "off" else await probe_sandbox(root, env)
+    git = await trio.to_thread.run_sync(_git_dir, root)
+    variables = sandbox_env(
+        network=network, writable=extra, sockets=allowed, git_dir=git, readable=shown
+    )
+    return problem, variables
 
 
 async def loop_sandbox(
@@ -443,6 +672,7 @@ async def loop_sandbox(
     writable: Sequence[str],
     sockets: Sequence[str],
     env: Mapping[str, str],
+    readable: Sequence[str] = (),
 ) -> tuple[SandboxChoice, dict[str, str]]:
     """A loop's sandbox, decided once at its start: the banner's choice and the agent's
     variables (``FORGEFLARE_SANDBOX`` empty when off).
@@ -450,20 +680,23 @@ async def loop_sandbox(
     Raises ``ConfigError`` for a named path that does not exist or a required sandbox that
     cannot run.
     """
-    root, extra, allowed = await trio.to_thread.run_sync(
-        _loop_paths, project, writable, sockets, env.get("HOME", "")
+    own = backend not in ("claude", "codex")
+    problem, variables = await box_variables(
+        project,
+        setting=setting if own else "off",
+        network=network,
+        writable=writable,
+        sockets=sockets,
+        env=env,
+        readable=readable,
     )
-    problem: str | None = None
-    if setting != "off" and backend not in ("claude", "codex"):
-        problem = await probe_sandbox(root, env)
     choice = choose_sandbox(
         setting, backend=backend, problem=problem, network=network, writable=writable
     )
     if not choice.on:
         # Empty, not absent: a FORGEFLARE_SANDBOX the user exported must not switch it on.
         return choice, {SANDBOX_ENV: ""}
-    git = await trio.to_thread.run_sync(_git_dir, root)
-    return choice, sandbox_env(network=network, writable=extra, sockets=allowed, git_dir=git)
+    return choice, variables
 
 
 # Landlock: the same syscall numbers on every architecture (added after the tables merged).

@@ -71,6 +71,10 @@ def _say(error: ForgeflareError) -> None:
 def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point: library errors become one line and an exit status."""
     args = sys.argv[1:] if argv is None else list(argv)
+    if argv is None:  # this process's own start (a test calling main() keeps its pytest)
+        from forgeflare._dumpable import forbid_dumps
+
+        forbid_dumps()  # before any secret is read: nothing it starts can read its memory
     if args == ["stop-hook"]:
         from forgeflare.stophook._entry import run_stop_hook_process
 
@@ -169,6 +173,10 @@ def stop_hook_main(argv: Sequence[str] | None = None) -> None:
     With no argument it is the hook; anything else is ``forgeflare stop-hook ...``.
     """
     args = sys.argv[1:] if argv is None else list(argv)
+    if argv is None:
+        from forgeflare._dumpable import forbid_dumps
+
+        forbid_dumps()  # the hook holds the session's key when it asks a reviewer
     if not args:
         from forgeflare.stophook._entry import run_stop_hook_process
 

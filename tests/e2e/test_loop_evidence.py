@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from agent_support import text_response, tick_response
+from agent_support import text_response, tick_response, tool_response
 from mockapi_support import MockServer
 from supervisor_agents.project import Project, base_env, env_for, forgeflare
 
@@ -246,3 +246,39 @@ def test_a_claim_the_gate_and_the_reviewer_accept_completes(
     assert row["claim"] == {"by": "plan", "accepted": True, "rejected_by": None, "why": ""}
     assert row["review"]["complete"] is True
     assert "reviewer claude-sonnet-4-5: complete" in done.stdout + done.stderr
+
+
+def test_the_reviewer_is_not_asked_over_changed_git_internals(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    """Collecting the reviewer's diff runs git on the host: an unsandboxed agent that planted
+    a ``!`` alias gets no review (and the loop then stops ``hook_abort``, naming it)."""
+    project = Project(tmp_path)
+    project.git_init()
+    project.write("IMPLEMENTATION_PLAN.md", "- [ ] one\n")
+    config(
+        project,
+        "[limits]\nstall_after = 0\n[finish]\nreviewer = 'claude-sonnet-4-5'\n"
+        "[security]\nsandbox = 'off'\n",
+    )
+    plant = tool_response(("Bash", {"command": "git config alias.zz '!touch planted'"}))
+    server = mock_api(
+        {
+            "conversations": [
+                {"match": "verdict", "responses": [verdict_response({"complete": True})]},
+                {"match": "Bash", "responses": [plant, tick_response(), text_response("done")]},
+            ]
+        }
+    )
+    done = project.run("--max-iterations", "2", env=env_for(server))
+    said = done.stdout + done.stderr
+    assert done.code == 13, said
+    rec = project.record()
+    # Either the claim is never judged (the check between iterations came first) or the
+    # reviewer is skipped with the reason: never asked over the changed internals.
+    review = rec["iterations"][0]["review"]
+    assert review is None or review["error"].startswith(
+        "not asked: git internals changed during the run"
+    ), review
+    assert "git config alias.zz" in rec["finish_reason"]
+    assert len(server.requests()) == len(agent_requests(server))  # no verdict was asked

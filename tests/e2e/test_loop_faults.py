@@ -271,8 +271,11 @@ def test_a_killed_iteration_is_recorded_with_its_commits_and_log(tmp_path: Path)
     rows = project.record()["iterations"]
     killed = rows[0]
     assert killed["outcome"] == "killed"
-    assert (killed["head_before"], killed["head_after"]) == (start, committed)
-    assert killed["commits"] == 1
+    assert killed["head_before"] == start
+    # the agent's commit, then the loop's checkpoint of what it left (the pid file)
+    assert killed["commits"] == 2
+    assert killed["head_after"] == killed["checkpoint"]["sha"]
+    assert git(project, "rev-parse", f"{killed['head_after']}~1") == committed
     logs = [row["log"] for row in rows]
     assert len(set(logs)) == len(logs) == 2, logs
     run_dir = project.run_dirs()[0]

@@ -131,6 +131,8 @@ class Row:
     command: str
     escaped: Callable[[Scratch], bool]
     """On the host, after the run: did the attempt get through?"""
+    refused: bool = True
+    """Must the command fail in the box (``False``: it may succeed where nothing stays)."""
 
 
 ABSTRACT = f"forgeflare-escapes-{os.getpid()}"
@@ -159,7 +161,8 @@ def _rows(s: Scratch) -> list[Row]:
             f"echo x > {s.readonly}/written",
             lambda s: (s.readonly / "written").exists(),
         ),
-        Row("write to ~", "touch ~/outside", lambda s: (s.home / "outside").exists()),
+        # ~ is a tmpfs in the box: the write succeeds there and is dropped with it.
+        Row("write to ~", "touch ~/outside", lambda s: (s.home / "outside").exists(), False),
     ]
 
 
@@ -256,7 +259,8 @@ def test_no_escape_gets_out(user: str, scratch: Scratch, mock_api: MockAPI) -> N
     assert len(results) == len(commands)
     escaped = []
     for row, result in zip(rows, results, strict=False):
-        if not result["is_error"] or row.escaped(scratch) or reached.get(row.name, False):
+        unrefused = row.refused and not result["is_error"]
+        if unrefused or row.escaped(scratch) or reached.get(row.name, False):
             escaped.append((row.name, result["content"]))
     marker = f"touch {scratch.root}/tiocsti".encode()
     if marker in typed or marker in screen:

@@ -30,12 +30,21 @@ def _fleet_json(tmp_path: Path) -> dict[str, object]:
 
 def test_a_fleet_killed_while_landing_lands_once_on_resume(tmp_path: Path) -> None:
     repo = new_repo(tmp_path / "repo")
+    # What is tried is the landing step across a kill, not the box: the gates must see each
+    # other's pid and files outside the worktree, so they run unconfined here.
+    (repo / ".fresher").mkdir()
+    (repo / ".fresher" / "config.toml").write_text('[security]\nsandbox = "off"\n')
+    git(repo, "add", ".fresher/config.toml")
+    git(repo, "commit", "-qm", "unconfined gates")
     started, old_pid = tmp_path / "gate-started", tmp_path / "old-gate.pid"
     token = f"{600 + len(str(tmp_path)) % 97}.25"
     # The first gate blocks (a slow test suite); the resumed one passes only when the first
     # is gone: two gates at once fail it.
     gate = (
-        f'if [ -e {started} ]; then ! kill -0 "$(cat {old_pid})" 2>/dev/null; '
+        # (a gate ended with its dead fleet may linger as a zombie of an init that does not
+        # reap: that one is gone too)
+        f'if [ -e {started} ]; then p="$(cat {old_pid})"; '
+        f'! {{ kill -0 "$p" 2>/dev/null && ! grep -q zombie "/proc/$p/status"; }}; '
         f"else echo $$ > {old_pid}; touch {started}; exec sleep {token}; fi"
     )
     # The agent commits its work, then answers as Codex does (complete).
@@ -81,7 +90,11 @@ def test_a_fleet_killed_while_landing_lands_once_on_resume(tmp_path: Path) -> No
         loop = _fleet_json(tmp_path)["loops"][0]  # type: ignore[index]
         assert loop["status"] == "landed", out
         assert "one: starting" not in out  # the finished loop was not run again
-        assert git(repo, "log", "--format=%s", "main").splitlines() == ["w", "init"]
+        assert git(repo, "log", "--format=%s", "main").splitlines() == [
+            "w",
+            "unconfined gates",
+            "init",
+        ]
         assert sleeping(token) == []
     finally:
         for proc in sleeping(token):

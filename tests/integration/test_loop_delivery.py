@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from agent_support import verdict
 from mockapi_support import MockServer
 from supervisor_agents.project import Project, base_env, env_for, wait_for
 
@@ -183,24 +184,23 @@ async def test_a_lock_a_live_git_holds_is_waited_for_then_the_claim_is_undeliver
     assert f"checkpoint skipped: lock held by pid {holder.pid}" in done.stderr
 
 
-async def test_no_git_identity_commits_as_forgeflare(project: Project, tmp_path: Path) -> None:
-    git(project, "config", "--unset", "user.name")
-    git(project, "config", "--unset", "user.email")
+def _no_user_config(tmp_path: Path) -> dict[str, str]:
+    """The loop's environment with no git identity but the repository's own config."""
     home = tmp_path / "home"
     home.mkdir()
     env = base_env(
-        HOME=str(home),
-        GIT_CONFIG_NOSYSTEM="1",
-        GIT_CONFIG_GLOBAL=str(home / "none"),
-        EMAIL="",
+        HOME=str(home), GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=str(home / "none"), EMAIL=""
     )
-    for name in (
-        "GIT_AUTHOR_NAME",
-        "GIT_AUTHOR_EMAIL",
-        "GIT_COMMITTER_NAME",
-        "GIT_COMMITTER_EMAIL",
-    ):
-        env.pop(name, None)
+    for role in ("AUTHOR", "COMMITTER"):
+        env.pop(f"GIT_{role}_NAME", None)
+        env.pop(f"GIT_{role}_EMAIL", None)
+    return env
+
+
+async def test_no_git_identity_commits_as_forgeflare(project: Project, tmp_path: Path) -> None:
+    git(project, "config", "--unset", "user.name")
+    git(project, "config", "--unset", "user.email")
+    env = _no_user_config(tmp_path)
     body = CLAIM_WITHOUT_COMMIT + 'echo "$GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>" > .agents/who\n'
     cmd = agent(project, body)
     done = await project.arun("--agent-cmd", cmd, env=env)
@@ -217,13 +217,24 @@ async def test_no_git_identity_commits_as_forgeflare(project: Project, tmp_path:
     assert clean(project)
 
 
+async def test_an_identity_without_email_gets_only_the_email(
+    project: Project, tmp_path: Path
+) -> None:
+    git(project, "config", "--unset", "user.email")
+    env = _no_user_config(tmp_path)
+    done = await project.arun("--agent-cmd", agent(project, CLAIM_WITHOUT_COMMIT), env=env)
+    assert done.code == 0, done.stderr
+    assert "git has no user.email here: the loop and the agent commit with" in done.stderr
+    assert git(project, "log", "-1", "--format=%an <%ae>").strip() == "Test <forgeflare@localhost>"
+
+
 async def test_outside_git_the_checkpoint_is_skipped_and_said(tmp_path: Path) -> None:
     project = Project(tmp_path)
     project.write("IMPLEMENTATION_PLAN.md", PLAN)
     cmd = agent(project, CLAIM_WITHOUT_COMMIT.replace("sed -i", "sed -i.bak"))
     done = await project.arun("--agent-cmd", cmd, env=base_env())
     assert done.code == 0, done.stderr
-    assert "no checkpoint (not a git repository)" in done.stderr
+    assert "no checkpoint outside git: complete means the agent's claim held" in done.stderr
     assert project.record()["iterations"][0]["checkpoint"] == {
         "sha": None,
         "skipped": "not a git repository",
@@ -290,21 +301,7 @@ exec sleep 300
     assert clean(project)
 
 
-def _verdict(complete: bool, reasons: list[str], missing: list[str]) -> dict[str, Any]:
-    return {
-        "content": [
-            {
-                "type": "tool_use",
-                "name": "verdict",
-                "input": {"complete": complete, "reasons": reasons, "missing": missing},
-            }
-        ],
-        "stop_reason": "tool_use",
-        "usage": {"input_tokens": 1000, "output_tokens": 50},
-    }
-
-
-NO_README = _verdict(False, ["there is no README"], ["a README"])
+NO_README = verdict(False, ["there is no README"], ["a README"])
 
 # Iteration 1 checks every box; a later one writes the README when it was asked for.
 PLAN_THEN_README = r"""
@@ -342,7 +339,7 @@ async def test_a_lenient_second_verdict_sees_the_readme_the_first_asked_for(
     agent runs, its prompt starts with the reviewer's reasons, and the claim on the changed
     diff is judged again."""
     cmd = _reviewer_project(project, PLAN_THEN_README)
-    server = mock_api({"responses": [NO_README, _verdict(True, ["all done"], [])]})
+    server = mock_api({"responses": [NO_README, verdict(True, ["all done"], [])]})
     done = await project.arun("--agent-cmd", cmd, "--max-iterations", "4", env=env_for(server))
     assert done.code == 0, done.stderr
     rec = project.record()

@@ -81,3 +81,20 @@ def test_a_claim_whose_failures_changed_is_progress(tmp_path: Path) -> None:
     assert run_hook(tmp_path, f"Done.\n{SIG}").returncode == 2  # other failures: progress
     assert "stalled" not in read_state(tmp_path)["stack"][0]  # 0: not written
     assert run_hook(tmp_path, f"Done.\n{SIG}").returncode == 0  # the same again: stalled
+
+
+def test_a_gate_leaves_nothing_behind_even_unsandboxed(tmp_path: Path) -> None:
+    """The gate runs on the one process primitive: a detached grandchild (a new session, as a
+    test server or a watcher would) ends with the gate, in the box or out of it."""
+    (tmp_path / ".fresher").mkdir()
+    (tmp_path / ".fresher" / "config.toml").write_text('[security]\nsandbox = "off"\n')
+    pidfile = tmp_path / "grandchild.pid"
+    start(tmp_path, f"setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! > {pidfile}; exit 0")
+    out = run_hook(tmp_path, f"All done.\n{SIG}")
+    assert out.returncode == 0, out.stderr
+    pid = int(pidfile.read_text())
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(") ")[-1][0]
+    except OSError:
+        state = "gone"
+    assert state in ("gone", "Z"), state

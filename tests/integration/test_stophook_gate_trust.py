@@ -36,7 +36,7 @@ def start(project: Path, gate: str) -> None:
 def test_a_gate_in_a_cloned_state_file_never_runs(tmp_path: Path) -> None:
     project = tmp_path / "clone"
     project.mkdir()
-    marker = tmp_path / "marker"
+    marker = project / "marker"  # the gate runs in the box: it writes only in the project
     frame = {"mode": "loop", "iter": 1, "max": 5, "prompt": "fix it", "gate": f"touch {marker}"}
     write_state(project, frame)
 
@@ -52,7 +52,7 @@ def test_a_gate_in_a_cloned_state_file_never_runs(tmp_path: Path) -> None:
 def test_the_gate_the_user_started_runs_until_what_it_runs_changes(tmp_path: Path) -> None:
     project = tmp_path / "mine"
     project.mkdir()
-    marker = tmp_path / "marker"
+    marker = project / "marker"  # the gate runs in the box: it writes only in the project
     (project / "check.sh").write_text(f"echo checked >> {marker}\n")
     start(project, "sh check.sh")
 

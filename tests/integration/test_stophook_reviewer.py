@@ -15,25 +15,12 @@ from typing import Any
 import pytest
 from test_stophook_processes import HOOK, SIG, hook_env, read_state, run_hook, state_path
 
+from agent_support import verdict
 from mockapi_support import MockServer
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
 RED = "echo 'FAILED tests/test_calc.py::test_divide - ZeroDivisionError'; exit 4"
 MODEL = "claude-sonnet-4-5"
-
-
-def verdict(complete: object, reasons: list[str], missing: list[str]) -> dict[str, Any]:
-    return {
-        "content": [
-            {
-                "type": "tool_use",
-                "name": "verdict",
-                "input": {"complete": complete, "reasons": reasons, "missing": missing},
-            }
-        ],
-        "stop_reason": "tool_use",
-        "usage": {"input_tokens": 1000, "output_tokens": 50},
-    }
 
 
 REJECT = verdict(False, ["divide by zero is not handled"], ["a test for divide(1, 0)"])

@@ -32,6 +32,8 @@ _FALLBACK = "tests/integration/test_fallback_loop.py"
 
 BEHAVIOUR_TESTS: dict[str, str] = {
     "[fresher] mode": f"{_LOOP}::test_agent_env_and_prompt",
+    "[fresher] checkpoint": "tests/integration/test_loop_delivery.py"
+    "::test_without_the_checkpoint_a_dirty_claim_is_undelivered",
     "[fresher] max_iterations": f"{_LOOP}::test_max_iterations",
     "[fresher] smart_termination": f"{_OURS}"
     "::test_smart_termination_ends_a_loop_that_changes_nothing",

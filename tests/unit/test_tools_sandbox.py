@@ -166,11 +166,14 @@ def test_config_defaults_and_values(tmp_path: Path) -> None:
 
 def test_plan_binds_the_caches_that_exist_and_empties_the_runtime_dir(tmp_path: Path) -> None:
     home, runtime, project = tmp_path / "home", tmp_path / "runtime", tmp_path / "p"
-    for path in (home / ".cache", runtime, project):
+    for path in (home / ".cache" / "pip", home / ".cargo" / "bin", runtime, project):
         path.mkdir(parents=True)
     env = {"HOME": str(home), "XDG_RUNTIME_DIR": str(runtime), "TMPDIR": "/elsewhere"}
     plan = sandbox_plan(project, network=True, env={**env, GIT_DIR_ENV: ""})
-    assert plan.writable == ((home / ".cache").resolve(),)  # ~/.npm, ~/.cargo do not exist
+    # Only the named caches that exist, never all of ~/.cache; toolchains read-only.
+    assert plan.writable == ((home / ".cache" / "pip").resolve(),)
+    assert plan.readable == ((home / ".cargo" / "bin").resolve(),)
+    assert plan.home == home.resolve()
     # Under /tmp the runtime dir is already private; elsewhere it would be emptied.
     assert plan.hidden_dirs == tuple(Path(d) for d in ("/run", "/var/run") if _real_dir(d))
     assert plan.tmpdir  # TMPDIR outside every writable place: /tmp inside

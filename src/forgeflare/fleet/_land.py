@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, TypeGuard, get_args
 
-from forgeflare._outputcap import HeadTail
-from forgeflare._process import run_child_blocking
+from forgeflare._gaterun import run_project_gate_blocking
 from forgeflare.supervisor import GitResult, run_git
 
 __all__ = [
@@ -127,27 +126,20 @@ def _prepare(landing: Landing) -> LandResult:
         files = ", ".join(conflicted[:5]) or _last_line(rebase)
         return LandResult("conflict", f"rebase onto {base} conflicts in {files}", commits)
     if gate:
-        out = HeadTail()  # only its last line is said: the rest need not fill the memory
-        try:
-            done = run_child_blocking(
-                ["bash", "-c", gate],
-                cwd=worktree,
-                env={**os.environ, **dict([landing.marker])} if landing.marker else None,
-                marker=landing.marker,
-                die_with_parent=True,  # a fleet killed with -9 does not leave its gate running
-                on_output=out.extend,
-                timeout=landing.gate_timeout,
-            )
-        except OSError as exc:
-            return LandResult("gate_failed", f"gate `{gate}` cannot run: {exc}", commits)
-        if done.timed_out:
-            return LandResult("gate_failed", f"gate `{gate}` timed out", commits)
-        if done.returncode != 0:
-            lines = out.kept().decode(errors="replace").strip().splitlines()
-            last = lines[-1] if lines else f"exit {done.returncode}"
-            return LandResult(
-                "gate_failed", f"gate `{gate}` exited {done.returncode}: {last}", commits
-            )
+        # The one gate runner: in the sandbox, without the fleet's secrets.
+        done = run_project_gate_blocking(
+            gate,
+            project=worktree,
+            env=os.environ,
+            timeout=landing.gate_timeout,
+            marker=landing.marker,  # a resumed fleet finds (and ends) the gate a dead one left
+            die_with_parent=True,  # a fleet killed with -9 does not leave its gate running
+        )
+        if done.exit_code != 0:
+            lines = done.output.strip().splitlines()
+            last = lines[-1] if lines else "no output"
+            how = "did not finish" if done.exit_code is None else f"exited {done.exit_code}"
+            return LandResult("gate_failed", f"gate `{gate}` {how}: {last}", commits)
     return LandResult("landed", "ready", commits)
 
 

@@ -91,29 +91,12 @@ def gate_untrusted(gate: str, project: Path, environ: Mapping[str, str]) -> str:
 
 
 def run_gate(gate: str, project: Path, environ: Mapping[str, str]) -> GateRun:
-    """Run ``gate`` with bash in ``project``, without the hook's secrets, bounded."""
-    import subprocess
+    """Run ``gate`` with bash in ``project`` through the one gate runner: in the sandbox
+    (unless the project's ``[security] sandbox`` is ``"off"``), without the hook's secrets,
+    bounded, nothing of it left behind."""
+    from forgeflare._gaterun import run_project_gate_blocking
 
-    from forgeflare._evidence import GateRun
-    from forgeflare._secrets import child_environment
-
-    try:
-        done = subprocess.run(
-            ["bash", "-c", gate],
-            cwd=project,
-            env=child_environment(environ, ()),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            timeout=GATE_TIMEOUT_S,
-            check=False,
-        )
-    except subprocess.TimeoutExpired as exc:
-        out = exc.output or b""
-        return GateRun(gate, None, out.decode(errors="replace") + "\n(timed out)")
-    except OSError as exc:
-        return GateRun(gate, None, f"cannot run: {exc}")
-    return GateRun(gate, done.returncode, done.stdout.decode(errors="replace"))
+    return run_project_gate_blocking(gate, project=project, env=environ, timeout=GATE_TIMEOUT_S)
 
 
 def _git(project: Path, *args: str) -> tuple[int, str]:

@@ -23,7 +23,7 @@ from forgeflare.supervisor._delivery import (
     plan_checkpoint,
     undelivered_reason,
 )
-from forgeflare.supervisor._git import git
+from forgeflare.supervisor._git import STATUS_ARGS, GitSnapshot, git, snapshot_of
 from forgeflare.supervisor._loopstate import LoopState
 from forgeflare.supervisor._records import CheckpointRecord, ClaimRecord, IterationRecord
 
@@ -31,6 +31,7 @@ __all__ = [
     "CLAIM_REASON_FILE",
     "FALLBACK_IDENTITY",
     "LOCK_WAIT",
+    "Delivered",
     "LoopDelivery",
     "Status",
     "git_dir",
@@ -65,27 +66,29 @@ class Status:
     detached: bool
     tracked: frozenset[str]
     """Changed paths git already tracks (what a gate must not change)."""
+    snapshot: GitSnapshot
+    """The same output as the finish decision's snapshot (no second ``git status``)."""
 
     @property
     def paths(self) -> list[str]:
         return [c.path for c in self.changes]
 
 
+@dataclass(frozen=True, slots=True)
+class Delivered:
+    """A checkpoint's outcome: its record, what is left uncommitted (``None``: unknown), and
+    the work tree's snapshot when the checkpoint changed nothing (``None``: take a new one)."""
+
+    record: CheckpointRecord
+    dirty: list[str] | None = None
+    snapshot: GitSnapshot | None = None
+
+
 async def read_status(
     project: Path, spec: list[str], env: Mapping[str, str] | None = None
 ) -> Status | None:
     """``git status`` of ``project`` inside ``spec`` (``None``: git failed)."""
-    done = await git(
-        project,
-        "--no-optional-locks",
-        "status",
-        "--porcelain=v2",
-        "-z",
-        "--branch",
-        "--untracked-files=all",
-        *spec,
-        env=env,
-    )
+    done = await git(project, *STATUS_ARGS, *spec, env=env)
     if not done.ok:
         return None
     entries = done.stdout.split("\0")
@@ -126,7 +129,8 @@ async def read_status(
             continue
         changes.append(Change(path))
         tracked.add(path)
-    return Status(tuple(changes), detached, frozenset(tracked))
+    snapshot = snapshot_of(project, os.fsencode(done.stdout))
+    return Status(tuple(changes), detached, frozenset(tracked), snapshot)
 
 
 async def _filtered(project: Path, paths: list[str]) -> set[str]:
@@ -178,18 +182,17 @@ def lock_holders(project: Path, gitdir: Path) -> list[int]:
     return found
 
 
-def identity_env(configured: bool) -> dict[str, str]:
-    """The ``GIT_AUTHOR_*``/``GIT_COMMITTER_*`` the loop and its agent use when git has no
-    identity (empty: it has one)."""
-    if configured:
-        return {}
-    name, email = FALLBACK_IDENTITY
-    return {
-        "GIT_AUTHOR_NAME": name,
-        "GIT_AUTHOR_EMAIL": email,
-        "GIT_COMMITTER_NAME": name,
-        "GIT_COMMITTER_EMAIL": email,
-    }
+def identity_env(*, name: bool, email: bool) -> dict[str, str]:
+    """The ``GIT_AUTHOR_*``/``GIT_COMMITTER_*`` the loop and its agent use for what git's
+    identity lacks (``name``/``email``: it has that part; empty: it has both)."""
+    fallback_name, fallback_email = FALLBACK_IDENTITY
+    env: dict[str, str] = {}
+    for role in ("AUTHOR", "COMMITTER"):
+        if not name:
+            env[f"GIT_{role}_NAME"] = fallback_name
+        if not email:
+            env[f"GIT_{role}_EMAIL"] = fallback_email
+    return env
 
 
 class LoopDelivery(LoopState):
@@ -197,24 +200,30 @@ class LoopDelivery(LoopState):
 
     @property
     def pathspec(self) -> list[str]:
-        """The one pathspec of the checkpoint and the clean check."""
-        return exclude_pathspec(self.cfg.paths.log_dir)
+        """The one pathspec of the checkpoint, the clean check and the git snapshot."""
+        try:
+            log_dir = self.log_root.relative_to(self.project).as_posix()
+        except ValueError:
+            log_dir = ""  # outside the project: git does not see it
+        return exclude_pathspec(log_dir)
 
     def git_env(self) -> dict[str, str]:
         """The loop's environment for git, with the fallback identity when there is none."""
         return {**self.opts.env, **self.git_identity}
 
-    async def has_identity(self) -> bool:
-        """Git knows who commits here (config or ``GIT_AUTHOR_*``/``GIT_COMMITTER_*``)."""
+    async def identity(self) -> tuple[bool, bool]:
+        """Whether git knows the name and the email of who commits here (its config, or
+        ``GIT_AUTHOR_*`` and ``GIT_COMMITTER_*``)."""
         env = self.opts.env
-        names = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL")
-        if all(env.get(name) for name in names):
-            return True
-        for key in ("user.name", "user.email"):
-            done = await git(self.project, "config", "--get", key, env=env)
-            if not done.stdout.strip():
-                return False
-        return True
+        known = []
+        for part in ("name", "email"):
+            upper = part.upper()
+            if env.get(f"GIT_AUTHOR_{upper}") and env.get(f"GIT_COMMITTER_{upper}"):
+                known.append(True)
+                continue
+            done = await git(self.project, "config", "--get", f"user.{part}", env=env)
+            known.append(bool(done.stdout.strip()))
+        return known[0], known[1]
 
     async def dirty_paths(self, limit: int | None = _SHOWN) -> list[str] | None:
         """Changed paths inside the pathspec, less those changed at the loop's start, at most
@@ -266,22 +275,27 @@ class LoopDelivery(LoopState):
                 await trio.sleep(_POLL)
         return None
 
-    async def checkpoint(self, number: int, since: float) -> CheckpointRecord:
+    async def checkpoint(self, number: int, since: float) -> Delivered:
         """Commit what the agent left uncommitted after iteration ``number`` (see module)."""
         mode = self.cfg.fresher.checkpoint
         self.lock_removed = None
         if not self.git_repo:
-            return CheckpointRecord(skipped="not a git repository")
+            return Delivered(CheckpointRecord(skipped="not a git repository"))
         if mode == "off":
-            return CheckpointRecord(skipped="checkpoint = off")
+            return Delivered(CheckpointRecord(skipped="checkpoint = off"))
         held = await self.clear_locks(since)
         if held is not None:
             self.display.warn(f"iteration {number}: checkpoint skipped: {held}")
-            return CheckpointRecord(skipped=held, lock_removed=self.lock_removed)
+            return Delivered(CheckpointRecord(skipped=held, lock_removed=self.lock_removed))
         status = await read_status(self.project, self.pathspec, self.opts.env)
         if status is None:
-            return CheckpointRecord(failed="git status failed", lock_removed=self.lock_removed)
+            failed = CheckpointRecord(failed="git status failed", lock_removed=self.lock_removed)
+            return Delivered(failed)
+        start = set(self.record.dirty_at_start)
+        everything = [p for p in status.paths if p not in start][:_SHOWN]
         plan = await self._plan(status)
+        left = [p.rsplit(": ", 1)[0] for p in plan.left_out]
+        left = [p for p in left if p not in start][:_SHOWN]
         record = CheckpointRecord(
             left_out=list(plan.left_out[:_SHOWN]), lock_removed=self.lock_removed
         )
@@ -294,13 +308,19 @@ class LoopDelivery(LoopState):
         if plan.skip is not None:
             if plan.skip != "nothing to commit":
                 self.display.warn(f"iteration {number}: checkpoint skipped: {plan.skip}")
-            return record.model_copy(update={"skipped": plan.skip})
+            dirty = left if plan.skip == "nothing to commit" else everything
+            skipped = record.model_copy(update={"skipped": plan.skip})
+            return Delivered(skipped, dirty, status.snapshot)
         if mode == "warn":
             self.display.warn(
                 f"iteration {number}: {len(plan.add)} uncommitted path(s) left (checkpoint = warn)"
             )
-            return record.model_copy(update={"skipped": "checkpoint = warn"})
-        return record.model_copy(update=await self._commit(number, plan))
+            warned = record.model_copy(update={"skipped": "checkpoint = warn"})
+            return Delivered(warned, everything, status.snapshot)
+        made = await self._commit(number, plan)
+        return Delivered(
+            record.model_copy(update=made), left if "sha" in made else everything, None
+        )
 
     async def _plan(self, status: Status) -> CheckpointPlan:
         gitdir = git_dir(self.project)
@@ -309,7 +329,8 @@ class LoopDelivery(LoopState):
             in_progress = next(
                 (what for name, what in _IN_PROGRESS if (gitdir / name).exists()), None
             )
-        paths = [c.path for c in status.changes]
+        start = set(self.record.dirty_at_start)
+        paths = [c.path for c in status.changes if c.path not in start]
         filtered = await _filtered(self.project, paths) if paths else set()
         changes = [Change(c.path, c.untracked, c.size, c.path in filtered) for c in status.changes]
         return plan_checkpoint(

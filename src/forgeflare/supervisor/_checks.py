@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 
 import trio
 
+from forgeflare._gitguard import changes, describe_changes, git_fingerprint
 from forgeflare._outputcap import LineCap
 from forgeflare._secrets import child_environment
 from forgeflare.supervisor._finish import Between, FinishType, before_iteration
@@ -131,6 +132,7 @@ class LoopChecks(LoopState):
 
     def check_trust(self) -> None:
         """Raise TrustError when a project hook or command changed since the start."""
+        self.check_git_internals()
         if trust_override(self.opts.env, self.opts.trust_project):
             return  # nothing to gather: everything is trusted
         now = loop_trust_items(self.project, self.cfg, project_command=self.opts.project_command)
@@ -144,6 +146,15 @@ class LoopChecks(LoopState):
             self.say_refusal(str(exc))
             return str(exc)
         return None
+
+    def check_git_internals(self) -> None:
+        """Raise TrustError when what makes git run a program changed since the run's start
+        (whatever the backend, boxed or not: ``_gitguard``)."""
+        if self.git_start is None:
+            return
+        changed = changes(self.git_start, git_fingerprint(self.project))
+        if changed:
+            raise TrustError(describe_changes(changed))
 
     def say_refusal(self, line: str) -> None:
         """Print a trust refusal once (the finished hook is refused for the same reason)."""

@@ -44,7 +44,8 @@ _HELP = "\n\n".join(
         "[bold]Exit status by finish type:[/bold]",
         _EXIT_TABLE
         + "\n[bold]  1[/bold]  run records unusable\n[bold]  2[/bold]  bad setting or usage",
-        "complete: convergence_signal, or no '- [ ]' left in the plan (building mode). "
+        "complete: a claim (the tag, convergence_signal, or no '- [ ]' left in the plan in "
+        "building mode) held on a clean, committed work tree. "
         "manual: Ctrl+C or SIGTERM. max_iterations / timeout: the iteration / runtime limit. "
         "no_changes: no commit and no work-tree change (git, smart_termination). "
         "error: too many error iterations in a row. hook_abort: a hook exited 2. "
@@ -52,7 +53,9 @@ _HELP = "\n\n".join(
         "skips: next_iteration skipped too many iterations in a row. "
         "budget: max_cost spent. stopped: `forgeflare stop`. "
         "blocked: the agent asked a question (`forgeflare answer`, then --resume).",
-        "stalled: stall_after iterations in a row without progress.",
+        "stalled: stall_after iterations in a row without progress. "
+        "undelivered: a claim met uncommitted work or a failed checkpoint commit, or two "
+        "checkpoints failed in a row ([fresher] checkpoint commits what the agent leaves).",
         "Bounded by default: 50 iterations and 10 hours (0 = unlimited, explicitly); "
         "--max-cost sets a spend limit. Usage limits and API outages are waited out "
         "(max_outage), not counted as errors. Before anything starts, a preflight checks the "

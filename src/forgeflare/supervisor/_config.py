@@ -344,8 +344,11 @@ class SecuritySection(_Section):
     sandbox_network: Bool = True
     """In the sandbox: network access (false: a network namespace of its own)."""
     writable: Names = Field(default_factory=list)
-    """More directories the sandbox keeps writable (besides the project, its git dir, /tmp,
-    ~/.cache, ~/.npm, ~/.cargo); relative to the project, ~ expanded."""
+    """More directories the sandbox keeps writable (besides the project, its git dir, /tmp
+    and the package caches); relative to the project, ~ expanded."""
+    readable: Names = Field(default_factory=list)
+    """Paths under the hidden ~ the sandbox shows read-only (e.g. ~/.m2/settings.xml);
+    relative to the project, ~ expanded. Loosens: a trust item."""
     sockets: Names = Field(default_factory=list)
     """Host unix sockets the sandbox lets in (e.g. /run/docker.sock); ~ expanded."""
 

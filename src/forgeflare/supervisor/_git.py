@@ -33,6 +33,7 @@ __all__ = [
     "GIT_TIMEOUT",
     "NETWORK_TIMEOUT",
     "SAFE_CONFIG",
+    "STATUS_ARGS",
     "GitResult",
     "GitSnapshot",
     "commits_and_tree",
@@ -44,12 +45,25 @@ __all__ = [
     "git_snapshot",
     "git_timeout",
     "run_git",
+    "snapshot_of",
     "tree_of",
 ]
 
 _CONVERGENCE = CONVERGENCE_RELPATH.as_posix()
 # convergence.json and the temporary file atomic_write_text writes it through.
 _ALWAYS_EXCLUDED = (_CONVERGENCE, f"{_CONVERGENCE}.tmp", ".entire")
+
+
+STATUS_ARGS = (
+    "--no-optional-locks",
+    "status",
+    "--porcelain=v2",
+    "-z",
+    "--branch",
+    "--untracked-files=all",
+)
+"""``git status`` as the snapshot and the checkpoint read it: every changed or untracked path,
+NUL-separated, with HEAD."""
 
 
 async def git(
@@ -85,27 +99,26 @@ def _pathspec(project_dir: Path, excluded: tuple[Path, ...]) -> list[str]:
     return spec
 
 
-async def git_snapshot(project_dir: Path, *, excluded: tuple[Path, ...] = ()) -> GitSnapshot | None:
+async def git_snapshot(
+    project_dir: Path, *, excluded: tuple[Path, ...] = (), spec: list[str] | None = None
+) -> GitSnapshot | None:
     """The state of ``project_dir``'s repository, or ``None`` when it is not in one.
 
     One git process: ``git status --porcelain=v2 --branch`` gives HEAD and every changed or
     untracked path; their size and mtime (a stat, no git) catch a file changed again.
+    ``spec`` (a whole pathspec) replaces the one made of ``excluded``.
     """
-    spec = _pathspec(project_dir, excluded)
+    spec = spec if spec is not None else _pathspec(project_dir, excluded)
     # --no-optional-locks: no index refresh written back (cheaper, and never an index.lock in
     # the way of the agent's own git commands, or of a hook's).
-    code, out = await _git(
-        project_dir,
-        "--no-optional-locks",
-        "status",
-        "--porcelain=v2",
-        "-z",
-        "--branch",
-        "--untracked-files=all",
-        *spec,
-    )
+    code, out = await _git(project_dir, *STATUS_ARGS, *spec)
     if code != 0:
         return None
+    return snapshot_of(project_dir, out)
+
+
+def snapshot_of(project_dir: Path, out: bytes) -> GitSnapshot:
+    """The snapshot of one ``git status --porcelain=v2 -z --branch`` output (see above)."""
     head: str | None = None
     digest = hashlib.sha256()
     for entry in out.split(b"\0"):

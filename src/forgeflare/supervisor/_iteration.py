@@ -147,7 +147,7 @@ class IterationRunner(LoopState):
     async def snapshot(self) -> GitSnapshot | None:
         if not self.git_repo:
             return None
-        return await git_snapshot(self.project, excluded=(self.log_root,))
+        return await git_snapshot(self.project, spec=self.pathspec)
 
     def agent_argv(self) -> list[str]:
         argv = self.cfg.agent_argv(self.opts.python, self.backend, self.profile)
@@ -329,8 +329,11 @@ class IterationRunner(LoopState):
                 self.display.warn(str(exc))
         # Delivery first: the loop commits what the agent left, so the commits and the
         # change below count it, and a claim is judged on what is in git.
-        checkpoint = await self.checkpoint(number, time.time())
-        git_after = await self.snapshot()
+        delivered = await self.checkpoint(number, time.time())
+        git_after = delivered.snapshot or await self.snapshot()
+        dirty = delivered.dirty
+        if dirty is None:  # checkpoint off (or failed): what is left, asked once more
+            dirty = await self.dirty_paths() or []
         self.git_last = git_after
         commits = 0
         self.last_tree = None
@@ -372,8 +375,8 @@ class IterationRunner(LoopState):
             commits=commits,
             changed=changed,
             plan_unchecked=self.plan_unchecked(),
-            checkpoint=checkpoint,
-            dirty=await self.dirty_paths() or [],
+            checkpoint=delivered.record,
+            dirty=dirty,
         )
         outcome = IterationOutcome(
             mode="planning" if self.record.mode == "planning" else "building",

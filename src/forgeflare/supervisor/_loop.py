@@ -36,6 +36,7 @@ import trio
 from forgeflare._budget import overshoot_line
 from forgeflare._clock import format_wait, utc_timestamp
 from forgeflare._evidence import Measures
+from forgeflare._gitguard import git_fingerprint
 from forgeflare._pgroup import become_subreaper, escaped_descendants, process_started
 from forgeflare._sandbox import loop_sandbox
 from forgeflare._secrets import child_environment
@@ -75,7 +76,7 @@ from forgeflare.supervisor._switching import AgentSwitching
 from forgeflare.supervisor._waiting import LoopWaits
 from forgeflare.supervisor._waits import WaitSettings, WaitStreaks
 from forgeflare.supervisor._windowstore import window_store_path
-from forgeflare.trust import default_trust_file, trust_override
+from forgeflare.trust import TrustError, default_trust_file, trust_override
 
 __all__ = ["LoopResult", "run_loop", "watch_signals"]
 
@@ -336,8 +337,10 @@ class _Loop(
             writable=security.writable,
             sockets=security.sockets,
             env=child_environment(self.opts.env, self.opts.pass_env),
+            readable=security.readable,
         )
         self.open_run()
+        self.git_start = await trio.to_thread.run_sync(git_fingerprint, self.project)
         for warning in self.opts.warnings:
             self.display.warn(warning)
         self.git_repo = await git_snapshot(self.project) is not None
@@ -364,16 +367,21 @@ class _Loop(
         """What the checkpoint will do: no git, no identity, changes it will never commit."""
         if not self.git_repo:
             self.display.info(
-                "no checkpoint (not a git repository): complete means the agent's claim held"
+                "no checkpoint outside git: complete means the agent's claim held (as in 0.3)"
             )
             return
-        if not await self.has_identity():
-            self.git_identity = identity_env(False)
+        has_name, has_email = await self.identity()
+        if not (has_name and has_email):
+            self.git_identity = identity_env(name=has_name, email=has_email)
             name, email = FALLBACK_IDENTITY
-            self.display.warn(
-                f"git has no identity here: the loop and the agent commit as "
-                f"{name} <{email}> (GIT_AUTHOR_*/GIT_COMMITTER_*)"
-            )
+            if has_name or has_email:
+                what, used = ("user.email", email) if has_name else ("user.name", name)
+                said = f"git has no {what} here: the loop and the agent commit with {used}"
+            else:
+                said = (
+                    f"git has no identity here: the loop and the agent commit as {name} <{email}>"
+                )
+            self.display.warn(said + " (GIT_AUTHOR_*/GIT_COMMITTER_*)")
         dirty = self.record.dirty_at_start
         if dirty:
             shown = ", ".join(dirty[:3]) + (f" and {len(dirty) - 3} more" if len(dirty) > 3 else "")
@@ -402,7 +410,8 @@ class _Loop(
                 self.display.warn(f"resume: {held}")
             return
         row = rec.iterations[-1]
-        checkpoint = await self.checkpoint(row.number, time.time())
+        delivered = await self.checkpoint(row.number, time.time())
+        checkpoint = delivered.record
         commits = row.commits + (1 if checkpoint.sha else 0)
         rec.totals.commits += commits - row.commits
         # A new row object: the store serialises a row once, so a changed one must be new.
@@ -411,7 +420,7 @@ class _Loop(
                 "checkpoint": checkpoint,
                 "commits": commits,
                 "head_after": checkpoint.sha or row.head_after,
-                "dirty": await self.dirty_paths() or [],
+                "dirty": delivered.dirty or [],
             }
         )
         self.save()
@@ -421,6 +430,13 @@ class _Loop(
 
         ``records_said``: a records failure ended the run and was said already."""
         self.finishing = True
+        if finish is not FinishType.HOOK_ABORT:
+            try:  # the last iteration's plants too: never a clean finish over them
+                await trio.to_thread.run_sync(self.check_git_internals)
+            except TrustError as exc:
+                self.say_refusal(str(exc))
+                self.finish_reason = f"stopped: {exc}"
+                finish = FinishType.HOOK_ABORT
         if finish is FinishType.MANUAL:
             self.display.warn(f"stopped by {self.stop.signal_name or 'request'}")
         self.display.info(f"finishing: {finish.value}")

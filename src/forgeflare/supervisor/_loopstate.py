@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from forgeflare._evidence import ClaimBy, GateRun, Measures
+from forgeflare._gaterun import GateBox
 from forgeflare._sandbox import SandboxChoice
 from forgeflare.supervisor._agentproc import StopControl
 from forgeflare.supervisor._config import LoopConfig
@@ -23,7 +24,6 @@ from forgeflare.supervisor._lifecycle import HookContext, HookName, LifecycleRes
 from forgeflare.supervisor._notify import Notifier
 from forgeflare.supervisor._options import LoopOptions
 from forgeflare.supervisor._records import (
-    CheckpointRecord,
     ClaimRecord,
     IterationRecord,
     ReviewRecord,
@@ -32,6 +32,9 @@ from forgeflare.supervisor._records import (
 )
 from forgeflare.supervisor._waits import WaitStreaks
 from forgeflare.supervisor.backends import Backend
+
+if TYPE_CHECKING:
+    from forgeflare.supervisor._checkpoint import Delivered
 
 __all__ = ["LoopState"]
 
@@ -72,6 +75,10 @@ class LoopState:
     sandbox: SandboxChoice | None
     sandbox_env: dict[str, str]
     """The agent's sandbox variables, decided once at the start (empty: none)."""
+    gate_box: GateBox | None = None
+    """Where the gate runs, decided before it first runs (whatever the backend)."""
+    git_start: dict[str, str] | None = None
+    """What makes git run a program, at the run's start (``_gitguard``)."""
 
     # What the last iterations left.
     git_repo: bool
@@ -137,7 +144,11 @@ class LoopState:
             raise NotImplementedError
 
         # The delivery's (:mod:`._checkpoint`).
-        async def checkpoint(self, number: int, since: float) -> CheckpointRecord:
+        @property
+        def pathspec(self) -> list[str]:
+            raise NotImplementedError
+
+        async def checkpoint(self, number: int, since: float) -> Delivered:
             raise NotImplementedError
 
         async def dirty_paths(self, limit: int | None = 100) -> list[str] | None:

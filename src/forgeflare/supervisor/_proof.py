@@ -21,10 +21,9 @@ from forgeflare._evidence import (
     stall_streak,
 )
 from forgeflare._fsutil import atomic_write_text
-from forgeflare._outputcap import HeadTail
-from forgeflare._process import run_child
+from forgeflare._gaterun import BoxSettings, gate_box
+from forgeflare._gaterun import run_gate as run_boxed_gate
 from forgeflare._readfile import read_limited_text
-from forgeflare._secrets import child_environment
 from forgeflare.supervisor._finish import IterationOutcome
 from forgeflare.supervisor._git import diff_since, tree_of
 from forgeflare.supervisor._loopstate import LoopState
@@ -178,6 +177,10 @@ class LoopProof(LoopState):
         judged twice: the last verdict stands (no new request, no new spend)."""
         from forgeflare.supervisor._reviewer import ReviewInput, run_review
 
+        # The diff runs git on the host: never over git internals the agent changed.
+        untrusted = await self.untrusted_now()
+        if untrusted is not None:
+            return ReviewRecord(model=self.cfg.finish.reviewer, error=f"not asked: {untrusted}")
         diff, stat = await diff_since(self.project, self.record.head_at_start)
         digest = hashlib.sha256(diff.encode(errors="replace")).hexdigest()
         last = self.last_review
@@ -222,27 +225,35 @@ class LoopProof(LoopState):
             return ""
 
     async def run_gate(self, number: int) -> GateRun:
-        """Run ``[limits] gate`` in the project (bounded by the iteration timeout); its output
-        is kept in the run folder as ``gate-NNN.log``."""
+        """Run ``[limits] gate`` in the project (bounded by the iteration timeout) through the
+        one gate runner (in the box, without secrets); its output is kept in the run folder
+        as ``gate-NNN.log``."""
         gate = self.cfg.limits.gate
         untrusted = await self.untrusted_now()
         if untrusted is not None:
             return GateRun(gate, None, f"not run: {untrusted}")
-        self.display.info(f"gate: {gate}")
-        out = HeadTail()  # a gate printing 50 MB keeps 2 MB (head and tail) per iteration
-        try:
-            done = await run_child(
-                ["bash", "-c", gate],
-                cwd=self.project,
-                env=child_environment(self.opts.env, self.opts.pass_env),
-                on_output=out.extend,
-                grace=self.cfg.agent.kill_grace,
-                timeout=self.cfg.limits.iteration_timeout or None,
-                stop=self.stop.stop,
+        if self.gate_box is None:
+            security = self.cfg.security
+            settings = BoxSettings(
+                sandbox=security.sandbox,
+                network=security.sandbox_network,
+                writable=tuple(security.writable),
+                sockets=tuple(security.sockets),
+                readable=tuple(security.readable),
             )
-        except OSError as exc:
-            return GateRun(gate, None, f"cannot run: {exc}")
-        text = out.kept().decode(errors="replace")
+            self.gate_box = await gate_box(self.project, settings, self.opts.env)
+            self.display.info(self.gate_box.line)
+        self.display.info(f"gate: {gate}")
+        done = await run_boxed_gate(
+            gate,
+            project=self.project,
+            env=self.opts.env,
+            box=self.gate_box,
+            grace=self.cfg.agent.kill_grace,
+            timeout=self.cfg.limits.iteration_timeout or None,
+            stop=self.stop.stop,
+        )
+        text = done.output
         for line in text.splitlines()[-20:]:
             self.display.output(line + "\n", prefix="[gate] ")
         log = self.store.dir / f"gate-{number:03d}.log"
@@ -250,6 +261,6 @@ class LoopProof(LoopState):
             atomic_write_text(log, text, fsync=False)
         except OSError as exc:
             self.display.warn(f"{log}: cannot write: {exc.strerror}")
-        code = None if done.timed_out else done.exit_code
+        code = done.exit_code
         self.store.event("gate", command=gate, exit_code=code, iteration=number, log=log.name)
-        return GateRun(gate, code, text)
+        return done

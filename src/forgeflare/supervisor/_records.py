@@ -129,7 +129,8 @@ class ClaimRecord(BaseModel):
     """``tag`` (the final message), ``plan`` (no open box) or ``signal`` (a hook's)."""
     accepted: bool
     rejected_by: str | None = None
-    """``gate`` or ``reviewer`` when refused."""
+    """``gate`` or ``reviewer`` when refused; ``delivery`` when the work was not in git (the
+    loop then finishes ``undelivered``)."""
     why: str = ""
 
 

@@ -24,6 +24,8 @@ from forgeflare.trust import (
 )
 
 __all__ = [
+    "GATE_KEYS",
+    "GATE_NOTE",
     "describe_items",
     "hooks_modules",
     "loop_trust_items",
@@ -89,6 +91,15 @@ def loop_trust_items(
     return items
 
 
+GATE_KEYS = frozenset({"[limits] gate", "stop-hook gate"})
+"""Trust items that are gates: commands that run the project's own code."""
+GATE_NOTE = (
+    "runs the project's tests: code the agent can change (in forgeflare's sandbox when "
+    "bubblewrap works, without secrets)"
+)
+"""What ``forgeflare trust`` says under a gate, so trusting it is trusting what it imports."""
+
+
 def describe_items(items: list[TrustItem], project: Path, lines: int = 3) -> list[str]:
     """Human lines for ``forgeflare trust``: each item, what its fingerprint cannot see, its
     files' hashes and (the first time a file is listed) its first lines."""
@@ -96,6 +107,8 @@ def describe_items(items: list[TrustItem], project: Path, lines: int = 3) -> lis
     seen: set[str] = set()
     for item in items:
         out.append(f"• {item.key}: {item.definition}")
+        if item.key in GATE_KEYS:
+            out.append(f"    note: {GATE_NOTE}")
         out.extend(f"    warning: {note}" for note in item.blind)
         for rel, digest in sorted(item.files.items()):
             hashed = len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)

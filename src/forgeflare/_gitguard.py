@@ -1,0 +1,180 @@
+"""What git would run on the host, compared with the run's start: nothing the agent wrote there
+may run after the loop.
+
+Inside the sandbox ``.git/hooks``, ``.git/config`` and ``.git/info`` are read-only; Claude
+Code, Codex and a loop without bubblewrap have no such box. So after every iteration and at its
+finish the loop compares what makes the user's next ``git commit`` / ``status`` / ``log`` run a
+program with what was there at the start, and finishes ``hook_abort`` (13) naming what changed:
+
+- the ``.git`` entry itself (a directory's inode, a ``gitdir:`` file's text): a repository
+  swapped for one the agent made;
+- in the git directories: ``commondir``, ``gitdir``, ``config.worktree``, ``info/attributes``
+  and every file under ``hooks/`` (``*.sample`` never runs);
+- the effective config keys that run programs (:func:`runs_a_program`): ``core.fsmonitor``,
+  ``core.hooksPath``, ``core.pager``, ``core.editor``, ``core.sshCommand``, ``!`` aliases,
+  ``diff.*``, ``filter.*``, ``include*``, ``credential.*`` and their kin.
+
+:func:`changes` and :func:`runs_a_program` are pure; :func:`git_fingerprint` reads the disk
+(and runs forgeflare's safe ``git config --list``, which runs nothing the config names).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections.abc import Mapping
+from pathlib import Path
+
+__all__ = [
+    "WATCHED_FILES",
+    "changes",
+    "describe_changes",
+    "git_fingerprint",
+    "runs_a_program",
+]
+
+WATCHED_FILES = ("commondir", "gitdir", "config.worktree", "info/attributes")
+"""Files in a git directory that say where git looks or which drivers run."""
+
+_PREFIXES = (
+    "diff.",
+    "filter.",
+    "include.",
+    "includeif.",
+    "credential.",
+    "pager.",
+    "difftool.",
+    "mergetool.",
+    "gpg.",
+)
+_SUFFIXES = (".driver", ".uploadpack", ".receivepack", ".vcs", ".textconv", ".command")
+_KEYS = frozenset(
+    {
+        "core.fsmonitor",
+        "core.hookspath",
+        "core.pager",
+        "core.editor",
+        "core.sshcommand",
+        "core.askpass",
+        "core.gitproxy",
+        "core.attributesfile",
+        "core.worktree",
+        "sequence.editor",
+        "uploadpack.packobjectshook",
+        "protocol.allow",
+        "interactive.difffilter",
+    }
+)
+
+
+def runs_a_program(key: str, value: str) -> bool:
+    """Does config ``key`` (any case) with ``value`` make git run a program or read config
+    from elsewhere (pure)? ``alias.*`` only with ``!`` (a shell command)."""
+    low = key.lower()
+    if low.startswith("alias."):
+        return value.lstrip().startswith("!")
+    return low in _KEYS or low.startswith(_PREFIXES) or low.endswith(_SUFFIXES)
+
+
+def changes(before: Mapping[str, str], after: Mapping[str, str]) -> list[str]:
+    """The names whose fingerprint differs, appeared or went (sorted; pure)."""
+    names = before.keys() | after.keys()
+    return sorted(name for name in names if before.get(name) != after.get(name))
+
+
+def describe_changes(names: list[str]) -> str:
+    """One line naming what changed (pure)."""
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    return (
+        f"git internals changed during the run: {shown} (git would run them on the host "
+        "after the loop); stopped: check them before running git here"
+    )
+
+
+def _digest(path: Path) -> str | None:
+    try:
+        info = path.lstat()
+    except OSError:
+        return None
+    if stat.S_ISLNK(info.st_mode):
+        return "symlink:" + os.readlink(path)
+    if not stat.S_ISREG(info.st_mode):
+        return f"type:{stat.S_IFMT(info.st_mode):o}"
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(1 << 20)
+    except OSError:
+        return "unreadable"
+    mode = "x" if info.st_mode & 0o111 else "-"
+    return f"{mode}:{hashlib.sha256(data).hexdigest()}"
+
+
+def _git_dirs(project: Path) -> tuple[Path | None, list[Path]]:
+    """The common git directory and the directories to watch (a worktree's own too)."""
+    dot_git = project / ".git"
+    try:
+        mode = dot_git.lstat().st_mode
+    except OSError:
+        return None, []
+    if stat.S_ISDIR(mode):
+        return dot_git, [dot_git]
+    try:
+        text = dot_git.read_text(encoding="utf-8", errors="replace")[:4096]
+    except OSError:
+        return None, []
+    if not text.startswith("gitdir:"):
+        return None, []
+    own = (project / text.removeprefix("gitdir:").strip()).resolve()
+    common = own
+    try:
+        rel = (own / "commondir").read_text(encoding="utf-8", errors="replace").strip()
+        common = (own / rel).resolve() if rel else own
+    except OSError:
+        pass
+    return common, list(dict.fromkeys([own, common]))
+
+
+def _name(path: Path, project: Path) -> str:
+    return str(path.relative_to(project)) if path.is_relative_to(project) else str(path)
+
+
+def git_fingerprint(project: Path) -> dict[str, str]:
+    """What in and around ``project``'s git directory makes git run a program, by name."""
+    from forgeflare._git import run_git
+
+    found: dict[str, str] = {}
+    dot_git = project / ".git"
+    try:
+        info = dot_git.lstat()
+        kind = "dir" if stat.S_ISDIR(info.st_mode) else "entry"
+        found[".git"] = f"{kind}:{info.st_dev}:{info.st_ino}"
+        if stat.S_ISREG(info.st_mode):
+            found[".git"] += ":" + (_digest(dot_git) or "")
+    except OSError:
+        pass
+    common, dirs = _git_dirs(project)
+    for folder in dirs:
+        for rel in WATCHED_FILES:
+            digest = _digest(folder / rel)
+            if digest is not None:
+                found[_name(folder / rel, project)] = digest
+    if common is not None:
+        hooks = common / "hooks"
+        for root, subdirs, files in os.walk(hooks):
+            subdirs.sort()
+            for entry in sorted(files) + [d for d in subdirs if (Path(root) / d).is_symlink()]:
+                path = Path(root) / entry
+                if entry.endswith(".sample"):
+                    continue
+                found[_name(path, project)] = _digest(path) or "gone"
+    done = run_git(project, "config", "--list", "--null", "--show-scope", timeout=30)
+    if done.returncode == 0:
+        tokens = done.stdout.split("\0")  # scope, then "key\nvalue", each NUL-ended
+        for scope, rest in zip(tokens[0::2], tokens[1::2], strict=False):
+            key, _, value = rest.partition("\n")
+            if scope == "command" or not key or not runs_a_program(key, value):
+                continue
+            name = f"git config {key.lower()}"
+            found[name] = (found[name] + "\n" + value) if name in found else value
+    return found
