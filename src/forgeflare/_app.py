@@ -64,6 +64,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("report._cli", "Show one run (default: the newest) as a report."),
     "watch": ("report._cli", "Watch a running loop from another terminal, until it ends."),
     "fleet": ("fleet._cli", "Many loops at once, from one fleet file (FLEET.toml)."),
+    "doctor": (
+        "supervisor._doctor",
+        "Check every configured agent before a night: what would make each iteration fail.",
+    ),
+    "windows": (
+        "supervisor._windowscli",
+        "List the usage windows every loop on this machine knows.",
+    ),
 }
 
 

@@ -351,7 +351,9 @@ def test_a_usage_limit_in_one_loop_makes_the_others_wait(tmp_path: Path, mock_ap
     (b_run,) = run_records(trees / "b")
     assert a_run["iterations"][0]["outcome"] == "rate_limited"
     store = json.loads((tmp_path / "state/forgeflare/windows.json").read_text())
-    window = store["windows"]["forgeflare"]["until"]
+    ((key, row),) = store["windows"].items()
+    assert key.startswith("forgeflare@")
+    window = row["until"]
     assert rec["fleet"]["window_until"] == window
     status = fleet("status", str(path), env=env).stdout
     assert f"usage window until {window}" in status.splitlines()[0]

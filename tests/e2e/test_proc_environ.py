@@ -69,6 +69,7 @@ def test_no_child_reads_a_secret_from_proc(
     )
     env = base_env(**extra)
     env.update(ANTHROPIC_API_URL=server.url, ANTHROPIC_BASE_URL=server.url, FORGEFLARE_TRUST="1")
+    env["IS_SANDBOX"] = "1"  # as root, Claude Code (and preflight) want it for bypassPermissions
     env.update(values)
     argv = {
         # Unconfined: the sandbox (a loop's default) would hide the parents' /proc entries and

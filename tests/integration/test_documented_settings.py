@@ -202,7 +202,8 @@ async def test_smart_termination_ends_a_loop_that_changes_nothing(
 async def test_agent_arguments_follow_the_agent_settings(
     project: Project, settings: dict[str, str], words: list[str]
 ) -> None:
-    env = base_env(FRESHER_AGENT_COMMAND=recorder(project), **settings)
+    # IS_SANDBOX=1: as root, preflight refuses Claude Code's bypassPermissions without it.
+    env = base_env(FRESHER_AGENT_COMMAND=recorder(project), IS_SANDBOX="1", **settings)
     await project.arun("--max-iterations", "1", env=env)  # a silent claude is an error row
     argv = given(project)["argv"]  # the command ran (with backend claude: as claude)
     at = argv.index(words[0])

@@ -472,11 +472,13 @@ def _store_window(project: Project, seconds: float, **extra: str) -> dict[str, s
 
     from forgeflare.supervisor import record_window, window_store_path
     from forgeflare.supervisor._fallback import AgentSpec, Window
+    from forgeflare.supervisor._windowkey import WindowKey
 
     env = base_env(XDG_STATE_HOME=str(project.dir.parent / "state"), **extra)
     now = datetime.now(UTC)
     window = Window(now + timedelta(seconds=seconds), "usage limit")
-    record_window(window_store_path(env), AgentSpec("command"), window, now)
+    # The command backend has no known endpoint or account: its key is `command@#`.
+    record_window(window_store_path(env), WindowKey(AgentSpec("command"), "", ""), window, now)
     return env
 
 

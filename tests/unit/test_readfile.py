@@ -76,13 +76,15 @@ def test_a_window_over_31_days_ahead_is_ignored_with_one_line(tmp_path: Path) ->
     now = datetime(2026, 11, 28, 12, 0, tzinfo=UTC)
     store = _store(
         tmp_path / "windows.json",
-        codex="2026-12-01T00:00:00Z",
-        claude="9999-12-31T23:59:59-05:00",
-        **{"claude:work": "2027-01-15T00:00:00Z"},
+        **{
+            "codex@https://api.openai.com/v1#a1": "2026-12-01T00:00:00Z",
+            "claude@https://api.anthropic.com#a1": "9999-12-31T23:59:59-05:00",
+            "claude:work@https://api.anthropic.com#b2": "2027-01-15T00:00:00Z",
+        },
     )
     said: list[str] = []
     windows = read_windows(store, now=now, warn=said.append)
-    assert [spec.label for spec in windows] == ["codex"]
+    assert [key.agent.label for key in windows] == ["codex"]
     assert len(said) == 2
     assert all("is over 31 days ahead" in line and "\n" not in line for line in said)
     read_windows(store, now=now, warn=said.append)

@@ -65,6 +65,7 @@ def test_limit_without_reset_backs_off_and_respects_the_deadline() -> None:
     )
     assert isinstance(clipped, WaitFor)
     assert clipped.seconds == 600
+    assert clipped.until >= NOW + timedelta(hours=3)  # the window's true reset, not clipped
 
 
 def test_outage_backs_off_until_max_outage() -> None:
@@ -124,4 +125,5 @@ def test_waits_are_bounded_and_never_past_the_deadline(n: int, seconds_left: int
         )
         assert isinstance(action, WaitFor)
         assert 0 <= action.seconds <= min(1800, seconds_left)
-        assert action.until <= deadline
+        assert NOW + timedelta(seconds=action.seconds) <= deadline
+        assert action.until >= NOW + timedelta(seconds=action.seconds)

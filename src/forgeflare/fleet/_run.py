@@ -225,7 +225,9 @@ class _Fleet:
         """The latest reset the machine's window store holds for one of the fleet's backends."""
         backends = {spec.backend for spec in self.opts.fleet.loop}
         windows = read_windows(window_store_path(self.opts.env))
-        resets = [w.resets_at for s, w in windows.items() if s.backend in backends and w.resets_at]
+        resets = [
+            w.resets_at for s, w in windows.items() if s.agent.backend in backends and w.resets_at
+        ]
         return utc_timestamp(max(resets)) if resets else None
 
     async def watch(self, done: trio.Event) -> None:

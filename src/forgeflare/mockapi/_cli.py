@@ -48,6 +48,17 @@ For parallel clients a script may hold conversations instead of "responses":
 first conversation whose "match" is in its first user message, each consumed in its own
 order; side requests are recognised first; an unmatched request gets a 500 naming it.
 
+--api responses serves the OpenAI Responses API the Codex CLI speaks instead, at
+http://HOST:PORT/v1 (Codex's base_url), from a script of steps, one run per Codex thread:
+
+  {"steps": [{"exec": "pytest -q"}, {"text": "Done.", "usage": {"input": 900, "output": 20}}]}
+  {"runs": [[{"status": 429, "headers": {"retry-after": "7200"}}], [{"text": "ok"}]]}
+
+A step is {"text": ...} (a message), {"exec": "cmd"} (a command Codex runs, then it asks
+again), {"patch": "*** Begin Patch..."}, {"status": N, "headers": {...}, "body": {...}} (an
+HTTP error) or {"cut": true} (the stream ends early); "times": N answers N requests. The last
+step answers every further request; --record works alike, --verbose applies to messages only.
+
 Prints "listening on http://HOST:PORT" when ready; stops cleanly on SIGINT or SIGTERM.
 A malformed script is reported in one line (exit status 2) before anything listens.
 """
@@ -85,7 +96,26 @@ def _mock_api(
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Log one line per request on stderr.")
     ] = False,
+    api: Annotated[
+        str,
+        typer.Option(
+            "--api",
+            metavar="messages|responses",
+            help="The protocol: the Anthropic Messages API, or the OpenAI Responses API "
+            "(Codex) at /v1/responses with a script of steps.",
+        ),
+    ] = "messages",
 ) -> None:
+    if api == "responses":
+        from forgeflare.mockapi._responses import load_responses_script, serve_responses
+
+        runs = load_responses_script(script)
+        serve_responses(runs, host=host, port=port, port_file=port_file, record=record)
+        return
+    if api != "messages":
+        from forgeflare._errors import ConfigError
+
+        raise ConfigError(f"--api {api}: expected messages or responses")
     # Imported here so that `forgeflare --help` does not pay for trio and h11.
     from forgeflare.mockapi._script import load_script
     from forgeflare.mockapi._server import run_server

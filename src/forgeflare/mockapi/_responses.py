@@ -22,12 +22,20 @@ a time).
 from __future__ import annotations
 
 import json
+import signal
 import threading
 from collections.abc import Iterator, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
-__all__ = ["ResponsesServer", "responses_events", "responses_sse"]
+__all__ = [
+    "ResponsesServer",
+    "load_responses_script",
+    "responses_events",
+    "responses_sse",
+    "serve_responses",
+]
 
 _DEFAULT_USAGE = {"input": 120, "output": 12, "cached": 0, "cache_write": 0}
 
@@ -154,9 +162,12 @@ class ResponsesServer:
     ``server.requests(name)`` the request bodies it received.
     """
 
-    def __init__(self, host: str = "127.0.0.1") -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, record: Path | None = None) -> None:
         self._scenarios: dict[str, _Scenario] = {}
-        self._httpd = ThreadingHTTPServer((host, 0), self._handler())
+        self._record = record
+        """``--record``: one JSON line per request (as the Messages mock writes them)."""
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer((host, port), self._handler())
         self._httpd.daemon_threads = True
         self.url = f"http://{host}:{self._httpd.server_address[1]}"
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
@@ -182,8 +193,19 @@ class ResponsesServer:
     def requests(self, name: str) -> list[dict[str, Any]]:
         return list(self._scenarios[name].requests)
 
+    def _write_record(self, method: str, path: str, headers: dict[str, str], raw: bytes) -> None:
+        if self._record is None:
+            return
+        from forgeflare.mockapi._decide import MockRequest, record_entry
+
+        lower = {k.lower(): v for k, v in headers.items()}
+        entry = record_entry(MockRequest(method, path, lower, raw), response_index=None)
+        with self._lock, open(self._record, "a", encoding="utf-8") as out:
+            out.write(json.dumps(entry, ensure_ascii=False) + "\n")
+
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         scenarios = self._scenarios
+        server = self
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
@@ -194,8 +216,11 @@ class ResponsesServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 raw = self.rfile.read(length)
+                server._write_record(self.command, self.path, dict(self.headers.items()), raw)
                 parts = self.path.split("/")
                 scenario = scenarios.get(parts[2]) if len(parts) > 3 and parts[1] == "s" else None
+                if self.path == "/v1/responses":  # `forgeflare mock-api --api responses`
+                    scenario = scenarios.get("")
                 if scenario is None or not self.path.endswith("/responses"):
                     self._reply(404, {}, {"error": {"message": f"no scenario at {self.path}"}})
                     return
@@ -246,3 +271,68 @@ class ResponsesServer:
 def _chunks(data: bytes) -> Iterator[bytes]:
     yield f"{len(data):x}\r\n".encode() + data + b"\r\n"
     yield b"0\r\n\r\n"
+
+
+_STEP_KEYS = ("text", "exec", "patch", "status", "cut")
+
+
+def responses_runs(data: Mapping[str, Any], source: str) -> list[list[dict[str, Any]]]:
+    """The runs of a Responses script: ``{"steps": [...]}`` (one run, for every Codex thread)
+    or ``{"runs": [[...], ...]}`` (one per thread in turn, the last for every further one).
+    Raises :class:`MockScriptError` naming the first problem."""
+    from forgeflare.mockapi._errors import MockScriptError
+
+    if "runs" not in data and "steps" not in data:
+        raise MockScriptError(
+            f"mock script {source}: expected 'steps' or 'runs' (a Messages script, with "
+            "'responses', is served without --api responses)"
+        )
+    runs = data.get("runs") if "runs" in data else [data.get("steps")]
+    if not isinstance(runs, list) or not runs:
+        raise MockScriptError(f"mock script {source}: 'steps' or 'runs' must be a non-empty list")
+    for r, run in enumerate(runs):
+        where = f"runs[{r}]" if "runs" in data else "steps"
+        if not isinstance(run, list) or not run:
+            raise MockScriptError(f"mock script {source}: {where} must be a non-empty list")
+        for n, step in enumerate(run):
+            if not isinstance(step, dict) or not any(k in step for k in _STEP_KEYS):
+                keys = ", ".join(_STEP_KEYS)
+                raise MockScriptError(f"mock script {source}: {where}[{n}] needs one of {keys}")
+    return runs
+
+
+def load_responses_script(path: Path) -> list[list[dict[str, Any]]]:
+    """Read and check a Responses script file (TOML when it ends in ``.toml``, JSON else)."""
+    from forgeflare.mockapi._script import read_script_data
+
+    return responses_runs(read_script_data(path, "'steps' or 'runs'"), str(path))
+
+
+def serve_responses(
+    runs: list[list[dict[str, Any]]],
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    port_file: Path | None = None,
+    record: Path | None = None,
+    announce: Any = print,
+) -> None:
+    """Serve ``runs`` at ``http://HOST:PORT/v1/responses`` until SIGINT or SIGTERM;
+    ``record`` gets one JSON line per request, written before the reply."""
+    from forgeflare._errors import ConfigError
+    from forgeflare.mockapi._server import write_port_file
+
+    try:
+        server = ResponsesServer(host, port, record)
+    except OSError as exc:
+        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+    server.script("", *runs)
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    with server:
+        if port_file is not None:
+            write_port_file(port_file, int(server.url.rsplit(":", 1)[1]))
+        announce(f"listening on {server.url}", flush=True)
+        while not stop.wait(1.0):
+            pass

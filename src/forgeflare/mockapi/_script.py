@@ -311,6 +311,12 @@ def parse_script(data: object, *, source: str = "script") -> Script:
 
 def load_script(path: Path) -> Script:
     """Read and validate a script file (TOML when it ends in ``.toml``, JSON otherwise)."""
+    return parse_script(read_script_data(path, "'responses' or 'conversations'"), source=str(path))
+
+
+def read_script_data(path: Path, expected: str) -> Mapping[str, Any]:
+    """A script file's object (TOML when it ends in ``.toml``, JSON otherwise); ``expected``
+    names its keys in the one line a file that holds no object gets."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError as exc:
@@ -329,7 +335,5 @@ def load_script(path: Path) -> Script:
         except ValueError as exc:
             raise MockScriptError(f"mock script {path}: invalid JSON: {exc}") from exc
     if not isinstance(data, Mapping):
-        raise MockScriptError(
-            f"mock script {path}: expected an object with 'responses' or 'conversations'"
-        )
-    return parse_script(data, source=str(path))
+        raise MockScriptError(f"mock script {path}: expected an object with {expected}")
+    return data

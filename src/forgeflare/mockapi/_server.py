@@ -251,6 +251,14 @@ def _url(host: str, port: int) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
+def write_port_file(port_file: Path, port: int) -> None:
+    """Write the bound ``port`` to ``port_file`` atomically (one line); MockAPIError if not."""
+    try:
+        atomic_write_text(port_file, f"{port}\n")
+    except OSError as exc:
+        raise MockAPIError(f"cannot write port file {port_file}: {exc.strerror or exc}") from exc
+
+
 async def serve(
     script: Script,
     *,
@@ -285,12 +293,7 @@ async def serve(
         raise
     try:
         if port_file is not None:
-            try:
-                atomic_write_text(port_file, f"{bound}\n")
-            except OSError as exc:
-                raise MockAPIError(
-                    f"cannot write port file {port_file}: {exc.strerror or exc}"
-                ) from exc
+            write_port_file(port_file, bound)
         if announce is not None:
             announce(f"listening on {_url(host, bound)}")
         state = _State(script, record, log)

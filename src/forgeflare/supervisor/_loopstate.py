@@ -204,7 +204,9 @@ class LoopState:
             raise NotImplementedError
 
         # The waits' (:mod:`._waiting`).
-        async def wait(self, kind: str, seconds: float, until: datetime) -> None:
+        async def wait(
+            self, kind: str, seconds: float, until: datetime, *, opens_in: float | None = None
+        ) -> None:
             raise NotImplementedError
 
         async def wait_for_answer(self, seconds: float, poll: float = 0.2) -> bool:

@@ -30,7 +30,7 @@ from forgeflare.supervisor._records import find_resumable
 from forgeflare.supervisor._trust import hooks_modules, loop_trust_items
 from forgeflare.trust import require_trust
 
-__all__ = ["LOCK_RELPATH", "lock_holder", "preflight", "project_lock"]
+__all__ = ["LOCK_RELPATH", "check_agent", "lock_holder", "preflight", "project_lock"]
 
 LOCK_RELPATH = Path(".fresher") / "loop.lock"
 _DEFAULT_API = "https://api.anthropic.com"
@@ -134,6 +134,20 @@ _CONFIG_DIRS = ("CLAUDE_CONFIG_DIR", "CODEX_HOME")
 """Profile variables naming an account's configuration directory, which must exist."""
 
 
+def check_agent(config: LoopConfig, backend: str, argv: list[str], env: Mapping[str, str]) -> None:
+    """Raise the first of :func:`agent_problems` for ``backend``'s agent in ``env``."""
+    from forgeflare.supervisor._agentchecks import agent_problems
+
+    root = hasattr(os, "geteuid") and os.geteuid() == 0
+    mode = config.agent.permission_mode
+    helper = shutil.which("codex-linux-sandbox", path=env.get("PATH")) is not None
+    problems = agent_problems(
+        backend, env, argv=argv, permission_mode=mode, root=root, codex_helper_found=helper
+    )
+    if problems:
+        raise ConfigError(problems[0])
+
+
 def _check_fallbacks(project: Path, config: LoopConfig, env: Mapping[str, str]) -> None:
     """Each fallback's executable is found and its profile's configuration is present."""
     from forgeflare.supervisor._fallback import parse_agent_spec
@@ -151,6 +165,7 @@ def _check_fallbacks(project: Path, config: LoopConfig, env: Mapping[str, str]) 
         argv = config.agent_argv(sys.executable, backend, spec.profile)
         try:
             backend.preflight(project, argv, {**env, **extra})
+            check_agent(config, backend.name, argv, {**env, **extra})
         except ConfigError as exc:
             raise ConfigError(f"[agent] fallback {text!r}: {exc}") from exc
 
@@ -191,6 +206,7 @@ def preflight(
 
         checked_base_url(None, env)
     backend.preflight(project, argv, env)
+    check_agent(config, backend.name, argv, env)
     checkpoint = config.fresher.checkpoint
     if checkpoint != "commit" and not backend.commits_itself:
         raise ConfigError(

@@ -60,10 +60,10 @@ class LoopStep(LoopState):
                 return FinishType.QUOTA if spent else FinishType.ERROR
             self.display.warn(f"no agent open: {choice.reason}")
             left = (choice.wait_until - datetime.now(UTC)).total_seconds()
-            seconds = left / self.time_scale if self.time_scale else 0.0
+            opens_in = seconds = left / self.time_scale if self.time_scale else 0.0
             if self.limits.max_runtime:  # never past max_runtime (the next check finishes)
                 seconds = min(seconds, max(0.0, self.limits.max_runtime - self.elapsed()))
-            await self.wait("limit_wait", max(0.0, seconds), choice.wait_until)
+            await self.wait("limit_wait", max(0.0, seconds), choice.wait_until, opens_in=opens_in)
             return None  # the checks between iterations again (a stop, the runtime)
         rec = self.record
         number = rec.iterations_done + 1
@@ -188,7 +188,7 @@ class LoopStep(LoopState):
             return action.type
         if isinstance(action, WaitFor):
             if action.kind == "limit_wait":
-                self.learn_window(action.seconds)
+                self.learn_window((action.until - datetime.now(UTC)).total_seconds())
                 if self.fallbacks:
                     return None  # the next iteration's choice: a fallback, or the wait
             await self.wait(action.kind, action.seconds, action.until)

@@ -28,6 +28,7 @@ from forgeflare.supervisor._fallback import (
 )
 from forgeflare.supervisor._loopstate import LoopState
 from forgeflare.supervisor._records import RecordError, read_run
+from forgeflare.supervisor._windowkey import WindowKey, agent_account, configured_url
 from forgeflare.supervisor._windowstore import read_windows, record_window
 
 __all__ = ["AgentSwitching"]
@@ -38,7 +39,13 @@ class AgentSwitching(LoopState):
 
     def known_windows(self) -> Mapping[AgentSpec, Window]:
         """This loop's windows and the machine's (the later reset wins)."""
-        known = dict(read_windows(self.window_file, warn=self.display.warn))
+        stored = read_windows(self.window_file, warn=self.display.warn)
+        # The machine's windows of these agents at the endpoint and account they use here.
+        known = {
+            spec: window
+            for spec in (self.primary, *self.fallbacks)
+            if (window := stored.get(self.window_key(spec))) is not None
+        }
         for spec, window in self.windows.items():
             theirs = known.get(spec)
             if (
@@ -49,13 +56,21 @@ class AgentSwitching(LoopState):
                 known[spec] = window
         return known
 
+    def window_key(self, spec: AgentSpec) -> WindowKey:
+        """``spec``'s key in the machine's store: its endpoint and account in its environment."""
+        env = {**self.opts.env, **self.cfg.profile_env(spec.profile)}
+        url = configured_url(spec.backend, env)
+        endpoint, account = agent_account(spec.backend, env, configured_url=url)
+        return WindowKey(spec, endpoint, account)
+
     def learn_window(self, seconds: float, reason: str = "usage limit") -> None:
-        """The current agent is out of its window for ``seconds`` (scaled to the loop's time)."""
+        """The current agent is out of its window for ``seconds`` (its true reset, scaled to
+        the loop's time), here and in the machine's store."""
         now = datetime.now(UTC)
         window = Window(now + timedelta(seconds=seconds * self.time_scale), reason)
         self.windows[self.current] = window
         try:
-            record_window(self.window_file, self.current, window, now)
+            record_window(self.window_file, self.window_key(self.current), window, now)
         except OSError as exc:
             self.display.warn(f"{self.window_file}: cannot share the usage window: {exc}")
 

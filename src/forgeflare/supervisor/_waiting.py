@@ -24,17 +24,35 @@ from forgeflare.supervisor._loopstate import LoopState
 from forgeflare.supervisor._records import IterationRecord, WaitRecord
 from forgeflare.supervisor._stop import stop_requested
 
-__all__ = ["LoopWaits"]
+__all__ = ["LoopWaits", "wait_line"]
+
+
+def wait_line(kind: str, seconds: float, local: str, opens_in: float) -> str:
+    """What the terminal says of a wait of ``seconds`` for what opens at ``local`` (HH:MM),
+    ``opens_in`` seconds from now: both, when the wait stops short of it (the runtime left)."""
+    if kind != "limit_wait":
+        return f"waiting for the API (outage) until {local} ({format_wait(seconds)})"
+    if seconds + 1 >= opens_in:  # a second's rounding is no cap
+        return f"waiting for the usage window until {local} ({format_wait(seconds)})"
+    return (
+        f"window opens {local} ({format_wait(opens_in)}); "
+        f"waiting {format_wait(seconds)}, the runtime left"
+    )
 
 
 class LoopWaits(LoopState):
     """The waiting part of the loop (a base of the loop; its state is :class:`LoopState`)."""
 
-    async def wait(self, kind: str, seconds: float, until: datetime) -> None:
-        """Wait ``seconds`` by the wall clock (a suspend does not stretch it), or a stop."""
+    async def wait(
+        self, kind: str, seconds: float, until: datetime, *, opens_in: float | None = None
+    ) -> None:
+        """Wait ``seconds`` by the wall clock (a suspend does not stretch it), or a stop;
+        ``until`` is when the window opens, ``opens_in`` (default: from now) how far off that is
+        in the loop's time."""
         local = until.astimezone().strftime("%H:%M")
-        what = "the usage window" if kind == "limit_wait" else "the API (outage)"
-        self.display.warn(f"waiting for {what} until {local} ({format_wait(seconds)})")
+        if opens_in is None:
+            opens_in = (until - datetime.now(UTC)).total_seconds()
+        self.display.warn(wait_line(kind, seconds, local, opens_in))
         started = utc_timestamp()
         self.store.event("wait_started", kind=kind, until=utc_timestamp(until), seconds=seconds)
         await self.notifier.send(

@@ -68,6 +68,7 @@ class WaitFor:
     kind: Literal["limit_wait", "outage"]
     seconds: float
     until: datetime
+    """When the window opens (a usage limit's true reset, even past ``max_runtime``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,9 +120,11 @@ def after_iteration(
             seconds = (resets_at - now).total_seconds() + settings.jitter
         else:
             seconds = limit_backoff(limits, settings)
-        seconds = _clip(seconds, now, deadline)
+        # `until` is the window's true reset (stored, compared with fallback_after); only the
+        # wait itself stops at max_runtime.
+        until = now + timedelta(seconds=seconds)
         new = replace(streaks, limits=limits)
-        return new, WaitFor("limit_wait", seconds, now + timedelta(seconds=seconds))
+        return new, WaitFor("limit_wait", _clip(seconds, now, deadline), until)
     if outcome == "api_error" and transient:
         since = streaks.outage_since or now
         outages = streaks.outages + 1

@@ -1,7 +1,9 @@
-"""The machine's usage windows: reset times per backend and profile, shared by every loop.
+"""The machine's usage windows: reset times per agent and account, shared by every loop.
 
 One JSON file under the user's state directory (``platformdirs``: ``$XDG_STATE_HOME/forgeflare``
-on Linux), ``{"windows": {"codex": {"until": "...", "reason": "..."}, "claude:work": ...}}``.
+on Linux), ``{"windows": {"codex@https://api.openai.com/v1#3f2a…": {"until": "...", "reason":
+"..."}, ...}}``, keyed ``BACKEND[:PROFILE]@ENDPOINT#ACCOUNT``
+(:mod:`~forgeflare.supervisor._windowkey`); 0.3's keys without ``@`` are dropped on read.
 A loop that learns a window writes it here (under a lock, atomically), so another loop of the
 same account starts on its fallback at once instead of hitting the limit again. Windows that
 have reset are dropped on the next write; a damaged file reads as empty, and a file that is no
@@ -23,9 +25,10 @@ import platformdirs
 from forgeflare._clock import parse_time, utc_timestamp
 from forgeflare._fsutil import atomic_write_text
 from forgeflare._readfile import read_limited_text
-from forgeflare.supervisor._fallback import AgentSpec, Window, parse_agent_spec
+from forgeflare.supervisor._fallback import Window
+from forgeflare.supervisor._windowkey import WindowKey, parse_window_key
 
-__all__ = ["read_windows", "record_window", "window_store_path"]
+__all__ = ["forget_windows", "read_windows", "record_window", "window_store_path"]
 
 
 def window_store_path(env: Mapping[str, str]) -> Path:
@@ -56,16 +59,16 @@ def _too_far(until: datetime, now: datetime) -> bool:
 
 def _decode(
     text: str, now: datetime, warn: Callable[[str], None] | None, source: Path
-) -> dict[AgentSpec, Window]:
+) -> dict[WindowKey, Window]:
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):
         return {}
     rows = data.get("windows") if isinstance(data, dict) else None
-    out: dict[AgentSpec, Window] = {}
+    out: dict[WindowKey, Window] = {}
     for key, row in (rows if isinstance(rows, dict) else {}).items():
         try:
-            spec = parse_agent_spec(str(key))
+            spec = parse_window_key(str(key))
         except ValueError:
             continue
         until = parse_time(row.get("until")) if isinstance(row, dict) else None
@@ -83,7 +86,7 @@ def _decode(
 
 def read_windows(
     path: Path, *, now: datetime | None = None, warn: Callable[[str], None] | None = None
-) -> dict[AgentSpec, Window]:
+) -> dict[WindowKey, Window]:
     """The windows in the store (none when it is missing or damaged); ``warn`` gets one line
     for a file that is refused or a window too far ahead."""
     try:
@@ -109,16 +112,35 @@ def _locked(path: Path) -> Iterator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def record_window(path: Path, spec: AgentSpec, window: Window, now: datetime) -> None:
+def _write(path: Path, windows: Mapping[WindowKey, Window], now: datetime) -> None:
+    rows = {
+        s.text: {"until": utc_timestamp(w.resets_at), "reason": w.reason}
+        for s, w in sorted(windows.items())
+        if w.resets_at is not None and w.resets_at > now
+    }
+    atomic_write_text(path, json.dumps({"windows": rows}, indent=2) + "\n", fsync=False)
+
+
+def record_window(path: Path, spec: WindowKey, window: Window, now: datetime) -> None:
     """Add (or replace) ``spec``'s window; drop those that have reset. Raises OSError."""
     if window.resets_at is None:
         return  # a spent quota without a reset: this run's to know, not the machine's
     with _locked(path):
         windows = read_windows(path)
         windows[spec] = window
-        rows = {
-            s.label: {"until": utc_timestamp(w.resets_at), "reason": w.reason}
-            for s, w in sorted(windows.items())
-            if w.resets_at is not None and w.resets_at > now
-        }
-        atomic_write_text(path, json.dumps({"windows": rows}, indent=2) + "\n", fsync=False)
+        _write(path, windows, now)
+
+
+def forget_windows(path: Path, key: str | None, now: datetime) -> list[str]:
+    """Forget the window stored under ``key`` (``None``: every window); the keys forgotten.
+
+    Raises OSError. A missing store forgets nothing (and is not created)."""
+    if not path.exists():
+        return []
+    with _locked(path):
+        windows = read_windows(path)
+        gone = [k for k in windows if key is None or k.text == key]
+        for k in gone:
+            del windows[k]
+        _write(path, windows, now)
+    return sorted(k.text for k in gone)

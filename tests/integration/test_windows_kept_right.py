@@ -1,0 +1,145 @@
+"""Usage windows kept right, with the real loop and the mock API (a 429 with a reset).
+
+A window is the account's at one endpoint, stored with its true reset: a loop with little
+runtime left that meets a 2-hour window falls back at once, a loop on another endpoint is not
+held by it, and `forgeflare windows` lists and forgets it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from conftest import MockServer
+from project_support import forgeflare
+
+LIMIT = {
+    "error": {
+        "status": 429,
+        "type": "rate_limit_error",
+        "headers": {"retry-after": "7200"},  # a usage window: 2 h
+    }
+}
+
+
+def _project(root: Path, config: str) -> Path:
+    project = root
+    (project / ".fresher").mkdir(parents=True)
+    (project / "IMPLEMENTATION_PLAN.md").write_text("- [ ] task\n")
+    (project / ".fresher" / "config.toml").write_text(
+        "[fresher]\nsmart_termination = false\n[limits]\nstall_after = 0\n" + config
+    )
+    return project
+
+
+def _fallback_config(fallback_url: str, runtime: str = "3m") -> str:
+    return (
+        f'max_runtime = "{runtime}"\n'
+        '[agent]\nfallback = ["forgeflare:cheap"]\n'
+        f'[agent.profiles.cheap]\nenv = {{ ANTHROPIC_API_URL = "{fallback_url}" }}\n'
+    )
+
+
+def _env(tmp_path: Path, url: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        ANTHROPIC_API_URL=url,
+        ANTHROPIC_API_KEY="test-key",
+        FORGEFLARE_TIME_SCALE="1",
+        XDG_STATE_HOME=str(tmp_path / "state"),
+    )
+    return env
+
+
+def _loop(project: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return forgeflare(project, "loop", "--mode", "building", *args, env=env, timeout=180)
+
+
+def _rows(project: Path) -> list[tuple[str, str, str]]:
+    (run,) = sorted((project / ".fresher" / "runs").glob("*/run.json"))
+    data = json.loads(run.read_text())
+    return [(it["backend"], it["profile"], it["outcome"]) for it in data["iterations"]]
+
+
+def _store(tmp_path: Path) -> dict[str, Any]:
+    path = tmp_path / "state" / "forgeflare" / "windows.json"
+    windows: dict[str, Any] = json.loads(path.read_text())["windows"]
+    return windows
+
+
+def test_a_two_hour_window_with_three_minutes_left_falls_back_at_once(
+    tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+) -> None:
+    primary = mock_api({"responses": [LIMIT], "when_exhausted": "end_turn"})
+    fallback = mock_api({"responses": [], "when_exhausted": "end_turn"})
+    project = _project(tmp_path / "p", _fallback_config(fallback.url))
+    started = datetime.now(UTC)
+    done = _loop(project, _env(tmp_path, primary.url), "--max-iterations", "2")
+    assert done.returncode == 10, done.stderr[-3000:]
+    # (a rate-limited iteration does not count toward max_iterations)
+    rows = _rows(project)
+    assert rows[0] == ("forgeflare", "", "rate_limited")
+    assert rows[1:] == [("forgeflare", "cheap", "ok")] * 2
+    assert "agent forgeflare -> forgeflare:cheap" in done.stderr
+    # The machine's store holds the window's true reset (2 h), not the 3 minutes left.
+    ((key, row),) = _store(tmp_path).items()
+    assert key.startswith(f"forgeflare@{primary.url}#")
+    assert "test-key" not in key
+    until = datetime.fromisoformat(row["until"].replace("Z", "+00:00"))
+    assert until >= started + timedelta(hours=1, minutes=59)
+    # `forgeflare windows` lists it; `windows clear KEY` forgets it.
+    env = _env(tmp_path, primary.url)
+    listed = forgeflare(tmp_path, "windows", env=env)
+    assert listed.returncode == 0, listed.stderr
+    assert key in listed.stdout
+    assert "usage limit" in listed.stdout
+    unknown = forgeflare(tmp_path, "windows", "clear", "forgeflare", env=env)
+    assert unknown.returncode == 2
+    assert len(unknown.stderr.strip().splitlines()) == 1
+    cleared = forgeflare(tmp_path, "windows", "clear", key, env=env)
+    assert cleared.returncode == 0, cleared.stderr
+    assert f"forgot {key}" in cleared.stdout
+    assert _store(tmp_path) == {}
+    assert "no usage window known" in forgeflare(tmp_path, "windows", env=env).stdout
+
+
+def test_a_window_from_one_endpoint_does_not_hold_a_loop_on_another(
+    tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+) -> None:
+    limited = mock_api({"responses": [LIMIT], "when_exhausted": "end_turn"})
+    fallback = mock_api({"responses": [], "when_exhausted": "end_turn"})
+    first = _project(tmp_path / "first", _fallback_config(fallback.url, "1h"))
+    done = _loop(first, _env(tmp_path, limited.url), "--max-iterations", "2")
+    assert done.returncode == 10, done.stderr[-3000:]
+    assert len(_store(tmp_path)) == 1
+    # Same config, another endpoint for the primary: it runs there, not on the fallback.
+    other = mock_api({"responses": [], "when_exhausted": "end_turn"})
+    second = _project(tmp_path / "second", _fallback_config(fallback.url, "1h"))
+    asked = len(fallback.requests())
+    done = _loop(second, _env(tmp_path, other.url), "--max-iterations", "1")
+    assert done.returncode == 10, done.stderr[-3000:]
+    assert _rows(second) == [("forgeflare", "", "ok")]
+    assert len(fallback.requests()) == asked
+    # The same endpoint with the same key is held: that loop starts on the fallback.
+    third = _project(tmp_path / "third", _fallback_config(fallback.url, "1h"))
+    done = _loop(third, _env(tmp_path, limited.url), "--max-iterations", "1")
+    assert done.returncode == 10, done.stderr[-3000:]
+    assert _rows(third) == [("forgeflare", "cheap", "ok")]
+    assert len(limited.requests()) == 1
+
+
+def test_the_wait_line_says_the_window_and_the_capped_wait(
+    tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+) -> None:
+    primary = mock_api({"responses": [LIMIT], "when_exhausted": "end_turn"})
+    project = _project(tmp_path / "p", 'max_runtime = "15s"\n')
+    done = _loop(project, _env(tmp_path, primary.url))
+    assert done.returncode == 14, done.stderr[-3000:]  # timeout: max_runtime
+    line = next(ln for ln in done.stderr.splitlines() if "window opens" in ln)
+    assert "(1h 59m)" in line or "(2h 00m)" in line
+    assert line.endswith(", the runtime left")
