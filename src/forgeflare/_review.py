@@ -23,13 +23,16 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
 from forgeflare._budget import estimate_input_tokens, refusal, worst_case_usd
 from forgeflare._evidence import ClaimBy, GateRun, gate_tail
 from forgeflare._pricing import price_usd
+
+if TYPE_CHECKING:
+    from forgeflare.agent import AssistantResponse
 
 __all__ = [
     "DEFAULT_MAX_DIFF",
@@ -217,27 +220,35 @@ async def ask_reviewer(
             exc = ValueError(f"{type(exc).__name__}: {exc}")
         answer.error = " ".join(str(exc).split()) or type(exc).__name__
     else:
-        body = response.model_dump(mode="json")
-        saved["response"] = body
-        usage = response.usage
-        answer.tokens = {
-            "input": usage.input_tokens,
-            "output": usage.output_tokens,
-            "cache_read": usage.cache_read_input_tokens,
-            "cache_write": usage.cache_creation_input_tokens,
-        }
-        answer.cost_usd = price_usd(given.model, answer.tokens)
-        try:
-            verdict = verdict_of(body.get("content") or [])
-        except ValueError as exc:
-            answer.error = str(exc)
-        else:
-            answer.complete = verdict.complete
-            answer.reasons = verdict.reasons
-            answer.missing = verdict.missing
+        _take_response(answer, response, saved)
     saved["error"] = answer.error
     try:
         await trio.Path(save_to).write_text(json.dumps(saved, indent=2), encoding="utf-8")
     except OSError:
         answer.file = None  # the verdict stands; only its copy is lost
     return answer
+
+
+def _take_response(
+    answer: ReviewAnswer, response: AssistantResponse, saved: dict[str, Any]
+) -> None:
+    """Fill ``answer`` from the reviewer's response (usage, cost, verdict) and keep its body
+    in ``saved``; a missing or malformed verdict becomes the answer's ``error``."""
+    body = response.model_dump(mode="json")
+    saved["response"] = body
+    usage = response.usage
+    answer.tokens = {
+        "input": usage.input_tokens,
+        "output": usage.output_tokens,
+        "cache_read": usage.cache_read_input_tokens,
+        "cache_write": usage.cache_creation_input_tokens,
+    }
+    answer.cost_usd = price_usd(answer.model, answer.tokens)
+    try:
+        verdict = verdict_of(body.get("content") or [])
+    except ValueError as exc:
+        answer.error = str(exc)
+    else:
+        answer.complete = verdict.complete
+        answer.reasons = verdict.reasons
+        answer.missing = verdict.missing

@@ -331,23 +331,7 @@ class TurnLoop:
                     return ExitReason.RATE_LIMITED, str(exc)
                 return ExitReason.API_ERROR, str(exc)
             self.display.end_message()
-            usage = response.usage
-            c.spend.add(usage)
-            c.last_input_tokens = usage.input_tokens
-            if size:
-                billed = (
-                    usage.input_tokens
-                    + usage.cache_read_input_tokens
-                    + usage.cache_creation_input_tokens
-                )
-                c.tokens_per_byte = max(c.tokens_per_byte, billed / size)
-            self.display.usage(
-                input_tokens=usage.input_tokens,
-                output_tokens=usage.output_tokens,
-                cache_read=usage.cache_read_input_tokens,
-                cache_write=usage.cache_creation_input_tokens,
-                total=c.spend.total,  # one meaning of a total: cache tokens count too
-            )
+            self._count_usage(response.usage, c, size)
             content = drop_null_input_tool_uses(response.content)
             self._push(Message(role="assistant", content=content))
             c.stop_reason = response.stop_reason.value  # StepEnd fires after the tools
@@ -388,6 +372,26 @@ class TurnLoop:
             c.tool_iterations += 1
             if outcome is ExitReason.CONVERGENCE_SIGNAL:
                 return outcome, None
+
+    def _count_usage(self, usage: Usage, c: _Counters, size: int) -> None:
+        """Add a response's usage to the spend, learn tokens per request byte (for the next
+        budget check) and show the usage."""
+        c.spend.add(usage)
+        c.last_input_tokens = usage.input_tokens
+        if size:
+            billed = (
+                usage.input_tokens
+                + usage.cache_read_input_tokens
+                + usage.cache_creation_input_tokens
+            )
+            c.tokens_per_byte = max(c.tokens_per_byte, billed / size)
+        self.display.usage(
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cache_read=usage.cache_read_input_tokens,
+            cache_write=usage.cache_creation_input_tokens,
+            total=c.spend.total,  # one meaning of a total: cache tokens count too
+        )
 
     async def _guard(self, block: ToolUseBlock, c: _Counters) -> tuple[dict[str, Any] | None, str]:
         """Run PreToolUse; returns (input to run with, or None if blocked; block message)."""

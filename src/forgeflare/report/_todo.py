@@ -125,7 +125,6 @@ def needs_you(
     if claim is not None and claim.get("accepted") is False:
         by = claim.get("rejected_by") or "the gate"
         why = f": {claim['why']}" if claim.get("why") else ""
-        log = f"{run_dir}/{last.log}" if run_dir and last is not None and last.log else ""
         out.append(
             Todo(
                 "claim",
@@ -134,6 +133,15 @@ def needs_you(
                 where,
             )
         )
+    out += _stopped(run, last, run_dir, project, where)
+    out += _failed_hooks(run, run_dir, where)
+    return out
+
+
+def _stopped(run: RunRecord, last: Any, run_dir: str, project: str, where: str) -> list[Todo]:
+    """Why the run stopped short, when a person can act on it: the budget, a usage limit, a
+    stall, block limits or an error streak (``last``: its last iteration not skipped)."""
+    out: list[Todo] = []
     finish = run.finish_type
     if finish == "budget":
         spent = run.totals.cost_usd or 0.0
@@ -168,6 +176,12 @@ def needs_you(
                 where,
             )
         )
+    return out
+
+
+def _failed_hooks(run: RunRecord, run_dir: str, where: str) -> list[Todo]:
+    """The run's hook runs that failed (its own hooks and the next-iteration hooks)."""
+    out: list[Todo] = []
     hooks = list(run.hooks) + [
         row.next_iteration_hook for row in run.iterations if row.next_iteration_hook is not None
     ]

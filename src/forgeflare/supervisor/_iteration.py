@@ -12,6 +12,7 @@ iteration never ends a run.
 from __future__ import annotations
 
 import contextlib
+import io
 import math
 import os
 import time
@@ -77,6 +78,18 @@ def _stamp(path: Path) -> FileStamp | None:
 def is_fresh(before: FileStamp | None, after: FileStamp | None) -> bool:
     """Whether the file after an iteration was written during it (see module docstring)."""
     return after is not None and after != before
+
+
+def _open_log(log_path: Path) -> io.FileIO:
+    """Open an iteration's log for the agent's output, or raise :class:`RecordError`."""
+    # Plain blocking writes: a local append per line is cheaper than a thread hop.
+    # Unbuffered, so that a full disk fails the write, not the close.
+    try:
+        # Never through a link or into a FIFO someone put in the run folder.
+        fd = open_regular(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        return open(fd, "wb", buffering=0)
+    except OSError as exc:
+        raise RecordError(f"{log_path}: cannot write: {exc.strerror}") from exc
 
 
 @dataclass
@@ -247,15 +260,7 @@ class IterationRunner(LoopState):
         cap, spent = self.cfg.limits.max_cost, self.record.totals.cost_usd or 0.0
         streamed = getattr(reader, "streamed_cost_usd", None)  # CLI streams that tell a cost
         halt: StopControl = self.stop
-        # Plain blocking writes: a local append per line is cheaper than a thread hop.
-        # Unbuffered, so that a full disk fails the write, not the close.
-        try:
-            # Never through a link or into a FIFO someone put in the run folder.
-            fd = open_regular(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-            log = open(fd, "wb", buffering=0)  # noqa: ASYNC230, SIM115
-        except OSError as exc:
-            raise RecordError(f"{log_path}: cannot write: {exc.strerror}") from exc
-        with log:
+        with _open_log(log_path) as log:
 
             def on_line(line: bytes) -> None:
                 if not failed:
@@ -299,19 +304,10 @@ class IterationRunner(LoopState):
                         pass_fds=pass_fds,
                     )
             except OSError as exc:
-                msg = f"cannot start the agent {argv[0]!r}: {exc.strerror or exc}"
-                with contextlib.suppress(OSError):
-                    log.write(f"forgeflare loop: {msg}\n".encode())
-                self.display.error(msg)
-                result = ChildResult(returncode=127, timed_out=False, stopped=False, duration=0.0)
+                result = self._not_started(argv[0], exc, log)
             finally:
                 self.display.end_iteration()
-        # Descendants that left the agent's process group (a new session) carry the run's marker.
-        leftovers = await trio.to_thread.run_sync(
-            end_marked_processes, "FRESHER_RUN_ID", self.record.run_id, self.cfg.agent.kill_grace
-        )
-        if leftovers:
-            self.display.warn(f"ended {len(leftovers)} process(es) the agent left running")
+        await self._end_leftovers()
         self.records_failure = failed[0] if failed else None
         return result, reader
 
@@ -323,12 +319,7 @@ class IterationRunner(LoopState):
         git_before, report_path, log_path = start.git_before, start.report_path, start.log_path
         started_at, runtime_bound = start.started_at, start.runtime_bound
         head_before = git_before.head if git_before else None
-        state: ConvergenceState | None = None
-        if is_fresh(before, _stamp(conv)):
-            try:
-                state = read_convergence(conv)
-            except ConvergenceError as exc:
-                self.display.warn(str(exc))
+        state = self._fresh_convergence(conv, before)
         # Delivery first: the loop commits what the agent left, so the commits and the
         # change below count it, and a claim is judged on what is in git.
         delivered = await self.checkpoint(number, time.time())
@@ -394,6 +385,47 @@ class IterationRunner(LoopState):
             resets_at=parse_time(report.resets_at),
             question=report.question,
         )
+        self._show_end(it, outcome, result, report.tokens.total, commits)
+        self.last_exit, self.last_duration = exit_status(result), it.duration
+        return it, outcome
+
+    def _not_started(self, program: str, exc: OSError, log: io.FileIO) -> ChildResult:
+        """The result of an agent that could not start (exit 127), said in its log and shown."""
+        msg = f"cannot start the agent {program!r}: {exc.strerror or exc}"
+        with contextlib.suppress(OSError):
+            log.write(f"forgeflare loop: {msg}\n".encode())
+        self.display.error(msg)
+        return ChildResult(returncode=127, timed_out=False, stopped=False, duration=0.0)
+
+    async def _end_leftovers(self) -> None:
+        """End the processes the agent left running."""
+        # Descendants that left the agent's process group (a new session) carry the run's marker.
+        leftovers = await trio.to_thread.run_sync(
+            end_marked_processes, "FRESHER_RUN_ID", self.record.run_id, self.cfg.agent.kill_grace
+        )
+        if leftovers:
+            self.display.warn(f"ended {len(leftovers)} process(es) the agent left running")
+
+    def _fresh_convergence(self, conv: Path, before: FileStamp | None) -> ConvergenceState | None:
+        """The convergence file the agent wrote this iteration (``None``: none, or unreadable,
+        with a warning)."""
+        if is_fresh(before, _stamp(conv)):
+            try:
+                return read_convergence(conv)
+            except ConvergenceError as exc:
+                self.display.warn(str(exc))
+        return None
+
+    def _show_end(
+        self,
+        it: IterationRecord,
+        outcome: IterationOutcome,
+        result: ChildResult,
+        tokens: int,
+        commits: int,
+    ) -> None:
+        """Show how the iteration ended: a kill at a time limit, then its one-line summary."""
+        number = it.number
         if result.timed_out:
             what = "runtime limit" if outcome.runtime_hit else "iteration timeout"
             self.display.error(f"iteration {number}: agent killed at the {what}")
@@ -401,10 +433,8 @@ class IterationRunner(LoopState):
         stop_words = "" if it.stop_reason is None else f", stop {it.stop_reason}"
         self.display.info(
             f"iteration {number}: {it.outcome}, exit {it.exit_code}{stop_words}, "
-            f"{it.duration:.1f}s, tokens {report.tokens.total}{cost}, commits {commits}"
+            f"{it.duration:.1f}s, tokens {tokens}{cost}, commits {commits}"
         )
-        self.last_exit, self.last_duration = exit_status(result), it.duration
-        return it, outcome
 
     # -- the loop ---------------------------------------------------------------------------
     def finish_iteration(self, it: IterationRecord, decision: str, *, counted: bool) -> None:

@@ -170,6 +170,17 @@ def _check_fallbacks(project: Path, config: LoopConfig, env: Mapping[str, str]) 
             raise ConfigError(f"[agent] fallback {text!r}: {exc}") from exc
 
 
+def _check_prompt(prompt: Path) -> None:
+    """Raise ``ConfigError`` when the mode's prompt file is there but cannot be read."""
+    if prompt.exists():
+        try:
+            read_limited_text(prompt)
+        except OSError as exc:
+            raise ConfigError(f"{prompt}: cannot read the prompt: {exc.strerror or exc}") from exc
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{prompt}: cannot read the prompt: {exc}") from exc
+
+
 def preflight(
     project: Path,
     config: LoopConfig,
@@ -223,14 +234,7 @@ def preflight(
             "could ever be reviewed; export it, or point ANTHROPIC_API_URL at another endpoint"
         )
     _check_fallbacks(project, config, env)
-    prompt = project / ".fresher" / f"PROMPT.{config.fresher.mode}.md"
-    if prompt.exists():
-        try:
-            read_limited_text(prompt)
-        except OSError as exc:
-            raise ConfigError(f"{prompt}: cannot read the prompt: {exc.strerror or exc}") from exc
-        except UnicodeDecodeError as exc:
-            raise ConfigError(f"{prompt}: cannot read the prompt: {exc}") from exc
+    _check_prompt(project / ".fresher" / f"PROMPT.{config.fresher.mode}.md")
     from forgeflare.supervisor._notify import notify_preflight, notify_urls
     from forgeflare.trust import default_trust_file
 

@@ -17,7 +17,7 @@ from forgeflare._evidence import stall_warning
 from forgeflare._review import OVER_BUDGET
 from forgeflare.supervisor._blocked import take_answer
 from forgeflare.supervisor._checks import hook_record
-from forgeflare.supervisor._fallback import Window
+from forgeflare.supervisor._fallback import Choice, Window
 from forgeflare.supervisor._finish import (
     Finish,
     FinishType,
@@ -53,18 +53,7 @@ class LoopStep(LoopState):
             return early
         choice = self.choose()
         if choice.agent is None:
-            if choice.wait_until is None:
-                self.finish_reason = choice.reason
-                self.display.error(f"no agent left: {choice.reason}")
-                spent = any(w.resets_at is None for w in self.windows.values())
-                return FinishType.QUOTA if spent else FinishType.ERROR
-            self.display.warn(f"no agent open: {choice.reason}")
-            left = (choice.wait_until - datetime.now(UTC)).total_seconds()
-            opens_in = seconds = left / self.time_scale if self.time_scale else 0.0
-            if self.limits.max_runtime:  # never past max_runtime (the next check finishes)
-                seconds = min(seconds, max(0.0, self.limits.max_runtime - self.elapsed()))
-            await self.wait("limit_wait", max(0.0, seconds), choice.wait_until, opens_in=opens_in)
-            return None  # the checks between iterations again (a stop, the runtime)
+            return await self.no_agent(choice)
         rec = self.record
         number = rec.iterations_done + 1
         hook = await self.hook("next_iteration", self.context(iteration=number))
@@ -91,21 +80,12 @@ class LoopStep(LoopState):
             hint = self.take_user_hint()
             it, outcome = await self.run_agent(number)
             it.hint = hint
+            failed = it.checkpoint is not None and it.checkpoint.failed is not None
+            self.checkpoint_failures = self.checkpoint_failures + 1 if failed else 0
         it.next_iteration_hook = hook_record(hook, number)
         gate = await self.stall_gate(it, outcome)
         await self.measure(it, outcome, gate)
-        facts = IterationFacts(
-            outcome=outcome,
-            limits=self.limits,
-            counted=self.record.counted_iterations,
-            elapsed=self.elapsed(),
-            streaks=Streaks(**rec.streaks),
-            waits=self.wait_streaks,
-            now=datetime.now(UTC),
-            stopped=self.stop.stop.is_set(),
-            no_progress=self.no_progress,
-            stall_why=it.progress.why if it.progress and not it.progress.made else "",
-        )
+        facts = self.facts(it, outcome)
         ruling = decide(facts)
         claim = claimed(outcome)
         preamble = ""
@@ -143,6 +123,36 @@ class LoopStep(LoopState):
         )
         self.preamble = preamble + (warning or "")
         return await self.apply(it, ruling)
+
+    async def no_agent(self, choice: Choice) -> FinishType | None:
+        """No agent is open: finish when none will be again, else wait for the first window."""
+        if choice.wait_until is None:
+            self.finish_reason = choice.reason
+            self.display.error(f"no agent left: {choice.reason}")
+            spent = any(w.resets_at is None for w in self.windows.values())
+            return FinishType.QUOTA if spent else FinishType.ERROR
+        self.display.warn(f"no agent open: {choice.reason}")
+        left = (choice.wait_until - datetime.now(UTC)).total_seconds()
+        opens_in = seconds = left / self.time_scale if self.time_scale else 0.0
+        if self.limits.max_runtime:  # never past max_runtime (the next check finishes)
+            seconds = min(seconds, max(0.0, self.limits.max_runtime - self.elapsed()))
+        await self.wait("limit_wait", max(0.0, seconds), choice.wait_until, opens_in=opens_in)
+        return None  # the checks between iterations again (a stop, the runtime)
+
+    def facts(self, it: IterationRecord, outcome: IterationOutcome) -> IterationFacts:
+        """What the loop's rules decide on after iteration ``it``."""
+        return IterationFacts(
+            outcome=outcome,
+            limits=self.limits,
+            counted=self.record.counted_iterations,
+            elapsed=self.elapsed(),
+            streaks=Streaks(**self.record.streaks),
+            waits=self.wait_streaks,
+            now=datetime.now(UTC),
+            stopped=self.stop.stop.is_set(),
+            no_progress=self.no_progress,
+            stall_why=it.progress.why if it.progress and not it.progress.made else "",
+        )
 
     def delivery_rules(self, ruling: Verdict) -> Verdict:
         """Checkpoints that keep failing end the loop; an unchanged iteration after a refusal

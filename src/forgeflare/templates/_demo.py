@@ -250,6 +250,20 @@ def _write_report(project: Path, run_dir: Path | None) -> Path | None:
     return out
 
 
+def _set_up(project: Path, echo: Callable[[str], None]) -> None:
+    """Make the demo project (its files, ``forgeflare init``, a first commit), saying each step."""
+    _prepare(project)
+    echo(f"forgeflare demo: a Ralph loop, offline, in {project}")
+    echo("")
+    echo("$ forgeflare init")
+    for line in init_project(project).lines():
+        echo(line)
+    echo("")
+    echo("$ git init && git add -A && git commit   (the loop counts the agent's commits)")
+    problem = _make_repository(project)
+    echo(f"no git repository: {problem}" if problem else "committed the demo project")
+
+
 def run_demo(
     project_dir: Path | None = None,
     *,
@@ -266,16 +280,7 @@ def run_demo(
         Path(tempfile.mkdtemp(prefix="forgeflare-demo-")) if project_dir is None else project_dir
     )
     project = project.resolve()
-    _prepare(project)
-    echo(f"forgeflare demo: a Ralph loop, offline, in {project}")
-    echo("")
-    echo("$ forgeflare init")
-    for line in init_project(project).lines():
-        echo(line)
-    echo("")
-    echo("$ git init && git add -A && git commit   (the loop counts the agent's commits)")
-    problem = _make_repository(project)
-    echo(f"no git repository: {problem}" if problem else "committed the demo project")
+    _set_up(project, echo)
     with tempfile.TemporaryDirectory(prefix="forgeflare-demo-mock-") as tmp:
         scratch = Path(tmp)
         story = scratch / "story.json"

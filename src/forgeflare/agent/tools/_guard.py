@@ -800,12 +800,7 @@ def _command(
     if name == "trap":
         return (_check(args[0], sh, depth + 1) if args and args[0][:1] != "-" else None), None
     if name == "alias":  # judged where it is defined: its use may come in any later command
-        for arg in args:
-            alias, eq, value = arg.partition("=")
-            reason = _check(value, sh, depth + 1) if eq else None
-            if reason:
-                return f"the alias {alias} runs a refused command: {reason}", None
-        return None, None
+        return _alias(sh, args, depth), None
     if name in _AWK:
         return _awk(sh, name, args, depth), None
     if name in ("su", "runuser", "sg", "script"):
@@ -823,10 +818,7 @@ def _command(
     if name in ("mkswap", "wipefs", "blkdiscard"):
         return f"{name} destroys what a device holds; never in an unattended loop", None
     if name == "dd":
-        for arg in largs:
-            if arg.startswith("of=/dev/") and not arg[8:].startswith(_SAFE_DEVICES):
-                return f"dd writing to a device ({arg}) destroys its data", None
-        return None, None
+        return _dd(largs), None
     if name in ("tee", "cp") and any(_DISK.match(arg) for arg in largs):
         return f"{name} onto a disk device destroys its data", None
     if name in ("chmod", "chown", "chgrp"):
@@ -838,6 +830,24 @@ def _command(
     if want_out and name in _PRODUCERS:
         return None, _spend(sh, _output(sh, name, args, stdin))
     return None, None
+
+
+def _alias(sh: _Shell, args: list[str], depth: int) -> str | None:
+    """Why an ``alias`` definition is refused: a value that runs a refused command."""
+    for arg in args:
+        alias, eq, value = arg.partition("=")
+        reason = _check(value, sh, depth + 1) if eq else None
+        if reason:
+            return f"the alias {alias} runs a refused command: {reason}"
+    return None
+
+
+def _dd(largs: list[str]) -> str | None:
+    """Why a ``dd`` is refused: it writes to a device that is not a harmless one."""
+    for arg in largs:
+        if arg.startswith("of=/dev/") and not arg[8:].startswith(_SAFE_DEVICES):
+            return f"dd writing to a device ({arg}) destroys its data"
+    return None
 
 
 def _unwrap(sh: _Shell, words: list[str], depth: int) -> tuple[int, str | None, str | None]:
