@@ -91,7 +91,7 @@ def choose_gate_box(setting: str, problem: str | None) -> tuple[bool, str, str]:
 def box_settings(project: Path, env: Mapping[str, str]) -> BoxSettings:
     """The project's ``[security]`` settings for its gate (the defaults where the config
     cannot be read: the box is on by default, so a broken file never turns it off)."""
-    from forgeflare.supervisor._config import load_config
+    from forgeflare.supervisor import load_config
 
     try:
         security = load_config(project, env=env).config.security

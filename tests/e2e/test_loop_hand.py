@@ -10,7 +10,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agent_support import text_response, tool_response
 from forgeflare.report._watch import render_line, snapshot
 from mockapi_support import MockServer
 from supervisor_agents.project import Project, base_env, env_for, wait_for
@@ -127,25 +126,6 @@ def test_dry_run_starts_nothing(tmp_path: Path) -> None:
     assert not (project.dir / "started-ran").exists()
     assert project.run_dirs() == []
     assert not (tmp_path / "config" / "forgeflare" / "trust.json").exists()
-
-
-def test_max_requests_per_hour_waits_and_never_finishes(
-    tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
-) -> None:
-    project = Project(tmp_path)
-    project.write(".fresher/config.toml", "[limits]\nmax_requests_per_hour = 2\n")
-    read = tool_response(("Read", {"file_path": "notes.md"}))
-    server = mock_api({"responses": [read, read, text_response("done")]})
-    # An hour is 3.6 s here (FORGEFLARE_TIME_SCALE): the wait is real, and short.
-    env = {**env_for(server, FRESHER_SMART_TERMINATION="false"), "FORGEFLARE_TIME_SCALE": "0.001"}
-    done = project.run("--mode", "planning", "--max-iterations", "1", env=env, timeout=120)
-    assert done.code == 10, done.stderr  # the iteration limit, not an error or a budget
-    rec = project.record()
-    rows = rec["iterations"]
-    assert [(r["outcome"], r["turns"]) for r in rows] == [("rate_limited", 2), ("ok", 1)]
-    assert "limit_wait" in [w["kind"] for w in rec["waits"]]
-    assert "the hour's 2 request(s) are used (max_requests_per_hour)" in done.stderr
-    assert len(server.requests()) == 3  # never a third request in the first hour
 
 
 def test_a_killed_iteration_and_a_dead_run_keep_their_real_duration(tmp_path: Path) -> None:

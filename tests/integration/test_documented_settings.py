@@ -23,6 +23,7 @@ import pytest
 import trio
 from typer.testing import CliRunner
 
+from agent_support import text_response, tool_response
 from forgeflare import _app as cli
 from mockapi_support import MockServer
 from supervisor_agents.project import Project, agent_cmd, base_env, env_for
@@ -482,3 +483,34 @@ async def test_sandbox_settings_reach_the_agent(
     done = await project.arun("--agent-cmd", recorder(project), "--max-iterations", "1", env=env)
     assert done.code == 10, done.stderr
     assert given(project)["env"]["FORGEFLARE_SANDBOX"] == ""  # off (empty: an exported one too)
+
+
+def test_max_requests_per_hour_waits_and_never_finishes(
+    tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+) -> None:
+    project = Project(tmp_path)
+    project.write(".fresher/config.toml", "[limits]\nmax_requests_per_hour = 2\n")
+    read = tool_response(("Read", {"file_path": "notes.md"}))
+    server = mock_api({"responses": [read, read, text_response("done")]})
+    # An hour is 3.6 s here (FORGEFLARE_TIME_SCALE): the wait is real, and short.
+    env = {**env_for(server, FRESHER_SMART_TERMINATION="false"), "FORGEFLARE_TIME_SCALE": "0.001"}
+    done = project.run("--mode", "planning", "--max-iterations", "1", env=env, timeout=120)
+    assert done.code == 10, done.stderr  # the iteration limit, not an error or a budget
+    rec = project.record()
+    rows = rec["iterations"]
+    assert [(r["outcome"], r["turns"]) for r in rows] == [("rate_limited", 2), ("ok", 1)]
+    assert "limit_wait" in [w["kind"] for w in rec["waits"]]
+    assert "the hour's 2 request(s) are used (max_requests_per_hour)" in done.stderr
+    assert len(server.requests()) == 3  # never a third request in the first hour
+
+
+def test_security_readable_reaches_the_gates_box(tmp_path: Path) -> None:
+    """``[security] readable`` is what the gate's box shows read-only in the hidden home."""
+    from forgeflare._gaterun import box_settings
+
+    project = Project(tmp_path)
+    project.write(".fresher/config.toml", '[security]\nreadable = ["~/.m2/settings.xml"]\n')
+    settings = box_settings(project.dir, base_env())
+    assert settings.readable == ("~/.m2/settings.xml",)
+    project.write(".fresher/config.toml", "")
+    assert box_settings(project.dir, base_env()).readable == ()

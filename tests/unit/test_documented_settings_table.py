@@ -32,6 +32,9 @@ _FALLBACK = "tests/integration/test_fallback_loop.py"
 
 BEHAVIOUR_TESTS: dict[str, str] = {
     "[fresher] mode": f"{_LOOP}::test_agent_env_and_prompt",
+    "[limits] max_requests_per_hour": f"{_OURS}"
+    "::test_max_requests_per_hour_waits_and_never_finishes",
+    "[security] readable": f"{_OURS}::test_security_readable_reaches_the_gates_box",
     "[fresher] checkpoint": "tests/integration/test_loop_delivery.py"
     "::test_without_the_checkpoint_a_dirty_claim_is_undelivered",
     "[fresher] max_iterations": f"{_LOOP}::test_max_iterations",

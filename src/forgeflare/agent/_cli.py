@@ -120,7 +120,8 @@ def run(
         max_requests=max_requests,
     )
     # The CLI's own process, as `forgeflare loop` does: orphans of the tools and hooks (a
-    # guard's `env -i setsid sleep &`) adopt this process and are ended with their command.
+    # guard's `sleep &` moved to a session of its own) adopt this process and are ended with
+    # their command.
     become_subreaper()
     code = trio.run(run_agent, options, prompt_source(prompt))
     raise typer.Exit(code)

@@ -82,7 +82,7 @@ def _elsewhere(profile_env: Mapping[str, str]) -> bool:
 
 def agent_checks(project: Path, env: Mapping[str, str]) -> list[Check]:
     """Every check for every configured agent. Raises ConfigError for a bad configuration."""
-    from forgeflare.agent._run import DEFAULT_MODEL
+    from forgeflare.agent import DEFAULT_MODEL
     from forgeflare.supervisor._config import load_config
     from forgeflare.supervisor._fallback import AgentSpec, parse_agent_spec
     from forgeflare.supervisor._preflight import check_agent
