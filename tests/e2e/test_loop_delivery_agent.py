@@ -1,6 +1,6 @@
 """One meaning of the tag: the own agent (against ``forgeflare mock-api``) claims completion with
 ``<loop-done>COMPLETE</loop-done>`` like every backend, and the claim is judged on what is
-delivered; the README's fleet example (no ``plan`` key) completes in a scaffolded project."""
+delivered; the docs' fleet example (no ``plan`` key) completes in a scaffolded project."""
 
 from __future__ import annotations
 
@@ -65,9 +65,9 @@ def test_the_own_agent_claims_with_the_tag_and_the_loop_delivers(
 
 
 def _readme_fleet_example() -> str:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+    text = (REPO / "docs" / "many-loops.md").read_text(encoding="utf-8")
     found = re.search(r"```toml\n# file: FLEET\.toml\n(.*?)```", text, re.DOTALL)
-    assert found is not None, "the README's FLEET.toml example"
+    assert found is not None, "the docs' FLEET.toml example (docs/many-loops.md)"
     return found.group(1)
 
 
