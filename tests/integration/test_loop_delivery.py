@@ -403,10 +403,21 @@ async def test_codex_under_workspace_write_is_delivered_by_the_checkpoint(
             FORGEFLARE_TIME_SCALE="0",
         )
         done = await project.arun(env=env)
+        # What Codex's shell answered, as it reached the model (Codex does not always print
+        # the command on its stream).
+        outputs = json.dumps(
+            [
+                item.get("output")
+                for body in server.requests("deliver")
+                for item in body.get("input") or []
+                if isinstance(item, dict) and item.get("type") == "function_call_output"
+            ]
+        )
     assert codex.exists()
     assert done.code == 0, done.stdout + done.stderr
     log = (project.run_dirs()[0] / "iteration-001.log").read_text()
-    assert "index.lock': Read-only file system" in log  # Codex could not commit
+    said = log + outputs
+    assert "index.lock': Read-only file system" in said, said  # Codex could not commit
     rec = project.record()
     (row,) = rec["iterations"]
     assert row["backend"] == "codex"
