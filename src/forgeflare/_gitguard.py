@@ -141,8 +141,6 @@ def _name(path: Path, project: Path) -> str:
 
 def git_fingerprint(project: Path) -> dict[str, str]:
     """What in and around ``project``'s git directory makes git run a program, by name."""
-    from forgeflare._git import run_git
-
     found: dict[str, str] = {}
     dot_git = project / ".git"
     try:
@@ -168,6 +166,46 @@ def git_fingerprint(project: Path) -> dict[str, str]:
                 if entry.endswith(".sample"):
                     continue
                 found[_name(path, project)] = _digest(path) or "gone"
+    found.update(_config_keys(project, dirs))
+    return found
+
+
+_CONFIG_SEEN: dict[Path, tuple[tuple[object, ...], dict[str, str]]] = {}
+"""The last config keys read per project, with the stat of every file they came from."""
+
+
+def _config_files(dirs: list[Path], included: list[str]) -> list[Path]:
+    """The files git reads its configuration from (system, global, the repository's, and
+    what they include), as far as a stat can watch them."""
+    home = Path(os.environ.get("HOME", "/"))
+    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+    names = [Path("/etc/gitconfig"), home / ".gitconfig", xdg / "git" / "config"]
+    names += [d / "config" for d in dirs] + [d / "config.worktree" for d in dirs]
+    return names + [Path(os.path.expanduser(p)) for p in included]
+
+
+def _signature(files: list[Path]) -> tuple[object, ...]:
+    out: list[object] = []
+    for path in files:
+        try:
+            st = path.stat()
+            out.append((str(path), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+        except OSError:
+            out.append((str(path), None))
+    return tuple(out)
+
+
+def _config_keys(project: Path, dirs: list[Path]) -> dict[str, str]:
+    """The configuration keys that run programs (``git config --list``), read again only
+    when a file they come from changed: one git process per change, not per check."""
+    from forgeflare._git import run_git
+
+    seen = _CONFIG_SEEN.get(project)
+    if seen is not None:
+        included = [v for k, v in seen[1].items() if k.startswith("git config include")]
+        if _signature(_config_files(dirs, included)) == seen[0]:
+            return dict(seen[1])
+    found: dict[str, str] = {}
     done = run_git(project, "config", "--list", "--null", "--show-scope", timeout=30)
     if done.returncode == 0:
         tokens = done.stdout.split("\0")  # scope, then "key\nvalue", each NUL-ended
@@ -177,4 +215,6 @@ def git_fingerprint(project: Path) -> dict[str, str]:
                 continue
             name = f"git config {key.lower()}"
             found[name] = (found[name] + "\n" + value) if name in found else value
+        included = [v for k, v in found.items() if k.startswith("git config include")]
+        _CONFIG_SEEN[project] = (_signature(_config_files(dirs, included)), dict(found))
     return found

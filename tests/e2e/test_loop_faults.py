@@ -445,6 +445,8 @@ def test_at_most_two_git_processes_per_iteration(tmp_path: Path) -> None:
     # Between one agent's start and the next: the end of one iteration, the start of the next.
     per_iteration = [w.count("\ngit ") for w in windows[:-1]]
     assert len(per_iteration) == 2
+    # The checkpoint's status doubles as the snapshot; the check of git's internals asks git
+    # for its configuration again only when a file it comes from changed.
     assert all(n <= 2 for n in per_iteration), text
 
 
