@@ -62,6 +62,9 @@ def seed_files() -> dict[str, str]:
         "specs/calculator.md": (root / "specs" / "calculator.md").read_text("utf-8"),
         # Written here, not shipped: "build/" is ignored by most .gitignore files.
         "build/stale-output.txt": "Stale output of an old build script.\n",
+        # The tests' bytecode is not work: a tree with it untracked is not a committed one
+        # (the convergence hook signals only on a committed tree).
+        ".gitignore": "__pycache__/\n",
     }
     return files
 
