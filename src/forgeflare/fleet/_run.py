@@ -19,6 +19,7 @@ import os
 import secrets
 import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -191,9 +192,13 @@ class _Fleet:
         self.running: dict[str, trio.Process] = {}
         self.landing = trio.Lock()
         """One landing at a time: each rebases onto the base branch the one before moved."""
+        self.saving = threading.Lock()
+        """A landing saves from its worker thread while the other loops save from trio's: one
+        writer at a time, each writing the record as it is then (never an older copy last)."""
 
     def save(self) -> None:
-        save_record(self.path, self.record)
+        with self.saving:
+            save_record(self.path, self.record)
 
     def spend(self) -> float:
         total = 0.0
