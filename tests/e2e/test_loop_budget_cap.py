@@ -88,7 +88,7 @@ def test_a_cli_agent_is_ended_when_its_streamed_cost_passes_the_cap(tmp_path: An
     fake.write_text(FAKE_CLAUDE)
     seen = tmp_path / "argv.json"
     command = shlex.join([sys.executable, str(fake), str(seen)])
-    env = base_env(ANTHROPIC_API_KEY="test-key")
+    env = base_env(ANTHROPIC_API_KEY="test-key", IS_SANDBOX="1")  # as root, as Claude Code needs
     done = project.run(
         "--backend", "claude", "--agent-cmd", command, "--max-cost", "3", "--mode", "planning",
         env=env,

@@ -52,7 +52,11 @@ def test_a_damaged_stream_ends_with_a_record_and_the_finished_hook(
         shlex.join([sys.executable, str(script)]),
         "--mode",
         "planning",
-        env=base_env(FRESHER_MAX_CONSECUTIVE_ERRORS="2", FRESHER_ERROR_PAUSE="0"),
+        env=base_env(
+            FRESHER_MAX_CONSECUTIVE_ERRORS="2",
+            FRESHER_ERROR_PAUSE="0",
+            IS_SANDBOX="1",  # a stand-in claude, as root: what the real one would need
+        ),
     )
     assert "Traceback" not in done.stderr + done.stdout
     assert done.code == 12, done.stderr

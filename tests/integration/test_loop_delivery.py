@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import trio
 
 from agent_support import verdict
 from mockapi_support import MockServer
@@ -169,6 +170,14 @@ async def test_a_lock_a_live_git_holds_is_waited_for_then_the_claim_is_undeliver
     shutil.copy(sleep, fake)
     holder = subprocess.Popen([str(fake), "60"], cwd=project.dir)  # noqa: ASYNC220
     try:
+        # Bounded polling until the process table shows it as a git working here (a loaded
+        # machine may show the new process late): then the loop must see it too.
+        from forgeflare.supervisor._checkpoint import lock_holders
+
+        for _ in range(600):
+            if holder.pid in lock_holders(project.dir, project.dir / ".git"):
+                break
+            await trio.sleep(0.05)
         (project.dir / ".git" / "index.lock").touch()
         cmd = agent(project, CLAIM_WITHOUT_COMMIT)
         env = base_env(FORGEFLARE_TIME_SCALE="0.02")  # wait 0.2 s, not 10
