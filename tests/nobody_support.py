@@ -8,10 +8,14 @@ source tree.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
+import importlib.metadata
 import os
 import shutil
 import site
+import subprocess
 import sys
 import sysconfig
 import tempfile
@@ -19,6 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 
 __all__ = [
     "NOBODY",
@@ -57,8 +62,59 @@ def forgeflare_env(user: str) -> dict[str, str]:
     """What :func:`forgeflare_argv`'s interpreter needs in its environment."""
     if user == "root":
         return {}
+    return {"PYTHONPATH": _readable_path(user)}
+
+
+@functools.cache
+def _readable_path(user: str) -> str:
+    """A ``PYTHONPATH`` from which ``user`` imports forgeflare and its dependencies.
+
+    The clone's source and the venv's packages where ``user`` can read them; a clone in a
+    folder only its owner can enter (a ``mktemp -d``, a 0700 home) hides them, and then
+    forgeflare and its runtime dependencies are copied once, world-readable, to ``/var/tmp``.
+    """
     paths = [str(_SRC), sysconfig.get_paths()["purelib"], *site.getsitepackages()]
-    return {"PYTHONPATH": ":".join(dict.fromkeys(paths))}
+    joined = ":".join(dict.fromkeys(paths))
+    probe = subprocess.run(
+        [*forgeflare_argv(user)[:-2], "-c", "import forgeflare, trio, pydantic"],
+        env={**os.environ, "PYTHONPATH": joined},
+        capture_output=True,
+        check=False,
+        timeout=120,
+    )
+    if probe.returncode == 0:
+        return joined
+    dest = Path(tempfile.mkdtemp(prefix="forgeflare-site-", dir="/var/tmp"))
+    atexit.register(shutil.rmtree, dest, True)
+    shutil.copytree(_SRC / "forgeflare", dest / "forgeflare")
+    for name in _runtime_distributions():
+        for file in importlib.metadata.distribution(name).files or []:
+            source = Path(str(file.locate()))
+            if not source.is_file() or ".." in file.parts:
+                continue
+            target = dest / file
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+    for path in (dest, *dest.rglob("*")):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return str(dest)
+
+
+def _runtime_distributions() -> set[str]:
+    """forgeflare's installed runtime dependencies, the whole closure (no extras)."""
+    seen: set[str] = set()
+    todo = ["forgeflare"]
+    while todo:
+        name = todo.pop()
+        key = name.lower().replace("_", "-")
+        if key in seen:
+            continue
+        seen.add(key)
+        for line in importlib.metadata.distribution(name).requires or []:
+            req = Requirement(line)
+            if req.marker is None or req.marker.evaluate({"extra": ""}):
+                todo.append(req.name)
+    return seen - {"forgeflare"}
 
 
 def give_to(root: Path, user: str) -> None:

@@ -8,16 +8,13 @@ the same facts on Linux and macOS.
 
 from __future__ import annotations
 
-import importlib.metadata
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import psutil
 import pytest
-from packaging.requirements import Requirement
 
 __all__ = [
     "LINUX_ONLY_MARKER",
@@ -25,7 +22,6 @@ __all__ = [
     "linux_only_skip_reason",
     "live_group_members",
     "private_mounts_skip_reason",
-    "readable_forgeflare_path",
     "require_pinned_cli",
     "run_in_private_mounts",
     "sleeping",
@@ -73,56 +69,6 @@ def require_pinned_cli(cli: Path, name: str, make_target: str, require_var: str)
     if os.environ.get(require_var) == "1":
         pytest.fail(reason)
     pytest.skip(reason)
-
-
-def _runtime_distributions() -> set[str]:
-    """forgeflare's installed runtime dependencies, the whole closure (no extras)."""
-    seen: set[str] = set()
-    todo = ["forgeflare"]
-    while todo:
-        name = todo.pop()
-        key = name.lower().replace("_", "-")
-        if key in seen:
-            continue
-        seen.add(key)
-        for line in importlib.metadata.distribution(name).requires or []:
-            req = Requirement(line)
-            if req.marker is None or req.marker.evaluate({"extra": ""}):
-                todo.append(req.name)
-    return seen - {"forgeflare"}
-
-
-def readable_forgeflare_path(prefix: list[str], dest: Path) -> dict[str, str]:
-    """The environment another user (``prefix``, e.g. setpriv) needs to import forgeflare.
-
-    A clone in a folder only its owner can enter (a ``mktemp -d``, a 0700 home) hides the venv
-    and the source from that user. Then forgeflare and its runtime dependencies are copied,
-    world-readable, into ``dest`` and named by ``PYTHONPATH``; where the user can already import
-    it, nothing is copied and nothing is added.
-    """
-    probe = subprocess.run(
-        [*prefix, sys.executable, "-c", "import forgeflare"],
-        capture_output=True,
-        check=False,
-        timeout=120,
-    )
-    if probe.returncode == 0:
-        return {}
-    import forgeflare
-
-    dest.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(Path(forgeflare.__file__).parent, dest / "forgeflare")
-    for name in _runtime_distributions():
-        for file in importlib.metadata.distribution(name).files or []:
-            source = Path(str(file.locate()))
-            if not source.is_file() or ".." in file.parts:
-                continue
-            target = dest / file
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target)
-    for path in (dest, *dest.rglob("*")):
-        path.chmod(0o755 if path.is_dir() else 0o644)
-    return {"PYTHONPATH": str(dest)}
 
 
 def private_mounts_skip_reason() -> str | None:

@@ -35,15 +35,13 @@ import pytest
 from agent_support import text_response, tool_response, tool_results
 from forgeflare._sandbox import SOCKETS_ENV, landlock_abi
 from mockapi_support import MockServer
-from platform_support import readable_forgeflare_path
+from nobody_support import SETPRIV, forgeflare_argv, forgeflare_env
 from tool_support import run_tool
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
 
 BWRAP = shutil.which("bwrap")
-SETPRIV = shutil.which("setpriv")
 SETSID = shutil.which("setsid")
-NOBODY = 65534
 # The commands' own interpreter: the system's, which every user can run (a venv under /root
 # is out of a normal user's reach, and its failure would hide what the row tries).
 PY = shutil.which("python3", path="/usr/bin:/bin") or sys.executable
@@ -214,11 +212,8 @@ def _run_on_a_terminal(argv: list[str], env: dict[str, str], cwd: Path) -> tuple
 def test_no_escape_gets_out(user: str, scratch: Scratch, mock_api: MockAPI) -> None:
     if os.geteuid() != 0:
         pytest.skip("runs as root and, through setpriv, as nobody: needs root to start")
-    prefix: list[str] = []
-    if user == "nobody":
-        if SETPRIV is None:
-            pytest.skip("needs util-linux setpriv to run as nobody")
-        prefix = [SETPRIV, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+    if user == "nobody" and SETPRIV is None:
+        pytest.skip("needs util-linux setpriv to run as nobody")
     abstract_sock = socket.socket(socket.AF_UNIX)
     abstract_sock.bind("\0" + ABSTRACT)
     abstract_sock.listen(8)
@@ -239,9 +234,9 @@ def test_no_escape_gets_out(user: str, scratch: Scratch, mock_api: MockAPI) -> N
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "FRESHER_"))}
     env.update(scratch.env())
     env.update(ANTHROPIC_API_URL=server.url, ANTHROPIC_API_KEY="test-key", NO_COLOR="1")
-    env.update(readable_forgeflare_path(prefix, scratch.root / "site"))
+    env.update(forgeflare_env(user))
     # The network on, as in a loop: what must stay out has to without a namespace of its own.
-    argv = [*prefix, sys.executable, "-m", "forgeflare", "run", "--sandbox-network", "go"]
+    argv = [*forgeflare_argv(user), "run", "--sandbox-network", "go"]
     try:
         code, screen, typed = _run_on_a_terminal(argv, env, scratch.project)
         reached = {
