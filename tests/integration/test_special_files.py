@@ -9,6 +9,8 @@ import os
 import resource
 import subprocess
 import sys
+import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,24 +22,36 @@ _MAX_RSS_MB = 300  # a read of /dev/zero grew the process to 2.7 GB in seconds b
 
 
 def _forgeflare(cwd: Path, *args: str, env: dict[str, str]) -> tuple[int, str, float]:
-    """Exit status, output and peak RSS (MB) of ``forgeflare ARGS``, killed after 60 s."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "forgeflare", *args],
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        out, _ = proc.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        pytest.fail(f"forgeflare {' '.join(args)} hung")
-    # communicate() reaped it: the peak RSS of our children so far bounds this one's.
-    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return proc.returncode, out.decode("utf-8", "replace"), peak_kb / 1024
+    """Exit status, output and peak RSS (MB) of ``forgeflare ARGS``, killed after 60 s.
+
+    The child is reaped with ``os.wait4``, whose usage is this child's alone: the worker's
+    ``RUSAGE_CHILDREN`` peak is the largest of every child it ever ran."""
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "forgeflare", *args],
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+        reaped: list[tuple[int, resource.struct_rusage]] = []
+        waiter = threading.Thread(target=lambda: reaped.append(_reap(proc.pid)), daemon=True)
+        waiter.start()
+        waiter.join(timeout=60)
+        if not reaped:
+            proc.kill()
+            waiter.join()
+            pytest.fail(f"forgeflare {' '.join(args)} hung")
+        proc.returncode = os.waitstatus_to_exitcode(reaped[0][0])
+        out.seek(0)
+        text = out.read().decode("utf-8", "replace")
+    return proc.returncode, text, reaped[0][1].ru_maxrss / 1024
+
+
+def _reap(pid: int) -> tuple[int, resource.struct_rusage]:
+    _, status, usage = os.wait4(pid, 0)
+    return status, usage
 
 
 def _env(tmp_path: Path) -> dict[str, str]:
