@@ -584,7 +584,7 @@ def test_every_view_of_an_iteration_prints_the_same_total_and_cost(
     assert f"{total} tokens · {cost}" in report
     assert f"{total} tok {cost}" in report
     watch = subprocess.run(
-        [sys.executable, "-m", "forgeflare", "watch", "--dir", str(worktree)],
+        [sys.executable, "-m", "forgeflare", "watch", "--wait", "0", "--dir", str(worktree)],
         env=env_for(server), capture_output=True, text=True, timeout=60, check=True,
     ).stdout  # fmt: skip
     assert f"tokens {total} · {cost}" in watch

@@ -204,6 +204,6 @@ async def test_a_backend_defined_in_a_test_runs_a_loop(
     report = forgeflare(tmp_path, "report").stdout
     assert f"1 iteration · 0 commits · {total} tokens · $0.0123" in report
     assert re.search(r"#1 \d+s ok \(toy_done\)", report), report
-    watch = forgeflare(tmp_path, "watch").stdout
+    watch = forgeflare(tmp_path, "watch", "--wait", "0").stdout
     assert f"tokens {total} · $0.0123" in watch
     assert "finished: max_iterations" in watch

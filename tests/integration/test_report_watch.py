@@ -9,9 +9,13 @@ import select
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO, Any
 
-from supervisor_agents.project import Project, base_env, wait_for
+from agent_support import text_response
+from mockapi_support import MockServer
+from supervisor_agents.project import Project, base_env, env_for, wait_for
 
 # Waits for the test's go-ahead file: the loop is live, mid-iteration, while the test watches.
 AGENT = (
@@ -171,3 +175,110 @@ def test_watch_waits_for_the_run_the_lock_announces(tmp_path: Path) -> None:
     assert watcher.returncode == 0
     assert "finished: stopped" in out
     assert "max_iterations" not in out  # never the earlier run
+
+
+def _read_until(stream: IO[str], needle: str, *, timeout: float = 120.0) -> list[str]:
+    """Lines of ``stream`` up to the one holding ``needle`` (bounded: a select per line)."""
+    deadline = time.monotonic() + timeout
+    lines: list[str] = []
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([stream], [], [], 0.5)
+        if not ready:
+            continue
+        line = stream.readline()
+        if not line:
+            break
+        lines.append(line)
+        if needle in line:
+            return lines
+    raise AssertionError(f"{needle!r} not seen; got {lines}")
+
+
+def test_watch_started_first_follows_the_loop_started_after_it(
+    tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+) -> None:
+    project = Project(tmp_path)
+    done = project.run("--agent-cmd", "true", "--max-iterations", "1", "--mode", "planning")
+    assert done.code == 10, done.stderr  # an earlier run, finished: what watch used to show
+    watcher = subprocess.Popen(
+        [*watch_argv(project), "--wait", "10m"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=base_env(),
+    )
+    assert watcher.stdout is not None
+    assert watcher.stderr is not None
+    said = _read_until(watcher.stderr, "waiting up to 10m")
+    assert said[-1].strip() == (
+        f"waiting up to 10m 00s for a loop to take {project.dir / '.fresher' / 'loop.lock'} "
+        "(--wait 0 shows the newest run at once)"
+    )
+    # Only now the loop: the real agent (`forgeflare run`) against the mock API.
+    server = mock_api({"responses": [text_response("Looked around; nothing to plan.")]})
+    loop = project.popen("--max-iterations", "1", "--mode", "planning", env=env_for(server))
+    out, err = watcher.communicate(timeout=120)
+    assert loop.wait(timeout=120) == 10, loop.stderr.read() if loop.stderr else ""
+    assert watcher.returncode == 0, err
+    assert len(project.run_dirs()) == 2
+    last = out.strip().splitlines()[-1]
+    # the new run (the mock's 100 + 10 tokens), never the earlier one (no tokens)
+    assert last.split(" ", 1)[1].startswith("iteration 1/1 · finished: max_iterations · tokens 110")
+    assert out.count("finished") == 1  # the earlier run was never shown
+    assert len(server.requests()) == 1
+
+
+def test_watch_with_no_loop_starting_shows_the_newest_run_after_its_wait(tmp_path: Path) -> None:
+    project = Project(tmp_path)
+    done = project.run("--agent-cmd", "true", "--max-iterations", "1", "--mode", "planning")
+    assert done.code == 10, done.stderr
+    watched = subprocess.run(
+        [*watch_argv(project), "--wait", "0.2s"],
+        capture_output=True,
+        text=True,
+        env=base_env(),
+        timeout=60,
+    )
+    assert watched.returncode == 0, watched.stderr
+    lock = project.dir / ".fresher" / "loop.lock"
+    assert watched.stderr.splitlines() == [
+        f"waiting up to 0s for a loop to take {lock} (--wait 0 shows the newest run at once)",
+        f"no loop took {lock} in 0s",
+    ]
+    assert "finished: max_iterations · tokens 0" in watched.stdout
+    at_once = subprocess.run(
+        [*watch_argv(project), "--wait", "0"], capture_output=True, text=True, env=base_env()
+    )
+    assert at_once.stderr == ""
+    assert at_once.stdout.split(" ", 1)[1] == watched.stdout.split(" ", 1)[1]  # past the time
+
+
+def test_watch_ends_on_a_run_whose_loop_died(tmp_path: Path) -> None:
+    from forgeflare._clock import utc_timestamp
+    from forgeflare.supervisor._records import RunRecord, RunStore
+
+    project = Project(tmp_path)
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    store = RunStore(project.dir / ".fresher" / "runs" / "20260101-000000-dead")
+    store.create()
+    store.save(
+        RunRecord(
+            run_id="20260101-000000-dead",
+            mode="building",
+            project_dir=str(project.dir),
+            started_at=utc_timestamp(),
+            max_iterations=3,
+            supervisor_pid=dead.pid,
+            supervisor_started=1.0,  # long ago: even a reused pid is not this loop
+        )
+    )
+    watched = subprocess.run(
+        [*watch_argv(project), "--wait", "0"],
+        capture_output=True,
+        text=True,
+        env=base_env(),
+        timeout=60,
+    )
+    assert watched.returncode == 0, watched.stderr
+    assert "finished: dead — forgeflare loop --resume" in watched.stdout

@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from forgeflare.report._watch import (
+    FOLLOW_WAIT,
+    NEWEST,
     WatchState,
     current_tool,
     fold_events,
     render_line,
     render_status,
     state_from_run,
+    watch_target,
 )
 from forgeflare.supervisor._records import RunRecord
 
@@ -66,3 +74,63 @@ def test_current_tool() -> None:
     assert current_tool(log) == "Read a.py"
     assert current_tool(log + "▸ Bash  pytest -q\n") == "Bash pytest -q"
     assert current_tool("nothing here\n") is None
+
+
+# --- which run watch follows: the lock's, a wait for one, or the newest -------------------
+
+
+def _run(pid: int | None, started: float | None = 1000.0) -> tuple[Path, RunRecord]:
+    record = RunRecord.model_validate({**RUN, "supervisor_pid": pid, "supervisor_started": started})
+    return Path(f"/runs/{pid}-{started}"), record
+
+
+RUNS = [_run(7, started=10.0), _run(42), _run(9, started=None)]
+
+
+@pytest.mark.parametrize(
+    ("holder", "held_before", "waited", "wait", "expected"),
+    [
+        (42, True, 0.0, 30.0, Path("/runs/42-1000.0")),  # the lock's loop opened its run
+        (42, True, 99.0, 30.0, Path("/runs/42-1000.0")),  # however long the wait was
+        (9, True, 0.0, 30.0, Path("/runs/9-None")),  # a run with no start time: the pid
+        (5, True, 0.0, 30.0, FOLLOW_WAIT),  # the lock's loop has not opened its run yet
+        (5, True, 99.0, 30.0, FOLLOW_WAIT),  # the bound is for a lock, not for the run
+        (7, True, 0.0, 30.0, FOLLOW_WAIT),  # that pid's run started long before: a reused pid
+        (-1, True, 0.0, 30.0, FOLLOW_WAIT),  # lock taken, pid not written yet
+        (None, False, 0.0, 30.0, FOLLOW_WAIT),  # no loop yet: one may be starting
+        (None, False, 29.9, 30.0, FOLLOW_WAIT),
+        (None, False, 30.0, 30.0, NEWEST),  # none took the lock in time
+        (None, False, 0.0, 0.0, NEWEST),  # --wait 0: the newest at once
+        (None, True, 0.0, 30.0, NEWEST),  # a loop held it and let go: its run is the newest
+    ],
+)
+def test_watch_target(
+    holder: int | None, held_before: bool, waited: float, wait: float, expected: object
+) -> None:
+    got = watch_target(
+        holder, RUNS, held_before=held_before, waited=waited, wait=wait, holder_started=1000.4
+    )
+    assert got == expected
+
+
+@given(
+    holder=st.none() | st.integers(-1, 50),
+    held_before=st.booleans(),
+    waited=st.floats(0, 100),
+    wait=st.floats(0, 100),
+)
+def test_watch_shows_the_newest_only_when_no_loop_is_starting(
+    holder: int | None, held_before: bool, waited: float, wait: float
+) -> None:
+    got = watch_target(
+        holder, RUNS, held_before=held_before, waited=waited, wait=wait, holder_started=1000.4
+    )
+    if got == NEWEST:
+        assert holder is None
+        assert held_before or waited >= wait
+    elif isinstance(got, Path):
+        (record,) = [r for p, r in RUNS if p == got]
+        assert record.supervisor_pid == holder
+        assert record.supervisor_started in (None, 1000.0)
+    else:
+        assert got == FOLLOW_WAIT

@@ -41,7 +41,10 @@ _WATCH_HELP = """Watch a running loop from another terminal, until it ends.
 Shows the iteration (N/MAX), how long it and the whole run have been going, the current tool,
 tokens, cost, commits, open plan tasks, and whether the loop waits for a usage window or an
 outage. Everything is read from the run's records. On a terminal one status block is redrawn;
-piped or redirected, one timestamped line is printed per change. A finished run is shown once.
+piped or redirected, one timestamped line is printed per change.
+Started with (or just before) `forgeflare loop`, it follows the run that loop opens: while no
+loop holds .fresher/loop.lock it waits up to --wait for one to take it, saying so in one line.
+Only when none does is the newest run shown (a finished one once, a dead one as dead).
 """
 
 
@@ -58,12 +61,25 @@ def register(app: typer.Typer) -> None:
         project: ProjectDir = Path("."),
         run: str = typer.Option(None, "--run", help="Run id or folder (default: the newest)."),
         interval: float = typer.Option(0.5, "--interval", min=0.05, help="Seconds per poll."),
+        wait: str = typer.Option(
+            "30s",
+            "--wait",
+            metavar="DURATION",
+            help="With no loop running: how long to wait for one to start (0: at once).",
+        ),
     ) -> None:
         from forgeflare.report._collect import find_run
         from forgeflare.report._watch import announced_run, watch
+        from forgeflare.supervisor import parse_duration
 
         directory = project_dir(project, old_dir, "watch")
-        run_dir = announced_run(directory, os.environ) if run is None else None
+        try:
+            seconds = parse_duration(wait)
+        except ValueError as exc:
+            raise ConfigError(f"watch --wait {wait!r}: {exc}") from None
+        run_dir = None
+        if run is None:
+            run_dir = announced_run(directory, os.environ, wait=seconds, poll=interval, say=_warn)
         watch(run_dir or find_run(directory, run, os.environ, warn=_warn), interval=interval)
 
     @app.command("runs", help=_RUNS_HELP)

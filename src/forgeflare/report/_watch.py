@@ -20,9 +20,13 @@ from typing import Any, TextIO
 
 from forgeflare._clock import parse_time
 from forgeflare._jsonl import json_objects
+from forgeflare._pgroup import process_started
 from forgeflare._termtext import for_terminal
+from forgeflare.report._collect import supervisor_alive
+from forgeflare.report._digest import DEAD_REASON
 from forgeflare.report._text import format_cost, format_duration
 from forgeflare.supervisor import (
+    LOCK_RELPATH,
     RecordError,
     RunRecord,
     Totals,
@@ -34,13 +38,17 @@ from forgeflare.supervisor import (
 )
 
 __all__ = [
+    "FOLLOW_WAIT",
+    "NEWEST",
     "WatchState",
+    "announced_run",
     "current_tool",
     "fold_events",
     "render_line",
     "render_status",
     "state_from_run",
     "watch",
+    "watch_target",
 ]
 
 _TOOL_LINE = re.compile(r"^(?:\S+ )?(?:\[tool\] (\w+): ?(.*)|▸ (\S+)\s+(.*))$")
@@ -197,25 +205,100 @@ def snapshot(run_dir: Path, events: list[dict[str, Any]]) -> WatchState:
     except RecordError:
         run = None  # not written yet, or damaged: the events still tell the story
     state = fold_events(state_from_run(run), events)
+    if not state.finished and run is not None and supervisor_alive(run) is False:
+        # kill -9, a reboot: the run will never finish by itself, so the view ends here
+        return replace(state, finished=DEAD_REASON)
     if not state.finished:
         state = replace(state, tool=current_tool(_log_tail(run_dir)))
     return state
 
 
-def announced_run(project: Path, env: Mapping[str, str], *, poll: float = 0.2) -> Path | None:
-    """The run of the loop that holds ``project``'s lock (``.fresher/loop.lock``), once that
-    loop has opened it: a watch started beside ``forgeflare loop`` waits for the new run
-    instead of showing the last finished one. ``None`` when no loop holds the lock (or it
-    let go before opening a run)."""
-    root = runs_root(project, env)
-    holder = lock_holder(project)
-    while holder is not None:
-        for entry, record in list_runs(root).runs:
-            if record.supervisor_pid == holder:
+FOLLOW_WAIT = "wait"
+""":func:`watch_target`: look again (a loop may take the lock, or open its run, soon)."""
+NEWEST = "newest"
+""":func:`watch_target`: no loop is starting; show the project's newest run."""
+
+
+def watch_target(
+    holder: int | None,
+    runs: Iterable[tuple[Path, RunRecord]],
+    *,
+    held_before: bool,
+    waited: float,
+    wait: float,
+    holder_started: float | None = None,
+) -> Path | str:
+    """Which run ``watch`` shows, from what it sees now: the run of the loop that holds the
+    lock (``holder``, its pid, started at ``holder_started``: an older run of a reused pid is
+    not it); :data:`FOLLOW_WAIT` while that loop has not opened its run yet, or while no loop
+    holds the lock and less than ``wait`` seconds have passed (a loop started beside
+    ``watch`` takes it after its preflight); :data:`NEWEST` once the wait is over, or when a
+    loop held the lock and let go (its run is the newest)."""
+    if holder is not None:
+        for entry, record in runs:
+            if record.supervisor_pid == holder and _same_start(record, holder_started):
                 return entry
-        time.sleep(poll)  # the loop opens its run after its preflight: look again
+        return FOLLOW_WAIT
+    if held_before or waited >= wait:
+        return NEWEST
+    return FOLLOW_WAIT
+
+
+def _same_start(record: RunRecord, started: float | None) -> bool:
+    known = record.supervisor_started
+    return known is None or started is None or abs(known - started) < 1.0
+
+
+def announced_run(
+    project: Path,
+    env: Mapping[str, str],
+    *,
+    wait: float = 0.0,
+    poll: float = 0.2,
+    say: Callable[[str], None] = lambda line: None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Path | None:
+    """The run of the loop that holds ``project``'s lock (``.fresher/loop.lock``), once that
+    loop has opened it: a watch started beside ``forgeflare loop`` follows the new run instead
+    of showing the last finished one. With no loop holding the lock, it waits up to ``wait``
+    seconds for one to take it (saying so once). ``None``: no loop is starting, show the
+    newest run."""
+    root = runs_root(project, env)
+    start = clock()
+    held_before = False
+    said: set[str] = set()
+    while True:
         holder = lock_holder(project)
-    return None
+        held_before = held_before or holder is not None
+        runs = list_runs(root).runs if holder is not None else []
+        target = watch_target(
+            holder,
+            runs,
+            held_before=held_before,
+            waited=clock() - start,
+            wait=wait,
+            holder_started=process_started(holder) if holder is not None else None,
+        )
+        if target == NEWEST:
+            if "lock" in said and not held_before:
+                say(f"no loop took {project / LOCK_RELPATH} in {format_duration(wait)}")
+            return None
+        if isinstance(target, Path):
+            return target
+        kind = "run" if holder is not None else "lock"
+        if kind not in said:
+            said.add(kind)
+            say(_waiting_for(project, holder, wait))
+        time.sleep(poll)  # bounded polling: the lock or the run shows up on disk
+
+
+def _waiting_for(project: Path, holder: int | None, wait: float) -> str:
+    if holder is not None:
+        return f"waiting for the loop in {project} (pid {holder}) to open its run"
+    return (
+        f"waiting up to {format_duration(wait)} for a loop to take {project / LOCK_RELPATH} "
+        "(--wait 0 shows the newest run at once)"
+    )
 
 
 def watch(
