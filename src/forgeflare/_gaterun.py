@@ -33,7 +33,6 @@ __all__ = [
     "GATE_MARKER",
     "BoxSettings",
     "GateBox",
-    "box_settings",
     "choose_gate_box",
     "gate_argv",
     "gate_box",
@@ -63,7 +62,8 @@ class GateBox:
 
 @dataclass(frozen=True, slots=True)
 class BoxSettings:
-    """The ``[security]`` keys a gate's box reads."""
+    """The ``[security]`` keys a gate's box reads (the callers read the project's config:
+    ``forgeflare.supervisor.box_settings``; the defaults keep the box on)."""
 
     sandbox: str = "auto"
     network: bool = True
@@ -86,24 +86,6 @@ def choose_gate_box(setting: str, problem: str | None) -> tuple[bool, str, str]:
         refused = f'not run: [security] sandbox = "bwrap": {problem}'
         return False, f"gate: {refused}", refused
     return False, f"gate: runs unconfined: {problem}", ""
-
-
-def box_settings(project: Path, env: Mapping[str, str]) -> BoxSettings:
-    """The project's ``[security]`` settings for its gate (the defaults where the config
-    cannot be read: the box is on by default, so a broken file never turns it off)."""
-    from forgeflare.supervisor import load_config
-
-    try:
-        security = load_config(project, env=env).config.security
-    except ConfigError:
-        return BoxSettings()
-    return BoxSettings(
-        sandbox=security.sandbox,
-        network=security.sandbox_network,
-        writable=tuple(security.writable),
-        sockets=tuple(security.sockets),
-        readable=tuple(security.readable),
-    )
 
 
 async def gate_box(project: Path, settings: BoxSettings, env: Mapping[str, str]) -> GateBox:
@@ -194,22 +176,39 @@ async def run_gate(
 
 
 async def run_project_gate(
-    gate: str, *, project: Path, env: Mapping[str, str], timeout: float | None, **options: Any
+    gate: str,
+    *,
+    project: Path,
+    settings: BoxSettings,
+    env: Mapping[str, str],
+    timeout: float | None,
+    **options: Any,
 ) -> GateRun:
-    """Decide the box from the project's ``[security]`` settings and run ``gate`` in it: for
-    callers that run one gate (the stop-hook, a fleet's landing). ``options`` go to
+    """Decide the box from the project's ``[security]`` ``settings`` and run ``gate`` in it:
+    for callers that run one gate (the stop-hook, a fleet's landing). ``options`` go to
     :func:`run_gate` (``marker``, ``die_with_parent``)."""
-    settings = await trio.to_thread.run_sync(box_settings, project, env)
     box = await gate_box(project, settings, env)
     return await run_gate(gate, project=project, env=env, box=box, timeout=timeout, **options)
 
 
 def run_project_gate_blocking(
-    gate: str, *, project: Path, env: Mapping[str, str], timeout: float | None, **options: Any
+    gate: str,
+    *,
+    project: Path,
+    settings: BoxSettings,
+    env: Mapping[str, str],
+    timeout: float | None,
+    **options: Any,
 ) -> GateRun:
     """:func:`run_project_gate` for synchronous code outside trio."""
     run = functools.partial(
-        run_project_gate, gate, project=project, env=env, timeout=timeout, **options
+        run_project_gate,
+        gate,
+        project=project,
+        settings=settings,
+        env=env,
+        timeout=timeout,
+        **options,
     )
     return trio.run(run)
 

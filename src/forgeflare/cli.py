@@ -18,8 +18,11 @@ from forgeflare._errors import ForgeflareError
 # (mypy treats any name TYPE_CHECKING as true; at run time it is False).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
+    from pathlib import Path
     from typing import Any
+
+    from forgeflare._gaterun import BoxSettings
 
 __all__ = ["main", "stop_hook_main"]
 
@@ -60,6 +63,14 @@ def _only_forgeflare_error(group: BaseExceptionGroup[BaseException]) -> Forgefla
     return None
 
 
+def _gate_box_settings(project: Path, env: Mapping[str, str]) -> BoxSettings:
+    """A project's ``[security]`` for a stop-hook gate: the configuration is the supervisor's,
+    above the stop-hook, and loads only when a claim's gate runs."""
+    from forgeflare.supervisor import box_settings
+
+    return box_settings(project, env)
+
+
 def _say(error: ForgeflareError) -> None:
     """One ``forgeflare: error:`` line per problem (a fleet file may have several)."""
     from forgeflare._termtext import for_terminal  # a path or record text may carry escapes
@@ -78,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args == ["stop-hook"]:
         from forgeflare.stophook._entry import run_stop_hook_process
 
-        sys.exit(run_stop_hook_process())
+        sys.exit(run_stop_hook_process(_gate_box_settings))
     if argv is None and args:  # the process's own command line: a test calling main() is not
         from forgeflare._keychannel import hide_secrets
 
@@ -180,5 +191,5 @@ def stop_hook_main(argv: Sequence[str] | None = None) -> None:
     if not args:
         from forgeflare.stophook._entry import run_stop_hook_process
 
-        sys.exit(run_stop_hook_process())
+        sys.exit(run_stop_hook_process(_gate_box_settings))
     main(["stop-hook", *args])

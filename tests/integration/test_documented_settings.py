@@ -506,7 +506,7 @@ def test_max_requests_per_hour_waits_and_never_finishes(
 
 def test_security_readable_reaches_the_gates_box(tmp_path: Path) -> None:
     """``[security] readable`` is what the gate's box shows read-only in the hidden home."""
-    from forgeflare._gaterun import box_settings
+    from forgeflare.supervisor import box_settings
 
     project = Project(tmp_path)
     project.write(".fresher/config.toml", '[security]\nreadable = ["~/.m2/settings.xml"]\n')

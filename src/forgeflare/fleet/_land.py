@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Literal, TypeGuard, get_args
 
 from forgeflare._gaterun import run_project_gate_blocking
-from forgeflare.supervisor import GitResult, run_git
+from forgeflare.supervisor import GitResult, box_settings, run_git
 
 __all__ = [
     "LandOutcome",
@@ -130,6 +130,7 @@ def _prepare(landing: Landing) -> LandResult:
         done = run_project_gate_blocking(
             gate,
             project=worktree,
+            settings=box_settings(worktree, os.environ),
             env=os.environ,
             timeout=landing.gate_timeout,
             marker=landing.marker,  # a resumed fleet finds (and ends) the gate a dead one left

@@ -52,6 +52,22 @@ def _warn(line: str) -> None:
     typer.echo(for_terminal(line), err=True)
 
 
+def _watch(directory: Path, run: str | None, *, interval: float, wait: str) -> None:
+    """``watch``: the run ``--run`` names, else the one a starting loop opens, else the newest."""
+    from forgeflare.report._collect import find_run
+    from forgeflare.report._watch import announced_run, watch
+    from forgeflare.supervisor import parse_duration
+
+    try:
+        seconds = parse_duration(wait)
+    except ValueError as exc:
+        raise ConfigError(f"watch --wait {wait!r}: {exc}") from None
+    run_dir = None
+    if run is None:
+        run_dir = announced_run(directory, os.environ, wait=seconds, poll=interval, say=_warn)
+    watch(run_dir or find_run(directory, run, os.environ, warn=_warn), interval=interval)
+
+
 def register(app: typer.Typer) -> None:
     """Add ``runs``, ``report`` and ``watch``."""
 
@@ -68,19 +84,7 @@ def register(app: typer.Typer) -> None:
             help="With no loop running: how long to wait for one to start (0: at once).",
         ),
     ) -> None:
-        from forgeflare.report._collect import find_run
-        from forgeflare.report._watch import announced_run, watch
-        from forgeflare.supervisor import parse_duration
-
-        directory = project_dir(project, old_dir, "watch")
-        try:
-            seconds = parse_duration(wait)
-        except ValueError as exc:
-            raise ConfigError(f"watch --wait {wait!r}: {exc}") from None
-        run_dir = None
-        if run is None:
-            run_dir = announced_run(directory, os.environ, wait=seconds, poll=interval, say=_warn)
-        watch(run_dir or find_run(directory, run, os.environ, warn=_warn), interval=interval)
+        _watch(project_dir(project, old_dir, "watch"), run, interval=interval, wait=wait)
 
     @app.command("runs", help=_RUNS_HELP)
     def runs_cmd(

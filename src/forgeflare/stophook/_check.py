@@ -20,8 +20,15 @@ from forgeflare.stophook._claims import REVIEWS_RELPATH, ReviewNote, gate_refuse
 from forgeflare.stophook._machine import Frame, Refusal
 
 if TYPE_CHECKING:  # the package loads this module on every Stop; its tools load on a claim
+    from collections.abc import Callable
+
     from forgeflare._evidence import GateRun
+    from forgeflare._gaterun import BoxSettings
     from forgeflare.trust import TrustItem
+
+    SettingsFor = Callable[[Path, Mapping[str, str]], BoxSettings]
+    """A project's ``[security]`` settings for its gate: the stop-hook's caller reads them
+    (the configuration lives above the stop-hook), and only when a claim has a gate."""
 
 __all__ = [
     "GATE_TIMEOUT_S",
@@ -90,13 +97,21 @@ def gate_untrusted(gate: str, project: Path, environ: Mapping[str, str]) -> str:
     return ""
 
 
-def run_gate(gate: str, project: Path, environ: Mapping[str, str]) -> GateRun:
+def run_gate(
+    gate: str, project: Path, environ: Mapping[str, str], settings: BoxSettings | None = None
+) -> GateRun:
     """Run ``gate`` with bash in ``project`` through the one gate runner: in the sandbox
-    (unless the project's ``[security] sandbox`` is ``"off"``), without the hook's secrets,
-    bounded, nothing of it left behind."""
-    from forgeflare._gaterun import run_project_gate_blocking
+    (unless ``settings``, the project's ``[security]``, turn it off; ``None``: the defaults,
+    the box on), without the hook's secrets, bounded, nothing of it left behind."""
+    from forgeflare._gaterun import BoxSettings, run_project_gate_blocking
 
-    return run_project_gate_blocking(gate, project=project, env=environ, timeout=GATE_TIMEOUT_S)
+    return run_project_gate_blocking(
+        gate,
+        project=project,
+        settings=settings or BoxSettings(),
+        env=environ,
+        timeout=GATE_TIMEOUT_S,
+    )
 
 
 def _git(project: Path, *args: str) -> tuple[int, str]:
@@ -201,9 +216,11 @@ def check_claim(
     final_text: str,
     project: Path,
     environ: Mapping[str, str],
+    settings_for: SettingsFor | None = None,
 ) -> Checked:
     """The evidence for the claim in ``final_text`` under ``frame`` (the ``depth``-th frame of
-    run ``run_id``): its gate, then (the gate passed, or there is none) its reviewer."""
+    run ``run_id``): its gate (in the box ``settings_for`` reads, ``None``: the defaults),
+    then (the gate passed, or there is none) its reviewer."""
     gate: GateRun | None = None
     if frame.gate:
         untrusted = gate_untrusted(frame.gate, project, environ)
@@ -212,7 +229,8 @@ def check_claim(
 
             gate = GateRun(frame.gate, None, untrusted)
         else:
-            gate = run_gate(frame.gate, project, environ)
+            settings = settings_for(project, environ) if settings_for else None
+            gate = run_gate(frame.gate, project, environ, settings)
         if not gate.passed:
             text, signature, note = gate_refused(gate, frame.iter)
             return Checked(Refusal(text, signature, note))

@@ -17,13 +17,21 @@ import sys
 
 from forgeflare.stophook._quick import quick_stop
 
+# Annotations only, and without importing typing (as forgeflare.cli does): mypy treats any
+# name TYPE_CHECKING as true; at run time it is False.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from forgeflare.stophook._check import SettingsFor
+
 __all__ = ["run_stop_hook_process"]
 
 
-def run_stop_hook_process() -> int:
+def run_stop_hook_process(settings_for: SettingsFor | None = None) -> int:
     """Run the hook on this process's stdin/environment, print its output, return its status.
 
-    Whatever goes wrong (even an unexpected bug) ends in exit 0: the hook fails open.
+    ``settings_for`` reads a project's ``[security]`` for a claim's gate (the caller knows
+    the configuration; the hook stays below it). Whatever goes wrong (even an unexpected
+    bug) ends in exit 0: the hook fails open.
     """
     try:
         # Bytes decoded as UTF-8 whatever the locale: Claude Code always sends UTF-8 JSON.
@@ -35,7 +43,7 @@ def run_stop_hook_process() -> int:
         except Exception:  # the full hook decides again, and says what went wrong
             outcome = None
         if outcome is None:
-            outcome = _full_hook(stdin_text, cwd)
+            outcome = _full_hook(stdin_text, cwd, settings_for)
     except Exception as exc:
         note = f"forgeflare stop-hook: internal error ({exc!r}); stop allowed\n"
         outcome = (0, "", note)
@@ -50,11 +58,13 @@ def run_stop_hook_process() -> int:
     return code
 
 
-def _full_hook(stdin_text: str, cwd: str) -> tuple[int, str, str]:
+def _full_hook(stdin_text: str, cwd: str, settings_for: SettingsFor | None) -> tuple[int, str, str]:
     from datetime import UTC, datetime
     from pathlib import Path
 
     from forgeflare.stophook._hook import run_stop_hook
 
     now = datetime.now(UTC)
-    return run_stop_hook(stdin_text, environ=os.environ, cwd=Path(cwd), now=now)
+    return run_stop_hook(
+        stdin_text, environ=os.environ, cwd=Path(cwd), now=now, settings_for=settings_for
+    )

@@ -44,6 +44,8 @@ if TYPE_CHECKING:  # annotations only: the hook's process loads as little as it 
     from collections.abc import Callable, Mapping
     from datetime import datetime
 
+    from forgeflare.stophook._check import SettingsFor
+
 __all__ = ["DISABLE_ENV", "DISABLE_FILE", "StopHookOutcome", "run_stop_hook"]
 
 
@@ -127,7 +129,12 @@ def _runs_here(state: StoredState, session_id: str | None) -> bool:
 
 
 def _check(
-    state: StoredState, claim: Frame, text: str, project: Path, environ: Mapping[str, str]
+    state: StoredState,
+    claim: Frame,
+    text: str,
+    project: Path,
+    environ: Mapping[str, str],
+    settings_for: SettingsFor | None,
 ) -> tuple[Refusal | None, str]:
     """The evidence for a claim under a frame with a gate or a reviewer (only then: the
     no-claim path never gets here, nor loads ``_check``): why it is refused (``None``: it
@@ -142,6 +149,7 @@ def _check(
         final_text=text,
         project=project,
         environ=environ,
+        settings_for=settings_for,
     )
     review = checked.review
     if checked.refused is None and review is not None:
@@ -158,11 +166,14 @@ def run_stop_hook(
     now: datetime,
     lock_timeout: float = LOCK_TIMEOUT_S,
     sleep: Callable[[float], None] = time.sleep,
+    settings_for: SettingsFor | None = None,
 ) -> StopHookOutcome:
     """Handle one Stop event. Never raises for bad input or state: it fails open.
 
     ``cwd`` is the project when the Stop input names no existing ``cwd``; ``now`` must be
-    timezone-aware; ``sleep`` waits between reads of a lagging transcript.
+    timezone-aware; ``sleep`` waits between reads of a lagging transcript; ``settings_for``
+    reads the project's ``[security]`` when a claim's gate runs (``None``: the box's
+    defaults).
     """
     if environ.get(DISABLE_ENV) == "1":
         return StopHookOutcome()
@@ -194,7 +205,9 @@ def run_stop_hook(
             claim = claimed(session.state, text) if mine else None
             refused, accepted = None, ""
             if claim is not None and (claim.gate or claim.reviewer):
-                refused, accepted = _check(session.state, claim, text or "", project, environ)
+                refused, accepted = _check(
+                    session.state, claim, text or "", project, environ, settings_for
+                )
             new_state, decision = transition(
                 session.state,
                 text,

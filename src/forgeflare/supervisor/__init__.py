@@ -36,6 +36,7 @@ from forgeflare.supervisor._config import LoopConfig
 from forgeflare.supervisor._config import NotifySection
 from forgeflare.supervisor._config import PathsSection
 from forgeflare.supervisor._config import SecuritySection
+from forgeflare.supervisor._config import box_settings
 from forgeflare.supervisor._config import default_config_toml
 from forgeflare.supervisor._config import default_prompt
 from forgeflare.supervisor._config import format_duration
@@ -276,6 +277,7 @@ __all__ = [
     "agent_time",
     "answer_preamble",
     "before_iteration",
+    "box_settings",
     "budget_exhausted",
     "check_limits",
     "choose_agent",

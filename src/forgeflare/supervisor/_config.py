@@ -32,6 +32,7 @@ from pydantic import (
 )
 
 from forgeflare._errors import ConfigError
+from forgeflare._gaterun import BoxSettings
 from forgeflare._readfile import CONFIG_LIMIT, read_limited_text
 from forgeflare._validation import validation_message
 from forgeflare._words import FALSE_WORDS, TRUE_WORDS
@@ -53,6 +54,7 @@ __all__ = [
     "NotifySection",
     "PathsSection",
     "SecuritySection",
+    "box_settings",
     "default_config_toml",
     "default_prompt",
     "format_duration",
@@ -356,6 +358,16 @@ class SecuritySection(_Section):
     sockets: Names = Field(default_factory=list)
     """Host unix sockets the sandbox lets in (e.g. /run/docker.sock); ~ expanded."""
 
+    def box(self) -> BoxSettings:
+        """The keys a gate's box reads."""
+        return BoxSettings(
+            sandbox=self.sandbox,
+            network=self.sandbox_network,
+            writable=tuple(self.writable),
+            sockets=tuple(self.sockets),
+            readable=tuple(self.readable),
+        )
+
 
 class NotifySection(_Section):
     """``[notify]``: a message when the loop ends (URLs live in your config directory)."""
@@ -542,6 +554,16 @@ def load_config(
     config = LoopConfig.model_validate({k: v.model_dump() for k, v in sections.items()})
     _check_profiles(config, rel)
     return LoadedConfig(config=config, sources=sources, warnings=warnings)
+
+
+def box_settings(project: Path, env: Mapping[str, str]) -> BoxSettings:
+    """``project``'s ``[security]`` settings for a gate run outside a loop (the stop-hook, a
+    fleet's landing); the defaults where the config cannot be read: the box is on by
+    default, so a broken file never turns it off."""
+    try:
+        return load_config(project, env=env).config.security.box()
+    except ConfigError:
+        return BoxSettings()
 
 
 def _check_profiles(config: LoopConfig, rel: str) -> None:

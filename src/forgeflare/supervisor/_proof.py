@@ -21,7 +21,7 @@ from forgeflare._evidence import (
     stall_streak,
 )
 from forgeflare._fsutil import atomic_write_text
-from forgeflare._gaterun import BoxSettings, gate_box
+from forgeflare._gaterun import gate_box
 from forgeflare._gaterun import run_gate as run_boxed_gate
 from forgeflare._readfile import read_limited_text
 from forgeflare.supervisor._finish import IterationOutcome
@@ -234,14 +234,7 @@ class LoopProof(LoopState):
         if untrusted is not None:
             return GateRun(gate, None, f"not run: {untrusted}")
         if self.gate_box is None:
-            security = self.cfg.security
-            settings = BoxSettings(
-                sandbox=security.sandbox,
-                network=security.sandbox_network,
-                writable=tuple(security.writable),
-                sockets=tuple(security.sockets),
-                readable=tuple(security.readable),
-            )
+            settings = self.cfg.security.box()
             self.gate_box = await gate_box(self.project, settings, self.opts.env)
             self.display.info(self.gate_box.line)
         self.display.info(f"gate: {gate}")
