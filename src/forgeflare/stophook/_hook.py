@@ -29,7 +29,6 @@ from forgeflare.stophook._machine import (
     claimed,
     transition,
 )
-from forgeflare.stophook._quick import DISABLE_ENV, allow_line, session_of
 from forgeflare.stophook._statefile import (
     LOCK_TIMEOUT_S,
     any_state,
@@ -37,6 +36,7 @@ from forgeflare.stophook._statefile import (
     legacy_states,
     open_state,
 )
+from forgeflare.stophook._stopio import DISABLE_ENV, allow_line, session_of
 from forgeflare.stophook._transcript import final_message, final_message_if_written
 from forgeflare.stophook._where import DISABLE_FILE, project_of
 

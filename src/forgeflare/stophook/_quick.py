@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 
+from forgeflare.stophook._stopio import DISABLE_ENV, Quick, allow_line
 from forgeflare.stophook._where import (
     DISABLE_FILE,
     legacy_files,
@@ -34,19 +35,7 @@ if TYPE_CHECKING:  # annotations only (mypy treats any TYPE_CHECKING as true)
     from collections.abc import Mapping
     from datetime import datetime
 
-__all__ = ["DISABLE_ENV", "PREFIX", "allow_line", "quick_stop", "session_of"]
-
-DISABLE_ENV = "IDLE_LOOP_DISABLE"
-PREFIX = "forgeflare stop-hook: "
-Quick = tuple[int, str, str]
-"""``(exit status, stdout, stderr)`` of the hook process."""
-
-
-def allow_line(note: str) -> str:
-    """The hook's one stderr line for an allowed stop (``""`` without a note), kept to one
-    line whatever the note quotes (a transcript path may hold a newline)."""
-    note = note.replace("\r", "\\r").replace("\n", "\\n")
-    return f"{PREFIX}{note}\n" if note else ""
+__all__ = ["quick_stop"]
 
 
 def quick_stop(
@@ -78,9 +67,3 @@ def quick_stop(
     from forgeflare.stophook._quickloop import next_iteration
 
     return next_iteration(state, payload, now)
-
-
-def session_of(payload: Mapping[str, object]) -> str | None:
-    """The Stop's Claude Code session (``None``: an older client, a test)."""
-    session_id = payload.get("session_id")
-    return session_id if isinstance(session_id, str) and session_id else None

@@ -12,8 +12,8 @@ from forgeflare._clock import utc_timestamp
 from forgeflare._completion import BLOCKED_TAG, SIGNALS
 from forgeflare.stophook._continuation import continuation
 from forgeflare.stophook._errors import StateLockTimeout
-from forgeflare.stophook._quick import Quick, allow_line, session_of
 from forgeflare.stophook._rawstate import STALE_AFTER, StateLock, read_record, write_state_text
+from forgeflare.stophook._stopio import Quick, allow_line, session_of
 from forgeflare.stophook._tail import final_fields, settled
 from forgeflare.stophook._where import lock_file
 
