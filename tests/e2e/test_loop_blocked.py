@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 import pytest
 
 from agent_support import text_response
+from chromium_support import CHROMIUM, NO_CHROMIUM, dom_of
 from forgeflare._completion import BLOCKED_TAG
 from mockapi_support import MockServer
 from supervisor_agents.project import Project, base_env, forgeflare, wait_for
@@ -136,34 +136,7 @@ def test_a_bad_on_blocked_is_one_line_before_anything_starts(tmp_path: Path) -> 
     assert not project.run_dirs()
 
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-def dom_of(page: Path, profile: Path) -> str:
-    assert CHROMIUM is not None
-    flags = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={profile}",
-        "--virtual-time-budget=3000",
-    ]
-    done = subprocess.run(
-        [CHROMIUM, *flags, "--dump-dom", page.as_uri()],
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout
-
-
-@pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (installed by .ci/run)")
+@pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 def test_the_report_opens_with_what_needs_you(tmp_path: Path, mock_api: MockAPI) -> None:
     (tmp_path / "asked").mkdir()
     project = Project(tmp_path / "asked")

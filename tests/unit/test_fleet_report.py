@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from forgeflare.fleet._report import fleet_report_html, fleet_report_text
+from forgeflare.fleet._report import fleet_report_html, fleet_report_text, landing_html
 from forgeflare.fleet._run import fleet_spent
 from forgeflare.fleet._state import FleetRecord, LoopRecord
 
@@ -84,3 +84,19 @@ def test_a_fleet_without_prices_says_cost_unknown_not_zero() -> None:
     text = fleet_report_text(record)
     head = text[text.index("\nfleet night") :].splitlines()[2]
     assert head == "cost unknown"
+
+
+def test_the_landing_section_splits_landed_from_not_landed() -> None:
+    running = LoopRecord(name="late", status="running", branch="forgeflare/night/late")
+    record = RECORD.model_copy(update={"loops": [*RECORD.loops, running]})
+    section = landing_html(record)
+    landed, rest = section.split("<h2 class='not-landed'>")
+    assert "Landed: 1 of 4 loop(s)" in landed
+    assert "<b>parser</b>" in landed
+    assert "<b>lexer</b>" not in landed
+    assert rest.startswith("Not landed: 3</h2>")
+    assert "to land: <code>forgeflare fleet land /x/fleet.toml lexer</code>" in rest
+    assert "to land: <code>forgeflare fleet run /x/fleet.toml</code>" in rest  # never started
+    assert "<b>late</b> <code>forgeflare/night/late</code>: running<br>under way" in rest
+    nothing = RECORD.model_copy(update={"loops": [RECORD.loops[0]]})
+    assert "Not landed: 0</h2><p class='muted'>none</p>" in landing_html(nothing)

@@ -14,12 +14,24 @@ from pathlib import Path
 from forgeflare._errors import ConfigError
 from forgeflare._units import format_cost
 from forgeflare.fleet._state import FleetRecord, LoopRecord
-from forgeflare.report import Todo, fleet_needs_you, todo_html, todo_section
+from forgeflare.report import Todo, fleet_needs_you, land_command, todo_html, todo_section
 from forgeflare.supervisor import RunRecord
 
-__all__ = ["fleet_report_html", "fleet_report_text", "fleet_todo", "loop_report_text"]
+__all__ = [
+    "fleet_report_html",
+    "fleet_report_text",
+    "fleet_todo",
+    "landing_html",
+    "loop_report_text",
+]
 
 _LANDED = ("landed", "pr_opened")
+_UNDER_WAY = ("pending", "running", "landing")
+"""Loops not landed yet that need nothing from you: the fleet lands them when they complete."""
+_LANDING_STYLE = (
+    ".landed{color:#1a7f37}.not-landed{color:#b42318}"
+    ".badge{font-size:60%;border:1px solid;border-radius:4px;padding:0 4px;margin-left:6px}"
+)
 
 
 def _newest_run(loop: LoopRecord) -> Path | None:
@@ -75,8 +87,7 @@ def _head(record: FleetRecord, budget: float | None) -> list[str]:
         + (" · the budget was spent: the remaining loops stopped" if record.budget_hit else "")
         + (f" · usage window until {record.window_until}" if record.window_until else ""),
     ]
-    landed = [loop for loop in record.loops if loop.status in _LANDED]
-    left = [loop for loop in record.loops if loop.status not in _LANDED]
+    landed, left = _split(record)
     lines.append(f"landed: {len(landed)} of {len(record.loops)} loop(s)")
     lines += [f"  {loop.name} ({loop.branch}): {loop.reason}" for loop in landed]
     if left:
@@ -87,6 +98,49 @@ def _head(record: FleetRecord, budget: float | None) -> list[str]:
             for loop in left
         ]
     return lines
+
+
+def _split(record: FleetRecord) -> tuple[list[LoopRecord], list[LoopRecord]]:
+    """The loops that landed (or opened a pull request) and those that did not."""
+    landed = [loop for loop in record.loops if loop.status in _LANDED]
+    return landed, [loop for loop in record.loops if loop.status not in _LANDED]
+
+
+def landing_html(record: FleetRecord) -> str:
+    """The page's landing section: the loops that landed, then those that did not, each with
+    why and what to run to land it."""
+    e = html.escape
+    landed, left = _split(record)
+
+    def item(loop: LoopRecord, what: str) -> str:
+        branch = f" <code>{e(loop.branch)}</code>" if loop.branch else ""
+        return f"<li><b>{e(loop.name)}</b>{branch}: {what}</li>"
+
+    done = "".join(item(loop, e(loop.reason or loop.status)) for loop in landed)
+    rest = []
+    for loop in left:
+        why = e(loop.status + (f" · {loop.reason}" if loop.reason else ""))
+        if loop.status in _UNDER_WAY:
+            then = "under way: the fleet lands it when it completes"
+        else:
+            then = f"to land: <code>{e(land_command(loop, record.fleet_file))}</code>"
+        rest.append(item(loop, f"{why}<br>{then}"))
+    return "".join(
+        [
+            "<section id='landing'>",
+            f"<h2 class='landed'>Landed: {len(landed)} of {len(record.loops)} loop(s)</h2>",
+            f"<ul id='landed'>{done}</ul>" if landed else "<p class='muted'>none</p>",
+            f"<h2 class='not-landed'>Not landed: {len(left)}</h2>",
+            f"<ul id='not-landed'>{''.join(rest)}</ul>" if left else "<p class='muted'>none</p>",
+            "</section>",
+        ]
+    )
+
+
+def _badge(loop: LoopRecord) -> str:
+    if loop.status in _LANDED:
+        return "<span class='badge landed'>landed</span>"
+    return "<span class='badge not-landed'>not landed</span>"
 
 
 def _loop_line(loop: LoopRecord) -> str:
@@ -124,7 +178,7 @@ def fleet_report_html(record: FleetRecord, out: Path, budget: float | None = Non
         e = html.escape
         sections.append(
             f"<section><h1 id='loop-{e(loop.name)}'>{e(loop.name)} "
-            f"<small>{e(loop.branch)}</small></h1><p>{e(_loop_line(loop))}</p>"
+            f"<small>{e(loop.branch)}</small>{_badge(loop)}</h1><p>{e(_loop_line(loop))}</p>"
             + (f"<p class='reason'>{e(loop.reason)}</p>" if loop.reason else "")
         )
         run_dir = _newest_run(loop)
@@ -143,17 +197,16 @@ def fleet_report_html(record: FleetRecord, out: Path, budget: float | None = Non
             style = m.group(1)
         body = _BODY.search(page)
         sections.append((body.group(1) if body else "") + "</section>")
-    head = "".join(f"<li>{html.escape(line.strip())}</li>" for line in _head(record, budget)[2:])
     top = _head(record, budget)[:2]
     return "\n".join(
         [
             "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
             f"<title>forgeflare fleet {html.escape(record.name)}</title>",
-            f"<style>{style}</style></head><body>",
+            f"<style>{style}{_LANDING_STYLE}</style></head><body>",
             f"<h1>forgeflare fleet {html.escape(record.name)}</h1>",
             todo_html(fleet_todo(record)),
             *(f"<p>{html.escape(line)}</p>" for line in top),
-            f"<ul>{head}</ul>",
+            landing_html(record),
             *sections,
             "</body></html>\n",
         ]

@@ -43,6 +43,7 @@ from forgeflare.report._todo import Todo
 from forgeflare.report._todo import RunFacts
 from forgeflare.report._todo import checkpoint_failures
 from forgeflare.report._todo import fleet_needs_you
+from forgeflare.report._todo import land_command
 from forgeflare.report._todo import needs_you
 from forgeflare.report._todo import render_todo_lines
 from forgeflare.report._todo import session_question
@@ -79,6 +80,7 @@ __all__ = [
     "format_cost",
     "format_duration",
     "headline",
+    "land_command",
     "list_runs",
     "load_run",
     "needs_you",

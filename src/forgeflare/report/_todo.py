@@ -20,6 +20,7 @@ __all__ = [
     "Todo",
     "checkpoint_failures",
     "fleet_needs_you",
+    "land_command",
     "needs_you",
     "render_todo_lines",
     "session_question",
@@ -323,18 +324,24 @@ def fleet_needs_you(
             continue
         why = f": {loop.reason}" if loop.reason else ""
         if not loop.branch:  # it never started: run the fleet again
-            what, command = (
-                f"not run ({loop.status}){why}",
-                f"forgeflare fleet run {_q(fleet_file)}",
-            )
+            what = f"not run ({loop.status}){why}"
         else:
             what = f"branch {loop.branch} not landed ({loop.status}){why}"
-            command = f"forgeflare fleet land {_q(fleet_file)} {shlex.quote(loop.name)}"
-            if getattr(loop, "finish_type", "complete") != "complete":
-                # Only a completed loop lands: it runs on in its worktree first.
-                command = f"forgeflare loop --dir {_q(loop.worktree)} && {command}"
-        out.append(Todo("landing", what, command, loop.name))
+        out.append(Todo("landing", what, land_command(loop, fleet_file), loop.name))
     return out
+
+
+def land_command(loop: Any, fleet_file: str) -> str:
+    """What to run to land a fleet's loop that did not land (``name``, ``branch``,
+    ``worktree``, ``finish_type`` of its record): the fleet again when it never started,
+    else ``fleet land``, after the loop runs on in its worktree when it did not complete."""
+    if not loop.branch:
+        return f"forgeflare fleet run {_q(fleet_file)}"
+    command = f"forgeflare fleet land {_q(fleet_file)} {shlex.quote(loop.name)}"
+    if getattr(loop, "finish_type", "complete") != "complete":
+        # Only a completed loop lands: it runs on in its worktree first.
+        command = f"forgeflare loop --dir {_q(loop.worktree)} && {command}"
+    return command
 
 
 def _has_question(found: tuple[RunRecord, str] | None) -> bool:

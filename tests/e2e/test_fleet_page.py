@@ -1,0 +1,73 @@
+"""The fleet's HTML page, as Chromium builds it, after a real fleet: what landed, what did not,
+and for each loop not landed what to run to land it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_fleet import commits, completes_with, conv, fleet, fleet_file, loop, make_repo, state
+
+from agent_support import text_response
+from chromium_support import CHROMIUM, NO_CHROMIUM, dom_of
+from mockapi_support import MockServer
+from supervisor_agents.project import env_for
+
+MockAPI = Callable[[dict[str, Any]], MockServer]
+
+
+def _items(dom: str, list_id: str) -> list[str]:
+    """The text of each item of the list ``list_id`` (tags dropped, spaces kept)."""
+    found = re.search(rf'<ul id="{list_id}">(.*?)</ul>', dom, re.S)
+    assert found is not None, f"no list {list_id!r}"
+    items = re.findall(r"<li>(.*?)</li>", found.group(1), re.S)
+    return [re.sub(r"<[^>]+>", " ", item).replace("&amp;", "&") for item in items]
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
+def test_the_fleet_page_says_landed_and_not_landed(tmp_path: Path, mock_api: MockAPI) -> None:
+    make_repo(tmp_path, "lands", "gated", "unfinished")
+    server = mock_api(
+        {
+            "conversations": [
+                conv("lands", completes_with("lands", "lands.txt", "ok")),
+                conv("gated", completes_with("gated", "gated.txt", "ok")),
+                conv("unfinished", [commits("unfinished"), text_response("More to do.")]),
+            ]
+        }
+    )
+    path = fleet_file(
+        tmp_path,
+        "night",
+        [loop("lands"), loop("gated"), loop("unfinished", max_iterations=1)],
+        gate="test ! -e gated.txt",  # the landing gate refuses only the loop "gated"
+    )
+    done = fleet("run", str(path), env=env_for(server), timeout=300)
+    assert done.returncode == 1, done.stderr
+    rec = state(path, "night")
+    assert (rec["lands"]["status"], rec["gated"]["status"]) == ("landed", "gate_failed")
+    assert rec["unfinished"]["finish_type"] == "max_iterations"
+    page = tmp_path / "fleet.html"
+    written = fleet("report", str(path), "--html", str(page), env=env_for(server))
+    assert written.returncode == 0, written.stderr
+    dom = dom_of(page, tmp_path / "profile")
+    headings = re.findall(r"<h2[^>]*>(.*?)</h2>", dom)
+    assert "Landed: 1 of 3 loop(s)" in headings
+    assert "Not landed: 2" in headings
+    (landed,) = _items(dom, "landed")
+    assert landed.split()[:2] == ["lands", "forgeflare/night/lands"]
+    gated, unfinished = _items(dom, "not-landed")
+    assert gated.split()[:3] == ["gated", "forgeflare/night/gated", ":"]
+    assert f"to land: forgeflare fleet land {path} gated" in " ".join(gated.split())
+    worktree = rec["unfinished"]["worktree"]
+    assert unfinished.split()[0] == "unfinished"
+    assert (
+        f"to land: forgeflare loop --dir {worktree} && forgeflare fleet land {path} unfinished"
+        in " ".join(unfinished.split())
+    )
+    # each loop's own section says it too
+    badges = re.findall(r'<h1 id="loop-([a-z]+)">.*?<span class="badge ([a-z-]+)">', dom, re.S)
+    assert badges == [("lands", "landed"), ("gated", "not-landed"), ("unfinished", "not-landed")]
