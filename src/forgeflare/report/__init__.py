@@ -50,6 +50,7 @@ from forgeflare.report._todo import session_question
 from forgeflare.report._todo import todo_section
 from forgeflare.report._taskcost import TaskCost
 from forgeflare.report._taskcost import TaskCosts
+from forgeflare.report._taskcost import checked_between
 from forgeflare.report._taskcost import task_costs
 from forgeflare.report._text import task_cost_lines
 
@@ -70,6 +71,7 @@ __all__ = [
     "Wait",
     "WatchState",
     "build_digest",
+    "checked_between",
     "checkpoint_failures",
     "collect_digest",
     "cumulative_series",

@@ -12,6 +12,7 @@ from forgeflare._errors import ConfigError
 from forgeflare._readfile import read_limited_text
 from forgeflare._runtime_files import RUNTIME_PATTERNS
 from forgeflare.report._digest import Commit, Digest, build_digest
+from forgeflare.report._taskcost import checked_between, task_costs
 from forgeflare.report._todo import RunFacts, Todo, session_question
 from forgeflare.supervisor import RecordError, RunRecord, list_runs, read_run, run_git, runs_root
 
@@ -125,8 +126,32 @@ def _commits(project: Path, run: RunRecord) -> list[Commit]:
     return commits
 
 
+def _plan_rel(run: RunRecord) -> str:
+    return run.plan_file or "IMPLEMENTATION_PLAN.md"
+
+
+def _task_names(project: Path, run: RunRecord) -> dict[int, list[str]]:
+    """The boxes each iteration that checked some checked, by its number: the plan at the
+    iteration's start and end commits (after its checkpoint); none where git cannot say."""
+    costs = task_costs(run)
+    rows = {row.number: row for row in run.iterations}
+    names: dict[int, list[str]] = {}
+    for cost in costs.finished if costs else ():
+        row = rows[cost.iteration]
+        before, after = _sha(row.head_before), _sha(row.head_after)
+        if not before or not after or before == after:
+            continue  # no commit holds the change: the count alone is said
+        plans = [
+            _git(project, "show", "--no-textconv", f"{sha}:{_plan_rel(run)}")
+            for sha in (before, after)
+        ]
+        if plans[0] is not None and plans[1] is not None:
+            names[cost.iteration] = checked_between(plans[0], plans[1])
+    return names
+
+
 def _plan(project: Path, run: RunRecord) -> tuple[list[str], list[str]]:
-    plan_rel = run.plan_file or "IMPLEMENTATION_PLAN.md"
+    plan_rel = _plan_rel(run)
     try:
         now = plan_tasks(read_limited_text(project / plan_rel, folder=project))
     except (OSError, ValueError):  # ValueError: not UTF-8, or a NUL in a damaged record's path
@@ -211,6 +236,7 @@ def collect_digest(project: Path, run_dir: Path) -> Digest:
         tasks_open=still_open,
         run_dir=str(run_dir),
         facts=run_facts(project, run_dir, run),
+        task_names=_task_names(project, run),
     )
     digest.todo[:0] = session_todo(project)
     return digest

@@ -7,7 +7,7 @@ view of ``forgeflare runs``; :func:`build_digest` the whole night for ``forgefla
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -233,9 +233,11 @@ def build_digest(
     now: datetime | None = None,
     run_dir: str = "",
     facts: RunFacts | None = None,
+    task_names: Mapping[int, Sequence[str]] | None = None,
 ) -> Digest:
-    """The digest of one run, given what git and the plan say about it, and ``facts``: what
-    the machine says now (a dead supervisor, a dirty tree)."""
+    """The digest of one run, given what git and the plan say about it (``task_names``: the
+    boxes each iteration checked, by its number), and ``facts``: what the machine says now
+    (a dead supervisor, a dirty tree)."""
     facts = facts or RunFacts()
     rows = iteration_rows(run)
     summary = summarize(run, now, alive=facts.alive)
@@ -257,7 +259,7 @@ def build_digest(
             "by_agent": spend_by_agent(run),
         },
         todo=needs_you(run, run_dir=run_dir, alive=facts.alive, dirty=facts.dirty),
-        task_costs=task_costs(run),
+        task_costs=task_costs(run, task_names),
         evidence=evidence,
         progress=progress,
     )

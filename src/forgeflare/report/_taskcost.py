@@ -8,11 +8,13 @@ nothing (yet).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from forgeflare._completion import plan_tasks
 from forgeflare.supervisor import RunRecord
 
-__all__ = ["TaskCost", "TaskCosts", "task_costs"]
+__all__ = ["TaskCost", "TaskCosts", "checked_between", "task_costs"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +28,8 @@ class TaskCost:
     """Iterations whose spend they carry (this one and those since the last checked box)."""
     cost_usd: float | None
     """Per task; ``None`` when a part of the spend has no known price."""
+    names: tuple[str, ...] = ()
+    """The boxes' texts, when the plan before and after the iteration is known (git)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,8 +41,17 @@ class TaskCosts:
     idle_iterations: int
 
 
-def task_costs(run: RunRecord) -> TaskCosts | None:
-    """``None`` when the run has no plan to count (no open-box counts in its rows)."""
+def checked_between(before: str, after: str) -> list[str]:
+    """The boxes of plan text ``after`` that are checked there and were open in ``before``."""
+    was_open = {text for done, text in plan_tasks(before) if not done}
+    return [text for done, text in plan_tasks(after) if done and text in was_open]
+
+
+def task_costs(
+    run: RunRecord, names: Mapping[int, Sequence[str]] | None = None
+) -> TaskCosts | None:
+    """``None`` when the run has no plan to count (no open-box counts in its rows).
+    ``names`` gives, by iteration number, the boxes that iteration checked, where known."""
     before = run.plan_unchecked_at_start
     if before is None and all(row.plan_unchecked is None for row in run.iterations):
         return None
@@ -59,7 +72,8 @@ def task_costs(run: RunRecord) -> TaskCosts | None:
         if before is not None and after < before:
             checked = before - after
             each = None if spent is None else round(spent / checked, 6)
-            finished.append(TaskCost(row.number, checked, count, each))
+            named = tuple((names or {}).get(row.number, ()))
+            finished.append(TaskCost(row.number, checked, count, each, named))
             spent, count = 0.0, 0
         before = after
     return TaskCosts(

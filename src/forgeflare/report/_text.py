@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from forgeflare._units import format_cost, format_duration, format_tokens
 from forgeflare._words import plural
 from forgeflare.report._digest import Digest, RunSummary
+from forgeflare.report._taskcost import TaskCost
 from forgeflare.report._todo import todo_section
 
 __all__ = [
@@ -55,17 +56,35 @@ def task_cost_lines(d: Digest) -> list[str]:
     costs = d.task_costs
     if costs is None:
         return []
-    lines = [
-        f"iteration {c.iteration}: {plural(c.tasks, 'task')} checked, "
-        f"{format_cost(c.cost_usd)} each ({plural(c.iterations, 'iteration')})"
-        for c in costs.finished
-    ] or ["no task finished"]
+    lines = [_task_cost_line(c) for c in costs.finished] or ["no task finished"]
     if costs.idle_iterations:
         lines.append(
             f"spent on iterations that finished nothing: {format_cost(costs.idle_cost_usd)} "
             f"({plural(costs.idle_iterations, 'iteration')})"
         )
     return lines
+
+
+_TASK_NAME_MAX = 60
+"""Characters of a plan box's text a cost line shows (the rest is in the plan)."""
+
+
+def _task_cost_line(c: TaskCost) -> str:
+    """``iteration 2: "add the parser", $3.00 (2 iterations)``; the count when the boxes'
+    texts are not known (no git, or the plan was never committed)."""
+    spent = f"({plural(c.iterations, 'iteration')})"
+    if not c.names:
+        return (
+            f"iteration {c.iteration}: {plural(c.tasks, 'task')} checked, "
+            f"{format_cost(c.cost_usd)} each {spent}"
+        )
+    shown = ", ".join(f'"{_short(name)}"' for name in c.names)
+    each = " each" if c.tasks > 1 else ""
+    return f"iteration {c.iteration}: {shown}, {format_cost(c.cost_usd)}{each} {spent}"
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= _TASK_NAME_MAX else text[: _TASK_NAME_MAX - 1] + "…"
 
 
 @dataclass(frozen=True)
