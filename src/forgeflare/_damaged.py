@@ -34,6 +34,7 @@ __all__ = [
     "loads",
     "read_bytes",
     "read_json",
+    "read_named_text",
     "read_text",
     "read_toml",
     "require_utf8",
@@ -153,6 +154,28 @@ def read_text(
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise error(f"{path}: {decode_problem(exc)}") from exc
+
+
+def read_named_text(
+    path: Path,
+    named: str,
+    *,
+    error: type[Exception] = DamagedFileError,
+    limit: int = FILE_LIMIT,
+    folder: Path | None = None,
+) -> str:
+    """The UTF-8 text of a file a person named (``--file F``, a fleet file, a prompt), bounded
+    as :func:`~forgeflare._readfile.read_limited` reads (``folder``: where its links may lead).
+
+    Raises ``error("<named>: cannot read: <why>")`` (a missing file too) or
+    ``error("<named>: not UTF-8 text (byte N)")``: one line, whatever went wrong.
+    """
+    try:
+        return read_limited(path, limit=limit, folder=folder).decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise error(f"{named}: {decode_problem(exc)}") from exc
+    except ValueError as exc:  # a NUL byte in the path
+        raise error(f"{named}: cannot read: {exc}") from exc
 
 
 def read_json(

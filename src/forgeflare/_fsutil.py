@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from forgeflare._errors import ConfigError
+from forgeflare._readfile import file_kind
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -27,26 +28,11 @@ __all__ = [
     "append_line",
     "atomic_write_text",
     "check_project_folders",
-    "file_kind",
     "open_regular",
     "read_json_model",
 ]
 
 _M = TypeVar("_M", bound="BaseModel")
-
-
-def file_kind(mode: int) -> str:
-    """What a file of ``st_mode`` ``mode`` is, in words (``a FIFO``, ``a directory``...)."""
-    kinds = (
-        (stat.S_ISREG, "a regular file"),
-        (stat.S_ISDIR, "a directory"),
-        (stat.S_ISLNK, "a symbolic link"),
-        (stat.S_ISFIFO, "a FIFO"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISSOCK, "a socket"),
-    )
-    return next((name for test, name in kinds if test(mode)), "a special file")
 
 
 def open_regular(path: Path, flags: int, mode: int = 0o644) -> int:

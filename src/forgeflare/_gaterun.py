@@ -191,26 +191,9 @@ async def run_project_gate(
     return await run_gate(gate, project=project, env=env, box=box, timeout=timeout, **options)
 
 
-def run_project_gate_blocking(
-    gate: str,
-    *,
-    project: Path,
-    settings: BoxSettings,
-    env: Mapping[str, str],
-    timeout: float | None,
-    **options: Any,
-) -> GateRun:
+def run_project_gate_blocking(gate: str, **options: Any) -> GateRun:
     """:func:`run_project_gate` for synchronous code outside trio."""
-    run = functools.partial(
-        run_project_gate,
-        gate,
-        project=project,
-        settings=settings,
-        env=env,
-        timeout=timeout,
-        **options,
-    )
-    return trio.run(run)
+    return trio.run(functools.partial(run_project_gate, gate, **options))
 
 
 def run_gate_blocking(gate: str, **options: Any) -> GateRun:

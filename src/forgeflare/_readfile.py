@@ -22,6 +22,7 @@ __all__ = [
     "FILE_LIMIT",
     "RECORD_LIMIT",
     "FileRefused",
+    "file_kind",
     "not_regular",
     "read_limited",
     "read_limited_text",
@@ -36,11 +37,13 @@ RECORD_LIMIT = 256 << 20
 _CHUNK = 1 << 16
 
 _KINDS = (
+    (stat.S_ISREG, "a regular file"),
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISLNK, "a symbolic link"),
     (stat.S_ISFIFO, "a FIFO"),
     (stat.S_ISCHR, "a character device"),
     (stat.S_ISBLK, "a block device"),
     (stat.S_ISSOCK, "a socket"),
-    (stat.S_ISDIR, "a directory"),
 )
 
 
@@ -52,14 +55,14 @@ class FileRefused(OSError):
         super().__init__(errno.EINVAL, why, str(path))
 
 
+def file_kind(mode: int) -> str:
+    """What a file of ``st_mode`` ``mode`` is, in words (``a FIFO``, ``a directory``...)."""
+    return next((name for test, name in _KINDS if test(mode)), "a special file")
+
+
 def not_regular(mode: int) -> str | None:
     """``None`` for a regular file's ``st_mode``, else what it is (``a FIFO``)."""
-    if stat.S_ISREG(mode):
-        return None
-    for test, name in _KINDS:
-        if test(mode):
-            return name
-    return "not a regular file"
+    return None if stat.S_ISREG(mode) else file_kind(mode)
 
 
 def _megabytes(limit: int) -> str:

@@ -14,10 +14,10 @@ from forgeflare._fsutil import (
     append_line,
     atomic_write_text,
     check_project_folders,
-    file_kind,
     open_regular,
     overwrite_in_place,
 )
+from forgeflare._readfile import file_kind
 
 
 @pytest.mark.parametrize(

@@ -22,8 +22,9 @@ from pydantic import (
     field_validator,
 )
 
+from forgeflare._damaged import read_named_text
 from forgeflare._errors import ConfigError
-from forgeflare._readfile import CONFIG_LIMIT, read_limited_text
+from forgeflare._readfile import CONFIG_LIMIT
 from forgeflare._validation import Loc, error_key, error_problem
 from forgeflare.supervisor import BackendName
 
@@ -217,12 +218,7 @@ def parse_fleet_text(text: str, path: Path) -> FleetFile:
 
 def load_fleet_file(path: Path) -> FleetFile:
     """Read and validate ``path``."""
-    try:
-        text = read_limited_text(path, limit=CONFIG_LIMIT)
-    except FileNotFoundError as exc:
-        raise FleetConfigError(f"{path}: no such fleet file") from exc
-    except OSError as exc:
-        raise FleetConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise FleetConfigError(f"{path}: cannot read: {exc}") from exc
+    if not path.exists() and not path.is_symlink():
+        raise FleetConfigError(f"{path}: no such fleet file")
+    text = read_named_text(path, str(path), error=FleetConfigError, limit=CONFIG_LIMIT)
     return parse_fleet_text(text, path)

@@ -48,6 +48,14 @@ Only when none does is the newest run shown (a finished one once, a dead one as 
 """
 
 
+_WAIT = typer.Option(
+    "30s",
+    "--wait",
+    metavar="DURATION",
+    help="With no loop running: how long to wait for one to start (0: at once).",
+)
+
+
 def _warn(line: str) -> None:
     typer.echo(for_terminal(line), err=True)
 
@@ -77,12 +85,7 @@ def register(app: typer.Typer) -> None:
         project: ProjectDir = Path("."),
         run: str = typer.Option(None, "--run", help="Run id or folder (default: the newest)."),
         interval: float = typer.Option(0.5, "--interval", min=0.05, help="Seconds per poll."),
-        wait: str = typer.Option(
-            "30s",
-            "--wait",
-            metavar="DURATION",
-            help="With no loop running: how long to wait for one to start (0: at once).",
-        ),
+        wait: str = _WAIT,
     ) -> None:
         _watch(project_dir(project, old_dir, "watch"), run, interval=interval, wait=wait)
 

@@ -15,9 +15,8 @@ import trio
 import typer
 
 from forgeflare._cliopts import OldDir, PassEnv, ProjectDir, TrustProject, project_dir
-from forgeflare._damaged import require_utf8
+from forgeflare._damaged import read_named_text, require_utf8
 from forgeflare._errors import ConfigError
-from forgeflare._readfile import FILE_LIMIT, read_limited_text
 from forgeflare._secrets import scrub_environment
 from forgeflare.supervisor._config import LoadedConfig, load_config
 from forgeflare.supervisor._finish import FINISH_EXIT_CODES
@@ -77,14 +76,9 @@ def _run(*, project_dir: Path, mode: str | None, opts: dict[str, Any]) -> None:
     task = opts.pop("task")
     task_file = opts.pop("task_file")
     if task_file is not None:
-        try:
-            task = read_limited_text(task_file, folder=Path("/"))  # named by the user: any link
-        except OSError as exc:
-            raise ConfigError(
-                f"--task-file {task_file}: cannot read: {exc.strerror or exc}"
-            ) from exc
-        except UnicodeDecodeError as exc:
-            raise ConfigError(f"--task-file {task_file}: cannot read: {exc}") from exc
+        # named by the user: any link
+        named = f"--task-file {task_file}"
+        task = read_named_text(task_file, named, error=ConfigError, folder=Path("/"))
     cli: dict[str, Any] = {
         "fresher.mode": mode,
         "fresher.max_iterations": opts["max_iterations"],
@@ -395,12 +389,7 @@ def _answer_args(args: list[str], file: Path | None) -> tuple[Path | None, str]:
     if file is not None:
         if len(args) > 1:
             raise ConfigError("answer: give the answer as TEXT or with --file, not both")
-        try:
-            text = read_limited_text(file, limit=FILE_LIMIT)
-        except OSError as exc:
-            raise ConfigError(f"answer --file {file}: cannot read: {exc.strerror or exc}") from exc
-        except UnicodeDecodeError as exc:
-            raise ConfigError(f"answer --file {file}: cannot read: {exc}") from exc
+        text = read_named_text(file, f"answer --file {file}", error=ConfigError)
         return Path(args[0]) if args else None, text
     if len(args) == 1:
         return None, require_utf8(args[0], "answer", error=ConfigError)

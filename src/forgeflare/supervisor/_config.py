@@ -31,9 +31,10 @@ from pydantic import (
     ValidationError,
 )
 
+from forgeflare._damaged import read_named_text
 from forgeflare._errors import ConfigError
 from forgeflare._gaterun import BoxSettings
-from forgeflare._readfile import CONFIG_LIMIT, read_limited_text
+from forgeflare._readfile import CONFIG_LIMIT
 from forgeflare._validation import validation_message
 from forgeflare._words import FALSE_WORDS, TRUE_WORDS
 
@@ -502,14 +503,11 @@ def load_config(
     file_data: dict[str, Any] = {}
     warnings: list[str] = []
     if path.exists() or path.is_symlink():  # a FIFO or a dangling link is said, not skipped
+        text = read_named_text(path, rel, error=ConfigError, limit=CONFIG_LIMIT)
         try:
-            file_data = tomllib.loads(read_limited_text(path, limit=CONFIG_LIMIT))
+            file_data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{rel}: invalid TOML: {exc}") from exc
-        except OSError as exc:
-            raise ConfigError(f"{rel}: cannot read: {exc.strerror or exc}") from exc
-        except UnicodeDecodeError as exc:
-            raise ConfigError(f"{rel}: cannot read: {exc}") from exc
     cli = dict(cli or {})
     sources: dict[str, str] = {}
     sections: dict[str, BaseModel] = {}

@@ -12,6 +12,7 @@ from pathlib import Path
 import typer
 
 from forgeflare._cliopts import ProjectDir
+from forgeflare._damaged import read_named_text
 from forgeflare._errors import ConfigError
 
 __all__ = ["register"]
@@ -90,10 +91,7 @@ def _text_or_file(command: str, text: str | None, file: Path | None) -> str:
     if (text is None) == (file is None):
         raise ConfigError(f'{command}: give "TEXT" or --file FILE (one of them)')
     if file is not None:
-        try:
-            text = file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{command} --file {file}: cannot read: {exc}") from exc
+        text = read_named_text(file, f"{command} --file {file}", error=ConfigError)
     assert text is not None
     if not text.strip():
         raise ConfigError(f"{command}: the text is empty")

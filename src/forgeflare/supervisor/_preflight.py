@@ -19,9 +19,9 @@ import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
+from forgeflare._damaged import read_named_text
 from forgeflare._errors import ConfigError
 from forgeflare._fsutil import check_project_folders, open_regular
-from forgeflare._readfile import read_limited_text
 from forgeflare._runtime_files import WRITTEN_FOLDERS
 from forgeflare._secrets import child_environment
 from forgeflare.supervisor._config import LoopConfig
@@ -173,12 +173,7 @@ def _check_fallbacks(project: Path, config: LoopConfig, env: Mapping[str, str]) 
 def _check_prompt(prompt: Path) -> None:
     """Raise ``ConfigError`` when the mode's prompt file is there but cannot be read."""
     if prompt.exists():
-        try:
-            read_limited_text(prompt)
-        except OSError as exc:
-            raise ConfigError(f"{prompt}: cannot read the prompt: {exc.strerror or exc}") from exc
-        except UnicodeDecodeError as exc:
-            raise ConfigError(f"{prompt}: cannot read the prompt: {exc}") from exc
+        read_named_text(prompt, f"the prompt {prompt}", error=ConfigError)
 
 
 def preflight(
