@@ -26,12 +26,11 @@ from forgeflare._errors import ConfigError
 from forgeflare._evidence import GateRun
 from forgeflare._outputcap import HeadTail
 from forgeflare._process import run_child
-from forgeflare._sandbox import box_variables, sandbox_argv
+from forgeflare._sandbox import BoxSettings, box_variables, sandbox_argv
 from forgeflare._secrets import child_environment
 
 __all__ = [
     "GATE_MARKER",
-    "BoxSettings",
     "GateBox",
     "choose_gate_box",
     "gate_argv",
@@ -60,18 +59,6 @@ class GateBox:
     """Why the gate may not run (``[security] sandbox = "bwrap"`` and no bubblewrap)."""
 
 
-@dataclass(frozen=True, slots=True)
-class BoxSettings:
-    """The ``[security]`` keys a gate's box reads (the callers read the project's config:
-    ``forgeflare.supervisor.box_settings``; the defaults keep the box on)."""
-
-    sandbox: str = "auto"
-    network: bool = True
-    writable: tuple[str, ...] = ()
-    sockets: tuple[str, ...] = ()
-    readable: tuple[str, ...] = ()
-
-
 def choose_gate_box(setting: str, problem: str | None) -> tuple[bool, str, str]:
     """(boxed, the line that says where the gate runs, why it may not run) (pure).
 
@@ -91,15 +78,7 @@ def choose_gate_box(setting: str, problem: str | None) -> tuple[bool, str, str]:
 async def gate_box(project: Path, settings: BoxSettings, env: Mapping[str, str]) -> GateBox:
     """Decide where ``project``'s gate runs (probes bubblewrap once; I/O)."""
     try:
-        problem, variables = await box_variables(
-            project,
-            setting=settings.sandbox,
-            network=settings.network,
-            writable=settings.writable,
-            sockets=settings.sockets,
-            env=child_environment(env),
-            readable=settings.readable,
-        )
+        problem, variables = await box_variables(project, settings, env=child_environment(env))
     except ConfigError as exc:
         problem, variables = str(exc), {}
     boxed, line, refused = choose_gate_box(settings.sandbox, problem)

@@ -35,7 +35,7 @@ import stat
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -54,6 +54,7 @@ __all__ = [
     "SOCKETS_ENV",
     "TOOLCHAIN_DIRS",
     "WRITABLE_ENV",
+    "BoxSettings",
     "SandboxChoice",
     "SandboxPlan",
     "box_gitconfig",
@@ -637,42 +638,39 @@ def _loop_paths(
     return root, extra, _named_paths(root, sockets, "sockets", home), shown
 
 
+@dataclass(frozen=True, slots=True)
+class BoxSettings:
+    """The ``[security]`` keys the box reads, for the agent's commands and a gate alike (the
+    callers read the project's config: ``SecuritySection.box``; the defaults keep it on)."""
+
+    sandbox: str = "auto"
+    network: bool = True
+    writable: tuple[str, ...] = ()
+    sockets: tuple[str, ...] = ()
+    readable: tuple[str, ...] = ()
+
+
 async def box_variables(
-    project: Path,
-    *,
-    setting: str,
-    network: bool,
-    writable: Sequence[str],
-    sockets: Sequence[str],
-    env: Mapping[str, str],
-    readable: Sequence[str] = (),
+    project: Path, box: BoxSettings, *, env: Mapping[str, str]
 ) -> tuple[str | None, dict[str, str]]:
-    """Why bubblewrap cannot run here (``None``: it can; not probed when ``setting`` is
+    """Why bubblewrap cannot run here (``None``: it can; not probed when ``box.sandbox`` is
     ``off``) and the variables that put a command in the box (:func:`sandbox_env`).
 
     Raises ``ConfigError`` for a named path that does not exist.
     """
     root, extra, allowed, shown = await trio.to_thread.run_sync(
-        _loop_paths, project, writable, sockets, env.get("HOME", ""), readable
+        _loop_paths, project, box.writable, box.sockets, env.get("HOME", ""), box.readable
     )
-    problem = None if setting == "off" else await probe_sandbox(root, env)
+    problem = None if box.sandbox == "off" else await probe_sandbox(root, env)
     git = await trio.to_thread.run_sync(_git_dir, root)
     variables = sandbox_env(
-        network=network, writable=extra, sockets=allowed, git_dir=git, readable=shown
+        network=box.network, writable=extra, sockets=allowed, git_dir=git, readable=shown
     )
     return problem, variables
 
 
 async def loop_sandbox(
-    project: Path,
-    *,
-    setting: str,
-    backend: str,
-    network: bool,
-    writable: Sequence[str],
-    sockets: Sequence[str],
-    env: Mapping[str, str],
-    readable: Sequence[str] = (),
+    project: Path, box: BoxSettings, *, backend: str, env: Mapping[str, str]
 ) -> tuple[SandboxChoice, dict[str, str]]:
     """A loop's sandbox, decided once at its start: the banner's choice and the agent's
     variables (``FORGEFLARE_SANDBOX`` empty when off).
@@ -681,17 +679,14 @@ async def loop_sandbox(
     cannot run.
     """
     own = backend not in ("claude", "codex")
-    problem, variables = await box_variables(
-        project,
-        setting=setting if own else "off",
-        network=network,
-        writable=writable,
-        sockets=sockets,
-        env=env,
-        readable=readable,
-    )
+    probed = box if own else replace(box, sandbox="off")
+    problem, variables = await box_variables(project, probed, env=env)
     choice = choose_sandbox(
-        setting, backend=backend, problem=problem, network=network, writable=writable
+        box.sandbox,
+        backend=backend,
+        problem=problem,
+        network=box.network,
+        writable=box.writable,
     )
     if not choice.on:
         # Empty, not absent: a FORGEFLARE_SANDBOX the user exported must not switch it on.

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from forgeflare._gaterun import BoxSettings
+    from forgeflare._sandbox import BoxSettings
 
 __all__ = ["main", "stop_hook_main"]
 

@@ -11,6 +11,7 @@ from forgeflare._errors import ConfigError
 from forgeflare._sandbox import (
     GIT_DIR_ENV,
     SANDBOX_ENV,
+    BoxSettings,
     SandboxPlan,
     bwrap_argv,
     choose_sandbox,
@@ -197,21 +198,15 @@ async def test_a_named_path_that_does_not_exist_is_one_line(tmp_path: Path) -> N
     with pytest.raises(ConfigError, match=r"\[security\] writable: 'nope' .* does not exist"):
         await loop_sandbox(
             tmp_path,
-            setting="auto",
+            BoxSettings(writable=("nope",)),
             backend="forgeflare",
-            network=True,
-            writable=["nope"],
-            sockets=[],
             env={"HOME": str(tmp_path)},
         )
     with pytest.raises(ConfigError, match=r"\[security\] sockets: '~/s.sock'"):
         await loop_sandbox(
             tmp_path,
-            setting="auto",
+            BoxSettings(sockets=("~/s.sock",)),
             backend="forgeflare",
-            network=True,
-            writable=[],
-            sockets=["~/s.sock"],
             env={"HOME": str(tmp_path)},
         )
 

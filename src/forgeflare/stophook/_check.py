@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # the package loads this module on every Stop; its tools load
     from collections.abc import Callable
 
     from forgeflare._evidence import GateRun
-    from forgeflare._gaterun import BoxSettings
+    from forgeflare._sandbox import BoxSettings
     from forgeflare.trust import TrustItem
 
     SettingsFor = Callable[[Path, Mapping[str, str]], BoxSettings]
@@ -103,7 +103,8 @@ def run_gate(
     """Run ``gate`` with bash in ``project`` through the one gate runner: in the sandbox
     (unless ``settings``, the project's ``[security]``, turn it off; ``None``: the defaults,
     the box on), without the hook's secrets, bounded, nothing of it left behind."""
-    from forgeflare._gaterun import BoxSettings, run_project_gate_blocking
+    from forgeflare._gaterun import run_project_gate_blocking
+    from forgeflare._sandbox import BoxSettings
 
     return run_project_gate_blocking(
         gate,

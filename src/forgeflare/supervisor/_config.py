@@ -33,8 +33,8 @@ from pydantic import (
 
 from forgeflare._damaged import read_named_text
 from forgeflare._errors import ConfigError
-from forgeflare._gaterun import BoxSettings
 from forgeflare._readfile import CONFIG_LIMIT
+from forgeflare._sandbox import BoxSettings
 from forgeflare._validation import validation_message
 from forgeflare._words import FALSE_WORDS, TRUE_WORDS
 

@@ -319,16 +319,11 @@ class _Loop(
 
     async def start(self) -> None:
         """The sandbox decided once, the run opened (or resumed), git's starting point."""
-        security = self.cfg.security
         self.sandbox, self.sandbox_env = await loop_sandbox(
             self.project,
-            setting=security.sandbox,
+            self.cfg.security.box(),
             backend=self.backend.name,
-            network=security.sandbox_network,
-            writable=security.writable,
-            sockets=security.sockets,
             env=child_environment(self.opts.env, self.opts.pass_env),
-            readable=security.readable,
         )
         self.open_run()
         self.git_start = await trio.to_thread.run_sync(git_fingerprint, self.project)

@@ -34,6 +34,7 @@ from forgeflare.agent.tools._registry import TOOL_NAMES
 from forgeflare.agent.tools._registry import dispatch_tool
 from forgeflare.agent.tools._registry import tool_effect
 from forgeflare.agent.tools._registry import tool_schemas
+from forgeflare._sandbox import BoxSettings
 from forgeflare._sandbox import CACHE_DIRS
 from forgeflare._sandbox import GIT_DIR_ENV
 from forgeflare._sandbox import INSTALL_HINT
@@ -86,6 +87,7 @@ __all__ = [
     "TOOL_NAMES",
     "WRITABLE_ENV",
     "BashInput",
+    "BoxSettings",
     "EditInput",
     "GlobInput",
     "GrepInput",
