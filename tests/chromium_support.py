@@ -6,33 +6,42 @@ import shutil
 import subprocess
 from pathlib import Path
 
-__all__ = ["CHROMIUM", "NO_CHROMIUM", "dom_of"]
+__all__ = ["CHROMIUM", "NO_CHROMIUM", "chromium", "dom_of"]
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 NO_CHROMIUM = "needs Debian's chromium (installed by .ci/run)"
 """The skip reason where it is absent."""
 
 
-def dom_of(page: Path, profile: Path) -> str:
-    """The DOM of ``page`` after Chromium ran its scripts (``--dump-dom``)."""
+def chromium(page: Path, profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Headless Chromium on ``page`` with ``args`` (``--dump-dom``, ``--screenshot=F``), offline,
+    its profile in ``profile``; the page's console lines on stderr (``CONSOLE``)."""
     assert CHROMIUM is not None
     flags = [
         "--headless",
         "--no-sandbox",
         "--disable-gpu",
+        "--disable-quic",
         "--no-first-run",
         "--disable-background-networking",
         "--disable-component-update",
         "--disable-sync",
         f"--user-data-dir={profile}",
-        "--virtual-time-budget=3000",
+        "--virtual-time-budget=5000",
+        "--enable-logging=stderr",
+        "--v=0",
     ]
-    done = subprocess.run(
-        [CHROMIUM, *flags, "--dump-dom", page.as_uri()],
+    return subprocess.run(
+        [CHROMIUM, *flags, *args, page.as_uri()],
         capture_output=True,
         text=True,
         timeout=90,
         check=False,
     )
+
+
+def dom_of(page: Path, profile: Path) -> str:
+    """The DOM of ``page`` after Chromium ran its scripts (``--dump-dom``)."""
+    done = chromium(page, profile, "--dump-dom")
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout

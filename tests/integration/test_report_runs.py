@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import shlex
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from chromium_support import CHROMIUM, NO_CHROMIUM, chromium
 from supervisor_agents.project import Project, agent_cmd, base_env, forgeflare, wait_for
 
 
@@ -108,48 +107,19 @@ def test_no_runs_yet(tmp_path: Path) -> None:
     assert "no runs in" in done.stderr
 
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-@pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (installed by .ci/run)")
+@pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 def test_report_renders_in_headless_chromium(night: Project, tmp_path: Path) -> None:
     pytest.importorskip("plotly", reason="plotly is the optional report extra")
-    assert CHROMIUM is not None
     out = tmp_path / "night.html"
     assert forgeflare(night.dir, "report", "--html", str(out)).returncode == 0
-    flags = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={tmp_path / 'profile'}",
-        "--virtual-time-budget=5000",
-        "--enable-logging=stderr",
-        "--v=0",
-    ]
-    dom = subprocess.run(
-        [CHROMIUM, *flags, "--dump-dom", out.as_uri()],
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
+    dom = chromium(out, tmp_path / "profile", "--dump-dom")
     assert dom.returncode == 0, dom.stderr[-2000:]
     # plotly drew the plot: its SVG layers exist only once its inlined script ran
     assert "main-svg" in dom.stdout
     console = [line for line in dom.stderr.splitlines() if "CONSOLE" in line]
     assert not [line for line in console if "Uncaught" in line or "Error" in line], console
     shot = tmp_path / "shot.png"
-    subprocess.run(
-        [CHROMIUM, *flags, "--window-size=1200,1400", f"--screenshot={shot}", out.as_uri()],
-        capture_output=True,
-        timeout=90,
-        check=False,
-    )
+    chromium(out, tmp_path / "profile", "--window-size=1200,1400", f"--screenshot={shot}")
     data = shot.read_bytes()
     assert data.startswith(b"\x89PNG")
     assert len(set(data[100:20000])) > 50  # not one flat colour

@@ -228,27 +228,27 @@ def test_watch_started_first_follows_the_loop_started_after_it(
     assert len(server.requests()) == 1
 
 
+def watch_once(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
+    """``forgeflare watch ARGS`` to its end (a finished or dead run), exit 0."""
+    done = subprocess.run(
+        [*watch_argv(project), *args], capture_output=True, text=True, env=base_env(), timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return done
+
+
 def test_watch_with_no_loop_starting_shows_the_newest_run_after_its_wait(tmp_path: Path) -> None:
     project = Project(tmp_path)
     done = project.run("--agent-cmd", "true", "--max-iterations", "1", "--mode", "planning")
     assert done.code == 10, done.stderr
-    watched = subprocess.run(
-        [*watch_argv(project), "--wait", "0.2s"],
-        capture_output=True,
-        text=True,
-        env=base_env(),
-        timeout=60,
-    )
-    assert watched.returncode == 0, watched.stderr
+    watched = watch_once(project, "--wait", "1s")
     lock = project.dir / ".fresher" / "loop.lock"
     assert watched.stderr.splitlines() == [
-        f"waiting up to 0s for a loop to take {lock} (--wait 0 shows the newest run at once)",
-        f"no loop took {lock} in 0s",
+        f"waiting up to 1s for a loop to take {lock} (--wait 0 shows the newest run at once)",
+        f"no loop took {lock} in 1s",
     ]
     assert "finished: max_iterations · tokens 0" in watched.stdout
-    at_once = subprocess.run(
-        [*watch_argv(project), "--wait", "0"], capture_output=True, text=True, env=base_env()
-    )
+    at_once = watch_once(project, "--wait", "0")
     assert at_once.stderr == ""
     assert at_once.stdout.split(" ", 1)[1] == watched.stdout.split(" ", 1)[1]  # past the time
 
@@ -273,12 +273,5 @@ def test_watch_ends_on_a_run_whose_loop_died(tmp_path: Path) -> None:
             supervisor_started=1.0,  # long ago: even a reused pid is not this loop
         )
     )
-    watched = subprocess.run(
-        [*watch_argv(project), "--wait", "0"],
-        capture_output=True,
-        text=True,
-        env=base_env(),
-        timeout=60,
-    )
-    assert watched.returncode == 0, watched.stderr
+    watched = watch_once(project, "--wait", "0")
     assert "finished: dead — forgeflare loop --resume" in watched.stdout
