@@ -18,6 +18,7 @@ import trio
 from forgeflare.supervisor._delivery import (
     Change,
     CheckpointPlan,
+    Delivered,
     exclude_pathspec,
     lock_is_stale,
     plan_checkpoint,
@@ -31,7 +32,6 @@ __all__ = [
     "CLAIM_REASON_FILE",
     "FALLBACK_IDENTITY",
     "LOCK_WAIT",
-    "Delivered",
     "LoopDelivery",
     "Status",
     "git_dir",
@@ -72,16 +72,6 @@ class Status:
     @property
     def paths(self) -> list[str]:
         return [c.path for c in self.changes]
-
-
-@dataclass(frozen=True, slots=True)
-class Delivered:
-    """A checkpoint's outcome: its record, what is left uncommitted (``None``: unknown), and
-    the work tree's snapshot when the checkpoint changed nothing (``None``: take a new one)."""
-
-    record: CheckpointRecord
-    dirty: list[str] | None = None
-    snapshot: GitSnapshot | None = None
 
 
 async def read_status(

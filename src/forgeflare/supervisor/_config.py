@@ -14,7 +14,7 @@ import importlib.resources
 import re
 import shlex
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -31,12 +31,13 @@ from pydantic import (
     ValidationError,
 )
 
+from forgeflare._clock import format_wait
 from forgeflare._damaged import read_named_text
 from forgeflare._errors import ConfigError
 from forgeflare._readfile import CONFIG_LIMIT
 from forgeflare._sandbox import BoxSettings
 from forgeflare._validation import validation_message
-from forgeflare._words import FALSE_WORDS, TRUE_WORDS
+from forgeflare._words import FALSE_WORDS, TRUE_WORDS, plural
 
 if TYPE_CHECKING:
     from forgeflare.supervisor.backends import Backend
@@ -55,6 +56,7 @@ __all__ = [
     "NotifySection",
     "PathsSection",
     "SecuritySection",
+    "bounds_words",
     "box_settings",
     "default_config_toml",
     "default_prompt",
@@ -116,6 +118,20 @@ def format_duration(seconds: float) -> str | int:
 
 Duration = Annotated[float, BeforeValidator(parse_duration)]
 """Seconds; written in files and variables as ``90s``, ``15m``, ``2h`` or plain seconds."""
+
+
+def bounds_words(config: LoopConfig, backend: str, fallbacks: Sequence[str] = ()) -> str:
+    """Every bound of the night in one line (the start banner says the same)."""
+    limits = config.limits
+    n = config.fresher.max_iterations
+    most = plural(n, "iteration") if n else "unlimited iterations"
+    runtime = format_wait(limits.max_runtime) if limits.max_runtime else "unlimited"
+    cost = f"${limits.max_cost:g}" if limits.max_cost else "no cost cap"
+    timeout = format_wait(limits.iteration_timeout) if limits.iteration_timeout else "none"
+    return (
+        f"{most}, runtime {runtime}, {cost}, iteration timeout {timeout}, agent {backend}"
+        + "".join(f", then {label}" for label in fallbacks)
+    )
 
 
 def parse_on_blocked(value: object) -> float | None:

@@ -11,8 +11,13 @@ import fnmatch
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
 from forgeflare._runtime_files import RUNTIME_PATTERNS
+
+if TYPE_CHECKING:  # annotations only: the rules stay free of records and git
+    from forgeflare.supervisor._git import GitSnapshot
+    from forgeflare.supervisor._records import CheckpointRecord
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -20,6 +25,7 @@ __all__ = [
     "STOPHOOK_FILES",
     "Change",
     "CheckpointPlan",
+    "Delivered",
     "exclude_pathspec",
     "lock_is_stale",
     "plan_checkpoint",
@@ -34,6 +40,16 @@ MAX_NEW_FILES = 1000
 _SECRET_NAMES = (".env*", "*.pem", "*.key", "id_*")
 STOPHOOK_FILES = (".forgeflare/loop-reviews/", ".claude/idle-loop.local.md")
 """What the stop-hook writes in a project: never committed, never dirt."""
+
+
+@dataclass(frozen=True, slots=True)
+class Delivered:
+    """A checkpoint's outcome: its record, what is left uncommitted (``None``: unknown), and
+    the work tree's snapshot when the checkpoint changed nothing (``None``: take a new one)."""
+
+    record: CheckpointRecord
+    dirty: list[str] | None = None
+    snapshot: GitSnapshot | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,29 +10,14 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 
-from forgeflare._clock import format_wait, utc_timestamp
-from forgeflare._words import plural
+from forgeflare._clock import utc_timestamp
 from forgeflare.supervisor._agentproc import StopControl
-from forgeflare.supervisor._config import LoopConfig
+from forgeflare.supervisor._config import bounds_words
 from forgeflare.supervisor._display import LoopDisplay
 from forgeflare.supervisor._options import LoopOptions
 from forgeflare.supervisor._records import RunRecord, RunStore
 
-__all__ = ["bounds_words", "dry_run_lines", "first_iteration"]
-
-
-def bounds_words(config: LoopConfig, backend: str, fallbacks: Sequence[str] = ()) -> str:
-    """Every bound of the night in one line (the start banner says the same)."""
-    limits = config.limits
-    n = config.fresher.max_iterations
-    most = plural(n, "iteration") if n else "unlimited iterations"
-    runtime = format_wait(limits.max_runtime) if limits.max_runtime else "unlimited"
-    cost = f"${limits.max_cost:g}" if limits.max_cost else "no cost cap"
-    timeout = format_wait(limits.iteration_timeout) if limits.iteration_timeout else "none"
-    return (
-        f"{most}, runtime {runtime}, {cost}, iteration timeout {timeout}, agent {backend}"
-        + "".join(f", then {label}" for label in fallbacks)
-    )
+__all__ = ["dry_run_lines", "first_iteration"]
 
 
 def dry_run_lines(

@@ -50,9 +50,8 @@ from forgeflare.supervisor._checkpoint import (
     identity_env,
 )
 from forgeflare.supervisor._checks import LoopChecks, hook_record
-from forgeflare.supervisor._config import parse_on_blocked
+from forgeflare.supervisor._config import bounds_words, parse_on_blocked
 from forgeflare.supervisor._display import LoopDisplay
-from forgeflare.supervisor._dryrun import bounds_words
 from forgeflare.supervisor._fallback import AgentSpec, parse_agent_spec
 from forgeflare.supervisor._finish import Finish, FinishType, Limits, hook_verdict
 from forgeflare.supervisor._git import git_snapshot

@@ -35,7 +35,7 @@ from forgeflare.supervisor._waits import WaitStreaks
 from forgeflare.supervisor.backends import Backend
 
 if TYPE_CHECKING:
-    from forgeflare.supervisor._checkpoint import Delivered
+    from forgeflare.supervisor._delivery import Delivered
 
 __all__ = ["LoopState"]
 
