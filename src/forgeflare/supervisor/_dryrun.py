@@ -66,22 +66,26 @@ def first_iteration(opts: LoopOptions, trust: str) -> list[str]:
     from forgeflare.supervisor._loop import _Loop  # the loop imports this module
 
     loop = _Loop(opts, LoopDisplay(live=False), StopControl())
-    run_dir = loop.log_root / "dry-run"
-    loop.store = RunStore(run_dir)  # never created: the paths only name it
-    loop.record = RunRecord(
-        run_id="dry-run",
-        mode=opts.config.fresher.mode,
-        project_dir=str(loop.project),
-        started_at=utc_timestamp(),
-        max_iterations=opts.config.fresher.max_iterations,
-        backend=loop.backend.name,
+    agent, iteration = loop.parts.agent, loop.parts.iteration
+    run_dir = loop.setup.log_root / "dry-run"
+    loop.book.begin(
+        RunStore(run_dir),  # never created: the paths only name it
+        RunRecord(
+            run_id="dry-run",
+            mode=opts.config.fresher.mode,
+            project_dir=str(loop.setup.project),
+            started_at=utc_timestamp(),
+            max_iterations=opts.config.fresher.max_iterations,
+            backend=agent.backend.name,
+        ),
     )
-    plan = loop.agent_env(1, run_dir / "iteration-001.report.json")
+    ctx = loop.step.context(iteration=1)
+    plan = iteration.agent_env(1, run_dir / "iteration-001.report.json", ctx)
     return dry_run_lines(
-        prompt=loop.prompt(),
-        argv=loop.agent_argv(),
+        prompt=iteration.prompt(),
+        argv=iteration.agent_argv(),
         env_names=list(plan.env),
         key_names=list(plan.through_fd),
-        bounds=bounds_words(opts.config, loop.backend.name, [s.label for s in loop.fallbacks]),
+        bounds=bounds_words(opts.config, agent.backend.name, [s.label for s in agent.fallbacks]),
         trust=trust,
     )
