@@ -15,7 +15,8 @@ from loop_support import loop_setup, opened_book
 def test_a_book_is_not_opened_until_it_begins(tmp_path: Path) -> None:
     book = RunBook(loop_setup(tmp_path / "p"))
     assert not book.opened
-    assert book.finish_reason is None and not book.finishing
+    assert book.finish_reason is None
+    assert not book.finishing
 
 
 def test_active_time_counts_on_from_a_resumed_run(tmp_path: Path) -> None:

@@ -6,9 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from loop_support import Shown, loop_setup, opened_book
-
 from forgeflare.supervisor import AgentSpec, AgentSwitching, read_windows
+from loop_support import Shown, loop_setup, opened_book
 
 
 def _switching(tmp_path: Path, shown: Shown | None = None) -> AgentSwitching:
