@@ -214,3 +214,32 @@ def test_the_loop_parts_are_no_mixins() -> None:
         assert part.__bases__ == (object,), f"{part.__name__} is built from {part.__bases__}"
     for source in _loop_sources().values():
         assert "TYPE_CHECKING:  # the parts' methods" not in source
+
+
+def test_each_loop_part_is_built_alone_from_explicit_inputs(tmp_path: Path) -> None:
+    from forgeflare.supervisor import (
+        AgentSwitching,
+        IterationRunner,
+        LoopChecks,
+        LoopDelivery,
+        LoopParts,
+        LoopProof,
+        LoopStep,
+        LoopWaits,
+        RunBook,
+    )
+    from loop_support import loop_setup, opened_book
+
+    setup = loop_setup(tmp_path / "p")
+    book = opened_book(setup)
+    assert RunBook(setup).setup is setup
+    agent, delivery = AgentSwitching(setup, book), LoopDelivery(setup, book)
+    checks, waits = LoopChecks(setup, book), LoopWaits(setup, book)
+    iteration = IterationRunner(setup, book, agent=agent, delivery=delivery)
+    evidence = LoopProof(
+        setup, book, checks=checks, delivery=delivery, waits=waits, task=lambda: ""
+    )
+    parts = [agent, delivery, checks, waits, iteration, evidence]
+    assert all(part.setup is setup and part.book is book for part in parts)
+    step = LoopStep(setup, book, LoopParts.build(setup, book))
+    assert step.parts.agent is not agent  # a step's parts are its own

@@ -37,15 +37,12 @@ from forgeflare._clock import format_wait, utc_timestamp
 from forgeflare._pgroup import become_subreaper, escaped_descendants, process_started
 from forgeflare.supervisor._agentproc import StopControl
 from forgeflare.supervisor._blocked import take_answer
-from forgeflare.supervisor._checkpoint import LoopDelivery
-from forgeflare.supervisor._checks import LoopChecks, hook_record
+from forgeflare.supervisor._checks import hook_record
 from forgeflare.supervisor._display import LoopDisplay
 from forgeflare.supervisor._dryrun import bounds_words
 from forgeflare.supervisor._finish import Finish, FinishType, hook_verdict
 from forgeflare.supervisor._history import finish_reason
-from forgeflare.supervisor._iteration import IterationRunner
 from forgeflare.supervisor._options import LoopOptions
-from forgeflare.supervisor._proof import LoopProof
 from forgeflare.supervisor._records import (
     RUN_MARKER,
     RecordError,
@@ -59,8 +56,6 @@ from forgeflare.supervisor._runbook import RunBook
 from forgeflare.supervisor._setup import LoopSetup
 from forgeflare.supervisor._step import LoopParts, LoopStep
 from forgeflare.supervisor._stop import clear_stop, stop_request_age
-from forgeflare.supervisor._switching import AgentSwitching
-from forgeflare.supervisor._waiting import LoopWaits
 from forgeflare.trust import TrustError, trust_override
 
 __all__ = ["LoopResult", "run_loop", "watch_signals"]
@@ -86,20 +81,7 @@ class _Loop:
     def __init__(self, opts: LoopOptions, display: LoopDisplay, stop: StopControl) -> None:
         setup = self.setup = LoopSetup.build(opts, display, stop)
         book = self.book = RunBook(setup)
-        agent = AgentSwitching(setup, book)
-        delivery = LoopDelivery(setup, book)
-        iteration = IterationRunner(setup, book, agent=agent, delivery=delivery)
-        checks = LoopChecks(setup, book)
-        waits = LoopWaits(setup, book)
-        evidence = LoopProof(
-            setup,
-            book,
-            checks=checks,
-            delivery=delivery,
-            waits=waits,
-            task=iteration.prompt_text,
-        )
-        self.parts = LoopParts(agent, iteration, delivery, evidence, checks, waits)
+        self.parts = LoopParts.build(setup, book)
         self.step = LoopStep(setup, book, self.parts)
         self.resumed_killed = False
 

@@ -58,6 +58,24 @@ class LoopParts:
     checks: LoopChecks
     waits: LoopWaits
 
+    @classmethod
+    def build(cls, setup: LoopSetup, book: RunBook) -> LoopParts:
+        """The parts of a loop over ``setup`` and its run ``book``, each given what it uses."""
+        agent = AgentSwitching(setup, book)
+        delivery = LoopDelivery(setup, book)
+        iteration = IterationRunner(setup, book, agent=agent, delivery=delivery)
+        checks = LoopChecks(setup, book)
+        waits = LoopWaits(setup, book)
+        evidence = LoopProof(
+            setup,
+            book,
+            checks=checks,
+            delivery=delivery,
+            waits=waits,
+            task=iteration.prompt_text,
+        )
+        return cls(agent, iteration, delivery, evidence, checks, waits)
+
 
 class LoopStep:
     """One step of the loop over its parts (see module)."""
