@@ -1,19 +1,30 @@
 """The Ralph loop: lifecycle hooks, one fresh agent per iteration, the finish decision.
 
+The shape of a run::
+
+    start   the agent's sandbox, the run opened (or resumed), git's starting point
+    started hook                                  (an abort finishes before any iteration)
+    baseline                                      (where progress is measured from)
+    repeat  step: checks -> agent choice -> next_iteration hook -> agent or skip
+                  -> evidence (gate, stall, delivery, reviewer) -> verdict -> record, act
+    until   a verdict finishes the run
+    finish  git's internals checked, the record closed, finished hook, summary, notify
+
+The loop is a few parts, each an object in its own module that holds its own state behind
+narrow methods and is built from explicit inputs (:meth:`._step.LoopParts.build`): the fixed
+setup every part reads (:mod:`._setup`: options, config, effective limits, display, stop),
+the run's book (:mod:`._runbook`: store, record, active time, why it ends), the agent choice
+(:mod:`._switching`: windows, fallbacks, credit), one iteration's agent (:mod:`._iteration`:
+start, watch, read), delivery (:mod:`._checkpoint`: git, checkpoint, the claim's fate), the
+evidence (:mod:`._proof`: gate, stall, reviewer), the checks (:mod:`._checks`: trust, hooks,
+the rules between iterations) and the waits (:mod:`._waiting`). One step over them is
+:mod:`._step`'s; the decisions are pure (:func:`~._finish.decide` and
+:func:`~._finish.before_iteration`). Each field is written by its own part only (a test
+scans for it).
+
 One trio task runs the loop; a second (when on a terminal) redraws the status line; the CLI
-adds a third that turns SIGINT / SIGTERM into stop requests. Each iteration:
-
-1. limits (iterations, runtime); 2. ``next_iteration`` hook (1 skips, 2 aborts);
-3. the agent, prompt on stdin, in its own process group, output to ``iteration-NNN.log`` and
-the terminal, killed (TERM, grace, KILL) at the iteration timeout or the runtime limit;
-4. the pure :func:`~forgeflare.supervisor._finish.decide`.
-
-The loop keeps the run and its finish (open or resume the run, the ``started`` and
-``finished`` hooks, the summary); its parts are bases of :class:`_Loop`, each in its own
-module: one step (:mod:`._step`), the checks before anything of the project runs
-(:mod:`._checks`), the evidence of an iteration (:mod:`._proof`), running one iteration's
-agent (:mod:`._iteration`), the waits (:mod:`._waiting`) and the agent switching
-(:mod:`._switching`). The state they share is declared once, in :mod:`._loopstate`.
+adds a third that turns SIGINT / SIGTERM into stop requests, and a fourth that notes
+descendants that escaped the process group and the run's marker.
 
 Stale ``convergence.json``: before each agent starts, the supervisor deletes the file and
 takes its stat (inode, mtime, size) if it could not. After the agent, only a file that exists
