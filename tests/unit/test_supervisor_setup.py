@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forgeflare.supervisor import LoopConfig, loop_limits
+from forgeflare.supervisor import Limits, LoopConfig, loop_limits
 from forgeflare.supervisor._setup import time_scale
 from loop_support import loop_setup
 
@@ -64,3 +65,10 @@ def test_the_setup_is_built_alone(tmp_path: Path) -> None:
     assert setup.time_scale == 0.001
     assert setup.limits == loop_limits(setup.cfg, 0.001)
     assert setup.answer_wait is None  # on_blocked defaults to finishing at once
+
+
+def test_the_decision_s_defaults_are_the_config_s() -> None:
+    """One source: ``Limits()`` is what a loop with an empty config decides with (but for
+    the time scale and the gate, which come from the run)."""
+    assert Limits() == replace(loop_limits(LoopConfig(), 1.0), waits=Limits().waits)
+    assert Limits().waits.max_outage == LoopConfig().limits.max_outage
