@@ -243,3 +243,19 @@ def test_each_loop_part_is_built_alone_from_explicit_inputs(tmp_path: Path) -> N
     assert all(part.setup is setup and part.book is book for part in parts)
     step = LoopStep(setup, book, LoopParts.build(setup, book))
     assert step.parts.agent is not agent  # a step's parts are its own
+
+
+def _built_in(name: str) -> set[str]:
+    """The modules of src that call ``name(...)`` (build one)."""
+    found = set()
+    for path in sorted(SRC.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            func = node.func if isinstance(node, ast.Call) else None
+            if isinstance(func, ast.Name) and func.id == name:
+                found.add(path.relative_to(SRC).as_posix())
+    return found
+
+
+def test_the_outcome_and_the_effective_limits_are_built_in_one_place_each() -> None:
+    assert _built_in("IterationOutcome") == {"supervisor/_iteration.py"}
+    assert _built_in("Limits") == {"supervisor/_setup.py"}

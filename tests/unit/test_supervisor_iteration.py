@@ -114,3 +114,15 @@ def test_only_a_file_written_during_the_iteration_is_fresh() -> None:
     assert is_fresh((1, 2, 3), (1, 2, 4))
     assert not is_fresh((1, 2, 3), (1, 2, 3))
     assert not is_fresh((1, 2, 3), None)
+
+
+def test_a_skip_is_a_row_and_an_outcome_without_an_agent(tmp_path: Path) -> None:
+    setup = loop_setup(tmp_path / "p", config={"fresher": {"mode": "planning"}})
+    (setup.project / "IMPLEMENTATION_PLAN.md").write_text("- [ ] one\n- [x] two\n")
+    book = opened_book(setup)
+    runner = IterationRunner(
+        setup, book, agent=AgentSwitching(setup, book), delivery=LoopDelivery(setup, book)
+    )
+    it, outcome = runner.skip(4)
+    assert (it.number, it.skipped, it.plan_unchecked) == (4, True, 1)
+    assert (outcome.mode, outcome.skipped, outcome.plan_unchecked) == ("planning", True, 1)

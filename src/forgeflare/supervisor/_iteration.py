@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import trio
 
@@ -428,7 +429,7 @@ class IterationRunner:
             dirty=dirty,
         )
         outcome = IterationOutcome(
-            mode="planning" if self.book.record.mode == "planning" else "building",
+            mode=self._mode(),
             exit_code=result.exit_code,
             timed_out=result.timed_out,
             stop_reason=report.stop_reason,
@@ -444,6 +445,19 @@ class IterationRunner:
         self._show_end(it, outcome, result, report.tokens.total, commits)
         self.last_exit, self.last_duration = exit_status(result), it.duration
         return it, outcome
+
+    def skip(self, number: int) -> tuple[IterationRecord, IterationOutcome]:
+        """Iteration ``number`` skipped (by ``next_iteration``): its record and outcome."""
+        it = IterationRecord(number=number, started_at=utc_timestamp(), skipped=True)
+        it.plan_unchecked = self.plan_unchecked()
+        outcome = IterationOutcome(
+            mode=self._mode(), skipped=True, plan_unchecked=it.plan_unchecked
+        )
+        return it, outcome
+
+    def _mode(self) -> Literal["planning", "building"]:
+        """The run's mode as the decision knows it."""
+        return "planning" if self.book.record.mode == "planning" else "building"
 
     def _not_started(self, program: str, exc: OSError, log: io.FileIO) -> ChildResult:
         """The result of an agent that could not start (exit 127), said in its log and shown."""

@@ -13,7 +13,6 @@ from datetime import UTC, datetime
 
 import trio
 
-from forgeflare._clock import utc_timestamp
 from forgeflare._evidence import stall_warning
 from forgeflare._review import OVER_BUDGET
 from forgeflare.supervisor._blocked import take_answer
@@ -152,16 +151,10 @@ class LoopStep:
         self, number: int, *, skip: bool
     ) -> tuple[IterationRecord, IterationOutcome]:
         """Iteration ``number``: its agent's run, or the record of a skip."""
-        parts, rec = self.parts, self.book.record
+        parts = self.parts
         if skip:
             self.setup.display.warn(f"iteration {number} skipped by next_iteration")
-            it = IterationRecord(number=number, started_at=utc_timestamp(), skipped=True)
-            it.plan_unchecked = parts.iteration.plan_unchecked()
-            outcome = IterationOutcome(
-                mode="planning" if rec.mode == "planning" else "building",
-                skipped=True,
-                plan_unchecked=it.plan_unchecked,
-            )
+            it, outcome = parts.iteration.skip(number)
         else:
             hint = parts.waits.take_user_hint()
             if hint is not None:
