@@ -506,7 +506,7 @@ VERDICT_TABLE: list[tuple[str, IterationFacts, str, bool, float]] = [
     ),
     (
         "iteration timeout",
-        facts(replace(RUNTIME_KILL, runtime_bound=False)),
+        facts(replace(RUNTIME_KILL, runtime_bound=False), limits=Limits(error_pause=0.0)),
         "continue",
         True,
         0.0,

@@ -105,6 +105,11 @@ from forgeflare.supervisor._checks import LoopChecks
 from forgeflare.supervisor._checks import hook_record
 from forgeflare.supervisor._proof import LoopProof
 from forgeflare.supervisor._step import LoopStep
+from forgeflare.supervisor._step import LoopParts
+from forgeflare.supervisor._setup import LoopSetup
+from forgeflare.supervisor._setup import loop_limits
+from forgeflare.supervisor._runbook import RunBook
+from forgeflare.supervisor._checkpoint import LoopDelivery
 from forgeflare.supervisor._loop import run_loop
 from forgeflare.supervisor._loop import watch_signals
 from forgeflare.supervisor._notify import NOTIFY_EVENTS
@@ -240,10 +245,13 @@ __all__ = [
     "LoadedConfig",
     "LoopChecks",
     "LoopConfig",
+    "LoopDelivery",
     "LoopDisplay",
     "LoopOptions",
+    "LoopParts",
     "LoopProof",
     "LoopResult",
+    "LoopSetup",
     "LoopStep",
     "LoopWaits",
     "Notifier",
@@ -257,6 +265,7 @@ __all__ = [
     "ReviewInput",
     "ReviewRecord",
     "ReviewVerdict",
+    "RunBook",
     "RunGate",
     "RunListing",
     "RunRecord",
@@ -322,6 +331,7 @@ __all__ = [
     "list_runs",
     "load_config",
     "lock_holder",
+    "loop_limits",
     "loop_trust_items",
     "month_spend",
     "new_run_id",

@@ -10,11 +10,12 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import trio
 
+from forgeflare._words import plural
 from forgeflare.supervisor._delivery import (
     Change,
     CheckpointPlan,
@@ -24,9 +25,18 @@ from forgeflare.supervisor._delivery import (
     plan_checkpoint,
     undelivered_reason,
 )
-from forgeflare.supervisor._git import STATUS_ARGS, GitSnapshot, git, snapshot_of
-from forgeflare.supervisor._loopstate import LoopState
+from forgeflare.supervisor._finish import Finish, FinishType, Verdict
+from forgeflare.supervisor._git import (
+    STATUS_ARGS,
+    GitSnapshot,
+    git,
+    git_snapshot,
+    snapshot_of,
+)
 from forgeflare.supervisor._records import CheckpointRecord, ClaimRecord, IterationRecord
+from forgeflare.supervisor._runbook import RunBook
+from forgeflare.supervisor._setup import LoopSetup
+from forgeflare.supervisor.backends import Backend
 
 __all__ = [
     "CLAIM_REASON_FILE",
@@ -56,6 +66,8 @@ _SHOWN = 100
 """Paths a record keeps of a list (a build tree nobody ignored must not bloat run.json)."""
 LOCK_WAIT = 10.0
 """Seconds a checkpoint waits for a git lock a live git process holds, then skips."""
+_FAILURES = 2
+"""Checkpoint commits failing this many times in a row end the loop ``undelivered``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,33 +197,148 @@ def identity_env(*, name: bool, email: bool) -> dict[str, str]:
     return env
 
 
-class LoopDelivery(LoopState):
-    """The delivery part of the loop (a base of the loop; its state is :class:`LoopState`)."""
+class LoopDelivery:
+    """The loop's delivery: git's state, the checkpoint after every iteration, the clean
+    check a claim is judged on, and the last claim's fate."""
+
+    def __init__(self, setup: LoopSetup, book: RunBook) -> None:
+        self.setup = setup
+        self.book = book
+        self.git_repo = False
+        """Whether the project is a git repository (known once :meth:`start` ran)."""
+        self.git_identity: dict[str, str] = {}
+        """``GIT_AUTHOR_*``/``GIT_COMMITTER_*`` when git has no identity (empty: it has one)."""
+        self.lock_removed: str | None = None
+        self.checkpoint_failures = 0
+        """Checkpoints in a row whose commit failed."""
+        self.last_claim = "none"
+        """``none`` / ``accepted`` / ``refused``: the last claim's fate (FRESHER_LAST_CLAIM)."""
+        self.last_claim_reason = ""
+        """Why the last claim was refused (the file FRESHER_LAST_CLAIM_REASON_FILE names)."""
+
+    async def start(self) -> bool:
+        """Learn whether the project is a git repository; returns it."""
+        self.git_repo = await git_snapshot(self.setup.project) is not None
+        return self.git_repo
+
+    async def snapshot(self) -> GitSnapshot | None:
+        """Git's state inside the pathspec (``None``: no git repository)."""
+        if not self.git_repo:
+            return None
+        return await git_snapshot(self.setup.project, spec=self.pathspec)
+
+    def count(self, it: IterationRecord) -> None:
+        """Keep the streak of failed checkpoint commits with iteration ``it``'s."""
+        failed = it.checkpoint is not None and it.checkpoint.failed is not None
+        self.checkpoint_failures = self.checkpoint_failures + 1 if failed else 0
+
+    def delivery_rules(self, ruling: Verdict) -> Verdict:
+        """Checkpoints that keep failing end the loop; an unchanged iteration after a refusal
+        says the refusal."""
+        action = ruling.action
+        if self.checkpoint_failures >= _FAILURES and not isinstance(action, Finish):
+            why = (
+                f"undelivered: {self.checkpoint_failures} checkpoint commits failed in a row; "
+                f"see `git -C {self.setup.project} status`"
+            )
+            return replace(ruling, action=Finish(FinishType.UNDELIVERED, why))
+        if (
+            isinstance(action, Finish)
+            and action.type is FinishType.NO_CHANGES
+            and self.last_claim == "refused"
+            and self.last_claim_reason
+        ):
+            why = f"no_changes: nothing changed after the refused claim ({self.last_claim_reason})"
+            return replace(ruling, action=Finish(FinishType.NO_CHANGES, why))
+        return ruling
+
+    async def delivery_banner(self, backend: Backend) -> None:
+        """What the checkpoint will do: no git, no identity, changes it will never commit."""
+        display, cfg = self.setup.display, self.setup.cfg
+        if not self.git_repo:
+            display.info(
+                "no checkpoint outside git: complete means the agent's claim held (as in 0.3)"
+            )
+            return
+        has_name, has_email = await self.identity()
+        if not (has_name and has_email):
+            self.git_identity = identity_env(name=has_name, email=has_email)
+            name, email = FALLBACK_IDENTITY
+            if has_name or has_email:
+                what, used = ("user.email", email) if has_name else ("user.name", name)
+                said = f"git has no {what} here: the loop and the agent commit with {used}"
+            else:
+                said = (
+                    f"git has no identity here: the loop and the agent commit as {name} <{email}>"
+                )
+            display.warn(said + " (GIT_AUTHOR_*/GIT_COMMITTER_*)")
+        dirty = self.book.record.dirty_at_start
+        if dirty:
+            shown = ", ".join(dirty[:3]) + (f" and {len(dirty) - 3} more" if len(dirty) > 3 else "")
+            display.warn(
+                f"{plural(len(dirty), 'path')} changed before the loop started ({shown}): "
+                "left as they are, never committed by the loop"
+            )
+        if not backend.commits_itself and cfg.fresher.checkpoint == "commit":
+            display.info(
+                f"the {backend.name} agent cannot commit in its sandbox: the loop's "
+                "checkpoint commits its work after every iteration"
+            )
+        if cfg.fresher.checkpoint != "commit":
+            display.warn(
+                f"checkpoint = {cfg.fresher.checkpoint}: the loop does not commit what the "
+                "agent leaves; a claim completes only on a clean work tree"
+            )
+
+    async def resume_delivery(self, *, killed: bool) -> None:
+        """Before the first iteration of a resume: stale locks go, and the killed iteration's
+        leftovers are checkpointed on its ``killed`` row (``killed``: the resume recorded one)."""
+        rec = self.book.record
+        if not killed or not rec.iterations:
+            held = await self.clear_locks(time.time())
+            if held is not None:
+                self.setup.display.warn(f"resume: {held}")
+            return
+        row = rec.iterations[-1]
+        delivered = await self.checkpoint(row.number, time.time())
+        checkpoint = delivered.record
+        commits = row.commits + (1 if checkpoint.sha else 0)
+        rec.totals.commits += commits - row.commits
+        # A new row object: the store serialises a row once, so a changed one must be new.
+        rec.iterations[-1] = row.model_copy(
+            update={
+                "checkpoint": checkpoint,
+                "commits": commits,
+                "head_after": checkpoint.sha or row.head_after,
+                "dirty": delivered.dirty or [],
+            }
+        )
+        self.book.save()
 
     @property
     def pathspec(self) -> list[str]:
         """The one pathspec of the checkpoint, the clean check and the git snapshot."""
         try:
-            log_dir = self.log_root.relative_to(self.project).as_posix()
+            log_dir = self.setup.log_root.relative_to(self.setup.project).as_posix()
         except ValueError:
             log_dir = ""  # outside the project: git does not see it
         return exclude_pathspec(log_dir)
 
     def git_env(self) -> dict[str, str]:
         """The loop's environment for git, with the fallback identity when there is none."""
-        return {**self.opts.env, **self.git_identity}
+        return {**self.setup.opts.env, **self.git_identity}
 
     async def identity(self) -> tuple[bool, bool]:
         """Whether git knows the name and the email of who commits here (its config, or
         ``GIT_AUTHOR_*`` and ``GIT_COMMITTER_*``)."""
-        env = self.opts.env
+        env = self.setup.opts.env
         known = []
         for part in ("name", "email"):
             upper = part.upper()
             if env.get(f"GIT_AUTHOR_{upper}") and env.get(f"GIT_COMMITTER_{upper}"):
                 known.append(True)
                 continue
-            done = await git(self.project, "config", "--get", f"user.{part}", env=env)
+            done = await git(self.setup.project, "config", "--get", f"user.{part}", env=env)
             known.append(bool(done.stdout.strip()))
         return known[0], known[1]
 
@@ -220,25 +347,25 @@ class LoopDelivery(LoopState):
         ``limit`` of them (``None``: not a git repository or git failed)."""
         if not self.git_repo:
             return None
-        status = await read_status(self.project, self.pathspec, self.opts.env)
+        status = await read_status(self.setup.project, self.pathspec, self.setup.opts.env)
         if status is None:
             return None
-        start = set(self.record.dirty_at_start)
+        start = set(self.book.record.dirty_at_start)
         return [p for p in status.paths if p not in start][:limit]
 
     async def tracked_changes(self) -> frozenset[str]:
         """Tracked paths that differ from HEAD (what a gate must leave alone)."""
-        status = await read_status(self.project, self.pathspec, self.opts.env)
+        status = await read_status(self.setup.project, self.pathspec, self.setup.opts.env)
         return status.tracked if status is not None else frozenset()
 
     async def clear_locks(self, since: float) -> str | None:
         """Remove a stale ``index.lock``/``HEAD.lock``; wait :data:`LOCK_WAIT` for a live
         one (``FORGEFLARE_TIME_SCALE`` scales it). Returns why the checkpoint must be
         skipped (a lock held), or ``None``."""
-        gitdir = git_dir(self.project)
+        gitdir = git_dir(self.setup.project)
         if gitdir is None:
             return None
-        deadline = time.monotonic() + LOCK_WAIT * self.time_scale
+        deadline = time.monotonic() + LOCK_WAIT * self.setup.time_scale
         for name in _LOCKS:
             lock = gitdir / name
             while True:
@@ -246,7 +373,7 @@ class LoopDelivery(LoopState):
                     mtime = lock.stat().st_mtime
                 except OSError:
                     break  # no lock
-                holders = await trio.to_thread.run_sync(lock_holders, self.project, gitdir)
+                holders = await trio.to_thread.run_sync(lock_holders, self.setup.project, gitdir)
                 if lock_is_stale(lock_mtime=mtime, since=since, holders=holders):
                     try:
                         lock.unlink()
@@ -254,7 +381,7 @@ class LoopDelivery(LoopState):
                         break
                     except OSError as exc:
                         return f"cannot remove the stale {name}: {exc.strerror}"
-                    self.display.warn(
+                    self.setup.display.warn(
                         f"removed a stale {lock} (no git process holds it; a crash left it)"
                     )
                     self.lock_removed = name
@@ -267,7 +394,7 @@ class LoopDelivery(LoopState):
 
     async def checkpoint(self, number: int, since: float) -> Delivered:
         """Commit what the agent left uncommitted after iteration ``number`` (see module)."""
-        mode = self.cfg.fresher.checkpoint
+        mode = self.setup.cfg.fresher.checkpoint
         self.lock_removed = None
         if not self.git_repo:
             return Delivered(CheckpointRecord(skipped="not a git repository"))
@@ -275,13 +402,13 @@ class LoopDelivery(LoopState):
             return Delivered(CheckpointRecord(skipped="checkpoint = off"))
         held = await self.clear_locks(since)
         if held is not None:
-            self.display.warn(f"iteration {number}: checkpoint skipped: {held}")
+            self.setup.display.warn(f"iteration {number}: checkpoint skipped: {held}")
             return Delivered(CheckpointRecord(skipped=held, lock_removed=self.lock_removed))
-        status = await read_status(self.project, self.pathspec, self.opts.env)
+        status = await read_status(self.setup.project, self.pathspec, self.setup.opts.env)
         if status is None:
             failed = CheckpointRecord(failed="git status failed", lock_removed=self.lock_removed)
             return Delivered(failed)
-        start = set(self.record.dirty_at_start)
+        start = set(self.book.record.dirty_at_start)
         everything = [p for p in status.paths if p not in start][:_SHOWN]
         plan = await self._plan(status)
         left = [p.rsplit(": ", 1)[0] for p in plan.left_out]
@@ -292,17 +419,17 @@ class LoopDelivery(LoopState):
         fresh = [p for p in plan.left_out if not p.endswith(": changed before the loop started")]
         if fresh:
             more = f" and {len(fresh) - 3} more" if len(fresh) > 3 else ""
-            self.display.warn(
+            self.setup.display.warn(
                 f"iteration {number}: left out of the checkpoint: {'; '.join(fresh[:3])}{more}"
             )
         if plan.skip is not None:
             if plan.skip != "nothing to commit":
-                self.display.warn(f"iteration {number}: checkpoint skipped: {plan.skip}")
+                self.setup.display.warn(f"iteration {number}: checkpoint skipped: {plan.skip}")
             dirty = left if plan.skip == "nothing to commit" else everything
             skipped = record.model_copy(update={"skipped": plan.skip})
             return Delivered(skipped, dirty, status.snapshot)
         if mode == "warn":
-            self.display.warn(
+            self.setup.display.warn(
                 f"iteration {number}: {len(plan.add)} uncommitted path(s) left (checkpoint = warn)"
             )
             warned = record.model_copy(update={"skipped": "checkpoint = warn"})
@@ -313,19 +440,19 @@ class LoopDelivery(LoopState):
         )
 
     async def _plan(self, status: Status) -> CheckpointPlan:
-        gitdir = git_dir(self.project)
+        gitdir = git_dir(self.setup.project)
         in_progress = None
         if gitdir is not None:
             in_progress = next(
                 (what for name, what in _IN_PROGRESS if (gitdir / name).exists()), None
             )
-        start = set(self.record.dirty_at_start)
+        start = set(self.book.record.dirty_at_start)
         paths = [c.path for c in status.changes if c.path not in start]
-        filtered = await _filtered(self.project, paths) if paths else set()
+        filtered = await _filtered(self.setup.project, paths) if paths else set()
         changes = [Change(c.path, c.untracked, c.size, c.path in filtered) for c in status.changes]
         return plan_checkpoint(
             changes,
-            at_start=self.record.dirty_at_start,
+            at_start=self.book.record.dirty_at_start,
             in_progress=in_progress,
             detached=status.detached,
         )
@@ -334,24 +461,32 @@ class LoopDelivery(LoopState):
         env = self.git_env()
         message = (
             f"forgeflare: checkpoint after iteration {number}\n\n"
-            f"Forgeflare-Run: {self.record.run_id}\n"
+            f"Forgeflare-Run: {self.book.record.run_id}\n"
         )
         paths = list(plan.add)
-        added = await git(self.project, "add", "-A", "--", *paths, env=env)
+        added = await git(self.setup.project, "add", "-A", "--", *paths, env=env)
         done = added
         if added.ok:
             # --only the planned paths: what the agent staged beyond them stays out.
             done = await git(
-                self.project, "commit", "-q", "--no-verify", "-m", message, "--", *paths, env=env
+                self.setup.project,
+                "commit",
+                "-q",
+                "--no-verify",
+                "-m",
+                message,
+                "--",
+                *paths,
+                env=env,
             )
         if not done.ok:
             lines = (done.stderr or done.stdout).strip().splitlines() or [f"exit {done.returncode}"]
             why = next((ln for ln in lines if ln.startswith(("fatal", "error"))), lines[0])
-            self.display.error(f"iteration {number}: the checkpoint commit failed: {why}")
+            self.setup.display.error(f"iteration {number}: the checkpoint commit failed: {why}")
             return {"failed": why}
-        head = await git(self.project, "rev-parse", "HEAD", env=env)
+        head = await git(self.setup.project, "rev-parse", "HEAD", env=env)
         sha = head.stdout.strip()
-        self.display.info(
+        self.setup.display.info(
             f"iteration {number}: checkpoint {sha[:10]}: committed {len(paths)} path(s) the "
             "agent left uncommitted"
         )
@@ -364,7 +499,7 @@ class LoopDelivery(LoopState):
             return None  # complete keeps its 0.3 meaning (the banner said so)
         checkpoint = it.checkpoint
         dirty = it.dirty if checkpoint is not None else await self.dirty_paths() or []
-        rec = self.record
+        rec = self.book.record
         checked = 0
         if rec.plan_unchecked_at_start is not None and it.plan_unchecked is not None:
             checked = max(0, rec.plan_unchecked_at_start - it.plan_unchecked)
@@ -373,15 +508,15 @@ class LoopDelivery(LoopState):
             dirty=dirty,
             commits=rec.totals.commits + it.commits,
             boxes_checked=checked,
-            where=str(self.project),
+            where=str(self.setup.project),
         )
 
     def note_claim(self, claim: ClaimRecord) -> None:
         """Keep the claim's fate for the hooks (FRESHER_LAST_CLAIM and its reason file)."""
         self.last_claim = "accepted" if claim.accepted else "refused"
         self.last_claim_reason = "" if claim.accepted else claim.why
-        path = self.store.dir / CLAIM_REASON_FILE
+        path = self.book.store.dir / CLAIM_REASON_FILE
         try:
             path.write_text(self.last_claim_reason + "\n" if self.last_claim_reason else "")
         except OSError as exc:
-            self.display.warn(f"{path}: cannot write: {exc.strerror}")
+            self.setup.display.warn(f"{path}: cannot write: {exc.strerror}")

@@ -25,8 +25,9 @@ from forgeflare.supervisor._lifecycle import (
     hook_words,
     run_lifecycle_hook,
 )
-from forgeflare.supervisor._loopstate import LoopState
 from forgeflare.supervisor._records import HookRecord, RecordError
+from forgeflare.supervisor._runbook import RunBook
+from forgeflare.supervisor._setup import LoopSetup
 from forgeflare.supervisor._stop import clear_stop, stop_requested
 from forgeflare.supervisor._trust import loop_trust_items
 from forgeflare.trust import TrustError, require_trust, trust_override
@@ -51,12 +52,25 @@ def hook_record(result: LifecycleResult, iteration: int) -> HookRecord:
     )
 
 
-class LoopChecks(LoopState):
-    """The checking part of the loop (a base of the loop; its state is :class:`LoopState`)."""
+class LoopChecks:
+    """The loop's checks: trust (and git's internals) before anything of the project runs,
+    the rules between iterations, and the lifecycle hooks."""
+
+    def __init__(self, setup: LoopSetup, book: RunBook) -> None:
+        self.setup = setup
+        self.book = book
+        self.git_start: dict[str, str] | None = None
+        """What makes git run a program, at the run's start (``_gitguard``)."""
+        self.refused = ""
+        """The last trust refusal printed."""
+
+    async def note_git_start(self) -> None:
+        """Take what makes git run a program now: later changes are refused."""
+        self.git_start = await trio.to_thread.run_sync(git_fingerprint, self.setup.project)
 
     async def hook(self, name: HookName, ctx: HookContext) -> LifecycleResult:
-        hooks = self.cfg.hooks
-        hooks_dir = self.project / self.cfg.paths.hooks_dir
+        hooks = self.setup.cfg.hooks
+        hooks_dir = self.setup.project / self.setup.cfg.paths.hooks_dir
         refusal = None
         if not hooks.enabled or not getattr(hooks, _HOOK_SWITCH[name]):
             result = LifecycleResult(name, HookStatus.DISABLED)
@@ -66,29 +80,31 @@ class LoopChecks(LoopState):
         else:
             path = hooks_dir / name
             if path.is_file() and os.access(path, os.X_OK):
-                self.display.info(f"Running hook: {name}")
+                self.setup.display.info(f"Running hook: {name}")
             # A hook printing without end must not fill hooks.log: head and tail are kept.
-            kept = LineCap(lambda line: self.display.output(line, prefix=f"[{name}] "), overhead=40)
+            kept = LineCap(
+                lambda line: self.setup.display.output(line, prefix=f"[{name}] "), overhead=40
+            )
             result = await run_lifecycle_hook(
                 name,
                 hooks_dir=hooks_dir,
-                cwd=self.project,
+                cwd=self.setup.project,
                 env={
-                    **child_environment(self.opts.env, self.opts.pass_env),
+                    **child_environment(self.setup.opts.env, self.setup.opts.pass_env),
                     **hook_env(name, ctx),
                     "PYTHONDONTWRITEBYTECODE": "1",  # no __pycache__ in the trusted hooks dir
                 },
                 timeout=hooks.timeout,
                 fail_behavior=hooks.fail_behavior,
-                stop=self.stop.escalated() if name == "finished" else self.stop,
+                stop=self.setup.stop.escalated() if name == "finished" else self.setup.stop,
                 on_line=kept,
             )
             kept.close()
         if refusal is None and (said := hook_words(result, hooks.timeout)) is not None:
-            getattr(self.display, said[0])(said[1])
+            getattr(self.setup.display, said[0])(said[1])
         if result.status is not HookStatus.MISSING:
             try:
-                self.store.event(
+                self.book.store.event(
                     "hook",
                     hook=name,
                     status=result.status.value,
@@ -97,7 +113,7 @@ class LoopChecks(LoopState):
                     iteration=ctx.iteration,
                 )
             except RecordError:
-                if not self.finishing:
+                if not self.book.finishing:
                     raise
         return result
 
@@ -110,12 +126,12 @@ class LoopChecks(LoopState):
             trust_error = str(exc)
         verdict = before_iteration(
             Between(
-                limits=self.limits,
-                counted=self.record.counted_iterations,
-                elapsed=self.elapsed(),
-                stopped=self.stop.stop.is_set(),
-                stop_requested=stop_requested(self.project),
-                spent=self.record.totals.cost_usd,
+                limits=self.setup.limits,
+                counted=self.book.record.counted_iterations,
+                elapsed=self.book.elapsed(),
+                stopped=self.setup.stop.stop.is_set(),
+                stop_requested=stop_requested(self.setup.project),
+                spent=self.book.record.totals.cost_usd,
                 trust_error=trust_error,
                 now=datetime.now(UTC),
             )
@@ -123,20 +139,24 @@ class LoopChecks(LoopState):
         if verdict is None:
             return None
         if verdict.type is FinishType.STOPPED:
-            clear_stop(self.project)
+            clear_stop(self.setup.project)
         elif verdict.type is FinishType.HOOK_ABORT and trust_error is not None:
             self.say_refusal(trust_error)
         if verdict.reason is not None:
-            self.finish_reason = verdict.reason
+            self.book.say_why(verdict.reason)
         return verdict.type
 
     def check_trust(self) -> None:
         """Raise TrustError when a project hook or command changed since the start."""
         self.check_git_internals()
-        if trust_override(self.opts.env, self.opts.trust_project):
+        if trust_override(self.setup.opts.env, self.setup.opts.trust_project):
             return  # nothing to gather: everything is trusted
-        now = loop_trust_items(self.project, self.cfg, project_command=self.opts.project_command)
-        require_trust(self.project, now, self.opts.env, flag=self.opts.trust_project)
+        now = loop_trust_items(
+            self.setup.project, self.setup.cfg, project_command=self.setup.opts.project_command
+        )
+        require_trust(
+            self.setup.project, now, self.setup.opts.env, flag=self.setup.opts.trust_project
+        )
 
     async def untrusted_now(self) -> str | None:
         """The one refusal line when what the project runs is no longer trusted, else None."""
@@ -152,7 +172,7 @@ class LoopChecks(LoopState):
         (whatever the backend, boxed or not: ``_gitguard``)."""
         if self.git_start is None:
             return
-        changed = changes(self.git_start, git_fingerprint(self.project))
+        changed = changes(self.git_start, git_fingerprint(self.setup.project))
         if changed:
             raise TrustError(describe_changes(changed))
 
@@ -160,4 +180,4 @@ class LoopChecks(LoopState):
         """Print a trust refusal once (the finished hook is refused for the same reason)."""
         if line != self.refused:
             self.refused = line
-            self.display.error(line)
+            self.setup.display.error(line)

@@ -16,6 +16,9 @@ from forgeflare.supervisor._config import bounds_words
 from forgeflare.supervisor._display import LoopDisplay
 from forgeflare.supervisor._options import LoopOptions
 from forgeflare.supervisor._records import RunRecord, RunStore
+from forgeflare.supervisor._runbook import RunBook
+from forgeflare.supervisor._setup import LoopSetup
+from forgeflare.supervisor._step import LoopParts, LoopStep
 
 __all__ = ["dry_run_lines", "first_iteration"]
 
@@ -48,25 +51,29 @@ def first_iteration(opts: LoopOptions, trust: str) -> list[str]:
     """The dry run of the loop ``opts`` describes: the first iteration's prompt, command and
     environment, as the loop would build them (the loop's own methods, on a run that is
     never opened)."""
-    from forgeflare.supervisor._loop import _Loop  # the loop imports this module
-
-    loop = _Loop(opts, LoopDisplay(live=False), StopControl())
-    run_dir = loop.log_root / "dry-run"
-    loop.store = RunStore(run_dir)  # never created: the paths only name it
-    loop.record = RunRecord(
-        run_id="dry-run",
-        mode=opts.config.fresher.mode,
-        project_dir=str(loop.project),
-        started_at=utc_timestamp(),
-        max_iterations=opts.config.fresher.max_iterations,
-        backend=loop.backend.name,
+    setup = LoopSetup.build(opts, LoopDisplay(live=False), StopControl())
+    book = RunBook(setup)
+    parts = LoopParts.build(setup, book)
+    agent, iteration = parts.agent, parts.iteration
+    run_dir = setup.log_root / "dry-run"
+    book.begin(
+        RunStore(run_dir),  # never created: the paths only name it
+        RunRecord(
+            run_id="dry-run",
+            mode=opts.config.fresher.mode,
+            project_dir=str(setup.project),
+            started_at=utc_timestamp(),
+            max_iterations=opts.config.fresher.max_iterations,
+            backend=agent.backend.name,
+        ),
     )
-    plan = loop.agent_env(1, run_dir / "iteration-001.report.json")
+    ctx = LoopStep(setup, book, parts).context(iteration=1)
+    plan = iteration.agent_env(1, run_dir / "iteration-001.report.json", ctx)
     return dry_run_lines(
-        prompt=loop.prompt(),
-        argv=loop.agent_argv(),
+        prompt=iteration.prompt(),
+        argv=iteration.agent_argv(),
         env_names=list(plan.env),
         key_names=list(plan.through_fd),
-        bounds=bounds_words(opts.config, loop.backend.name, [s.label for s in loop.fallbacks]),
+        bounds=bounds_words(opts.config, agent.backend.name, [s.label for s in agent.fallbacks]),
         trust=trust,
     )

@@ -53,6 +53,7 @@ from enum import StrEnum
 from typing import Literal
 
 from forgeflare._evidence import ClaimBy, claim_by
+from forgeflare.supervisor._config import FresherSection, LimitsSection
 from forgeflare.supervisor._waits import (
     FinishNow,
     WaitFor,
@@ -187,28 +188,34 @@ class IterationOutcome:
         return self.timed_out and self.runtime_bound
 
 
+_FRESHER = FresherSection()
+_LIMITS = LimitsSection()
+"""The config's defaults: the one source of the decision's defaults too."""
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """The decision's settings. 0 means unlimited for ``max_iterations`` / ``max_runtime``."""
+    """The decision's settings, defaulting to the config's. 0 means unlimited for
+    ``max_iterations`` / ``max_runtime``."""
 
-    max_iterations: int = 0
-    max_runtime: float = 0.0
-    smart_termination: bool = True
-    max_consecutive_errors: int = 3
-    stuck_after: int = 3
-    max_skips: int = 3
-    iteration_timeout: float = 0.0
+    max_iterations: int = _FRESHER.max_iterations
+    max_runtime: float = _LIMITS.max_runtime
+    smart_termination: bool = _FRESHER.smart_termination
+    max_consecutive_errors: int = _LIMITS.max_consecutive_errors
+    stuck_after: int = _LIMITS.stuck_after
+    max_skips: int = _LIMITS.max_skips
+    iteration_timeout: float = _LIMITS.iteration_timeout
     """Seconds one agent run may take (0 = none)."""
-    max_cost: float = 0.0
+    max_cost: float = _LIMITS.max_cost
     """USD the loop may spend (0 = no cap)."""
-    error_pause: float = 0.0
+    error_pause: float = _LIMITS.error_pause
     """Seconds to pause after an error iteration."""
     gate: bool = False
     """A ``[limits] gate`` command or a ``[finish] reviewer`` is set: ``complete`` counts only
     when the evidence holds."""
-    stall_after: int = 0
+    stall_after: int = _LIMITS.stall_after
     """Finish ``stalled`` after this many iterations in a row without progress (0 = off)."""
-    waits: WaitSettings = field(default_factory=WaitSettings)
+    waits: WaitSettings = field(default_factory=lambda: WaitSettings(max_outage=_LIMITS.max_outage))
 
 
 @dataclass(frozen=True, slots=True)

@@ -143,5 +143,8 @@ def finish_reason(run: RunRecord) -> str:
         "budget": "stopped: the cost budget (max_cost) is spent",
         "stalled": "stopped: several iterations in a row made no progress (stall_after)",
         "undelivered": "stopped: the work could not be committed",
+        "quota": "stopped: the agent's quota is spent and no fallback is left",
+        "blocked": "blocked: the agent asked a question (`forgeflare answer`, then --resume)",
+        "error": "stopped: an error before any iteration ran",
     }
     return words.get(finish, f"finished: {finish}")

@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import trio
 
@@ -37,22 +38,24 @@ from forgeflare._fsutil import open_regular
 from forgeflare._keychannel import KEY_FD_ENV, secrets_fd
 from forgeflare._process import end_marked_processes
 from forgeflare._readfile import read_limited_text
-from forgeflare._secrets import PASS_ENV_VAR
+from forgeflare._sandbox import SandboxChoice, loop_sandbox
+from forgeflare._secrets import PASS_ENV_VAR, child_environment
 from forgeflare._units import format_cost
 from forgeflare.supervisor._agentkey import KeyPlan, helper_settings, key_file, plan_agent_key
 from forgeflare.supervisor._agentproc import ChildResult, StopControl, exit_status, supervise
+from forgeflare.supervisor._checkpoint import LoopDelivery
 from forgeflare.supervisor._config import default_prompt
 from forgeflare.supervisor._finish import IterationOutcome, agent_time
-from forgeflare.supervisor._git import GitSnapshot, commits_and_tree, git_snapshot
-from forgeflare.supervisor._lifecycle import (
-    hook_env,
-)
-from forgeflare.supervisor._loopstate import LoopState
+from forgeflare.supervisor._git import GitSnapshot, commits_and_tree
+from forgeflare.supervisor._lifecycle import HookContext, hook_env
 from forgeflare.supervisor._records import (
     InProgress,
     IterationRecord,
     RecordError,
 )
+from forgeflare.supervisor._runbook import RunBook
+from forgeflare.supervisor._setup import LoopSetup
+from forgeflare.supervisor._switching import AgentSwitching
 from forgeflare.supervisor.backends import (
     COMPLETE_TAG,
     REPORT_ENV,
@@ -103,93 +106,132 @@ class _Start:
     report_path: Path
     log_path: Path
     started_at: str
+    context: HookContext
+    """What the agent's environment tells it of the run (as the hooks see it)."""
+    preamble: str = ""
+    """What the prompt starts with (a refused claim, a stall warning, a hint)."""
+    requests_left: int | None = None
+    """What ``[limits] max_requests_per_hour`` leaves the agent (``None``: no limit)."""
     runtime_bound: bool = False
     over_budget: float | None = None
     """The agent's streamed cost when the loop ended it for passing ``max_cost``."""
 
 
-class IterationRunner(LoopState):
-    """The iteration half of the loop (a base of the loop; its state is :class:`LoopState`)."""
+class IterationRunner:
+    """One iteration's agent: its box, its prompt, command and environment, the run itself,
+    and what it did read into its record; what the last iteration left (git, exit)."""
 
-    @property
-    def agent_label(self) -> str:
-        return f"{self.backend.name}:{self.profile}" if self.profile else self.backend.name
+    def __init__(
+        self,
+        setup: LoopSetup,
+        book: RunBook,
+        *,
+        agent: AgentSwitching,
+        delivery: LoopDelivery,
+    ) -> None:
+        self.setup = setup
+        self.book = book
+        self.agent = agent
+        self.delivery = delivery
+        self.sandbox: SandboxChoice | None = None
+        self.sandbox_env: dict[str, str] = {}
+        """The agent's sandbox variables, decided once at the start (empty: none)."""
+        self.git_last: GitSnapshot | None = None
+        self.last_tree: str | None = None
+        """The tree of the last iteration's newest commit (``None``: no commit, or unknown)."""
+        self.last_exit = 0
+        self.last_duration = 0.0
 
-    def elapsed(self) -> float:
-        """Active seconds of the run so far."""
-        return self.base_active + time.monotonic() - self.t0
+    async def choose_sandbox(self) -> SandboxChoice | None:
+        """Decide the agent's sandbox once, at the start; returns it."""
+        setup = self.setup
+        self.sandbox, self.sandbox_env = await loop_sandbox(
+            setup.project,
+            setup.cfg.security.box(),
+            backend=self.agent.backend.name,
+            env=child_environment(setup.opts.env, setup.opts.pass_env),
+        )
+        return self.sandbox
 
-    def save(self) -> None:
-        """Write run.json with the active time so far."""
-        self.record.totals.active_seconds = round(self.elapsed(), 3)
-        self.store.save(self.record)
+    def resume_from(self, rows: list[IterationRecord]) -> None:
+        """A resumed run: the last agent's exit and duration are the hooks' ``last_*``."""
+        agent_runs = [it for it in rows if not it.skipped]
+        if agent_runs:
+            self.last_exit = agent_runs[-1].exit_code or 0
+            self.last_duration = agent_runs[-1].duration
 
     # -- one agent run -------------------------------------------------------------------------
-    def prompt(self) -> str:
+    def prompt(self, preamble: str = "") -> str:
         """The iteration's prompt: what the last iteration left to say (a refused claim, a
         stall warning) first, then the mode's prompt."""
-        return self.preamble + self.prompt_text()
+        return preamble + self.prompt_text()
 
     def prompt_text(self) -> str:
         """The mode's prompt (with a fleet loop's task first)."""
-        path = self.project / ".fresher" / f"PROMPT.{self.record.mode}.md"
+        path = self.setup.project / ".fresher" / f"PROMPT.{self.book.record.mode}.md"
         try:
             text = read_limited_text(path)
         except FileNotFoundError:
-            paths = self.cfg.paths
+            paths = self.setup.cfg.paths
             text = default_prompt(
-                self.record.mode, spec_dir=paths.spec_dir, plan_file=paths.plan_file
+                self.book.record.mode, spec_dir=paths.spec_dir, plan_file=paths.plan_file
             )
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{path}: cannot read the prompt: {exc}") from exc
-        if self.opts.task:
+        if self.setup.opts.task:
             # A fleet loop's own task comes first: each loop completes on its own.
-            text = f"{self.opts.task.strip()}\n\n---\n\n{text}"
-        return text + self.backend.prompt_suffix
+            text = f"{self.setup.opts.task.strip()}\n\n---\n\n{text}"
+        return text + self.agent.backend.prompt_suffix
 
     def plan_unchecked(self) -> int | None:
-        path = self.project / self.cfg.paths.plan_file
+        path = self.setup.project / self.setup.cfg.paths.plan_file
         try:
-            return count_unchecked(read_limited_text(path, folder=self.project, errors="replace"))
+            return count_unchecked(
+                read_limited_text(path, folder=self.setup.project, errors="replace")
+            )
         except FileNotFoundError:
             return None
         except OSError as exc:
-            self.display.warn(f"{path}: cannot read the plan: {exc.strerror}")
+            self.setup.display.warn(f"{path}: cannot read the plan: {exc.strerror}")
             return None
 
-    async def snapshot(self) -> GitSnapshot | None:
-        if not self.git_repo:
-            return None
-        return await git_snapshot(self.project, spec=self.pathspec)
-
-    def agent_argv(self) -> list[str]:
-        argv = self.cfg.agent_argv(self.opts.python, self.backend, self.profile)
-        max_cost = self.cfg.limits.max_cost
+    def agent_argv(self, requests_left: int | None = None) -> list[str]:
+        argv = self.setup.cfg.agent_argv(
+            self.setup.opts.python, self.agent.backend, self.agent.profile
+        )
+        max_cost = self.setup.cfg.limits.max_cost
         if max_cost:
-            argv += self.backend.budget_argv(max_cost - (self.record.totals.cost_usd or 0.0))
-        if self.requests_left is not None:
-            argv += self.backend.requests_argv(self.requests_left)
+            argv += self.agent.backend.budget_argv(
+                max_cost - (self.book.record.totals.cost_usd or 0.0)
+            )
+        if requests_left is not None:
+            argv += self.agent.backend.requests_argv(requests_left)
         return argv
 
-    def agent_env(self, number: int, report_path: Path) -> KeyPlan:
+    def agent_env(self, number: int, report_path: Path, ctx: HookContext) -> KeyPlan:
         """The agent's environment (no secrets but those passed), the run's variables, and
         how its key reaches it (:mod:`~forgeflare.supervisor._agentkey`)."""
         plan = plan_agent_key(
-            self.backend.name, self.opts.env, self.opts.pass_env, self.backend.secret_names
+            self.agent.backend.name,
+            self.setup.opts.env,
+            self.setup.opts.pass_env,
+            self.agent.backend.secret_names,
         )
         env = plan.env
-        env.update(hook_env("agent", self.context(iteration=number)))
-        env.update(self.cfg.profile_env(self.profile))  # the profile's account, e.g. CODEX_HOME
+        env.update(hook_env("agent", ctx))
+        env.update(
+            self.setup.cfg.profile_env(self.agent.profile)
+        )  # the profile's account, e.g. CODEX_HOME
         env[REPORT_ENV] = str(report_path)
-        if self.opts.pass_env:
-            env[PASS_ENV_VAR] = ",".join(self.opts.pass_env)
-        security = self.cfg.security
+        if self.setup.opts.pass_env:
+            env[PASS_ENV_VAR] = ",".join(self.setup.opts.pass_env)
+        security = self.setup.cfg.security
         if security.allow_paths:
             env["FORGEFLARE_ALLOW_PATHS"] = os.pathsep.join(
-                str((self.project / p).resolve()) for p in security.allow_paths
+                str((self.setup.project / p).resolve()) for p in security.allow_paths
             )
         env.update(self.sandbox_env)
-        env.update(self.git_identity)  # git has none: the agent commits as the loop does
+        env.update(self.delivery.git_identity)  # git has none: the agent commits as the loop does
         return plan
 
     @contextlib.contextmanager
@@ -205,31 +247,42 @@ class IterationRunner(LoopState):
                 plan.env[KEY_FD_ENV] = str(fds[0])
             if plan.helper_key is not None:
                 path = stack.enter_context(
-                    key_file(self.store.dir / f".key-{number:03d}", plan.helper_key)
+                    key_file(self.book.store.dir / f".key-{number:03d}", plan.helper_key)
                 )
                 argv += ["--settings", helper_settings(path)]
             yield fds
 
-    async def run_agent(self, number: int) -> tuple[IterationRecord, IterationOutcome]:
-        """Run iteration ``number``'s agent; returns its record and the decision's outcome."""
-        conv = convergence_path(self.project)
+    async def run_agent(
+        self,
+        number: int,
+        *,
+        context: HookContext,
+        preamble: str = "",
+        requests_left: int | None = None,
+    ) -> tuple[IterationRecord, IterationOutcome]:
+        """Run iteration ``number``'s agent (``context`` as the hooks see the run, ``preamble``
+        first in its prompt); returns its record and the decision's outcome."""
+        conv = convergence_path(self.setup.project)
         warning = clear_convergence(conv)
         if warning:
-            self.display.warn(warning)
-        git_before = self.git_last if self.git_last is not None else await self.snapshot()
+            self.setup.display.warn(warning)
+        git_before = self.git_last if self.git_last is not None else await self.delivery.snapshot()
         start = _Start(
             number=number,
             before=_stamp(conv),
             git_before=git_before,
-            report_path=self.store.dir / f"iteration-{number:03d}.report.json",
-            log_path=self.store.iteration_log(number),
+            report_path=self.book.store.dir / f"iteration-{number:03d}.report.json",
+            log_path=self.book.store.iteration_log(number),
             started_at=utc_timestamp(),
+            context=context,
+            preamble=preamble,
+            requests_left=requests_left,
         )
         start.report_path.unlink(missing_ok=True)
-        budget, start.runtime_bound = agent_time(self.limits, self.elapsed())
+        budget, start.runtime_bound = agent_time(self.setup.limits, self.book.elapsed())
         head_before = git_before.head if git_before else None
-        self.record.current = InProgress(number=number, started_at=start.started_at)
-        self.store.event(
+        self.book.record.current = InProgress(number=number, started_at=start.started_at)
+        self.book.store.event(
             "iteration_started", number=number, head=head_before, log=start.log_path.name
         )
         result, reader = await self.watch_agent(start, budget)
@@ -238,28 +291,28 @@ class IterationRunner(LoopState):
     async def watch_agent(self, start: _Start, budget: float) -> tuple[ChildResult, LineReader]:
         """Start the agent, show and log its output until it ends (or is ended)."""
         number, log_path = start.number, start.log_path
-        prompt = self.prompt()
-        argv = self.agent_argv()
-        plan = self.agent_env(number, start.report_path)
+        prompt = self.prompt(start.preamble)
+        argv = self.agent_argv(start.requests_left)
+        plan = self.agent_env(number, start.report_path, start.context)
         env = plan.env
         failed: list[Exception] = []
 
         def on_start(pid: int) -> None:
-            assert self.record.current is not None
-            self.record.current.agent_pid = pid
+            assert self.book.record.current is not None
+            self.book.record.current.agent_pid = pid
             try:
-                self.save()
+                self.book.save()
             except RecordError as exc:
                 failed.append(exc)  # raised once the agent is done: it must not be left running
 
-        self.display.info(f"iteration {number}: starting {argv[0]} ({self.agent_label})")
-        self.display.start_iteration(number, self.limits.max_iterations)
-        reader = self.backend.reader()
+        self.setup.display.info(f"iteration {number}: starting {argv[0]} ({self.agent.label})")
+        self.setup.display.start_iteration(number, self.setup.limits.max_iterations)
+        reader = self.agent.backend.reader()
         if isinstance(reader, CodexStreamReader):
             reader.setup(argv=argv, env=env)  # its model and CODEX_HOME (session files)
-        cap, spent = self.cfg.limits.max_cost, self.record.totals.cost_usd or 0.0
+        cap, spent = self.setup.cfg.limits.max_cost, self.book.record.totals.cost_usd or 0.0
         streamed = getattr(reader, "streamed_cost_usd", None)  # CLI streams that tell a cost
-        halt: StopControl = self.stop
+        halt: StopControl = self.setup.stop
         with _open_log(log_path) as log:
 
             def on_line(line: bytes) -> None:
@@ -275,29 +328,29 @@ class IterationRunner(LoopState):
                     cost = streamed()
                     if passes_cap(spent=spent, streamed=cost, cap=cap):
                         start.over_budget = cost
-                        self.display.warn(
+                        self.setup.display.warn(
                             f"iteration {number}: the agent's cost so far ({format_cost(cost)}) "
                             f"passes the budget of ${cap:g} (${spent:.2f} spent before): ending it"
                         )
                         halt.stop.set()  # this agent only: the loop finishes budget after it
-                if self.opts.raw:
-                    self.display.output(line)
+                if self.setup.opts.raw:
+                    self.setup.display.output(line)
                     return
                 for text in shown:
-                    self.display.output(text + "\n")
+                    self.setup.display.output(text + "\n")
 
             try:
                 with (
                     self.key_handover(plan, argv, number) as pass_fds,
-                    self.stop.scoped() as halt,
+                    self.setup.stop.scoped() as halt,
                 ):
                     result = await supervise(
                         argv,
-                        cwd=self.project,
+                        cwd=self.setup.project,
                         env=env,
                         stdin=prompt.encode(),
                         timeout=None if math.isinf(budget) else budget,
-                        grace=self.cfg.agent.kill_grace,
+                        grace=self.setup.cfg.agent.kill_grace,
                         stop=halt,
                         on_line=on_line,
                         on_start=on_start,
@@ -306,38 +359,38 @@ class IterationRunner(LoopState):
             except OSError as exc:
                 result = self._not_started(argv[0], exc, log)
             finally:
-                self.display.end_iteration()
+                self.setup.display.end_iteration()
         await self._end_leftovers()
-        self.records_failure = failed[0] if failed else None
+        self.book.hold_failure(failed[0] if failed else None)
         return result, reader
 
     async def read_iteration(
         self, start: _Start, result: ChildResult, reader: LineReader
     ) -> tuple[IterationRecord, IterationOutcome]:
         """Read what the agent did (its report, convergence.json, git) into its record."""
-        number, conv, before = start.number, convergence_path(self.project), start.before
+        number, conv, before = start.number, convergence_path(self.setup.project), start.before
         git_before, report_path, log_path = start.git_before, start.report_path, start.log_path
         started_at, runtime_bound = start.started_at, start.runtime_bound
         head_before = git_before.head if git_before else None
         state = self._fresh_convergence(conv, before)
         # Delivery first: the loop commits what the agent left, so the commits and the
         # change below count it, and a claim is judged on what is in git.
-        delivered = await self.checkpoint(number, time.time())
-        git_after = delivered.snapshot or await self.snapshot()
+        delivered = await self.delivery.checkpoint(number, time.time())
+        git_after = delivered.snapshot or await self.delivery.snapshot()
         dirty = delivered.dirty
         if dirty is None:  # checkpoint off (or failed): what is left, asked once more
-            dirty = await self.dirty_paths() or []
+            dirty = await self.delivery.dirty_paths() or []
         self.git_last = git_after
         commits = 0
         self.last_tree = None
         changed: bool | None = None
         if git_before is not None and git_after is not None:
             commits, self.last_tree = await commits_and_tree(
-                self.project, git_before.head, git_after.head
+                self.setup.project, git_before.head, git_after.head
             )
             changed = commits > 0 or git_before != git_after
         final = state.final if state else None
-        report = self.backend.report(
+        report = self.agent.backend.report(
             reader,
             ChildEnd(
                 exit_code=result.exit_code,
@@ -356,8 +409,8 @@ class IterationRunner(LoopState):
             report,
             number=number,
             started_at=started_at,
-            backend=self.backend.name,
-            profile=self.profile,
+            backend=self.agent.backend.name,
+            profile=self.agent.profile,
             duration=round(result.duration, 3),
             exit_code=exit_status(result),
             timed_out=result.timed_out,
@@ -372,7 +425,7 @@ class IterationRunner(LoopState):
             dirty=dirty,
         )
         outcome = IterationOutcome(
-            mode="planning" if self.record.mode == "planning" else "building",
+            mode=self._mode(),
             exit_code=result.exit_code,
             timed_out=result.timed_out,
             stop_reason=report.stop_reason,
@@ -389,22 +442,38 @@ class IterationRunner(LoopState):
         self.last_exit, self.last_duration = exit_status(result), it.duration
         return it, outcome
 
+    def skip(self, number: int) -> tuple[IterationRecord, IterationOutcome]:
+        """Iteration ``number`` skipped (by ``next_iteration``): its record and outcome."""
+        it = IterationRecord(number=number, started_at=utc_timestamp(), skipped=True)
+        it.plan_unchecked = self.plan_unchecked()
+        outcome = IterationOutcome(
+            mode=self._mode(), skipped=True, plan_unchecked=it.plan_unchecked
+        )
+        return it, outcome
+
+    def _mode(self) -> Literal["planning", "building"]:
+        """The run's mode as the decision knows it."""
+        return "planning" if self.book.record.mode == "planning" else "building"
+
     def _not_started(self, program: str, exc: OSError, log: io.FileIO) -> ChildResult:
         """The result of an agent that could not start (exit 127), said in its log and shown."""
         msg = f"cannot start the agent {program!r}: {exc.strerror or exc}"
         with contextlib.suppress(OSError):
             log.write(f"forgeflare loop: {msg}\n".encode())
-        self.display.error(msg)
+        self.setup.display.error(msg)
         return ChildResult(returncode=127, timed_out=False, stopped=False, duration=0.0)
 
     async def _end_leftovers(self) -> None:
         """End the processes the agent left running."""
         # Descendants that left the agent's process group (a new session) carry the run's marker.
         leftovers = await trio.to_thread.run_sync(
-            end_marked_processes, "FRESHER_RUN_ID", self.record.run_id, self.cfg.agent.kill_grace
+            end_marked_processes,
+            "FRESHER_RUN_ID",
+            self.book.record.run_id,
+            self.setup.cfg.agent.kill_grace,
         )
         if leftovers:
-            self.display.warn(f"ended {len(leftovers)} process(es) the agent left running")
+            self.setup.display.warn(f"ended {len(leftovers)} process(es) the agent left running")
 
     def _fresh_convergence(self, conv: Path, before: FileStamp | None) -> ConvergenceState | None:
         """The convergence file the agent wrote this iteration (``None``: none, or unreadable,
@@ -413,7 +482,7 @@ class IterationRunner(LoopState):
             try:
                 return read_convergence(conv)
             except ConvergenceError as exc:
-                self.display.warn(str(exc))
+                self.setup.display.warn(str(exc))
         return None
 
     def _show_end(
@@ -428,27 +497,10 @@ class IterationRunner(LoopState):
         number = it.number
         if result.timed_out:
             what = "runtime limit" if outcome.runtime_hit else "iteration timeout"
-            self.display.error(f"iteration {number}: agent killed at the {what}")
+            self.setup.display.error(f"iteration {number}: agent killed at the {what}")
         cost = f", {format_cost(it.cost_usd)}"
         stop_words = "" if it.stop_reason is None else f", stop {it.stop_reason}"
-        self.display.info(
+        self.setup.display.info(
             f"iteration {number}: {it.outcome}, exit {it.exit_code}{stop_words}, "
             f"{it.duration:.1f}s, tokens {tokens}{cost}, commits {commits}"
         )
-
-    # -- the loop ---------------------------------------------------------------------------
-    def finish_iteration(self, it: IterationRecord, decision: str, *, counted: bool) -> None:
-        it.decision = decision
-        rec = self.record
-        rec.add_iteration(it, counted=counted)
-        if it.cost_usd is None and it.tokens.total and rec.totals.cost_unknown == 1:
-            self.display.warn(
-                f"iteration {it.number}: cost unknown (no price for model "
-                f"{it.model or self.cfg.fresher.model or '?'}); tokens are recorded"
-            )
-        self.display.spent = rec.totals.cost_usd
-        self.save()
-        self.store.event("iteration", **it.model_dump(exclude={"observations"}))
-        if self.records_failure is not None:
-            failure, self.records_failure = self.records_failure, None
-            raise failure

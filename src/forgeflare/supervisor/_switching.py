@@ -25,21 +25,53 @@ from forgeflare.supervisor._fallback import (
     credit_of,
     credit_window,
     month_spend,
+    parse_agent_spec,
 )
-from forgeflare.supervisor._loopstate import LoopState
 from forgeflare.supervisor._records import RecordError, read_run
+from forgeflare.supervisor._runbook import RunBook
+from forgeflare.supervisor._setup import LoopSetup
 from forgeflare.supervisor._windowkey import WindowKey, agent_account, configured_url
-from forgeflare.supervisor._windowstore import read_windows, record_window
+from forgeflare.supervisor._windowstore import read_windows, record_window, window_store_path
+from forgeflare.supervisor.backends import Backend
 
 __all__ = ["AgentSwitching"]
 
 
-class AgentSwitching(LoopState):
-    """The switching part of the loop (a base of the loop; its state is :class:`LoopState`)."""
+class AgentSwitching:
+    """Which agent runs: the primary, its fallbacks, the windows that keep them out, and the
+    backend and profile of the current one."""
+
+    def __init__(self, setup: LoopSetup, book: RunBook) -> None:
+        self.setup = setup
+        self.book = book
+        cfg = setup.cfg
+        self.backend: Backend = cfg.backend()
+        self.profile = ""
+        """The ``[agent.profiles]`` profile of the current agent (empty: none)."""
+        self.primary = self.current = AgentSpec(self.backend.name)
+        self.fallbacks = [parse_agent_spec(text) for text in cfg.agent.fallback]
+        if self.fallbacks:
+            setup.display.agent = self.primary.label
+        self.windows: dict[AgentSpec, Window] = {}
+        self.window_file = window_store_path(setup.opts.env)
+        """The machine's store of usage windows, shared by its loops."""
+
+    @property
+    def label(self) -> str:
+        """The current agent as the terminal names it (``backend[:profile]``)."""
+        return f"{self.backend.name}:{self.profile}" if self.profile else self.backend.name
+
+    def spend_quota(self) -> None:
+        """The current agent's quota is spent: it is out until the loop ends."""
+        self.windows[self.current] = Window(None, "quota spent")
+
+    def any_spent(self) -> bool:
+        """Whether an agent is out for good (a spent quota or credit with no reset)."""
+        return any(w.resets_at is None for w in self.windows.values())
 
     def known_windows(self) -> Mapping[AgentSpec, Window]:
         """This loop's windows and the machine's (the later reset wins)."""
-        stored = read_windows(self.window_file, warn=self.display.warn)
+        stored = read_windows(self.window_file, warn=self.setup.display.warn)
         # The machine's windows of these agents at the endpoint and account they use here.
         known = {
             spec: window
@@ -58,7 +90,7 @@ class AgentSwitching(LoopState):
 
     def window_key(self, spec: AgentSpec) -> WindowKey:
         """``spec``'s key in the machine's store: its endpoint and account in its environment."""
-        env = {**self.opts.env, **self.cfg.profile_env(spec.profile)}
+        env = {**self.setup.opts.env, **self.setup.cfg.profile_env(spec.profile)}
         url = configured_url(spec.backend, env)
         endpoint, account = agent_account(spec.backend, env, configured_url=url)
         return WindowKey(spec, endpoint, account)
@@ -67,21 +99,25 @@ class AgentSwitching(LoopState):
         """The current agent is out of its window for ``seconds`` (its true reset, scaled to
         the loop's time), here and in the machine's store."""
         now = datetime.now(UTC)
-        window = Window(now + timedelta(seconds=seconds * self.time_scale), reason)
+        window = Window(now + timedelta(seconds=seconds * self.setup.time_scale), reason)
         self.windows[self.current] = window
         try:
             record_window(self.window_file, self.window_key(self.current), window, now)
         except OSError as exc:
-            self.display.warn(f"{self.window_file}: cannot share the usage window: {exc}")
+            self.setup.display.warn(f"{self.window_file}: cannot share the usage window: {exc}")
 
     def check_credit(self, log_root: Path) -> None:
         """Before the first iteration: has an agent spent its monthly credit (``[limits]
         monthly_credit`` for the primary, ``[agent.profiles.NAME] monthly_credit``)?"""
-        profiles = {name: p.monthly_credit for name, p in self.cfg.agent.profiles.items()}
+        profiles = {name: p.monthly_credit for name, p in self.setup.cfg.agent.profiles.items()}
         credits = {
             spec: credit
             for spec in [self.primary, *self.fallbacks]
-            if (credit := credit_of(spec, self.primary, self.cfg.limits.monthly_credit, profiles))
+            if (
+                credit := credit_of(
+                    spec, self.primary, self.setup.cfg.limits.monthly_credit, profiles
+                )
+            )
         }
         if not credits:
             return
@@ -97,7 +133,7 @@ class AgentSwitching(LoopState):
         now = datetime.now(UTC)
         for spec, credit in credits.items():
             spent = month_spend(rows, spec, now)
-            self.display.info(credit_line(spent, credit, spec))
+            self.setup.display.info(credit_line(spent, credit, spec))
             window = credit_window(spent, credit, now)
             if window is None or window.resets_at is None:
                 continue
@@ -107,7 +143,9 @@ class AgentSwitching(LoopState):
             else:
                 then = "falling back" if self.fallbacks else "waiting"
             until = f"{window.resets_at:%Y-%m-%d}"
-            self.display.warn(f"{spec.label}: {window.reason} this month: {then} until {until}")
+            self.setup.display.warn(
+                f"{spec.label}: {window.reason} this month: {then} until {until}"
+            )
 
     def choose(self) -> Choice:
         """The choice for the next iteration; switches to its agent when it names one."""
@@ -116,7 +154,9 @@ class AgentSwitching(LoopState):
             self.fallbacks,
             self.known_windows(),
             datetime.now(UTC),
-            fallback_after=timedelta(seconds=self.cfg.agent.fallback_after * self.time_scale),
+            fallback_after=timedelta(
+                seconds=self.setup.cfg.agent.fallback_after * self.setup.time_scale
+            ),
             current=self.current,
         )
         if choice.agent is not None and choice.agent != self.current:
@@ -127,9 +167,9 @@ class AgentSwitching(LoopState):
         """Run the next iterations on ``spec``, saying so with ``reason``."""
         was = self.current
         self.current, self.profile = spec, spec.profile
-        self.backend = self.cfg.backend_for(spec.backend)
-        self.display.agent = spec.label
-        self.display.warn(f"agent {was.label} -> {spec.label}: {reason}")
-        self.store.event(
+        self.backend = self.setup.cfg.backend_for(spec.backend)
+        self.setup.display.agent = spec.label
+        self.setup.display.warn(f"agent {was.label} -> {spec.label}: {reason}")
+        self.book.store.event(
             "agent_switched", backend=spec.backend, profile=spec.profile, reason=reason
         )

@@ -12,16 +12,16 @@ import time
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import trio
 
 from forgeflare._clock import format_wait, utc_timestamp
 from forgeflare.supervisor._blocked import read_answer
-from forgeflare.supervisor._hand import hint_preamble, pause_requested, take_hint
+from forgeflare.supervisor._hand import pause_requested, take_hint
 from forgeflare.supervisor._hourly import HOUR, hour_allowance, sent_by_rows
-from forgeflare.supervisor._loopstate import LoopState
 from forgeflare.supervisor._records import IterationRecord, WaitRecord
+from forgeflare.supervisor._runbook import RunBook
+from forgeflare.supervisor._setup import LoopSetup
 from forgeflare.supervisor._stop import stop_requested
 
 __all__ = ["LoopWaits", "wait_line"]
@@ -40,8 +40,15 @@ def wait_line(kind: str, seconds: float, local: str, opens_in: float) -> str:
     )
 
 
-class LoopWaits(LoopState):
-    """The waiting part of the loop (a base of the loop; its state is :class:`LoopState`)."""
+class LoopWaits:
+    """The loop's waits: for a usage window or out an outage, for an answer, while paused,
+    and while the hour's requests are used."""
+
+    def __init__(self, setup: LoopSetup, book: RunBook) -> None:
+        self.setup = setup
+        self.book = book
+        self.requests_left: int | None = None
+        """What ``[limits] max_requests_per_hour`` leaves the next agent (``None``: no limit)."""
 
     async def wait(
         self, kind: str, seconds: float, until: datetime, *, opens_in: float | None = None
@@ -52,29 +59,33 @@ class LoopWaits(LoopState):
         local = until.astimezone().strftime("%H:%M")
         if opens_in is None:
             opens_in = (until - datetime.now(UTC)).total_seconds()
-        self.display.warn(wait_line(kind, seconds, local, opens_in))
+        self.setup.display.warn(wait_line(kind, seconds, local, opens_in))
         started = utc_timestamp()
-        self.store.event("wait_started", kind=kind, until=utc_timestamp(until), seconds=seconds)
-        await self.notifier.send(
-            kind,
-            {**self.summary(), "until": local, "detail": f"waiting {format_wait(seconds)}"},
+        self.book.store.event(
+            "wait_started", kind=kind, until=utc_timestamp(until), seconds=seconds
         )
-        scale = self.time_scale
+        await self.setup.notifier.send(
+            kind,
+            {**self.book.summary(), "until": local, "detail": f"waiting {format_wait(seconds)}"},
+        )
+        scale = self.setup.time_scale
         deadline = datetime.now(UTC) + timedelta(seconds=seconds * scale)
         t0 = time.monotonic()
-        while not self.stop.stop.is_set() and not stop_requested(self.project):
+        while not self.setup.stop.stop.is_set() and not stop_requested(self.setup.project):
             left = (deadline - datetime.now(UTC)).total_seconds()
             if left <= 0:
                 break
             # Poll the stop request each second (a file: `forgeflare stop` from another shell).
             with trio.move_on_after(min(left, 1.0)):
-                await self.stop.stop.wait()
+                await self.setup.stop.stop.wait()
         waited = round(time.monotonic() - t0, 3)
-        self.record.totals.waited_seconds = round(self.record.totals.waited_seconds + waited, 3)
-        self.record.waits.append(
+        self.book.record.totals.waited_seconds = round(
+            self.book.record.totals.waited_seconds + waited, 3
+        )
+        self.book.record.waits.append(
             WaitRecord(kind=kind, started_at=started, duration=waited, until=utc_timestamp(until))
         )
-        self.store.event("wait_ended", kind=kind, waited=waited)
+        self.book.store.event("wait_ended", kind=kind, waited=waited)
 
     async def wait_for_answer(self, seconds: float, poll: float = 0.2) -> bool:
         """Wait up to ``seconds`` (wall clock) for ``answer.md``; ``True`` once it is there.
@@ -82,111 +93,99 @@ class LoopWaits(LoopState):
         Ends early on a stop (Ctrl+C or ``forgeflare stop``); the file is polled, since it is
         written from another terminal.
         """
-        self.display.warn(
+        self.setup.display.warn(
             f"waiting up to {format_wait(seconds)} for an answer: forgeflare answer --dir "
-            f'{self.project} "TEXT"'
+            f'{self.setup.project} "TEXT"'
         )
         started = utc_timestamp()
-        self.store.event("wait_started", kind="answer_wait", seconds=seconds)
+        self.book.store.event("wait_started", kind="answer_wait", seconds=seconds)
         deadline = time.time() + seconds
         t0 = time.monotonic()
         answered = False
-        while not self.stop.stop.is_set() and not stop_requested(self.project):
-            if read_answer(self.store.dir) is not None:
+        while not self.setup.stop.stop.is_set() and not stop_requested(self.setup.project):
+            if read_answer(self.book.store.dir) is not None:
                 answered = True
                 break
             left = deadline - time.time()
             if left <= 0:
                 break
             with trio.move_on_after(min(left, poll)):
-                await self.stop.stop.wait()
+                await self.setup.stop.stop.wait()
         waited = round(time.monotonic() - t0, 3)
-        self.record.totals.waited_seconds = round(self.record.totals.waited_seconds + waited, 3)
-        self.record.waits.append(
+        self.book.record.totals.waited_seconds = round(
+            self.book.record.totals.waited_seconds + waited, 3
+        )
+        self.book.record.waits.append(
             WaitRecord(kind="answer_wait", started_at=started, duration=waited)
         )
-        self.store.event("wait_ended", kind="answer_wait", waited=waited, answered=answered)
+        self.book.store.event("wait_ended", kind="answer_wait", waited=waited, answered=answered)
         return answered
 
     async def hold_while_paused(self, poll: float = 0.2) -> None:
         """Wait while ``forgeflare pause`` holds the run, until ``unpause``, a stop or the
         runtime limit (paused time counts toward ``max_runtime``: the night is bounded)."""
-        run_dir = self.store.dir
+        run_dir = self.book.store.dir
         if not pause_requested(run_dir):
             return
-        done = self.record.iterations_done
-        where = f" --dir {self.project}" if self.project != Path.cwd().resolve() else ""
-        self.display.warn(
+        done = self.book.record.iterations_done
+        where = f" --dir {self.setup.project}" if self.setup.project != Path.cwd().resolve() else ""
+        self.setup.display.warn(
             f"paused after iteration {done}: `forgeflare unpause{where}` goes on, "
             f"`forgeflare stop{where}` ends the run"
         )
-        self.display.hold(f"paused after iteration {done} (forgeflare unpause)")
+        self.setup.display.hold(f"paused after iteration {done} (forgeflare unpause)")
         started = utc_timestamp()
-        self.store.event("wait_started", kind="paused")
+        self.book.store.event("wait_started", kind="paused")
         t0 = time.monotonic()
-        runtime = self.limits.max_runtime
-        while not self.stop.stop.is_set() and not stop_requested(self.project):
-            if not pause_requested(run_dir) or (runtime and self.elapsed() >= runtime):
+        runtime = self.setup.limits.max_runtime
+        while not self.setup.stop.stop.is_set() and not stop_requested(self.setup.project):
+            if not pause_requested(run_dir) or (runtime and self.book.elapsed() >= runtime):
                 break
             with trio.move_on_after(poll):
-                await self.stop.stop.wait()
-        self.display.hold(None)
+                await self.setup.stop.stop.wait()
+        self.setup.display.hold(None)
         waited = round(time.monotonic() - t0, 3)
-        self.record.waits.append(WaitRecord(kind="paused", started_at=started, duration=waited))
-        self.store.event("wait_ended", kind="paused", waited=waited)
+        self.book.record.waits.append(
+            WaitRecord(kind="paused", started_at=started, duration=waited)
+        )
+        self.book.store.event("wait_ended", kind="paused", waited=waited)
         if not pause_requested(run_dir):
-            self.display.info("unpaused: going on")
+            self.setup.display.info("unpaused: going on")
 
     async def hold_for_requests(self, pending: Sequence[IterationRecord] = ()) -> None:
         """Wait while ``[limits] max_requests_per_hour`` is used up (like a usage window: the
         loop never finishes for it); then :attr:`requests_left` is what the agent may send.
         ``pending``: an iteration not yet recorded whose requests count (before its review)."""
-        limit = self.cfg.limits.max_requests_per_hour
+        limit = self.setup.cfg.limits.max_requests_per_hour
         self.requests_left = None
         if not limit:
             return
-        window = HOUR * self.time_scale
-        while not self.stop.stop.is_set() and not stop_requested(self.project):
+        window = HOUR * self.setup.time_scale
+        while not self.setup.stop.stop.is_set() and not stop_requested(self.setup.project):
             now = datetime.now(UTC)
-            sent = sent_by_rows([*self.record.iterations, *pending])
+            sent = sent_by_rows([*self.book.record.iterations, *pending])
             left, free_at = hour_allowance(sent, limit=limit, now=now, window=window)
             if free_at is None:
                 self.requests_left = left
                 return
-            runtime = self.limits.max_runtime
-            if runtime and self.elapsed() >= runtime:
+            runtime = self.setup.limits.max_runtime
+            if runtime and self.book.elapsed() >= runtime:
                 return  # the checks between iterations finish the run: timeout
-            self.display.warn(f"the hour's {limit} request(s) are used (max_requests_per_hour)")
-            seconds = (free_at - now).total_seconds() / (self.time_scale or 1.0)
+            self.setup.display.warn(
+                f"the hour's {limit} request(s) are used (max_requests_per_hour)"
+            )
+            seconds = (free_at - now).total_seconds() / (self.setup.time_scale or 1.0)
             if runtime:
-                seconds = min(seconds, max(0.0, runtime - self.elapsed()))
+                seconds = min(seconds, max(0.0, runtime - self.book.elapsed()))
             until = now + timedelta(seconds=seconds)
             await self.wait("limit_wait", max(0.0, seconds), until)
 
     def take_user_hint(self) -> str | None:
-        """The hint waiting for this iteration (taken once), put first in its prompt."""
-        hint = take_hint(self.store.dir)
+        """The hint waiting for this iteration (taken once): the prompt starts with it."""
+        hint = take_hint(self.book.store.dir)
         if hint is not None:
-            self.preamble = hint_preamble(hint) + self.preamble
-            self.display.info(f"this iteration's prompt starts with your hint ({len(hint)} chars)")
-            self.store.event("hint_taken", chars=len(hint))
+            self.setup.display.info(
+                f"this iteration's prompt starts with your hint ({len(hint)} chars)"
+            )
+            self.book.store.event("hint_taken", chars=len(hint))
         return hint
-
-    def summary(self) -> dict[str, Any]:
-        rec = self.record
-        return {
-            "run_id": rec.run_id,
-            "project_dir": rec.project_dir,
-            "mode": rec.mode,
-            "started_at": rec.started_at,
-            "finished_at": rec.finished_at,
-            "finish_type": rec.finish_type,
-            "finish_reason": rec.finish_reason,
-            "exit_code": rec.exit_code,
-            "question": rec.question,
-            "totals": {
-                **rec.totals.model_dump(),
-                "duration": round(self.elapsed(), 1),
-            },
-            "run_dir": str(self.store.dir),
-        }

@@ -1,0 +1,83 @@
+"""The loop's parts for tests: a setup over a project in a scratch folder, an opened run book.
+
+Each part of the loop is built alone from these (``LoopSetup`` and ``RunBook`` are its only
+shared inputs), with real files, real git and real processes.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+from typing import Any
+
+from forgeflare.supervisor import (
+    LoopConfig,
+    LoopDisplay,
+    LoopOptions,
+    LoopSetup,
+    RunBook,
+    RunRecord,
+    RunStore,
+    StopControl,
+)
+
+__all__ = ["Shown", "loop_setup", "opened_book"]
+
+
+class Shown:
+    """What a display showed: its terminal lines (stdout and stderr) as one text."""
+
+    def __init__(self) -> None:
+        self.out = io.StringIO()
+        self.err = io.StringIO()
+
+    def display(self) -> LoopDisplay:
+        return LoopDisplay(out=self.out, err=self.err, live=False)
+
+    @property
+    def text(self) -> str:
+        return self.out.getvalue() + self.err.getvalue()
+
+
+def loop_setup(
+    project: Path,
+    *,
+    config: dict[str, Any] | None = None,
+    shown: Shown | None = None,
+    env: dict[str, str] | None = None,
+) -> LoopSetup:
+    """The setup of a loop in ``project`` (made if missing) with ``config``'s sections; the
+    user's state and config folders are in the scratch folder beside it."""
+    project.mkdir(parents=True, exist_ok=True)
+    home = project.parent / f"{project.name}-home"
+    base = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "XDG_STATE_HOME": str(home / "state"),
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "FORGEFLARE_TIME_SCALE": "0.001",
+    }
+    opts = LoopOptions(
+        project_dir=project,
+        config=LoopConfig.model_validate(config or {}),
+        env={**base, **(env or {})},
+    )
+    return LoopSetup.build(opts, (shown or Shown()).display(), StopControl())
+
+
+def opened_book(setup: LoopSetup, run_id: str = "run-1") -> RunBook:
+    """A run book over a new run folder under the setup's log root."""
+    book = RunBook(setup)
+    store = RunStore(setup.log_root / run_id)
+    store.create()
+    record = RunRecord(
+        run_id=run_id,
+        mode=setup.cfg.fresher.mode,
+        project_dir=str(setup.project),
+        started_at="2026-01-01T00:00:00Z",
+        max_iterations=setup.cfg.fresher.max_iterations,
+        backend=setup.cfg.backend().name,
+    )
+    book.begin(store, record)
+    return book
