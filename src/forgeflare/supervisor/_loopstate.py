@@ -77,7 +77,10 @@ class LoopState:
     sandbox_env: dict[str, str]
     """The agent's sandbox variables, decided once at the start (empty: none)."""
     gate_box: GateBox | None = None
-    """Where the gate runs, decided before it first runs (whatever the backend)."""
+    """Where the gate and the reviewer's diff run, decided before either first runs (whatever
+    the backend)."""
+    gate_said: bool = False
+    """Whether the banner said where the gate runs."""
     git_start: dict[str, str] | None = None
     """What makes git run a program, at the run's start (``_gitguard``)."""
 

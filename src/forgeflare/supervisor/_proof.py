@@ -21,11 +21,12 @@ from forgeflare._evidence import (
     stall_streak,
 )
 from forgeflare._fsutil import atomic_write_text
-from forgeflare._gaterun import BoxSettings, gate_box
+from forgeflare._gaterun import BoxSettings, GateBox, gate_box
 from forgeflare._gaterun import run_gate as run_boxed_gate
 from forgeflare._readfile import read_limited_text
+from forgeflare._reviewdiff import collect_diff
 from forgeflare.supervisor._finish import IterationOutcome
-from forgeflare.supervisor._git import diff_since, tree_of
+from forgeflare.supervisor._git import tree_of
 from forgeflare.supervisor._loopstate import LoopState
 from forgeflare.supervisor._records import (
     ClaimRecord,
@@ -178,11 +179,20 @@ class LoopProof(LoopState):
         judged twice: the last verdict stands (no new request, no new spend)."""
         from forgeflare.supervisor._reviewer import ReviewInput, run_review
 
-        # The diff runs git on the host: never over git internals the agent changed.
+        # A claim over changed git internals or hooks is never accepted: the loop ends there.
         untrusted = await self.untrusted_now()
         if untrusted is not None:
             return ReviewRecord(model=self.cfg.finish.reviewer, error=f"not asked: {untrusted}")
-        diff, stat = await diff_since(self.project, self.record.head_at_start)
+        max_diff = int(self.cfg.finish.reviewer_max_diff)
+        # In the box, like the gate: a diff program the agent planted never runs on the host.
+        collected = await collect_diff(
+            self.project,
+            self.record.head_at_start,
+            box=await self.box(),
+            env=self.opts.env,
+            budget=max_diff,
+        )
+        diff, stat = collected.diff, collected.stat
         digest = hashlib.sha256(diff.encode(errors="replace")).hexdigest()
         last = self.last_review
         if last is not None and last[0] == digest and last[1].complete is not None:
@@ -200,7 +210,7 @@ class LoopProof(LoopState):
                 plan=plan_text,
                 diff=diff,
                 diff_stat=stat,
-                max_diff=int(self.cfg.finish.reviewer_max_diff),
+                max_diff=max_diff,
                 gate=gate,
                 final_message=self.output_tail(it),
                 claim=claim,
@@ -213,6 +223,21 @@ class LoopProof(LoopState):
         )
         self.last_review = (digest, review)
         return review
+
+    async def box(self) -> GateBox:
+        """Where the agent's work runs for the loop (the gate, the reviewer's diff): decided
+        once per run from ``[security]``."""
+        if self.gate_box is None:
+            security = self.cfg.security
+            settings = BoxSettings(
+                sandbox=security.sandbox,
+                network=security.sandbox_network,
+                writable=tuple(security.writable),
+                sockets=tuple(security.sockets),
+                readable=tuple(security.readable),
+            )
+            self.gate_box = await gate_box(self.project, settings, self.opts.env)
+        return self.gate_box
 
     def output_tail(self, it: IterationRecord) -> str:
         """The end of the iteration's log: the agent's last words (what it claimed with)."""
@@ -233,23 +258,15 @@ class LoopProof(LoopState):
         untrusted = await self.untrusted_now()
         if untrusted is not None:
             return GateRun(gate, None, f"not run: {untrusted}")
-        if self.gate_box is None:
-            security = self.cfg.security
-            settings = BoxSettings(
-                sandbox=security.sandbox,
-                network=security.sandbox_network,
-                writable=tuple(security.writable),
-                sockets=tuple(security.sockets),
-                readable=tuple(security.readable),
-            )
-            self.gate_box = await gate_box(self.project, settings, self.opts.env)
-            self.display.info(self.gate_box.line)
+        if not self.gate_said:
+            self.gate_said = True
+            self.display.info((await self.box()).line)
         self.display.info(f"gate: {gate}")
         done = await run_boxed_gate(
             gate,
             project=self.project,
             env=self.opts.env,
-            box=self.gate_box,
+            box=await self.box(),
             grace=self.cfg.agent.kill_grace,
             timeout=self.cfg.limits.iteration_timeout or None,
             stop=self.stop.stop,
