@@ -118,7 +118,9 @@ class Scratch:
         return " ".join([PY, str(self.probe), str(self.keyfile), *pids])
 
     def env(self, **extra: str) -> dict[str, str]:
-        return loop_env(self.root, self.home, KEY, **extra)
+        # The box hides /var/tmp: the probe and the key file are shown by name.
+        shown = f"{self.probe}:{self.keyfile}"
+        return loop_env(self.root, self.home, KEY, FORGEFLARE_SANDBOX_READABLE=shown, **extra)
 
     def give_to(self, user: str) -> None:
         give_to(self.root, user)
@@ -186,6 +188,7 @@ def test_a_hook_and_the_gate_cannot_read_the_loops_key(
     # The gate (run before the first iteration to measure progress) sees its whole box.
     gate = f"{scratch.probe_cmd()} > gate-probe.txt"
     config = f'[limits]\ngate = "{gate}"\n\n[agent]\nbackend = "forgeflare"\n'
+    config += f'[security]\nreadable = ["{scratch.probe}", "{scratch.keyfile}"]\n'
     (project / ".fresher" / "config.toml").write_text(config)
     server = mock_api({"responses": [text_response("done")], "when_exhausted": "end_turn"})
     scratch.give_to(user)
