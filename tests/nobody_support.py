@@ -12,6 +12,7 @@ import atexit
 import contextlib
 import functools
 import importlib.metadata
+import json
 import os
 import shutil
 import site
@@ -29,6 +30,7 @@ __all__ = [
     "NOBODY",
     "SETPRIV",
     "as_user",
+    "claim_complete",
     "forgeflare_argv",
     "forgeflare_env",
     "give_to",
@@ -155,3 +157,28 @@ def loop_env(root: Path, home: Path, key: str, **extra: str) -> dict[str, str]:
     )
     env.update(extra)
     return env
+
+
+def claim_complete(
+    hook: list[str], project: Path, env: dict[str, str], timeout: float = 180
+) -> subprocess.CompletedProcess[str]:
+    """Send ``forgeflare stop-hook`` (``hook``: its command line) the Stop that Claude Code
+    sends when the session's last message claims completion."""
+    stop = {
+        "session_id": "s1",
+        "transcript_path": "",
+        "cwd": str(project),
+        "hook_event_name": "Stop",
+        "stop_hook_active": False,
+        "last_assistant_message": "All done.\n<loop-done>COMPLETE</loop-done>",
+    }
+    return subprocess.run(
+        hook,
+        input=json.dumps(stop),
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )

@@ -15,7 +15,6 @@ Run as root and, through ``setpriv``, as ``nobody``, in a scratch folder under `
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 from collections.abc import Callable, Iterator
@@ -28,6 +27,7 @@ from agent_support import text_response, tick_response, tool_response, verdict
 from mockapi_support import MockServer
 from nobody_support import (
     SETPRIV,
+    claim_complete,
     forgeflare_argv,
     forgeflare_env,
     give_to,
@@ -206,24 +206,7 @@ def test_the_stop_hooks_reviewer_diff_runs_no_plant(
     (project / "a.txt").write_text("changed in the session\n")
     (project / "new.txt").write_text("a new file\n")
     give_to(scratch.root, user)
-    stop = {
-        "session_id": "s1",
-        "transcript_path": "",
-        "cwd": str(project),
-        "hook_event_name": "Stop",
-        "stop_hook_active": False,
-        "last_assistant_message": "All done.\n<loop-done>COMPLETE</loop-done>",
-    }
-    done = subprocess.run(
-        hook,
-        input=json.dumps(stop),
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
+    done = claim_complete(hook, project, env)
     assert marks_of(scratch.marks) == [], done.stderr[-3000:]
     (shown,) = _reviewed(server)
     assert "+changed in the session" in shown
