@@ -427,9 +427,11 @@ def sandbox_plan(project: Path, *, network: bool, env: Mapping[str, str]) -> San
     if home is not None:
         writable += [p.resolve() for p in (home / name for name in CACHE_DIRS) if _existing_dir(p)]
         tools = [home / name for name in TOOLCHAIN_DIRS] + tools
+    hiding = [*([home] if home else []), *hidden]
     for tool in dict.fromkeys(tools):
         real = tool.resolve()
-        shown_again = _under(real, [*([home] if home else []), *hidden])
+        # Inside a hidden folder, never the folder itself (a PATH of "/var/tmp" or "~").
+        shown_again = _under(real, hiding) and real not in hiding
         if shown_again and _existing_dir(real) and not _under(real, [root]):
             readable.append(real)
     writable += [p for p in _paths(env.get(WRITABLE_ENV)) if p.is_dir()]

@@ -63,13 +63,14 @@ def test_the_plan_empties_the_shared_folders_and_shows_path_dirs_in_them_again(
     project = in_var_tmp / "project"
     for path in (tools, project):
         path.mkdir(parents=True)
-    env = {"HOME": "", "PATH": f"{tools}:/usr/bin", GIT_DIR_ENV: ""}
+    env = {"HOME": "", "PATH": f"{tools}:/usr/bin:/var/tmp", GIT_DIR_ENV: ""}
     plan = sandbox_plan(project, network=True, env=env)
     shared = [Path(d) for d in SHARED_DIRS if Path(d).is_dir() and not Path(d).is_symlink()]
     assert Path("/var/tmp") in shared
     assert set(shared) <= set(plan.hidden_dirs)
     assert tools in plan.readable  # a PATH folder in a hidden one is shown again, read-only
     assert Path("/usr/bin") not in plan.readable  # never hidden: nothing to show again
+    assert Path("/var/tmp") not in plan.readable  # a hidden folder itself stays hidden
 
 
 def test_a_command_starts_scoped_only_where_the_kernel_scopes() -> None:
