@@ -11,7 +11,8 @@ programs (``--no-ext-diff --no-textconv`` on the commands that diff: an empty ``
 would make git try to run "" and fail every diff), and every
 ``filter.<driver>`` clean/smudge/process command the configuration defines (a
 ``.gitattributes`` line makes ``status`` run them); the environment has no secret
-(``_secrets``), no prompt, no editor. One timeout policy: :data:`GIT_TIMEOUT` for local
+(``_secrets``), no prompt, no editor, and no transport for a command that is not meant to
+talk to a remote (a partial clone's promisor URL can be ``ext::`` a program). One timeout policy: :data:`GIT_TIMEOUT` for local
 commands, :data:`NETWORK_TIMEOUT` for those that talk to a remote; a git that is missing, cannot
 start or overruns is a result (exit 127 / 124 with a line saying why), never an exception.
 """
@@ -53,6 +54,9 @@ SAFE_CONFIG: tuple[str, ...] = (
 )
 """``-c`` settings given to every git call: none of them runs a program."""
 
+_NO_PROTOCOL = "none"
+"""``GIT_ALLOW_PROTOCOL`` for local commands: a protocol name no transport has, so every
+transport is refused, whatever ``protocol.*.allow`` the repository sets."""
 _EMPTY_VAR = "FORGEFLARE_GIT_EMPTY"
 _FALSE_VAR = "FORGEFLARE_GIT_FALSE"
 _VALUES = {_EMPTY_VAR: "", _FALSE_VAR: "false"}
@@ -118,6 +122,10 @@ def git_env(env: Mapping[str, str] | None = None, *, remote: bool = False) -> di
     for name in ("GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR"):
         clean.pop(name, None)
     clean.update(GIT_TERMINAL_PROMPT="0", GIT_PAGER="cat", GIT_EDITOR="true", **_VALUES)
+    if not remote:
+        # A command that should not talk to a remote never does: a partial clone's promisor
+        # (`ext::sh -c …` as its URL) would be fetched from, running it, for a missing object.
+        clean.update(GIT_ALLOW_PROTOCOL=_NO_PROTOCOL, GIT_NO_LAZY_FETCH="1")
     return clean
 
 
