@@ -12,9 +12,10 @@ would make git try to run "" and fail every diff), and every
 ``filter.<driver>`` clean/smudge/process command the configuration defines (a
 ``.gitattributes`` line makes ``status`` run them); the environment has no secret
 (``_secrets``), no prompt, no editor, and no transport for a command that is not meant to
-talk to a remote (a partial clone's promisor URL can be ``ext::`` a program). One timeout policy: :data:`GIT_TIMEOUT` for local
-commands, :data:`NETWORK_TIMEOUT` for those that talk to a remote; a git that is missing, cannot
-start or overruns is a result (exit 127 / 124 with a line saying why), never an exception.
+talk to a remote (a partial clone's promisor URL can be ``ext::`` a program). One timeout
+policy: :data:`GIT_TIMEOUT` for local commands, :data:`NETWORK_TIMEOUT` for those that talk to
+a remote; a git that is missing, cannot start or overruns is a result (exit 127 / 124 with a
+line saying why), never an exception.
 """
 
 from __future__ import annotations
