@@ -616,7 +616,8 @@ def choose_sandbox(
     return SandboxChoice(
         True,
         "info",
-        f"sandbox: bubblewrap; Bash writes only to {', '.join(places)}; ~ hidden; network "
+        f"sandbox: bubblewrap; Bash writes only to {', '.join(places)}; ~ and /var/tmp "
+        "hidden; network "
         f"{'on' if network else 'off'}; --no-sandbox turns it off",
     )
 
