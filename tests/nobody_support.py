@@ -36,6 +36,7 @@ __all__ = [
     "give_to",
     "loop_env",
     "shared_scratch",
+    "start_frame",
 ]
 
 NOBODY = 65534
@@ -180,5 +181,21 @@ def claim_complete(
         capture_output=True,
         text=True,
         timeout=timeout,
+        check=False,
+    )
+
+
+def start_frame(
+    hook: list[str], project: Path, env: dict[str, str], *more: str
+) -> subprocess.CompletedProcess[str]:
+    """``forgeflare stop-hook start`` (``hook``: the stop-hook's command line) with a prompt,
+    three iterations and ``more`` (``--gate``, ``--reviewer``)."""
+    return subprocess.run(
+        [*hook, "start", "--max-iterations", "3", "--prompt", "go", *more],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
         check=False,
     )

@@ -35,6 +35,7 @@ from nobody_support import (
     give_to,
     loop_env,
     shared_scratch,
+    start_frame,
 )
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
@@ -224,15 +225,7 @@ def test_the_stop_hooks_gate_cannot_read_the_hooks_key(scratch: Scratch) -> None
     scratch.give_to("nobody")
     env = scratch.env(**forgeflare_env("nobody"))
     hook = [*forgeflare_argv("nobody"), "stop-hook"]
-    started = subprocess.run(
-        [*hook, "start", "--max-iterations", "3", "--prompt", "go", "--gate", gate],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    started = start_frame(hook, project, env, "--gate", gate)
     assert started.returncode == 0, started.stderr
     done = claim_complete(hook, project, env)
     out = (project / "gate-probe.txt").read_text()

@@ -33,6 +33,7 @@ from nobody_support import (
     give_to,
     loop_env,
     shared_scratch,
+    start_frame,
 )
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
@@ -192,15 +193,7 @@ def test_the_stop_hooks_reviewer_diff_runs_no_plant(
     )
     give_to(scratch.root, user)
     hook = [*forgeflare_argv(user), "stop-hook"]
-    started = subprocess.run(
-        [*hook, "start", "--max-iterations", "3", "--prompt", "go", "--reviewer", MODEL],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    started = start_frame(hook, project, env, "--reviewer", MODEL)
     assert started.returncode == 0, started.stderr
     # The session's agent (Claude Code, on the host) did its work: a change and a new file.
     (project / "a.txt").write_text("changed in the session\n")
