@@ -12,6 +12,7 @@ import atexit
 import contextlib
 import functools
 import importlib.metadata
+import json
 import os
 import shutil
 import site
@@ -29,11 +30,13 @@ __all__ = [
     "NOBODY",
     "SETPRIV",
     "as_user",
+    "claim_complete",
     "forgeflare_argv",
     "forgeflare_env",
     "give_to",
     "loop_env",
     "shared_scratch",
+    "start_frame",
 ]
 
 NOBODY = 65534
@@ -155,3 +158,44 @@ def loop_env(root: Path, home: Path, key: str, **extra: str) -> dict[str, str]:
     )
     env.update(extra)
     return env
+
+
+def claim_complete(
+    hook: list[str], project: Path, env: dict[str, str], timeout: float = 180
+) -> subprocess.CompletedProcess[str]:
+    """Send ``forgeflare stop-hook`` (``hook``: its command line) the Stop that Claude Code
+    sends when the session's last message claims completion."""
+    stop = {
+        "session_id": "s1",
+        "transcript_path": "",
+        "cwd": str(project),
+        "hook_event_name": "Stop",
+        "stop_hook_active": False,
+        "last_assistant_message": "All done.\n<loop-done>COMPLETE</loop-done>",
+    }
+    return subprocess.run(
+        hook,
+        input=json.dumps(stop),
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def start_frame(
+    hook: list[str], project: Path, env: dict[str, str], *more: str
+) -> subprocess.CompletedProcess[str]:
+    """``forgeflare stop-hook start`` (``hook``: the stop-hook's command line) with a prompt,
+    three iterations and ``more`` (``--gate``, ``--reviewer``)."""
+    return subprocess.run(
+        [*hook, "start", "--max-iterations", "3", "--prompt", "go", *more],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )

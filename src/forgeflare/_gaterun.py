@@ -27,6 +27,7 @@ from forgeflare._evidence import GateRun
 from forgeflare._outputcap import HeadTail
 from forgeflare._process import run_child
 from forgeflare._sandbox import BoxSettings, box_variables, sandbox_argv
+from forgeflare._scopeexec import scoped_argv
 from forgeflare._secrets import child_environment
 
 __all__ = [
@@ -97,7 +98,8 @@ def gate_argv(gate: str, project: Path, box: GateBox, env: Mapping[str, str]) ->
     command = ["bash", "-c", gate]
     if box.env is None:
         return command
-    return sandbox_argv(project, command, network=box.network, env={**env, **box.env})
+    # Scoped from the host's abstract unix sockets: with the network on, no file hides them.
+    return scoped_argv(sandbox_argv(project, command, network=box.network, env={**env, **box.env}))
 
 
 async def run_gate(

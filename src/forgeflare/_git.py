@@ -11,9 +11,11 @@ programs (``--no-ext-diff --no-textconv`` on the commands that diff: an empty ``
 would make git try to run "" and fail every diff), and every
 ``filter.<driver>`` clean/smudge/process command the configuration defines (a
 ``.gitattributes`` line makes ``status`` run them); the environment has no secret
-(``_secrets``), no prompt, no editor. One timeout policy: :data:`GIT_TIMEOUT` for local
-commands, :data:`NETWORK_TIMEOUT` for those that talk to a remote; a git that is missing, cannot
-start or overruns is a result (exit 127 / 124 with a line saying why), never an exception.
+(``_secrets``), no prompt, no editor, and no transport for a command that is not meant to
+talk to a remote (a partial clone's promisor URL can be ``ext::`` a program). One timeout
+policy: :data:`GIT_TIMEOUT` for local commands, :data:`NETWORK_TIMEOUT` for those that talk to
+a remote; a git that is missing, cannot start or overruns is a result (exit 127 / 124 with a
+line saying why), never an exception.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ __all__ = [
     "NETWORK_TIMEOUT",
     "SAFE_CONFIG",
     "GitResult",
+    "filter_drivers",
     "git_argv",
     "git_env",
     "git_timeout",
@@ -51,6 +54,16 @@ SAFE_CONFIG: tuple[str, ...] = (
     "core.pager=cat",
 )
 """``-c`` settings given to every git call: none of them runs a program."""
+
+_NO_PROTOCOL = "none"
+"""``GIT_ALLOW_PROTOCOL`` for local commands: a protocol name no transport has, so every
+transport is refused, whatever ``protocol.*.allow`` the repository sets."""
+_EMPTY_VAR = "FORGEFLARE_GIT_EMPTY"
+_FALSE_VAR = "FORGEFLARE_GIT_FALSE"
+_VALUES = {_EMPTY_VAR: "", _FALSE_VAR: "false"}
+"""Values for ``--config-env``: a driver named with ``=`` (``filter "a=b"``, applied by a
+``.gitattributes`` line ``* filter=a=b``) cannot be switched off by ``-c``, which splits at
+the first ``=``; ``--config-env`` splits at the last."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +100,11 @@ def git_argv(args: Sequence[str], drivers: Sequence[str] = ()) -> list[str]:
     for setting in SAFE_CONFIG:
         argv += ["-c", setting]
     for driver in drivers:
+        if "=" in driver:  # needs git_env's values (git 2.31); an older git refuses to run
+            for key in ("clean", "smudge", "process"):
+                argv.append(f"--config-env=filter.{driver}.{key}={_EMPTY_VAR}")
+            argv.append(f"--config-env=filter.{driver}.required={_FALSE_VAR}")
+            continue
         for key in ("clean", "smudge", "process"):
             argv += ["-c", f"filter.{driver}.{key}="]
         argv += ["-c", f"filter.{driver}.required=false"]
@@ -104,7 +122,11 @@ def git_env(env: Mapping[str, str] | None = None, *, remote: bool = False) -> di
     )
     for name in ("GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR"):
         clean.pop(name, None)
-    clean.update(GIT_TERMINAL_PROMPT="0", GIT_PAGER="cat", GIT_EDITOR="true")
+    clean.update(GIT_TERMINAL_PROMPT="0", GIT_PAGER="cat", GIT_EDITOR="true", **_VALUES)
+    if not remote:
+        # A command that should not talk to a remote never does: a partial clone's promisor
+        # (`ext::sh -c …` as its URL) would be fetched from, running it, for a missing object.
+        clean.update(GIT_ALLOW_PROTOCOL=_NO_PROTOCOL, GIT_NO_LAZY_FETCH="1")
     return clean
 
 
@@ -151,8 +173,9 @@ _DRIVERS: dict[tuple[object, ...], list[str]] = {}
 change of the configuration, not per git call (a loop iteration runs at most two)."""
 
 
-def _filter_drivers(cwd: Path, env: Mapping[str, str]) -> list[str]:
-    """The filter drivers git's configuration defines here (reading config runs nothing)."""
+def filter_drivers(cwd: Path, env: Mapping[str, str]) -> list[str]:
+    """The filter drivers git's configuration defines here (reading config runs nothing),
+    for :func:`git_argv` to switch off."""
     files = _config_files(cwd.resolve())
     key = (*files, *_stamp(files))
     if files and key in _DRIVERS:
@@ -196,7 +219,7 @@ def run_git(
     limit = git_timeout(args) if timeout is None else timeout
     try:
         done = subprocess.run(
-            git_argv(args, _filter_drivers(cwd, child_env)),
+            git_argv(args, filter_drivers(cwd, child_env)),
             cwd=cwd,
             env=child_env,
             stdin=subprocess.DEVNULL,

@@ -47,6 +47,7 @@ _PREFIXES = (
     "difftool.",
     "mergetool.",
     "gpg.",
+    "protocol.",  # protocol.ext.allow lets a remote URL (a promisor's) be a program
 )
 _SUFFIXES = (".driver", ".uploadpack", ".receivepack", ".vcs", ".textconv", ".command")
 _KEYS = frozenset(
@@ -62,8 +63,8 @@ _KEYS = frozenset(
         "core.worktree",
         "sequence.editor",
         "uploadpack.packobjectshook",
-        "protocol.allow",
         "interactive.difffilter",
+        "extensions.partialclone",  # a promisor: git fetches from it for a missing object
     }
 )
 

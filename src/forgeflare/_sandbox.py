@@ -10,11 +10,12 @@ default where bubblewrap works (``[security] sandbox = "auto"``), ``forgeflare r
 - fresh ``/dev`` and ``/proc``, its own PID and IPC namespaces, a new session (no controlling
   terminal: no ``TIOCSTI`` typing into the user's shell), every capability dropped (root
   cannot remount ``/`` read-write);
-- no host unix socket: ``/run`` (and ``/var/run``, ``$XDG_RUNTIME_DIR``) are empty, and every
-  other socket the kernel lists in ``/proc/net/unix`` is covered by ``/dev/null``, except those
-  the user names (``[security] sockets``); abstract sockets, which no file hides, are scoped
-  away by Landlock in the agent process where the kernel has it
-  (:func:`scope_abstract_sockets`);
+- no host unix socket: ``/run`` (and ``/var/run``, ``$XDG_RUNTIME_DIR``) and the shared
+  folders (``/var/tmp``, ``/srv``, ``/mnt``, ``/media``: :data:`SHARED_DIRS`) are empty, and
+  every other socket the kernel lists in ``/proc/net/unix`` is covered by ``/dev/null``,
+  except those the user names (``[security] sockets``); abstract sockets, which no file
+  hides, are scoped away by Landlock where the kernel has it (:mod:`forgeflare._scopeexec`:
+  in the agent process, and around the bubblewrap of the gate and the reviewer's diff);
 - the network on unless ``[security] sandbox_network = false`` (``forgeflare run``: off
   unless ``--sandbox-network``).
 
@@ -27,7 +28,6 @@ commands run unconfined. Linux only.
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import os
 import shutil
@@ -43,6 +43,8 @@ import trio
 
 from forgeflare._errors import ConfigError
 from forgeflare._process import run_child, run_child_blocking
+from forgeflare._scopeexec import landlock_abi as landlock_abi
+from forgeflare._scopeexec import scope_self
 
 __all__ = [
     "CACHE_DIRS",
@@ -51,6 +53,7 @@ __all__ = [
     "INSTALL_HINT",
     "READABLE_ENV",
     "SANDBOX_ENV",
+    "SHARED_DIRS",
     "SOCKETS_ENV",
     "TOOLCHAIN_DIRS",
     "WRITABLE_ENV",
@@ -123,6 +126,12 @@ objects, refs, index and logs stay writable so commits work."""
 SOCKET_DIRS = ("/run", "/var/run")
 """Where host daemons keep their sockets (dbus, docker, systemd): empty in the sandbox."""
 
+SHARED_DIRS = ("/var/tmp", "/srv", "/mnt", "/media")
+"""Where users and services share files (and sockets): empty in the sandbox, like ``/tmp``.
+A socket the kernel does not list where it lies (bound with a relative path, renamed after
+bind, bound in another network namespace) is hidden with its folder; the project, its git
+directory, ``[security]`` paths and ``PATH`` directories inside them are shown again."""
+
 INSTALL_HINT = "Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap"
 
 # Replaced by the sandbox's own: what lies below them on the host is never seen.
@@ -190,11 +199,14 @@ def bwrap_argv(plan: SandboxPlan, command: Sequence[str]) -> list[str]:
     argv = ["bwrap", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--new-session"]
     argv += ["--cap-drop", "ALL", "--ro-bind", "/", "/"]
     argv += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    # Hidden first, then what is shown again inside: bwrap applies them in this order.
+    # Hidden first, then what is shown again inside: bwrap applies them in this order. The
+    # shared folders before the home and the stores, which can lie inside them.
+    for hidden in plan.hidden_dirs:
+        argv += ["--tmpfs", str(hidden)]
     if plan.home is not None:
         argv += ["--tmpfs", str(plan.home)]
-    for hidden in (*plan.hidden_stores, *plan.hidden_dirs):
-        argv += ["--tmpfs", str(hidden)]
+    for store in plan.hidden_stores:
+        argv += ["--tmpfs", str(store)]
     for kept in plan.keep_files:
         argv += ["--ro-bind", str(kept), str(kept)]
     for shown in plan.readable:
@@ -404,26 +416,29 @@ def sandbox_plan(project: Path, *, network: bool, env: Mapping[str, str]) -> San
         git = _git_dir(root)
     raw_home = env.get("HOME", "")
     home = _home_to_hide(raw_home, root)
-    writable: list[Path] = []
-    readable: list[Path] = []
-    if home is not None:
-        writable += [p.resolve() for p in (home / name for name in CACHE_DIRS) if _existing_dir(p)]
-        tools = [home / name for name in TOOLCHAIN_DIRS]
-        tools += [Path(d) for d in env.get("PATH", "").split(os.pathsep) if d.startswith("/")]
-        for tool in dict.fromkeys(tools):
-            real = tool.resolve()
-            if _under(real, [home]) and _existing_dir(real) and not _under(real, [root]):
-                readable.append(real)
-    writable += [p for p in _paths(env.get(WRITABLE_ENV)) if p.is_dir()]
-    readable += [p for p in _paths(env.get(READABLE_ENV)) if p.exists()]
-    stores = _stores(env, home)
-    sockets = tuple(_paths(env.get(SOCKETS_ENV)))
-    hidden = [Path(d) for d in SOCKET_DIRS if _existing_dir(Path(d))]
+    hidden = [Path(d) for d in (*SOCKET_DIRS, *SHARED_DIRS) if _existing_dir(Path(d))]
     runtime = env.get("XDG_RUNTIME_DIR", "")
     if runtime.startswith("/"):
         real = Path(runtime).resolve()
         if _existing_dir(real) and not _under(real, [*map(Path, _PRIVATE), *hidden]):
             hidden.append(real)
+    writable: list[Path] = []
+    readable: list[Path] = []
+    tools = [Path(d) for d in env.get("PATH", "").split(os.pathsep) if d.startswith("/")]
+    if home is not None:
+        writable += [p.resolve() for p in (home / name for name in CACHE_DIRS) if _existing_dir(p)]
+        tools = [home / name for name in TOOLCHAIN_DIRS] + tools
+    hiding = [*([home] if home else []), *hidden]
+    for tool in dict.fromkeys(tools):
+        real = tool.resolve()
+        # Inside a hidden folder, never the folder itself (a PATH of "/var/tmp" or "~").
+        shown_again = _under(real, hiding) and real not in hiding
+        if shown_again and _existing_dir(real) and not _under(real, [root]):
+            readable.append(real)
+    writable += [p for p in _paths(env.get(WRITABLE_ENV)) if p.is_dir()]
+    readable += [p for p in _paths(env.get(READABLE_ENV)) if p.exists()]
+    stores = _stores(env, home)
+    sockets = tuple(_paths(env.get(SOCKETS_ENV)))
     keep = []
     resolv = Path("/etc/resolv.conf").resolve()
     if _under(resolv, hidden) and resolv.is_file():
@@ -602,7 +617,8 @@ def choose_sandbox(
     return SandboxChoice(
         True,
         "info",
-        f"sandbox: bubblewrap; Bash writes only to {', '.join(places)}; ~ hidden; network "
+        f"sandbox: bubblewrap; Bash writes only to {', '.join(places)}; ~ and /var/tmp "
+        "hidden; network "
         f"{'on' if network else 'off'}; --no-sandbox turns it off",
     )
 
@@ -694,77 +710,7 @@ async def loop_sandbox(
     return choice, variables
 
 
-# Landlock: the same syscall numbers on every architecture (added after the tables merged).
-_LANDLOCK_CREATE_RULESET = 444
-_LANDLOCK_RESTRICT_SELF = 446
-_LANDLOCK_CREATE_RULESET_VERSION = 1
-_LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET = 1
-_PR_SET_NO_NEW_PRIVS = 38
-
-
-class _RulesetAttr(ctypes.Structure):
-    _fields_ = (
-        ("handled_access_fs", ctypes.c_uint64),
-        ("handled_access_net", ctypes.c_uint64),
-        ("scoped", ctypes.c_uint64),
-    )
-
-
-def _libc() -> ctypes.CDLL | None:
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        return ctypes.CDLL(None, use_errno=True)
-    except OSError:
-        return None
-
-
-def landlock_abi() -> int:
-    """The kernel's Landlock ABI version (0: none). Scopes need 6 (Linux 6.12)."""
-    libc = _libc()
-    if libc is None:
-        return 0
-    version = libc.syscall(
-        _LANDLOCK_CREATE_RULESET,
-        None,
-        ctypes.c_size_t(0),
-        ctypes.c_uint32(_LANDLOCK_CREATE_RULESET_VERSION),
-    )
-    return max(int(version), 0)
-
-
 def scope_abstract_sockets() -> bool:
     """Keep this process and everything it starts from connecting to abstract unix sockets
-    made outside it (X11's ``@/tmp/.X11-unix/X0``, an old dbus): no file hides those, and
-    with the network on the sandbox shares the host's network namespace where they live.
-
-    Landlock ABI 6 (Linux 6.12); returns whether it took effect. Call it before the process
-    starts threads: only threads made afterwards inherit it. It sets ``no_new_privs`` (a
-    sandboxed command has that anyway), so it is skipped where bubblewrap is setuid.
-    """
-    libc = _libc()
-    if libc is None or landlock_abi() < 6:
-        return False
-    bwrap = shutil.which("bwrap")
-    try:
-        if bwrap is None or os.stat(bwrap).st_mode & stat.S_ISUID:
-            return False
-    except OSError:
-        return False
-    attr = _RulesetAttr(0, 0, _LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET)
-    fd = int(
-        libc.syscall(
-            _LANDLOCK_CREATE_RULESET,
-            ctypes.byref(attr),
-            ctypes.c_size_t(ctypes.sizeof(attr)),
-            ctypes.c_uint32(0),
-        )
-    )
-    if fd < 0:
-        return False
-    try:
-        if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-            return False
-        return int(libc.syscall(_LANDLOCK_RESTRICT_SELF, fd, ctypes.c_uint32(0))) == 0
-    finally:
-        os.close(fd)
+    made outside it (:func:`forgeflare._scopeexec.scope_self`); whether it took effect."""
+    return scope_self()

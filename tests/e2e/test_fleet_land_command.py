@@ -7,27 +7,20 @@ gate fails at landing (a file it needs is missing), is fixed, and ``fleet land``
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 from pathlib import Path
 
-import pytest
 from test_fleet import MockAPI, completes_with, conv, fleet, fleet_file, loop, make_repo, state
 
 from project_support import git
 from supervisor_agents.project import env_for
 
 
-def test_a_loop_left_unlanded_lands_with_fleet_land(
-    tmp_path: Path, mock_api: MockAPI, request: pytest.FixtureRequest
-) -> None:
+def test_a_loop_left_unlanded_lands_with_fleet_land(tmp_path: Path, mock_api: MockAPI) -> None:
     repo = make_repo(tmp_path, "one")
     server = mock_api({"conversations": [conv("one", completes_with("one", "one.txt", "one"))]})
-    # The landing gate runs in the box, whose /tmp is its own: the fix it looks for is made
-    # where the box sees the host (/var/tmp stays visible, read-only).
-    scratch = Path(tempfile.mkdtemp(prefix="forgeflare-land-", dir="/var/tmp"))
-    request.addfinalizer(lambda: shutil.rmtree(scratch, ignore_errors=True))
-    ok = scratch / "gate-ok"
+    # The landing gate runs in the box, whose /tmp and /var/tmp are its own: the fix it looks
+    # for is made where the box sees the host (the repository's git directory).
+    ok = repo / ".git" / "gate-ok"
     path = fleet_file(tmp_path, "night", [loop("one")], gate=f"test -f {ok}")
     env = env_for(server)
     ran = fleet("run", str(path), env=env)

@@ -29,11 +29,13 @@ from agent_support import text_response, tool_response, tool_results
 from mockapi_support import MockServer
 from nobody_support import (
     SETPRIV,
+    claim_complete,
     forgeflare_argv,
     forgeflare_env,
     give_to,
     loop_env,
     shared_scratch,
+    start_frame,
 )
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
@@ -118,7 +120,9 @@ class Scratch:
         return " ".join([PY, str(self.probe), str(self.keyfile), *pids])
 
     def env(self, **extra: str) -> dict[str, str]:
-        return loop_env(self.root, self.home, KEY, **extra)
+        # The box hides /var/tmp: the probe and the key file are shown by name.
+        shown = f"{self.probe}:{self.keyfile}"
+        return loop_env(self.root, self.home, KEY, FORGEFLARE_SANDBOX_READABLE=shown, **extra)
 
     def give_to(self, user: str) -> None:
         give_to(self.root, user)
@@ -186,6 +190,7 @@ def test_a_hook_and_the_gate_cannot_read_the_loops_key(
     # The gate (run before the first iteration to measure progress) sees its whole box.
     gate = f"{scratch.probe_cmd()} > gate-probe.txt"
     config = f'[limits]\ngate = "{gate}"\n\n[agent]\nbackend = "forgeflare"\n'
+    config += f'[security]\nreadable = ["{scratch.probe}", "{scratch.keyfile}"]\n'
     (project / ".fresher" / "config.toml").write_text(config)
     server = mock_api({"responses": [text_response("done")], "when_exhausted": "end_turn"})
     scratch.give_to(user)
@@ -220,34 +225,9 @@ def test_the_stop_hooks_gate_cannot_read_the_hooks_key(scratch: Scratch) -> None
     scratch.give_to("nobody")
     env = scratch.env(**forgeflare_env("nobody"))
     hook = [*forgeflare_argv("nobody"), "stop-hook"]
-    started = subprocess.run(
-        [*hook, "start", "--max-iterations", "3", "--prompt", "go", "--gate", gate],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    started = start_frame(hook, project, env, "--gate", gate)
     assert started.returncode == 0, started.stderr
-    stop = {
-        "session_id": "s1",
-        "transcript_path": "",
-        "cwd": str(project),
-        "hook_event_name": "Stop",
-        "stop_hook_active": False,
-        "last_assistant_message": "All done.\n<loop-done>COMPLETE</loop-done>",
-    }
-    done = subprocess.run(
-        hook,
-        input=json.dumps(stop),
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = claim_complete(hook, project, env)
     out = (project / "gate-probe.txt").read_text()
     assert _checked(out) == 1, (out, done.stderr)
     assert _keys(out) == 0, out
@@ -308,3 +288,124 @@ def test_the_fleets_landing_gate_cannot_read_the_fleets_key(
     text = out.read_text() if out.exists() else ""
     assert _checked(text) == 1, (text, done.stdout[-2000:], done.stderr[-2000:])
     assert _keys(text) == 0, text
+
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+ONE = ("--max-iterations", "1")
+STANDIN = """
+import os, subprocess, sys
+kind, probe, keyfile, out, stream = sys.argv[1:6]
+sys.stdin.read()
+with open(out, "w") as fh:
+    if kind == "claude":  # the key reaches Claude Code through its apiKeyHelper only
+        key = open(keyfile, "rb").read().strip()
+        held = key in open("/proc/self/environ", "rb").read()
+        fh.write(f"KEYS {int(held)} self:environ of 1 processes\\n")
+        fh.flush()
+    # the loop that started the CLI
+    subprocess.run([sys.executable, probe, keyfile, str(os.getppid())], stdout=fh, check=False)
+sys.stdout.write(open(stream).read())
+"""
+
+
+@pytest.mark.parametrize(
+    ("backend", "stream"),
+    [("claude", "claude/2.1.197/ok.jsonl"), ("codex", "codex/0.169.0/model.jsonl")],
+)
+def test_a_cli_backends_tools_cannot_read_the_loops_key(
+    backend: str, stream: str, scratch: Scratch
+) -> None:
+    """Claude Code and Codex as the loop's agent (stand-ins replaying recorded streams): what
+    their tools run, as an ordinary uid, cannot read the key from the loop that started them,
+    nor (Claude Code) from the CLI's first environment. Codex gets its key in its environment:
+    the docs say so."""
+    project = scratch.project
+    standin = scratch.root / "standin.py"
+    standin.write_text(STANDIN)
+    copied = scratch.root / "stream.jsonl"
+    copied.write_text((FIXTURES / stream).read_text())
+    out = scratch.root / "cli-probe.txt"
+    parts = [PY, standin, backend, scratch.probe, scratch.keyfile, out, copied]
+    command = " ".join(str(part) for part in parts)
+    scratch.give_to("nobody")
+    env = scratch.env(OPENAI_API_KEY=KEY, **forgeflare_env("nobody"))
+    done = subprocess.run(
+        [*forgeflare_argv("nobody"), "loop", "--backend", backend, "--agent-cmd", command, *ONE],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    text = out.read_text() if out.exists() else ""
+    assert _checked(text) == (2 if backend == "claude" else 1), (text, done.stderr[-3000:])
+    assert _keys(text) == 0, text
+
+
+ENVIRON_HOOK = """\
+import os, pathlib
+from forgeflare.hooks import hook
+
+KEY = pathlib.Path(os.environ["KEYFILE"]).read_text().strip()
+
+
+@hook("PreToolUse", match="Bash")
+def held(input):
+    mine = sum(KEY in value for value in os.environ.values())
+    try:
+        first = str(int(KEY.encode() in pathlib.Path("/proc/self/environ").read_bytes()))
+    except PermissionError:  # non-dumpable: root's, even for the process itself
+        first = "-"
+    pathlib.Path("agent-environ.txt").write_text(f"os.environ {mine} first {first}\\n")
+    return None
+"""
+
+
+@pytest.mark.parametrize("user", ["nobody", "root"])
+def test_no_forgeflare_process_keeps_the_key_in_its_environment(
+    user: str, scratch: Scratch, mock_api: MockAPI
+) -> None:
+    """The loop hands the key to its agent through the key channel; the agent (a hook module
+    runs inside it) holds none in ``os.environ`` or its first environment (the key sits in
+    its HTTP client's header only), nor does a lifecycle hook, a Bash command or the gate."""
+    project = scratch.project
+    (project / "keyhooks.py").write_text(ENVIRON_HOOK)
+    hooks = project / ".fresher" / "hooks"
+    hooks.mkdir(parents=True)
+    check = f'{PY} -c "import os; print(sum(open(\\"{scratch.keyfile}\\").read().strip() in v'
+    check += ' for v in os.environ.values()))"'
+    (hooks / "started").write_text(f"#!/bin/sh\n{check} > {project}/hook-environ.txt\n")
+    (hooks / "started").chmod(0o755)
+    gate = f"{check} > gate-environ.txt"
+    (project / ".fresher" / "config.toml").write_text(
+        f"[agent]\nbackend = 'forgeflare'\nextra_args = '--hooks-module keyhooks'\n"
+        f"[limits]\ngate = {json.dumps(gate)}\nstall_after = 0\n"
+        f'[security]\nreadable = ["{scratch.keyfile}"]\n'
+    )
+    server = mock_api(
+        {
+            "responses": [
+                tool_response(("Bash", {"command": f"{check} > bash-environ.txt"})),
+                text_response("Done.\n<loop-done>COMPLETE</loop-done>"),
+            ],
+            "when_exhausted": "end_turn",
+        }
+    )
+    scratch.give_to(user)
+    env = scratch.env(ANTHROPIC_API_URL=server.url, KEYFILE=str(scratch.keyfile))
+    done = subprocess.run(
+        [*forgeflare_argv(user), "loop", "--max-iterations", "1"],
+        cwd=project,
+        env={**env, **forgeflare_env(user)},
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    said = done.stdout + done.stderr
+    held = project / "agent-environ.txt"
+    assert held.exists(), said[-3000:]
+    assert held.read_text() in ("os.environ 0 first 0\n", "os.environ 0 first -\n"), said[-3000:]
+    for name in ("hook-environ.txt", "bash-environ.txt", "gate-environ.txt"):
+        assert (project / name).read_text() == "0\n", (name, said[-3000:])

@@ -251,7 +251,7 @@ def test_a_claim_the_gate_and_the_reviewer_accept_completes(
 def test_the_reviewer_is_not_asked_over_changed_git_internals(
     tmp_path: Path, mock_api: MockAPI
 ) -> None:
-    """Collecting the reviewer's diff runs git on the host: an unsandboxed agent that planted
+    """A claim over changed git internals is never judged: an unsandboxed agent that planted
     a ``!`` alias gets no review (and the loop then stops ``hook_abort``, naming it)."""
     project = Project(tmp_path)
     project.git_init()

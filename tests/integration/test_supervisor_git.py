@@ -129,6 +129,10 @@ def test_the_policy() -> None:
         "GIT_TERMINAL_PROMPT": "0",
         "GIT_PAGER": "cat",
         "GIT_EDITOR": "true",
+        "FORGEFLARE_GIT_EMPTY": "",  # the values --config-env gives drivers named with "="
+        "FORGEFLARE_GIT_FALSE": "false",
+        "GIT_ALLOW_PROTOCOL": "none",  # a local command fetches nothing (a promisor's ext::)
+        "GIT_NO_LAZY_FETCH": "1",
     }
     remote = git_env({"SSH_AUTH_SOCK": "/s", "GH_TOKEN": "t"}, remote=True)
     assert remote["SSH_AUTH_SOCK"] == "/s"

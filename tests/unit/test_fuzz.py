@@ -260,7 +260,9 @@ def test_mock_script(data: bytes) -> None:
 def test_stop_hook_input(data: bytes) -> None:
     project = _scratch()
     (project / ".forgeflare").mkdir()
-    state_path(project).write_text('{"frames": []}')
+    state = state_path(project)
+    state.parent.mkdir(parents=True, exist_ok=True)  # no earlier test may have made it
+    state.write_text('{"frames": []}')
     outcome = run_stop_hook(
         data.decode("utf-8", "replace"), environ={}, cwd=project, now=datetime.now(UTC)
     )

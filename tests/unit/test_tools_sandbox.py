@@ -176,7 +176,8 @@ def test_plan_binds_the_caches_that_exist_and_empties_the_runtime_dir(tmp_path: 
     assert plan.readable == ((home / ".cargo" / "bin").resolve(),)
     assert plan.home == home.resolve()
     # Under /tmp the runtime dir is already private; elsewhere it would be emptied.
-    assert plan.hidden_dirs == tuple(Path(d) for d in ("/run", "/var/run") if _real_dir(d))
+    shared = ("/run", "/var/run", "/var/tmp", "/srv", "/mnt", "/media")
+    assert plan.hidden_dirs == tuple(Path(d) for d in shared if _real_dir(d))
     assert plan.tmpdir  # TMPDIR outside every writable place: /tmp inside
 
 

@@ -12,7 +12,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -160,6 +160,10 @@ async def run_agent(
     if warning:
         display.warn(warning)
     client = MessagesClient(base_url=base_url, api_key=api_key)
+    if isinstance(options.env, MutableMapping):
+        # From here the key is in the client's header only (os.environ never held it: the
+        # CLI scrubbed it), so no copy outlives its one use.
+        options.env.pop("ANTHROPIC_API_KEY", None)
     loop = _turn_loop(options, project_dir, client, hooks, display, session)
     return await _run_prompts(options, prompts, client, loop, display, session)
 

@@ -55,7 +55,6 @@ reviewer and the state lock together stay within Claude Code's hook timeout (the
 700 s; at its timeout Claude Code would let the stop through unverified)."""
 PLAN_FILE = "IMPLEMENTATION_PLAN.md"
 """The plan the reviewer is shown when the project has one (the loop's default plan file)."""
-_EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _WORK = (
     ".",
     ":(exclude).forgeflare/loop-state.*",
@@ -130,28 +129,33 @@ def head_commit(project: Path) -> str:
     return out.strip() if code == 0 else ""
 
 
-def diff_since(project: Path, base: str, budget: int) -> tuple[str, str]:
+def diff_since(
+    project: Path,
+    base: str,
+    budget: int,
+    environ: Mapping[str, str] | None = None,
+    settings: BoxSettings | None = None,
+) -> tuple[str, str]:
     """The work tree's diff since ``base`` (commits, uncommitted changes and new files) and
     its ``--stat`` (both empty outside git). New files are added while ``budget`` bytes last:
-    in a session the agent often has not committed (or even added) what it wrote."""
-    rev = base or _EMPTY_TREE
-    code, diff = _git(project, "diff", rev, "--", *_WORK)
-    if code != 0:
-        return "", ""
-    _, stat = _git(project, "diff", "--stat", rev, "--", *_WORK)
-    _, others = _git(project, "ls-files", "--others", "--exclude-standard", "-z", "--", *_WORK)
-    new = [name for name in others.split("\0") if name][:_UNTRACKED_MAX]
-    parts = [diff]
-    size = len(diff.encode())
-    for name in new:
-        if size > budget:
-            break
-        _, one = _git(project, "diff", "--no-index", "--", "/dev/null", name)
-        parts.append(one)
-        size += len(one.encode())
-    if new:
-        stat += "new files:\n" + "".join(f" {name}\n" for name in new)
-    return "".join(parts), stat
+    in a session the agent often has not committed (or even added) what it wrote. Collected
+    in the box the project's gate gets (``settings``, its ``[security]``; ``None``: the
+    defaults; ``_reviewdiff``): the state can come from a copied tree, and the agent wrote
+    the rest."""
+    import os
+
+    from forgeflare._reviewdiff import collect_project_diff_blocking
+
+    collected = collect_project_diff_blocking(
+        project,
+        base or None,
+        env=os.environ if environ is None else environ,
+        settings=settings,
+        budget=budget,
+        pathspec=_WORK,
+        new_files=_UNTRACKED_MAX,
+    )
+    return collected.diff, collected.stat
 
 
 def review_claim(
@@ -162,6 +166,7 @@ def review_claim(
     project: Path,
     environ: Mapping[str, str],
     save_as: str,
+    settings: BoxSettings | None = None,
 ) -> ReviewNote:
     """Ask the frame's reviewer about its claim; never raises (a failure is the note's
     ``error``: the claim is then refused, never accepted)."""
@@ -172,7 +177,7 @@ def review_claim(
 
         from forgeflare._review import DEFAULT_MAX_DIFF, ReviewInput, ask_reviewer
 
-        diff, stat = diff_since(project, frame.base, DEFAULT_MAX_DIFF)
+        diff, stat = diff_since(project, frame.base, DEFAULT_MAX_DIFF, environ, settings)
         try:
             plan = read_limited_text(project / PLAN_FILE, folder=project, errors="replace")
         except OSError:
@@ -222,6 +227,14 @@ def check_claim(
     """The evidence for the claim in ``final_text`` under ``frame`` (the ``depth``-th frame of
     run ``run_id``): its gate (in the box ``settings_for`` reads, ``None``: the defaults),
     then (the gate passed, or there is none) its reviewer."""
+    read: list[BoxSettings | None] = []
+
+    def box_of() -> BoxSettings | None:
+        # Read once, and only when a gate or a reviewer's diff runs (it loads the supervisor).
+        if not read:
+            read.append(settings_for(project, environ) if settings_for else None)
+        return read[0]
+
     gate: GateRun | None = None
     if frame.gate:
         untrusted = gate_untrusted(frame.gate, project, environ)
@@ -230,8 +243,7 @@ def check_claim(
 
             gate = GateRun(frame.gate, None, untrusted)
         else:
-            settings = settings_for(project, environ) if settings_for else None
-            gate = run_gate(frame.gate, project, environ, settings)
+            gate = run_gate(frame.gate, project, environ, box_of())
         if not gate.passed:
             text, signature, note = gate_refused(gate, frame.iter)
             return Checked(Refusal(text, signature, note))
@@ -239,7 +251,13 @@ def check_claim(
         return Checked(None)
     name = f"{run_id or 'loop'}-{depth}-{frame.iter:03d}.json"
     review = review_claim(
-        frame, gate=gate, final_text=final_text, project=project, environ=environ, save_as=name
+        frame,
+        gate=gate,
+        final_text=final_text,
+        project=project,
+        environ=environ,
+        save_as=name,
+        settings=box_of(),
     )
     refused = reviewer_refused(review, gate, frame.iter)
     if refused is None:

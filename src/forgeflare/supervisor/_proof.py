@@ -25,10 +25,11 @@ from forgeflare._fsutil import atomic_write_text
 from forgeflare._gaterun import GateBox, gate_box
 from forgeflare._gaterun import run_gate as run_boxed_gate
 from forgeflare._readfile import read_limited_text
+from forgeflare._reviewdiff import collect_diff
 from forgeflare.supervisor._checkpoint import LoopDelivery
 from forgeflare.supervisor._checks import LoopChecks
 from forgeflare.supervisor._finish import IterationOutcome
-from forgeflare.supervisor._git import diff_since, tree_of
+from forgeflare.supervisor._git import tree_of
 from forgeflare.supervisor._records import (
     ClaimRecord,
     IterationRecord,
@@ -73,7 +74,10 @@ class LoopProof:
         """The digest of the diff the reviewer last judged, and its verdict (it stands while
         the diff is the same)."""
         self.gate_box: GateBox | None = None
-        """Where the gate runs, decided before it first runs (whatever the backend)."""
+        """Where the gate and the reviewer's diff run, decided before either first runs
+        (whatever the backend)."""
+        self.gate_said = False
+        """Whether the banner said where the gate runs."""
         self.last_gate = ""
         """``passed`` / ``failed`` once the gate ran (FRESHER_LAST_GATE for next_iteration)."""
 
@@ -230,13 +234,22 @@ class LoopProof:
         judged twice: the last verdict stands (no new request, no new spend)."""
         from forgeflare.supervisor._reviewer import ReviewInput, run_review
 
-        # The diff runs git on the host: never over git internals the agent changed.
+        # A claim over changed git internals or hooks is never accepted: the loop ends there.
         untrusted = await self.checks.untrusted_now()
         if untrusted is not None:
             return ReviewRecord(
                 model=self.setup.cfg.finish.reviewer, error=f"not asked: {untrusted}"
             )
-        diff, stat = await diff_since(self.setup.project, self.book.record.head_at_start)
+        max_diff = int(self.setup.cfg.finish.reviewer_max_diff)
+        # In the box, like the gate: a diff program the agent planted never runs on the host.
+        collected = await collect_diff(
+            self.setup.project,
+            self.book.record.head_at_start,
+            box=await self.box(),
+            env=self.setup.opts.env,
+            budget=max_diff,
+        )
+        diff, stat = collected.diff, collected.stat
         digest = hashlib.sha256(diff.encode(errors="replace")).hexdigest()
         last = self.last_review
         if last is not None and last[0] == digest and last[1].complete is not None:
@@ -254,7 +267,7 @@ class LoopProof:
                 plan=plan_text,
                 diff=diff,
                 diff_stat=stat,
-                max_diff=int(self.setup.cfg.finish.reviewer_max_diff),
+                max_diff=max_diff,
                 gate=gate,
                 final_message=self.output_tail(it),
                 claim=claim,
@@ -267,6 +280,14 @@ class LoopProof:
         )
         self.last_review = (digest, review)
         return review
+
+    async def box(self) -> GateBox:
+        """Where the agent's work runs for the loop (the gate, the reviewer's diff): decided
+        once per run from ``[security]``."""
+        if self.gate_box is None:
+            settings = self.setup.cfg.security.box()
+            self.gate_box = await gate_box(self.setup.project, settings, self.setup.opts.env)
+        return self.gate_box
 
     def output_tail(self, it: IterationRecord) -> str:
         """The end of the iteration's log: the agent's last words (what it claimed with)."""
@@ -287,16 +308,15 @@ class LoopProof:
         untrusted = await self.checks.untrusted_now()
         if untrusted is not None:
             return GateRun(gate, None, f"not run: {untrusted}")
-        if self.gate_box is None:
-            settings = self.setup.cfg.security.box()
-            self.gate_box = await gate_box(self.setup.project, settings, self.setup.opts.env)
-            self.setup.display.info(self.gate_box.line)
+        if not self.gate_said:
+            self.gate_said = True
+            self.setup.display.info((await self.box()).line)
         self.setup.display.info(f"gate: {gate}")
         done = await run_boxed_gate(
             gate,
             project=self.setup.project,
             env=self.setup.opts.env,
-            box=self.gate_box,
+            box=await self.box(),
             grace=self.setup.cfg.agent.kill_grace,
             timeout=self.setup.cfg.limits.iteration_timeout or None,
             stop=self.setup.stop.stop,
