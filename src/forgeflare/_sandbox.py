@@ -54,6 +54,7 @@ __all__ = [
     "SOCKETS_ENV",
     "TOOLCHAIN_DIRS",
     "WRITABLE_ENV",
+    "AgentBox",
     "SandboxChoice",
     "SandboxPlan",
     "box_gitconfig",
@@ -553,6 +554,12 @@ def check_sandbox(project: Path, env: Mapping[str, str] | None = None) -> None:
         raise ConfigError(f"--sandbox: {problem}; refusing to run Bash commands unconfined")
 
 
+AgentBox = Literal["bwrap", "env", "own"]
+"""Where an agent's tools run (the backend says): ``bwrap`` in forgeflare's sandbox (our own
+agent), ``env`` as the agent runs them, told the sandbox in :data:`SANDBOX_ENV` (a command
+agent), ``own`` in the agent's own sandbox, outside forgeflare's."""
+
+
 @dataclass(frozen=True, slots=True)
 class SandboxChoice:
     """What a loop does about the sandbox: on or not, and the banner's words."""
@@ -563,14 +570,20 @@ class SandboxChoice:
 
 
 def choose_sandbox(
-    setting: str, *, backend: str, problem: str | None, network: bool, writable: Sequence[str]
+    setting: str,
+    *,
+    backend: str,
+    box: AgentBox,
+    problem: str | None,
+    network: bool,
+    writable: Sequence[str],
 ) -> SandboxChoice:
     """The loop's decision (pure): ``setting`` is ``auto``/``bwrap``/``off``, ``problem`` the
-    probe's answer (``None``: bubblewrap works).
+    probe's answer (``None``: bubblewrap works), ``box`` where ``backend``'s tools run.
 
     Raises ``ConfigError`` when the sandbox is required (``bwrap``) and cannot run.
     """
-    if backend in ("claude", "codex"):
+    if box == "own":
         return SandboxChoice(
             False,
             "info",
@@ -585,7 +598,7 @@ def choose_sandbox(
         )
     if problem is not None and setting == "bwrap":
         raise ConfigError(f'[security] sandbox = "bwrap": {problem}; refusing to start')
-    if backend == "command":
+    if box == "env":
         return SandboxChoice(
             problem is None,
             "info",
@@ -668,6 +681,7 @@ async def loop_sandbox(
     *,
     setting: str,
     backend: str,
+    box: AgentBox,
     network: bool,
     writable: Sequence[str],
     sockets: Sequence[str],
@@ -680,7 +694,7 @@ async def loop_sandbox(
     Raises ``ConfigError`` for a named path that does not exist or a required sandbox that
     cannot run.
     """
-    own = backend not in ("claude", "codex")
+    own = box != "own"
     problem, variables = await box_variables(
         project,
         setting=setting if own else "off",
@@ -691,7 +705,7 @@ async def loop_sandbox(
         readable=readable,
     )
     choice = choose_sandbox(
-        setting, backend=backend, problem=problem, network=network, writable=writable
+        setting, backend=backend, box=box, problem=problem, network=network, writable=writable
     )
     if not choice.on:
         # Empty, not absent: a FORGEFLARE_SANDBOX the user exported must not switch it on.

@@ -19,6 +19,7 @@ from forgeflare.supervisor.backends import (
     BACKENDS,
     ChildEnd,
     IterationReport,
+    BaseBackend,
     LineReader,
     Tokens,
     register_backend,
@@ -139,7 +140,7 @@ class ToyReader:
 
 
 @dataclass
-class ToyBackend:
+class ToyBackend(BaseBackend):
     """A whole backend: how to start its agent, what it keeps, checks, runs and reports."""
 
     name: str = "toy"
@@ -160,9 +161,6 @@ class ToyBackend:
 
     def preflight(self, project: Path, argv: list[str], env: Mapping[str, str]) -> None:
         return None
-
-    def trust_files(self, project: Path) -> list[Path]:
-        return []
 
     def report(
         self, reader: LineReader, end: ChildEnd, final: Final | None, report_file: Path | None

@@ -23,6 +23,7 @@ from forgeflare._sandbox import (
     scope_abstract_sockets,
 )
 from forgeflare.supervisor import load_config
+from forgeflare.supervisor.backends import BACKENDS
 
 P = Path("/w/project")
 
@@ -114,7 +115,10 @@ def test_host_sockets_reads_paths_not_abstract_or_unnamed() -> None:
 
 
 def _choose(setting: str, backend: str = "forgeflare", problem: str | None = None) -> str:
-    choice = choose_sandbox(setting, backend=backend, problem=problem, network=True, writable=[])
+    box = BACKENDS[backend].box
+    choice = choose_sandbox(
+        setting, backend=backend, box=box, problem=problem, network=True, writable=[]
+    )
     return f"{'on' if choice.on else 'off'}/{choice.level}: {choice.line}"
 
 
@@ -199,6 +203,7 @@ async def test_a_named_path_that_does_not_exist_is_one_line(tmp_path: Path) -> N
             tmp_path,
             setting="auto",
             backend="forgeflare",
+            box="bwrap",
             network=True,
             writable=["nope"],
             sockets=[],
@@ -209,6 +214,7 @@ async def test_a_named_path_that_does_not_exist_is_one_line(tmp_path: Path) -> N
             tmp_path,
             setting="auto",
             backend="forgeflare",
+            box="bwrap",
             network=True,
             writable=[],
             sockets=["~/s.sock"],

@@ -39,7 +39,7 @@ from forgeflare._process import end_marked_processes
 from forgeflare._readfile import read_limited_text
 from forgeflare._secrets import PASS_ENV_VAR
 from forgeflare._units import format_cost
-from forgeflare.supervisor._agentkey import KeyPlan, helper_settings, key_file, plan_agent_key
+from forgeflare.supervisor._agentkey import KeyPlan, key_file, plan_agent_key
 from forgeflare.supervisor._agentproc import ChildResult, StopControl, exit_status, supervise
 from forgeflare.supervisor._config import default_prompt
 from forgeflare.supervisor._finish import IterationOutcome, agent_time
@@ -174,9 +174,7 @@ class IterationRunner(LoopState):
     def agent_env(self, number: int, report_path: Path) -> KeyPlan:
         """The agent's environment (no secrets but those passed), the run's variables, and
         how its key reaches it (:mod:`~forgeflare.supervisor._agentkey`)."""
-        plan = plan_agent_key(
-            self.backend.name, self.opts.env, self.opts.pass_env, self.backend.secret_names
-        )
+        plan = plan_agent_key(self.backend, self.opts.env, self.opts.pass_env)
         env = plan.env
         env.update(hook_env("agent", self.context(iteration=number)))
         env.update(self.cfg.profile_env(self.profile))  # the profile's account, e.g. CODEX_HOME
@@ -195,8 +193,8 @@ class IterationRunner(LoopState):
     @contextlib.contextmanager
     def key_handover(self, plan: KeyPlan, argv: list[str], number: int) -> Iterator[list[int]]:
         """Hand the agent its key as ``plan`` says: a descriptor (its number goes in the
-        environment, the descriptor in the list yielded) or Claude Code's key file (its
-        ``--settings`` added to ``argv``); both are gone when the agent is."""
+        environment, the descriptor in the list yielded) or the one-shot key file (the
+        backend's ``helper_argv`` added to ``argv``); both are gone when the agent is."""
         with contextlib.ExitStack() as stack:
             fds: list[int] = []
             if plan.through_fd:
@@ -207,7 +205,7 @@ class IterationRunner(LoopState):
                 path = stack.enter_context(
                     key_file(self.store.dir / f".key-{number:03d}", plan.helper_key)
                 )
-                argv += ["--settings", helper_settings(path)]
+                argv += self.backend.helper_argv(path)
             yield fds
 
     async def run_agent(self, number: int) -> tuple[IterationRecord, IterationOutcome]:

@@ -77,6 +77,7 @@ from forgeflare.supervisor._switching import AgentSwitching
 from forgeflare.supervisor._waiting import LoopWaits
 from forgeflare.supervisor._waits import WaitSettings, WaitStreaks
 from forgeflare.supervisor._windowstore import window_store_path
+from forgeflare.supervisor.backends import BACKENDS
 from forgeflare.trust import TrustError, default_trust_file, trust_override
 
 __all__ = ["LoopResult", "run_loop", "watch_signals"]
@@ -324,6 +325,7 @@ class _Loop(
             self.project,
             setting=security.sandbox,
             backend=self.backend.name,
+            box=self.backend.box,
             network=security.sandbox_network,
             writable=security.writable,
             sockets=security.sockets,
@@ -444,7 +446,8 @@ class _Loop(
             rec.finish_reason += f"; the last claim was refused: {refused}"
         if finish is FinishType.BUDGET:
             used = [it.backend or rec.backend for it in rec.iterations if not it.skipped]
-            rec.finish_reason += f"; {overshoot_line(used or [rec.backend])}"
+            bounds = {name: BACKENDS[name].overshoot for name in used or [rec.backend]}
+            rec.finish_reason += f"; {overshoot_line(bounds)}"
         finished = await self.hook(
             "finished", self.context(finish_type=finish.value, iteration=rec.iterations_done)
         )

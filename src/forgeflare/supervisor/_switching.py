@@ -28,7 +28,7 @@ from forgeflare.supervisor._fallback import (
 )
 from forgeflare.supervisor._loopstate import LoopState
 from forgeflare.supervisor._records import RecordError, read_run
-from forgeflare.supervisor._windowkey import WindowKey, agent_account, configured_url
+from forgeflare.supervisor._windowkey import WindowKey, agent_account
 from forgeflare.supervisor._windowstore import read_windows, record_window
 
 __all__ = ["AgentSwitching"]
@@ -59,8 +59,9 @@ class AgentSwitching(LoopState):
     def window_key(self, spec: AgentSpec) -> WindowKey:
         """``spec``'s key in the machine's store: its endpoint and account in its environment."""
         env = {**self.opts.env, **self.cfg.profile_env(spec.profile)}
-        url = configured_url(spec.backend, env)
-        endpoint, account = agent_account(spec.backend, env, configured_url=url)
+        backend = self.cfg.backend_for(spec.backend)
+        url = backend.configured_url(env)
+        endpoint, account = agent_account(backend.account, env, configured_url=url)
         return WindowKey(spec, endpoint, account)
 
     def learn_window(self, seconds: float, reason: str = "usage limit") -> None:
