@@ -17,9 +17,9 @@ import pytest
 from forgeflare._convergence import Final
 from forgeflare.supervisor.backends import (
     BACKENDS,
+    BaseBackend,
     ChildEnd,
     IterationReport,
-    BaseBackend,
     LineReader,
     Tokens,
     register_backend,

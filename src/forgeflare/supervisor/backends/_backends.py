@@ -90,14 +90,17 @@ class AgentAccount:
 class InitTemplate:
     """What ``forgeflare init --NAME`` writes for a backend's agent."""
 
-    help: str
-    """The option's help (``Use Codex (codex exec --json) as the agent.``)."""
+    agent: str
+    """The agent ``init --NAME`` sets up, in a few words (its help and listing say it)."""
     own_settings: tuple[str, ...] = ()
     """``[agent]`` keys of the default ``config.toml`` only this agent reads (another agent's
     such keys are left out of its ``config.toml``)."""
     agent_hooks: bool = False
     """The agent runs forgeflare's agent hooks (the Bash guard, the convergence check), so
     ``AGENTS.md`` may promise them."""
+    stop_hook: bool = False
+    """``init`` also installs ``forgeflare stop-hook`` as the agent's Stop hook (in
+    ``.claude/settings.json``, where Claude Code reads it)."""
 
 
 @dataclass(frozen=True)

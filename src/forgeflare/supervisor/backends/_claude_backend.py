@@ -90,7 +90,9 @@ class ClaudeBackend(StreamBackend):
         "that passed it, and the loop ends it when its streamed cost passes the cap"
     )
     init: ClassVar[InitTemplate | None] = InitTemplate(
-        "Use Claude Code as the agent (and stop-hook).", own_settings=("permission_mode",)
+        "Claude Code (and `forgeflare stop-hook` as its Stop hook)",
+        own_settings=("permission_mode",),
+        stop_hook=True,
     )
     permission_mode: str = "bypassPermissions"
     program: ClassVar[str] = "claude"

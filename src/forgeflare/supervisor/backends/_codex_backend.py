@@ -85,9 +85,7 @@ class CodexBackend(StreamBackend):
         "one Codex turn: Codex streams its tokens only when a turn completes, and the "
         "loop ends it once they pass the cap"
     )
-    init: ClassVar[InitTemplate | None] = InitTemplate(
-        "Use Codex (codex exec --json) as the agent."
-    )
+    init: ClassVar[InitTemplate | None] = InitTemplate("Codex (codex exec --json)")
     sandbox: str = "workspace-write"
     program: ClassVar[str] = "codex"
     args: ClassVar[tuple[str, ...]] = ("exec", "--json", "--skip-git-repo-check")
