@@ -281,11 +281,12 @@ class Backend(Protocol):
 
 
 class BaseBackend:
-    """The defaults a backend inherits: its keys in its environment, its tools run as they
-    are, no known account, no budget or request flag, its command found, nothing to trust,
+    """The defaults a backend inherits: no secret kept (its keys, once named, in its
+    environment), its tools run as they are, no known account, no budget or request flag, its command found, nothing to trust,
     no ``init`` option, and an agent that can commit."""
 
     program: ClassVar[str] = ""
+    secret_names: ClassVar[tuple[str, ...]] = ()
     keys_through_fd: ClassVar[bool] = False
     helper_keys: ClassVar[tuple[str, ...]] = ()
     helper_env: ClassVar[Mapping[str, str]] = {}
