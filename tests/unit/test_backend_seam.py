@@ -27,7 +27,7 @@ BACKENDS_DIR = SRC / "supervisor" / "backends"
 
 GENERIC_NAMES = {
     "forgeflare": "also the package, the program and the git identity's name",
-    "command": "also a key of hooks, [notify] and the trust items (`type = \"command\"`)",
+    "command": 'also a key of hooks, [notify] and the trust items (`type = "command"`)',
 }
 """Built-in backend names that are ordinary words elsewhere: not scanned (say why)."""
 
