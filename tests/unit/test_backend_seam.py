@@ -4,6 +4,7 @@ every fact of an agent is a member of the :class:`Backend` protocol (an AST scan
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -54,7 +55,7 @@ def _docstrings(tree: ast.AST) -> set[int]:
         for field in ("body", "orelse"):
             stmts = getattr(node, field, None)
             if isinstance(stmts, list):
-                for before, stmt in zip(stmts, stmts[1:], strict=False):
+                for before, stmt in itertools.pairwise(stmts):
                     if (
                         isinstance(before, ast.Assign | ast.AnnAssign)
                         and isinstance(stmt, ast.Expr)

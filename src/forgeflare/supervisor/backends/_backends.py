@@ -282,8 +282,8 @@ class Backend(Protocol):
 
 class BaseBackend:
     """The defaults a backend inherits: no secret kept (its keys, once named, in its
-    environment), its tools run as they are, no known account, no budget or request flag, its command found, nothing to trust,
-    no ``init`` option, and an agent that can commit."""
+    environment), its tools run as they are, no known account, no budget or request flag,
+    its command found, nothing to trust, no ``init`` option, and an agent that can commit."""
 
     program: ClassVar[str] = ""
     secret_names: ClassVar[tuple[str, ...]] = ()
