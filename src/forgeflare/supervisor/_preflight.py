@@ -209,10 +209,6 @@ def preflight(
     modules = hooks_modules(argv)
     if modules:
         _check_hooks_modules(project, modules, env, config.hooks.timeout)
-    if backend.name == "forgeflare":
-        from forgeflare._apiurl import checked_base_url
-
-        checked_base_url(None, env)
     backend.preflight(project, argv, env)
     check_agent(backend, argv, env)
     checkpoint = config.fresher.checkpoint

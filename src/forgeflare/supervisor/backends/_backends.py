@@ -21,6 +21,7 @@ from typing import ClassVar, Protocol, TypeVar, runtime_checkable
 
 from pydantic import ValidationError
 
+from forgeflare._apiurl import checked_base_url
 from forgeflare._completion import (
     BLOCKED_PROMPT,
     COMPLETE_TAG,
@@ -367,6 +368,7 @@ class ForgeflareBackend(_PlainBackend):
     overshoot: ClassVar[str] = "$0: each request's worst case is checked before it is sent"
 
     def preflight(self, project: Path, argv: list[str], env: Mapping[str, str]) -> None:
+        checked_base_url(None, env)  # `notaurl` is a usage error, not a failed request later
         url = (env.get("ANTHROPIC_API_URL") or env.get("ANTHROPIC_BASE_URL") or "").strip()
         if not env.get("ANTHROPIC_API_KEY") and (not url or url.rstrip("/") == _DEFAULT_API):
             raise ConfigError(
