@@ -57,7 +57,6 @@ from forgeflare.supervisor.backends import (
     COMPLETE_TAG,
     REPORT_ENV,
     ChildEnd,
-    CodexStreamReader,
     LineReader,
 )
 
@@ -252,9 +251,7 @@ class IterationRunner(LoopState):
 
         self.display.info(f"iteration {number}: starting {argv[0]} ({self.agent_label})")
         self.display.start_iteration(number, self.limits.max_iterations)
-        reader = self.backend.reader()
-        if isinstance(reader, CodexStreamReader):
-            reader.setup(argv=argv, env=env)  # its model and CODEX_HOME (session files)
+        reader = self.backend.start_reader(argv=argv, env=env)
         cap, spent = self.cfg.limits.max_cost, self.record.totals.cost_usd or 0.0
         streamed = getattr(reader, "streamed_cost_usd", None)  # CLI streams that tell a cost
         halt: StopControl = self.stop

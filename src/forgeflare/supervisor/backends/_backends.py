@@ -269,6 +269,12 @@ class Backend(Protocol):
         """A fresh reader of one iteration's output."""
         ...
 
+    def start_reader(self, *, argv: Sequence[str], env: Mapping[str, str]) -> LineReader:
+        """The reader of an iteration whose agent runs ``argv`` in ``env`` (a reader that
+        needs them, like Codex's for its model and session files, takes them here; the
+        default is :meth:`reader`)."""
+        ...
+
     def report(
         self,
         reader: LineReader,
@@ -325,6 +331,10 @@ class BaseBackend:
 
     def helper_argv(self, key_file: Path) -> list[str]:
         return []
+
+    def start_reader(self, *, argv: Sequence[str], env: Mapping[str, str]) -> LineReader:
+        reader: LineReader = getattr(self, "reader")()  # noqa: B009 (a subclass supplies it)
+        return reader
 
 
 @dataclass
@@ -530,6 +540,10 @@ def register_backend(cls: _B) -> _B:
         )
     BACKENDS[name] = cls
     return cls
+
+
+_StreamBackend = StreamBackend
+"""The name this class had before it was public (backends written against it still load)."""
 
 
 def backend_names() -> tuple[str, ...]:

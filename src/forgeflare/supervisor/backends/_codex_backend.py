@@ -103,6 +103,11 @@ class CodexBackend(StreamBackend):
     def reader(self) -> LineReader:
         return CodexStreamReader()
 
+    def start_reader(self, *, argv: Sequence[str], env: Mapping[str, str]) -> LineReader:
+        reader = CodexStreamReader()
+        reader.setup(argv=argv, env=env)  # its model and CODEX_HOME (session files)
+        return reader
+
     def problems(self, env: Mapping[str, str], argv: Sequence[str], *, root: bool) -> list[str]:
         helper = shutil.which("codex-linux-sandbox", path=env.get("PATH")) is not None
         return codex_problems(env, argv, helper)
