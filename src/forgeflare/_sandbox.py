@@ -602,7 +602,7 @@ def choose_sandbox(
         return SandboxChoice(
             problem is None,
             "info",
-            "sandbox: a command agent runs as it is (a `forgeflare run` it starts gets "
+            f"sandbox: a {backend} agent runs as it is (a `forgeflare run` it starts gets "
             f"{SANDBOX_ENV})",
         )
     if problem is not None:

@@ -221,6 +221,8 @@ async def test_a_backend_defined_in_a_test_runs_a_loop(
     done = await project.arun(*args, env=base_env(**TOY_ENV))
     assert done.code == 10, done.stderr
     assert "toy: working on it" in done.stdout
+    # its box (BaseBackend's: it runs as it is, told the sandbox) says so in the banner
+    assert "sandbox: a toy agent runs as it is" in done.stdout + done.stderr
     total = 40 + 7 + 300 + 12
     (run,) = json.loads(forgeflare(tmp_path, "runs", "--json").stdout)
     assert (run["tokens"], run["cost_usd"], run["iterations"]) == (total, 0.0123, 1)
