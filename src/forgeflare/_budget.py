@@ -8,20 +8,20 @@ dearest way input is billed), plus ``max_tokens`` of output, all at the model's 
 estimate only if the API counts more than one token per two bytes, which no tokenizer does.
 
 CLI backends (Claude Code, Codex, commands) are priced only after the fact, from what they
-stream: :func:`overshoot_bound` says, per backend, how far past the cap a run can end.
+stream: each backend's ``overshoot`` says how far past the cap a run can end, and
+:func:`overshoot_line` says it in the summary.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
 from forgeflare._pricing import price_usd
 
 __all__ = [
     "TOKENS_PER_BYTE",
     "estimate_input_tokens",
-    "overshoot_bound",
     "overshoot_line",
     "passes_cap",
     "refusal",
@@ -71,28 +71,9 @@ def passes_cap(*, spent: float, streamed: float | None, cap: float | None) -> bo
     return bool(cap) and streamed is not None and cap is not None and spent + streamed > cap
 
 
-# How far past the cap a run can end, per backend (the loop's summary says it).
-_BOUNDS: Mapping[str, str] = {
-    "forgeflare": "$0: each request's worst case is checked before it is sent",
-    "claude": "one API request of Claude Code: --max-budget-usd stops it after the request "
-    "that passed it, and the loop ends it when its streamed cost passes the cap",
-    "codex": "one Codex turn: Codex streams its tokens only when a turn completes, and the "
-    "loop ends it once they pass the cap",
-}
-
-
-def overshoot_bound(backend: str) -> str:
-    """How far past ``max_cost`` a run of ``backend`` can end, in words."""
-    return _BOUNDS.get(
-        backend,
-        "one iteration: a command agent's cost is known only from its report at the end",
-    )
-
-
-def overshoot_line(backends: Iterable[str]) -> str:
+def overshoot_line(bounds: Mapping[str, str]) -> str:
     """The summary's words on a ``budget`` finish: how far past the cap each backend the run
-    used can go (the same backend said once, in the order first used)."""
-    said = list(dict.fromkeys(backends))
-    if len(said) == 1:
-        return f"past the cap: {overshoot_bound(said[0])}"
-    return "past the cap: " + "; ".join(f"{b} {overshoot_bound(b)}" for b in said)
+    used can go (``bounds``: each backend, in the order first used, to its ``overshoot``)."""
+    if len(bounds) == 1:
+        return f"past the cap: {next(iter(bounds.values()))}"
+    return "past the cap: " + "; ".join(f"{b} {bound}" for b, bound in bounds.items())

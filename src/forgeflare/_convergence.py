@@ -9,6 +9,7 @@ module sits on neutral ground: the agent, the hook layer and the supervisor all 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -18,6 +19,7 @@ from forgeflare._fsutil import atomic_write_text, read_json_model
 
 __all__ = [
     "CONVERGENCE_RELPATH",
+    "MAX_COUNT",
     "AgentReport",
     "ConvergenceError",
     "ConvergenceState",
@@ -48,6 +50,23 @@ class Observation(BaseModel):
 
 
 _MAX_TOKENS = 10**15
+MAX_COUNT = 10**12
+"""The largest count (tokens, turns, attempts) one API usage or stream event may carry; a
+larger one is damage (the sum of many stays under the tokens' own bound)."""
+_USAGE_FIELDS = {
+    "input": "input_tokens",
+    "output": "output_tokens",
+    "cache_read": "cache_read_input_tokens",
+    "cache_write": "cache_creation_input_tokens",
+}
+
+
+def _count(value: object) -> int:
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT:
+        return value
+    return 0
+
+
 """More than any run uses: a damaged record's count beyond it is refused when read."""
 
 
@@ -69,6 +88,13 @@ class Tokens(BaseModel):
     """Input tokens read from the prompt cache."""
     cache_write: int = Field(default=0, ge=0, le=_MAX_TOKENS)
     """Input tokens written to the prompt cache."""
+
+    @classmethod
+    def from_usage(cls, usage: Mapping[str, object]) -> Tokens:
+        """A Messages API ``usage`` object (a stream's JSON, or ``Usage.model_dump()``) as
+        tokens by kind: the one mapping of its names. A count that is no whole number from 0
+        to :data:`MAX_COUNT` counts 0 (a stream's damage never raises)."""
+        return cls(**{kind: _count(usage.get(name)) for kind, name in _USAGE_FIELDS.items()})
 
     @property
     def total(self) -> int:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ValidationError
 
 from forgeflare._budget import estimate_input_tokens, refusal, worst_case_usd
+from forgeflare._convergence import Tokens
 from forgeflare._evidence import ClaimBy, GateRun, gate_tail
 from forgeflare._pricing import price_usd
 
@@ -237,12 +238,7 @@ def _take_response(
     body = response.model_dump(mode="json")
     saved["response"] = body
     usage = response.usage
-    answer.tokens = {
-        "input": usage.input_tokens,
-        "output": usage.output_tokens,
-        "cache_read": usage.cache_read_input_tokens,
-        "cache_write": usage.cache_creation_input_tokens,
-    }
+    answer.tokens = Tokens.from_usage(usage.model_dump()).model_dump()
     answer.cost_usd = price_usd(answer.model, answer.tokens)
     try:
         verdict = verdict_of(body.get("content") or [])

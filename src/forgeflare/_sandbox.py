@@ -57,6 +57,7 @@ __all__ = [
     "SOCKETS_ENV",
     "TOOLCHAIN_DIRS",
     "WRITABLE_ENV",
+    "AgentBox",
     "BoxSettings",
     "SandboxChoice",
     "SandboxPlan",
@@ -569,6 +570,12 @@ def check_sandbox(project: Path, env: Mapping[str, str] | None = None) -> None:
         raise ConfigError(f"--sandbox: {problem}; refusing to run Bash commands unconfined")
 
 
+AgentBox = Literal["bwrap", "env", "own"]
+"""Where an agent's tools run (the backend says): ``bwrap`` in forgeflare's sandbox (our own
+agent), ``env`` as the agent runs them, told the sandbox in :data:`SANDBOX_ENV` (a command
+agent), ``own`` in the agent's own sandbox, outside forgeflare's."""
+
+
 @dataclass(frozen=True, slots=True)
 class SandboxChoice:
     """What a loop does about the sandbox: on or not, and the banner's words."""
@@ -579,14 +586,20 @@ class SandboxChoice:
 
 
 def choose_sandbox(
-    setting: str, *, backend: str, problem: str | None, network: bool, writable: Sequence[str]
+    setting: str,
+    *,
+    backend: str,
+    box: AgentBox,
+    problem: str | None,
+    network: bool,
+    writable: Sequence[str],
 ) -> SandboxChoice:
     """The loop's decision (pure): ``setting`` is ``auto``/``bwrap``/``off``, ``problem`` the
-    probe's answer (``None``: bubblewrap works).
+    probe's answer (``None``: bubblewrap works), ``box`` where ``backend``'s tools run.
 
     Raises ``ConfigError`` when the sandbox is required (``bwrap``) and cannot run.
     """
-    if backend in ("claude", "codex"):
+    if box == "own":
         return SandboxChoice(
             False,
             "info",
@@ -601,11 +614,11 @@ def choose_sandbox(
         )
     if problem is not None and setting == "bwrap":
         raise ConfigError(f'[security] sandbox = "bwrap": {problem}; refusing to start')
-    if backend == "command":
+    if box == "env":
         return SandboxChoice(
             problem is None,
             "info",
-            "sandbox: a command agent runs as it is (a `forgeflare run` it starts gets "
+            f"sandbox: a {backend} agent runs as it is (a `forgeflare run` it starts gets "
             f"{SANDBOX_ENV})",
         )
     if problem is not None:
@@ -686,7 +699,7 @@ async def box_variables(
 
 
 async def loop_sandbox(
-    project: Path, box: BoxSettings, *, backend: str, env: Mapping[str, str]
+    project: Path, settings: BoxSettings, *, backend: str, box: AgentBox, env: Mapping[str, str]
 ) -> tuple[SandboxChoice, dict[str, str]]:
     """A loop's sandbox, decided once at its start: the banner's choice and the agent's
     variables (``FORGEFLARE_SANDBOX`` empty when off).
@@ -694,15 +707,16 @@ async def loop_sandbox(
     Raises ``ConfigError`` for a named path that does not exist or a required sandbox that
     cannot run.
     """
-    own = backend not in ("claude", "codex")
-    probed = box if own else replace(box, sandbox="off")
+    own = box != "own"
+    probed = settings if own else replace(settings, sandbox="off")
     problem, variables = await box_variables(project, probed, env=env)
     choice = choose_sandbox(
-        box.sandbox,
+        settings.sandbox,
         backend=backend,
+        box=box,
         problem=problem,
-        network=box.network,
-        writable=box.writable,
+        network=settings.network,
+        writable=settings.writable,
     )
     if not choice.on:
         # Empty, not absent: a FORGEFLARE_SANDBOX the user exported must not switch it on.

@@ -3,7 +3,7 @@
 Hooks, the Bash tool, gates and notify commands run code from the project: they get the
 environment without variables that look like secrets. The patterns are a documented default
 (:data:`SECRET_PATTERNS`); ``--pass-env NAME`` / ``[security] pass_env`` lets named ones through,
-and the agent process itself keeps the key its backend needs (:data:`AGENT_KEYS`).
+and the agent process itself keeps the key its backend needs (the backend's ``secret_names``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import re
 from collections.abc import Iterable, Mapping, MutableMapping
 
 __all__ = [
-    "AGENT_KEYS",
     "ORDINARY",
     "PASS_ENV_VAR",
     "SECRET_PATTERNS",
@@ -128,14 +127,6 @@ _KEY_PREFIX = re.compile(
     r")"
     r"|-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----"
 )
-
-AGENT_KEYS: dict[str, tuple[str, ...]] = {
-    "forgeflare": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
-    "claude": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"),
-    "codex": ("OPENAI_API_KEY", "CODEX_API_KEY"),
-    "command": ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"),
-}
-"""What each agent backend's process keeps: the key it needs to talk to its API."""
 
 
 def is_secret(name: str, value: str = "") -> bool:

@@ -3,11 +3,12 @@ that writes the report file."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shlex
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
@@ -15,14 +16,18 @@ from typing import ClassVar
 import pytest
 
 from forgeflare._convergence import Final
+from forgeflare.cli import main
 from forgeflare.supervisor.backends import (
     BACKENDS,
+    BaseBackend,
     ChildEnd,
+    InitTemplate,
     IterationReport,
     LineReader,
     Tokens,
     register_backend,
 )
+from forgeflare.trust import TrustItem
 from supervisor_agents.project import Project, base_env, forgeflare
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -120,11 +125,18 @@ def test_final_required_makes_a_silent_command_agent_an_error(tmp_path: Path) ->
 
 # -- a backend defined here alone: one class, registered, and a real loop runs it -------------
 
-TOY_AGENT = (
-    "import json, sys; sys.stdin.read(); print('working on it');"
-    "print('TOY ' + json.dumps({'tokens': {'input': 40, 'output': 7, 'cache_read': 300,"
-    " 'cache_write': 12}, 'cost': 0.0123}))"
-)
+TOY_AGENT = """
+import json, os, sys
+sys.stdin.read()
+print('working on it')
+key = open(sys.argv[sys.argv.index('--key-file') + 1]).read()
+print('TOY ' + json.dumps({
+    'tokens': {'input': 40, 'output': 7, 'cache_read': 300, 'cache_write': 12}, 'cost': 0.0123,
+    'key_by_file': key == 'toy-secret', 'key_in_env': 'TOY_API_KEY' in os.environ,
+    'told': os.environ.get('TOY_KEY_FROM'),
+}))
+"""
+TOY_SETTINGS = ".toy/settings.json"
 
 
 @dataclass
@@ -139,40 +151,50 @@ class ToyReader:
 
 
 @dataclass
-class ToyBackend:
+class ToyBackend(BaseBackend):
     """A whole backend: how to start its agent, what it keeps, checks, runs and reports."""
 
     name: str = "toy"
     prompt_suffix: str = ""
-    secret_names: ClassVar[tuple[str, ...]] = ()
+    secret_names: ClassVar[tuple[str, ...]] = ("TOY_API_KEY",)
+    helper_keys: ClassVar[tuple[str, ...]] = ("TOY_API_KEY",)
+    """Its key comes in a one-shot file, never in its environment."""
+    helper_env: ClassVar[Mapping[str, str]] = {"TOY_KEY_FROM": "file"}
+    init: ClassVar[InitTemplate | None] = InitTemplate("Toy (a test's own agent)")
 
     def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]:
-        return [python, "-c", TOY_AGENT]
+        return [python, "-c", TOY_AGENT, *extra]
 
-    def budget_argv(self, left_usd: float) -> list[str]:
-        return []
+    def helper_argv(self, key_file: Path) -> list[str]:
+        return ["--key-file", str(key_file)]
 
     def reader(self) -> ToyReader:
         return ToyReader()
 
-    def configure(self, agent: object) -> None:
-        return None
-
-    def preflight(self, project: Path, argv: list[str], env: Mapping[str, str]) -> None:
-        return None
-
-    def trust_files(self, project: Path) -> list[Path]:
+    def problems(self, env: Mapping[str, str], argv: Sequence[str], *, root: bool) -> list[str]:
+        if env.get("TOY_REGION", "earth") != "earth":
+            return [f"the toy agent runs on earth only (TOY_REGION={env['TOY_REGION']})"]
         return []
+
+    def trust_items(self, project: Path, extra_args: str) -> list[TrustItem]:
+        settings = project / TOY_SETTINGS
+        if not settings.is_file():
+            return []
+        digest = hashlib.sha256(settings.read_bytes()).hexdigest()
+        return [TrustItem(TOY_SETTINGS, "toy settings", {TOY_SETTINGS: digest})]
 
     def report(
         self, reader: LineReader, end: ChildEnd, final: Final | None, report_file: Path | None
     ) -> IterationReport:
         assert isinstance(reader, ToyReader)
-        (line,) = [text for text in reader.lines if text.startswith("TOY ")]
-        used = json.loads(line.removeprefix("TOY "))
+        said = [text for text in reader.lines if text.startswith("TOY ")]
+        if not said:
+            return IterationReport(outcome="agent_error", detail=" / ".join(reader.lines[-3:]))
+        used = json.loads(said[-1].removeprefix("TOY "))
+        handed = used["key_by_file"] and not used["key_in_env"] and used["told"] == "file"
         return IterationReport(
-            outcome="ok" if end.exit_code == 0 else "agent_error",
-            stop_reason="toy_done",
+            outcome="ok" if end.exit_code == 0 and handed else "agent_error",
+            stop_reason="toy_done" if handed else f"key not handed over: {used}",
             tokens=Tokens(**used["tokens"]),
             cost_usd=used["cost"],
             model="toy-1",
@@ -188,22 +210,90 @@ def toy() -> Iterator[type[ToyBackend]]:
         BACKENDS.pop("toy", None)
 
 
+TOY_ENV = {"TOY_API_KEY": "toy-secret"}
+
+
 async def test_a_backend_defined_in_a_test_runs_a_loop(
     tmp_path: Path, toy: type[ToyBackend]
 ) -> None:
     project = Project(tmp_path)
-    done = await project.arun("--backend", "toy", "--mode", "planning", "--max-iterations", "1")
+    args = ("--backend", "toy", "--mode", "planning", "--max-iterations", "1")
+    done = await project.arun(*args, env=base_env(**TOY_ENV))
     assert done.code == 10, done.stderr
     assert "toy: working on it" in done.stdout
+    # its box (BaseBackend's: it runs as it is, told the sandbox) says so in the banner
+    assert "sandbox: a toy agent runs as it is" in done.stdout + done.stderr
     total = 40 + 7 + 300 + 12
     (run,) = json.loads(forgeflare(tmp_path, "runs", "--json").stdout)
     assert (run["tokens"], run["cost_usd"], run["iterations"]) == (total, 0.0123, 1)
     (row,) = project.record()["iterations"]
+    # ok only when its key came through the file its helper_argv named, not its environment
     assert (row["outcome"], row["stop_reason"], row["model"]) == ("ok", "toy_done", "toy-1")
     assert row["backend"] == project.record()["backend"] == "toy"
+    assert not list((project.run_dirs()[0]).glob(".key-*"))  # the key file is gone with it
     report = forgeflare(tmp_path, "report").stdout
     assert f"1 iteration · 0 commits · {total} tokens · $0.0123" in report
     assert re.search(r"#1 \d+s ok \(toy_done\)", report), report
     watch = forgeflare(tmp_path, "watch", "--wait", "0").stdout
     assert f"tokens {total} · $0.0123" in watch
     assert "finished: max_iterations" in watch
+
+
+def _cli_loop(
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    **env: str,
+) -> tuple[int, str]:
+    """``forgeflare loop --backend toy`` as a user runs it (in this process: the test's
+    backend is registered here) with the test environment, ``TOY_API_KEY`` and ``env`` (the
+    loop takes its secrets out of the process's environment: set again each time)."""
+    for name, value in base_env(**{"TOY_REGION": "earth", **TOY_ENV, **env}).items():
+        monkeypatch.setenv(name, value)
+    argv = ["loop", "--dir", str(project), "--backend", "toy", "--mode", "planning"]
+    with pytest.raises(SystemExit) as ended:
+        main([*argv, "--max-iterations", "1"])
+    return int(ended.value.code or 0), capsys.readouterr().err
+
+
+def test_a_test_backends_preflight_and_trust_items_hold_the_loop(
+    tmp_path: Path,
+    toy: type[ToyBackend],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    project = Project(tmp_path)
+    code, err = _cli_loop(tmp_path, monkeypatch, capsys, TOY_REGION="moon")
+    assert code == 2
+    assert "the toy agent runs on earth only (TOY_REGION=moon)" in err
+    assert project.run_dirs() == []  # found before anything started
+    project.write(TOY_SETTINGS, '{"run": "anything"}')
+    code, err = _cli_loop(tmp_path, monkeypatch, capsys, FORGEFLARE_TRUST="")
+    assert code == 2
+    assert TOY_SETTINGS in err
+    assert project.run_dirs() == []
+    with pytest.raises(SystemExit) as trusted:  # `forgeflare trust` lists the toy's items too
+        main(["trust", "--dir", str(tmp_path), "--yes"])
+    assert trusted.value.code in (0, None)
+    assert TOY_SETTINGS in capsys.readouterr().out
+    code, err = _cli_loop(tmp_path, monkeypatch, capsys, FORGEFLARE_TRUST="")
+    assert code == 10, err
+    (row,) = project.record()["iterations"]
+    assert (row["outcome"], row["stop_reason"]) == ("ok", "toy_done"), row["detail"]
+
+
+def test_a_test_backend_is_an_init_option(
+    tmp_path: Path, toy: type[ToyBackend], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as listed:
+        main(["init", "--agents"])
+    assert listed.value.code in (0, None)
+    assert "--toy" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as done:
+        main(["init", "--toy", str(tmp_path / "p")])
+    assert done.value.code in (0, None), capsys.readouterr().err
+    config = (tmp_path / "p" / ".fresher" / "config.toml").read_text()
+    assert 'backend = "toy"' in config
+    assert "permission_mode" not in config  # another agent's own setting
+    agents = (tmp_path / "p" / ".fresher" / "AGENTS.md").read_text()
+    assert "nothing here blocks them" in agents  # it runs none of forgeflare's agent hooks

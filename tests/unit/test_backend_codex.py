@@ -10,6 +10,7 @@ import pytest
 
 from forgeflare.supervisor.backends import (
     CodexStreamReader,
+    Tokens,
     classify_failure,
     codex_model,
     reset_from_message,
@@ -121,8 +122,8 @@ def test_the_final_failure_wins_and_prints_once() -> None:
         f"failed: {HIGH_DEMAND}",
     ]
     report = reader.report()
-    assert report["stop_reason"] == "turn.failed"
-    assert report["resets_at"] is None
+    assert report.stop_reason == "turn.failed"
+    assert report.resets_at is None
 
 
 def test_retries_then_success_are_ok() -> None:
@@ -137,14 +138,14 @@ def test_retries_then_success_are_ok() -> None:
     assert reader.outcome() == ("ok", False)
     assert "warning: model metadata missing" in shown
     assert not any(s.startswith(("error", "failed")) for s in shown)
-    assert reader.tokens() == {"input": 400, "output": 50, "cache_read": 400, "cache_write": 200}
+    assert reader.tokens() == Tokens(input=400, output=50, cache_read=400, cache_write=200)
 
 
 def test_a_stream_cut_short_saw_no_end() -> None:
     reader, _ = _read(*START, {"type": "item.started", "item": {"type": "reasoning"}})
     report = reader.report()
-    assert report["stop_reason"] is None
-    assert report["outcome"] == "agent_error"
+    assert report.stop_reason is None
+    assert report.outcome == "agent_error"
 
 
 def test_usage_limit_reset_in_the_report(tmp_path: Path) -> None:
@@ -153,8 +154,8 @@ def test_usage_limit_reset_in_the_report(tmp_path: Path) -> None:
     )
     reader.now = EVENING
     report = reader.report()
-    assert report["outcome"] == "rate_limited"
-    assert report["resets_at"] == "2026-11-26T01:30:00Z"
+    assert report.outcome == "rate_limited"
+    assert report.resets_at == "2026-11-26T01:30:00Z"
 
 
 def test_session_file_reset_is_preferred(tmp_path: Path) -> None:
@@ -176,5 +177,5 @@ def test_session_file_reset_is_preferred(tmp_path: Path) -> None:
         reader.feed(j(e))
     reader.now = EVENING
     report = reader.report()
-    assert report["resets_at"] == "2026-12-01T08:00:00Z"
-    assert report["model"] == "gpt-5.5"
+    assert report.resets_at == "2026-12-01T08:00:00Z"
+    assert report.model == "gpt-5.5"

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from forgeflare._completion import BLOCKED_PROMPT, BLOCKED_TAG
-from forgeflare.supervisor.backends._backends import (
+from forgeflare.supervisor.backends import (
     COMPLETE_TAG,
     Backend,
     ChildEnd,
@@ -18,6 +18,7 @@ from forgeflare.supervisor.backends._backends import (
     CodexBackend,
     CommandBackend,
     ForgeflareBackend,
+    Tokens,
 )
 from forgeflare.supervisor.backends._claude import ClaudeStreamReader, tool_line
 from forgeflare.supervisor.backends._codex import CodexStreamReader
@@ -73,18 +74,18 @@ def read(lines: list[str]) -> tuple[ClaudeStreamReader, list[str]]:
 def test_claude_success() -> None:
     reader, shown = read([INIT, TEXT, TOOL, RESULT])
     report = reader.report()
-    assert report["outcome"] == "ok"
-    assert report["tokens"] == {
+    assert report.outcome == "ok"
+    assert report.tokens.model_dump() == {
         "input": 1200,
         "output": 340,
         "cache_read": 20000,
         "cache_write": 1000,
     }
-    assert report["cost_usd"] == 0.0123
-    assert report["turns"] == 3
-    assert report["session_id"] == "s-1"
-    assert report["model"] == "claude-sonnet-4-5"
-    assert report["final_text"] == "All green."
+    assert report.cost_usd == 0.0123
+    assert report.turns == 3
+    assert report.session_id == "s-1"
+    assert report.model == "claude-sonnet-4-5"
+    assert report.final_text == "All green."
     assert "▸ Bash  pytest -q" in shown
     assert "Running the tests." in shown
     assert not any(line.lstrip().startswith("{") for line in shown)
@@ -126,15 +127,15 @@ def test_claude_usage_limit() -> None:
     )
     reader, _ = read([INIT, limit, synthetic, result])
     report = reader.report()
-    assert report["outcome"] == "rate_limited"
-    assert report["resets_at"] == "2025-11-24T16:00:00Z"
+    assert report.outcome == "rate_limited"
+    assert report.resets_at == "2025-11-24T16:00:00Z"
 
 
 def test_claude_allowed_rate_limit_state_is_not_a_limit() -> None:
     allowed = j({"type": "rate_limit_event", "rate_limit_info": {"status": "allowed_warning"}})
     reader, _ = read([INIT, allowed, RESULT])
-    assert reader.report()["outcome"] == "ok"
-    assert reader.report()["resets_at"] is None
+    assert reader.report().outcome == "ok"
+    assert reader.report().resets_at is None
 
 
 def test_claude_api_errors_and_missing_result() -> None:
@@ -181,8 +182,8 @@ def test_claude_unreachable_api_is_an_outage_with_its_retries_shown() -> None:
         "retrying the API: attempt 2 of 2, 8 s (HTTP 529)",
     ]
     report = reader.report()
-    assert (report["outcome"], report["transient"]) == ("api_error", True)
-    assert report["stop_reason"] is None  # never the result's subtype "success"
+    assert (report.outcome, report.transient) == ("api_error", True)
+    assert report.stop_reason is None  # never the result's subtype "success"
     # the same text without the assistant line's error still reads as unreachable
     assert read([INIT, j(result)])[0].outcome() == ("api_error", True)
     other = {**result, "result": "Something else broke"}
@@ -191,10 +192,10 @@ def test_claude_unreachable_api_is_an_outage_with_its_retries_shown() -> None:
 
 def test_claude_stop_reason_is_the_results_own() -> None:
     ended = j({**json.loads(RESULT), "stop_reason": "end_turn"})
-    assert read([INIT, ended])[0].report()["stop_reason"] == "end_turn"
+    assert read([INIT, ended])[0].report().stop_reason == "end_turn"
     failed = j({"type": "result", "subtype": "error_max_turns", "is_error": False})
-    assert read([INIT, failed])[0].report()["stop_reason"] == "error_max_turns"
-    assert read([INIT])[0].report()["stop_reason"] == "no_result"
+    assert read([INIT, failed])[0].report().stop_reason == "error_max_turns"
+    assert read([INIT])[0].report().stop_reason == "no_result"
 
 
 def test_claude_broken_and_unknown_lines_are_not_fatal() -> None:
@@ -203,13 +204,13 @@ def test_claude_broken_and_unknown_lines_are_not_fatal() -> None:
     assert broken in shown
     assert reader.not_json_lines == 2
     assert reader.unknown_lines == 1
-    assert reader.report()["outcome"] == "ok"
+    assert reader.report().outcome == "ok"
 
 
 @given(st.lists(st.text(max_size=40), max_size=20))
 def test_claude_reader_never_raises(lines: list[str]) -> None:
     reader, _ = read(lines)
-    assert reader.report()["outcome"] in {"ok", "agent_error", "api_error", "rate_limited"}
+    assert reader.report().outcome in {"ok", "agent_error", "api_error", "rate_limited"}
 
 
 def test_tool_line_shortens() -> None:
@@ -248,10 +249,10 @@ def test_codex_tokens_subtract_cached_input() -> None:
     reader = CodexStreamReader()
     shown = [line for raw in CODEX for line in reader.feed(raw)]
     report = reader.report()
-    assert report["outcome"] == "ok"
-    assert report["tokens"] == {"input": 315, "output": 122, "cache_read": 24448, "cache_write": 0}
-    assert report["session_id"] == "t-9"
-    assert report["final_text"] == "Done."
+    assert report.outcome == "ok"
+    assert report.tokens == Tokens(input=315, output=122, cache_read=24448)
+    assert report.session_id == "t-9"
+    assert report.final_text == "Done."
     assert "▸ Bash  bash -lc ls" in shown
 
 
@@ -363,7 +364,7 @@ def test_claude_tag_in_the_first_of_two_text_blocks_completes() -> None:
         [INIT, TEXT, TOOL, block("All tests pass.\n<loop-done>COMPLETE</loop-done>"),
          block("Summary: fixed two tests."), j(result)]
     )  # fmt: skip
-    assert reader.report()["final_text"] == (
+    assert reader.report().final_text == (
         "All tests pass.\n<loop-done>COMPLETE</loop-done>\nSummary: fixed two tests."
     )
     report = ClaudeBackend().report(reader, ChildEnd(exit_code=0), None, None)

@@ -9,10 +9,11 @@ from hypothesis import strategies as st
 from forgeflare._budget import (
     TOKENS_PER_BYTE,
     estimate_input_tokens,
-    overshoot_bound,
+    overshoot_line,
     refusal,
     worst_case_usd,
 )
+from forgeflare.supervisor.backends import BACKENDS
 
 OPUS = "claude-opus-4-6"  # $5 in, $6.25 cache write, $25 out per million
 
@@ -76,7 +77,13 @@ def test_honest_requests_never_pass_the_cap(
 
 
 def test_every_backend_has_a_stated_bound() -> None:
-    assert overshoot_bound("forgeflare").startswith("$0")
-    assert "max-budget-usd" in overshoot_bound("claude")
-    assert "report" in overshoot_bound("command")
+    assert BACKENDS["forgeflare"].overshoot.startswith("$0")
+    assert "max-budget-usd" in BACKENDS["claude"].overshoot
+    assert "report" in BACKENDS["command"].overshoot
+    assert all(cls.overshoot for cls in BACKENDS.values())
     assert TOKENS_PER_BYTE == 0.5
+
+
+def test_the_overshoot_line_names_each_backend_only_when_there_are_several() -> None:
+    assert overshoot_line({"a": "one turn"}) == "past the cap: one turn"
+    assert overshoot_line({"a": "one turn", "b": "$0"}) == "past the cap: a one turn; b $0"

@@ -93,7 +93,7 @@ def test_help_keeps_config_sections_and_its_own_line_breaks_out() -> None:
     # the source's line breaks at 80 columns do not break a 200-column terminal's lines
     assert "runs the finished hook and ends with finish type stopped (exit 18)." in _help("stop")
     assert "(default 1h; 0 = no limit)" in _help("loop")
-    assert '[agent] backend = "claude"' in _help("init")
+    assert "[agent] backend = NAME" in _help("init")
 
 
 def test_the_project_directory_is_dir_everywhere_older_spellings_hidden(tmp_path: Path) -> None:

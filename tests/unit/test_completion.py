@@ -37,4 +37,4 @@ def test_one_home_for_the_tags_and_the_rule() -> None:
     assert stophook_completion.completion_hint is _completion.completion_hint
     assert _backends.completion_signal is _completion.completion_signal
     assert _completion.RULE in _completion.completion_hint(_completion.Mode.LOOP)
-    assert _completion.COMPLETE_TAG in _backends.ClaudeBackend().prompt_suffix
+    assert _completion.COMPLETE_TAG in _backends.StreamBackend.prompt_suffix

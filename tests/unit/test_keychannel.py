@@ -19,12 +19,8 @@ from forgeflare._keychannel import (
     secrets_fd,
     split_secrets,
 )
-from forgeflare.supervisor._agentkey import (
-    HELPER_TTL_ENV,
-    helper_settings,
-    key_file,
-    plan_agent_key,
-)
+from forgeflare.supervisor import key_file, plan_agent_key
+from forgeflare.supervisor.backends import BACKENDS, HELPER_TTL_ENV, helper_settings
 
 ENV = {
     "PATH": "/bin",
@@ -103,7 +99,7 @@ def test_reexec_keeps_the_command_line_and_adds_p() -> None:
 def test_where_each_backends_key_goes(
     backend: str, fd: dict[str, str], helper: str | None, exposed: tuple[str, ...]
 ) -> None:
-    plan = plan_agent_key(backend, ENV, ())
+    plan = plan_agent_key(BACKENDS[backend](), ENV, ())
     assert (plan.through_fd, plan.helper_key, plan.exposed) == (fd, helper, exposed)
     assert "GITHUB_TOKEN" not in plan.env
     assert {k for k in plan.env if k in ENV} == {"PATH", *exposed}
@@ -111,13 +107,13 @@ def test_where_each_backends_key_goes(
 
 
 def test_claude_with_only_an_auth_token_gets_it_by_the_helper() -> None:
-    plan = plan_agent_key("claude", {"ANTHROPIC_AUTH_TOKEN": "at"}, ())
+    plan = plan_agent_key(BACKENDS["claude"](), {"ANTHROPIC_AUTH_TOKEN": "at"}, ())
     assert plan.helper_key == "at"
     assert "ANTHROPIC_AUTH_TOKEN" not in plan.env
 
 
 def test_a_passed_key_stays_where_the_user_put_it() -> None:
-    plan = plan_agent_key("forgeflare", ENV, ["ANTHROPIC_API_KEY"])
+    plan = plan_agent_key(BACKENDS["forgeflare"](), ENV, ["ANTHROPIC_API_KEY"])
     assert plan.env["ANTHROPIC_API_KEY"] == "ak"
     assert plan.through_fd == {"ANTHROPIC_AUTH_TOKEN": "at"}
 

@@ -28,8 +28,8 @@ from forgeflare.supervisor.backends import (
     CodexBackend,
     CodexStreamReader,
     IterationReport,
+    StreamBackend,
 )
-from forgeflare.supervisor.backends._backends import _StreamBackend
 from forgeflare.supervisor.backends._stream import as_cost, as_int, epoch_time, shape_problem
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -153,7 +153,7 @@ def _types(streams: list[list[str]]) -> list[str]:
 
 
 def _read(
-    backend: _StreamBackend, make: Callable[[], Any], lines: list[str]
+    backend: StreamBackend, make: Callable[[], Any], lines: list[str]
 ) -> tuple[IterationReport, list[str]]:
     reader = make()
     shown: list[str] = []
@@ -181,7 +181,7 @@ def _codex_reader(home: Path) -> Callable[[], CodexStreamReader]:
 
 @pytest.mark.parametrize("name", ["claude", "codex"])
 def test_damaged_streams_never_raise(name: str, tmp_path: Path) -> None:
-    backend: _StreamBackend
+    backend: StreamBackend
     if name == "claude":
         backend, make, streams = ClaudeBackend(), ClaudeStreamReader, _lines("claude")
     else:
@@ -215,7 +215,7 @@ def test_damaged_streams_never_raise(name: str, tmp_path: Path) -> None:
     ],
 )
 def test_a_damaged_event_is_one_warning_and_the_line_that_broke_it(
-    make: Callable[[], Any], backend: _StreamBackend, line: dict[str, Any]
+    make: Callable[[], Any], backend: StreamBackend, line: dict[str, Any]
 ) -> None:
     text = json.dumps(line)
     report, shown = _read(backend, make, ["", text])
@@ -249,8 +249,8 @@ def test_a_far_future_codex_reset_is_ignored(hours: int) -> None:
     ):
         reader.feed(json.dumps(event))
     report = reader.report()
-    assert report["outcome"] == "rate_limited"
-    assert report["resets_at"] is None
+    assert report.outcome == "rate_limited"
+    assert report.resets_at is None
 
 
 def test_a_far_future_claude_reset_is_ignored_and_said() -> None:
@@ -258,11 +258,11 @@ def test_a_far_future_claude_reset_is_ignored_and_said() -> None:
     limit = {"status": "rejected", "resetsAt": 1893456000}  # 2030-01-01
     reader.feed(json.dumps({"type": "rate_limit_event", "rate_limit_info": limit}))
     report = reader.report()
-    assert report["outcome"] == "rate_limited"
-    assert report["resets_at"] is None
-    assert "reset 2030-01-01T00:00:00Z is over 31 days ahead: ignored" in report["detail"]
+    assert report.outcome == "rate_limited"
+    assert report.resets_at is None
+    assert "reset 2030-01-01T00:00:00Z is over 31 days ahead: ignored" in report.detail
     reader.rate_limit = {"status": "rejected", "resetsAt": 1764547200}  # 2025-12-01: in bounds
-    assert reader.report()["resets_at"] == "2025-12-01T00:00:00Z"
+    assert reader.report().resets_at == "2025-12-01T00:00:00Z"
 
 
 def test_a_stream_of_damage_keeps_a_bounded_record() -> None:
@@ -271,7 +271,7 @@ def test_a_stream_of_damage_keeps_a_bounded_record() -> None:
         reader.feed(json.dumps({"type": "system", "subtype": "init", "model": 5}))
     assert reader.damaged_count == 1000
     assert len(reader.damaged) == 20
-    assert reader.report()["detail"].startswith("the agent's stream made no sense at line 1: ")
+    assert reader.report().detail.startswith("the agent's stream made no sense at line 1: ")
 
 
 @pytest.mark.parametrize(

@@ -14,10 +14,10 @@ from forgeflare.supervisor._windowkey import (
     WindowKey,
     account_hash,
     agent_account,
-    configured_url,
     endpoint_of,
     parse_window_key,
 )
+from forgeflare.supervisor.backends import BACKENDS
 
 
 @pytest.mark.parametrize(
@@ -126,7 +126,7 @@ def test_the_account_is_a_short_hash_never_the_credential() -> None:
 def test_an_agents_account_comes_from_its_own_variables(
     backend: str, env: dict[str, str], endpoint: str, identity: str
 ) -> None:
-    assert agent_account(backend, env) == (endpoint, account_hash(identity))
+    assert agent_account(BACKENDS[backend].account, env) == (endpoint, account_hash(identity))
 
 
 def test_codex_takes_its_providers_address_from_its_config(tmp_path: Path) -> None:
@@ -134,13 +134,14 @@ def test_codex_takes_its_providers_address_from_its_config(tmp_path: Path) -> No
         'model_provider = "mock"\n[model_providers.mock]\nbase_url = "http://127.0.0.1:9/s/a/v1"\n'
     )
     env = {"CODEX_HOME": str(tmp_path), "OPENAI_BASE_URL": "http://other:1"}
-    url = configured_url("codex", env)
+    codex = BACKENDS["codex"]()
+    url = codex.configured_url(env)
     assert url == "http://127.0.0.1:9/s/a/v1"
-    assert agent_account("codex", env, configured_url=url)[0] == "http://127.0.0.1:9/s/a/v1"
-    assert configured_url("claude", env) == ""
+    assert agent_account(codex.account, env, configured_url=url)[0] == "http://127.0.0.1:9/s/a/v1"
+    assert BACKENDS["claude"]().configured_url(env) == ""
     for damaged in ("model_provider = [", 'model_provider = ["x"]', "model_providers = 3"):
         (tmp_path / "config.toml").write_text(damaged)
-        assert configured_url("codex", env) == ""
+        assert codex.configured_url(env) == ""
 
 
 @pytest.mark.parametrize(

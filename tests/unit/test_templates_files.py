@@ -15,7 +15,7 @@ from forgeflare.templates import (
     GITIGNORE_LINES,
     Action,
     TemplateFile,
-    claude_config_toml,
+    backend_config_toml,
     merge_gitignore,
     plan_init,
     template_files,
@@ -66,7 +66,7 @@ def test_config_and_prompts_come_from_the_supervisor() -> None:
 
 
 def test_claude_config_sets_only_the_agent_backend(tmp_path: Path) -> None:
-    text = claude_config_toml()
+    text = backend_config_toml("claude")
     assert tomllib.loads(text)["agent"]["backend"] == "claude"
     (tmp_path / ".fresher").mkdir()
     (tmp_path / ".fresher" / "config.toml").write_text(text)
@@ -84,7 +84,7 @@ def test_claude_config_sets_only_the_agent_backend(tmp_path: Path) -> None:
         if a != b
     ]
     assert diff == [('backend = ""', 'backend = "claude"')]
-    claude_files = {f.relpath: f.content for f in template_files(claude=True)}
+    claude_files = {f.relpath: f.content for f in template_files(agent="claude")}
     assert claude_files[".fresher/config.toml"] == text
 
 

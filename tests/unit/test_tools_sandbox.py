@@ -24,6 +24,7 @@ from forgeflare._sandbox import (
     scope_abstract_sockets,
 )
 from forgeflare.supervisor import load_config
+from forgeflare.supervisor.backends import BACKENDS
 
 P = Path("/w/project")
 
@@ -115,7 +116,10 @@ def test_host_sockets_reads_paths_not_abstract_or_unnamed() -> None:
 
 
 def _choose(setting: str, backend: str = "forgeflare", problem: str | None = None) -> str:
-    choice = choose_sandbox(setting, backend=backend, problem=problem, network=True, writable=[])
+    box = BACKENDS[backend].box
+    choice = choose_sandbox(
+        setting, backend=backend, box=box, problem=problem, network=True, writable=[]
+    )
     return f"{'on' if choice.on else 'off'}/{choice.level}: {choice.line}"
 
 
@@ -201,6 +205,7 @@ async def test_a_named_path_that_does_not_exist_is_one_line(tmp_path: Path) -> N
             tmp_path,
             BoxSettings(writable=("nope",)),
             backend="forgeflare",
+            box="bwrap",
             env={"HOME": str(tmp_path)},
         )
     with pytest.raises(ConfigError, match=r"\[security\] sockets: '~/s.sock'"):
@@ -208,6 +213,7 @@ async def test_a_named_path_that_does_not_exist_is_one_line(tmp_path: Path) -> N
             tmp_path,
             BoxSettings(sockets=("~/s.sock",)),
             backend="forgeflare",
+            box="bwrap",
             env={"HOME": str(tmp_path)},
         )
 

@@ -121,12 +121,7 @@ class Spend:
     requests: int = 0
 
     def add(self, usage: Usage) -> None:
-        self.tokens = self.tokens + Tokens(
-            input=usage.input_tokens,
-            output=usage.output_tokens,
-            cache_read=usage.cache_read_input_tokens,
-            cache_write=usage.cache_creation_input_tokens,
-        )
+        self.tokens = self.tokens + Tokens.from_usage(usage.model_dump())
         self.requests += 1
 
     @property

@@ -4,9 +4,7 @@ Errors of this part: ``ConfigError`` (a bad setting, names key and source) and
 :class:`RecordError` (a run record cannot be written or read; a ``ForgeflareError``).
 """
 
-from forgeflare.supervisor._agentkey import HELPER_TTL_ENV
 from forgeflare.supervisor._agentkey import KeyPlan
-from forgeflare.supervisor._agentkey import helper_settings
 from forgeflare.supervisor._agentkey import key_file
 from forgeflare.supervisor._agentkey import plan_agent_key
 from forgeflare.supervisor._agentproc import ChildResult
@@ -157,7 +155,7 @@ from forgeflare.supervisor._stop import stop_requested
 from forgeflare.supervisor._trust import hooks_modules
 from forgeflare.supervisor._trust import loop_trust_items
 from forgeflare.supervisor._trust import security_defaults
-from forgeflare.supervisor._trust import uses_claude_code
+from forgeflare.supervisor._trust import trusted_backends
 from forgeflare.supervisor._waits import Decide
 from forgeflare.supervisor._waits import FinishNow
 from forgeflare.supervisor._waits import WaitFor
@@ -195,7 +193,6 @@ __all__ = [
     "CONFIG_RELPATH",
     "FINISH_EXIT_CODES",
     "GIT_TIMEOUT",
-    "HELPER_TTL_ENV",
     "LOCK_RELPATH",
     "NETWORK_TIMEOUT",
     "NOTIFY_EVENTS",
@@ -314,7 +311,6 @@ __all__ = [
     "git_env",
     "git_snapshot",
     "git_timeout",
-    "helper_settings",
     "hook_env",
     "hook_record",
     "hook_verdict",
@@ -370,8 +366,8 @@ __all__ = [
     "supervise",
     "take_answer",
     "tree_of",
+    "trusted_backends",
     "upgrade_row",
-    "uses_claude_code",
     "verdict_of",
     "waiting_run",
     "watch_signals",

@@ -98,7 +98,7 @@ def agent_checks(project: Path, env: Mapping[str, str]) -> list[Check]:
         argv = config.agent_argv(sys.executable, backend, spec.profile)
         try:
             backend.preflight(project, argv, agent_env)
-            check_agent(config, backend.name, argv, agent_env)
+            check_agent(backend, argv, agent_env)
         except ConfigError as exc:
             checks.append(Check(label, False, str(exc)))
             continue

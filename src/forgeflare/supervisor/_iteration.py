@@ -41,7 +41,7 @@ from forgeflare._readfile import read_limited_text
 from forgeflare._sandbox import SandboxChoice, loop_sandbox
 from forgeflare._secrets import PASS_ENV_VAR, child_environment
 from forgeflare._units import format_cost
-from forgeflare.supervisor._agentkey import KeyPlan, helper_settings, key_file, plan_agent_key
+from forgeflare.supervisor._agentkey import KeyPlan, key_file, plan_agent_key
 from forgeflare.supervisor._agentproc import ChildResult, StopControl, exit_status, supervise
 from forgeflare.supervisor._checkpoint import LoopDelivery
 from forgeflare.supervisor._config import default_prompt
@@ -60,7 +60,6 @@ from forgeflare.supervisor.backends import (
     COMPLETE_TAG,
     REPORT_ENV,
     ChildEnd,
-    CodexStreamReader,
     LineReader,
 )
 
@@ -149,6 +148,7 @@ class IterationRunner:
             setup.project,
             setup.cfg.security.box(),
             backend=self.agent.backend.name,
+            box=self.agent.backend.box,
             env=child_environment(setup.opts.env, setup.opts.pass_env),
         )
         return self.sandbox
@@ -211,12 +211,7 @@ class IterationRunner:
     def agent_env(self, number: int, report_path: Path, ctx: HookContext) -> KeyPlan:
         """The agent's environment (no secrets but those passed), the run's variables, and
         how its key reaches it (:mod:`~forgeflare.supervisor._agentkey`)."""
-        plan = plan_agent_key(
-            self.agent.backend.name,
-            self.setup.opts.env,
-            self.setup.opts.pass_env,
-            self.agent.backend.secret_names,
-        )
+        plan = plan_agent_key(self.agent.backend, self.setup.opts.env, self.setup.opts.pass_env)
         env = plan.env
         env.update(hook_env("agent", ctx))
         env.update(
@@ -237,8 +232,8 @@ class IterationRunner:
     @contextlib.contextmanager
     def key_handover(self, plan: KeyPlan, argv: list[str], number: int) -> Iterator[list[int]]:
         """Hand the agent its key as ``plan`` says: a descriptor (its number goes in the
-        environment, the descriptor in the list yielded) or Claude Code's key file (its
-        ``--settings`` added to ``argv``); both are gone when the agent is."""
+        environment, the descriptor in the list yielded) or the one-shot key file (the
+        backend's ``helper_argv`` added to ``argv``); both are gone when the agent is."""
         with contextlib.ExitStack() as stack:
             fds: list[int] = []
             if plan.through_fd:
@@ -249,7 +244,7 @@ class IterationRunner:
                 path = stack.enter_context(
                     key_file(self.book.store.dir / f".key-{number:03d}", plan.helper_key)
                 )
-                argv += ["--settings", helper_settings(path)]
+                argv += self.agent.backend.helper_argv(path)
             yield fds
 
     async def run_agent(
@@ -307,9 +302,7 @@ class IterationRunner:
 
         self.setup.display.info(f"iteration {number}: starting {argv[0]} ({self.agent.label})")
         self.setup.display.start_iteration(number, self.setup.limits.max_iterations)
-        reader = self.agent.backend.reader()
-        if isinstance(reader, CodexStreamReader):
-            reader.setup(argv=argv, env=env)  # its model and CODEX_HOME (session files)
+        reader = self.agent.backend.start_reader(argv=argv, env=env)
         cap, spent = self.setup.cfg.limits.max_cost, self.book.record.totals.cost_usd or 0.0
         streamed = getattr(reader, "streamed_cost_usd", None)  # CLI streams that tell a cost
         halt: StopControl = self.setup.stop

@@ -67,6 +67,7 @@ from forgeflare.supervisor._runbook import RunBook
 from forgeflare.supervisor._setup import LoopSetup
 from forgeflare.supervisor._step import LoopParts, LoopStep
 from forgeflare.supervisor._stop import clear_stop, stop_request_age
+from forgeflare.supervisor.backends import BACKENDS
 from forgeflare.trust import TrustError, trust_override
 
 __all__ = ["LoopResult", "run_loop", "watch_signals"]
@@ -316,7 +317,8 @@ class _Loop:
             reason += f"; the last claim was refused: {refused}"
         if finish is FinishType.BUDGET:
             used = [it.backend or rec.backend for it in rec.iterations if not it.skipped]
-            reason += f"; {overshoot_line(used or [rec.backend])}"
+            bounds = {name: BACKENDS[name].overshoot for name in used or [rec.backend]}
+            reason += f"; {overshoot_line(bounds)}"
         return reason
 
 

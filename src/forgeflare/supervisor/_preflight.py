@@ -28,6 +28,7 @@ from forgeflare.supervisor._config import LoopConfig
 from forgeflare.supervisor._git import run_git
 from forgeflare.supervisor._records import find_resumable
 from forgeflare.supervisor._trust import hooks_modules, loop_trust_items
+from forgeflare.supervisor.backends import BACKENDS, Backend
 from forgeflare.trust import require_trust
 
 __all__ = ["LOCK_RELPATH", "check_agent", "lock_holder", "preflight", "project_lock"]
@@ -130,20 +131,16 @@ def _check_hooks_modules(
         raise ConfigError(f"{lines[-1]}: every iteration would fail")
 
 
-_CONFIG_DIRS = ("CLAUDE_CONFIG_DIR", "CODEX_HOME")
-"""Profile variables naming an account's configuration directory, which must exist."""
+def _config_dirs() -> list[str]:
+    """Profile variables naming an account's configuration directory, which must exist: each
+    backend's login folder variable."""
+    return sorted({c.account.home_var for c in BACKENDS.values() if c.account is not None} - {""})
 
 
-def check_agent(config: LoopConfig, backend: str, argv: list[str], env: Mapping[str, str]) -> None:
-    """Raise the first of :func:`agent_problems` for ``backend``'s agent in ``env``."""
-    from forgeflare.supervisor._agentchecks import agent_problems
-
+def check_agent(backend: Backend, argv: list[str], env: Mapping[str, str]) -> None:
+    """Raise the first of ``backend``'s problems (:meth:`Backend.problems`) in ``env``."""
     root = hasattr(os, "geteuid") and os.geteuid() == 0
-    mode = config.agent.permission_mode
-    helper = shutil.which("codex-linux-sandbox", path=env.get("PATH")) is not None
-    problems = agent_problems(
-        backend, env, argv=argv, permission_mode=mode, root=root, codex_helper_found=helper
-    )
+    problems = backend.problems(env, argv, root=root)
     if problems:
         raise ConfigError(problems[0])
 
@@ -155,7 +152,7 @@ def _check_fallbacks(project: Path, config: LoopConfig, env: Mapping[str, str]) 
     for text in config.agent.fallback:
         spec = parse_agent_spec(text)
         extra = config.profile_env(spec.profile)
-        for name in _CONFIG_DIRS:
+        for name in _config_dirs():
             if name in extra and not Path(extra[name]).expanduser().is_dir():
                 raise ConfigError(
                     f"[agent] fallback {text!r}: [agent.profiles.{spec.profile}] env {name} "
@@ -165,7 +162,7 @@ def _check_fallbacks(project: Path, config: LoopConfig, env: Mapping[str, str]) 
         argv = config.agent_argv(sys.executable, backend, spec.profile)
         try:
             backend.preflight(project, argv, {**env, **extra})
-            check_agent(config, backend.name, argv, {**env, **extra})
+            check_agent(backend, argv, {**env, **extra})
         except ConfigError as exc:
             raise ConfigError(f"[agent] fallback {text!r}: {exc}") from exc
 
@@ -207,12 +204,8 @@ def preflight(
     modules = hooks_modules(argv)
     if modules:
         _check_hooks_modules(project, modules, env, config.hooks.timeout)
-    if backend.name == "forgeflare":
-        from forgeflare._apiurl import checked_base_url
-
-        checked_base_url(None, env)
     backend.preflight(project, argv, env)
-    check_agent(config, backend.name, argv, env)
+    check_agent(backend, argv, env)
     checkpoint = config.fresher.checkpoint
     if checkpoint != "commit" and not backend.commits_itself:
         raise ConfigError(

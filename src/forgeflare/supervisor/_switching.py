@@ -30,7 +30,7 @@ from forgeflare.supervisor._fallback import (
 from forgeflare.supervisor._records import RecordError, read_run
 from forgeflare.supervisor._runbook import RunBook
 from forgeflare.supervisor._setup import LoopSetup
-from forgeflare.supervisor._windowkey import WindowKey, agent_account, configured_url
+from forgeflare.supervisor._windowkey import WindowKey, agent_account
 from forgeflare.supervisor._windowstore import read_windows, record_window, window_store_path
 from forgeflare.supervisor.backends import Backend
 
@@ -91,8 +91,9 @@ class AgentSwitching:
     def window_key(self, spec: AgentSpec) -> WindowKey:
         """``spec``'s key in the machine's store: its endpoint and account in its environment."""
         env = {**self.setup.opts.env, **self.setup.cfg.profile_env(spec.profile)}
-        url = configured_url(spec.backend, env)
-        endpoint, account = agent_account(spec.backend, env, configured_url=url)
+        backend = self.setup.cfg.backend_for(spec.backend)
+        url = backend.configured_url(env)
+        endpoint, account = agent_account(backend.account, env, configured_url=url)
         return WindowKey(spec, endpoint, account)
 
     def learn_window(self, seconds: float, reason: str = "usage limit") -> None:

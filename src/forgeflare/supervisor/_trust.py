@@ -1,9 +1,10 @@
 """What a loop would run from a project, for trust.
 
 The loop runs more than the agent does: lifecycle hooks, the agent, gate and notify commands,
-``[agent] extra_args``, loosening ``[security]`` keys and, when the agent is Claude Code, the
-project's Claude Code settings and MCP servers. All of it is gathered here from
-:mod:`forgeflare.trust` and checked before anything starts and before every iteration.
+``[agent] extra_args``, loosening ``[security]`` keys and what the agent itself would run from
+the project (its backend's ``trust_items``: Claude Code's settings and MCP servers). All of it
+is gathered here from :mod:`forgeflare.trust` and the backends, and checked before anything
+starts and before every iteration.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from forgeflare.supervisor._config import LoopConfig, SecuritySection
+from forgeflare.supervisor.backends import BACKENDS, Backend
 from forgeflare.trust import (
     TrustItem,
     agent_trust_items,
-    claude_items,
     command_item,
     config_items,
     directory_items,
@@ -27,7 +28,7 @@ __all__ = [
     "hooks_modules",
     "loop_trust_items",
     "security_defaults",
-    "uses_claude_code",
+    "trusted_backends",
 ]
 
 
@@ -51,11 +52,18 @@ def hooks_modules(argv: Sequence[str]) -> list[str]:
     return names
 
 
-def uses_claude_code(config: LoopConfig) -> bool:
-    """Is the loop's agent Claude Code (whose project hooks then run too)?"""
-    backend = getattr(config.agent, "backend", "")
+def trusted_backends(config: LoopConfig, *, every_backend: bool = False) -> list[Backend]:
+    """The backends whose agent's own project files the loop with ``config`` needs trusted:
+    its backend, and the one whose ``program`` an ``[agent] command`` starts (a ``claude ...``
+    command runs Claude Code's project hooks too); ``every_backend``: all registered."""
     words = config.agent.command.split()
-    return backend == "claude" or (bool(words) and os.path.basename(words[0]) == "claude")
+    program = os.path.basename(words[0]) if words else ""
+    names = [
+        name
+        for name, cls in sorted(BACKENDS.items())
+        if every_backend or name == config.backend_name or (program and cls.program == program)
+    ]
+    return [config.backend_for(name) for name in names]
 
 
 def loop_trust_items(
@@ -69,8 +77,8 @@ def loop_trust_items(
 
     ``project_command=False`` when the agent command came from the user (a flag or a
     variable), not from the project's config.toml: what the user typed is theirs.
-    ``every_backend`` adds what only Claude Code would run (``forgeflare trust`` shows it
-    whatever the backend, since ``--backend claude`` may come later).
+    ``every_backend`` adds what only another backend's agent would run (``forgeflare trust``
+    shows it whatever the backend, since ``--backend`` may choose another later).
     """
     # The agent imports the hook modules its command names (e.g. [agent] extra_args).
     modules = hooks_modules(config.agent_argv(sys.executable))
@@ -83,6 +91,6 @@ def loop_trust_items(
     if notify:
         items.append(command_item("[notify] command", notify, project))
     items += config_items(project, security_defaults=security_defaults())
-    if every_backend or uses_claude_code(config):
-        items += claude_items(project, config.agent.extra_args)
+    for backend in trusted_backends(config, every_backend=every_backend):
+        items += backend.trust_items(project, config.agent.extra_args)
     return items

@@ -10,20 +10,18 @@ endpoint or key therefore does not hold a loop that uses another.
 from __future__ import annotations
 
 import hashlib
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from urllib.parse import urlsplit
 
 from forgeflare.supervisor._fallback import AgentSpec, parse_agent_spec
+from forgeflare.supervisor.backends import AgentAccount
 
 __all__ = [
     "AgentAccount",
     "WindowKey",
     "account_hash",
     "agent_account",
-    "configured_url",
     "endpoint_of",
     "parse_window_key",
 ]
@@ -79,45 +77,12 @@ def account_hash(identity: str) -> str:
     return hashlib.sha256(identity.encode("utf-8", "replace")).hexdigest()[:12]
 
 
-@dataclass(frozen=True, slots=True)
-class AgentAccount:
-    """Where a backend's agent finds its API and its credential in the environment."""
-
-    url_vars: tuple[str, ...]
-    default_url: str
-    key_vars: tuple[str, ...]
-    home_var: str = ""
-    """A variable naming the agent's login folder: its account when no key is set."""
-
-
-ACCOUNTS: dict[str, AgentAccount] = {
-    "forgeflare": AgentAccount(
-        ("ANTHROPIC_API_URL", "ANTHROPIC_BASE_URL"),
-        "https://api.anthropic.com",
-        ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
-    ),
-    "claude": AgentAccount(
-        ("ANTHROPIC_BASE_URL",),
-        "https://api.anthropic.com",
-        ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"),
-        "CLAUDE_CONFIG_DIR",
-    ),
-    "codex": AgentAccount(
-        ("OPENAI_BASE_URL",),
-        "https://api.openai.com/v1",
-        ("CODEX_API_KEY", "OPENAI_API_KEY"),
-        "CODEX_HOME",
-    ),
-}
-"""Per backend; a backend not named here (``command``) has no known endpoint or account."""
-
-
 def agent_account(
-    backend: str, env: Mapping[str, str], *, configured_url: str = ""
+    where: AgentAccount | None, env: Mapping[str, str], *, configured_url: str = ""
 ) -> tuple[str, str]:
-    """``(endpoint, account hash)`` of ``backend``'s agent in ``env``; ``configured_url`` (from
-    the agent's own config file, like Codex's provider) wins over the variables."""
-    where = ACCOUNTS.get(backend)
+    """``(endpoint, account hash)`` in ``env`` of an agent whose backend finds its API and
+    credential ``where`` says (``None``: no known endpoint or account); ``configured_url``
+    (from the agent's own config file, like Codex's provider) wins over the variables."""
     if where is None:
         return "", ""
     urls = [configured_url, *(env.get(name, "") for name in where.url_vars)]
@@ -125,21 +90,3 @@ def agent_account(
     key = next((env[name] for name in where.key_vars if env.get(name)), "")
     identity = key or (f"{where.home_var}={env[where.home_var]}" if env.get(where.home_var) else "")
     return endpoint_of(url), account_hash(identity)
-
-
-def configured_url(backend: str, env: Mapping[str, str]) -> str:
-    """The API address ``backend``'s own config file names (Codex: the ``model_provider``'s
-    ``base_url`` in ``$CODEX_HOME/config.toml``), or ``""``; a damaged file names none."""
-    if backend != "codex":
-        return ""
-    home = Path(env.get("CODEX_HOME") or Path(env.get("HOME") or "~").expanduser() / ".codex")
-    try:
-        config = tomllib.loads((home / "config.toml").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
-        return ""
-    providers, name = config.get("model_providers"), config.get("model_provider")
-    if not isinstance(providers, dict) or not isinstance(name, str):
-        return ""
-    provider = providers.get(name)
-    url = provider.get("base_url") if isinstance(provider, dict) else None
-    return url if isinstance(url, str) else ""

@@ -21,7 +21,8 @@ from forgeflare.templates._init import InitReport
 from forgeflare.templates._init import TemplateError
 from forgeflare.templates._init import TemplateUsageError
 from forgeflare.templates._init import TemplateFile
-from forgeflare.templates._init import claude_config_toml
+from forgeflare.templates._init import backend_config_toml
+from forgeflare.templates._init import init_backends
 from forgeflare.templates._init import init_project
 from forgeflare.templates._init import merge_gitignore
 from forgeflare.templates._init import plan_init
@@ -38,9 +39,10 @@ __all__ = [
     "TemplateError",
     "TemplateFile",
     "TemplateUsageError",
-    "claude_config_toml",
+    "backend_config_toml",
     "demo_story_text",
     "guard_core",
+    "init_backends",
     "init_project",
     "merge_gitignore",
     "plan_init",

@@ -23,9 +23,10 @@ _INIT_HELP = "\n\n".join(
         "guard against destructive commands, an audit log, a convergence check, a session "
         "log), IMPLEMENTATION_PLAN.md and specs/README.md, and adds every file the loop "
         "writes at run time (its lock, records, convergence.json, transcripts) to .gitignore.",
-        'A file that exists is kept ("exists, kept") unless --force. --claude makes Claude '
-        'Code the agent ([agent] backend = "claude" in config.toml) and installs `forgeflare '
-        "stop-hook` as its Stop hook in .claude/settings.json; --codex makes Codex the agent.",
+        'A file that exists is kept ("exists, kept") unless --force.',
+        "--NAME makes the agent backend NAME the agent ([agent] backend = NAME in config.toml), "
+        "for each backend that has an init template: --agents lists them. The Claude Code one "
+        "also installs `forgeflare stop-hook` as its Stop hook in .claude/settings.json.",
     ]
 )
 
@@ -45,8 +46,15 @@ _DEMO_HELP = "\n\n".join(
 def register(app: typer.Typer) -> None:
     """Add this part's commands to ``app``."""
 
-    @app.command("init", help=_INIT_HELP)
+    @app.command(
+        "init",
+        help=_INIT_HELP,
+        # --NAME for each backend with an init template: the registry says which (importing it
+        # here would cost every other command its import).
+        context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    )
     def init_cmd(
+        ctx: typer.Context,
         directory: Annotated[
             Path, typer.Argument(metavar="DIR", help="Project directory (created if missing).")
         ] = Path("."),
@@ -54,17 +62,28 @@ def register(app: typer.Typer) -> None:
         dry_run: Annotated[
             bool, typer.Option("--dry-run", help="List what would be written; write nothing.")
         ] = False,
-        claude: Annotated[
-            bool, typer.Option("--claude", help="Use Claude Code as the agent (and stop-hook).")
-        ] = False,
-        codex: Annotated[
-            bool, typer.Option("--codex", help="Use Codex (codex exec --json) as the agent.")
+        agents: Annotated[
+            bool, typer.Option("--agents", help="List the agents --NAME can choose; write nothing.")
         ] = False,
     ) -> None:
         # Imported here: every forgeflare command imports this module to register.
-        from forgeflare.templates._init import init_project
+        from forgeflare.templates._init import TemplateUsageError, init_backends, init_project
 
-        report = init_project(directory, force=force, dry_run=dry_run, claude=claude, codex=codex)
+        if agents:
+            for name, template in init_backends().items():
+                typer.echo(f"--{name:<12}{template.agent}")
+            return
+        # Click takes the first unknown --NAME for DIR: sort the words out again.
+        words = [str(directory), *ctx.args]
+        chosen = [w.lstrip("-") for w in words if w.startswith("-")]
+        for name in chosen:
+            if name not in init_backends():  # click's own words for an unknown option
+                ctx.fail(f"No such option: --{name}")
+        dirs = [w for w in words if not w.startswith("-")]
+        if len(dirs) > 1:
+            raise TemplateUsageError(f"{' '.join(dirs)}: one directory only (DIR)")
+        directory = Path(dirs[0]) if dirs else Path(".")
+        report = init_project(directory, force=force, dry_run=dry_run, agents=chosen)
         typer.echo(f"forgeflare init: {report.title()}")
         for line in report.lines():
             typer.echo(line)

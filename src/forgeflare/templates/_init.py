@@ -28,6 +28,7 @@ from forgeflare._fsutil import atomic_write_text
 from forgeflare._runtime_files import RUNTIME_PATTERNS
 from forgeflare.stophook import hook_command, install_hook
 from forgeflare.supervisor import default_config_toml, default_prompt, load_config, loop_trust_items
+from forgeflare.supervisor.backends import BACKENDS, InitTemplate
 from forgeflare.templates._guard_script import GUARD_SCRIPT_NAME, render_guard_script
 from forgeflare.trust import TrustItem, TrustStore, default_trust_file
 
@@ -40,7 +41,7 @@ __all__ = [
     "TemplateFile",
     "TemplateUsageError",
     "backend_config_toml",
-    "claude_config_toml",
+    "init_backends",
     "init_project",
     "merge_gitignore",
     "plan_init",
@@ -119,7 +120,8 @@ class InitReport:
     project_dir: Path
     actions: list[InitAction]
     dry_run: bool
-    claude: bool = False
+    stop_hook: bool = False
+    """The agent's Stop hook is (or would be) installed too."""
     settings_path: Path | None = None
     settings_changed: bool = False
     trusted: int = 0
@@ -144,7 +146,7 @@ class InitReport:
         for act in self.actions:
             note = f" ({act.note})" if act.note else ""
             out.append(f"  {act.label(dry_run=self.dry_run):<16}{act.relpath}{note}")
-        if self.claude and self.dry_run:
+        if self.stop_hook and self.dry_run:
             out.append(f"  {'would merge':<16}.claude/settings.json (Stop hook)")
         if self.settings_path is not None:
             what = "Stop hook added" if self.settings_changed else "Stop hook already there"
@@ -189,11 +191,18 @@ def _is_executable(parts: Sequence[str]) -> bool:
     return any(p in _EXECUTABLE_DIRS for p in parts[:-1]) and not parts[-1].endswith(".toml")
 
 
+def init_backends() -> dict[str, InitTemplate]:
+    """Each registered backend with an ``init --NAME`` option, by name."""
+    return {name: cls.init for name, cls in sorted(BACKENDS.items()) if cls.init is not None}
+
+
 def backend_config_toml(backend: str) -> str:
-    """The default ``config.toml`` with ``[agent] backend`` set (``claude`` or ``codex``).
+    """The default ``config.toml`` with ``[agent] backend`` set (a backend of
+    :func:`init_backends`).
 
     The backend's flags stay settings with their comments (``permission_mode``,
-    ``extra_args``, ``[fresher] model``), not one opaque command string.
+    ``extra_args``, ``[fresher] model``), not one opaque command string; another backend's
+    own ``[agent]`` settings are left out (this agent never reads them).
     """
     text = default_config_toml()
     head, sep, tail = text.partition("\n[agent]\n")
@@ -201,16 +210,12 @@ def backend_config_toml(backend: str) -> str:
     if not sep or old not in tail:
         raise TemplateError("the default config.toml has no [agent] backend to set")
     tail = tail.replace(old, f'backend = "{backend}"', 1)
-    if backend != "claude":  # a Claude Code flag: another agent never reads it
-        tail = re.sub(
-            r"# Claude Code's --permission-mode[^\n]*\npermission_mode = [^\n]*\n", "", tail
-        )
+    templates = init_backends()
+    own = templates[backend].own_settings
+    for other in templates.values():
+        for key in set(other.own_settings) - set(own):
+            tail = re.sub(rf"(?:#[^\n]*\n)*{re.escape(key)} = [^\n]*\n", "", tail, count=1)
     return head + sep + tail
-
-
-def claude_config_toml() -> str:
-    """The default ``config.toml`` with Claude Code as the agent."""
-    return backend_config_toml("claude")
 
 
 AGENTS_MD = ".fresher/AGENTS.md"
@@ -238,21 +243,16 @@ def agents_md_without_hooks(text: str) -> str:
     return text
 
 
-def template_files(*, claude: bool = False, codex: bool = False) -> list[TemplateFile]:
-    """Every file ``init`` writes except ``.gitignore`` (merged, see :func:`merge_gitignore`)."""
+def template_files(*, agent: str = "") -> list[TemplateFile]:
+    """Every file ``init`` writes except ``.gitignore`` (merged, see :func:`merge_gitignore`);
+    ``agent``: the backend ``init --NAME`` chose (``""``: our own agent)."""
     root = resources.files("forgeflare.templates") / "files"
     files = [
         TemplateFile(_target(parts), text, _is_executable(parts)) for parts, text in _walk(root, ())
     ]
-    config = (
-        backend_config_toml("claude")
-        if claude
-        else backend_config_toml("codex")
-        if codex
-        else default_config_toml()
-    )
+    config = backend_config_toml(agent) if agent else default_config_toml()
     files.append(TemplateFile(".fresher/config.toml", config))
-    if claude or codex:  # another agent runs none of forgeflare's agent hooks
+    if agent and not init_backends()[agent].agent_hooks:
         files = [
             TemplateFile(f.relpath, agents_md_without_hooks(f.content), f.executable)
             if f.relpath == AGENTS_MD
@@ -337,31 +337,31 @@ def init_project(
     *,
     force: bool = False,
     dry_run: bool = False,
-    claude: bool = False,
-    codex: bool = False,
+    agents: Sequence[str] = (),
 ) -> InitReport:
     """Scaffold ``project_dir`` (created if missing); nothing is written with ``dry_run``.
 
-    ``claude`` sets the agent command to Claude Code and installs ``forgeflare stop-hook`` as
-    its Stop hook in ``.claude/settings.json``. Raises :class:`TemplateError` (or a
-    ``SettingsFileError`` for a broken settings file) naming the path on failure.
+    ``agents``: the backends ``init --NAME`` named (one at most, of :func:`init_backends`): it
+    becomes ``[agent] backend``, and its Stop hook is installed when its template says so.
+    Raises :class:`TemplateUsageError` for an unknown or a second agent, :class:`TemplateError`
+    (or a ``SettingsFileError`` for a broken settings file) naming the path on failure.
     """
     if project_dir.exists() and not project_dir.is_dir():
         raise TemplateUsageError(f"{project_dir}: not a directory")
-    if claude and codex:
-        raise TemplateUsageError("--claude and --codex: choose one agent")
-    files = template_files(claude=claude, codex=codex)
+    agent = _one_agent(agents)
+    files = template_files(agent=agent)
     relpaths = [f.relpath for f in files] + [".gitignore"]
     existing = {rel: _read_existing(project_dir / rel) for rel in relpaths}
     actions = plan_init(files, existing, force=force)
-    if claude or codex:
+    if agent:
         actions = [
             InitAction(a.relpath, a.action, a.content, a.executable, "set [agent] backend yourself")
             if a.relpath == ".fresher/config.toml" and a.action is Action.KEEP
             else a
             for a in actions
         ]
-    report = InitReport(project_dir=project_dir, actions=actions, dry_run=dry_run, claude=claude)
+    stop_hook = bool(agent) and init_backends()[agent].stop_hook
+    report = InitReport(project_dir, actions, dry_run, stop_hook=stop_hook)
     if dry_run:
         return report
     for act in actions:
@@ -373,13 +373,25 @@ def init_project(
             os.chmod(path, 0o755 if act.executable else 0o644)
         except OSError as exc:
             raise TemplateError(f"{path}: cannot write: {exc.strerror or exc}") from exc
-    if claude:
+    if stop_hook:
         # By absolute path: Claude Code's PATH rarely holds the venv forgeflare lives in.
         report.settings_path, report.settings_changed = install_hook(
             project_dir, command=hook_command()
         )
     report.trusted = trust_written(project_dir, {a.relpath for a in actions if a.writes})
     return report
+
+
+def _one_agent(agents: Sequence[str]) -> str:
+    """The one backend of ``agents`` (``""`` for none); a usage error names the others."""
+    known = init_backends()
+    for name in agents:
+        if name not in known:
+            choices = ", ".join(f"--{n}" for n in known)
+            raise TemplateUsageError(f"--{name}: no such agent for init (choose {choices})")
+    if len(set(agents)) > 1:
+        raise TemplateUsageError(f"{' and '.join(f'--{a}' for a in agents)}: choose one agent")
+    return agents[0] if agents else ""
 
 
 def _written_by_init(item: TrustItem, written: set[str]) -> bool:

@@ -14,13 +14,14 @@ from __future__ import annotations
 import json
 import shlex
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
+from typing import ClassVar, Protocol, TypeVar, runtime_checkable
 
 from pydantic import ValidationError
 
+from forgeflare._apiurl import checked_base_url
 from forgeflare._completion import (
     BLOCKED_PROMPT,
     COMPLETE_TAG,
@@ -32,9 +33,10 @@ from forgeflare._convergence import AgentReport, Final
 from forgeflare._errors import ConfigError
 from forgeflare._pricing import price_usd
 from forgeflare._readfile import read_limited_text
-from forgeflare.supervisor.backends._claude import ClaudeStreamReader
-from forgeflare.supervisor.backends._codex import CodexStreamReader
+from forgeflare._sandbox import AgentBox
 from forgeflare.supervisor.backends._report import IterationReport, Tokens
+from forgeflare.supervisor.backends._stream import StreamReport
+from forgeflare.trust import TrustItem
 
 
 class AgentSettings(Protocol):
@@ -50,14 +52,16 @@ __all__ = [
     "BACKENDS",
     "COMPLETE_TAG",
     "REPORT_ENV",
+    "AgentAccount",
     "AgentSettings",
     "Backend",
+    "BaseBackend",
     "ChildEnd",
-    "ClaudeBackend",
-    "CodexBackend",
     "CommandBackend",
     "ForgeflareBackend",
+    "InitTemplate",
     "LineReader",
+    "StreamBackend",
     "backend_names",
     "completion_signal",
     "register_backend",
@@ -67,6 +71,37 @@ _DEFAULT_API = "https://api.anthropic.com"
 
 REPORT_ENV = "FORGEFLARE_REPORT"
 """Where a ``command`` agent may write its report JSON (``forgeflare schema report``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AgentAccount:
+    """Where a backend's agent finds its API and its credential in the environment."""
+
+    url_vars: tuple[str, ...]
+    """Variables naming the API's address, the first set wins."""
+    default_url: str
+    """The address when none is set."""
+    key_vars: tuple[str, ...]
+    """Variables holding the credential, the first set names the account."""
+    home_var: str = ""
+    """A variable naming the agent's login folder: its account when no key is set."""
+
+
+@dataclass(frozen=True, slots=True)
+class InitTemplate:
+    """What ``forgeflare init --NAME`` writes for a backend's agent."""
+
+    agent: str
+    """The agent ``init --NAME`` sets up, in a few words (its help and listing say it)."""
+    own_settings: tuple[str, ...] = ()
+    """``[agent]`` keys of the default ``config.toml`` only this agent reads (another agent's
+    such keys are left out of its ``config.toml``)."""
+    agent_hooks: bool = False
+    """The agent runs forgeflare's agent hooks (the Bash guard, the convergence check), so
+    ``AGENTS.md`` may promise them."""
+    stop_hook: bool = False
+    """``init`` also installs ``forgeflare stop-hook`` as the agent's Stop hook (in
+    ``.claude/settings.json``, where Claude Code reads it)."""
 
 
 @dataclass(frozen=True)
@@ -144,14 +179,44 @@ def _with_model(argv: list[str], model: str, extra: list[str]) -> list[str]:
 
 
 class Backend(Protocol):
-    """How to run one kind of agent: the loop's whole agent side goes through this seam."""
+    """How to run one kind of agent: the loop's whole agent side goes through this seam.
+
+    A new backend is one class (subclass :class:`BaseBackend` for the defaults), its reader and
+    its tests: every fact forgeflare needs about an agent is a member here, and no module
+    outside the backend's own tests its name. Each member's docstring says what a backend
+    supplies.
+    """
 
     name: str
-    """The name ``[agent] backend`` and ``--backend`` use."""
+    """The name ``[agent] backend`` and ``--backend`` use (and ``init --NAME`` when the
+    backend has an :attr:`init` template)."""
+    program: ClassVar[str]
+    """The agent's executable when ``[agent] command`` names none (``""``: none); a
+    ``command`` agent whose executable has this name gets this backend's trust items too."""
     prompt_suffix: str
     """Added to every iteration's prompt (how to say the task is complete), or empty."""
     secret_names: ClassVar[tuple[str, ...]]
     """Secrets the agent's process keeps (the key for its API); every other one is scrubbed."""
+    keys_through_fd: ClassVar[bool]
+    """The agent reads its keys from the descriptor ``FORGEFLARE_KEY_FD`` names (our own
+    agent): none of them is left in its environment, where its children could read them."""
+    helper_keys: ClassVar[tuple[str, ...]]
+    """Of :attr:`secret_names`, those the agent takes from a one-shot key file (the first set
+    goes in it, all leave the environment); :meth:`helper_argv` tells the agent the file."""
+    helper_env: ClassVar[Mapping[str, str]]
+    """Variables the agent gets when a key goes through the key file."""
+    box: ClassVar[AgentBox]
+    """Where the agent's tools run: ``bwrap`` (forgeflare's sandbox, our agent), ``env`` (the
+    agent runs as it is and is told the sandbox in ``FORGEFLARE_SANDBOX``) or ``own`` (it
+    runs its own tools, outside forgeflare's sandbox)."""
+    account: ClassVar[AgentAccount | None]
+    """Where the agent finds its API and credential in the environment: a usage window is
+    keyed by them. ``None``: no known endpoint or account."""
+    overshoot: ClassVar[str]
+    """How far past ``[limits] max_cost`` a run of this agent can end, in words (the summary
+    of a ``budget`` finish says it)."""
+    init: ClassVar[InitTemplate | None]
+    """What ``forgeflare init --NAME`` writes for this agent; ``None``: no such option."""
 
     @property
     def commits_itself(self) -> bool:
@@ -167,11 +232,30 @@ class Backend(Protocol):
         """Raise ``ConfigError`` (one line) for what would make every iteration fail."""
         ...
 
-    def trust_files(self, project: Path) -> list[Path]:
-        """Project files this backend's agent would read and run (they need the user's trust)."""
+    def problems(self, env: Mapping[str, str], argv: Sequence[str], *, root: bool) -> list[str]:
+        """Offline facts of ``env`` and ``argv`` that make every iteration fail, one line each
+        with its fix (``root``: the loop runs as root); the loop stops at the first,
+        ``forgeflare doctor`` prints them all."""
         ...
 
-    def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]: ...
+    def configured_url(self, env: Mapping[str, str]) -> str:
+        """The API address the agent's own config file names (it wins over
+        :attr:`account`'s variables), or ``""``."""
+        ...
+
+    def trust_items(self, project: Path, extra_args: str) -> list[TrustItem]:
+        """What the agent would read and run from the project (its settings, hooks, servers;
+        the files ``[agent] extra_args`` names): they need the user's trust first."""
+        ...
+
+    def helper_argv(self, key_file: Path) -> list[str]:
+        """Arguments that tell the agent its one-shot key file (see :attr:`helper_keys`)."""
+        ...
+
+    def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]:
+        """The agent's command line (``command``: ``[agent] command``; the prompt goes on
+        stdin)."""
+        ...
 
     def budget_argv(self, left_usd: float) -> list[str]:
         """Arguments that cap the agent's spend at what the loop has left (none: no cap)."""
@@ -181,7 +265,15 @@ class Backend(Protocol):
         """Arguments that cap the agent's requests at what the hour has left (none: no cap)."""
         ...
 
-    def reader(self) -> LineReader: ...
+    def reader(self) -> LineReader:
+        """A fresh reader of one iteration's output."""
+        ...
+
+    def start_reader(self, *, argv: Sequence[str], env: Mapping[str, str]) -> LineReader:
+        """The reader of an iteration whose agent runs ``argv`` in ``env`` (a reader that
+        needs them, like Codex's for its model and session files, takes them here; the
+        default is :meth:`reader`)."""
+        ...
 
     def report(
         self,
@@ -189,12 +281,28 @@ class Backend(Protocol):
         end: ChildEnd,
         final: Final | None,
         report_file: Path | None,
-    ) -> IterationReport: ...
+    ) -> IterationReport:
+        """The iteration's report from its reader, how the agent ended, its ``final`` and the
+        report file it may have written."""
+        ...
 
 
-class _Base:
-    """What every built-in backend shares: no budget flag, its command found, no trust files,
-    and an agent that can commit."""
+class BaseBackend:
+    """The defaults a backend inherits: no secret kept (its keys, once named, in its
+    environment), its tools run as they are, no known account, no budget or request flag,
+    its command found, nothing to trust, no ``init`` option, and an agent that can commit."""
+
+    program: ClassVar[str] = ""
+    secret_names: ClassVar[tuple[str, ...]] = ()
+    keys_through_fd: ClassVar[bool] = False
+    helper_keys: ClassVar[tuple[str, ...]] = ()
+    helper_env: ClassVar[Mapping[str, str]] = {}
+    box: ClassVar[AgentBox] = "env"
+    account: ClassVar[AgentAccount | None] = None
+    overshoot: ClassVar[str] = (
+        "one iteration: a command agent's cost is known only from its report at the end"
+    )
+    init: ClassVar[InitTemplate | None] = None
 
     @property
     def commits_itself(self) -> bool:
@@ -212,12 +320,25 @@ class _Base:
     def preflight(self, project: Path, argv: list[str], env: Mapping[str, str]) -> None:
         _found(project, argv, env, getattr(self, "name", "command"))
 
-    def trust_files(self, project: Path) -> list[Path]:
+    def problems(self, env: Mapping[str, str], argv: Sequence[str], *, root: bool) -> list[str]:
         return []
+
+    def configured_url(self, env: Mapping[str, str]) -> str:
+        return ""
+
+    def trust_items(self, project: Path, extra_args: str) -> list[TrustItem]:
+        return []
+
+    def helper_argv(self, key_file: Path) -> list[str]:
+        return []
+
+    def start_reader(self, *, argv: Sequence[str], env: Mapping[str, str]) -> LineReader:
+        reader: LineReader = getattr(self, "reader")()  # noqa: B009 (a subclass supplies it)
+        return reader
 
 
 @dataclass
-class _PlainBackend(_Base):
+class _PlainBackend(BaseBackend):
     """An agent whose output is for people (shown as it is) and that has no completion tag."""
 
     final_required: bool = False
@@ -247,8 +368,17 @@ class ForgeflareBackend(_PlainBackend):
     prompt_suffix: str = BLOCKED_PROMPT
     """The model is told how to ask a question (it completes through ``final``, no tag)."""
     secret_names: ClassVar[tuple[str, ...]] = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+    keys_through_fd: ClassVar[bool] = True
+    box: ClassVar[AgentBox] = "bwrap"
+    account: ClassVar[AgentAccount | None] = AgentAccount(
+        ("ANTHROPIC_API_URL", "ANTHROPIC_BASE_URL"),
+        _DEFAULT_API,
+        ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
+    )
+    overshoot: ClassVar[str] = "$0: each request's worst case is checked before it is sent"
 
     def preflight(self, project: Path, argv: list[str], env: Mapping[str, str]) -> None:
+        checked_base_url(None, env)  # `notaurl` is a usage error, not a failed request later
         url = (env.get("ANTHROPIC_API_URL") or env.get("ANTHROPIC_BASE_URL") or "").strip()
         if not env.get("ANTHROPIC_API_KEY") and (not url or url.rstrip("/") == _DEFAULT_API):
             raise ConfigError(
@@ -329,17 +459,17 @@ def _by_exit_status(end: ChildEnd, outcome: str | None) -> IterationReport:
 
 @runtime_checkable
 class _StreamReader(LineReader, Protocol):
-    def report(self) -> dict[str, Any]: ...
+    def report(self) -> StreamReport: ...
 
 
 @dataclass
-class _StreamBackend(_Base):
-    """An agent whose JSON event stream on stdout is its report, and that completes by the tag."""
+class StreamBackend(BaseBackend):
+    """An agent whose JSON event stream on stdout is its report, and that completes by the tag
+    (Claude Code, Codex): its reader's ``report()`` gives a :class:`StreamReport`."""
 
     prompt_suffix: str = _COMPLETE_PROMPT
     secret_names: ClassVar[tuple[str, ...]] = ()
-    program: ClassVar[str]
-    """The command when ``[agent] command`` names none."""
+    box: ClassVar[AgentBox] = "own"
     args: ClassVar[tuple[str, ...]]
     last: ClassVar[tuple[str, ...]] = ()
 
@@ -358,82 +488,23 @@ class _StreamBackend(_Base):
         return _from_stream(reader.report(), end)
 
 
-@dataclass
-class ClaudeBackend(_StreamBackend):
-    """Claude Code headless: ``claude -p --output-format stream-json --verbose``."""
-
-    name: str = "claude"
-    secret_names: ClassVar[tuple[str, ...]] = (
-        "ANTHROPIC_API_KEY",
-        "ANTHROPIC_AUTH_TOKEN",
-        "CLAUDE_CODE_OAUTH_TOKEN",
-    )
-    permission_mode: str = "bypassPermissions"
-    program: ClassVar[str] = "claude"
-    args: ClassVar[tuple[str, ...]] = ("-p", "--output-format", "stream-json", "--verbose")
-
-    def configure(self, agent: AgentSettings) -> None:
-        self.permission_mode = agent.permission_mode
-
-    def options(self) -> list[str]:
-        return ["--permission-mode", self.permission_mode] if self.permission_mode else []
-
-    def budget_argv(self, left_usd: float) -> list[str]:
-        # Claude Code checks it between API requests: one request can still pass it.
-        return ["--max-budget-usd", f"{max(0.0, left_usd):.6f}"]
-
-    def reader(self) -> LineReader:
-        return ClaudeStreamReader()
-
-    def trust_files(self, project: Path) -> list[Path]:
-        """Claude Code runs the hooks, helpers and MCP servers these name."""
-        claude = project / ".claude"
-        return [claude / "settings.json", claude / "settings.local.json", project / ".mcp.json"]
-
-
-@dataclass
-class CodexBackend(_StreamBackend):
-    """Codex: ``codex exec --json`` with the prompt on stdin (``-``)."""
-
-    name: str = "codex"
-    secret_names: ClassVar[tuple[str, ...]] = ("OPENAI_API_KEY", "CODEX_API_KEY")
-    sandbox: str = "workspace-write"
-    program: ClassVar[str] = "codex"
-    args: ClassVar[tuple[str, ...]] = ("exec", "--json", "--skip-git-repo-check")
-    last: ClassVar[tuple[str, ...]] = ("-",)
-    """The prompt comes on stdin."""
-
-    def options(self) -> list[str]:
-        return ["--sandbox", self.sandbox] if self.sandbox else []
-
-    @property
-    def commits_itself(self) -> bool:
-        # Codex's own sandbox keeps .git read-only (workspace-write) or everything (read-only).
-        return self.sandbox not in ("workspace-write", "read-only")
-
-    def reader(self) -> LineReader:
-        return CodexStreamReader()
-
-
-def _from_stream(fields: Mapping[str, Any], end: ChildEnd) -> IterationReport:
-    outcome = _ended(end) or fields["outcome"]
-    tokens = Tokens(**fields["tokens"])
-    cost = fields.get("cost_usd")
+def _from_stream(read: StreamReport, end: ChildEnd) -> IterationReport:
+    cost = read.cost_usd
     if cost is None:
-        cost = price_usd(fields.get("model"), tokens.model_dump())
+        cost = price_usd(read.model, read.tokens.model_dump())
     return IterationReport(
-        outcome=outcome,
-        transient=bool(fields.get("transient")),
-        stop_reason=fields.get("stop_reason"),
-        tokens=tokens,
+        outcome=_ended(end) or read.outcome,
+        transient=read.transient,
+        stop_reason=read.stop_reason,
+        tokens=read.tokens,
         cost_usd=cost,
-        resets_at=fields.get("resets_at"),
-        turns=int(fields.get("turns") or 0),
-        session_id=fields.get("session_id"),
-        model=fields.get("model"),
-        signal=completion_signal(str(fields.get("final_text") or "")),
-        question=find_question(str(fields.get("final_text") or "")) or fields.get("question"),
-        detail=fields.get("detail"),
+        resets_at=read.resets_at,
+        turns=read.turns,
+        session_id=read.session_id,
+        model=read.model,
+        signal=completion_signal(read.final_text),
+        question=find_question(read.final_text) or read.question,
+        detail=read.detail,
     )
 
 
@@ -443,17 +514,36 @@ BACKENDS: dict[str, type[Backend]] = {}
 _B = TypeVar("_B", bound=type)
 
 
+def _members() -> tuple[str, ...]:
+    """Every member of the :class:`Backend` protocol: what a backend class must supply."""
+    names = set(Backend.__annotations__)
+    names |= {n for n in vars(Backend) if not n.startswith("_")}
+    return tuple(sorted(names))
+
+
 def register_backend(cls: _B) -> _B:
     """Add a backend class to :data:`BACKENDS` under its ``name`` (a class decorator).
 
-    The config's ``[agent] backend``, ``--backend``, the fleet file's ``backend`` and the loop
-    all take their names from here: a backend defined anywhere is usable once registered.
+    The config's ``[agent] backend``, ``--backend``, the fleet file's ``backend``, ``init``
+    and the loop all take their names from here: a backend defined anywhere is usable once
+    registered. Raises ``TypeError`` naming what a class lacks of the :class:`Backend`
+    protocol (subclass :class:`BaseBackend` for the defaults).
     """
     name = getattr(cls, "name", None)
     if not isinstance(name, str) or not name:
         raise TypeError(f"{cls.__name__}: a backend needs a class-level `name`")
+    missing = [member for member in _members() if not hasattr(cls, member)]
+    if missing:
+        raise TypeError(
+            f"backend {name!r} ({cls.__name__}) lacks {', '.join(missing)}: subclass "
+            "BaseBackend for the defaults"
+        )
     BACKENDS[name] = cls
     return cls
+
+
+_StreamBackend = StreamBackend
+"""The name this class had before it was public (backends written against it still load)."""
 
 
 def backend_names() -> tuple[str, ...]:
@@ -461,5 +551,5 @@ def backend_names() -> tuple[str, ...]:
     return tuple(sorted(BACKENDS))
 
 
-for _builtin in (ForgeflareBackend, CommandBackend, ClaudeBackend, CodexBackend):
+for _builtin in (ForgeflareBackend, CommandBackend):
     register_backend(_builtin)

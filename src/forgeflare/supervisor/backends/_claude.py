@@ -22,17 +22,18 @@ iteration report fields (DESIGN "Records and outcomes").
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from forgeflare._convergence import Tokens
 from forgeflare._pricing import price_usd
 from forgeflare._units import format_tokens
 from forgeflare.supervisor.backends._stream import (
     MAX_RESET_AHEAD,
     JsonStreamReader,
     Shape,
+    StreamReport,
     as_cost,
     as_int,
     as_str,
@@ -126,16 +127,6 @@ def _retry_line(event: dict[str, Any]) -> str:
     return words
 
 
-def _usage_tokens(usage: Mapping[str, Any]) -> dict[str, int]:
-    """An API usage object as tokens by kind."""
-    return {
-        "input": as_int(usage.get("input_tokens")),
-        "output": as_int(usage.get("output_tokens")),
-        "cache_read": as_int(usage.get("cache_read_input_tokens")),
-        "cache_write": as_int(usage.get("cache_creation_input_tokens")),
-    }
-
-
 @dataclass
 class ClaudeStreamReader(JsonStreamReader):
     """Reads one Claude Code iteration's stream, line by line."""
@@ -156,7 +147,7 @@ class ClaudeStreamReader(JsonStreamReader):
     api_error: str | None = None
     """The ``error`` of an ``assistant`` line (``server_error`` …), when one had it."""
     retries: int = 0
-    usage: dict[str, dict[str, int]] = field(default_factory=dict)
+    usage: dict[str, Tokens] = field(default_factory=dict)
     """Each API message's usage as streamed (by message id; subagents' too): what it cost
     before its result line says."""
     now: datetime | None = None
@@ -204,7 +195,7 @@ class ClaudeStreamReader(JsonStreamReader):
         message = event.get("message")
         if isinstance(message, dict) and isinstance(message.get("usage"), dict):
             # Repeated per content block with the same id: the last one counts.
-            self.usage[str(message.get("id"))] = _usage_tokens(message["usage"])
+            self.usage[str(message.get("id"))] = Tokens.from_usage(message["usage"])
         if not isinstance(message, dict) or event.get("parent_tool_use_id"):
             return []  # a subagent's message is not the turn's
         message_id = message.get("id")
@@ -232,10 +223,10 @@ class ClaudeStreamReader(JsonStreamReader):
 
     # --- the report ---------------------------------------------------------------------------
 
-    def tokens(self) -> dict[str, int]:
+    def tokens(self) -> Tokens:
         """Tokens of the whole iteration, from the result's usage (zeros without one)."""
         usage = (self.result or {}).get("usage")
-        return _usage_tokens(usage if isinstance(usage, dict) else {})
+        return Tokens.from_usage(usage if isinstance(usage, dict) else {})
 
     def streamed_cost_usd(self) -> float | None:
         """What the iteration cost so far: the result's cost once it came, else its messages'
@@ -243,11 +234,9 @@ class ClaudeStreamReader(JsonStreamReader):
         cost = (self.result or {}).get("total_cost_usd")
         if isinstance(cost, int | float) and not isinstance(cost, bool):
             return float(cost)
-        total: dict[str, int] = {}
-        for tokens in self.usage.values():
-            for kind, n in tokens.items():
-                total[kind] = total.get(kind, 0) + n
-        return price_usd(self.model, total) if total else 0.0
+        if not self.usage:
+            return 0.0
+        return price_usd(self.model, sum(self.usage.values(), Tokens()).model_dump())
 
     def resets_at(self) -> str | None:
         """When the usage window that stopped this iteration resets, if known: from the
@@ -315,37 +304,37 @@ class ClaudeStreamReader(JsonStreamReader):
             return text
         return self.texts[-1] if self.texts else ""
 
-    def report(self) -> dict[str, Any]:
-        """The iteration report fields this stream gives."""
+    def report(self) -> StreamReport:
+        """What this stream says of the iteration."""
         result = self.result or {}
         outcome, transient = self.outcome()
-        return {
-            "outcome": outcome,
-            "transient": transient,
-            "stop_reason": self.stop_reason(),
-            "tokens": self.tokens(),
-            "cost_usd": as_cost(result.get("total_cost_usd")),
-            "resets_at": self.resets_at() if outcome == "rate_limited" else None,
-            "turns": as_int(result.get("num_turns")),
-            "session_id": as_str(result.get("session_id")) or self.session_id,
-            "model": self.model,
-            "final_text": self.final_text(),
-            "question": "\n".join(self.questions) or None,
-            "detail": self.damage_detail(outcome),
-        }
+        return StreamReport(
+            outcome=outcome,
+            transient=transient,
+            stop_reason=self.stop_reason(),
+            tokens=self.tokens(),
+            cost_usd=as_cost(result.get("total_cost_usd")),
+            resets_at=self.resets_at() if outcome == "rate_limited" else None,
+            turns=as_int(result.get("num_turns")),
+            session_id=as_str(result.get("session_id")) or self.session_id,
+            model=self.model,
+            final_text=self.final_text(),
+            question="\n".join(self.questions) or None,
+            detail=self.damage_detail(outcome),
+        )
 
     def summary_line(self) -> str:
         """One line for the result: outcome, turns, tokens, cost."""
         report = self.report()
-        t = report["tokens"]
+        t = report.tokens
         parts = [
-            f"■ {report['outcome']}",
-            f"{report['turns']} turns",
-            f"in {format_tokens(t['input'])} out {format_tokens(t['output'])}",
+            f"■ {report.outcome}",
+            f"{report.turns} turns",
+            f"in {format_tokens(t.input)} out {format_tokens(t.output)}",
         ]
-        if t["cache_read"] or t["cache_write"]:
-            cache_r, cache_w = format_tokens(t["cache_read"]), format_tokens(t["cache_write"])
+        if t.cache_read or t.cache_write:
+            cache_r, cache_w = format_tokens(t.cache_read), format_tokens(t.cache_write)
             parts.append(f"cache r {cache_r} w {cache_w}")
-        if report["cost_usd"] is not None:
-            parts.append(f"${report['cost_usd']:.4f}")
+        if report.cost_usd is not None:
+            parts.append(f"${report.cost_usd:.4f}")
         return " · ".join(parts)

@@ -49,6 +49,7 @@ from forgeflare.supervisor.backends._stream import (
     MAX_RESET_AHEAD,
     JsonStreamReader,
     Shape,
+    StreamReport,
     as_int,
     as_str,
     clean_text,
@@ -323,9 +324,9 @@ class CodexStreamReader(JsonStreamReader):
             return [f"warning: {self.warnings[-1]}"]
         return []
 
-    def tokens(self) -> dict[str, int]:
+    def tokens(self) -> Tokens:
         """Tokens by kind so far (``input`` without the cache reads and writes)."""
-        return self.spent.model_dump()
+        return self.spent
 
     def outcome(self) -> tuple[str, bool]:
         """``(outcome, transient)`` from the turn's final failure; ``ok`` when it completed."""
@@ -365,34 +366,34 @@ class CodexStreamReader(JsonStreamReader):
     def streamed_cost_usd(self) -> float | None:
         """What the iteration cost so far: its completed turns at the model's price (Codex
         streams tokens only when a turn completes)."""
-        tokens = self.tokens()
+        tokens = self.tokens().model_dump()
         return price_usd(self.model, tokens, provider="openai") if any(tokens.values()) else 0.0
 
-    def report(self) -> dict[str, Any]:
-        """The iteration report fields this stream gives; the cost from the model's price."""
+    def report(self) -> StreamReport:
+        """What this stream says of the iteration; the cost from the model's price."""
         outcome, transient = self.outcome()
         if self.model is None and (self.argv or self.home is not None):
             self.model = codex_model(self.argv, self.home or Path())
         tokens = self.tokens()
-        return {
-            "outcome": outcome,
-            "transient": transient,
-            "stop_reason": self.stop_reason(),
-            "tokens": tokens,
-            "cost_usd": price_usd(self.model, tokens, provider="openai"),
-            "resets_at": self.resets_at() if outcome == "rate_limited" else None,
-            "turns": self.completed_turns,
-            "session_id": self.thread_id,
-            "model": self.model,
-            "final_text": self.messages[-1] if self.messages else "",
-            "detail": self.damage_detail(outcome),
-        }
+        return StreamReport(
+            outcome=outcome,
+            transient=transient,
+            stop_reason=self.stop_reason(),
+            tokens=tokens,
+            cost_usd=price_usd(self.model, tokens.model_dump(), provider="openai"),
+            resets_at=self.resets_at() if outcome == "rate_limited" else None,
+            turns=self.completed_turns,
+            session_id=self.thread_id,
+            model=self.model,
+            final_text=self.messages[-1] if self.messages else "",
+            detail=self.damage_detail(outcome),
+        )
 
     def summary_line(self) -> str:
         """One line per completed turn: tokens so far."""
         t = self.tokens()
         return (
-            f"■ turn {self.completed_turns} · in {format_tokens(t['input'])} "
-            f"out {format_tokens(t['output'])} · cache r {format_tokens(t['cache_read'])} "
-            f"w {format_tokens(t['cache_write'])}"
+            f"■ turn {self.completed_turns} · in {format_tokens(t.input)} "
+            f"out {format_tokens(t.output)} · cache r {format_tokens(t.cache_read)} "
+            f"w {format_tokens(t.cache_write)}"
         )

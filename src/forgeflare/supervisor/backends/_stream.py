@@ -20,11 +20,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from forgeflare._convergence import MAX_COUNT, Tokens
+
 __all__ = [
     "MAX_COUNT",
     "MAX_RESET_AHEAD",
     "JsonStreamReader",
     "Shape",
+    "StreamReport",
     "as_cost",
     "as_int",
     "as_str",
@@ -36,9 +39,6 @@ __all__ = [
 ]
 
 _TOOL_ARG_KEYS = ("command", "file_path", "path", "pattern", "url", "query", "description")
-MAX_COUNT = 10**12
-"""The largest count (tokens, turns, attempts) one event may carry; a larger one is damage
-(the sum of many stays under :class:`~forgeflare._convergence.Tokens`' bound)."""
 MAX_RESET_AHEAD = timedelta(days=31)
 """A usage window's reset further ahead is damage: ignored, never clamped (DESIGN)."""
 _MAX_COST_USD = 1e6
@@ -164,6 +164,32 @@ def epoch_time(epoch: object) -> datetime | None:
     except (OverflowError, ValueError, OSError):
         return None
     return at if at.year <= _MAX_YEAR else None
+
+
+@dataclass(frozen=True, slots=True)
+class StreamReport:
+    """What an agent's event stream says of its iteration: a stream reader's ``report()``,
+    which the backend turns into the :class:`~forgeflare.supervisor.backends.IterationReport`
+    (adding how the process ended, the completion signal and a price when none was streamed)."""
+
+    outcome: str
+    """One of the report's outcomes, as the stream shows it."""
+    transient: bool = False
+    """For ``api_error``: an outage (overloaded, 5xx, connection), not a lasting failure."""
+    stop_reason: str | None = None
+    tokens: Tokens = field(default_factory=Tokens)
+    cost_usd: float | None = None
+    """The cost the stream states (``None``: priced from :attr:`model` and :attr:`tokens`)."""
+    resets_at: str | None = None
+    """When a usage window that stopped the iteration resets (ISO 8601, UTC)."""
+    turns: int = 0
+    session_id: str | None = None
+    model: str | None = None
+    final_text: str = ""
+    """The agent's final message (the completion signal and a question are read from it)."""
+    question: str | None = None
+    """A question the agent asked through its own question tool."""
+    detail: str | None = None
 
 
 @dataclass

@@ -1,10 +1,13 @@
-"""Offline agent checks before the night: one line with the fix for each (pure)."""
+"""Offline agent checks before the night, each backend's own: one line with the fix for each
+(pure)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from forgeflare.supervisor._agentchecks import agent_problems
+from forgeflare.supervisor.backends import BACKENDS, claude_problems, codex_problems
 
 MOCK = "http://127.0.0.1:8080"
 
@@ -40,7 +43,7 @@ MOCK = "http://127.0.0.1:8080"
 def test_claude_code_problems(
     env: dict[str, str], root: bool, mode: str, argv: list[str], words: list[str]
 ) -> None:
-    problems = agent_problems("claude", env, argv=argv, permission_mode=mode, root=root)
+    problems = claude_problems(env, argv, mode, root)
     assert len(problems) == (1 if words else 0), problems
     for word in words:
         assert word in problems[0]
@@ -49,8 +52,10 @@ def test_claude_code_problems(
 
 def test_both_problems_are_named_and_other_backends_have_none_offline() -> None:
     env = {"ANTHROPIC_API_URL": MOCK}
-    assert len(agent_problems("claude", env, permission_mode="bypassPermissions", root=True)) == 2
-    assert agent_problems("forgeflare", env, root=True) == []
+    claude = BACKENDS["claude"]()  # bypassPermissions by default
+    assert len(claude.problems(env, [], root=True)) == 2
+    for name in ("forgeflare", "command"):
+        assert BACKENDS[name]().problems(env, [], root=True) == []
 
 
 @pytest.mark.parametrize(
@@ -69,8 +74,18 @@ def test_both_problems_are_named_and_other_backends_have_none_offline() -> None:
 def test_codex_sandbox_helper(
     env: dict[str, str], argv: list[str], found: bool, problem: bool
 ) -> None:
-    problems = agent_problems("codex", env, argv=argv, codex_helper_found=found)
+    problems = codex_problems(env, argv, found)
     assert len(problems) == (1 if problem else 0)
     if problem:
         assert "codex-linux-sandbox" in problems[0]
         assert "CODEX_HOME" in problems[0]
+
+
+def test_codex_looks_for_its_helper_on_the_agents_path(tmp_path: Path) -> None:
+    env = {"CODEX_HOME": "/tmp/x/home", "PATH": str(tmp_path)}
+    codex = BACKENDS["codex"]()
+    assert len(codex.problems(env, [], root=False)) == 1
+    helper = tmp_path / "codex-linux-sandbox"
+    helper.write_text("#!/bin/sh\n")
+    helper.chmod(0o755)
+    assert codex.problems(env, [], root=False) == []
