@@ -190,6 +190,9 @@ class IterationRunner(LoopState):
             )
         env.update(self.sandbox_env)
         env.update(self.git_identity)  # git has none: the agent commits as the loop does
+        own_env = getattr(self.backend, "agent_env", None)  # a backend's own variables
+        if own_env is not None:
+            env.update(own_env(env))
         return plan
 
     @contextlib.contextmanager
@@ -271,6 +274,8 @@ class IterationRunner(LoopState):
                         # shows the output, and the records' failure ends the loop after it.
                         failed.append(RecordError(f"{log_path}: cannot write: {exc.strerror}"))
                 shown = reader.feed(line.decode("utf-8", errors="replace"))
+                if getattr(reader, "end_reason", None) and not halt.stop.is_set():
+                    halt.stop.set()  # the backend's reader asks for its end (a long retry wait)
                 if streamed is not None and start.over_budget is None:
                     cost = streamed()
                     if passes_cap(spent=spent, streamed=cost, cap=cap):

@@ -31,6 +31,8 @@ from forgeflare.supervisor.backends._codex import codex_home
 from forgeflare.supervisor.backends._codex import codex_model
 from forgeflare.supervisor.backends._codex import reset_from_message
 from forgeflare.supervisor.backends._codex import reset_from_session
+from forgeflare.supervisor.backends._opencode import OpenCodeBackend
+from forgeflare.supervisor.backends._opencode import OpenCodeStreamReader
 
 __all__ = [
     "BACKENDS",
@@ -49,6 +51,8 @@ __all__ = [
     "IterationReport",
     "JsonStreamReader",
     "LineReader",
+    "OpenCodeBackend",
+    "OpenCodeStreamReader",
     "Outcome",
     "Tokens",
     "as_int",

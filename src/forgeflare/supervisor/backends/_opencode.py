@@ -1,0 +1,302 @@
+"""OpenCode (``opencode run --format json``) as a loop backend: its class and stream reader.
+
+Events (opencode-ai 1.18.33, recorded in ``tests/fixtures/opencode``), one JSON object a line,
+each with ``type``, ``timestamp`` (epoch ms) and ``sessionID``: ``step_start``; ``text`` (a
+finished text part, ``part.text``); ``tool_use`` (a finished call: ``part.tool``,
+``part.state.status`` ``completed``/``error``, ``part.state.input``); ``step_finish`` (one model
+request: ``part.reason`` ``stop``/``tool-calls``, ``part.tokens`` {input, output, reasoning,
+cache {read, write}}, ``part.cost`` in USD); ``error`` (the session's failure: ``error.name``
+such as ``APIError`` with ``error.data`` {message, statusCode, isRetryable, responseBody}).
+OpenCode exits 1 after an error.
+
+OpenCode obeys a provider's ``retry-after`` silently, for an hour if told, ignores SIGTERM while
+it waits, and its JSON stream says nothing of it. forgeflare gives it a small plugin
+(``opencode/forgeflare-retry.js``, through ``OPENCODE_CONFIG_CONTENT``) that prints each retry
+it schedules as a ``forgeflare.retry`` line (``attempt``, ``message``, ``next`` epoch ms). A
+wait over :data:`RETRY_WAIT_LIMIT` makes the reader ask for the agent's end
+(:attr:`OpenCodeStreamReader.end_reason`): the loop ends it (TERM, then KILL) and records a
+usage window from the reset the message carries (Claude's ``limit reached|<epoch>``), else from
+the retry's time. The loop waits, not the CLI.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any, ClassVar
+
+from forgeflare._convergence import Final
+from forgeflare._errors import ConfigError
+from forgeflare._units import format_tokens
+from forgeflare.supervisor.backends._apierror import (
+    classify_api_error,
+    reset_in_message,
+    window_reset,
+)
+from forgeflare.supervisor.backends._backends import (
+    ChildEnd,
+    LineReader,
+    _found,
+    _from_stream,
+    _StreamBackend,
+    register_backend,
+)
+from forgeflare.supervisor.backends._report import IterationReport
+from forgeflare.supervisor.backends._stream import (
+    JsonStreamReader,
+    Shape,
+    as_cost,
+    as_int,
+    as_str,
+    clean_text,
+    epoch_time,
+    tool_line,
+)
+
+__all__ = ["RETRY_WAIT_LIMIT", "SHAPES", "OpenCodeBackend", "OpenCodeStreamReader"]
+
+RETRY_WAIT_LIMIT = 60.0
+"""Seconds: a retry OpenCode schedules further ahead is the loop's to wait, not the CLI's."""
+
+_NULL = type(None)
+_NUMBER = (int, float)
+_PART: Shape = {"part": dict, "sessionID": str, "timestamp": _NUMBER}
+SHAPES: dict[str, Shape] = {
+    "step_start": _PART,
+    "text": _PART,
+    "tool_use": _PART,
+    "step_finish": _PART,
+    "error": {"error": (dict, str, _NULL), "sessionID": str},
+    "forgeflare.retry": {
+        "attempt": (int, _NULL),
+        "message": (str, _NULL),
+        "next": (*_NUMBER, _NULL),
+        "timestamp": _NUMBER,
+    },
+}
+"""The types of the fields OpenCode's events carry that the reader uses."""
+
+
+def _failure_text(error: object) -> tuple[int | None, str]:
+    """``(HTTP status, text)`` of an ``error`` event's ``error``: its message, name and body."""
+    if isinstance(error, str):
+        return None, clean_text(error)
+    if not isinstance(error, dict):
+        return None, "error"
+    data = error.get("data")
+    data = data if isinstance(data, dict) else {}
+    status = data.get("statusCode")
+    words = [
+        str(w)
+        for w in (data.get("message"), error.get("name"), data.get("responseBody"))
+        if isinstance(w, str) and w
+    ]
+    code = status if isinstance(status, int) and not isinstance(status, bool) else None
+    return code, clean_text(" | ".join(words) or "error")
+
+
+@dataclass
+class OpenCodeStreamReader(JsonStreamReader):
+    """Reads one OpenCode iteration's JSON event stream, line by line (pure)."""
+
+    model: str | None = None
+    """The model from the argv (``provider/model``; the provider is dropped)."""
+    session_id: str | None = None
+    messages: list[str] = field(default_factory=list)
+    steps: int = 0
+    finish_reason: str | None = None
+    tokens: dict[str, int] = field(
+        default_factory=lambda: {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0}
+    )
+    cost: float = 0.0
+    failure: str | None = None
+    status: int | None = None
+    retry_reset: datetime | None = None
+    """When OpenCode would have retried, for a wait the loop ends."""
+    end_reason: str | None = None
+    """Set when the agent should be ended now (a retry wait the loop keeps instead)."""
+    retry_limit: float = RETRY_WAIT_LIMIT
+
+    def __post_init__(self) -> None:
+        self.shapes = SHAPES
+
+    def event(self, event: dict[str, Any]) -> list[str]:
+        kind = event.get("type")
+        self.session_id = as_str(event.get("sessionID")) or self.session_id
+        part = event.get("part")
+        if kind == "text" and isinstance(part, dict):
+            text = as_str(part.get("text"))
+            if text is None:
+                return []
+            self.messages.append(text)
+            return [text]
+        if kind == "tool_use" and isinstance(part, dict):
+            return self._tool(part)
+        if kind == "step_finish" and isinstance(part, dict):
+            return self._step(part)
+        if kind == "step_start":
+            return []
+        if kind == "error":
+            self.status, self.failure = _failure_text(event.get("error"))
+            return [f"failed: {self.failure}"]
+        if kind == "forgeflare.retry":
+            return self._retry(event)
+        return super().event(event)
+
+    def _tool(self, part: dict[str, Any]) -> list[str]:
+        state = part.get("state")
+        state = state if isinstance(state, dict) else {}
+        line = tool_line(str(part.get("tool") or "?"), state.get("input"))
+        if state.get("status") == "error":
+            return [line, f"  error: {clean_text(str(state.get('error') or '?'))[:200]}"]
+        return [line]
+
+    def _step(self, part: dict[str, Any]) -> list[str]:
+        self.steps += 1
+        self.finish_reason = as_str(part.get("reason")) or self.finish_reason
+        raw = part.get("tokens")
+        tokens = raw if isinstance(raw, dict) else {}
+        cache = tokens.get("cache")
+        cache = cache if isinstance(cache, dict) else {}
+        more = {
+            "input": as_int(tokens.get("input")),
+            "output": as_int(tokens.get("output")) + as_int(tokens.get("reasoning")),
+            "cache_read": as_int(cache.get("read")),
+            "cache_write": as_int(cache.get("write")),
+        }
+        for key, value in more.items():
+            self.tokens[key] = min(10**12, self.tokens[key] + value)
+        self.cost += as_cost(part.get("cost")) or 0.0
+        t = self.tokens
+        return [
+            f"■ step {self.steps} · in {format_tokens(t['input'])} "
+            f"out {format_tokens(t['output'])} · cache r {format_tokens(t['cache_read'])} "
+            f"w {format_tokens(t['cache_write'])}"
+        ]
+
+    def _retry(self, event: dict[str, Any]) -> list[str]:
+        message = clean_text(str(event.get("message") or "retry"))
+        at, now = epoch_time(event.get("next")), epoch_time(event.get("timestamp"))
+        wait = (at - now).total_seconds() if at is not None and now is not None else 0.0
+        line = f"retrying the API: attempt {as_int(event.get('attempt')) or '?'}, {wait:.0f} s"
+        if wait <= self.retry_limit:
+            return [f"{line} ({message})"]
+        self.failure = message
+        self.retry_reset = reset_in_message(message) or at
+        self.end_reason = f"OpenCode would wait {wait:.0f} s to retry ({message})"
+        return [f"{line}: over {self.retry_limit:.0f} s, ending OpenCode (the loop waits)"]
+
+    def outcome(self) -> tuple[str, bool]:
+        """``(outcome, transient)``: a long retry wait is a usage window; else the failure's
+        meaning; else ``ok`` once a step finished."""
+        if self.end_reason is not None:
+            return "rate_limited", False
+        if self.failure is not None:
+            failure = classify_api_error(self.status, self.failure)
+            return failure.outcome, failure.transient
+        return ("ok", False) if self.steps else ("agent_error", False)
+
+    def streamed_cost_usd(self) -> float | None:
+        """What OpenCode says the iteration cost so far."""
+        return self.cost
+
+    def report(self) -> dict[str, Any]:
+        """The iteration report fields this stream gives."""
+        outcome, transient = self.outcome()
+        now = datetime.now(UTC)
+        reset = self.retry_reset or (reset_in_message(self.failure or "") if self.failure else None)
+        detail = self.end_reason or (self.failure if outcome != "ok" else None)
+        return {
+            "outcome": outcome,
+            "transient": transient,
+            "stop_reason": "error" if self.failure else self.finish_reason,
+            "tokens": dict(self.tokens),
+            "cost_usd": self.cost if self.steps else None,
+            "resets_at": window_reset(reset, now) if outcome == "rate_limited" else None,
+            "turns": self.steps,
+            "session_id": self.session_id,
+            "model": self.model,
+            "final_text": self.messages[-1] if self.messages else "",
+            "detail": detail or self.damage_detail(outcome),
+        }
+
+
+def retry_plugin() -> Path:
+    """The plugin file that makes OpenCode's retries visible (package data)."""
+    found = resources.files("forgeflare.supervisor.backends") / "opencode" / "forgeflare-retry.js"
+    return Path(str(found))
+
+
+def with_retry_plugin(config: str | None) -> str:
+    """``OPENCODE_CONFIG_CONTENT`` with forgeflare's retry plugin added to the user's own."""
+    try:
+        loaded = json.loads(config) if config else {}
+    except ValueError:
+        loaded = {}
+    data: dict[str, Any] = loaded if isinstance(loaded, dict) else {}
+    plugins = data.get("plugin")
+    listed = [p for p in plugins if isinstance(p, str)] if isinstance(plugins, list) else []
+    data["plugin"] = [*listed, retry_plugin().as_uri()]
+    return json.dumps(data)
+
+
+@register_backend
+@dataclass
+class OpenCodeBackend(_StreamBackend):
+    """OpenCode headless: ``opencode run --format json``, the prompt on stdin."""
+
+    name: str = "opencode"
+    secret_names: ClassVar[tuple[str, ...]] = (
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_AUTH_TOKEN",
+        "OPENAI_API_KEY",
+    )
+    program: ClassVar[str] = "opencode"
+    args: ClassVar[tuple[str, ...]] = ("run", "--format", "json")
+    model: str = ""
+
+    def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]:
+        self.model = model
+        return super().argv(python=python, model=model, command=command, extra=extra)
+
+    def agent_env(self, env: Mapping[str, str]) -> dict[str, str]:
+        """OpenCode's extra variables: its config with forgeflare's retry plugin."""
+        return {"OPENCODE_CONFIG_CONTENT": with_retry_plugin(env.get("OPENCODE_CONFIG_CONTENT"))}
+
+    def preflight(self, project: Path, argv: list[str], env: Mapping[str, str]) -> None:
+        _found(project, argv, env, self.name)
+        problem = opencode_problem(env)
+        if problem:
+            raise ConfigError(problem)
+
+    def reader(self) -> LineReader:
+        return OpenCodeStreamReader(model=self.model.rpartition("/")[2] or None)
+
+    def report(
+        self, reader: LineReader, end: ChildEnd, final: Final | None, report_file: Path | None
+    ) -> IterationReport:
+        assert isinstance(reader, OpenCodeStreamReader)
+        if reader.end_reason is not None:  # the loop ended it to keep the window itself
+            end = ChildEnd(exit_code=end.exit_code, timed_out=end.timed_out)
+        return _from_stream(reader.report(), end)
+
+
+def opencode_problem(env: Mapping[str, str]) -> str | None:
+    """An offline fact that would make every OpenCode iteration fail, with its fix (pure)."""
+    api_url = env.get("ANTHROPIC_API_URL", "").strip()
+    base_url = env.get("ANTHROPIC_BASE_URL", "").strip()
+    if api_url and not base_url:
+        return (
+            f"OpenCode reads ANTHROPIC_BASE_URL, not ANTHROPIC_API_URL (={api_url}): it would "
+            f"call the real API; export ANTHROPIC_BASE_URL={api_url.rstrip('/')}/v1"
+        )
+    if base_url and not base_url.rstrip("/").endswith("/v1"):
+        return (
+            f"OpenCode calls ANTHROPIC_BASE_URL + /messages (={base_url}): every request would "
+            f"miss; export ANTHROPIC_BASE_URL={base_url.rstrip('/')}/v1"
+        )
+    return None
