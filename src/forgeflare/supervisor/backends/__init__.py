@@ -33,6 +33,8 @@ from forgeflare.supervisor.backends._codex import reset_from_message
 from forgeflare.supervisor.backends._codex import reset_from_session
 from forgeflare.supervisor.backends._opencode import OpenCodeBackend
 from forgeflare.supervisor.backends._opencode import OpenCodeStreamReader
+from forgeflare.supervisor.backends._pi import PiBackend
+from forgeflare.supervisor.backends._pi import PiStreamReader
 
 __all__ = [
     "BACKENDS",
@@ -54,6 +56,8 @@ __all__ = [
     "OpenCodeBackend",
     "OpenCodeStreamReader",
     "Outcome",
+    "PiBackend",
+    "PiStreamReader",
     "Tokens",
     "as_int",
     "asked",

@@ -120,6 +120,8 @@ class OpenCodeStreamReader(JsonStreamReader):
     end_reason: str | None = None
     """Set when the agent should be ended now (a retry wait the loop keeps instead)."""
     retry_limit: float = RETRY_WAIT_LIMIT
+    now: datetime | None = None
+    """The time the report is made; ``None``: the clock."""
 
     def __post_init__(self) -> None:
         self.shapes = SHAPES
@@ -207,7 +209,7 @@ class OpenCodeStreamReader(JsonStreamReader):
     def report(self) -> dict[str, Any]:
         """The iteration report fields this stream gives."""
         outcome, transient = self.outcome()
-        now = datetime.now(UTC)
+        now = self.now or datetime.now(UTC)
         reset = self.retry_reset or (reset_in_message(self.failure or "") if self.failure else None)
         detail = self.end_reason or (self.failure if outcome != "ok" else None)
         return {

@@ -1,0 +1,296 @@
+"""pi (``pi -p --mode json``) as a loop backend: its class and stream reader.
+
+Events (pi-coding-agent 0.73.1, recorded in ``tests/fixtures/pi``), one JSON object a line:
+``session`` (``id``), ``agent_start``/``agent_end``, ``turn_start``/``turn_end``,
+``message_start``/``message_update``/``message_end`` with a ``message`` (``role``; an assistant's
+``content`` blocks, ``model``, ``usage`` {input, output, cacheRead, cacheWrite, cost {total}},
+``stopReason`` ``stop``/``toolUse``/``length``/``error``/``aborted`` and ``errorMessage`` such as
+``401 {"type":"error",…}``), ``tool_execution_start``/``_end`` (``toolName``, ``args``,
+``isError``), and pi's own retries: ``auto_retry_start`` (``attempt``, ``maxAttempts``,
+``delayMs``, ``errorMessage``) and ``auto_retry_end`` (``success``, ``finalError``).
+
+pi exits 0 even when every request failed: the outcome comes from the stream alone (the last
+assistant message's ``stopReason`` and ``errorMessage``, a failed ``auto_retry_end``). Each
+assistant ``message_end`` is one model request: its usage and cost are added up. A retry pi
+would wait longer than :data:`~forgeflare.supervisor.backends._opencode.RETRY_WAIT_LIMIT`
+ends it, as for OpenCode.
+
+pi reads no base-URL variable: a local endpoint goes in ``providers.<name>.baseUrl`` of
+``$PI_CODING_AGENT_DIR/models.json`` (default ``~/.pi/agent``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, ClassVar
+
+from forgeflare._convergence import Final
+from forgeflare._errors import ConfigError
+from forgeflare._units import format_tokens
+from forgeflare.supervisor.backends._apierror import (
+    classify_api_error,
+    reset_in_message,
+    window_reset,
+)
+from forgeflare.supervisor.backends._backends import (
+    ChildEnd,
+    LineReader,
+    _found,
+    _from_stream,
+    _StreamBackend,
+    register_backend,
+)
+from forgeflare.supervisor.backends._opencode import RETRY_WAIT_LIMIT
+from forgeflare.supervisor.backends._report import IterationReport
+from forgeflare.supervisor.backends._stream import (
+    JsonStreamReader,
+    Shape,
+    as_cost,
+    as_int,
+    as_str,
+    clean_text,
+    tool_line,
+)
+
+__all__ = ["SHAPES", "PiBackend", "PiStreamReader", "pi_problem"]
+
+_NULL = type(None)
+_NUMBER = (int, float)
+_MESSAGE: Shape = {"message": dict}
+SHAPES: dict[str, Shape] = {
+    "session": {"id": (str, _NULL)},
+    "message_end": _MESSAGE,
+    "turn_end": _MESSAGE,
+    "tool_execution_start": {"toolName": (str, _NULL)},
+    "tool_execution_end": {"toolName": (str, _NULL), "isError": (bool, _NULL)},
+    "auto_retry_start": {
+        "attempt": (int, _NULL),
+        "delayMs": (*_NUMBER, _NULL),
+        "errorMessage": (str, _NULL),
+    },
+    "auto_retry_end": {"success": (bool, _NULL), "finalError": (str, _NULL)},
+}
+"""The types of the fields pi's events carry that the reader uses."""
+
+_STATUS = re.compile(r"^\s*(\d{3})\b")
+_QUIET = frozenset(
+    {"agent_start", "agent_end", "turn_start", "message_start", "message_update", "turn_end"}
+)
+
+
+def _status(message: str) -> int | None:
+    """The HTTP status pi's error message starts with (``401 {"type":"error",…}``)."""
+    found = _STATUS.match(message)
+    return int(found[1]) if found else None
+
+
+def _text(content: object) -> str:
+    blocks = content if isinstance(content, list) else []
+    return "\n".join(
+        b["text"] for b in blocks if isinstance(b, dict) and isinstance(b.get("text"), str)
+    ).strip()
+
+
+@dataclass
+class PiStreamReader(JsonStreamReader):
+    """Reads one pi iteration's JSON event stream, line by line (pure)."""
+
+    session_id: str | None = None
+    model: str | None = None
+    messages: list[str] = field(default_factory=list)
+    requests: int = 0
+    stop_reason: str | None = None
+    tokens: dict[str, int] = field(
+        default_factory=lambda: {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0}
+    )
+    cost: float = 0.0
+    failure: str | None = None
+    """The last request's error (cleared by a request that succeeds)."""
+    retry_reset: datetime | None = None
+    end_reason: str | None = None
+    """Set when the agent should be ended now (a retry wait the loop keeps instead)."""
+    retry_limit: float = RETRY_WAIT_LIMIT
+    now: datetime | None = None
+    """The time the report is made; ``None``: the clock."""
+
+    def __post_init__(self) -> None:
+        self.shapes = SHAPES
+
+    def event(self, event: dict[str, Any]) -> list[str]:
+        kind = event.get("type")
+        if kind == "session":
+            self.session_id = as_str(event.get("id")) or self.session_id
+            return []
+        if kind == "message_end":
+            return self._message(event["message"])
+        if kind == "tool_execution_start":
+            return [tool_line(str(event.get("toolName") or "?"), event.get("args"))]
+        if kind == "tool_execution_end":
+            return ["  error: the tool failed"] if event.get("isError") is True else []
+        if kind == "auto_retry_start":
+            return self._retry(event)
+        if kind == "auto_retry_end":
+            if event.get("success") is False:
+                self.failure = clean_text(str(event.get("finalError") or self.failure or "?"))
+                return [f"failed: {self.failure}"]
+            return []
+        if kind in _QUIET:
+            return []
+        return super().event(event)
+
+    def _message(self, message: dict[str, Any]) -> list[str]:
+        if message.get("role") != "assistant":
+            return []
+        self.requests += 1
+        self.model = as_str(message.get("model")) or self.model
+        self.stop_reason = as_str(message.get("stopReason")) or self.stop_reason
+        raw = message.get("usage")
+        usage = raw if isinstance(raw, dict) else {}
+        more = {
+            "input": as_int(usage.get("input")),
+            "output": as_int(usage.get("output")),
+            "cache_read": as_int(usage.get("cacheRead")),
+            "cache_write": as_int(usage.get("cacheWrite")),
+        }
+        for key, value in more.items():
+            self.tokens[key] = min(10**12, self.tokens[key] + value)
+        cost = usage.get("cost")
+        self.cost += (as_cost(cost.get("total")) if isinstance(cost, dict) else None) or 0.0
+        shown: list[str] = []
+        text = _text(message.get("content"))
+        if text:
+            self.messages.append(clean_text(text))
+            shown.append(self.messages[-1])
+        if self.stop_reason in ("error", "aborted"):
+            self.failure = clean_text(str(message.get("errorMessage") or self.stop_reason))
+            shown.append(f"failed: {self.failure}")
+        else:
+            self.failure = None
+        t = self.tokens
+        shown.append(
+            f"■ request {self.requests} · in {format_tokens(t['input'])} "
+            f"out {format_tokens(t['output'])} · cache r {format_tokens(t['cache_read'])} "
+            f"w {format_tokens(t['cache_write'])}"
+        )
+        return shown
+
+    def _retry(self, event: dict[str, Any]) -> list[str]:
+        message = clean_text(str(event.get("errorMessage") or "retry"))
+        delay = event.get("delayMs")
+        wait = delay / 1000 if isinstance(delay, int | float) and delay > 0 else 0.0
+        line = f"retrying the API: attempt {as_int(event.get('attempt')) or '?'}, {wait:.0f} s"
+        if wait <= self.retry_limit:
+            return [f"{line} ({message[:200]})"]
+        now = self.now or datetime.now(UTC)
+        self.failure = message
+        self.retry_reset = reset_in_message(message) or now + timedelta(seconds=wait)
+        self.end_reason = f"pi would wait {wait:.0f} s to retry ({message[:200]})"
+        return [f"{line}: over {self.retry_limit:.0f} s, ending pi (the loop waits)"]
+
+    def outcome(self) -> tuple[str, bool]:
+        """``(outcome, transient)`` from the stream (pi's exit status says nothing)."""
+        if self.end_reason is not None:
+            return "rate_limited", False
+        if self.failure is not None:
+            failure = classify_api_error(_status(self.failure), self.failure)
+            return failure.outcome, failure.transient
+        return ("ok", False) if self.requests else ("agent_error", False)
+
+    def streamed_cost_usd(self) -> float | None:
+        """What pi says the iteration cost so far."""
+        return self.cost
+
+    def report(self) -> dict[str, Any]:
+        """The iteration report fields this stream gives."""
+        outcome, transient = self.outcome()
+        now = self.now or datetime.now(UTC)
+        reset = self.retry_reset or reset_in_message(self.failure or "")
+        detail = self.end_reason or (self.failure if outcome != "ok" else None)
+        return {
+            "outcome": outcome,
+            "transient": transient,
+            "stop_reason": self.stop_reason,
+            "tokens": dict(self.tokens),
+            "cost_usd": self.cost if self.requests else None,
+            "resets_at": window_reset(reset, now) if outcome == "rate_limited" else None,
+            "turns": self.requests,
+            "session_id": self.session_id,
+            "model": self.model,
+            "final_text": self.messages[-1] if self.messages else "",
+            "detail": detail or self.damage_detail(outcome),
+        }
+
+
+def pi_agent_dir(env: Mapping[str, str]) -> Path:
+    """``$PI_CODING_AGENT_DIR``, else ``~/.pi/agent`` (pi's own default)."""
+    if env.get("PI_CODING_AGENT_DIR"):
+        return Path(env["PI_CODING_AGENT_DIR"]).expanduser()
+    return Path(env.get("HOME") or Path.home()) / ".pi" / "agent"
+
+
+def _configured_urls(agent_dir: Path) -> dict[str, str]:
+    try:
+        data = json.loads((agent_dir / "models.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+        return {}
+    providers = data.get("providers") if isinstance(data, dict) else None
+    if not isinstance(providers, dict):
+        return {}
+    return {
+        name: str(p["baseUrl"])
+        for name, p in providers.items()
+        if isinstance(p, dict) and isinstance(p.get("baseUrl"), str)
+    }
+
+
+def pi_problem(env: Mapping[str, str]) -> str | None:
+    """An offline fact that would make every pi iteration fail, with its fix: a base-URL
+    variable pi never reads while its ``models.json`` names no Anthropic endpoint."""
+    url = (env.get("ANTHROPIC_BASE_URL") or env.get("ANTHROPIC_API_URL") or "").strip()
+    if not url:
+        return None
+    agent_dir = pi_agent_dir(env)
+    if "anthropic" in _configured_urls(agent_dir):
+        return None
+    return (
+        f"pi reads no base-URL variable (ANTHROPIC_BASE_URL/ANTHROPIC_API_URL={url}): it would "
+        f'call the real API; put {{"providers": {{"anthropic": {{"baseUrl": "{url}"}}}}}} in '
+        f"{agent_dir / 'models.json'}"
+    )
+
+
+@register_backend
+@dataclass
+class PiBackend(_StreamBackend):
+    """pi headless: ``pi -p --mode json``, the prompt on stdin."""
+
+    name: str = "pi"
+    secret_names: ClassVar[tuple[str, ...]] = (
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_OAUTH_TOKEN",
+        "OPENAI_API_KEY",
+    )
+    program: ClassVar[str] = "pi"
+    args: ClassVar[tuple[str, ...]] = ("-p", "--mode", "json")
+
+    def preflight(self, project: Path, argv: list[str], env: Mapping[str, str]) -> None:
+        _found(project, argv, env, self.name)
+        problem = pi_problem(env)
+        if problem:
+            raise ConfigError(problem)
+
+    def reader(self) -> LineReader:
+        return PiStreamReader()
+
+    def report(
+        self, reader: LineReader, end: ChildEnd, final: Final | None, report_file: Path | None
+    ) -> IterationReport:
+        assert isinstance(reader, PiStreamReader)
+        if reader.end_reason is not None:  # the loop ended it to keep the window itself
+            end = ChildEnd(exit_code=end.exit_code, timed_out=end.timed_out)
+        return _from_stream(reader.report(), end)
