@@ -192,7 +192,7 @@ class IterationRunner(LoopState):
         env.update(self.git_identity)  # git has none: the agent commits as the loop does
         own_env = getattr(self.backend, "agent_env", None)  # a backend's own variables
         if own_env is not None:
-            env.update(own_env(env))
+            env.update(own_env(env, self.project))
         return plan
 
     @contextlib.contextmanager

@@ -265,9 +265,13 @@ class OpenCodeBackend(_StreamBackend):
         self.model = model
         return super().argv(python=python, model=model, command=command, extra=extra)
 
-    def agent_env(self, env: Mapping[str, str]) -> dict[str, str]:
-        """OpenCode's extra variables: its config with forgeflare's retry plugin."""
-        return {"OPENCODE_CONFIG_CONTENT": with_retry_plugin(env.get("OPENCODE_CONFIG_CONTENT"))}
+    def agent_env(self, env: Mapping[str, str], project: Path) -> dict[str, str]:
+        """OpenCode's extra variables: its config with forgeflare's retry plugin, and ``PWD``
+        (OpenCode works in ``$PWD``, not in the directory it was started in)."""
+        return {
+            "OPENCODE_CONFIG_CONTENT": with_retry_plugin(env.get("OPENCODE_CONFIG_CONTENT")),
+            "PWD": str(project),
+        }
 
     def preflight(self, project: Path, argv: list[str], env: Mapping[str, str]) -> None:
         _found(project, argv, env, self.name)
