@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -87,8 +87,8 @@ PI = Cli("pi", pi_support.VERSION, pi_support.MODEL, require_pi, lambda h, u: pi
 
 
 @pytest.fixture(params=[OPENCODE, PI], ids=["opencode", "pi"])
-def cli(request: pytest.FixtureRequest) -> Iterator[Cli]:
-    yield request.param
+def cli(request: pytest.FixtureRequest) -> Cli:
+    return request.param  # type: ignore[no-any-return]
 
 
 @dataclass
@@ -147,7 +147,8 @@ async def test_a_finished_iteration_is_ok_with_tokens_cost_and_model(
     assert row["outcome"] == "ok"
     assert row["turns"] == 2
     assert row["model"] == "claude-sonnet-4-5"
-    assert row["tokens"]["input"] > 0 and row["tokens"]["output"] > 0
+    assert row["tokens"]["input"] > 0
+    assert row["tokens"]["output"] > 0
     assert row["cost_usd"] > 0
     assert row["session_id"]
     assert (loop.project.dir / "note.txt").read_text() == "hi\n"

@@ -25,7 +25,8 @@ _INIT_HELP = "\n\n".join(
         "writes at run time (its lock, records, convergence.json, transcripts) to .gitignore.",
         'A file that exists is kept ("exists, kept") unless --force. --claude makes Claude '
         'Code the agent ([agent] backend = "claude" in config.toml) and installs `forgeflare '
-        "stop-hook` as its Stop hook in .claude/settings.json; --codex makes Codex the agent.",
+        "stop-hook` as its Stop hook in .claude/settings.json; --codex makes Codex the agent, "
+        "--opencode OpenCode (opencode run --format json), --pi pi (pi -p --mode json).",
     ]
 )
 
@@ -60,11 +61,20 @@ def register(app: typer.Typer) -> None:
         codex: Annotated[
             bool, typer.Option("--codex", help="Use Codex (codex exec --json) as the agent.")
         ] = False,
+        opencode: Annotated[
+            bool, typer.Option("--opencode", help="Use OpenCode (opencode run) as the agent.")
+        ] = False,
+        pi: Annotated[bool, typer.Option("--pi", help="Use pi (pi -p) as the agent.")] = False,
     ) -> None:
         # Imported here: every forgeflare command imports this module to register.
         from forgeflare.templates._init import init_project
 
-        report = init_project(directory, force=force, dry_run=dry_run, claude=claude, codex=codex)
+        other = "opencode" if opencode else "pi" if pi else ""
+        if opencode and pi:
+            other = "opencode,pi"  # refused by init_project: one agent
+        report = init_project(
+            directory, force=force, dry_run=dry_run, claude=claude, codex=codex, agent=other
+        )
         typer.echo(f"forgeflare init: {report.title()}")
         for line in report.lines():
             typer.echo(line)

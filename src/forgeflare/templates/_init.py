@@ -238,8 +238,11 @@ def agents_md_without_hooks(text: str) -> str:
     return text
 
 
-def template_files(*, claude: bool = False, codex: bool = False) -> list[TemplateFile]:
-    """Every file ``init`` writes except ``.gitignore`` (merged, see :func:`merge_gitignore`)."""
+def template_files(
+    *, claude: bool = False, codex: bool = False, agent: str = ""
+) -> list[TemplateFile]:
+    """Every file ``init`` writes except ``.gitignore`` (merged, see :func:`merge_gitignore`);
+    ``agent`` names another registered backend as the agent (``opencode``, ``pi``)."""
     root = resources.files("forgeflare.templates") / "files"
     files = [
         TemplateFile(_target(parts), text, _is_executable(parts)) for parts, text in _walk(root, ())
@@ -249,10 +252,12 @@ def template_files(*, claude: bool = False, codex: bool = False) -> list[Templat
         if claude
         else backend_config_toml("codex")
         if codex
+        else backend_config_toml(agent)
+        if agent
         else default_config_toml()
     )
     files.append(TemplateFile(".fresher/config.toml", config))
-    if claude or codex:  # another agent runs none of forgeflare's agent hooks
+    if claude or codex or agent:  # another agent runs none of forgeflare's agent hooks
         files = [
             TemplateFile(f.relpath, agents_md_without_hooks(f.content), f.executable)
             if f.relpath == AGENTS_MD
@@ -339,6 +344,7 @@ def init_project(
     dry_run: bool = False,
     claude: bool = False,
     codex: bool = False,
+    agent: str = "",
 ) -> InitReport:
     """Scaffold ``project_dir`` (created if missing); nothing is written with ``dry_run``.
 
@@ -348,13 +354,13 @@ def init_project(
     """
     if project_dir.exists() and not project_dir.is_dir():
         raise TemplateUsageError(f"{project_dir}: not a directory")
-    if claude and codex:
-        raise TemplateUsageError("--claude and --codex: choose one agent")
-    files = template_files(claude=claude, codex=codex)
+    if claude + codex + len([a for a in agent.split(",") if a]) > 1:
+        raise TemplateUsageError("--claude, --codex, --opencode, --pi: choose one agent")
+    files = template_files(claude=claude, codex=codex, agent=agent)
     relpaths = [f.relpath for f in files] + [".gitignore"]
     existing = {rel: _read_existing(project_dir / rel) for rel in relpaths}
     actions = plan_init(files, existing, force=force)
-    if claude or codex:
+    if claude or codex or agent:
         actions = [
             InitAction(a.relpath, a.action, a.content, a.executable, "set [agent] backend yourself")
             if a.relpath == ".fresher/config.toml" and a.action is Action.KEEP
