@@ -570,7 +570,7 @@ def choose_sandbox(
 
     Raises ``ConfigError`` when the sandbox is required (``bwrap``) and cannot run.
     """
-    if backend in ("claude", "codex"):
+    if backend in ("claude", "codex", "opencode", "pi"):
         return SandboxChoice(
             False,
             "info",
@@ -680,7 +680,7 @@ async def loop_sandbox(
     Raises ``ConfigError`` for a named path that does not exist or a required sandbox that
     cannot run.
     """
-    own = backend not in ("claude", "codex")
+    own = backend not in ("claude", "codex", "opencode", "pi")
     problem, variables = await box_variables(
         project,
         setting=setting if own else "off",
