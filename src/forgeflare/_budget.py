@@ -78,6 +78,10 @@ _BOUNDS: Mapping[str, str] = {
     "that passed it, and the loop ends it when its streamed cost passes the cap",
     "codex": "one Codex turn: Codex streams its tokens only when a turn completes, and the "
     "loop ends it once they pass the cap",
+    "opencode": "one OpenCode step: it streams each step's cost when the step ends, and the loop "
+    "ends it once they pass the cap",
+    "pi": "one pi request: it streams each request's cost when the request ends, and the loop "
+    "ends it once they pass the cap",
 }
 
 

@@ -108,6 +108,18 @@ ACCOUNTS: dict[str, AgentAccount] = {
         ("CODEX_API_KEY", "OPENAI_API_KEY"),
         "CODEX_HOME",
     ),
+    "opencode": AgentAccount(
+        ("ANTHROPIC_BASE_URL",),
+        "https://api.anthropic.com/v1",
+        ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY"),
+        "XDG_DATA_HOME",
+    ),
+    "pi": AgentAccount(
+        (),
+        "https://api.anthropic.com",
+        ("ANTHROPIC_API_KEY", "ANTHROPIC_OAUTH_TOKEN", "OPENAI_API_KEY"),
+        "PI_CODING_AGENT_DIR",
+    ),
 }
 """Per backend; a backend not named here (``command``) has no known endpoint or account."""
 

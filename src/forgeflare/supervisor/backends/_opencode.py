@@ -23,20 +23,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar
 
 from forgeflare._convergence import Final
 from forgeflare._errors import ConfigError
-from forgeflare._units import format_tokens
-from forgeflare.supervisor.backends._apierror import (
-    classify_api_error,
-    reset_in_message,
-    window_reset,
-)
 from forgeflare.supervisor.backends._backends import (
     ChildEnd,
     LineReader,
@@ -45,11 +38,10 @@ from forgeflare.supervisor.backends._backends import (
     _StreamBackend,
     register_backend,
 )
+from forgeflare.supervisor.backends._clistream import RETRY_WAIT_LIMIT, CliStreamReader
 from forgeflare.supervisor.backends._report import IterationReport
 from forgeflare.supervisor.backends._stream import (
-    JsonStreamReader,
     Shape,
-    as_cost,
     as_int,
     as_str,
     clean_text,
@@ -58,9 +50,6 @@ from forgeflare.supervisor.backends._stream import (
 )
 
 __all__ = ["RETRY_WAIT_LIMIT", "SHAPES", "OpenCodeBackend", "OpenCodeStreamReader"]
-
-RETRY_WAIT_LIMIT = 60.0
-"""Seconds: a retry OpenCode schedules further ahead is the loop's to wait, not the CLI's."""
 
 _NULL = type(None)
 _NUMBER = (int, float)
@@ -100,28 +89,10 @@ def _failure_text(error: object) -> tuple[int | None, str]:
 
 
 @dataclass
-class OpenCodeStreamReader(JsonStreamReader):
+class OpenCodeStreamReader(CliStreamReader):
     """Reads one OpenCode iteration's JSON event stream, line by line (pure)."""
 
-    model: str | None = None
-    """The model from the argv (``provider/model``; the provider is dropped)."""
-    session_id: str | None = None
-    messages: list[str] = field(default_factory=list)
-    steps: int = 0
-    finish_reason: str | None = None
-    tokens: dict[str, int] = field(
-        default_factory=lambda: {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0}
-    )
-    cost: float = 0.0
-    failure: str | None = None
-    status: int | None = None
-    retry_reset: datetime | None = None
-    """When OpenCode would have retried, for a wait the loop ends."""
-    end_reason: str | None = None
-    """Set when the agent should be ended now (a retry wait the loop keeps instead)."""
-    retry_limit: float = RETRY_WAIT_LIMIT
-    now: datetime | None = None
-    """The time the report is made; ``None``: the clock."""
+    cli: str = "OpenCode"
 
     def __post_init__(self) -> None:
         self.shapes = SHAPES
@@ -139,14 +110,17 @@ class OpenCodeStreamReader(JsonStreamReader):
         if kind == "tool_use" and isinstance(part, dict):
             return self._tool(part)
         if kind == "step_finish" and isinstance(part, dict):
-            return self._step(part)
+            return [self._step(part)]
         if kind == "step_start":
             return []
         if kind == "error":
             self.status, self.failure = _failure_text(event.get("error"))
             return [f"failed: {self.failure}"]
         if kind == "forgeflare.retry":
-            return self._retry(event)
+            message = clean_text(str(event.get("message") or "retry"))
+            at, now = epoch_time(event.get("next")), epoch_time(event.get("timestamp"))
+            wait = (at - now).total_seconds() if at is not None and now is not None else 0.0
+            return [self.retry(as_int(event.get("attempt")), wait, message, at)]
         return super().event(event)
 
     def _tool(self, part: dict[str, Any]) -> list[str]:
@@ -157,9 +131,8 @@ class OpenCodeStreamReader(JsonStreamReader):
             return [line, f"  error: {clean_text(str(state.get('error') or '?'))[:200]}"]
         return [line]
 
-    def _step(self, part: dict[str, Any]) -> list[str]:
-        self.steps += 1
-        self.finish_reason = as_str(part.get("reason")) or self.finish_reason
+    def _step(self, part: dict[str, Any]) -> str:
+        self.stop = as_str(part.get("reason")) or self.stop
         raw = part.get("tokens")
         tokens = raw if isinstance(raw, dict) else {}
         cache = tokens.get("cache")
@@ -170,61 +143,7 @@ class OpenCodeStreamReader(JsonStreamReader):
             "cache_read": as_int(cache.get("read")),
             "cache_write": as_int(cache.get("write")),
         }
-        for key, value in more.items():
-            self.tokens[key] = min(10**12, self.tokens[key] + value)
-        self.cost += as_cost(part.get("cost")) or 0.0
-        t = self.tokens
-        return [
-            f"■ step {self.steps} · in {format_tokens(t['input'])} "
-            f"out {format_tokens(t['output'])} · cache r {format_tokens(t['cache_read'])} "
-            f"w {format_tokens(t['cache_write'])}"
-        ]
-
-    def _retry(self, event: dict[str, Any]) -> list[str]:
-        message = clean_text(str(event.get("message") or "retry"))
-        at, now = epoch_time(event.get("next")), epoch_time(event.get("timestamp"))
-        wait = (at - now).total_seconds() if at is not None and now is not None else 0.0
-        line = f"retrying the API: attempt {as_int(event.get('attempt')) or '?'}, {wait:.0f} s"
-        if wait <= self.retry_limit:
-            return [f"{line} ({message})"]
-        self.failure = message
-        self.retry_reset = reset_in_message(message) or at
-        self.end_reason = f"OpenCode would wait {wait:.0f} s to retry ({message})"
-        return [f"{line}: over {self.retry_limit:.0f} s, ending OpenCode (the loop waits)"]
-
-    def outcome(self) -> tuple[str, bool]:
-        """``(outcome, transient)``: a long retry wait is a usage window; else the failure's
-        meaning; else ``ok`` once a step finished."""
-        if self.end_reason is not None:
-            return "rate_limited", False
-        if self.failure is not None:
-            failure = classify_api_error(self.status, self.failure)
-            return failure.outcome, failure.transient
-        return ("ok", False) if self.steps else ("agent_error", False)
-
-    def streamed_cost_usd(self) -> float | None:
-        """What OpenCode says the iteration cost so far."""
-        return self.cost
-
-    def report(self) -> dict[str, Any]:
-        """The iteration report fields this stream gives."""
-        outcome, transient = self.outcome()
-        now = self.now or datetime.now(UTC)
-        reset = self.retry_reset or (reset_in_message(self.failure or "") if self.failure else None)
-        detail = self.end_reason or (self.failure if outcome != "ok" else None)
-        return {
-            "outcome": outcome,
-            "transient": transient,
-            "stop_reason": "error" if self.failure else self.finish_reason,
-            "tokens": dict(self.tokens),
-            "cost_usd": self.cost if self.steps else None,
-            "resets_at": window_reset(reset, now) if outcome == "rate_limited" else None,
-            "turns": self.steps,
-            "session_id": self.session_id,
-            "model": self.model,
-            "final_text": self.messages[-1] if self.messages else "",
-            "detail": detail or self.damage_detail(outcome),
-        }
+        return self.add_request(more, part.get("cost"))
 
 
 def retry_plugin() -> Path:

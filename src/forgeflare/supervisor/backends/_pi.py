@@ -12,7 +12,7 @@ Events (pi-coding-agent 0.73.1, recorded in ``tests/fixtures/pi``), one JSON obj
 pi exits 0 even when every request failed: the outcome comes from the stream alone (the last
 assistant message's ``stopReason`` and ``errorMessage``, a failed ``auto_retry_end``). Each
 assistant ``message_end`` is one model request: its usage and cost are added up. A retry pi
-would wait longer than :data:`~forgeflare.supervisor.backends._opencode.RETRY_WAIT_LIMIT`
+would wait longer than :data:`~forgeflare.supervisor.backends._clistream.RETRY_WAIT_LIMIT`
 ends it, as for OpenCode.
 
 pi reads no base-URL variable: a local endpoint goes in ``providers.<name>.baseUrl`` of
@@ -24,19 +24,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, ClassVar
 
 from forgeflare._convergence import Final
 from forgeflare._errors import ConfigError
-from forgeflare._units import format_tokens
-from forgeflare.supervisor.backends._apierror import (
-    classify_api_error,
-    reset_in_message,
-    window_reset,
-)
 from forgeflare.supervisor.backends._backends import (
     ChildEnd,
     LineReader,
@@ -45,12 +39,10 @@ from forgeflare.supervisor.backends._backends import (
     _StreamBackend,
     register_backend,
 )
-from forgeflare.supervisor.backends._opencode import RETRY_WAIT_LIMIT
+from forgeflare.supervisor.backends._clistream import CliStreamReader
 from forgeflare.supervisor.backends._report import IterationReport
 from forgeflare.supervisor.backends._stream import (
-    JsonStreamReader,
     Shape,
-    as_cost,
     as_int,
     as_str,
     clean_text,
@@ -97,26 +89,10 @@ def _text(content: object) -> str:
 
 
 @dataclass
-class PiStreamReader(JsonStreamReader):
+class PiStreamReader(CliStreamReader):
     """Reads one pi iteration's JSON event stream, line by line (pure)."""
 
-    session_id: str | None = None
-    model: str | None = None
-    messages: list[str] = field(default_factory=list)
-    requests: int = 0
-    stop_reason: str | None = None
-    tokens: dict[str, int] = field(
-        default_factory=lambda: {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0}
-    )
-    cost: float = 0.0
-    failure: str | None = None
-    """The last request's error (cleared by a request that succeeds)."""
-    retry_reset: datetime | None = None
-    end_reason: str | None = None
-    """Set when the agent should be ended now (a retry wait the loop keeps instead)."""
-    retry_limit: float = RETRY_WAIT_LIMIT
-    now: datetime | None = None
-    """The time the report is made; ``None``: the clock."""
+    cli: str = "pi"
 
     def __post_init__(self) -> None:
         self.shapes = SHAPES
@@ -133,10 +109,15 @@ class PiStreamReader(JsonStreamReader):
         if kind == "tool_execution_end":
             return ["  error: the tool failed"] if event.get("isError") is True else []
         if kind == "auto_retry_start":
-            return self._retry(event)
+            message = clean_text(str(event.get("errorMessage") or "retry"))
+            delay = event.get("delayMs")
+            wait = delay / 1000 if isinstance(delay, int | float) and delay > 0 else 0.0
+            at = (self.now or datetime.now(UTC)) + timedelta(seconds=wait)
+            return [self.retry(as_int(event.get("attempt")), wait, message, at)]
         if kind == "auto_retry_end":
             if event.get("success") is False:
                 self.failure = clean_text(str(event.get("finalError") or self.failure or "?"))
+                self.status = _status(self.failure)
                 return [f"failed: {self.failure}"]
             return []
         if kind in _QUIET:
@@ -146,9 +127,8 @@ class PiStreamReader(JsonStreamReader):
     def _message(self, message: dict[str, Any]) -> list[str]:
         if message.get("role") != "assistant":
             return []
-        self.requests += 1
         self.model = as_str(message.get("model")) or self.model
-        self.stop_reason = as_str(message.get("stopReason")) or self.stop_reason
+        self.stop = as_str(message.get("stopReason")) or self.stop
         raw = message.get("usage")
         usage = raw if isinstance(raw, dict) else {}
         more = {
@@ -157,73 +137,20 @@ class PiStreamReader(JsonStreamReader):
             "cache_read": as_int(usage.get("cacheRead")),
             "cache_write": as_int(usage.get("cacheWrite")),
         }
-        for key, value in more.items():
-            self.tokens[key] = min(10**12, self.tokens[key] + value)
         cost = usage.get("cost")
-        self.cost += (as_cost(cost.get("total")) if isinstance(cost, dict) else None) or 0.0
         shown: list[str] = []
         text = _text(message.get("content"))
         if text:
             self.messages.append(clean_text(text))
             shown.append(self.messages[-1])
-        if self.stop_reason in ("error", "aborted"):
-            self.failure = clean_text(str(message.get("errorMessage") or self.stop_reason))
+        if self.stop in ("error", "aborted"):
+            self.failure = clean_text(str(message.get("errorMessage") or self.stop))
+            self.status = _status(self.failure)
             shown.append(f"failed: {self.failure}")
         else:
-            self.failure = None
-        t = self.tokens
-        shown.append(
-            f"■ request {self.requests} · in {format_tokens(t['input'])} "
-            f"out {format_tokens(t['output'])} · cache r {format_tokens(t['cache_read'])} "
-            f"w {format_tokens(t['cache_write'])}"
-        )
+            self.failure = self.status = None
+        shown.append(self.add_request(more, cost.get("total") if isinstance(cost, dict) else None))
         return shown
-
-    def _retry(self, event: dict[str, Any]) -> list[str]:
-        message = clean_text(str(event.get("errorMessage") or "retry"))
-        delay = event.get("delayMs")
-        wait = delay / 1000 if isinstance(delay, int | float) and delay > 0 else 0.0
-        line = f"retrying the API: attempt {as_int(event.get('attempt')) or '?'}, {wait:.0f} s"
-        if wait <= self.retry_limit:
-            return [f"{line} ({message[:200]})"]
-        now = self.now or datetime.now(UTC)
-        self.failure = message
-        self.retry_reset = reset_in_message(message) or now + timedelta(seconds=wait)
-        self.end_reason = f"pi would wait {wait:.0f} s to retry ({message[:200]})"
-        return [f"{line}: over {self.retry_limit:.0f} s, ending pi (the loop waits)"]
-
-    def outcome(self) -> tuple[str, bool]:
-        """``(outcome, transient)`` from the stream (pi's exit status says nothing)."""
-        if self.end_reason is not None:
-            return "rate_limited", False
-        if self.failure is not None:
-            failure = classify_api_error(_status(self.failure), self.failure)
-            return failure.outcome, failure.transient
-        return ("ok", False) if self.requests else ("agent_error", False)
-
-    def streamed_cost_usd(self) -> float | None:
-        """What pi says the iteration cost so far."""
-        return self.cost
-
-    def report(self) -> dict[str, Any]:
-        """The iteration report fields this stream gives."""
-        outcome, transient = self.outcome()
-        now = self.now or datetime.now(UTC)
-        reset = self.retry_reset or reset_in_message(self.failure or "")
-        detail = self.end_reason or (self.failure if outcome != "ok" else None)
-        return {
-            "outcome": outcome,
-            "transient": transient,
-            "stop_reason": self.stop_reason,
-            "tokens": dict(self.tokens),
-            "cost_usd": self.cost if self.requests else None,
-            "resets_at": window_reset(reset, now) if outcome == "rate_limited" else None,
-            "turns": self.requests,
-            "session_id": self.session_id,
-            "model": self.model,
-            "final_text": self.messages[-1] if self.messages else "",
-            "detail": detail or self.damage_detail(outcome),
-        }
 
 
 def pi_agent_dir(env: Mapping[str, str]) -> Path:
