@@ -5,19 +5,31 @@ window's reset instead."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
+from forgeflare._convergence import Final
+from forgeflare._errors import ConfigError
 from forgeflare._units import format_tokens
 from forgeflare.supervisor.backends._apierror import (
     classify_api_error,
     reset_in_message,
     window_reset,
 )
+from forgeflare.supervisor.backends._backends import (
+    ChildEnd,
+    LineReader,
+    _found,
+    _from_stream,
+    _StreamBackend,
+)
+from forgeflare.supervisor.backends._report import IterationReport
 from forgeflare.supervisor.backends._stream import MAX_COUNT, JsonStreamReader, as_cost
 
-__all__ = ["RETRY_WAIT_LIMIT", "CliStreamReader"]
+__all__ = ["RETRY_WAIT_LIMIT", "CliBackend", "CliStreamReader"]
 
 RETRY_WAIT_LIMIT = 60.0
 """Seconds: a retry the CLI schedules further ahead is the loop's to wait, not the CLI's."""
@@ -108,3 +120,28 @@ class CliStreamReader(JsonStreamReader):
             "final_text": self.messages[-1] if self.messages else "",
             "detail": detail or self.damage_detail(outcome),
         }
+
+
+@dataclass
+class CliBackend(_StreamBackend):
+    """A CLI read by a :class:`CliStreamReader`: its command found and its own offline check
+    (:meth:`problem`) before the night; a report from its stream, where an end the reader asked
+    for is no interruption."""
+
+    def problem(self, env: Mapping[str, str]) -> str | None:
+        """An offline fact that would make every iteration fail, with its fix."""
+        return None
+
+    def preflight(self, project: Path, argv: list[str], env: Mapping[str, str]) -> None:
+        _found(project, argv, env, getattr(self, "name", "command"))
+        problem = self.problem(env)
+        if problem:
+            raise ConfigError(problem)
+
+    def report(
+        self, reader: LineReader, end: ChildEnd, final: Final | None, report_file: Path | None
+    ) -> IterationReport:
+        assert isinstance(reader, CliStreamReader), "a CLI backend reads with its own reader"
+        if reader.end_reason is not None:  # the loop ended it to keep the window itself
+            end = ChildEnd(exit_code=end.exit_code, timed_out=end.timed_out)
+        return _from_stream(reader.report(), end)

@@ -28,18 +28,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar
 
-from forgeflare._convergence import Final
-from forgeflare._errors import ConfigError
-from forgeflare.supervisor.backends._backends import (
-    ChildEnd,
-    LineReader,
-    _found,
-    _from_stream,
-    _StreamBackend,
-    register_backend,
+from forgeflare.supervisor.backends._backends import LineReader, register_backend
+from forgeflare.supervisor.backends._clistream import (
+    RETRY_WAIT_LIMIT,
+    CliBackend,
+    CliStreamReader,
 )
-from forgeflare.supervisor.backends._clistream import RETRY_WAIT_LIMIT, CliStreamReader
-from forgeflare.supervisor.backends._report import IterationReport
 from forgeflare.supervisor.backends._stream import (
     Shape,
     as_int,
@@ -167,7 +161,7 @@ def with_retry_plugin(config: str | None) -> str:
 
 @register_backend
 @dataclass
-class OpenCodeBackend(_StreamBackend):
+class OpenCodeBackend(CliBackend):
     """OpenCode headless: ``opencode run --format json``, the prompt on stdin."""
 
     name: str = "opencode"
@@ -192,22 +186,11 @@ class OpenCodeBackend(_StreamBackend):
             "PWD": str(project),
         }
 
-    def preflight(self, project: Path, argv: list[str], env: Mapping[str, str]) -> None:
-        _found(project, argv, env, self.name)
-        problem = opencode_problem(env)
-        if problem:
-            raise ConfigError(problem)
+    def problem(self, env: Mapping[str, str]) -> str | None:
+        return opencode_problem(env)
 
     def reader(self) -> LineReader:
         return OpenCodeStreamReader(model=self.model.rpartition("/")[2] or None)
-
-    def report(
-        self, reader: LineReader, end: ChildEnd, final: Final | None, report_file: Path | None
-    ) -> IterationReport:
-        assert isinstance(reader, OpenCodeStreamReader)
-        if reader.end_reason is not None:  # the loop ended it to keep the window itself
-            end = ChildEnd(exit_code=end.exit_code, timed_out=end.timed_out)
-        return _from_stream(reader.report(), end)
 
 
 def opencode_problem(env: Mapping[str, str]) -> str | None:

@@ -29,18 +29,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, ClassVar
 
-from forgeflare._convergence import Final
-from forgeflare._errors import ConfigError
-from forgeflare.supervisor.backends._backends import (
-    ChildEnd,
-    LineReader,
-    _found,
-    _from_stream,
-    _StreamBackend,
-    register_backend,
-)
-from forgeflare.supervisor.backends._clistream import CliStreamReader
-from forgeflare.supervisor.backends._report import IterationReport
+from forgeflare.supervisor.backends._backends import LineReader, register_backend
+from forgeflare.supervisor.backends._clistream import CliBackend, CliStreamReader
 from forgeflare.supervisor.backends._stream import (
     Shape,
     as_int,
@@ -193,7 +183,7 @@ def pi_problem(env: Mapping[str, str]) -> str | None:
 
 @register_backend
 @dataclass
-class PiBackend(_StreamBackend):
+class PiBackend(CliBackend):
     """pi headless: ``pi -p --mode json``, the prompt on stdin."""
 
     name: str = "pi"
@@ -205,19 +195,8 @@ class PiBackend(_StreamBackend):
     program: ClassVar[str] = "pi"
     args: ClassVar[tuple[str, ...]] = ("-p", "--mode", "json")
 
-    def preflight(self, project: Path, argv: list[str], env: Mapping[str, str]) -> None:
-        _found(project, argv, env, self.name)
-        problem = pi_problem(env)
-        if problem:
-            raise ConfigError(problem)
+    def problem(self, env: Mapping[str, str]) -> str | None:
+        return pi_problem(env)
 
     def reader(self) -> LineReader:
         return PiStreamReader()
-
-    def report(
-        self, reader: LineReader, end: ChildEnd, final: Final | None, report_file: Path | None
-    ) -> IterationReport:
-        assert isinstance(reader, PiStreamReader)
-        if reader.end_reason is not None:  # the loop ended it to keep the window itself
-            end = ChildEnd(exit_code=end.exit_code, timed_out=end.timed_out)
-        return _from_stream(reader.report(), end)
