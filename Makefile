@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test test-fast lint check pytest docs demo bench dist clean claude-code codex
+.PHONY: venv test test-fast lint check pytest docs demo bench dist clean claude-code codex opencode pi
 
 # The pinned Claude Code the integration tests drive (npm, into a cache folder of this repo).
 CLAUDE_CODE_VERSION := 2.1.197
@@ -12,6 +12,12 @@ CLAUDE_CODE := .cache/claude-code/node_modules/.bin/claude
 # The pinned Codex CLI (npm; its native binary comes as an optional package of the same name).
 CODEX_VERSION := 0.169.0
 CODEX := .cache/codex/node_modules/.bin/codex
+# The pinned OpenCode CLI (npm `opencode-ai`; its native binary comes as an optional package).
+OPENCODE_VERSION := 1.18.33
+OPENCODE := .cache/opencode/node_modules/.bin/opencode
+# The pinned pi coding agent (npm `@mariozechner/pi-coding-agent`).
+PI_VERSION := 0.73.1
+PI := .cache/pi/node_modules/.bin/pi
 
 venv: $(STAMP)
 
@@ -36,6 +42,8 @@ PYTEST_WORKERS := -n 4 --dist worksteal
 pytest: $(STAMP)
 	-$(MAKE) --no-print-directory claude-code
 	-$(MAKE) --no-print-directory codex
+	-$(MAKE) --no-print-directory opencode
+	-$(MAKE) --no-print-directory pi
 	$(BIN)/pytest $(PYTEST_WORKERS)
 
 test: lint docs pytest
@@ -88,6 +96,18 @@ codex: $(CODEX)
 $(CODEX):
 	npm install --prefix .cache/codex --no-audit --no-fund --loglevel=error \
 		@openai/codex@$(CODEX_VERSION)
+
+opencode: $(OPENCODE)
+
+$(OPENCODE):
+	npm install --prefix .cache/opencode --no-audit --no-fund --loglevel=error \
+		opencode-ai@$(OPENCODE_VERSION)
+
+pi: $(PI)
+
+$(PI):
+	npm install --prefix .cache/pi --no-audit --no-fund --loglevel=error \
+		@mariozechner/pi-coding-agent@$(PI_VERSION)
 
 clean:
 	rm -rf $(VENV) build dist site src/*.egg-info

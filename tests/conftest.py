@@ -56,7 +56,7 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
 # The helpers of the tests that drive a real Claude Code or Codex CLI.
-_REAL_CLI_SUPPORT = {"claude_code_support", "codex_support"}
+_REAL_CLI_SUPPORT = {"claude_code_support", "codex_support", "opencode_support", "pi_support"}
 
 
 def pytest_configure(config: pytest.Config) -> None:

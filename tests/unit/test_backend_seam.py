@@ -153,7 +153,7 @@ def test_registering_a_class_without_the_protocols_members_names_what_it_lacks()
         def argv(self) -> list[str]:
             return []
 
-    with pytest.raises(TypeError, match=r"backend 'half' \(Half\) lacks account, box, "):
+    with pytest.raises(TypeError, match=r"backend 'half' \(Half\) lacks account, agent_env, box, "):
         register_backend(Half)
     assert "half" not in BACKENDS
 

@@ -28,6 +28,10 @@ from forgeflare.supervisor.backends import (
     CodexBackend,
     CodexStreamReader,
     IterationReport,
+    OpenCodeBackend,
+    OpenCodeStreamReader,
+    PiBackend,
+    PiStreamReader,
     StreamBackend,
 )
 from forgeflare.supervisor.backends._stream import as_cost, as_int, epoch_time, shape_problem
@@ -179,13 +183,22 @@ def _codex_reader(home: Path) -> Callable[[], CodexStreamReader]:
     return make
 
 
-@pytest.mark.parametrize("name", ["claude", "codex"])
+def _newer_backend(name: str) -> tuple[StreamBackend, Callable[[], Any], list[list[str]]]:
+    """OpenCode's and pi's backend, reader and recorded streams."""
+    if name == "opencode":
+        return OpenCodeBackend(), OpenCodeStreamReader, _lines("opencode")
+    return PiBackend(), PiStreamReader, _lines("pi")
+
+
+@pytest.mark.parametrize("name", ["claude", "codex", "opencode", "pi"])
 def test_damaged_streams_never_raise(name: str, tmp_path: Path) -> None:
     backend: StreamBackend
     if name == "claude":
         backend, make, streams = ClaudeBackend(), ClaudeStreamReader, _lines("claude")
-    else:
+    elif name == "codex":
         backend, make, streams = CodexBackend(), _codex_reader(tmp_path), _lines("codex")
+    else:
+        backend, make, streams = _newer_backend(name)
     assert streams, "recorded streams to start from"
     types = _types(streams)
     rng = random.Random(40)

@@ -227,6 +227,7 @@ class IterationRunner:
             )
         env.update(self.sandbox_env)
         env.update(self.delivery.git_identity)  # git has none: the agent commits as the loop does
+        env.update(self.agent.backend.agent_env(env, self.setup.project))  # its own variables
         return plan
 
     @contextlib.contextmanager
@@ -317,6 +318,8 @@ class IterationRunner:
                         # shows the output, and the records' failure ends the loop after it.
                         failed.append(RecordError(f"{log_path}: cannot write: {exc.strerror}"))
                 shown = reader.feed(line.decode("utf-8", errors="replace"))
+                if getattr(reader, "end_reason", None) and not halt.stop.is_set():
+                    halt.stop.set()  # the backend's reader asks for its end (a long retry wait)
                 if streamed is not None and start.over_budget is None:
                     cost = streamed()
                     if passes_cap(spent=spent, streamed=cost, cap=cap):

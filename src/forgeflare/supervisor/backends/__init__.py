@@ -44,6 +44,10 @@ from forgeflare.supervisor.backends._codex import codex_home
 from forgeflare.supervisor.backends._codex import codex_model
 from forgeflare.supervisor.backends._codex import reset_from_message
 from forgeflare.supervisor.backends._codex import reset_from_session
+from forgeflare.supervisor.backends._opencode import OpenCodeBackend
+from forgeflare.supervisor.backends._opencode import OpenCodeStreamReader
+from forgeflare.supervisor.backends._pi import PiBackend
+from forgeflare.supervisor.backends._pi import PiStreamReader
 
 __all__ = [
     "BACKENDS",
@@ -66,7 +70,11 @@ __all__ = [
     "IterationReport",
     "JsonStreamReader",
     "LineReader",
+    "OpenCodeBackend",
+    "OpenCodeStreamReader",
     "Outcome",
+    "PiBackend",
+    "PiStreamReader",
     "StreamBackend",
     "StreamReport",
     "Tokens",

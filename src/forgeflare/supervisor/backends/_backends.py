@@ -248,6 +248,11 @@ class Backend(Protocol):
         the files ``[agent] extra_args`` names): they need the user's trust first."""
         ...
 
+    def agent_env(self, env: Mapping[str, str], project: Path) -> dict[str, str]:
+        """Variables the agent needs besides ``env`` (its own config, its working folder);
+        added last to its environment. ``{}`` for most."""
+        ...
+
     def helper_argv(self, key_file: Path) -> list[str]:
         """Arguments that tell the agent its one-shot key file (see :attr:`helper_keys`)."""
         ...
@@ -328,6 +333,9 @@ class BaseBackend:
 
     def trust_items(self, project: Path, extra_args: str) -> list[TrustItem]:
         return []
+
+    def agent_env(self, env: Mapping[str, str], project: Path) -> dict[str, str]:
+        return {}
 
     def helper_argv(self, key_file: Path) -> list[str]:
         return []

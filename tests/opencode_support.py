@@ -1,0 +1,56 @@
+"""The pinned OpenCode CLI for integration tests (``make opencode`` installs it).
+
+Tests that drive the real OpenCode take :func:`require_opencode`: the path of the CLI in
+``.cache/opencode``. When it is missing the test is skipped with the reason, except with
+``FORGEFLARE_REQUIRE_OPENCODE=1`` (set by ``.ci/run``), where a missing CLI fails the test.
+
+OpenCode runs offline against the project's Messages mock (``forgeflare mock-api``): its
+Anthropic provider reads ``ANTHROPIC_BASE_URL`` (with ``/v1``: it appends ``/messages``) and
+``ANTHROPIC_API_KEY``; ``OPENCODE_DISABLE_MODELS_FETCH=1`` keeps it from fetching models.dev; a
+private ``HOME`` and ``XDG_*`` keep the user's config, sessions and snapshots out.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from platform_support import require_pinned_cli
+
+REPO = Path(__file__).resolve().parent.parent
+OPENCODE = REPO / ".cache" / "opencode" / "node_modules" / ".bin" / "opencode"
+VERSION = "1.18.33"
+MODEL = "anthropic/claude-sonnet-4-5"
+
+__all__ = ["MODEL", "OPENCODE", "VERSION", "opencode_env", "require_opencode"]
+
+
+def require_opencode() -> Path:
+    """The CLI's path, or skip (fail with FORGEFLARE_REQUIRE_OPENCODE=1) when not installed."""
+    return require_pinned_cli(
+        OPENCODE, f"OpenCode {VERSION}", "opencode", "FORGEFLARE_REQUIRE_OPENCODE"
+    )
+
+
+def opencode_env(home: Path, base_url: str, **extra: str) -> dict[str, str]:
+    """An environment for OpenCode against the Messages mock at ``base_url``: a private home,
+    a test key, no models.dev fetch, no user config."""
+    home.mkdir(parents=True, exist_ok=True)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("OPENCODE_", "ANTHROPIC_", "XDG_", "FRESHER_"))
+    }
+    env.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        XDG_DATA_HOME=str(home / ".local" / "share"),
+        XDG_CACHE_HOME=str(home / ".cache"),
+        XDG_STATE_HOME=str(home / ".local" / "state"),
+        ANTHROPIC_BASE_URL=f"{base_url.rstrip('/')}/v1",
+        ANTHROPIC_API_KEY="test-key",
+        OPENCODE_DISABLE_MODELS_FETCH="1",
+        NO_COLOR="1",
+    )
+    env.update(extra)
+    return env
