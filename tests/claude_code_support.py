@@ -1,8 +1,9 @@
 """The pinned Claude Code CLI for integration tests (``make claude-code`` installs it).
 
 Tests that drive the real Claude Code take the ``claude_code`` fixture: the path of the CLI in
-``.cache/claude-code``. When it is missing the test is skipped with the reason, except with
-``FORGEFLARE_REQUIRE_CC=1`` (set by ``.ci/run``), where a missing CLI fails the test.
+``.cache/claude-code-VERSION`` (the Makefile's folder for the pin). When it is missing the
+test is skipped with the reason, except with ``FORGEFLARE_REQUIRE_CC=1`` (set by ``.ci/run``),
+where a missing CLI fails the test.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from mockapi_support import MockServer
 from platform_support import require_pinned_cli
 
 REPO = Path(__file__).resolve().parent.parent
-CLAUDE = REPO / ".cache" / "claude-code" / "node_modules" / ".bin" / "claude"
-VERSION = "2.1.197"
+VERSION = "2.1.332"
+CLAUDE = REPO / ".cache" / f"claude-code-{VERSION}" / "node_modules" / ".bin" / "claude"
 
 __all__ = [
     "CLAUDE",
