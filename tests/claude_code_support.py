@@ -26,6 +26,7 @@ __all__ = [
     "VERSION",
     "claude_env",
     "claude_print",
+    "continuation_sent",
     "conversation_turns",
     "last_user_text",
     "require_claude_code",
@@ -94,6 +95,25 @@ def last_user_text(body: dict[str, Any]) -> str:
     if isinstance(content, str):
         return content
     return "\n".join(b.get("text", "") for b in content if isinstance(b, dict))
+
+
+def continuation_sent(body: dict[str, Any]) -> str:
+    """What Claude Code sent the model after its last reply (a Stop hook's continuation), every
+    message of it, checked to read as the task: no "error", no hook command's path. Claude Code
+    2.1.332 adds a system message ``Stop hook blocking error from command: "<path>"`` after a
+    ``decision: block``, and puts the path before an exit 2's stderr."""
+    messages = body["messages"]
+    last = max(i for i, m in enumerate(messages) if m.get("role") == "assistant")
+    texts = []
+    for message in messages[last + 1 :]:
+        content = message["content"]
+        blocks = [content] if isinstance(content, str) else content
+        texts += [b if isinstance(b, str) else str(b.get("text", "")) for b in blocks]
+    sent = "\n".join(texts)
+    assert "error" not in sent.lower(), sent
+    for path_part in ("stop-hook", str(REPO), "/bin/"):
+        assert path_part not in sent, sent
+    return sent
 
 
 def session_of(out: subprocess.CompletedProcess[str]) -> str:
