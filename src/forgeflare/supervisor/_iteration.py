@@ -42,6 +42,7 @@ from forgeflare._units import format_cost
 from forgeflare.supervisor._agentkey import KeyPlan, helper_settings, key_file, plan_agent_key
 from forgeflare.supervisor._agentproc import ChildResult, StopControl, exit_status, supervise
 from forgeflare.supervisor._config import default_prompt
+from forgeflare.supervisor._deterministic import iteration_failure
 from forgeflare.supervisor._finish import IterationOutcome, agent_time
 from forgeflare.supervisor._git import GitSnapshot, commits_and_tree, git_snapshot
 from forgeflare.supervisor._lifecycle import (
@@ -58,6 +59,7 @@ from forgeflare.supervisor.backends import (
     REPORT_ENV,
     ChildEnd,
     CodexStreamReader,
+    IterationReport,
     LineReader,
 )
 
@@ -384,10 +386,25 @@ class IterationRunner(LoopState):
             transient=report.transient,
             resets_at=parse_time(report.resets_at),
             question=report.question,
+            deterministic=self.deterministic(report),
         )
         self._show_end(it, outcome, result, report.tokens.total, commits)
         self.last_exit, self.last_duration = exit_status(result), it.duration
         return it, outcome
+
+    def deterministic(self, report: IterationReport) -> str | None:
+        """The agent's line when this iteration failed in a way retrying cannot fix (a
+        backend may say which of its errors are such, and whether its ``detail`` is error
+        text whose repetition counts)."""
+        earlier = [
+            row
+            for row in self.record.iterations
+            if (row.backend, row.profile) == (self.backend.name, self.profile)
+        ]
+        if not getattr(self.backend, "structured_errors", False):
+            earlier = []  # its last line of output, not error text: only its table decides
+        table = getattr(self.backend, "deterministic_errors", ())
+        return iteration_failure(report, earlier, table=table)
 
     def _not_started(self, program: str, exc: OSError, log: io.FileIO) -> ChildResult:
         """The result of an agent that could not start (exit 127), said in its log and shown."""

@@ -129,7 +129,7 @@ class LoopStep(LoopState):
         if choice.wait_until is None:
             self.finish_reason = choice.reason
             self.display.error(f"no agent left: {choice.reason}")
-            spent = any(w.resets_at is None for w in self.windows.values())
+            spent = any(w.reason == "quota spent" for w in self.windows.values())
             return FinishType.QUOTA if spent else FinishType.ERROR
         self.display.warn(f"no agent open: {choice.reason}")
         left = (choice.wait_until - datetime.now(UTC)).total_seconds()
@@ -179,10 +179,9 @@ class LoopStep(LoopState):
         action = ruling.action
         self.wait_streaks = ruling.waits
         self.record.streaks = asdict(ruling.streaks)
-        # A spent quota ends the night only when no fallback is left to go on with.
-        quota_fallback = (
-            isinstance(action, Finish) and action.type is FinishType.QUOTA and bool(self.fallbacks)
-        )
+        # A spent quota or a deterministic failure ends the night only when no fallback is
+        # left to go on with.
+        quota_fallback = isinstance(action, Finish) and action.agent_only and bool(self.fallbacks)
         if isinstance(action, Finish) and action.reason is not None and not quota_fallback:
             self.finish_reason = action.reason
         if isinstance(action, Finish) and action.type is FinishType.BLOCKED:
@@ -192,7 +191,11 @@ class LoopStep(LoopState):
             await self.notifier.send(ruling.notify, {**self.summary(), "detail": detail})
         self.finish_iteration(it, ruling.label, counted=ruling.counted)
         if quota_fallback:
-            self.windows[self.current] = Window(None, "quota spent")
+            assert isinstance(action, Finish)
+            spent = action.type is FinishType.QUOTA
+            self.windows[self.current] = Window(
+                None, "quota spent" if spent else action.reason or ""
+            )
             return None
         if isinstance(action, Finish):
             return action.type

@@ -12,6 +12,7 @@ agent's ``final`` and an optional report file. :func:`register_backend` adds it 
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 from collections.abc import Mapping
@@ -91,10 +92,16 @@ class LineReader(Protocol):
 
 
 class _RawReader:
-    """Shows each line as it is (the own agent's output is already for people)."""
+    """Shows each line as it is (the own agent's output is already for people), and keeps the
+    last non-blank one: the agent's own words when it fails."""
+
+    last_line: str = ""
 
     def feed(self, line: str) -> list[str]:
-        return [line.rstrip("\n")]
+        shown = line.rstrip("\n")
+        if shown.strip():
+            self.last_line = shown.strip()
+        return [shown]
 
 
 def _ended(end: ChildEnd) -> str | None:
@@ -195,6 +202,24 @@ class Backend(Protocol):
 class _Base:
     """What every built-in backend shares: no budget flag, its command found, no trust files,
     and an agent that can commit."""
+
+    deterministic_errors: ClassVar[tuple[str, ...]] = ()
+    """Patterns of this agent's error lines that no retry fixes (beside the common ones of
+    ``supervisor._deterministic``): such an iteration falls back or ends the loop at once.
+    Optional for a backend (not part of :class:`Backend`): none means the common ones."""
+    structured_errors: ClassVar[bool] = False
+    """The report's ``detail`` is the agent's own error text (not just its last line of
+    output): the same text twice is then a failure no retry fixes."""
+    demo_api: ClassVar[str | None] = None
+    """The mock API ``forgeflare demo --backend`` runs this agent against (``messages`` or
+    ``responses``); ``None`` (or a backend without it): no offline demo of this agent."""
+    install_hint: ClassVar[str] = ""
+    """How to install the agent's CLI, said when the demo does not find it."""
+
+    def demo_env(self, url: str, scratch: Path) -> dict[str, str]:
+        """What the agent needs in its environment to work against the demo's mock at ``url``
+        (files it needs are written under ``scratch``)."""
+        return {}
 
     @property
     def commits_itself(self) -> bool:
@@ -313,17 +338,19 @@ class CommandBackend(_PlainBackend):
             return ForgeflareBackend(final_required=self.final_required).report(
                 reader, end, final, None
             )
-        return _by_exit_status(end, outcome)
+        return _by_exit_status(end, outcome, getattr(reader, "last_line", ""))
 
 
-def _by_exit_status(end: ChildEnd, outcome: str | None) -> IterationReport:
-    """The report of an agent that wrote none: its exit status decides."""
+def _by_exit_status(end: ChildEnd, outcome: str | None, last_line: str = "") -> IterationReport:
+    """The report of an agent that wrote none: its exit status decides; a failed one's last
+    line of output is its ``detail``."""
     if outcome is not None:
         return IterationReport(outcome=outcome)
     good = end.exit_code == 0
     return IterationReport(
         outcome="ok" if good else "agent_error",
         stop_reason=None if good else f"exit {end.exit_code}",
+        detail=None if good else last_line[:300] or None,
     )
 
 
@@ -338,6 +365,7 @@ class _StreamBackend(_Base):
 
     prompt_suffix: str = _COMPLETE_PROMPT
     secret_names: ClassVar[tuple[str, ...]] = ()
+    structured_errors: ClassVar[bool] = True
     program: ClassVar[str]
     """The command when ``[agent] command`` names none."""
     args: ClassVar[tuple[str, ...]]
@@ -370,6 +398,10 @@ class ClaudeBackend(_StreamBackend):
     )
     permission_mode: str = "bypassPermissions"
     program: ClassVar[str] = "claude"
+    deterministic_errors: ClassVar[tuple[str, ...]] = (
+        r"--dangerously-skip-permissions",
+        r"please run /login",
+    )
     args: ClassVar[tuple[str, ...]] = ("-p", "--output-format", "stream-json", "--verbose")
 
     def configure(self, agent: AgentSettings) -> None:
@@ -385,6 +417,26 @@ class ClaudeBackend(_StreamBackend):
     def reader(self) -> LineReader:
         return ClaudeStreamReader()
 
+    demo_api: ClassVar[str | None] = "messages"
+    install_hint: ClassVar[str] = "npm install -g @anthropic-ai/claude-code"
+
+    def demo_env(self, url: str, scratch: Path) -> dict[str, str]:
+        """Claude Code reads ``ANTHROPIC_BASE_URL`` (not ``ANTHROPIC_API_URL``) and a key; as
+        root it runs without permission prompts only with ``IS_SANDBOX=1``; its settings go to
+        a configuration folder of the demo's own (the user's stay untouched)."""
+        config = scratch / "claude-config"
+        config.mkdir(parents=True, exist_ok=True)
+        env = {
+            "ANTHROPIC_BASE_URL": url,
+            "ANTHROPIC_API_KEY": "demo-key-offline",
+            "CLAUDE_CONFIG_DIR": str(config),
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_AUTOUPDATER": "1",
+        }
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            env["IS_SANDBOX"] = "1"
+        return env
+
     def trust_files(self, project: Path) -> list[Path]:
         """Claude Code runs the hooks, helpers and MCP servers these name."""
         claude = project / ".claude"
@@ -399,6 +451,12 @@ class CodexBackend(_StreamBackend):
     secret_names: ClassVar[tuple[str, ...]] = ("OPENAI_API_KEY", "CODEX_API_KEY")
     sandbox: str = "workspace-write"
     program: ClassVar[str] = "codex"
+    deterministic_errors: ClassVar[tuple[str, ...]] = (
+        r"\bbwrap: execvp\b",
+        r"codex-linux-sandbox",
+        r"\binvalid_api_key\b",
+        r"\bmodel_not_found\b",
+    )
     args: ClassVar[tuple[str, ...]] = ("exec", "--json", "--skip-git-repo-check")
     last: ClassVar[tuple[str, ...]] = ("-",)
     """The prompt comes on stdin."""
@@ -413,6 +471,30 @@ class CodexBackend(_StreamBackend):
 
     def reader(self) -> LineReader:
         return CodexStreamReader()
+
+    demo_api: ClassVar[str | None] = "responses"
+    install_hint: ClassVar[str] = "npm install -g @openai/codex"
+
+    def demo_env(self, url: str, scratch: Path) -> dict[str, str]:
+        """A ``CODEX_HOME`` of the demo's own whose provider is the mock's Responses API, a key
+        for it, and a ``TMPDIR`` outside ``CODEX_HOME`` (Codex loses its sandbox helper when
+        its temporary files sit in its home)."""
+        home, tmp = scratch / "codex-home", scratch / "codex-tmp"
+        home.mkdir(parents=True, exist_ok=True)
+        tmp.mkdir(parents=True, exist_ok=True)
+        (home / "config.toml").write_text(
+            'model = "gpt-5.5"\nmodel_provider = "demo"\n\n'
+            "[model_providers.demo]\n"
+            'name = "forgeflare demo"\n'
+            f"base_url = {json.dumps(url)}\n"
+            'wire_api = "responses"\n'
+            'env_key = "OPENAI_API_KEY"\n'
+            "request_max_retries = 0\n"
+            "stream_max_retries = 0\n"
+            "\n[features]\nshell_snapshot = false\n",
+            encoding="utf-8",
+        )
+        return {"CODEX_HOME": str(home), "OPENAI_API_KEY": "demo-key-offline", "TMPDIR": str(tmp)}
 
 
 def _from_stream(fields: Mapping[str, Any], end: ChildEnd) -> IterationReport:
