@@ -38,6 +38,10 @@ _DEMO_HELP = "\n\n".join(
         "five tools on real files, the guard blocks a destructive command, hooks log and "
         "signal convergence, the loop finishes complete. Ends with a summary read from the "
         "run's records; the project is kept for a look.",
+        "--backend claude|codex|... runs the same two tasks through that agent's real CLI "
+        "(installed and on PATH), against a mock of the API it speaks, with the environment "
+        "it needs set by the demo; a CLI that is not installed is said with how to install it "
+        "(exit 2).",
     ]
 )
 
@@ -88,7 +92,20 @@ def register(app: typer.Typer) -> None:
             Path | None,
             typer.Option("--dir", help="Run in this directory (empty or missing)."),
         ] = None,
+        backend: Annotated[
+            str,
+            typer.Option(
+                "--backend",
+                metavar="NAME",
+                help="The agent: a backend of the registry (forgeflare, claude, codex, ...).",
+            ),
+        ] = "forgeflare",
     ) -> None:
+        from forgeflare.supervisor.backends import backend_names
         from forgeflare.templates._demo import run_demo
+        from forgeflare.templates._init import TemplateUsageError
 
-        raise typer.Exit(run_demo(directory))
+        if backend not in backend_names():
+            names = ", ".join(backend_names())
+            raise TemplateUsageError(f"--backend {backend}: not a backend (one of: {names})")
+        raise typer.Exit(run_demo(directory, backend=backend))
