@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from supervisor_agents.project import Project, base_env
+from conftest import MockServer
+from supervisor_agents.project import Project, base_env, env_for
+
+MockAPI = Callable[[dict[str, Any]], MockServer]
 
 NOT_LOGGED_IN = "Not logged in · Please run /login"
 
@@ -51,20 +55,23 @@ def test_not_logged_in_ends_the_loop_in_one_iteration_with_its_line(tmp_path: Pa
     assert "pausing" not in done.stdout + done.stderr
 
 
-def test_the_same_error_twice_ends_the_loop(tmp_path: Path) -> None:
+def test_the_same_error_twice_ends_the_loop(tmp_path: Path, mock_api: MockAPI) -> None:
+    """The own agent's error (its ``final`` detail) is error text: the second time, the loop
+    ends, without the third iteration the error streak would wait for."""
+    bad = {"error": {"status": 400, "type": "invalid_request_error", "message": "tools: bad"}}
+    server = mock_api({"responses": [bad, bad, bad, bad]})
     project = new_project(tmp_path)
-    agent = stand_in(project, "agent", "echo 'config: unknown key \"colour\" at line 3'\nexit 1")
-    done = project.run("--agent-cmd", agent, env=base_env(), timeout=120)
+    done = project.run(env=env_for(server), timeout=120)
     assert done.code == 12, done.stdout + done.stderr
-    assert [r["outcome"] for r in rows(project)] == ["agent_error", "agent_error"]
-    assert 'unknown key "colour"' in project.record()["finish_reason"]
+    assert [r["outcome"] for r in rows(project)] == ["api_error", "api_error"]
+    assert "tools: bad" in project.record()["finish_reason"]
 
 
-def test_an_outage_said_twice_is_still_waited_out(tmp_path: Path) -> None:
-    """The measure can fail: network words are never deterministic by repetition (the error
-    streak, three in a row, ends this loop instead)."""
+def test_a_command_agents_last_line_twice_is_not_error_text(tmp_path: Path) -> None:
+    """A ``command`` agent's last line of output may be anything (a progress line): only the
+    table decides for it, and the error streak ends this loop after three."""
     project = new_project(tmp_path)
-    agent = stand_in(project, "agent", "echo 'fetch failed: connection reset'\nexit 1")
+    agent = stand_in(project, "agent", "echo 'config: unknown key at line 3'\nexit 1")
     done = project.run("--agent-cmd", agent, env=base_env(), timeout=120)
     assert done.code == 12, done.stdout + done.stderr
     assert len(rows(project)) == 3

@@ -316,6 +316,37 @@ def _set_up(project: Path, echo: Callable[[str], None]) -> None:
     echo(f"no git repository: {problem}" if problem else "committed the demo project")
 
 
+def _run_loop(
+    project: Path,
+    agent: _Agent,
+    url: str,
+    scratch: Path,
+    python: str,
+    base_env: Mapping[str, str],
+    echo: Callable[[str], None],
+) -> subprocess.CompletedProcess[bytes]:
+    """``forgeflare loop --mode building`` in the demo project, its agent on the mock at
+    ``url``, writing to this process's terminal."""
+    argv = _forgeflare(python, "loop", "--mode", "building", *agent.loop_args())
+    argv += ["--dir", str(project), "--max-iterations", str(_MAX_ITERATIONS)]
+    argv += ["--iteration-timeout", "120s" if agent.backend else "60s"]
+    shown = " ".join(["--mode building", *agent.loop_args()])
+    echo("")
+    echo(f"$ forgeflare loop {shown} --max-iterations {_MAX_ITERATIONS}")
+    sys.stdout.flush()
+    child_env = _child_env(base_env, url, python)
+    if agent.env is not None:
+        child_env.update(agent.env(url, scratch))
+    return subprocess.run(
+        argv,
+        cwd=project,
+        env=child_env,
+        stdin=subprocess.DEVNULL,
+        timeout=_LOOP_TIMEOUT_S,
+        check=False,
+    )
+
+
 def run_demo(
     project_dir: Path | None = None,
     *,
@@ -359,24 +390,7 @@ def run_demo(
         try:
             url = agent.url(port)
             echo(f"listening on {url}")
-            argv = _forgeflare(python, "loop", "--mode", "building", *agent.loop_args())
-            argv += ["--dir", str(project), "--max-iterations", str(_MAX_ITERATIONS)]
-            argv += ["--iteration-timeout", "120s" if agent.backend else "60s"]
-            shown = " ".join(["--mode building", *agent.loop_args()])
-            echo("")
-            echo(f"$ forgeflare loop {shown} --max-iterations {_MAX_ITERATIONS}")
-            sys.stdout.flush()
-            child_env = _child_env(base_env, url, python)
-            if agent.env is not None:
-                child_env.update(agent.env(url, scratch))
-            loop = subprocess.run(
-                argv,
-                cwd=project,
-                env=child_env,
-                stdin=subprocess.DEVNULL,
-                timeout=_LOOP_TIMEOUT_S,
-                check=False,
-            )
+            loop = _run_loop(project, agent, url, scratch, python, base_env, echo)
         except subprocess.TimeoutExpired as exc:
             raise TemplateError(f"the demo loop did not finish in {_LOOP_TIMEOUT_S:g}s") from exc
         finally:

@@ -269,6 +269,7 @@ class ForgeflareBackend(_PlainBackend):
 
     name: str = "forgeflare"
     final_required: bool = True
+    structured_errors: ClassVar[bool] = True  # its final's detail is the API's error
     prompt_suffix: str = BLOCKED_PROMPT
     """The model is told how to ask a question (it completes through ``final``, no tag)."""
     secret_names: ClassVar[tuple[str, ...]] = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
