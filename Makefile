@@ -6,12 +6,15 @@ STAMP := $(VENV)/.installed
 
 .PHONY: venv test test-fast lint check pytest docs demo bench dist clean claude-code codex opencode pi
 
-# The pinned Claude Code the integration tests drive (npm, into a cache folder of this repo).
-CLAUDE_CODE_VERSION := 2.1.197
-CLAUDE_CODE := .cache/claude-code/node_modules/.bin/claude
+# The pinned Claude Code the integration tests drive (npm, into a cache folder of this repo
+# named by the version, so a new pin installs beside the old one instead of being skipped).
+CLAUDE_CODE_VERSION := 2.1.332
+CLAUDE_CODE_DIR := .cache/claude-code-$(CLAUDE_CODE_VERSION)
+CLAUDE_CODE := $(CLAUDE_CODE_DIR)/node_modules/.bin/claude
 # The pinned Codex CLI (npm; its native binary comes as an optional package of the same name).
-CODEX_VERSION := 0.169.0
-CODEX := .cache/codex/node_modules/.bin/codex
+CODEX_VERSION := 0.171.0
+CODEX_DIR := .cache/codex-$(CODEX_VERSION)
+CODEX := $(CODEX_DIR)/node_modules/.bin/codex
 # The pinned OpenCode CLI (npm `opencode-ai`; its native binary comes as an optional package).
 OPENCODE_VERSION := 1.18.33
 OPENCODE := .cache/opencode/node_modules/.bin/opencode
@@ -88,13 +91,13 @@ dist: $(STAMP)
 claude-code: $(CLAUDE_CODE)
 
 $(CLAUDE_CODE):
-	npm install --prefix .cache/claude-code --no-audit --no-fund --loglevel=error \
+	npm install --prefix $(CLAUDE_CODE_DIR) --no-audit --no-fund --loglevel=error \
 		@anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION)
 
 codex: $(CODEX)
 
 $(CODEX):
-	npm install --prefix .cache/codex --no-audit --no-fund --loglevel=error \
+	npm install --prefix $(CODEX_DIR) --no-audit --no-fund --loglevel=error \
 		@openai/codex@$(CODEX_VERSION)
 
 opencode: $(OPENCODE)

@@ -1,8 +1,9 @@
 """The pinned Claude Code CLI for integration tests (``make claude-code`` installs it).
 
 Tests that drive the real Claude Code take the ``claude_code`` fixture: the path of the CLI in
-``.cache/claude-code``. When it is missing the test is skipped with the reason, except with
-``FORGEFLARE_REQUIRE_CC=1`` (set by ``.ci/run``), where a missing CLI fails the test.
+``.cache/claude-code-VERSION`` (the Makefile's folder for the pin). When it is missing the
+test is skipped with the reason, except with ``FORGEFLARE_REQUIRE_CC=1`` (set by ``.ci/run``),
+where a missing CLI fails the test.
 """
 
 from __future__ import annotations
@@ -17,14 +18,15 @@ from mockapi_support import MockServer
 from platform_support import require_pinned_cli
 
 REPO = Path(__file__).resolve().parent.parent
-CLAUDE = REPO / ".cache" / "claude-code" / "node_modules" / ".bin" / "claude"
-VERSION = "2.1.197"
+VERSION = "2.1.332"
+CLAUDE = REPO / ".cache" / f"claude-code-{VERSION}" / "node_modules" / ".bin" / "claude"
 
 __all__ = [
     "CLAUDE",
     "VERSION",
     "claude_env",
     "claude_print",
+    "continuation_sent",
     "conversation_turns",
     "last_user_text",
     "require_claude_code",
@@ -93,6 +95,25 @@ def last_user_text(body: dict[str, Any]) -> str:
     if isinstance(content, str):
         return content
     return "\n".join(b.get("text", "") for b in content if isinstance(b, dict))
+
+
+def continuation_sent(body: dict[str, Any]) -> str:
+    """What Claude Code sent the model after its last reply (a Stop hook's continuation), every
+    message of it, checked to read as the task: no "error", no hook command's path. Claude Code
+    2.1.332 adds a system message ``Stop hook blocking error from command: "<path>"`` after a
+    ``decision: block``, and puts the path before an exit 2's stderr."""
+    messages = body["messages"]
+    last = max(i for i, m in enumerate(messages) if m.get("role") == "assistant")
+    texts = []
+    for message in messages[last + 1 :]:
+        content = message["content"]
+        blocks = [content] if isinstance(content, str) else content
+        texts += [b if isinstance(b, str) else str(b.get("text", "")) for b in blocks]
+    sent = "\n".join(texts)
+    assert "error" not in sent.lower(), sent
+    for path_part in ("stop-hook", str(REPO), "/bin/"):
+        assert path_part not in sent, sent
+    return sent
 
 
 def session_of(out: subprocess.CompletedProcess[str]) -> str:

@@ -1,8 +1,9 @@
 """The pinned Codex CLI for integration tests (``make codex`` installs it).
 
 Tests that drive the real Codex take :func:`require_codex`: the path of the CLI in
-``.cache/codex``. When it is missing the test is skipped with the reason, except with
-``FORGEFLARE_REQUIRE_CODEX=1`` (set by ``.ci/run``), where a missing CLI fails the test.
+``.cache/codex-VERSION`` (the Makefile's folder for the pin). When it is missing the test is
+skipped with the reason, except with ``FORGEFLARE_REQUIRE_CODEX=1`` (set by ``.ci/run``), where
+a missing CLI fails the test.
 
 Codex runs offline against the project's Responses API (``forgeflare.mockapi.ResponsesServer``)
 through a private ``CODEX_HOME/config.toml`` with a ``[model_providers.mock]`` entry, and a
@@ -17,8 +18,8 @@ from pathlib import Path
 from platform_support import require_pinned_cli
 
 REPO = Path(__file__).resolve().parent.parent
-CODEX = REPO / ".cache" / "codex" / "node_modules" / ".bin" / "codex"
-VERSION = "0.169.0"
+VERSION = "0.171.0"
+CODEX = REPO / ".cache" / f"codex-{VERSION}" / "node_modules" / ".bin" / "codex"
 MODEL = "gpt-5.5"
 KEY_VAR = "OPENAI_API_KEY"
 """The variable Codex reads its key from (``env_key``): one the loop passes to Codex."""

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from forgeflare.stophook import state_path
+from stophook_support import blocks, reason_of
 
 CMD = [sys.executable, "-m", "forgeflare", "stop-hook"]
 ASKS = "I cannot choose.\n<loop-done>BLOCKED</loop-done>\nWhich API: v1 or v2?\nv2 is in beta."
@@ -49,7 +50,7 @@ def frame(project: Path) -> dict[str, object]:
 
 def test_question_parks_the_loop_and_an_answer_resumes_it(tmp_path: Path) -> None:
     assert cli(tmp_path, "start", "--max-iterations", "3", "--prompt", "Fix it").returncode == 0
-    assert stop(tmp_path, "Working.").returncode == 2  # iteration 2
+    assert blocks(stop(tmp_path, "Working."))  # iteration 2
 
     asked = stop(tmp_path, ASKS)
     assert (asked.returncode, asked.stdout) == (0, "")  # the stop is allowed
@@ -75,8 +76,8 @@ def test_question_parks_the_loop_and_an_answer_resumes_it(tmp_path: Path) -> Non
     assert "← parked: answered" in cli(tmp_path, "status").stdout
 
     resumed = stop(tmp_path, "Answer recorded.")
-    assert resumed.returncode == 2
-    reason = json.loads(resumed.stdout)["reason"]
+    assert blocks(resumed)
+    reason = reason_of(resumed)
     assert reason.startswith("An earlier iteration of this loop stopped to ask a question")
     assert "Question:\nWhich API: v1 or v2?\nv2 is in beta.\n\nAnswer:\nv2: it is stable" in reason
     assert "[ITERATION 2/3]" in reason  # the same iteration goes on

@@ -25,6 +25,7 @@ from test_stophook_claude_code import (
     turns,
 )
 
+from forgeflare.stophook import continued
 from mockapi_support import MockServer
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
@@ -69,14 +70,16 @@ def session(
     )
 
 
-def stop_hooks(out: subprocess.CompletedProcess[str]) -> list[tuple[int, str]]:
-    """Each Stop hook run of the session: its exit code and stderr, in order."""
+def stop_hooks(out: subprocess.CompletedProcess[str]) -> list[tuple[int | str, str]]:
+    """Each Stop hook run of the session: ``"block"`` when it continued the session (exit 0, the
+    continuation on stdout), else its exit code; and its stderr, in order."""
     runs = []
     for line in out.stdout.splitlines():
         if '"hook_response"' in line:
             event = json.loads(line)
             if event.get("hook_event") == "Stop":
-                runs.append((event["exit_code"], event["stderr"]))
+                blocked = event["exit_code"] == 0 and continued(event.get("stdout") or "")
+                runs.append(("block" if blocked else event["exit_code"], event["stderr"]))
     return runs
 
 
@@ -103,7 +106,7 @@ def test_a_claim_with_a_red_gate_continues_with_the_failing_tail(
     assert f"The gate `{RED}` exited 4" in feedback
     assert "tests/test_calc.py::test_divide - ZeroDivisionError" in feedback
     assert "[ITERATION 2/2]" in feedback
-    assert [code for code, _ in stop_hooks(out)] == [2, 0]
+    assert [code for code, _ in stop_hooks(out)] == ["block", 0]
     assert state(project) is None
 
 
@@ -173,7 +176,7 @@ def test_a_reviewer_returning_garbage_or_a_500_neither_completes_nor_crashes(
     assert "[ITERATION 3/3]" in second
     assert "Traceback" not in out.stdout + out.stderr
     hooks = stop_hooks(out)
-    assert [code for code, _ in hooks] == [2, 2, 0]  # never failed open, never crashed
+    assert [code for code, _ in hooks] == ["block", "block", 0]  # never failed open, never crashed
     assert "internal error" not in "".join(note for _, note in hooks)
     assert len(reviews(server)) == 2
     assert state(project) is None
@@ -233,5 +236,5 @@ def test_the_plugin_command_passes_the_reviewer_on(
     assert len(sent) == 2
     assert "- divide(1, 0) still raises" in last_user_text(sent[1])
     assert [body["model"] for body in reviews(server)] == [MODEL, MODEL]
-    assert [code for code, _ in stop_hooks(out)] == [2, 0]
+    assert [code for code, _ in stop_hooks(out)] == ["block", 0]
     assert state(project) is None

@@ -5,11 +5,12 @@ the Stop JSON on stdin as Claude Code sends it, and the gate is a real shell com
 
 from __future__ import annotations
 
-import json
 import subprocess
 from pathlib import Path
 
 from test_stophook_processes import HOOK, SIG, hook_env, read_state, run_hook, state_path
+
+from stophook_support import blocks, reason_of
 
 RED = "echo 'FAILED tests/test_calc.py::test_divide - ZeroDivisionError'; exit 4"
 
@@ -31,8 +32,8 @@ def test_a_claim_with_a_red_gate_continues_with_the_failing_tail(tmp_path: Path)
     start(tmp_path, RED)
     assert read_state(tmp_path)["stack"][0]["gate"] == RED
     out = run_hook(tmp_path, f"All done.\n{SIG}")
-    assert out.returncode == 2, out.stderr
-    reason = json.loads(out.stdout)["reason"]
+    assert blocks(out), out.stderr
+    reason = reason_of(out)
     assert reason.startswith("# The last iteration claimed completion")
     assert "exited 4" in reason
     assert "test_calc.py::test_divide - ZeroDivisionError" in reason
@@ -52,7 +53,7 @@ def test_without_a_claim_the_gate_does_not_run(tmp_path: Path) -> None:
     marker = tmp_path / "gate-ran"
     start(tmp_path, f"touch {marker}; exit 1")
     out = run_hook(tmp_path, "Still working on it.")
-    assert out.returncode == 2, out.stderr
+    assert blocks(out), out.stderr
     assert "claimed completion" not in out.stderr
     assert not marker.exists()
 
@@ -61,7 +62,7 @@ def test_claims_refused_with_the_same_failure_end_the_loop_stalled(tmp_path: Pat
     start(tmp_path, RED, "--stall-after", "2")
     for n in (2, 3):
         out = run_hook(tmp_path, f"Fixed it.\n{SIG}")
-        assert out.returncode == 2, out.stderr
+        assert blocks(out), out.stderr
         assert read_state(tmp_path)["stack"][0]["iter"] == n
     assert read_state(tmp_path)["stack"][0]["stalled"] == 1
     out = run_hook(tmp_path, f"Fixed it now.\n{SIG}")
@@ -76,9 +77,9 @@ def test_a_claim_whose_failures_changed_is_progress(tmp_path: Path) -> None:
     flip.write_text("a")
     gate = f'n=$(cat {flip}); echo "FAILED tests/t.py::test_$n"; exit 1'
     start(tmp_path, gate, "--stall-after", "1")
-    assert run_hook(tmp_path, f"Done.\n{SIG}").returncode == 2  # first failure: the baseline
+    assert blocks(run_hook(tmp_path, f"Done.\n{SIG}"))  # first failure: the baseline
     flip.write_text("b")
-    assert run_hook(tmp_path, f"Done.\n{SIG}").returncode == 2  # other failures: progress
+    assert blocks(run_hook(tmp_path, f"Done.\n{SIG}"))  # other failures: progress
     assert "stalled" not in read_state(tmp_path)["stack"][0]  # 0: not written
     assert run_hook(tmp_path, f"Done.\n{SIG}").returncode == 0  # the same again: stalled
 

@@ -7,11 +7,12 @@ Real processes: the hook gets the Stop JSON on stdin as Claude Code sends it, wi
 
 from __future__ import annotations
 
-import json
 import subprocess
 from pathlib import Path
 
 from test_stophook_processes import HOOK, SIG, hook_env, run_hook, state_path, write_state
+
+from stophook_support import blocks, reason_of
 
 
 def untrusting_env() -> dict[str, str]:
@@ -43,8 +44,8 @@ def test_a_gate_in_a_cloned_state_file_never_runs(tmp_path: Path) -> None:
     out = run_hook(project, f"All done.\n{SIG}", env=untrusting_env())
 
     assert not marker.exists()
-    assert out.returncode == 2, out.stderr  # the claim is refused, not accepted unchecked
-    reason = json.loads(out.stdout)["reason"]
+    assert blocks(out), out.stderr  # the claim is refused, not accepted unchecked
+    reason = reason_of(out)
     assert "not run: this gate was not set with `forgeflare stop-hook start --gate` here" in reason
     assert state_path(project).exists()
 
@@ -63,6 +64,6 @@ def test_the_gate_the_user_started_runs_until_what_it_runs_changes(tmp_path: Pat
     start(project, "sh check.sh")
     (project / "check.sh").write_text(f"echo rewritten >> {marker}\n")  # the agent's edit
     second = run_hook(project, f"All done.\n{SIG}", env=untrusting_env())
-    assert second.returncode == 2, second.stderr
-    assert "what it runs changed" in json.loads(second.stdout)["reason"]
+    assert blocks(second), second.stderr
+    assert "what it runs changed" in reason_of(second)
     assert marker.read_text() == "checked\n"

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from forgeflare.stophook import state_path
+from forgeflare.stophook import continued, state_path
 
 SPEC_LINE = (
     "[ITERATION {n}/{max}] Continue working on the task. Check your progress and either "
@@ -108,9 +108,10 @@ def assert_blocked(
 ) -> None:
     reason = SPEC_LINE.format(n=n, max=cap) + "\n" + HINT[mode]
     reason += f"\n\n{prompt}" if prompt else ""
-    assert out.returncode == 2, out.stderr
-    assert out.stdout == json.dumps({"decision": "block", "reason": reason}) + "\n"
-    assert out.stderr == reason + "\n"
+    assert out.returncode == 0, out.stderr  # a block is said on stdout, never by exit 2
+    stop = {"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": reason}}
+    assert out.stdout == json.dumps(stop) + "\n"
+    assert out.stderr == ""
 
 
 def assert_allowed(out: subprocess.CompletedProcess[str], note: str) -> None:
@@ -123,12 +124,13 @@ def assert_allowed(out: subprocess.CompletedProcess[str], note: str) -> None:
 def test_block_has_exactly_the_spec_json_then_the_prompt(tmp_path: Path) -> None:
     write_state(tmp_path, {"mode": "loop", "iter": 1, "max": 3, "prompt": ""})
     out = run_hook(tmp_path)
-    assert out.returncode == 2
+    assert out.returncode == 0
     assert out.stdout == (
-        '{"decision": "block", "reason": "[ITERATION 2/3] Continue working on the task. '
+        '{"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": '
+        '"[ITERATION 2/3] Continue working on the task. '
         "Check your progress and either complete the task or keep iterating.\\n"
         + json.dumps(HINT["loop"])[1:-1]
-        + '"}\n'
+        + '"}}\n'
     )
     assert read_state(tmp_path)["stack"][0]["iter"] == 2
 
@@ -269,8 +271,8 @@ def test_concurrent_invocations_lose_no_iteration(tmp_path: Path) -> None:
         for _ in range(8)
     ]
     results = [p.communicate(payload, timeout=60) for p in procs]
-    assert [p.returncode for p in procs] == [2] * 8
-    seen = sorted(json.loads(out)["reason"].split("]")[0] for out, _ in results)
+    assert [p.returncode for p in procs] == [0] * 8
+    seen = sorted((continued(out) or "").split("]")[0] for out, _ in results)
     assert seen == sorted(f"[ITERATION {n}/100" for n in range(2, 10))
     assert read_state(tmp_path)["stack"][0]["iter"] == 9
 

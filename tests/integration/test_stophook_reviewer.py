@@ -17,6 +17,7 @@ from test_stophook_processes import HOOK, SIG, hook_env, read_state, run_hook, s
 
 from agent_support import verdict
 from mockapi_support import MockServer
+from stophook_support import blocks, reason_of
 
 MockAPI = Callable[[dict[str, Any]], MockServer]
 RED = "echo 'FAILED tests/test_calc.py::test_divide - ZeroDivisionError'; exit 4"
@@ -85,8 +86,8 @@ def test_a_claim_the_reviewer_rejects_continues_with_its_reasons(
 
     out = run_hook(project, f"Guarded divide.\n{SIG}", env=env)
 
-    assert out.returncode == 2, out.stderr
-    reason = json.loads(out.stdout)["reason"]
+    assert blocks(out), out.stderr
+    reason = reason_of(out)
     assert reason.startswith("# The last iteration claimed completion (the completion tag)")
     assert "An independent reviewer judged the work not complete.\n" in reason
     assert "- divide by zero is not handled" in reason
@@ -163,9 +164,9 @@ def test_a_reviewer_that_fails_neither_completes_nor_crashes(
 
     out = run_hook(project, f"Done.\n{SIG}", env=env)
 
-    assert out.returncode == 2, out.stderr  # the session goes on
+    assert blocks(out), out.stderr  # the session goes on
     assert "Traceback" not in out.stderr
-    reason = json.loads(out.stdout)["reason"]
+    reason = reason_of(out)
     first, blank, *_ = reason.splitlines()
     assert first.startswith("Your completion claim was not accepted: the reviewer gave no verdict")
     assert why in first
@@ -182,8 +183,8 @@ def test_an_unreachable_reviewer_refuses_the_claim(tmp_path: Path) -> None:
     project = project_with_work(tmp_path)
     assert start(project, env, "--reviewer", MODEL).returncode == 0
     out = run_hook(project, f"Done.\n{SIG}", env=env)
-    assert out.returncode == 2, out.stderr
-    assert json.loads(out.stdout)["reason"].startswith("Your completion claim was not accepted")
+    assert blocks(out), out.stderr
+    assert reason_of(out).startswith("Your completion claim was not accepted")
 
 
 def test_a_red_gate_refuses_before_the_reviewer_is_asked(tmp_path: Path, mock_api: MockAPI) -> None:
@@ -192,8 +193,8 @@ def test_a_red_gate_refuses_before_the_reviewer_is_asked(tmp_path: Path, mock_ap
     project = project_with_work(tmp_path)
     assert start(project, env, "--gate", RED, "--reviewer", MODEL).returncode == 0
     out = run_hook(project, f"Done.\n{SIG}", env=env)
-    assert out.returncode == 2, out.stderr
-    assert "exited 4" in json.loads(out.stdout)["reason"]
+    assert blocks(out), out.stderr
+    assert "exited 4" in reason_of(out)
     assert reviews(server) == []
     (claim,) = read_state(project)["stack"][0]["claims"]
     assert claim["rejected_by"] == "gate"
@@ -208,7 +209,7 @@ def test_without_a_claim_the_reviewer_is_not_asked(tmp_path: Path, mock_api: Moc
     project = project_with_work(tmp_path)
     assert start(project, env, "--reviewer", MODEL).returncode == 0
     out = run_hook(project, "Still working.", env=env)
-    assert out.returncode == 2, out.stderr
+    assert blocks(out), out.stderr
     assert reviews(server) == []
     assert "claims" not in read_state(project)["stack"][0]
 
@@ -225,16 +226,16 @@ def test_a_reviewer_refusal_resets_the_stall_streak(tmp_path: Path, mock_api: Mo
         start(project, env, "--gate", gate, "--reviewer", MODEL, "--stall-after", "2").returncode
         == 0
     )
-    assert run_hook(project, f"Done.\n{SIG}", env=env).returncode == 2  # red: streak 0
-    assert run_hook(project, f"Done.\n{SIG}", env=env).returncode == 2  # the same: 1
+    assert blocks(run_hook(project, f"Done.\n{SIG}", env=env))  # red: streak 0
+    assert blocks(run_hook(project, f"Done.\n{SIG}", env=env))  # the same: 1
     assert read_state(project)["stack"][0]["stalled"] == 1
     flag.unlink()
-    assert run_hook(project, f"Done.\n{SIG}", env=env).returncode == 2  # green, reviewer: no
+    assert blocks(run_hook(project, f"Done.\n{SIG}", env=env))  # green, reviewer: no
     frame = read_state(project)["stack"][0]
     assert "stalled" not in frame
     assert "failures" not in frame
     flag.write_text("")
-    assert run_hook(project, f"Done.\n{SIG}", env=env).returncode == 2  # red again: streak 0
+    assert blocks(run_hook(project, f"Done.\n{SIG}", env=env))  # red again: streak 0
     assert [c["rejected_by"] for c in read_state(project)["stack"][0]["claims"]] == [
         "gate",
         "gate",
@@ -288,7 +289,7 @@ def test_outside_git_the_reviewer_judges_without_a_diff(tmp_path: Path, mock_api
     assert start(tmp_path, env, "--reviewer", MODEL).returncode == 0
     assert "base" not in read_state(tmp_path)["stack"][0]
     out = run_hook(tmp_path, f"Done.\n{SIG}", env=env)
-    assert out.returncode == 2, out.stderr
+    assert blocks(out), out.stderr
     (body,) = reviews(server)
     assert (
         "# The diff since the run started\n\n```diff\n\n```"

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from forgeflare.stophook import state_path
+from forgeflare.stophook import continued, state_path
 from forgeflare.stophook._completion import completion_hint, judged_text
 from forgeflare.stophook._hook import run_stop_hook
 from forgeflare.stophook._loops import start_loop
@@ -235,7 +235,8 @@ def test_turn_without_an_assistant_message_yet_is_none(tmp_path: Path) -> None:
 def hook(project: Path, **payload: object) -> tuple[int, str]:
     body = {"hook_event_name": "Stop", "cwd": str(project), **payload}
     out = run_stop_hook(json.dumps(body), environ={}, cwd=project, now=datetime.now(UTC))
-    return out.exit_code, out.stderr
+    assert out.exit_code == 0  # a block is said on stdout, never by the exit status
+    return ("block" if continued(out.stdout) is not None else "allow"), out.stderr
 
 
 def loop_state(project: Path, session_id: str = "") -> Path:
@@ -263,7 +264,7 @@ def test_hook_completes_on_a_tag_in_an_earlier_text_block(tmp_path: Path) -> Non
     code, err = hook(
         tmp_path, transcript_path=str(t), last_assistant_message="Summary: fixed two tests."
     )
-    assert code == 0, err
+    assert code == "allow", err
     assert "loop complete" in err
     assert not state.exists()
 
@@ -272,25 +273,26 @@ def test_hook_decides_on_last_assistant_message_when_the_transcript_lags(tmp_pat
     state = loop_state(tmp_path)
     # The file still ends with an older message that had the tag; Claude Code sent a newer one.
     t = cc_transcript(tmp_path / "t.jsonl", f"Done.\n{TAG}")
-    assert hook(tmp_path, transcript_path=str(t), last_assistant_message="Not yet.")[0] == 2
+    assert hook(tmp_path, transcript_path=str(t), last_assistant_message="Not yet.")[0] == "block"
     assert json.loads(state.read_text())["stack"][0]["iter"] == 2
     # ... and the other way round: the new message has the tag, the file does not yet.
     t = cc_transcript(tmp_path / "t.jsonl", "Working.")
-    assert hook(tmp_path, transcript_path=str(t), last_assistant_message=f"Done.\n{TAG}")[0] == 0
+    done = hook(tmp_path, transcript_path=str(t), last_assistant_message=f"Done.\n{TAG}")
+    assert done[0] == "allow"
     assert not state.exists()
 
 
 def test_hook_uses_last_assistant_message_when_the_transcript_is_unreadable(tmp_path: Path) -> None:
     loop_state(tmp_path)
     missing = str(tmp_path / "missing.jsonl")
-    assert hook(tmp_path, transcript_path=missing, last_assistant_message="Working.")[0] == 2
+    assert hook(tmp_path, transcript_path=missing, last_assistant_message="Working.")[0] == "block"
 
 
 def test_hook_passes_another_sessions_stop_without_writing(tmp_path: Path) -> None:
     state = loop_state(tmp_path, session_id="A")
     before = state.read_bytes()
     code, err = hook(tmp_path, session_id="B", last_assistant_message="hi")
-    assert (code, err) == (0, "")
+    assert (code, err) == ("allow", "")
     assert state.read_bytes() == before
     code, _ = hook(tmp_path, session_id="A", last_assistant_message="working")
-    assert code == 2
+    assert code == "block"

@@ -17,6 +17,7 @@ import pytest
 from forgeflare.stophook import (
     DEFAULT_WAIT_MS,
     FinalMessage,
+    continued,
     read_settled,
     run_stop_hook,
     settled,
@@ -122,7 +123,8 @@ def stop(
         now=NOW,
         sleep=sleep,
     )
-    return out.exit_code, out.stderr
+    assert out.exit_code == 0  # a block is said on stdout, never by the exit status
+    return ("block" if continued(out.stdout) is not None else "allow"), out.stderr
 
 
 def test_a_tag_in_the_first_of_two_blocks_completes_once_the_file_catches_up(
@@ -133,7 +135,7 @@ def test_a_tag_in_the_first_of_two_blocks_completes_once_the_file_catches_up(
     transcript.write_text(prompt("Fix it") + entry("m1", [text("Looking.")], "tool_use"))
     final = entry("m2", [text(f"All tests pass.\n{DONE}"), text("Summary: fixed two.")])
     code, err = stop(tmp_path, transcript, "Summary: fixed two.", writer(transcript, final), "5000")
-    assert code == 0, err
+    assert code == "allow", err
     assert "loop complete" in err
     assert not state.exists()
 
@@ -147,7 +149,7 @@ def test_a_transcript_not_created_yet_is_waited_for_like_a_lagging_one(tmp_path:
     final = entry("m2", [text(f"All tests pass.\n{DONE}"), text("Summary: fixed two.")])
     catch_up = writer(transcript, prompt("Fix it"), final)
     code, err = stop(tmp_path, transcript, "Summary: fixed two.", catch_up, "5000")
-    assert code == 0, err
+    assert code == "allow", err
     assert "loop complete" in err
     assert not state.exists()
 
@@ -159,7 +161,7 @@ def test_without_waiting_the_same_stop_misses_the_tag(tmp_path: Path) -> None:
     transcript.write_text(prompt("Fix it") + entry("m1", [text("Looking.")], "tool_use"))
     final = entry("m2", [text(f"All tests pass.\n{DONE}"), text("Summary: fixed two.")])
     code, _ = stop(tmp_path, transcript, "Summary: fixed two.", writer(transcript, final), "0")
-    assert code == 2
+    assert code == "block"
     assert json.loads(state.read_text())["stack"][0]["iter"] == 2
 
 
@@ -169,7 +171,7 @@ def test_thinking_last_without_a_tag_never_ends_the_loop(tmp_path: Path) -> None
     # the previous turn's final message (judged at the last Stop) had the tag in a code block
     transcript.write_text(prompt("Fix it") + entry("m1", [text("Working.")]) + prompt("Go on"))
     code, err = stop(tmp_path, transcript, None, writer(transcript), "30")
-    assert code == 2  # unknown in time: one more turn, never a stop on a guess
+    assert code == "block"  # unknown in time: one more turn, never a stop on a guess
     first = err.splitlines()[0]
     assert first.startswith("forgeflare stop-hook: ")
     assert "final message is not in the transcript" in first
@@ -184,7 +186,7 @@ def test_thinking_last_final_message_is_judged_when_it_arrives(tmp_path: Path) -
     thinking = {"type": "thinking", "thinking": "done?", "signature": "x"}
     final = entry("m2", [text(f"Done.\n{DONE}"), thinking])
     code, err = stop(tmp_path, transcript, None, writer(transcript, final), "5000")
-    assert code == 0, err
+    assert code == "allow", err
     assert not state.exists()
 
 
@@ -196,12 +198,12 @@ def test_a_lagging_second_stop_keeps_the_outer_loop(tmp_path: Path) -> None:
     inner_done = entry("m1", [text(f"Inner done.\n{DONE}")])
     transcript.write_text(prompt("Work") + inner_done)
     code, err = stop(tmp_path, transcript, f"Inner done.\n{DONE}", writer(transcript), "30")
-    assert code == 2, err  # the outer loop goes on
+    assert code == "block", err  # the outer loop goes on
     (outer,) = json.loads(state.read_text())["stack"]
     assert (outer["iter"], outer["judged"]) == (2, "m1")
     # second Stop, thinking-last so no text from Claude Code, and the file lags at m1
     code, err = stop(tmp_path, transcript, None, writer(transcript), "30")
-    assert code == 2, err
+    assert code == "block", err
     assert state.exists()
     (outer,) = json.loads(state.read_text())["stack"]
     assert outer["iter"] == 3
@@ -219,5 +221,5 @@ def test_another_sessions_stop_does_not_wait(tmp_path: Path) -> None:
         raise AssertionError("waited for another session's transcript")
 
     code, _ = stop(tmp_path, transcript, None, sleep, "5000")  # the Stop's session is "s"
-    assert code == 0
+    assert code == "allow"
     assert json.loads(state.read_text()) == doc

@@ -53,7 +53,7 @@ RUN apt-get update \\
  && apt-get install -y --no-install-recommends git ca-certificates \\
  && if [ "$WITH_CLAUDE" = 1 ]; then \\
       apt-get install -y --no-install-recommends nodejs npm \\
-      && npm install -g @anthropic-ai/claude-code@2.1.197; \\
+      && npm install -g @anthropic-ai/claude-code@2.1.332; \\
     fi \\
  && rm -rf /var/lib/apt/lists/*
 RUN pip install --no-cache-dir "forgeflare=={version}"

@@ -52,6 +52,8 @@ if TYPE_CHECKING:  # mypy treats any TYPE_CHECKING as true
     from forgeflare.stophook._install import PORTABLE_SCRIPT as PORTABLE_SCRIPT
     from forgeflare.stophook._install import SETTINGS_RELPATH as SETTINGS_RELPATH
     from forgeflare.stophook._install import command_problem as command_problem
+    from forgeflare.stophook._continuation import continue_output as continue_output
+    from forgeflare.stophook._continuation import continued as continued
     from forgeflare.stophook._install import forgeflare_command as forgeflare_command
     from forgeflare.stophook._install import hook_command as hook_command
     from forgeflare.stophook._install import install_hook as install_hook
@@ -178,6 +180,8 @@ _WHERE = {
     "claim_to_json": "_claims",
     "claimed": "_machine",
     "command_problem": "_install",
+    "continue_output": "_continuation",
+    "continued": "_continuation",
     "completion_hint": "_completion",
     "default_plugin_dir": "_plugin",
     "describe_claim": "_claims",
@@ -288,6 +292,8 @@ __all__ = [
     "claimed",
     "command_problem",
     "completion_hint",
+    "continue_output",
+    "continued",
     "default_plugin_dir",
     "describe_claim",
     "describe_state",

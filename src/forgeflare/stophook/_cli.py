@@ -86,8 +86,9 @@ def register(app: typer.Typer) -> None:
         name="stop-hook",
         help=(
             "Claude Code's Stop hook and the loops it drives inside one agent session.\n\n"
-            "With no subcommand, run as Claude Code's Stop hook: read its JSON on stdin, exit 2 "
-            "with a continuation prompt to keep the loop going, exit 0 to let the agent stop. "
+            "With no subcommand, run as Claude Code's Stop hook: read its JSON on stdin, print "
+            "a continuation prompt as JSON to keep the loop going (exit 0), or nothing to let "
+            "the agent stop. "
             "IDLE_LOOP_DISABLE=1 or a .idle-disabled file in the project turns it off."
         ),
         invoke_without_command=True,

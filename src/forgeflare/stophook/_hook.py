@@ -10,13 +10,13 @@ its iteration cap and the 2-hour staleness limit.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from forgeflare._damaged import loads
+from forgeflare.stophook._continuation import continue_output
 from forgeflare.stophook._errors import StopHookError
 from forgeflare.stophook._lag import WAIT_ENV, read_settled, wait_seconds
 from forgeflare.stophook._machine import (
@@ -63,8 +63,7 @@ def _allow(note: str = "") -> StopHookOutcome:
 
 def _outcome(decision: StopDecision) -> StopHookOutcome:
     if decision.block:
-        payload = json.dumps({"decision": "block", "reason": decision.reason})
-        return StopHookOutcome(decision.exit_code, payload + "\n", decision.reason + "\n")
+        return StopHookOutcome(decision.exit_code, continue_output(decision.reason))
     return _allow(decision.note)
 
 

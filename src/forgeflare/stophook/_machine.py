@@ -14,11 +14,12 @@ States (:class:`Phase`) and the spec's transition table::
     BLOCKED    -> BLOCKED     any stop                            no answer yet (stop allowed)
     BLOCKED    -> ACTIVE      answered                            ``stop-hook answer`` was run
 
-Only ACTIVE -> ACTIVE blocks the stop (exit 2), and COMPLETING -> ACTIVE: an inner frame that
-completes hands the same session on to the outer frame, blocking with the outer frame's
-continuation (a deliberate change from the spec's exit 0, which ended the session with the
-outer loop unfinished), and BLOCKED -> ACTIVE, whose continuation starts with the question and
-the answer. Everything else allows the stop (exit 0).
+Only ACTIVE -> ACTIVE blocks the stop (the session continues), and COMPLETING -> ACTIVE: an
+inner frame that completes hands the same session on to the outer frame, blocking with the
+outer frame's continuation (a deliberate change from the spec's exit 0, which ended the
+session with the outer loop unfinished), and BLOCKED -> ACTIVE, whose continuation starts
+with the question and the answer. Everything else allows the stop. The hook exits 0 in both
+cases.
 
 A question parks the frame: it is kept with its ``question`` (not removed like a completed
 one), every stop is allowed, and a parked or answered frame is never stale (it waits for a
@@ -157,7 +158,8 @@ StoredState = LoopRecord | Corrupt | None
 
 
 class StopDecision(NamedTuple):
-    """What the hook does: block with ``reason`` (exit 2), or allow with an optional note."""
+    """What the hook does: block with ``reason`` (continue the session), or allow with an
+    optional note. The hook exits 0 either way (see ``_continuation.continue_output``)."""
 
     phase: Phase
     block: bool = False
@@ -166,8 +168,8 @@ class StopDecision(NamedTuple):
 
     @property
     def exit_code(self) -> int:
-        """2 blocks the stop (Claude Code feeds stderr back to the model); 0 allows it."""
-        return 2 if self.block else 0
+        """Always 0: a block is said on stdout (exit 2 would show the model the hook's path)."""
+        return 0
 
 
 def block_reason(frame: Frame) -> str:

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._completion import BLOCKED_TAG, SIGNALS
-from forgeflare.stophook._continuation import continuation
+from forgeflare.stophook._continuation import continuation, continue_output
 from forgeflare.stophook._errors import StateLockTimeout
 from forgeflare.stophook._rawstate import STALE_AFTER, StateLock, read_record, write_state_text
 from forgeflare.stophook._stopio import Quick, allow_line, session_of
@@ -67,7 +67,7 @@ def _next_iteration(state: str, payload: dict[str, Any], now: datetime) -> Quick
     raw["updated_at"] = utc_timestamp(now)
     write_state_text(state, json.dumps(raw, indent=2, ensure_ascii=False) + "\n")
     reason = continuation(top["iter"] + 1, top["max"], top["mode"], top["prompt"])
-    return 2, json.dumps({"decision": "block", "reason": reason}) + "\n", reason + "\n"
+    return 0, continue_output(reason), ""
 
 
 def _final_text(payload: dict[str, Any], judged_before: str) -> tuple[str, str | None] | None:

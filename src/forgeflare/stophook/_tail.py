@@ -18,7 +18,14 @@ if TYPE_CHECKING:  # annotations only (mypy treats any TYPE_CHECKING as true)
     from collections.abc import Iterator
     from typing import Any, BinaryIO
 
-__all__ = ["BLOCK_SIZE", "MAX_LINE_BYTES", "final_fields", "lines_backwards", "settled"]
+__all__ = [
+    "BLOCK_SIZE",
+    "MAX_LINE_BYTES",
+    "entry_role",
+    "final_fields",
+    "lines_backwards",
+    "settled",
+]
 
 BLOCK_SIZE = 1 << 16
 MAX_LINE_BYTES = 64 << 20
@@ -65,6 +72,29 @@ def lines_backwards(
             yield line
 
 
+_TURN_TYPES = ("user", "assistant")
+
+
+def entry_role(entry: Any) -> str | None:
+    """``"user"``, ``"assistant"`` or ``None``: the turn a transcript entry belongs to, by its
+    ``type`` before its message's role.
+
+    A Claude Code entry (one with a ``message`` and a ``type``) is a turn only when its type is
+    ``user`` or ``assistant``: from 2.1.315 entries of other types (``api-request-blob``,
+    ``attachment`` …) carry a user- or system-role ``message`` too, and one written after the
+    final message must not pass for the prompt of a new turn. A plain message (no ``message``
+    field) speaks by its ``role``.
+    """
+    message = entry.get("message")
+    kind = entry.get("type")
+    if isinstance(message, dict) and kind is not None:
+        return kind if kind in _TURN_TYPES else None
+    role = (message if isinstance(message, dict) else entry).get("role")
+    if role in _TURN_TYPES:
+        return str(role)
+    return kind if kind in _TURN_TYPES else None
+
+
 def _content_blocks(message: Any) -> list[Any]:
     content = message.get("content")
     if isinstance(content, str):
@@ -100,7 +130,7 @@ def final_fields(fh: BinaryIO) -> Final | None:
         message: Any = entry.get("message")
         if not isinstance(message, dict):
             message = entry
-        role = message.get("role") or entry.get("type")
+        role = entry_role(entry)
         if role == "user":
             if _ends_turn_backwards(message):
                 if not found:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple, TypeVar
 
 from forgeflare.stophook._errors import TranscriptError
-from forgeflare.stophook._tail import final_fields, lines_backwards
+from forgeflare.stophook._tail import entry_role, final_fields, lines_backwards
 
 __all__ = [
     "FinalMessage",
@@ -45,8 +45,7 @@ def assistant_text_of(entry: object) -> tuple[str | None, str] | None:
     message: Any = entry.get("message")
     if not isinstance(message, dict):
         message = entry
-    role = message.get("role") or entry.get("type")
-    if role != "assistant":
+    if entry_role(entry) != "assistant":
         return None
     content = message.get("content")
     texts: list[str] = []

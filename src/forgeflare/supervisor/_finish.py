@@ -181,6 +181,9 @@ class IterationOutcome:
     """For a ``rate_limited`` outcome: when the usage window resets, if known."""
     question: str | None = None
     """The agent parked the loop on this question (the BLOCKED tag or a question tool)."""
+    deterministic: str | None = None
+    """The agent's line of a failure waiting cannot fix (``_deterministic``): like a spent
+    quota, the loop falls back or finishes ``error`` at once."""
 
     @property
     def runtime_hit(self) -> bool:
@@ -331,6 +334,9 @@ class Finish:
 
     type: FinishType
     reason: str | None = None
+    agent_only: bool = False
+    """The failure is this agent's alone (a spent quota, a deterministic error): a fallback
+    agent, when one is set, goes on instead."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -487,7 +493,10 @@ def decide(facts: IterationFacts) -> Verdict:
         return Verdict(Finish(FinishType.MANUAL), facts.streaks, facts.waits)
     waits = WaitStreaks()
     if not outcome.skipped and outcome.outcome == "quota":
-        return Verdict(Finish(FinishType.QUOTA, _QUOTA_ADVICE), facts.streaks, waits)
+        return Verdict(Finish(FinishType.QUOTA, _QUOTA_ADVICE, True), facts.streaks, waits)
+    if not outcome.skipped and outcome.deterministic:
+        why = f"error: the agent failed in a way retrying cannot fix: {outcome.deterministic}"
+        return Verdict(Finish(FinishType.ERROR, why, True), facts.streaks, waits)
     if not outcome.skipped and outcome.outcome in ("rate_limited", "api_error"):
         now = facts.now
         assert now is not None, "decide needs `now` for a rate_limited / api_error iteration"

@@ -45,6 +45,7 @@ from forgeflare.supervisor._agentkey import KeyPlan, key_file, plan_agent_key
 from forgeflare.supervisor._agentproc import ChildResult, StopControl, exit_status, supervise
 from forgeflare.supervisor._checkpoint import LoopDelivery
 from forgeflare.supervisor._config import default_prompt
+from forgeflare.supervisor._deterministic import iteration_failure
 from forgeflare.supervisor._finish import IterationOutcome, agent_time
 from forgeflare.supervisor._git import GitSnapshot, commits_and_tree
 from forgeflare.supervisor._lifecycle import HookContext, hook_env
@@ -60,6 +61,7 @@ from forgeflare.supervisor.backends import (
     COMPLETE_TAG,
     REPORT_ENV,
     ChildEnd,
+    IterationReport,
     LineReader,
 )
 
@@ -433,6 +435,7 @@ class IterationRunner:
             transient=report.transient,
             resets_at=parse_time(report.resets_at),
             question=report.question,
+            deterministic=self.deterministic(report),
         )
         self._show_end(it, outcome, result, report.tokens.total, commits)
         self.last_exit, self.last_duration = exit_status(result), it.duration
@@ -450,6 +453,21 @@ class IterationRunner:
     def _mode(self) -> Literal["planning", "building"]:
         """The run's mode as the decision knows it."""
         return "planning" if self.book.record.mode == "planning" else "building"
+
+    def deterministic(self, report: IterationReport) -> str | None:
+        """The agent's line when this iteration failed in a way retrying cannot fix (a
+        backend may say which of its errors are such, and whether its ``detail`` is error
+        text whose repetition counts)."""
+        backend, profile = self.agent.backend, self.agent.profile
+        earlier = [
+            row
+            for row in self.book.record.iterations
+            if (row.backend, row.profile) == (backend.name, profile)
+        ]
+        if not getattr(backend, "structured_errors", False):
+            earlier = []  # its last line of output, not error text: only its table decides
+        table = getattr(backend, "deterministic_errors", ())
+        return iteration_failure(report, earlier, table=table)
 
     def _not_started(self, program: str, exc: OSError, log: io.FileIO) -> ChildResult:
         """The result of an agent that could not start (exit 127), said in its log and shown."""

@@ -3,7 +3,8 @@
 :func:`preflight` runs before the ``started`` hook: trust, the API key the own agent needs,
 ``hooks.toml``, the Python hook modules the agent is given (``--hooks-module``), the agent's
 executable, the prompt file, the plan (a warning in building mode),
-git (a warning). Each failure is one line and exit 2, with no hook or agent run.
+git (a warning), a writable ``.git`` when only the agent commits. Each failure is one line
+and exit 2, with no hook or agent run.
 :func:`project_lock` holds ``.fresher/loop.lock`` (``flock``) for the loop's lifetime, so a second
 ``forgeflare loop`` in the same project refuses and names the running one.
 """
@@ -167,6 +168,24 @@ def _check_fallbacks(project: Path, config: LoopConfig, env: Mapping[str, str]) 
             raise ConfigError(f"[agent] fallback {text!r}: {exc}") from exc
 
 
+def _check_git_writable(project: Path, checkpoint: str, commits_itself: bool, name: str) -> None:
+    """Only the agent would commit: its repository's git directory must be writable."""
+    from forgeflare.supervisor._gitwritable import git_dir_writable, git_write_problem
+
+    found = git_dir_writable(project)
+    if found is not None:
+        git_dir, writable = found
+        problem = git_write_problem(
+            checkpoint=checkpoint,
+            commits_itself=commits_itself,
+            backend=name,
+            git_dir=git_dir,
+            writable=writable,
+        )
+        if problem is not None:
+            raise ConfigError(problem)
+
+
 def _check_prompt(prompt: Path) -> None:
     """Raise ``ConfigError`` when the mode's prompt file is there but cannot be read."""
     if prompt.exists():
@@ -213,6 +232,8 @@ def preflight(
             "its sandbox (.git is read-only there) and the loop would not either, so no work "
             'would ever be delivered; set checkpoint = "commit"'
         )
+    if checkpoint != "commit":
+        _check_git_writable(project, checkpoint, backend.commits_itself, backend.name)
     reviewer = config.finish.reviewer
     url = (env.get("ANTHROPIC_API_URL") or env.get("ANTHROPIC_BASE_URL") or "").strip()
     if reviewer and not env.get("ANTHROPIC_API_KEY") and not url:

@@ -248,11 +248,10 @@ class LoopStep:
         action = ruling.action
         self.wait_streaks = ruling.waits
         self.book.record.streaks = asdict(ruling.streaks)
-        # A spent quota ends the night only when no fallback is left to go on with.
+        # A spent quota or a deterministic failure ends the night only when no fallback is
+        # left to go on with.
         quota_fallback = (
-            isinstance(action, Finish)
-            and action.type is FinishType.QUOTA
-            and bool(self.parts.agent.fallbacks)
+            isinstance(action, Finish) and action.agent_only and bool(self.parts.agent.fallbacks)
         )
         if isinstance(action, Finish) and action.reason is not None and not quota_fallback:
             self.book.say_why(action.reason)
@@ -264,7 +263,11 @@ class LoopStep:
             await self.setup.notifier.send(ruling.notify, {**summary, "detail": detail})
         self.book.finish_iteration(it, ruling.label, counted=ruling.counted)
         if quota_fallback:
-            self.parts.agent.spend_quota()
+            assert isinstance(action, Finish)
+            if action.type is FinishType.QUOTA:
+                self.parts.agent.spend_quota()
+            else:
+                self.parts.agent.give_up(action.reason or "")
             return None
         if isinstance(action, Finish):
             return action.type

@@ -53,6 +53,8 @@ class AgentSwitching:
         if self.fallbacks:
             setup.display.agent = self.primary.label
         self.windows: dict[AgentSpec, Window] = {}
+        self.failed: set[AgentSpec] = set()
+        """Agents out for good on a failure retrying cannot fix (not a spent quota)."""
         self.window_file = window_store_path(setup.opts.env)
         """The machine's store of usage windows, shared by its loops."""
 
@@ -65,9 +67,17 @@ class AgentSwitching:
         """The current agent's quota is spent: it is out until the loop ends."""
         self.windows[self.current] = Window(None, "quota spent")
 
+    def give_up(self, reason: str) -> None:
+        """The current agent failed in a way retrying cannot fix: it is out until the loop
+        ends (not a spent quota: :meth:`any_spent` does not count it)."""
+        self.windows[self.current] = Window(None, reason)
+        self.failed.add(self.current)
+
     def any_spent(self) -> bool:
         """Whether an agent is out for good (a spent quota or credit with no reset)."""
-        return any(w.resets_at is None for w in self.windows.values())
+        return any(
+            w.resets_at is None and spec not in self.failed for spec, w in self.windows.items()
+        )
 
     def known_windows(self) -> Mapping[AgentSpec, Window]:
         """This loop's windows and the machine's (the later reset wins)."""

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:  # the work is imported when a command runs
+    from forgeflare.templates._init import InitReport
 
 __all__ = ["register"]
 
@@ -39,8 +42,32 @@ _DEMO_HELP = "\n\n".join(
         "five tools on real files, the guard blocks a destructive command, hooks log and "
         "signal convergence, the loop finishes complete. Ends with a summary read from the "
         "run's records; the project is kept for a look.",
+        "--backend claude|codex|... runs the same two tasks through that agent's real CLI "
+        "(installed and on PATH), against a mock of the API it speaks, with the environment "
+        "it needs set by the demo; a CLI that is not installed is said with how to install it "
+        "(exit 2).",
     ]
 )
+
+
+def _say_init(report: InitReport, directory: Path, *, dry_run: bool) -> None:
+    """What ``init`` wrote (or would), and what to run next."""
+    typer.echo(f"forgeflare init: {report.title()}")
+    for line in report.lines():
+        typer.echo(line)
+    if dry_run:
+        typer.echo("dry run: nothing written")
+        return
+    if report.settings_path is not None:
+        typer.echo(
+            "note: .claude/settings.json names this machine's forgeflare; to commit it, run "
+            "`forgeflare stop-hook install --portable` (a project-relative wrapper)"
+        )
+    where = "" if directory == Path(".") else f" --dir {shlex.quote(str(directory))}"
+    typer.echo("")
+    typer.echo("Next: describe what to build in specs/, then")
+    typer.echo(f"  forgeflare loop --mode planning{where}   # writes IMPLEMENTATION_PLAN.md")
+    typer.echo(f"  forgeflare loop --mode building{where}   # works through it")
 
 
 def register(app: typer.Typer) -> None:
@@ -84,22 +111,7 @@ def register(app: typer.Typer) -> None:
             raise TemplateUsageError(f"{' '.join(dirs)}: one directory only (DIR)")
         directory = Path(dirs[0]) if dirs else Path(".")
         report = init_project(directory, force=force, dry_run=dry_run, agents=chosen)
-        typer.echo(f"forgeflare init: {report.title()}")
-        for line in report.lines():
-            typer.echo(line)
-        if dry_run:
-            typer.echo("dry run: nothing written")
-            return
-        if report.settings_path is not None:
-            typer.echo(
-                "note: .claude/settings.json names this machine's forgeflare; to commit it, run "
-                "`forgeflare stop-hook install --portable` (a project-relative wrapper)"
-            )
-        where = "" if directory == Path(".") else f" --dir {shlex.quote(str(directory))}"
-        typer.echo("")
-        typer.echo("Next: describe what to build in specs/, then")
-        typer.echo(f"  forgeflare loop --mode planning{where}   # writes IMPLEMENTATION_PLAN.md")
-        typer.echo(f"  forgeflare loop --mode building{where}   # works through it")
+        _say_init(report, directory, dry_run=dry_run)
 
     @app.command("demo", help=_DEMO_HELP)
     def demo_cmd(
@@ -107,7 +119,20 @@ def register(app: typer.Typer) -> None:
             Path | None,
             typer.Option("--dir", help="Run in this directory (empty or missing)."),
         ] = None,
+        backend: Annotated[
+            str,
+            typer.Option(
+                "--backend",
+                metavar="NAME",
+                help="The agent: a backend of the registry (forgeflare, claude, codex, ...).",
+            ),
+        ] = "forgeflare",
     ) -> None:
+        from forgeflare.supervisor.backends import backend_names
         from forgeflare.templates._demo import run_demo
+        from forgeflare.templates._init import TemplateUsageError
 
-        raise typer.Exit(run_demo(directory))
+        if backend not in backend_names():
+            names = ", ".join(backend_names())
+            raise TemplateUsageError(f"--backend {backend}: not a backend (one of: {names})")
+        raise typer.Exit(run_demo(directory, backend=backend))

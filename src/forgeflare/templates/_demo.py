@@ -7,6 +7,12 @@ as a subprocess with the scripted story (``templates/demo/story.json``; its resp
 consumed in order across the agent processes of every iteration), then ``forgeflare loop
 --mode building`` as a subprocess against it, then the mock is stopped.
 
+``--backend NAME`` runs the story through another agent's real CLI instead (a backend of the
+registry that has an offline demo: ``demo_api``): the mock speaks the API that CLI does (the
+Messages API, or the Responses API), the story is the same two tasks done with shell commands,
+and the environment is the backend's ``demo_env`` (the mock's URL, a dummy key, what the CLI
+needs besides). A CLI that is not installed is said in one line with how to install it.
+
 The summary at the end is read from the records (run.json, events.jsonl, the audit and
 session logs, convergence.json), never from what the story is expected to do:
 :func:`summarize` is pure over those texts.
@@ -16,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -49,9 +56,51 @@ def _forgeflare(python: str, *args: str) -> list[str]:
     return [python, "-P", "-m", "forgeflare", *args]  # -P: not the cwd first on sys.path
 
 
-def demo_story_text() -> str:
-    """The mock-api script of the demo (JSON)."""
-    return (resources.files("forgeflare.templates") / "demo" / "story.json").read_text("utf-8")
+def demo_story_text(api: str | None = None) -> str:
+    """The mock-api script of the demo (JSON): the own agent's, or with ``api`` the story for
+    a CLI agent that speaks that API (``messages`` or ``responses``)."""
+    name = "story.json" if api is None else f"story-{api}.json"
+    return (resources.files("forgeflare.templates") / "demo" / name).read_text("utf-8")
+
+
+@dataclass(frozen=True)
+class _Agent:
+    """The agent a demo runs: the own one (``backend`` empty), or a CLI backend's."""
+
+    backend: str = ""
+    api: str = "messages"
+    env: Callable[[str, Path], dict[str, str]] | None = None
+    """The backend's ``demo_env``: its environment for the mock at a URL."""
+
+    def url(self, port: int) -> str:
+        base = f"http://127.0.0.1:{port}"
+        return f"{base}/v1" if self.api == "responses" else base
+
+    def loop_args(self) -> list[str]:
+        return ["--backend", self.backend] if self.backend else []
+
+
+def _demo_agent(name: str, env: Mapping[str, str]) -> _Agent:
+    """The agent ``--backend NAME`` names, checked before anything is written:
+    :class:`TemplateUsageError` (exit 2) for one without an offline demo or not installed.
+    A backend says how with ``demo_api``, ``demo_env``, ``program`` and ``install_hint``."""
+    from forgeflare.supervisor.backends import BACKENDS
+
+    if name == "forgeflare":
+        return _Agent()
+    backend = BACKENDS[name]()
+    api = getattr(backend, "demo_api", None)
+    demo_env = getattr(backend, "demo_env", None)
+    if not isinstance(api, str) or not callable(demo_env):
+        raise TemplateUsageError(f"--backend {name}: this agent has no offline demo")
+    program = str(getattr(backend, "program", name))
+    if shutil.which(program, path=env.get("PATH")) is None:
+        hint = getattr(backend, "install_hint", "") or f"its installer (`{program}` on PATH)"
+        raise TemplateUsageError(
+            f"--backend {name}: `{program}` is not installed (not on PATH); install it with "
+            f"`{hint}`, then run `forgeflare demo --backend {name}` again"
+        )
+    return _Agent(name, api, demo_env)
 
 
 def seed_files() -> dict[str, str]:
@@ -267,18 +316,53 @@ def _set_up(project: Path, echo: Callable[[str], None]) -> None:
     echo(f"no git repository: {problem}" if problem else "committed the demo project")
 
 
+def _run_loop(
+    project: Path,
+    agent: _Agent,
+    url: str,
+    scratch: Path,
+    python: str,
+    base_env: Mapping[str, str],
+    echo: Callable[[str], None],
+) -> subprocess.CompletedProcess[bytes]:
+    """``forgeflare loop --mode building`` in the demo project, its agent on the mock at
+    ``url``, writing to this process's terminal."""
+    argv = _forgeflare(python, "loop", "--mode", "building", *agent.loop_args())
+    argv += ["--dir", str(project), "--max-iterations", str(_MAX_ITERATIONS)]
+    argv += ["--iteration-timeout", "120s" if agent.backend else "60s"]
+    shown = " ".join(["--mode building", *agent.loop_args()])
+    echo("")
+    echo(f"$ forgeflare loop {shown} --max-iterations {_MAX_ITERATIONS}")
+    sys.stdout.flush()
+    child_env = _child_env(base_env, url, python)
+    if agent.env is not None:
+        child_env.update(agent.env(url, scratch))
+    return subprocess.run(
+        argv,
+        cwd=project,
+        env=child_env,
+        stdin=subprocess.DEVNULL,
+        timeout=_LOOP_TIMEOUT_S,
+        check=False,
+    )
+
+
 def run_demo(
     project_dir: Path | None = None,
     *,
+    backend: str = "forgeflare",
     python: str = sys.executable,
     env: Mapping[str, str] | None = None,
     echo: Callable[[str], None] = lambda line: print(line, flush=True),
 ) -> int:
-    """Run the demo; 0 when the loop finished ``complete``, else non-zero.
+    """Run the demo (through ``backend``'s agent); 0 when the loop finished ``complete``, else
+    non-zero.
 
     The loop writes to this process's stdout and stderr directly; the mock server's stderr
     is kept aside and shown only when the loop does not finish complete.
     """
+    base_env = os.environ if env is None else env
+    agent = _demo_agent(backend, base_env)
     project = (
         Path(tempfile.mkdtemp(prefix="forgeflare-demo-")) if project_dir is None else project_dir
     )
@@ -287,34 +371,26 @@ def run_demo(
     with tempfile.TemporaryDirectory(prefix="forgeflare-demo-mock-") as tmp:
         scratch = Path(tmp)
         story = scratch / "story.json"
-        story.write_text(demo_story_text(), encoding="utf-8")
+        story.write_text(demo_story_text(agent.api if agent.backend else None), "utf-8")
         err = scratch / "mock-api.err"
+        api = [] if agent.api == "messages" else ["--api", agent.api]
         echo("")
-        echo("$ forgeflare mock-api --script story.json   (a scripted model: no network, no key)")
+        echo(
+            f"$ forgeflare mock-api {' '.join([*api, ''])}--script story.json"
+            "   (a scripted model: no network, no key)"
+        )
         sys.stdout.flush()
         mock, port = start_mock_api(
             story,
             port_file=scratch / "port",
             stderr_path=err,
+            args=api,
             python=python,
         )
         try:
-            url = f"http://127.0.0.1:{port}"
+            url = agent.url(port)
             echo(f"listening on {url}")
-            argv = _forgeflare(python, "loop", "--mode", "building")
-            argv += ["--dir", str(project), "--max-iterations", str(_MAX_ITERATIONS)]
-            argv += ["--iteration-timeout", "60s"]
-            echo("")
-            echo(f"$ forgeflare loop --mode building --max-iterations {_MAX_ITERATIONS}")
-            sys.stdout.flush()
-            loop = subprocess.run(
-                argv,
-                cwd=project,
-                env=_child_env(os.environ if env is None else env, url, python),
-                stdin=subprocess.DEVNULL,
-                timeout=_LOOP_TIMEOUT_S,
-                check=False,
-            )
+            loop = _run_loop(project, agent, url, scratch, python, base_env, echo)
         except subprocess.TimeoutExpired as exc:
             raise TemplateError(f"the demo loop did not finish in {_LOOP_TIMEOUT_S:g}s") from exc
         finally:

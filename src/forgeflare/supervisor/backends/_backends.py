@@ -126,10 +126,16 @@ class LineReader(Protocol):
 
 
 class _RawReader:
-    """Shows each line as it is (the own agent's output is already for people)."""
+    """Shows each line as it is (the own agent's output is already for people), and keeps the
+    last non-blank one: the agent's own words when it fails."""
+
+    last_line: str = ""
 
     def feed(self, line: str) -> list[str]:
-        return [line.rstrip("\n")]
+        shown = line.rstrip("\n")
+        if shown.strip():
+            self.last_line = shown.strip()
+        return [shown]
 
 
 def _ended(end: ChildEnd) -> str | None:
@@ -309,6 +315,24 @@ class BaseBackend:
     )
     init: ClassVar[InitTemplate | None] = None
 
+    deterministic_errors: ClassVar[tuple[str, ...]] = ()
+    """Patterns of this agent's error lines that no retry fixes (beside the common ones of
+    ``supervisor._deterministic``): such an iteration falls back or ends the loop at once.
+    Optional for a backend (not part of :class:`Backend`): none means the common ones."""
+    structured_errors: ClassVar[bool] = False
+    """The report's ``detail`` is the agent's own error text (not just its last line of
+    output): the same text twice is then a failure no retry fixes."""
+    demo_api: ClassVar[str | None] = None
+    """The mock API ``forgeflare demo --backend`` runs this agent against (``messages`` or
+    ``responses``); ``None`` (or a backend without it): no offline demo of this agent."""
+    install_hint: ClassVar[str] = ""
+    """How to install the agent's CLI, said when the demo does not find it."""
+
+    def demo_env(self, url: str, scratch: Path) -> dict[str, str]:
+        """What the agent needs in its environment to work against the demo's mock at ``url``
+        (files it needs are written under ``scratch``)."""
+        return {}
+
     @property
     def commits_itself(self) -> bool:
         return True
@@ -373,6 +397,7 @@ class ForgeflareBackend(_PlainBackend):
 
     name: str = "forgeflare"
     final_required: bool = True
+    structured_errors: ClassVar[bool] = True  # its final's detail is the API's error
     prompt_suffix: str = BLOCKED_PROMPT
     """The model is told how to ask a question (it completes through ``final``, no tag)."""
     secret_names: ClassVar[tuple[str, ...]] = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
@@ -451,17 +476,19 @@ class CommandBackend(_PlainBackend):
             return ForgeflareBackend(final_required=self.final_required).report(
                 reader, end, final, None
             )
-        return _by_exit_status(end, outcome)
+        return _by_exit_status(end, outcome, getattr(reader, "last_line", ""))
 
 
-def _by_exit_status(end: ChildEnd, outcome: str | None) -> IterationReport:
-    """The report of an agent that wrote none: its exit status decides."""
+def _by_exit_status(end: ChildEnd, outcome: str | None, last_line: str = "") -> IterationReport:
+    """The report of an agent that wrote none: its exit status decides; a failed one's last
+    line of output is its ``detail``."""
     if outcome is not None:
         return IterationReport(outcome=outcome)
     good = end.exit_code == 0
     return IterationReport(
         outcome="ok" if good else "agent_error",
         stop_reason=None if good else f"exit {end.exit_code}",
+        detail=None if good else last_line[:300] or None,
     )
 
 
@@ -478,6 +505,7 @@ class StreamBackend(BaseBackend):
     prompt_suffix: str = _COMPLETE_PROMPT
     secret_names: ClassVar[tuple[str, ...]] = ()
     box: ClassVar[AgentBox] = "own"
+    structured_errors: ClassVar[bool] = True
     args: ClassVar[tuple[str, ...]]
     last: ClassVar[tuple[str, ...]] = ()
 

@@ -9,11 +9,17 @@ the API (``attempt``, ``max_retries``, ``retry_delay_ms``, ``error_status``); an
 line may carry an ``error`` (``server_error`` when the API could not be reached: the text is
 ``API Error: Unable to connect to API (ConnectionRefused)``); the last line is ``result`` with
 the turn count, the cost in USD and the usage (``subtype`` is ``success`` even then, with
-``is_error`` true and ``api_error_status`` null). Claude Code has been seen writing one event
-inside another's line: a line that is not JSON is shown as text, unknown types are counted and
-skipped, nothing is fatal. No ``result`` line at all is an ``agent_error``; an event whose
-fields have other types than :data:`SHAPES` names is skipped with a warning, and when that
-leaves no result the report's ``detail`` names the line that broke the stream.
+``is_error`` true and ``api_error_status`` null). From 2.1.315 a session may write several
+``result`` lines (``result_index`` 0, 1, …; one per turn it ran): each carries its own
+``usage`` and ``num_turns`` (all are counted), ``total_cost_usd`` is the session's so far (the
+highest counts); an error result carries ``api_error_status``, ``api_error_type``
+(``authentication_error``, ``overloaded_error`` …) and ``terminal_reason`` (``api_error``),
+and its ``assistant`` line an ``error`` (``authentication_failed``, ``billing_error`` …): the
+outcome is read from these fields before the result's words. Claude Code has been seen writing
+one event inside another's line: a line that is not JSON is shown as text, unknown types are
+counted and skipped, nothing is fatal. No ``result`` line at all is an ``agent_error``; an
+event whose fields have other types than :data:`SHAPES` names is skipped with a warning, and
+when that leaves no result the report's ``detail`` names the line that broke the stream.
 
 :class:`ClaudeStreamReader` is pure: ``feed(line)`` returns what to show, ``report()`` the
 iteration report fields (DESIGN "Records and outcomes").
@@ -61,7 +67,10 @@ _UNREACHABLE = re.compile(
 )
 """An error result's text that means the API was down or unreachable: an outage."""
 _OUTAGE_ERRORS = frozenset({"server_error", "overloaded_error", "api_error"})
-"""An ``assistant`` line's ``error`` that means the API side failed."""
+"""An ``assistant`` line's ``error`` (or a result's ``api_error_type``) that means the API side
+failed."""
+_QUOTA_ERRORS = frozenset({"billing_error"})
+"""An ``assistant`` line's ``error`` (or ``api_error_type``) that means no credit is left."""
 
 
 _NUMBER = (int, float)
@@ -89,6 +98,9 @@ SHAPES: dict[str, Shape] = {
         "session_id": str,
         "total_cost_usd": (*_NUMBER, _NULL),
         "usage": dict,
+        "result_index": (int, _NULL),
+        "api_error_type": (str, _NULL),
+        "terminal_reason": (str, _NULL),
     },
 }
 """The types of the fields Claude Code 2.1's events carry that the reader uses."""
@@ -135,6 +147,9 @@ class ClaudeStreamReader(JsonStreamReader):
     model: str | None = None
     texts: list[str] = field(default_factory=list)
     result: dict[str, Any] | None = None
+    """The last ``result`` line."""
+    results: list[dict[str, Any]] = field(default_factory=list)
+    """Every ``result`` line, in order (several from 2.1.315: one per turn of the session)."""
     rate_limit: dict[str, Any] | None = None
     rate_limit_error: bool = False
     questions: list[str] = field(default_factory=list)
@@ -174,6 +189,7 @@ class ClaudeStreamReader(JsonStreamReader):
             return []
         if kind == "result":
             self.result = event
+            self.results.append(event)
             return [self.summary_line()]
         return super().event(event)
 
@@ -224,16 +240,27 @@ class ClaudeStreamReader(JsonStreamReader):
     # --- the report ---------------------------------------------------------------------------
 
     def tokens(self) -> Tokens:
-        """Tokens of the whole iteration, from the result's usage (zeros without one)."""
-        usage = (self.result or {}).get("usage")
-        return Tokens.from_usage(usage if isinstance(usage, dict) else {})
+        """Tokens of the whole iteration: every result's usage (zeros without one)."""
+        usages = (result.get("usage") for result in self.results)
+        return sum((Tokens.from_usage(u if isinstance(u, dict) else {}) for u in usages), Tokens())
+
+    def turns(self) -> int:
+        """Model turns of the whole iteration: every result's ``num_turns``."""
+        return sum(as_int(result.get("num_turns")) for result in self.results)
+
+    def cost_usd(self) -> float | None:
+        """The session's cost: the highest ``total_cost_usd`` of its results (each says the
+        session's total so far), ``None`` when none says one."""
+        costs = [as_cost(result.get("total_cost_usd")) for result in self.results]
+        known = [cost for cost in costs if cost is not None]
+        return max(known) if known else None
 
     def streamed_cost_usd(self) -> float | None:
         """What the iteration cost so far: the result's cost once it came, else its messages'
         streamed usage at the model's price (``None``: no price known)."""
-        cost = (self.result or {}).get("total_cost_usd")
-        if isinstance(cost, int | float) and not isinstance(cost, bool):
-            return float(cost)
+        cost = self.cost_usd()
+        if cost is not None:
+            return cost
         if not self.usage:
             return 0.0
         return price_usd(self.model, sum(self.usage.values(), Tokens()).model_dump())
@@ -271,14 +298,29 @@ class ClaudeStreamReader(JsonStreamReader):
             return "rate_limited", False
         if not result.get("is_error") and result.get("subtype") in ("success", "error_max_turns"):
             return "ok", False
+        kind = as_str(result.get("api_error_type"))
+        if self.api_error in _QUOTA_ERRORS or kind in _QUOTA_ERRORS:
+            return "quota", False
         if isinstance(status, int):
-            return "api_error", status >= 500 or status in (408, 409)
+            return "api_error", status >= 500 or status in (408, 409) or kind in _OUTAGE_ERRORS
         text = str(result.get("result") or "")
         if result.get("is_error") and (
-            self.api_error in _OUTAGE_ERRORS or _UNREACHABLE.search(text)
+            self.api_error in _OUTAGE_ERRORS or kind in _OUTAGE_ERRORS or _UNREACHABLE.search(text)
         ):
             return "api_error", True  # the API could not be reached: an outage
         return "agent_error", False
+
+    def error_detail(self, outcome: str) -> str | None:
+        """The agent's own line for a failed iteration: the error result's text, after its
+        structured type (``authentication_error: Invalid API key``); else the damaged stream's
+        detail. ``None`` for a good iteration."""
+        result = self.result or {}
+        if outcome == "ok" or not result.get("is_error"):
+            return self.damage_detail(outcome)
+        text = clean_text(str(result.get("result") or "")).strip()
+        kind = as_str(result.get("api_error_type")) or as_str(self.api_error)
+        line = f"{kind}: {text}" if kind and text else text or kind
+        return line or self.damage_detail(outcome)
 
     def stop_reason(self) -> str | None:
         """Why the agent stopped: an error subtype (``error_max_turns``), else the result's own
@@ -313,14 +355,14 @@ class ClaudeStreamReader(JsonStreamReader):
             transient=transient,
             stop_reason=self.stop_reason(),
             tokens=self.tokens(),
-            cost_usd=as_cost(result.get("total_cost_usd")),
+            cost_usd=self.cost_usd(),
             resets_at=self.resets_at() if outcome == "rate_limited" else None,
-            turns=as_int(result.get("num_turns")),
+            turns=self.turns(),
             session_id=as_str(result.get("session_id")) or self.session_id,
             model=self.model,
             final_text=self.final_text(),
             question="\n".join(self.questions) or None,
-            detail=self.damage_detail(outcome),
+            detail=self.error_detail(outcome),
         )
 
     def summary_line(self) -> str:

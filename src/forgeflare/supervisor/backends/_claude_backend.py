@@ -8,6 +8,7 @@ facts that make it fail, what it runs from a project, its budget flag and its ``
 from __future__ import annotations
 
 import json
+import os
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -96,7 +97,30 @@ class ClaudeBackend(StreamBackend):
     )
     permission_mode: str = "bypassPermissions"
     program: ClassVar[str] = "claude"
+    deterministic_errors: ClassVar[tuple[str, ...]] = (
+        r"--dangerously-skip-permissions",
+        r"please run /login",
+    )
     args: ClassVar[tuple[str, ...]] = ("-p", "--output-format", "stream-json", "--verbose")
+    demo_api: ClassVar[str | None] = "messages"
+    install_hint: ClassVar[str] = "npm install -g @anthropic-ai/claude-code"
+
+    def demo_env(self, url: str, scratch: Path) -> dict[str, str]:
+        """Claude Code reads ``ANTHROPIC_BASE_URL`` (not ``ANTHROPIC_API_URL``) and a key; as
+        root it runs without permission prompts only with ``IS_SANDBOX=1``; its settings go to
+        a configuration folder of the demo's own (the user's stay untouched)."""
+        config = scratch / "claude-config"
+        config.mkdir(parents=True, exist_ok=True)
+        env = {
+            "ANTHROPIC_BASE_URL": url,
+            "ANTHROPIC_API_KEY": "demo-key-offline",
+            "CLAUDE_CONFIG_DIR": str(config),
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_AUTOUPDATER": "1",
+        }
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            env["IS_SANDBOX"] = "1"
+        return env
 
     def configure(self, agent: AgentSettings) -> None:
         self.permission_mode = agent.permission_mode

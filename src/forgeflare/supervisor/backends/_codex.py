@@ -386,8 +386,14 @@ class CodexStreamReader(JsonStreamReader):
             session_id=self.thread_id,
             model=self.model,
             final_text=self.messages[-1] if self.messages else "",
-            detail=self.damage_detail(outcome),
+            detail=self.damage_detail(outcome) or self.failure_detail(outcome),
         )
+
+    def failure_detail(self, outcome: str) -> str | None:
+        """The failure's message for an iteration that did not end ``ok`` (its first line)."""
+        if outcome == "ok" or not self.failure:
+            return None
+        return clean_text(self.failure.strip().splitlines()[0])[:300] or None
 
     def summary_line(self) -> str:
         """One line per completed turn: tokens so far."""

@@ -7,10 +7,12 @@ that make it fail, its budget bound and its ``init`` option.
 
 from __future__ import annotations
 
+import json
 import shutil
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
 from forgeflare._sandbox import AgentBox
@@ -88,6 +90,14 @@ class CodexBackend(StreamBackend):
     init: ClassVar[InitTemplate | None] = InitTemplate("Codex (codex exec --json)")
     sandbox: str = "workspace-write"
     program: ClassVar[str] = "codex"
+    deterministic_errors: ClassVar[tuple[str, ...]] = (
+        r"\bbwrap: execvp\b",
+        r"codex-linux-sandbox",
+        r"\binvalid_api_key\b",
+        r"\bmodel_not_found\b",
+    )
+    demo_api: ClassVar[str | None] = "responses"
+    install_hint: ClassVar[str] = "npm install -g @openai/codex"
     args: ClassVar[tuple[str, ...]] = ("exec", "--json", "--skip-git-repo-check")
     last: ClassVar[tuple[str, ...]] = ("-",)
     """The prompt comes on stdin."""
@@ -114,3 +124,24 @@ class CodexBackend(StreamBackend):
 
     def configured_url(self, env: Mapping[str, str]) -> str:
         return codex_provider_url(env)
+
+    def demo_env(self, url: str, scratch: Path) -> dict[str, str]:
+        """A ``CODEX_HOME`` of the demo's own whose provider is the mock's Responses API, a key
+        for it, and a ``TMPDIR`` outside ``CODEX_HOME`` (Codex loses its sandbox helper when
+        its temporary files sit in its home)."""
+        home, tmp = scratch / "codex-home", scratch / "codex-tmp"
+        home.mkdir(parents=True, exist_ok=True)
+        tmp.mkdir(parents=True, exist_ok=True)
+        (home / "config.toml").write_text(
+            'model = "gpt-5.5"\nmodel_provider = "demo"\n\n'
+            "[model_providers.demo]\n"
+            'name = "forgeflare demo"\n'
+            f"base_url = {json.dumps(url)}\n"
+            'wire_api = "responses"\n'
+            'env_key = "OPENAI_API_KEY"\n'
+            "request_max_retries = 0\n"
+            "stream_max_retries = 0\n"
+            "\n[features]\nshell_snapshot = false\n",
+            encoding="utf-8",
+        )
+        return {"CODEX_HOME": str(home), "OPENAI_API_KEY": "demo-key-offline", "TMPDIR": str(tmp)}

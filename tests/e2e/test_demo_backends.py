@@ -1,0 +1,92 @@
+"""``forgeflare demo --backend NAME``: the demo story through a real CLI agent, offline.
+
+Claude Code and Codex are the pinned CLIs (``claude_code_support``, ``codex_support``), put on
+``PATH`` as a user's install would be; the demo sets the rest (the mock's URL, a dummy key,
+``IS_SANDBOX`` as root, Codex's ``CODEX_HOME``). A CLI that is not on ``PATH`` is one line
+with how to install it, exit 2, before anything is written.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from claude_code_support import require_claude_code
+from codex_support import require_codex
+
+
+def demo(project: Path, backend: str, path: str) -> subprocess.CompletedProcess[str]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("ANTHROPIC_", "CLAUDE", "CODEX_", "OPENAI_", "FRESHER_"))
+    }
+    env["PATH"] = path
+    return subprocess.run(
+        [sys.executable, "-m", "forgeflare", "demo", "--backend", backend, "--dir", str(project)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+        check=False,
+    )
+
+
+def assert_the_story_was_done(project: Path, done: subprocess.CompletedProcess[str]) -> None:
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "The loop finished complete." in done.stdout
+    assert "finish type      complete (exit 0)" in done.stdout
+    plan = (project / "IMPLEMENTATION_PLAN.md").read_text()
+    assert "- [ ]" not in plan
+    code = (project / "calc.py").read_text()
+    assert "def add(a, b):" in code
+    assert "def mul(a, b):" in code
+    # The agent ran the tests in each iteration: their verdict is in its output.
+    logs = "".join(p.read_text() for p in project.glob(".fresher/runs/*/iteration-*.log"))
+    assert logs.count("OK") >= 2, logs[-2000:]
+
+
+@pytest.mark.parametrize(
+    ("backend", "require"), [("claude", require_claude_code), ("codex", require_codex)]
+)
+def test_the_demo_runs_through_the_real_cli(tmp_path: Path, backend: str, require: object) -> None:
+    assert callable(require)
+    cli: Path = require()
+    project = tmp_path / "demo"
+    done = demo(project, backend, f"{cli.parent}{os.pathsep}{os.environ['PATH']}")
+    assert_the_story_was_done(project, done)
+    assert f"--backend {backend}" in done.stdout  # the loop it shows is the one it ran
+
+
+@pytest.mark.parametrize(
+    ("backend", "install"),
+    [
+        ("claude", "npm install -g @anthropic-ai/claude-code"),
+        ("codex", "npm install -g @openai/codex"),
+    ],
+)
+def test_a_cli_that_is_not_installed_is_one_line_with_how_to_install_it(
+    tmp_path: Path, backend: str, install: str
+) -> None:
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    project = tmp_path / "demo"
+    done = demo(project, backend, str(empty))
+    assert done.returncode == 2
+    (line,) = done.stderr.strip().splitlines()
+    assert f"--backend {backend}: `{backend}` is not installed" in line
+    assert install in line
+    assert not project.exists()  # found before anything was written
+
+
+def test_an_unknown_backend_names_the_registrys(tmp_path: Path) -> None:
+    done = demo(tmp_path / "demo", "gemini", os.environ["PATH"])
+    assert done.returncode == 2
+    (line,) = done.stderr.strip().splitlines()
+    assert "--backend gemini: not a backend (one of: " in line
+    assert "claude" in line
+    assert "codex" in line
