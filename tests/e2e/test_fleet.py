@@ -11,18 +11,16 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agent_support import text_response, tool_response
-from mockapi_support import MockServer
+from mockapi_support import MockAPI
 from project_support import git
 from supervisor_agents.project import alive, env_for, wait_for
 
-MockAPI = Callable[[dict[str, Any]], MockServer]
 MILLION = {"input_tokens": 1_000_000, "output_tokens": 0}  # $5 at claude-opus-4-6 prices
 
 

@@ -19,14 +19,13 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from agent_support import text_response, tool_response, tool_results
-from mockapi_support import MockServer
+from mockapi_support import MockAPI
 from nobody_support import (
     SETPRIV,
     forgeflare_argv,
@@ -35,8 +34,6 @@ from nobody_support import (
     loop_env,
     shared_scratch,
 )
-
-MockAPI = Callable[[dict[str, Any]], MockServer]
 
 BWRAP = shutil.which("bwrap")
 PY = shutil.which("python3", path="/usr/bin:/bin") or sys.executable

@@ -8,16 +8,13 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from agent_support import text_response, tool_response
-from mockapi_support import MockServer
+from mockapi_support import MockAPI
 from project_support import git
 from supervisor_agents.project import Project, env_for
 
-MockAPI = Callable[[dict[str, Any]], MockServer]
 REPO = Path(__file__).resolve().parents[2]
 TAG = "<loop-done>COMPLETE</loop-done>"
 

@@ -7,17 +7,14 @@ mock API recorded."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agent_support import text_response, tick_response, tool_response
-from mockapi_support import MockServer
+from mockapi_support import MockAPI, MockServer
 from supervisor_agents.project import Project, base_env, env_for, forgeflare
-
-MockAPI = Callable[[dict[str, Any]], MockServer]
 
 # A failing test the gate reports the same way every time (a pytest-like summary line).
 RED_GATE = (

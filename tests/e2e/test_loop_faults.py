@@ -17,14 +17,13 @@ import sys
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import psutil
 import pytest
 
 from agent_support import text_response, tool_response
 from forgeflare.templates import init_project
-from mockapi_support import MockServer
+from mockapi_support import MockAPI, MockServer
 from supervisor_agents.project import (
     Project,
     agent_cmd,
@@ -34,7 +33,6 @@ from supervisor_agents.project import (
     wait_for,
 )
 
-MockAPI = Callable[[dict[str, Any]], MockServer]
 ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z ")
 
 

@@ -11,16 +11,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from agent_support import text_response, tool_response
-from conftest import MockServer
 from environ_support import SCAN
+from mockapi_support import MockAPI
 from supervisor_agents.project import base_env
 
-MockAPI = Callable[[dict[str, Any]], MockServer]
 FORGEFLARE = str(Path(sys.executable).absolute().parent / "forgeflare")
 
 _PLANT = "import pathlib\npathlib.Path({marker!r}).write_text({name!r})\n"

@@ -9,19 +9,16 @@ from __future__ import annotations
 import secrets
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from agent_support import text_response, tool_response
-from conftest import MockServer
 from environ_support import scanning_project, scans
+from mockapi_support import MockAPI
 from secrets_support import MISSED_IN_0_3
 from supervisor_agents.project import base_env
 
-MockAPI = Callable[[dict[str, Any]], MockServer]
 FORGEFLARE = str(Path(sys.executable).absolute().parent / "forgeflare")
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc")

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from conftest import MockServer
+from mockapi_support import MockServer
 from project_support import forgeflare
 
 

@@ -25,10 +25,8 @@ from typer.testing import CliRunner
 
 from agent_support import text_response, tool_response
 from forgeflare import _app as cli
-from mockapi_support import MockServer
+from mockapi_support import MockAPI, MockServer
 from supervisor_agents.project import Project, agent_cmd, base_env, env_for
-
-MockAPI = Callable[[dict[str, Any]], MockServer]
 
 # An agent that keeps what it was given: its arguments, environment and prompt, in
 # given-<iteration>.json; with CHECK_BOX set it checks the first box of that file.

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_support import text_response, tool_response
-from conftest import MockServer
+from mockapi_support import MockServer
 from project_support import forgeflare
 
 LIMIT = {

@@ -13,18 +13,14 @@ import os
 import shutil
 import signal
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 import trio
 
 from agent_support import verdict
-from mockapi_support import MockServer
+from mockapi_support import MockAPI, MockServer
 from supervisor_agents.project import Project, base_env, env_for, wait_for
-
-MockAPI = Callable[[dict[str, Any]], MockServer]
 
 INIT_HOOKS = (
     Path(__file__).resolve().parents[2] / "src/forgeflare/templates/files/dot-fresher/hooks"

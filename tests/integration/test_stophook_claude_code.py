@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,9 +22,8 @@ from claude_code_support import (
     session_of,
 )
 from forgeflare.stophook import state_path
-from mockapi_support import MockServer
+from mockapi_support import MockAPI, MockServer
 
-MockAPI = Callable[[dict[str, Any]], MockServer]
 FORGEFLARE = str(Path(sys.executable).absolute().parent / "forgeflare")
 DONE = "<loop-done>COMPLETE</loop-done>"
 USAGE = {"input_tokens": 100, "output_tokens": 10}

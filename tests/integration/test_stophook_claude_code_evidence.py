@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +24,8 @@ from test_stophook_claude_code import (
     turns,
 )
 
-from mockapi_support import MockServer
+from mockapi_support import MockAPI, MockServer
 
-MockAPI = Callable[[dict[str, Any]], MockServer]
 RED = "echo 'FAILED tests/test_calc.py::test_divide - ZeroDivisionError'; exit 4"
 MODEL = "claude-sonnet-4-5"
 

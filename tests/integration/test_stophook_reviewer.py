@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +15,8 @@ import pytest
 from test_stophook_processes import HOOK, SIG, hook_env, read_state, run_hook, state_path
 
 from agent_support import verdict
-from mockapi_support import MockServer
+from mockapi_support import MockAPI, MockServer
 
-MockAPI = Callable[[dict[str, Any]], MockServer]
 RED = "echo 'FAILED tests/test_calc.py::test_divide - ZeroDivisionError'; exit 4"
 MODEL = "claude-sonnet-4-5"
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agent_support import run_agent, text_response, tool_response
-from conftest import MockServer
+from mockapi_support import MockServer
 from project_support import cloned_repo, forgeflare
 
 HOOK = """#!/usr/bin/env python3

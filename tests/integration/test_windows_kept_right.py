@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from conftest import MockServer
+from mockapi_support import MockServer
 from project_support import forgeflare
 
 LIMIT = {
