@@ -34,6 +34,7 @@ from nobody_support import (
     loop_env,
     shared_scratch,
 )
+from project_support import run_text
 
 BWRAP = shutil.which("bwrap")
 PY = shutil.which("python3", path="/usr/bin:/bin") or sys.executable
@@ -152,14 +153,11 @@ def test_a_bash_command_cannot_read_the_agents_key(
     )
     scratch.give_to(user)
     flags = ["--sandbox-network"] if boxed else []
-    done = subprocess.run(
+    done = run_text(
         [*forgeflare_argv(user), "run", *flags, "probe"],
         cwd=scratch.project,
         env=scratch.env(ANTHROPIC_API_URL=server.url, **forgeflare_env(user)),
-        capture_output=True,
-        text=True,
         timeout=120,
-        check=False,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     result = tool_results(server.requests()[1])[0]
@@ -186,14 +184,11 @@ def test_a_hook_and_the_gate_cannot_read_the_loops_key(
     (project / ".fresher" / "config.toml").write_text(config)
     server = mock_api({"responses": [text_response("done")], "when_exhausted": "end_turn"})
     scratch.give_to(user)
-    done = subprocess.run(
+    done = run_text(
         [*forgeflare_argv(user), "loop", "--max-iterations", "1"],
         cwd=project,
         env=scratch.env(ANTHROPIC_API_URL=server.url, **forgeflare_env(user)),
-        capture_output=True,
-        text=True,
         timeout=180,
-        check=False,
     )
     said = done.stdout + done.stderr
     assert "gate: runs in the sandbox" in said, said[-3000:]
@@ -217,14 +212,11 @@ def test_the_stop_hooks_gate_cannot_read_the_hooks_key(scratch: Scratch) -> None
     scratch.give_to("nobody")
     env = scratch.env(**forgeflare_env("nobody"))
     hook = [*forgeflare_argv("nobody"), "stop-hook"]
-    started = subprocess.run(
+    started = run_text(
         [*hook, "start", "--max-iterations", "3", "--prompt", "go", "--gate", gate],
         cwd=project,
         env=env,
-        capture_output=True,
-        text=True,
         timeout=60,
-        check=False,
     )
     assert started.returncode == 0, started.stderr
     stop = {
@@ -235,16 +227,7 @@ def test_the_stop_hooks_gate_cannot_read_the_hooks_key(scratch: Scratch) -> None
         "stop_hook_active": False,
         "last_assistant_message": "All done.\n<loop-done>COMPLETE</loop-done>",
     }
-    done = subprocess.run(
-        hook,
-        input=json.dumps(stop),
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_text(hook, cwd=project, env=env, input=json.dumps(stop), timeout=120)
     out = (project / "gate-probe.txt").read_text()
     assert _checked(out) == 1, (out, done.stderr)
     assert _keys(out) == 0, out
@@ -293,14 +276,11 @@ def test_the_fleets_landing_gate_cannot_read_the_fleets_key(
         }
     )
     scratch.give_to("nobody")
-    done = subprocess.run(
+    done = run_text(
         [*forgeflare_argv("nobody"), "fleet", "run", str(repo / "fleet.toml")],
         cwd=repo,
         env=scratch.env(ANTHROPIC_API_URL=server.url, **forgeflare_env("nobody")),
-        capture_output=True,
-        text=True,
         timeout=240,
-        check=False,
     )
     text = out.read_text() if out.exists() else ""
     assert _checked(text) == 1, (text, done.stdout[-2000:], done.stderr[-2000:])

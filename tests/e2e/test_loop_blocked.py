@@ -18,6 +18,7 @@ import pytest
 from agent_support import text_response
 from forgeflare._completion import BLOCKED_TAG
 from mockapi_support import MockAPI, MockServer
+from project_support import run_text
 from supervisor_agents.project import Project, base_env, forgeflare, wait_for
 
 QUESTION = "Which database should the cache use: Postgres or SQLite?"
@@ -149,13 +150,7 @@ def dom_of(page: Path, profile: Path) -> str:
         f"--user-data-dir={profile}",
         "--virtual-time-budget=3000",
     ]
-    done = subprocess.run(
-        [CHROMIUM, *flags, "--dump-dom", page.as_uri()],
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
+    done = run_text([CHROMIUM, *flags, "--dump-dom", page.as_uri()], timeout=90)
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from forgeflare.report._watch import render_line, snapshot
 from mockapi_support import MockServer
+from project_support import run_text
 from supervisor_agents.project import Project, base_env, env_for, wait_for
 
 # Saves its prompt, then works until the test lets this iteration end (go.N).
@@ -23,13 +24,10 @@ HINT = "use the v2 API"
 
 
 def _cli(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return run_text(
         [sys.executable, "-m", "forgeflare", *args, "--dir", str(project.dir)],
         env=base_env(),
-        capture_output=True,
-        text=True,
         timeout=60,
-        check=False,
     )
 
 
@@ -142,10 +140,11 @@ def test_a_killed_iteration_and_a_dead_run_keep_their_real_duration(tmp_path: Pa
     wait_for(lambda: ticks() >= 5, timeout=60)
     loop.kill()  # kill -9: the supervisor leaves an unfinished run behind
     loop.wait(timeout=30)
-    listed = subprocess.run(
+    listed = run_text(
         [sys.executable, "-m", "forgeflare", "runs", "--json", "--dir", str(project.dir)],
-        env=base_env(), capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+        env=base_env(),
+        timeout=60,
+    )
     (dead,) = json.loads(listed.stdout)
     assert dead["dead"] is True
     assert dead["duration"] > 0  # its supervisor's own count, not 0s

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from project_support import run_text
 from supervisor_agents.project import Project, agent_cmd, base_env, forgeflare, wait_for
 
 
@@ -131,13 +132,7 @@ def test_report_renders_in_headless_chromium(night: Project, tmp_path: Path) -> 
         "--enable-logging=stderr",
         "--v=0",
     ]
-    dom = subprocess.run(
-        [CHROMIUM, *flags, "--dump-dom", out.as_uri()],
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
+    dom = run_text([CHROMIUM, *flags, "--dump-dom", out.as_uri()], timeout=90)
     assert dom.returncode == 0, dom.stderr[-2000:]
     # plotly drew the plot: its SVG layers exist only once its inlined script ran
     assert "main-svg" in dom.stdout

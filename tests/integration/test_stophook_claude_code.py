@@ -23,6 +23,7 @@ from claude_code_support import (
 )
 from forgeflare.stophook import state_path
 from mockapi_support import MockAPI, MockServer
+from project_support import run_text
 
 FORGEFLARE = str(Path(sys.executable).absolute().parent / "forgeflare")
 DONE = "<loop-done>COMPLETE</loop-done>"
@@ -46,13 +47,8 @@ def bash(command: str, say: str = "") -> dict[str, Any]:
 
 def forgeflare(project: Path, *args: str, home: Path | None = None) -> str:
     env = None if home is None else {**claude_env(home, "http://127.0.0.1:9")}
-    done = subprocess.run(
-        [FORGEFLARE, "stop-hook", *args, "--project-dir", str(project)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env=env,
+    done = run_text(
+        [FORGEFLARE, "stop-hook", *args, "--project-dir", str(project)], env=env, timeout=60
     )
     assert done.returncode == 0, done.stderr
     return done.stdout

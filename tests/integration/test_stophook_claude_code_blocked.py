@@ -24,6 +24,7 @@ from claude_code_support import (
 )
 from forgeflare.stophook import state_path
 from mockapi_support import MockAPI, MockServer
+from project_support import run_text
 
 FORGEFLARE = str(Path(sys.executable).absolute().parent / "forgeflare")
 DONE = "<loop-done>COMPLETE</loop-done>"
@@ -38,13 +39,10 @@ def text(say: str) -> dict[str, Any]:
 
 
 def stop_hook(project: Path, *args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return run_text(
         [FORGEFLARE, "stop-hook", *args, "--project-dir", str(project)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
         env=claude_env(home, "http://127.0.0.1:9"),
+        timeout=60,
     )
 
 

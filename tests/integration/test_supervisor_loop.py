@@ -7,7 +7,6 @@ import json
 import os
 import shlex
 import signal
-import subprocess
 import sys
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from forgeflare.supervisor import StopControl
 from platform_support import private_mounts_skip_reason as _private_mounts
 from platform_support import run_in_private_mounts
 from platform_support import sleeping as _sleeping
+from project_support import run_text
 from supervisor_agents.project import (
     Done,
     Project,
@@ -563,14 +563,7 @@ def test_a_full_disk_before_the_loop_starts_is_one_line(tmp_path: Path) -> None:
         f'exec "{sys.executable}" -m forgeflare loop --dir "{disk}" --agent-cmd true '
         "--max-iterations 1"
     )
-    done = subprocess.run(
-        ["unshare", "-m", "sh", "-c", script],
-        capture_output=True,
-        text=True,
-        env=base_env(),
-        timeout=60,
-        check=False,
-    )
+    done = run_text(["unshare", "-m", "sh", "-c", script], env=base_env(), timeout=60)
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().splitlines()[-1] == (
         f"forgeflare: error: {disk}/.fresher/loop.lock: cannot write the loop lock: "
