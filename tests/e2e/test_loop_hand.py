@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
+from agent_support import verdict
 from forgeflare.report._watch import render_line, snapshot
-from mockapi_support import MockServer
+from mockapi_support import MockAPI
 from project_support import run_text
 from supervisor_agents.project import Project, base_env, env_for, wait_for
 
@@ -156,19 +155,7 @@ def test_a_killed_iteration_and_a_dead_run_keep_their_real_duration(tmp_path: Pa
     assert killed["duration"] >= 0.8, killed  # it ran at least 5 ticks, not 0.0 s
 
 
-def verdict(complete: bool) -> dict[str, Any]:
-    return {
-        "content": [
-            {"type": "tool_use", "name": "verdict", "input": {"complete": complete, "reasons": []}}
-        ],
-        "stop_reason": "tool_use",
-        "usage": {"input_tokens": 100, "output_tokens": 10},
-    }
-
-
-def test_the_reviewers_requests_count_toward_the_hour(
-    tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
-) -> None:
+def test_the_reviewers_requests_count_toward_the_hour(tmp_path: Path, mock_api: MockAPI) -> None:
     project = Project(tmp_path)
     project.git_init()
     project.write("IMPLEMENTATION_PLAN.md", "- [ ] one\n")
@@ -181,7 +168,9 @@ def test_the_reviewers_requests_count_toward_the_hour(
         "cat > /dev/null; date +%s%N >> progress.txt; "
         "sed -i 's/- \\[ \\]/- [x]/' IMPLEMENTATION_PLAN.md; git add -A && git commit -qm work",
     )
-    server = mock_api({"responses": [verdict(False), verdict(True)], "when_exhausted": "error"})
+    server = mock_api(
+        {"responses": [verdict(False, [], []), verdict(True, [], [])], "when_exhausted": "error"}
+    )
     # An hour is 3.6 s here: the second review waits for the first to leave the hour.
     env = {**env_for(server, FRESHER_GATE="true"), "FORGEFLARE_TIME_SCALE": "0.001"}
     done = project.run("--agent-cmd", f"sh {work}", "--max-iterations", "3", env=env, timeout=120)
