@@ -114,9 +114,12 @@ async def test_errors_reset_by_a_good_iteration(project: Project) -> None:
 async def test_hang_past_iteration_timeout_leaves_nothing(project: Project) -> None:
     pidfile = project.dir / "pids"
     env = base_env(AGENT_PIDFILE=str(pidfile), FRESHER_AGENT_KILL_GRACE="0.5")
+    # A shell, not the Python stand-in: on a loaded machine Python's start alone outlasted the
+    # 1 s timeout, and the agent died before it wrote what it started.
+    hang = 'sleep 600 & echo $$ $! > "$AGENT_PIDFILE"; wait'
     done = await project.arun(
         "--agent-cmd",
-        agent_cmd("--hang"),
+        f"sh -c {shlex.quote(hang)}",
         "--iteration-timeout",
         "1s",
         "--max-iterations",
