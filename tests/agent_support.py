@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from project_support import run_text
+
 __all__ = [
     "read_json",
     "run_agent",
@@ -82,15 +84,12 @@ def run_agent(
     child_env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     child_env.update({"ANTHROPIC_API_URL": url, "ANTHROPIC_API_KEY": "test-key", "NO_COLOR": "1"})
     child_env.update(env or {})
-    return subprocess.run(
+    return run_text(
         [sys.executable, "-m", "forgeflare", "run", *args],
         cwd=project,
-        input=prompt,
-        capture_output=True,
-        text=True,
         env=child_env,
+        input=prompt,
         timeout=timeout,
-        check=False,
     )
 
 

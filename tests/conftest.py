@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, settings
 
 from claude_code_support import require_claude_code
 from mockapi_support import MockServer, start_mock_server
-from platform_support import LINUX_ONLY_MARKER, linux_only_skip_reason
+from platform_support import LINUX_ONLY_MARKER, linux_only_skip_reason, reset_subreaper
 
 __all__ = ["MockServer"]
 
@@ -85,6 +85,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         skip = linux_only_skip_reason(sys.platform, reason)
         if skip is not None:
             item.add_marker(pytest.mark.skip(reason=skip))
+
+
+@pytest.fixture(autouse=True)
+def _not_left_a_subreaper() -> Iterator[None]:
+    """A test that runs ``forgeflare run``/``loop`` in this process makes the worker a child
+    subreaper, and a subreaper's every child cleanup ends the "adopted" children that started
+    in the second before it: in later tests of the same worker, processes the test started
+    itself (a fake git holding a lock) died. Each test starts as a plain process again."""
+    yield
+    reset_subreaper()
 
 
 @pytest.fixture

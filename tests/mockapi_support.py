@@ -19,13 +19,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from forgeflare.mockapi import start_mock_api, stop_mock_api
 
-__all__ = ["MockServer", "start_mock_server"]
+__all__ = ["MockAPI", "MockServer", "start_mock_server"]
 
 
 class MockServer:
@@ -89,6 +90,10 @@ class MockServer:
 
     def __repr__(self) -> str:
         return f"MockServer(url={self.url!r}, script={str(self.script_path)!r})"
+
+
+MockAPI = Callable[[dict[str, Any]], MockServer]
+"""The ``mock_api`` fixture's type: it starts a server for a script and returns it."""
 
 
 def start_mock_server(

@@ -23,6 +23,7 @@ __all__ = [
     "live_group_members",
     "private_mounts_skip_reason",
     "require_pinned_cli",
+    "reset_subreaper",
     "run_in_private_mounts",
     "sleeping",
 ]
@@ -35,6 +36,18 @@ def linux_only_skip_reason(platform: str, reason: str | None) -> str | None:
     if platform.startswith("linux"):
         return None
     return f"Linux only ({platform}): {reason or 'needs Linux'}"
+
+
+def reset_subreaper() -> None:
+    """Make this process a plain one again if forgeflare made it a child subreaper (Linux)."""
+    from forgeflare import _pgroup
+
+    if not _pgroup._subreaper:
+        return
+    import ctypes
+
+    ctypes.CDLL(None).prctl(_pgroup._PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+    _pgroup._subreaper = False
 
 
 def _live(proc: psutil.Process) -> bool:

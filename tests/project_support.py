@@ -4,10 +4,31 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-__all__ = ["cloned_repo", "forgeflare", "git", "new_repo"]
+__all__ = ["cloned_repo", "forgeflare", "git", "new_repo", "run_text"]
+
+
+def run_text(
+    argv: Sequence[str | Path],
+    *,
+    cwd: Path | str | None = None,
+    env: Mapping[str, str] | None = None,
+    input: str | None = None,
+    timeout: float | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``argv`` to its end with its text output captured; any exit code is returned."""
+    return subprocess.run(
+        argv,
+        cwd=cwd,
+        env=None if env is None else dict(env),
+        input=input,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -55,12 +76,4 @@ def forgeflare(
     cwd: Path, *args: str, env: Mapping[str, str] | None = None, timeout: float = 60
 ) -> subprocess.CompletedProcess[str]:
     """``python -m forgeflare ARGS`` in ``cwd`` (``env``: the whole environment, else ours)."""
-    return subprocess.run(
-        [sys.executable, "-m", "forgeflare", *args],
-        cwd=cwd,
-        env=None if env is None else dict(env),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    return run_text([sys.executable, "-m", "forgeflare", *args], cwd=cwd, env=env, timeout=timeout)

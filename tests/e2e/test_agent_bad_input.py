@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from agent_support import run_agent, text_response
-from mockapi_support import MockServer
-
-MockAPI = Callable[[dict[str, Any]], MockServer]
+from mockapi_support import MockAPI
 
 
 def test_a_hooks_file_that_does_not_exist_is_an_error(tmp_path: Path, mock_api: MockAPI) -> None:

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agent_support import run_agent, text_response, tool_response, tool_results
-from conftest import MockServer
 from forgeflare.agent.tools._types import ALLOW_PATHS_ENV
+from mockapi_support import MockAPI
 from tool_support import run_tool
-
-MockAPI = Callable[[dict[str, Any]], MockServer]
 
 
 @pytest.fixture

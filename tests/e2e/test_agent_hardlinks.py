@@ -8,17 +8,15 @@ directory with ``--allow-path``. Through the real agent against the mock API.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agent_support import run_agent, text_response, tool_response, tool_results
-from conftest import MockServer
 from forgeflare.agent.tools import link_refused
+from mockapi_support import MockAPI, MockServer
 
-MockAPI = Callable[[dict[str, Any]], MockServer]
 SECRET = "outside-secret-4711"
 
 CALLS = [

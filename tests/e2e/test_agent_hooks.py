@@ -8,7 +8,6 @@ import signal
 import stat
 import subprocess
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +22,7 @@ from agent_support import (
     tool_response,
     tool_results,
 )
-from mockapi_support import MockServer
-
-MockAPI = Callable[[dict[str, Any]], MockServer]
+from mockapi_support import MockAPI, MockServer
 
 GUARD = """#!/usr/bin/env bash
 input=$(cat)

@@ -3,15 +3,12 @@ apart (a usage limit, a refusal, the budget), each with its own exit status."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from agent_support import read_json, run_agent, text_response, tool_response
-from conftest import MockServer
-
-MockAPI = Callable[[dict[str, Any]], MockServer]
+from mockapi_support import MockAPI
 
 
 def final(project: Path) -> dict[str, Any]:

@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +22,9 @@ from agent_support import (
     tool_response,
     tool_results,
 )
-from mockapi_support import MockServer
+from mockapi_support import MockAPI
 from platform_support import alive, live_group_members
 from project_support import forgeflare
-
-MockAPI = Callable[[dict[str, Any]], MockServer]
 
 
 def test_all_five_tools_end_to_end(tmp_path: Path, mock_api: MockAPI) -> None:

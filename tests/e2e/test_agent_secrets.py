@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from agent_support import run_agent, text_response, tool_response
-from conftest import MockServer
+from mockapi_support import MockAPI
 from supervisor_agents.project import base_env
 
-MockAPI = Callable[[dict[str, Any]], MockServer]
 KEY = "sk-ant-test-0123456789-do-not-leak"
 
 HOOKS = """[[hooks]]

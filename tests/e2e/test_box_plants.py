@@ -19,14 +19,13 @@ import shlex
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from agent_support import text_response, tool_response, tool_results
-from mockapi_support import MockServer
+from mockapi_support import MockAPI
 from nobody_support import (
     SETPRIV,
     as_user,
@@ -36,8 +35,7 @@ from nobody_support import (
     loop_env,
     shared_scratch,
 )
-
-MockAPI = Callable[[dict[str, Any]], MockServer]
+from project_support import run_text
 
 BWRAP = shutil.which("bwrap")
 
@@ -151,14 +149,11 @@ def test_plants_in_the_box_never_run_on_the_host(
         }
     )
     scratch.give_to(user)
-    done = subprocess.run(
+    done = run_text(
         [*forgeflare_argv(user), "loop", "--max-iterations", "1"],
         cwd=scratch.project,
         env=scratch.env(ANTHROPIC_API_URL=server.url, **forgeflare_env(user)),
-        capture_output=True,
-        text=True,
         timeout=180,
-        check=False,
     )
     said = done.stdout + done.stderr
     assert "sandbox: bubblewrap" in said, said[-3000:]
@@ -197,14 +192,11 @@ def test_an_unboxed_agents_plant_finishes_the_loop_hook_abort(
     agent.write_text(f"#!/bin/sh\n{plant}\n")
     agent.chmod(0o755)
     argv = [sys.executable, "-m", "forgeflare", "loop", "--max-iterations", "2"]
-    done = subprocess.run(
+    done = run_text(
         [*argv, "--backend", "command", "--agent-cmd", str(agent)],
         cwd=scratch.project,
         env=scratch.env(),
-        capture_output=True,
-        text=True,
         timeout=180,
-        check=False,
     )
     said = done.stdout + done.stderr
     assert done.returncode == 13, said[-3000:]

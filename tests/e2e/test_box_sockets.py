@@ -21,20 +21,17 @@ import shutil
 import socket
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from agent_support import text_response, tool_response, tool_results
 from forgeflare._gaterun import BoxSettings, gate_box_blocking, run_gate_blocking
 from forgeflare._scopeexec import landlock_abi
-from mockapi_support import MockServer
+from mockapi_support import MockAPI
 from nobody_support import SETPRIV, forgeflare_argv, forgeflare_env, loop_env, shared_scratch
-
-MockAPI = Callable[[dict[str, Any]], MockServer]
 
 BWRAP = shutil.which("bwrap")
 UNSHARE = shutil.which("unshare")

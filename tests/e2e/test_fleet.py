@@ -11,18 +11,16 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agent_support import text_response, tool_response
-from mockapi_support import MockServer
-from project_support import git
+from mockapi_support import MockAPI
+from project_support import git, run_text
 from supervisor_agents.project import alive, env_for, wait_for
 
-MockAPI = Callable[[dict[str, Any]], MockServer]
 MILLION = {"input_tokens": 1_000_000, "output_tokens": 0}  # $5 at claude-opus-4-6 prices
 
 
@@ -93,14 +91,7 @@ def conv(name: str, responses: list[dict[str, Any]]) -> dict[str, Any]:
 def fleet(
     *args: str, env: dict[str, str], timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "forgeflare", "fleet", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    return run_text([sys.executable, "-m", "forgeflare", "fleet", *args], env=env, timeout=timeout)
 
 
 def state(path: Path, name: str) -> dict[str, Any]:

@@ -4,19 +4,15 @@ and for each loop not landed what to run to land it."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from test_fleet import commits, completes_with, conv, fleet, fleet_file, loop, make_repo, state
 
 from agent_support import text_response
 from chromium_support import CHROMIUM, NO_CHROMIUM, dom_of
-from mockapi_support import MockServer
+from mockapi_support import MockAPI
 from supervisor_agents.project import env_for
-
-MockAPI = Callable[[dict[str, Any]], MockServer]
 
 
 def _items(dom: str, list_id: str) -> list[str]:

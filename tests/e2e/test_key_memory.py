@@ -19,14 +19,13 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from agent_support import text_response, tool_response, tool_results
-from mockapi_support import MockServer
+from mockapi_support import MockAPI
 from nobody_support import (
     SETPRIV,
     claim_complete,
@@ -37,8 +36,7 @@ from nobody_support import (
     shared_scratch,
     start_frame,
 )
-
-MockAPI = Callable[[dict[str, Any]], MockServer]
+from project_support import run_text
 
 BWRAP = shutil.which("bwrap")
 PY = shutil.which("python3", path="/usr/bin:/bin") or sys.executable
@@ -159,14 +157,11 @@ def test_a_bash_command_cannot_read_the_agents_key(
     )
     scratch.give_to(user)
     flags = ["--sandbox-network"] if boxed else []
-    done = subprocess.run(
+    done = run_text(
         [*forgeflare_argv(user), "run", *flags, "probe"],
         cwd=scratch.project,
         env=scratch.env(ANTHROPIC_API_URL=server.url, **forgeflare_env(user)),
-        capture_output=True,
-        text=True,
         timeout=120,
-        check=False,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     result = tool_results(server.requests()[1])[0]
@@ -194,14 +189,11 @@ def test_a_hook_and_the_gate_cannot_read_the_loops_key(
     (project / ".fresher" / "config.toml").write_text(config)
     server = mock_api({"responses": [text_response("done")], "when_exhausted": "end_turn"})
     scratch.give_to(user)
-    done = subprocess.run(
+    done = run_text(
         [*forgeflare_argv(user), "loop", "--max-iterations", "1"],
         cwd=project,
         env=scratch.env(ANTHROPIC_API_URL=server.url, **forgeflare_env(user)),
-        capture_output=True,
-        text=True,
         timeout=180,
-        check=False,
     )
     said = done.stdout + done.stderr
     assert "gate: runs in the sandbox" in said, said[-3000:]
@@ -276,14 +268,11 @@ def test_the_fleets_landing_gate_cannot_read_the_fleets_key(
         }
     )
     scratch.give_to("nobody")
-    done = subprocess.run(
+    done = run_text(
         [*forgeflare_argv("nobody"), "fleet", "run", str(repo / "fleet.toml")],
         cwd=repo,
         env=scratch.env(ANTHROPIC_API_URL=server.url, **forgeflare_env("nobody")),
-        capture_output=True,
-        text=True,
         timeout=240,
-        check=False,
     )
     text = out.read_text() if out.exists() else ""
     assert _checked(text) == 1, (text, done.stdout[-2000:], done.stderr[-2000:])

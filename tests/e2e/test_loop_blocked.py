@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +17,8 @@ import pytest
 from agent_support import text_response
 from chromium_support import CHROMIUM, NO_CHROMIUM, dom_of
 from forgeflare._completion import BLOCKED_TAG
-from mockapi_support import MockServer
+from mockapi_support import MockAPI, MockServer
 from supervisor_agents.project import Project, base_env, forgeflare, wait_for
-
-MockAPI = Callable[[dict[str, Any]], MockServer]
 
 QUESTION = "Which database should the cache use: Postgres or SQLite?"
 ASKS = text_response(f"I cannot choose this alone.\n\n{BLOCKED_TAG}\n{QUESTION}\n")

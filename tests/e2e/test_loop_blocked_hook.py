@@ -7,15 +7,11 @@ from __future__ import annotations
 
 import json
 import stat
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from agent_support import read_json, run_agent, text_response
-from mockapi_support import MockServer
+from mockapi_support import MockAPI
 from supervisor_agents.project import Project, base_env
-
-MockAPI = Callable[[dict[str, Any]], MockServer]
 
 QUESTION = "The spec names two retry policies; which one wins?"
 # A real hook: it keeps what it was given and asks when the turn ended normally.

@@ -6,18 +6,14 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from agent_support import text_response, tool_response
-from mockapi_support import MockServer
-from project_support import git
+from mockapi_support import MockAPI
+from project_support import git, run_text
 from supervisor_agents.project import Project, env_for
 
-MockAPI = Callable[[dict[str, Any]], MockServer]
 REPO = Path(__file__).resolve().parents[2]
 TAG = "<loop-done>COMPLETE</loop-done>"
 
@@ -77,12 +73,7 @@ def test_the_readme_fleet_example_completes_in_a_scaffolded_project(
     example = _readme_fleet_example()
     assert "plan =" not in example  # the point: no plan key, the tag completes it
     repo = _repo(tmp_path / "repo")
-    init = subprocess.run(
-        [sys.executable, "-m", "forgeflare", "init", str(repo)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    init = run_text([sys.executable, "-m", "forgeflare", "init", str(repo)])
     assert init.returncode == 0, init.stderr
     (repo / "Makefile").write_text("test:\n\ttest -s parser.py\n")  # the example's gate
     (repo / "FLEET.toml").write_text(example)
@@ -103,14 +94,11 @@ def test_the_readme_fleet_example_completes_in_a_scaffolded_project(
         }
     )
     env = env_for(server)
-    done = subprocess.run(
+    done = run_text(
         [sys.executable, "-m", "forgeflare", "fleet", "run", "--trust-project", "FLEET.toml"],
         cwd=repo,
         env=env,
-        capture_output=True,
-        text=True,
         timeout=300,
-        check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     state = json.loads((repo / ".forgeflare-fleet" / "night" / "fleet.json").read_text())

@@ -10,14 +10,11 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from conftest import MockServer
+from mockapi_support import MockAPI
 from supervisor_agents.project import Project, base_env, env_for
-
-MockAPI = Callable[[dict[str, Any]], MockServer]
 
 NOT_LOGGED_IN = "Not logged in · Please run /login"
 

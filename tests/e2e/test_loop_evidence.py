@@ -7,17 +7,14 @@ mock API recorded."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agent_support import text_response, tick_response, tool_response
-from mockapi_support import MockServer
+from mockapi_support import MockAPI, MockServer
 from supervisor_agents.project import Project, base_env, env_for, forgeflare
-
-MockAPI = Callable[[dict[str, Any]], MockServer]
 
 # A failing test the gate reports the same way every time (a pytest-like summary line).
 RED_GATE = (
@@ -113,15 +110,21 @@ def verdict_response(tool_input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def test_a_claim_the_reviewer_rejects_goes_on_with_its_reasons(
-    tmp_path: Path, mock_api: MockAPI
-) -> None:
+def reviewed_project(tmp_path: Path) -> Project:
+    """A one-box plan, a passing gate, no stall limit and a reviewer."""
     project = Project(tmp_path)
     project.write("IMPLEMENTATION_PLAN.md", "- [ ] one\n")
     config(
         project,
         "[limits]\ngate = 'true'\nstall_after = 0\n[finish]\nreviewer = 'claude-sonnet-4-5'\n",
     )
+    return project
+
+
+def test_a_claim_the_reviewer_rejects_goes_on_with_its_reasons(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    project = reviewed_project(tmp_path)
     rejected = verdict_response(
         {
             "complete": False,
@@ -179,12 +182,7 @@ def test_a_claim_the_reviewer_rejects_goes_on_with_its_reasons(
 def test_a_reviewer_that_fails_neither_completes_nor_crashes(
     tmp_path: Path, mock_api: MockAPI
 ) -> None:
-    project = Project(tmp_path)
-    project.write("IMPLEMENTATION_PLAN.md", "- [ ] one\n")
-    config(
-        project,
-        "[limits]\ngate = 'true'\nstall_after = 0\n[finish]\nreviewer = 'claude-sonnet-4-5'\n",
-    )
+    project = reviewed_project(tmp_path)
     garbage = verdict_response({"complete": "perhaps"})
     server_error = {"error": {"status": 500, "type": "api_error", "message": "boom"}}
     server = mock_api(reviewer_script([garbage] + [server_error] * 10))

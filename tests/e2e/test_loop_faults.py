@@ -17,14 +17,14 @@ import sys
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import psutil
 import pytest
 
 from agent_support import text_response, tool_response
 from forgeflare.templates import init_project
-from mockapi_support import MockServer
+from mockapi_support import MockAPI, MockServer
+from project_support import run_text
 from supervisor_agents.project import (
     Project,
     agent_cmd,
@@ -34,7 +34,6 @@ from supervisor_agents.project import (
     wait_for,
 )
 
-MockAPI = Callable[[dict[str, Any]], MockServer]
 ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z ")
 
 
@@ -291,12 +290,7 @@ def can_mount_tmpfs(where: Path) -> str | None:
     if sys.platform != "linux" or os.geteuid() != 0 or shutil.which("mount") is None:
         return "needs root on Linux to mount a small tmpfs"
     where.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", str(where)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = run_text(["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", str(where)])
     return None if done.returncode == 0 else f"cannot mount a tmpfs: {done.stderr.strip()}"
 
 
@@ -380,15 +374,12 @@ def test_scaffolded_hook_scripts_print_no_traceback_on_a_full_disk(
         "is_error": False,
         "reason": "end_turn",
     }
-    done = subprocess.run(
+    done = run_text(
         [sys.executable, str(scaffold / ".forgeflare" / "hooks" / script)],
-        input=json.dumps(event),
-        capture_output=True,
-        text=True,
-        env=base_env(),
         cwd=project,
+        env=base_env(),
+        input=json.dumps(event),
         timeout=30,
-        check=False,
     )
     assert "Traceback" not in done.stderr, done.stderr
     assert len(done.stderr.strip().splitlines()) <= 1, done.stderr

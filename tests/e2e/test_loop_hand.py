@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
+from agent_support import verdict
 from forgeflare.report._watch import render_line, snapshot
-from mockapi_support import MockServer
+from mockapi_support import MockAPI
+from project_support import run_text
 from supervisor_agents.project import Project, base_env, env_for, wait_for
 
 # Saves its prompt, then works until the test lets this iteration end (go.N).
@@ -23,13 +23,10 @@ HINT = "use the v2 API"
 
 
 def _cli(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return run_text(
         [sys.executable, "-m", "forgeflare", *args, "--dir", str(project.dir)],
         env=base_env(),
-        capture_output=True,
-        text=True,
         timeout=60,
-        check=False,
     )
 
 
@@ -142,10 +139,11 @@ def test_a_killed_iteration_and_a_dead_run_keep_their_real_duration(tmp_path: Pa
     wait_for(lambda: ticks() >= 5, timeout=60)
     loop.kill()  # kill -9: the supervisor leaves an unfinished run behind
     loop.wait(timeout=30)
-    listed = subprocess.run(
+    listed = run_text(
         [sys.executable, "-m", "forgeflare", "runs", "--json", "--dir", str(project.dir)],
-        env=base_env(), capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+        env=base_env(),
+        timeout=60,
+    )
     (dead,) = json.loads(listed.stdout)
     assert dead["dead"] is True
     assert dead["duration"] > 0  # its supervisor's own count, not 0s
@@ -157,19 +155,7 @@ def test_a_killed_iteration_and_a_dead_run_keep_their_real_duration(tmp_path: Pa
     assert killed["duration"] >= 0.8, killed  # it ran at least 5 ticks, not 0.0 s
 
 
-def verdict(complete: bool) -> dict[str, Any]:
-    return {
-        "content": [
-            {"type": "tool_use", "name": "verdict", "input": {"complete": complete, "reasons": []}}
-        ],
-        "stop_reason": "tool_use",
-        "usage": {"input_tokens": 100, "output_tokens": 10},
-    }
-
-
-def test_the_reviewers_requests_count_toward_the_hour(
-    tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
-) -> None:
+def test_the_reviewers_requests_count_toward_the_hour(tmp_path: Path, mock_api: MockAPI) -> None:
     project = Project(tmp_path)
     project.git_init()
     project.write("IMPLEMENTATION_PLAN.md", "- [ ] one\n")
@@ -182,7 +168,9 @@ def test_the_reviewers_requests_count_toward_the_hour(
         "cat > /dev/null; date +%s%N >> progress.txt; "
         "sed -i 's/- \\[ \\]/- [x]/' IMPLEMENTATION_PLAN.md; git add -A && git commit -qm work",
     )
-    server = mock_api({"responses": [verdict(False), verdict(True)], "when_exhausted": "error"})
+    server = mock_api(
+        {"responses": [verdict(False, [], []), verdict(True, [], [])], "when_exhausted": "error"}
+    )
     # An hour is 3.6 s here: the second review waits for the first to leave the hour.
     env = {**env_for(server, FRESHER_GATE="true"), "FORGEFLARE_TIME_SCALE": "0.001"}
     done = project.run("--agent-cmd", f"sh {work}", "--max-iterations", "3", env=env, timeout=120)

@@ -9,16 +9,14 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from agent_support import text_response, tick_response
-from mockapi_support import MockServer
+from mockapi_support import MockAPI
 from supervisor_agents.project import Project, base_env, env_for, wait_for
 
-MockAPI = Callable[[dict[str, Any]], MockServer]
 OPUS_IN = 5 / 1e6  # USD per input token, claude-opus-4-6 list price
 
 

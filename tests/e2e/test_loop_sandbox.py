@@ -15,17 +15,15 @@ import os
 import shutil
 import tempfile
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agent_support import text_response, tool_response, tool_results
-from mockapi_support import MockServer
+from mockapi_support import MockAPI, MockServer
 from supervisor_agents.project import Project, base_env
-
-MockAPI = Callable[[dict[str, Any]], MockServer]
 
 BWRAP = shutil.which("bwrap")
 needs_bwrap = [

@@ -14,19 +14,16 @@ import json
 import secrets
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from agent_support import text_response, tool_response
 from claude_code_support import claude_env
-from conftest import MockServer
 from environ_support import scanning_project, scans
+from mockapi_support import MockAPI
 from supervisor_agents.project import base_env
 
-MockAPI = Callable[[dict[str, Any]], MockServer]
 FORGEFLARE = str(Path(sys.executable).absolute().parent / "forgeflare")
 
 

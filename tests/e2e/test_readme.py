@@ -34,7 +34,6 @@ import signal
 import subprocess
 import sys
 import tomllib
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,7 +57,7 @@ from forgeflare.hooks._protocol import (
 from forgeflare.mockapi import parse_script
 from forgeflare.supervisor._config import LoopConfig, default_config_toml, env_name
 from forgeflare.supervisor._finish import FINISH_EXIT_CODES
-from mockapi_support import MockServer
+from mockapi_support import MockAPI, MockServer
 
 _RUN_LANGS = frozenset({"sh", "bash", "console"})
 _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)\s*$")
@@ -515,9 +514,7 @@ def _env(tmp_path: Path, server: MockServer) -> dict[str, str]:
 
 
 @pytest.mark.timeout(240)
-def test_readme_walkthrough(
-    tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
-) -> None:
+def test_readme_walkthrough(tmp_path: Path, mock_api: MockAPI) -> None:
     readme, docs = readme_steps(), docs_steps()
     commands = [_first_command(s) for s in readme + docs if s.kind == "run" and not s.skip]
     # The walkthrough covers the main paths of the README and the pages, not just a few lines.

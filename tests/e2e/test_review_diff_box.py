@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agent_support import text_response, tick_response, tool_response, verdict
-from mockapi_support import MockServer
+from mockapi_support import MockAPI, MockServer
 from nobody_support import (
     SETPRIV,
     claim_complete,
@@ -35,8 +35,6 @@ from nobody_support import (
     shared_scratch,
     start_frame,
 )
-
-MockAPI = Callable[[dict[str, Any]], MockServer]
 
 BWRAP = shutil.which("bwrap")
 MODEL = "claude-sonnet-4-5"

@@ -11,16 +11,15 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from agent_support import text_response, tool_response
-from conftest import MockServer
 from environ_support import SCAN
+from mockapi_support import MockAPI
+from project_support import run_text
 from supervisor_agents.project import base_env
 
-MockAPI = Callable[[dict[str, Any]], MockServer]
 FORGEFLARE = str(Path(sys.executable).absolute().parent / "forgeflare")
 
 _PLANT = "import pathlib\npathlib.Path({marker!r}).write_text({name!r})\n"
@@ -78,9 +77,7 @@ def test_run_and_loop_import_nothing_from_the_project(tmp_path: Path, mock_api: 
         [FORGEFLARE, "run", "do the task"],
         [FORGEFLARE, "loop", "--max-iterations", "1"],
     ):
-        done = subprocess.run(
-            argv, cwd=project, env=env, capture_output=True, text=True, timeout=60, check=False
-        )
+        done = run_text(argv, cwd=project, env=env, timeout=60)
         assert not marker.exists(), f"{argv[1]}: imported {marker.read_text()}"
         assert done.returncode in (0, 10, 11), done.stderr
     # The agents really ran (run, then the loop's iteration), and so did the hooks.
@@ -108,15 +105,7 @@ def test_fleet_loops_import_nothing_and_hold_no_secret(tmp_path: Path) -> None:
     subprocess.run([*git, "add", "-A"], cwd=project, check=True)
     subprocess.run([*git, "commit", "-qm", "fleet"], cwd=project, check=True)
     env = base_env(FORGEFLARE_TRUST="1", **values)
-    done = subprocess.run(
-        [FORGEFLARE, "fleet", "run", "FLEET.toml"],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_text([FORGEFLARE, "fleet", "run", "FLEET.toml"], cwd=project, env=env, timeout=120)
     assert "one: finished" in done.stdout + done.stderr, done.stdout + done.stderr
     assert not marker.exists(), marker.read_text()
     (line,) = (tmp_path / "scans").read_text().splitlines()

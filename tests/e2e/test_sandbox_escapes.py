@@ -28,17 +28,14 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from agent_support import text_response, tool_response, tool_results
 from forgeflare._sandbox import SOCKETS_ENV, landlock_abi
-from mockapi_support import MockServer
+from mockapi_support import MockAPI
 from nobody_support import SETPRIV, forgeflare_argv, forgeflare_env
 from tool_support import run_tool
-
-MockAPI = Callable[[dict[str, Any]], MockServer]
 
 BWRAP = shutil.which("bwrap")
 SETSID = shutil.which("setsid")

@@ -7,21 +7,18 @@ the values, while the look-alikes (``TOX_TESTENV_PASSENV``, ``GIT_AUTHOR_NAME``,
 from __future__ import annotations
 
 import secrets
-import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from agent_support import text_response, tool_response
-from conftest import MockServer
 from environ_support import scanning_project, scans
+from mockapi_support import MockAPI
+from project_support import run_text
 from secrets_support import MISSED_IN_0_3
 from supervisor_agents.project import base_env
 
-MockAPI = Callable[[dict[str, Any]], MockServer]
 FORGEFLARE = str(Path(sys.executable).absolute().parent / "forgeflare")
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc")
@@ -65,14 +62,11 @@ def test_no_hook_sees_a_secret_by_shape(tmp_path: Path, mock_api: MockAPI) -> No
     env = base_env(ANTHROPIC_API_URL=server.url, ANTHROPIC_API_KEY="k", FORGEFLARE_TRUST="1")
     env.update(values)
     env.update(LOOKALIKES)
-    done = subprocess.run(
+    done = run_text(
         [FORGEFLARE, "loop", "--max-iterations", "1", "--no-sandbox"],
         cwd=project,
         env=env,
-        capture_output=True,
-        text=True,
         timeout=120,
-        check=False,
     )
     assert done.returncode in (0, 10, 11), done.stderr
     found = scans(out)

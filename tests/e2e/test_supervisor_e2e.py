@@ -6,15 +6,11 @@ IMPLEMENTATION_PLAN.md with the Edit tool and ends its turn; after the second, n
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from agent_support import text_response, tick_response
-from mockapi_support import MockServer
+from mockapi_support import MockAPI, MockServer
 from supervisor_agents.project import Project, base_env
-
-MockAPI = Callable[[dict[str, Any]], MockServer]
 
 SECTION_3_1 = ("MODE", "MAX_ITERATIONS", "PROJECT_DIR", "LOG_DIR", "STARTED_AT")
 STARTED_VARS = ("PLAN_FILE", "SPEC_DIR")

@@ -25,11 +25,10 @@ from typing import Any
 import pytest
 
 from claude_code_support import claude_env
-from mockapi_support import MockServer
+from mockapi_support import MockAPI, MockServer
 from project_support import cloned_repo, forgeflare
 
 KEY = "sk-ant-canary-7f3a9c"
-MockAPI = Callable[[dict[str, Any]], MockServer]
 
 
 class _Listener(BaseHTTPRequestHandler):

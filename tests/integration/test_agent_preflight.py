@@ -7,18 +7,14 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from claude_code_support import claude_env
 from codex_support import codex_env, require_codex, write_codex_home
-from mockapi_support import MockServer, start_mock_server
+from mockapi_support import MockAPI, MockServer, start_mock_server
 from supervisor_agents.project import Project
-
-MockAPI = Callable[[dict[str, Any]], MockServer]
 
 
 def _claude_alone(claude: Path, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:

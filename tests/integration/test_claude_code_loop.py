@@ -5,15 +5,12 @@ from __future__ import annotations
 import json
 import subprocess
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from claude_code_support import claude_env
-from mockapi_support import MockServer
+from mockapi_support import MockAPI, MockServer
 from supervisor_agents.project import Done, Project
-
-MockAPI = Callable[[dict[str, Any]], MockServer]
 
 
 def text(t: str, usage: dict[str, int] | None = None) -> dict[str, Any]:

@@ -6,7 +6,6 @@ slept.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -26,9 +25,8 @@ from forgeflare.agent import (
     ToolUseBlock,
 )
 from forgeflare.mockapi import render_message
-from mockapi_support import MockServer
+from mockapi_support import MockAPI, MockServer
 
-MockAPI = Callable[[dict[str, Any]], MockServer]
 MODEL = "claude-test"
 REQUEST = MessagesRequest(
     model=MODEL, max_tokens=1024, messages=[Message.user_text("Run the tests.")]

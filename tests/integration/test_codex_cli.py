@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -27,6 +26,7 @@ import pytest
 from codex_support import MODEL, VERSION, codex_env, require_codex, write_codex_home
 from forgeflare._pricing import price_usd
 from forgeflare.mockapi import ResponsesServer
+from project_support import run_text
 from supervisor_agents.project import Project, base_env
 
 RECORDINGS = Path(__file__).parent.parent / "fixtures" / "codex" / VERSION
@@ -443,13 +443,14 @@ def test_max_cost_stops_a_codex_loop(server: ResponsesServer, tmp_path: Path) ->
     project = Project(tmp_path / "project")
     project.dir.mkdir()
     env = base_env(**codex_env(home, tmp_path / "tmp"))
-    done = subprocess.run(
+    done = run_text(
         [
             sys.executable, "-m", "forgeflare", "loop", "--dir", str(project.dir),
             "--backend", "codex", "--agent-cmd", str(codex), "--mode", "planning",
             "--max-cost", "0.02", "--max-iterations", "5",
         ],
-        env=env, capture_output=True, text=True, timeout=120, check=False,
+        env=env,
+        timeout=120,
     )  # fmt: skip
     assert done.returncode == 17, done.stderr
     record = project.record()

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import MockServer
+from mockapi_support import MockAPI
 from project_support import forgeflare
 
 
@@ -53,7 +53,7 @@ def _project(tmp_path: Path, config: str = "") -> Path:
 
 
 def test_the_own_agent_answers_and_a_claude_fallback_without_base_url_fails(
-    tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+    tmp_path: Path, mock_api: MockAPI
 ) -> None:
     server = mock_api({"responses": [], "when_exhausted": "end_turn"})
     fake = tmp_path / "bin" / "claude"

@@ -14,7 +14,7 @@ import shutil
 import socket
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -23,12 +23,10 @@ import pytest
 import trio
 from typer.testing import CliRunner
 
-from agent_support import text_response, tool_response
+from agent_support import text_response, tool_response, verdict
 from forgeflare import _app as cli
-from mockapi_support import MockServer
+from mockapi_support import MockAPI
 from supervisor_agents.project import Project, agent_cmd, base_env, env_for
-
-MockAPI = Callable[[dict[str, Any]], MockServer]
 
 # An agent that keeps what it was given: its arguments, environment and prompt, in
 # given-<iteration>.json; with CHECK_BOX set it checks the first box of that file.
@@ -353,20 +351,12 @@ async def test_max_cost_ends_the_loop_once_spent(
 # --- [finish] --------------------------------------------------------------------------------
 
 
-def verdict(complete: bool) -> dict[str, Any]:
-    return {
-        "content": [
-            {"type": "tool_use", "name": "verdict", "input": {"complete": complete, "reasons": []}}
-        ],
-        "stop_reason": "tool_use",
-        "usage": {"input_tokens": 100, "output_tokens": 10},
-    }
-
-
 async def test_reviewer_max_diff_is_how_much_of_the_diff_the_reviewer_sees(
     tmp_path: Path, mock_api: MockAPI
 ) -> None:
-    server = mock_api({"responses": [verdict(True), verdict(True)], "when_exhausted": "error"})
+    server = mock_api(
+        {"responses": [verdict(True, [], []), verdict(True, [], [])], "when_exhausted": "error"}
+    )
     shown = {}
     for limit in ("1000", None):
         project = Project(tmp_path / f"p-{limit}")
@@ -485,9 +475,7 @@ async def test_sandbox_settings_reach_the_agent(
     assert given(project)["env"]["FORGEFLARE_SANDBOX"] == ""  # off (empty: an exported one too)
 
 
-def test_max_requests_per_hour_waits_and_never_finishes(
-    tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
-) -> None:
+def test_max_requests_per_hour_waits_and_never_finishes(tmp_path: Path, mock_api: MockAPI) -> None:
     project = Project(tmp_path)
     project.write(".fresher/config.toml", "[limits]\nmax_requests_per_hour = 2\n")
     read = tool_response(("Read", {"file_path": "notes.md"}))

@@ -11,12 +11,11 @@ import os
 import shlex
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from agent_support import text_response, tool_response
-from conftest import MockServer
+from mockapi_support import MockAPI
 from project_support import forgeflare
 
 LIMIT = {
@@ -66,7 +65,7 @@ def _record(project: Path) -> dict[str, Any]:
 
 
 def test_a_usage_limit_moves_the_night_to_the_fallback_and_back(
-    tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+    tmp_path: Path, mock_api: MockAPI
 ) -> None:
     edit = {"file_path": "IMPLEMENTATION_PLAN.md", "old_str": "[ ]", "new_str": "[x]"}
     done_plan = ("Edit", edit)
@@ -111,7 +110,7 @@ def test_a_usage_limit_moves_the_night_to_the_fallback_and_back(
 
 
 def test_a_second_loop_starts_on_the_fallback_when_the_store_knows_the_primary_waits(
-    tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+    tmp_path: Path, mock_api: MockAPI
 ) -> None:
     primary = mock_api({"responses": [LIMIT], "when_exhausted": "end_turn"})
     fallback = mock_api({"responses": [], "when_exhausted": "end_turn"})

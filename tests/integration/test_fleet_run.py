@@ -12,6 +12,7 @@ import pytest
 from forgeflare.fleet._config import load_fleet_file
 from forgeflare.fleet._run import FleetOptions, _Fleet
 from forgeflare.fleet._state import FleetRecord, LoopRecord
+from project_support import run_text
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 
@@ -39,13 +40,10 @@ def test_fleet_loop_runs_logs_and_leaves_no_detached_process(tmp_path: Path) -> 
         '[[loop]]\nname = "one"\nrepo = "repo"\nbase = "main"\nprompt = "p"\n'
         f'max_iterations = 1\nagent_command = "{agent.replace(chr(34), chr(92) + chr(34))}"\n'
     )
-    done = subprocess.run(
+    done = run_text(
         [sys.executable, "-m", "forgeflare", "fleet", "run", "FLEET.toml"],
         cwd=tmp_path,
-        capture_output=True,
-        text=True,
         timeout=120,
-        check=False,
     )
     # The loop ends no_changes, so nothing lands: the fleet says so with exit 1.
     assert done.returncode == 1, done.stderr + done.stdout

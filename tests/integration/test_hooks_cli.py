@@ -13,18 +13,13 @@ import tomli_w
 from typer.testing import CliRunner
 
 from forgeflare.agent._hookscli import hooks_app
+from project_support import run_text
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "hook_scripts"
 
 
 def forgeflare(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "forgeflare", "hooks", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return run_text([sys.executable, "-m", "forgeflare", "hooks", *args], cwd=cwd, timeout=60)
 
 
 def write_hooks(root: Path, *entries: dict[str, object]) -> Path:

@@ -13,18 +13,14 @@ import os
 import shutil
 import signal
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 import trio
 
 from agent_support import verdict
-from mockapi_support import MockServer
+from mockapi_support import MockAPI, MockServer
 from supervisor_agents.project import Project, base_env, env_for, wait_for
-
-MockAPI = Callable[[dict[str, Any]], MockServer]
 
 INIT_HOOKS = (
     Path(__file__).resolve().parents[2] / "src/forgeflare/templates/files/dot-fresher/hooks"
@@ -159,12 +155,6 @@ async def test_a_lock_left_during_the_iteration_is_removed_and_the_work_committe
     assert clean(project)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="open defect: in the full parallel suite (2 of 3 runs) the loop's process scan "
-    "sometimes misses the live git this test starts and removes its lock as stale; passes "
-    "alone and in its own module under -n 4 (the cause is not found yet)",
-)
 async def test_a_lock_a_live_git_holds_is_waited_for_then_the_claim_is_undelivered(
     project: Project, tmp_path: Path
 ) -> None:

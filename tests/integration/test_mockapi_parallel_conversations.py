@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Callable
 from typing import Any
 
 import httpx
 
-from mockapi_support import MockServer
+from mockapi_support import MockAPI
 
-MockAPI = Callable[[dict[str, Any]], MockServer]
 HEADERS = {"x-api-key": "test-key", "anthropic-version": "2023-06-01"}
 
 _CLIENT = """

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import anthropic
 import pytest
 
-from mockapi_support import MockServer
-
-MockAPI = Callable[[dict[str, Any]], MockServer]
+from mockapi_support import MockAPI
 
 THINKING = "The user wants the tests run. " * 5
 TEXT = "I will run the test suite now and then report what fails. " * 3

@@ -7,7 +7,6 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -16,9 +15,8 @@ import pytest
 import trio
 
 from forgeflare.mockapi import parse_script, serve
-from mockapi_support import MockServer
+from mockapi_support import MockAPI
 
-MockAPI = Callable[[dict[str, Any]], MockServer]
 Events = list[tuple[str, dict[str, Any]]]
 
 REQUEST = {

@@ -5,12 +5,19 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
+import trio
 
 from chromium_support import CHROMIUM, NO_CHROMIUM, chromium
-from supervisor_agents.project import Project, agent_cmd, base_env, forgeflare, wait_for
+from supervisor_agents.project import Done, Project, agent_cmd, base_env, forgeflare, wait_for
+
+
+def in_process(project: Project, *args: str, env: dict[str, str] | None = None) -> Done:
+    """A loop run in this process: the same loop below the CLI without a Python start each."""
+    return trio.run(partial(project.arun, *args, env=env))
 
 
 @pytest.fixture(scope="module")
@@ -19,15 +26,17 @@ def night(tmp_path_factory: pytest.TempPathFactory) -> Project:
     project = Project(tmp_path_factory.mktemp("night"))
     project.write("IMPLEMENTATION_PLAN.md", "# Plan\n\n- [ ] one\n- [ ] two\n- [ ] three\n")
     project.git_init()
-    complete = project.run("--agent-cmd", agent_cmd("--check", "--commit"), "--max-iterations", "5")
+    complete = in_process(
+        project, "--agent-cmd", agent_cmd("--check", "--commit"), "--max-iterations", "5"
+    )
     assert complete.code == 0, complete.stderr
     # planning mode: the plan, now done, does not complete these runs
-    error = project.run(
-        "--agent-cmd", agent_cmd("--exit=1"), "--max-iterations", "9", "--mode", "planning"
+    error = in_process(
+        project, "--agent-cmd", agent_cmd("--exit=1"), "--max-iterations", "9", "--mode", "planning"
     )
     assert error.code == 12, error.stderr
-    limit = project.run(
-        "--agent-cmd", agent_cmd("--touch"), "--max-iterations", "1", "--mode", "planning"
+    limit = in_process(
+        project, "--agent-cmd", agent_cmd("--touch"), "--max-iterations", "1", "--mode", "planning"
     )
     assert limit.code == 10, limit.stderr
     # a command agent that reports a cost: the budget finishes the run

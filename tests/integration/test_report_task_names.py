@@ -5,15 +5,11 @@ plan at each iteration's start and end commits."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from agent_support import text_response, tick_response
-from mockapi_support import MockServer
+from mockapi_support import MockAPI
 from supervisor_agents.project import Project, env_for, forgeflare
-
-MockAPI = Callable[[dict[str, Any]], MockServer]
 
 
 async def test_cost_per_task_names_the_task(tmp_path: Path, mock_api: MockAPI) -> None:

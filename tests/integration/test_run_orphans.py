@@ -4,17 +4,13 @@ guard hook's ``env -i setsid sleep &`` (no marker, own session) does not outlive
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import tomli_w
 
 from agent_support import run_agent, text_response
-from mockapi_support import MockServer
+from mockapi_support import MockAPI
 from platform_support import sleeping
-
-MockAPI = Callable[[dict[str, Any]], MockServer]
 
 
 def test_a_hooks_setsid_child_does_not_outlive_run(tmp_path: Path, mock_api: MockAPI) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -24,9 +23,9 @@ from claude_code_support import (
     session_of,
 )
 from forgeflare.stophook import state_path
-from mockapi_support import MockServer
+from mockapi_support import MockAPI, MockServer
+from project_support import run_text
 
-MockAPI = Callable[[dict[str, Any]], MockServer]
 FORGEFLARE = str(Path(sys.executable).absolute().parent / "forgeflare")
 DONE = "<loop-done>COMPLETE</loop-done>"
 USAGE = {"input_tokens": 100, "output_tokens": 10}
@@ -49,13 +48,8 @@ def bash(command: str, say: str = "") -> dict[str, Any]:
 
 def forgeflare(project: Path, *args: str, home: Path | None = None) -> str:
     env = None if home is None else {**claude_env(home, "http://127.0.0.1:9")}
-    done = subprocess.run(
-        [FORGEFLARE, "stop-hook", *args, "--project-dir", str(project)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env=env,
+    done = run_text(
+        [FORGEFLARE, "stop-hook", *args, "--project-dir", str(project)], env=env, timeout=60
     )
     assert done.returncode == 0, done.stderr
     return done.stdout

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +23,9 @@ from claude_code_support import (
     session_of,
 )
 from forgeflare.stophook import state_path
-from mockapi_support import MockServer
+from mockapi_support import MockAPI, MockServer
+from project_support import run_text
 
-MockAPI = Callable[[dict[str, Any]], MockServer]
 FORGEFLARE = str(Path(sys.executable).absolute().parent / "forgeflare")
 DONE = "<loop-done>COMPLETE</loop-done>"
 QUESTION = "Which API should the client use: v1 or v2?"
@@ -40,13 +39,10 @@ def text(say: str) -> dict[str, Any]:
 
 
 def stop_hook(project: Path, *args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return run_text(
         [FORGEFLARE, "stop-hook", *args, "--project-dir", str(project)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
         env=claude_env(home, "http://127.0.0.1:9"),
+        timeout=60,
     )
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,21 +24,12 @@ from test_stophook_claude_code import (
     turns,
 )
 
+from agent_support import verdict
 from forgeflare.stophook import continued
-from mockapi_support import MockServer
+from mockapi_support import MockAPI, MockServer
 
-MockAPI = Callable[[dict[str, Any]], MockServer]
 RED = "echo 'FAILED tests/test_calc.py::test_divide - ZeroDivisionError'; exit 4"
 MODEL = "claude-sonnet-4-5"
-
-
-def verdict(complete: object, reasons: list[str], missing: list[str]) -> dict[str, Any]:
-    tool = {"complete": complete, "reasons": reasons, "missing": missing}
-    return {
-        "content": [{"type": "tool_use", "name": "verdict", "input": tool}],
-        "stop_reason": "tool_use",
-        "usage": {"input_tokens": 1000, "output_tokens": 50},
-    }
 
 
 def script(session: list[dict[str, Any]], reviewer: list[dict[str, Any]]) -> dict[str, Any]:

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from forgeflare.stophook import state_path
+from project_support import run_text
 from stophook_support import blocks
 
 CMD = [sys.executable, "-m", "forgeflare", "stop-hook"]
@@ -19,14 +20,7 @@ OURS = f"{Path(sys.executable).absolute().parent / 'forgeflare'} stop-hook"
 def cli(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     # A home of its own: a plugin installed in the real one must not change the output.
     env = {**os.environ, "HOME": str(project / ".test-home")}
-    return subprocess.run(
-        [*CMD, *args, "--project-dir", str(project)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env=env,
-    )
+    return run_text([*CMD, *args, "--project-dir", str(project)], env=env, timeout=60)
 
 
 def test_start_status_cancel(tmp_path: Path) -> None:
@@ -107,13 +101,10 @@ def test_install_replaces_a_bare_command_and_warns_about_an_unrunnable_one(tmp_p
 
 def test_start_from_slash_command_arguments(tmp_path: Path) -> None:
     raw = 'Fix "the" build; don\'t touch $HOME `x` --max-iterations 7 --mode=issue\n'
-    out = subprocess.run(
+    out = run_text(
         [*CMD, "start", "--max-iterations", "20", "--args-stdin", "--project-dir", str(tmp_path)],
         input=raw,
-        capture_output=True,
-        text=True,
         timeout=60,
-        check=False,
     )
     assert out.returncode == 0, out.stderr
     assert "<issue-complete>DONE</issue-complete>" in out.stdout  # tells the model how to end
@@ -122,13 +113,10 @@ def test_start_from_slash_command_arguments(tmp_path: Path) -> None:
     assert state["stack"] == [
         {"mode": "issue", "iter": 1, "max": 7, "prompt": 'Fix "the" build; don\'t touch $HOME `x`'}
     ]
-    empty = subprocess.run(
+    empty = run_text(
         [*CMD, "start", "--max-iterations", "20", "--args-stdin", "--project-dir", str(tmp_path)],
         input="--mode grind\n",
-        capture_output=True,
-        text=True,
         timeout=60,
-        check=False,
     )
     assert empty.returncode != 0
     assert "no task given" in empty.stderr
@@ -155,13 +143,8 @@ def test_both_ways_at_once_are_warned_about(tmp_path: Path) -> None:
     project.mkdir()
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [*CMD, "install", *args, "--project-dir", str(project)],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-            env=env,
+        return run_text(
+            [*CMD, "install", *args, "--project-dir", str(project)], env=env, timeout=60
         )
 
     assert run().stderr == ""
@@ -198,25 +181,19 @@ def test_portable_install_for_a_committed_settings_file(tmp_path: Path) -> None:
     base = {"HOME": str(tmp_path / ".test-home"), "CLAUDE_PROJECT_DIR": str(tmp_path)}
     base["XDG_STATE_HOME"] = os.environ["XDG_STATE_HOME"]  # where `start` put the loop
     # found on PATH (as in a shell whose venv is active): the loop blocks the stop
-    found = subprocess.run(
+    found = run_text(
         ["/bin/sh", "-c", commands[0]],
-        input=stop,
-        capture_output=True,
-        text=True,
-        check=False,
-        env={**base, "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"},
         cwd=tmp_path,
+        env={**base, "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"},
+        input=stop,
     )
     assert blocks(found), found.stderr
     # nowhere to be found: the stop is allowed, with one line saying why
-    missing = subprocess.run(
+    missing = run_text(
         ["/bin/sh", "-c", commands[0]],
-        input=stop,
-        capture_output=True,
-        text=True,
-        check=False,
-        env={**base, "PATH": "/usr/bin:/bin"},
         cwd=tmp_path,
+        env={**base, "PATH": "/usr/bin:/bin"},
+        input=stop,
     )
     assert missing.returncode == 0
     assert "forgeflare is not in" in missing.stderr

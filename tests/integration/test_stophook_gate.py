@@ -5,25 +5,22 @@ the Stop JSON on stdin as Claude Code sends it, and the gate is a real shell com
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from test_stophook_processes import HOOK, SIG, hook_env, read_state, run_hook, state_path
 
+from project_support import run_text
 from stophook_support import blocks, reason_of
 
 RED = "echo 'FAILED tests/test_calc.py::test_divide - ZeroDivisionError'; exit 4"
 
 
 def start(project: Path, gate: str, *more: str) -> None:
-    done = subprocess.run(
+    done = run_text(
         [*HOOK, "start", "--max-iterations", "5", "--prompt", "fix divide", "--gate", gate, *more],
         cwd=project,
         env=hook_env(),
-        capture_output=True,
-        text=True,
         timeout=60,
-        check=False,
     )
     assert done.returncode == 0, done.stderr
 

@@ -7,11 +7,11 @@ Real processes: the hook gets the Stop JSON on stdin as Claude Code sends it, wi
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from test_stophook_processes import HOOK, SIG, hook_env, run_hook, state_path, write_state
 
+from project_support import run_text
 from stophook_support import blocks, reason_of
 
 
@@ -22,14 +22,11 @@ def untrusting_env() -> dict[str, str]:
 
 
 def start(project: Path, gate: str) -> None:
-    done = subprocess.run(
+    done = run_text(
         [*HOOK, "start", "--max-iterations", "5", "--prompt", "fix it", "--gate", gate],
         cwd=project,
         env=untrusting_env(),
-        capture_output=True,
-        text=True,
         timeout=60,
-        check=False,
     )
     assert done.returncode == 0, done.stderr
 

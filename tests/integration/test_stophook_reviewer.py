@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +15,10 @@ import pytest
 from test_stophook_processes import HOOK, SIG, hook_env, read_state, run_hook, state_path
 
 from agent_support import verdict
-from mockapi_support import MockServer
+from mockapi_support import MockAPI, MockServer
+from project_support import run_text
 from stophook_support import blocks, reason_of
 
-MockAPI = Callable[[dict[str, Any]], MockServer]
 RED = "echo 'FAILED tests/test_calc.py::test_divide - ZeroDivisionError'; exit 4"
 MODEL = "claude-sonnet-4-5"
 
@@ -40,14 +39,11 @@ def git(project: Path, *args: str) -> None:
 
 
 def start(project: Path, env: dict[str, str], *more: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return run_text(
         [*HOOK, "start", "--max-iterations", "5", "--prompt", "make divide safe", *more],
         cwd=project,
         env=env,
-        capture_output=True,
-        text=True,
         timeout=60,
-        check=False,
     )
 
 
@@ -257,15 +253,12 @@ def test_a_reviewer_without_a_key_is_refused_at_start(tmp_path: Path) -> None:
 
 
 def imported_by_hook(project: Path, message: str, env: dict[str, str]) -> set[str]:
-    out = subprocess.run(
+    out = run_text(
         [*HOOK[:1], "-X", "importtime", *HOOK[1:]],
-        input=json.dumps({"hook_event_name": "Stop", "last_assistant_message": message}),
-        capture_output=True,
-        text=True,
         cwd=project,
         env=env,
+        input=json.dumps({"hook_event_name": "Stop", "last_assistant_message": message}),
         timeout=60,
-        check=False,
     )
     return {line.split("|")[-1].strip() for line in out.stderr.splitlines() if "|" in line}
 

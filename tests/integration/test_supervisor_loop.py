@@ -7,7 +7,6 @@ import json
 import os
 import shlex
 import signal
-import subprocess
 import sys
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from forgeflare.supervisor import StopControl
 from platform_support import private_mounts_skip_reason as _private_mounts
 from platform_support import run_in_private_mounts
 from platform_support import sleeping as _sleeping
+from project_support import run_text
 from supervisor_agents.project import (
     Done,
     Project,
@@ -114,9 +114,12 @@ async def test_errors_reset_by_a_good_iteration(project: Project) -> None:
 async def test_hang_past_iteration_timeout_leaves_nothing(project: Project) -> None:
     pidfile = project.dir / "pids"
     env = base_env(AGENT_PIDFILE=str(pidfile), FRESHER_AGENT_KILL_GRACE="0.5")
+    # A shell, not the Python stand-in: on a loaded machine Python's start alone outlasted the
+    # 1 s timeout, and the agent died before it wrote what it started.
+    hang = 'sleep 600 & echo $$ $! > "$AGENT_PIDFILE"; wait'
     done = await project.arun(
         "--agent-cmd",
-        agent_cmd("--hang"),
+        f"sh -c {shlex.quote(hang)}",
         "--iteration-timeout",
         "1s",
         "--max-iterations",
@@ -563,14 +566,7 @@ def test_a_full_disk_before_the_loop_starts_is_one_line(tmp_path: Path) -> None:
         f'exec "{sys.executable}" -m forgeflare loop --dir "{disk}" --agent-cmd true '
         "--max-iterations 1"
     )
-    done = subprocess.run(
-        ["unshare", "-m", "sh", "-c", script],
-        capture_output=True,
-        text=True,
-        env=base_env(),
-        timeout=60,
-        check=False,
-    )
+    done = run_text(["unshare", "-m", "sh", "-c", script], env=base_env(), timeout=60)
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().splitlines()[-1] == (
         f"forgeflare: error: {disk}/.fresher/loop.lock: cannot write the loop lock: "

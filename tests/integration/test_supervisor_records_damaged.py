@@ -13,7 +13,6 @@ import contextlib
 import io
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from hypothesis import strategies as st
 from forgeflare.cli import main
 from forgeflare.supervisor import IterationRecord, RunRecord, WaitRecord
 from forgeflare.supervisor.backends import Tokens
+from project_support import run_text
 from supervisor_agents.project import base_env, forgeflare
 
 RUN_ID = "20261124-010000-abcd"
@@ -133,10 +133,12 @@ def test_a_damaged_row_is_left_out_and_the_rest_of_the_run_shown(tmp_path: Path)
 
 def test_resume_names_the_damaged_record_it_could_not_read(tmp_path: Path) -> None:
     write_run(tmp_path, "20261124-020000-bad0", b'{"run_id": "\xff"}')
-    done = subprocess.run(
+    done = run_text(
         [sys.executable, "-m", "forgeflare", "loop", "--resume", "--agent-cmd", "false"],
-        cwd=tmp_path, env=base_env(), capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+        cwd=tmp_path,
+        env=base_env(),
+        timeout=60,
+    )
     assert done.returncode == 1, done.stderr
     (line,) = done.stderr.splitlines()
     assert "--resume: no readable unfinished run in" in line
@@ -288,14 +290,11 @@ def test_resume_never_tracebacks_on_a_damaged_record(tmp_path: Path, data: bytes
         path.unlink()
     write_run(project, RUN_ID, data)
     # An agent that fails: a resumable record ends on the error streak, whatever its bounds.
-    done = subprocess.run(
+    done = run_text(
         [sys.executable, "-m", "forgeflare", "loop", "--resume", "--agent-cmd", "false"],
         cwd=project,
         env=base_env(FRESHER_MAX_CONSECUTIVE_ERRORS="2"),
-        capture_output=True,
-        text=True,
         timeout=60,
-        check=False,
     )
     assert "Traceback" not in done.stderr, done.stderr[-3000:]
     assert done.returncode in (0, 1, 2, 10, 12, 13, 17, 18), done.stderr[-3000:]

@@ -21,6 +21,7 @@ from forgeflare.templates import (
     init_project,
     template_files,
 )
+from project_support import run_text
 
 ALL = sorted({f.relpath for f in template_files()} | {".gitignore"})
 
@@ -38,12 +39,7 @@ def _files(root: Path) -> set[str]:
 
 def test_init_into_an_empty_dir_with_the_real_command(tmp_path: Path) -> None:
     project = tmp_path / "new-project"
-    done = subprocess.run(
-        [sys.executable, "-m", "forgeflare", "init", str(project)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_text([sys.executable, "-m", "forgeflare", "init", str(project)], timeout=60)
     assert done.returncode == 0, done.stderr
     assert _files(project) == set(ALL)
     for rel in ALL:
@@ -56,11 +52,9 @@ def test_init_into_an_empty_dir_with_the_real_command(tmp_path: Path) -> None:
         assert bool(mode & stat.S_IXUSR) == f.executable, f.relpath
         assert (project / f.relpath).read_text() == f.content
 
-    validate = subprocess.run(
+    validate = run_text(
         [sys.executable, "-m", "forgeflare", "hooks", "validate", ".forgeflare/hooks.toml"],
         cwd=project,
-        capture_output=True,
-        text=True,
         timeout=60,
     )
     assert validate.returncode == 0, validate.stderr
@@ -199,12 +193,7 @@ def test_unusable_targets_are_one_clear_error(tmp_path: Path) -> None:
     (tmp_path / "p" / ".gitignore").mkdir(parents=True)
     with pytest.raises(TemplateError, match=r"\.gitignore: is a directory"):
         init_project(tmp_path / "p")
-    done = subprocess.run(
-        [sys.executable, "-m", "forgeflare", "init", str(a_file)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_text([sys.executable, "-m", "forgeflare", "init", str(a_file)], timeout=60)
     assert done.returncode == 2  # a usage error, as everywhere
     assert done.stderr.strip() == f"forgeflare: error: {a_file}: not a directory"
 
@@ -219,13 +208,7 @@ def test_an_agent_adding_everything_commits_no_file_the_loop_writes(tmp_path: Pa
     work = "echo work > work.txt; git add -A; git commit -qm work"
     agent = f"sh -c 'cat >/dev/null; {stop} >/dev/null; {work}'"
     loop = ["loop", "--dir", str(tmp_path), "--trust-project", "--max-iterations", "1"]
-    done = subprocess.run(
-        [sys.executable, "-m", "forgeflare", *loop, "--agent-cmd", agent],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = run_text([sys.executable, "-m", "forgeflare", *loop, "--agent-cmd", agent], timeout=60)
     assert done.returncode in (10, 18), done.stderr
     tracked = subprocess.run(
         ["git", "ls-files"], cwd=tmp_path, capture_output=True, text=True, check=True

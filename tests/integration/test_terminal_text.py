@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from project_support import run_text
 from supervisor_agents.project import Project, base_env
 
 HOSTILE = (
@@ -40,14 +41,11 @@ def _clean(text: str, where: str) -> None:
 
 
 def _forgeflare(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return run_text(
         [sys.executable, "-m", "forgeflare", *args],
         cwd=cwd,
         env=base_env(FORGEFLARE_TRUST="1"),
-        capture_output=True,
-        text=True,
         timeout=60,
-        check=False,
     )
 
 

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agent_support import run_agent, text_response, tool_response
-from conftest import MockServer
+from mockapi_support import MockAPI
 from project_support import cloned_repo, forgeflare
 
 HOOK = """#!/usr/bin/env python3
@@ -56,7 +55,7 @@ def _script() -> dict[str, Any]:
 
 
 def test_run_refuses_until_trusted_and_again_after_an_edit(
-    cloned: Path, tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+    cloned: Path, tmp_path: Path, mock_api: MockAPI
 ) -> None:
     server = mock_api(_script())
     env = _env(tmp_path)
@@ -90,9 +89,7 @@ def test_run_refuses_until_trusted_and_again_after_an_edit(
     assert not (cloned / "hook-ran").exists()
 
 
-def test_override_runs_and_says_so(
-    cloned: Path, tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
-) -> None:
+def test_override_runs_and_says_so(cloned: Path, tmp_path: Path, mock_api: MockAPI) -> None:
     server = mock_api(_script())
     ran = run_agent(cloned, server.url, env=_env(tmp_path, FORGEFLARE_TRUST="1"))
     assert ran.returncode == 0, ran.stderr
@@ -159,7 +156,7 @@ def observe(input):
 
 
 def test_a_loop_hooks_module_is_trusted_before_it_is_imported(
-    tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+    tmp_path: Path, mock_api: MockAPI
 ) -> None:
     project = tmp_path / "p"
     (project / ".fresher").mkdir(parents=True)
@@ -188,7 +185,7 @@ EVIL_HOOK = HOOK.replace('write_text("yes")', 'write_text("evil")')
 
 
 def test_a_hook_rewritten_mid_run_is_refused_at_its_next_call(
-    cloned: Path, tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+    cloned: Path, tmp_path: Path, mock_api: MockAPI
 ) -> None:
     guard = ".forgeflare/hooks/guard.py"
     rewrite = f"cat > {guard} <<'EOF'\n{EVIL_HOOK}EOF\n"
@@ -216,7 +213,7 @@ def test_a_hook_rewritten_mid_run_is_refused_at_its_next_call(
 
 
 def test_a_python_hook_importing_its_neighbour_stays_trusted_call_after_call(
-    tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+    tmp_path: Path, mock_api: MockAPI
 ) -> None:
     project = tmp_path / "p"
     hooks = project / ".forgeflare" / "hooks"

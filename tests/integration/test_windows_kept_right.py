@@ -10,12 +10,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from conftest import MockServer
+from mockapi_support import MockAPI
 from project_support import forgeflare
 
 LIMIT = {
@@ -73,7 +72,7 @@ def _store(tmp_path: Path) -> dict[str, Any]:
 
 
 def test_a_two_hour_window_with_three_minutes_left_falls_back_at_once(
-    tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+    tmp_path: Path, mock_api: MockAPI
 ) -> None:
     primary = mock_api({"responses": [LIMIT], "when_exhausted": "end_turn"})
     fallback = mock_api({"responses": [], "when_exhausted": "end_turn"})
@@ -109,7 +108,7 @@ def test_a_two_hour_window_with_three_minutes_left_falls_back_at_once(
 
 
 def test_a_window_from_one_endpoint_does_not_hold_a_loop_on_another(
-    tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+    tmp_path: Path, mock_api: MockAPI
 ) -> None:
     limited = mock_api({"responses": [LIMIT], "when_exhausted": "end_turn"})
     fallback = mock_api({"responses": [], "when_exhausted": "end_turn"})
@@ -134,7 +133,7 @@ def test_a_window_from_one_endpoint_does_not_hold_a_loop_on_another(
 
 
 def test_the_wait_line_says_the_window_and_the_capped_wait(
-    tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+    tmp_path: Path, mock_api: MockAPI
 ) -> None:
     primary = mock_api({"responses": [LIMIT], "when_exhausted": "end_turn"})
     project = _project(tmp_path / "p", 'max_runtime = "15s"\n')

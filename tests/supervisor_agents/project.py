@@ -19,6 +19,7 @@ from forgeflare.supervisor import LoopOptions, StopControl, load_config, run_loo
 from forgeflare.supervisor._display import LoopDisplay
 from mockapi_support import MockServer
 from platform_support import alive as alive  # re-exported: the loop tests import it here
+from project_support import run_text
 
 _FLAGS = {
     "--agent-cmd": "agent.command",
@@ -60,14 +61,8 @@ def env_for(server: MockServer, **extra: str) -> dict[str, str]:
 
 def forgeflare(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """``forgeflare ARGS`` in ``project`` with the test environment (``runs``, ``report`` ...)."""
-    return subprocess.run(
-        [sys.executable, "-m", "forgeflare", *args],
-        cwd=project,
-        env=base_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+    return run_text(
+        [sys.executable, "-m", "forgeflare", *args], cwd=project, env=base_env(), timeout=60
     )
 
 
@@ -126,14 +121,7 @@ class Project:
         return [sys.executable, "-m", "forgeflare", "loop", "--dir", str(self.dir), *args]
 
     def run(self, *args: str, env: dict[str, str] | None = None, timeout: float = 60) -> Done:
-        out = subprocess.run(
-            self.argv(*args),
-            env=env or base_env(),
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            cwd=self.dir,
-        )
+        out = run_text(self.argv(*args), cwd=self.dir, env=env or base_env(), timeout=timeout)
         return Done(out.returncode, out.stdout, out.stderr)
 
     async def arun(
