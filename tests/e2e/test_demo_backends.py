@@ -1,9 +1,11 @@
 """``forgeflare demo --backend NAME``: the demo story through a real CLI agent, offline.
 
-Claude Code and Codex are the pinned CLIs (``claude_code_support``, ``codex_support``), put on
-``PATH`` as a user's install would be; the demo sets the rest (the mock's URL, a dummy key,
-``IS_SANDBOX`` as root, Codex's ``CODEX_HOME``). A CLI that is not on ``PATH`` is one line
-with how to install it, exit 2, before anything is written.
+Claude Code, Codex, OpenCode and pi are the pinned CLIs (``claude_code_support``,
+``codex_support``, ``opencode_support``, ``pi_support``), put on ``PATH`` as a user's install
+would be; the demo sets the rest (the mock's URL, a dummy key, ``IS_SANDBOX`` as root, Codex's
+``CODEX_HOME``, pi's ``models.json``, the story's shell tool by the agent's name for it). A
+CLI that is not on ``PATH`` is one line with how to install it, exit 2, before anything is
+written.
 """
 
 from __future__ import annotations
@@ -17,15 +19,23 @@ import pytest
 
 from claude_code_support import require_claude_code
 from codex_support import require_codex
+from opencode_support import require_opencode
+from pi_support import require_pi
 
 
-def demo(project: Path, backend: str, path: str) -> subprocess.CompletedProcess[str]:
+def demo(
+    project: Path, backend: str, path: str, home: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     env = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(("ANTHROPIC_", "CLAUDE", "CODEX_", "OPENAI_", "FRESHER_"))
+        if not k.startswith(("ANTHROPIC_", "CLAUDE", "CODEX_", "OPENAI_", "FRESHER_", "PI_"))
     }
     env["PATH"] = path
+    if home is not None:  # an agent that keeps its sessions in the user's folders
+        env["HOME"] = str(home)
+        for name in ("CONFIG", "DATA", "CACHE", "STATE"):
+            env[f"XDG_{name}_HOME"] = str(home / name.lower())
     return subprocess.run(
         [sys.executable, "-m", "forgeflare", "demo", "--backend", backend, "--dir", str(project)],
         capture_output=True,
@@ -51,13 +61,20 @@ def assert_the_story_was_done(project: Path, done: subprocess.CompletedProcess[s
 
 
 @pytest.mark.parametrize(
-    ("backend", "require"), [("claude", require_claude_code), ("codex", require_codex)]
+    ("backend", "require"),
+    [
+        ("claude", require_claude_code),
+        ("codex", require_codex),
+        ("opencode", require_opencode),
+        ("pi", require_pi),
+    ],
 )
 def test_the_demo_runs_through_the_real_cli(tmp_path: Path, backend: str, require: object) -> None:
     assert callable(require)
     cli: Path = require()
     project = tmp_path / "demo"
-    done = demo(project, backend, f"{cli.parent}{os.pathsep}{os.environ['PATH']}")
+    home = tmp_path / "home" if backend in ("opencode", "pi") else None
+    done = demo(project, backend, f"{cli.parent}{os.pathsep}{os.environ['PATH']}", home)
     assert_the_story_was_done(project, done)
     assert f"--backend {backend}" in done.stdout  # the loop it shows is the one it ran
 
@@ -67,6 +84,8 @@ def test_the_demo_runs_through_the_real_cli(tmp_path: Path, backend: str, requir
     [
         ("claude", "npm install -g @anthropic-ai/claude-code"),
         ("codex", "npm install -g @openai/codex"),
+        ("opencode", "npm install -g opencode-ai"),
+        ("pi", "npm install -g @mariozechner/pi-coding-agent"),
     ],
 )
 def test_a_cli_that_is_not_installed_is_one_line_with_how_to_install_it(

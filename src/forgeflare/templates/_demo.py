@@ -56,11 +56,20 @@ def _forgeflare(python: str, *args: str) -> list[str]:
     return [python, "-P", "-m", "forgeflare", *args]  # -P: not the cwd first on sys.path
 
 
-def demo_story_text(api: str | None = None) -> str:
+def demo_story_text(api: str | None = None, *, shell_tool: str = "Bash") -> str:
     """The mock-api script of the demo (JSON): the own agent's, or with ``api`` the story for
-    a CLI agent that speaks that API (``messages`` or ``responses``)."""
+    a CLI agent that speaks that API (``messages`` or ``responses``), its shell tool called
+    ``shell_tool`` (the name the agent gives it)."""
     name = "story.json" if api is None else f"story-{api}.json"
-    return (resources.files("forgeflare.templates") / "demo" / name).read_text("utf-8")
+    text = (resources.files("forgeflare.templates") / "demo" / name).read_text("utf-8")
+    if shell_tool == "Bash":
+        return text
+    story = json.loads(text)
+    for response in story.get("responses", []):
+        for block in response.get("content", []):
+            if block.get("type") == "tool_use" and block.get("name") == "Bash":
+                block["name"] = shell_tool
+    return json.dumps(story, indent=2)
 
 
 @dataclass(frozen=True)
@@ -71,19 +80,24 @@ class _Agent:
     api: str = "messages"
     env: Callable[[str, Path], dict[str, str]] | None = None
     """The backend's ``demo_env``: its environment for the mock at a URL."""
+    args: tuple[str, ...] = ()
+    """The backend's ``demo_args``: more ``loop`` arguments (its model's spelling)."""
+    shell_tool: str = "Bash"
+    """The name the agent gives its shell tool (the story calls it)."""
 
     def url(self, port: int) -> str:
         base = f"http://127.0.0.1:{port}"
         return f"{base}/v1" if self.api == "responses" else base
 
     def loop_args(self) -> list[str]:
-        return ["--backend", self.backend] if self.backend else []
+        return ["--backend", self.backend, *self.args] if self.backend else []
 
 
 def _demo_agent(name: str, env: Mapping[str, str]) -> _Agent:
     """The agent ``--backend NAME`` names, checked before anything is written:
     :class:`TemplateUsageError` (exit 2) for one without an offline demo or not installed.
-    A backend says how with ``demo_api``, ``demo_env``, ``program`` and ``install_hint``."""
+    A backend says how with ``demo_api``, ``demo_env``, ``demo_args``, ``program`` and
+    ``install_hint``."""
     from forgeflare.supervisor.backends import BACKENDS
 
     if name == "forgeflare":
@@ -100,7 +114,8 @@ def _demo_agent(name: str, env: Mapping[str, str]) -> _Agent:
             f"--backend {name}: `{program}` is not installed (not on PATH); install it with "
             f"`{hint}`, then run `forgeflare demo --backend {name}` again"
         )
-    return _Agent(name, api, demo_env)
+    args = tuple(getattr(backend, "demo_args", ()))
+    return _Agent(name, api, demo_env, args, str(getattr(backend, "demo_shell_tool", "Bash")))
 
 
 def seed_files() -> dict[str, str]:
@@ -371,7 +386,10 @@ def run_demo(
     with tempfile.TemporaryDirectory(prefix="forgeflare-demo-mock-") as tmp:
         scratch = Path(tmp)
         story = scratch / "story.json"
-        story.write_text(demo_story_text(agent.api if agent.backend else None), "utf-8")
+        story.write_text(
+            demo_story_text(agent.api if agent.backend else None, shell_tool=agent.shell_tool),
+            "utf-8",
+        )
         err = scratch / "mock-api.err"
         api = [] if agent.api == "messages" else ["--api", agent.api]
         echo("")

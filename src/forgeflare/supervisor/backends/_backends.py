@@ -327,6 +327,11 @@ class BaseBackend:
     ``responses``); ``None`` (or a backend without it): no offline demo of this agent."""
     install_hint: ClassVar[str] = ""
     """How to install the agent's CLI, said when the demo does not find it."""
+    demo_args: ClassVar[tuple[str, ...]] = ()
+    demo_shell_tool: ClassVar[str] = "Bash"
+    """The name the agent gives its shell tool: the demo's story calls it so."""
+    """More ``forgeflare loop`` arguments the demo gives this agent (e.g. a ``--model`` in the
+    agent's own spelling)."""
 
     def demo_env(self, url: str, scratch: Path) -> dict[str, str]:
         """What the agent needs in its environment to work against the demo's mock at ``url``

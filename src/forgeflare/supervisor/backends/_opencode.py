@@ -190,6 +190,10 @@ class OpenCodeBackend(CliBackend):
     init: ClassVar[InitTemplate | None] = InitTemplate("OpenCode (opencode run --format json)")
     program: ClassVar[str] = "opencode"
     args: ClassVar[tuple[str, ...]] = ("run", "--format", "json")
+    demo_api: ClassVar[str | None] = "messages"
+    demo_shell_tool: ClassVar[str] = "bash"
+    demo_args: ClassVar[tuple[str, ...]] = ("--model", "anthropic/claude-sonnet-4-5")
+    install_hint: ClassVar[str] = "npm install -g opencode-ai"
     model: str = ""
 
     def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]:
@@ -206,6 +210,16 @@ class OpenCodeBackend(CliBackend):
 
     def problem(self, env: Mapping[str, str]) -> str | None:
         return opencode_problem(env)
+
+    def demo_env(self, url: str, scratch: Path) -> dict[str, str]:
+        """OpenCode's Anthropic provider at the mock (``ANTHROPIC_BASE_URL`` with ``/v1``), a
+        dummy key and no models.dev fetch (OpenCode keeps the demo's sessions in its own data
+        folder, as for any run)."""
+        return {
+            "ANTHROPIC_BASE_URL": f"{url.rstrip('/')}/v1",
+            "ANTHROPIC_API_KEY": "demo-key-offline",
+            "OPENCODE_DISABLE_MODELS_FETCH": "1",
+        }
 
     def reader(self) -> LineReader:
         return OpenCodeStreamReader(model=self.model.rpartition("/")[2] or None)

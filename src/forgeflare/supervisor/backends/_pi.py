@@ -212,6 +212,23 @@ class PiBackend(CliBackend):
     init: ClassVar[InitTemplate | None] = InitTemplate("pi (pi -p --mode json)")
     program: ClassVar[str] = "pi"
     args: ClassVar[tuple[str, ...]] = ("-p", "--mode", "json")
+    demo_api: ClassVar[str | None] = "messages"
+    demo_shell_tool: ClassVar[str] = "bash"
+    demo_args: ClassVar[tuple[str, ...]] = ("--model", "anthropic/claude-sonnet-4-5")
+    install_hint: ClassVar[str] = "npm install -g @mariozechner/pi-coding-agent"
+
+    def demo_env(self, url: str, scratch: Path) -> dict[str, str]:
+        """pi reads no base-URL variable: an agent folder of the demo's own whose
+        ``models.json`` names the mock, a dummy key, and no start-up network calls."""
+        agent_dir = scratch / "pi-agent"
+        agent_dir.mkdir(parents=True, exist_ok=True)
+        models = {"providers": {"anthropic": {"baseUrl": url}}}
+        (agent_dir / "models.json").write_text(json.dumps(models), encoding="utf-8")
+        return {
+            "PI_CODING_AGENT_DIR": str(agent_dir),
+            "PI_OFFLINE": "1",
+            "ANTHROPIC_API_KEY": "demo-key-offline",
+        }
 
     def configured_url(self, env: Mapping[str, str]) -> str:
         # pi reads no base-URL variable: its models.json names the endpoint.
