@@ -9,8 +9,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import ClassVar
 
 from forgeflare._convergence import Final, Tokens
+from forgeflare._sandbox import AgentBox
 from forgeflare._units import format_tokens
 from forgeflare.supervisor.backends._apierror import (
     classify_api_error,
@@ -130,6 +132,13 @@ class CliBackend(StreamBackend):
     """A CLI read by a :class:`CliStreamReader`: its command found and its own offline check
     (:meth:`problem`) before the night; a report from its stream, where an end the reader asked
     for is no interruption."""
+
+    box: ClassVar[AgentBox] = "own"
+    demo_api: ClassVar[str | None] = "messages"
+    demo_shell_tool: ClassVar[str] = "bash"
+    demo_args: ClassVar[tuple[str, ...]] = ("--model", "anthropic/claude-sonnet-4-5")
+    """Both speak Anthropic's Messages API, call their shell tool ``bash`` and take the model
+    as ``provider/model``."""
 
     def problem(self, env: Mapping[str, str]) -> str | None:
         """An offline fact that would make every iteration fail, with its fix."""

@@ -28,7 +28,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar
 
-from forgeflare._sandbox import AgentBox
 from forgeflare.supervisor.backends._backends import (
     AgentAccount,
     InitTemplate,
@@ -176,7 +175,6 @@ class OpenCodeBackend(CliBackend):
         "ANTHROPIC_AUTH_TOKEN",
         "OPENAI_API_KEY",
     )
-    box: ClassVar[AgentBox] = "own"
     account: ClassVar[AgentAccount | None] = AgentAccount(
         ("ANTHROPIC_BASE_URL",),
         "https://api.anthropic.com/v1",
@@ -190,9 +188,6 @@ class OpenCodeBackend(CliBackend):
     init: ClassVar[InitTemplate | None] = InitTemplate("OpenCode (opencode run --format json)")
     program: ClassVar[str] = "opencode"
     args: ClassVar[tuple[str, ...]] = ("run", "--format", "json")
-    demo_api: ClassVar[str | None] = "messages"
-    demo_shell_tool: ClassVar[str] = "bash"
-    demo_args: ClassVar[tuple[str, ...]] = ("--model", "anthropic/claude-sonnet-4-5")
     install_hint: ClassVar[str] = "npm install -g opencode-ai"
     model: str = ""
 

@@ -29,7 +29,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, ClassVar
 
-from forgeflare._sandbox import AgentBox
 from forgeflare.supervisor.backends._backends import (
     AgentAccount,
     InitTemplate,
@@ -198,7 +197,6 @@ class PiBackend(CliBackend):
         "ANTHROPIC_OAUTH_TOKEN",
         "OPENAI_API_KEY",
     )
-    box: ClassVar[AgentBox] = "own"
     account: ClassVar[AgentAccount | None] = AgentAccount(
         (),
         "https://api.anthropic.com",
@@ -212,9 +210,6 @@ class PiBackend(CliBackend):
     init: ClassVar[InitTemplate | None] = InitTemplate("pi (pi -p --mode json)")
     program: ClassVar[str] = "pi"
     args: ClassVar[tuple[str, ...]] = ("-p", "--mode", "json")
-    demo_api: ClassVar[str | None] = "messages"
-    demo_shell_tool: ClassVar[str] = "bash"
-    demo_args: ClassVar[tuple[str, ...]] = ("--model", "anthropic/claude-sonnet-4-5")
     install_hint: ClassVar[str] = "npm install -g @mariozechner/pi-coding-agent"
 
     def demo_env(self, url: str, scratch: Path) -> dict[str, str]:
