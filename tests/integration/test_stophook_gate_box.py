@@ -11,18 +11,20 @@ import pytest
 from test_stophook_gate import start
 from test_stophook_processes import SIG, run_hook
 
+from stophook_support import blocks
+
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap")
 
 
 @pytest.mark.parametrize(
-    ("config", "code", "written"),
+    ("config", "refused", "written"),
     [
-        ("", 2, False),  # the default box: the rest of / is read-only, the claim is refused
-        ('[security]\nsandbox = "off"\n', 0, True),  # the project turned it off: unconfined
+        ("", True, False),  # the default box: the rest of / is read-only, the claim is refused
+        ('[security]\nsandbox = "off"\n', False, True),  # the project turned it off
     ],
 )
 def test_the_projects_security_settings_reach_a_stop_hook_gate(
-    tmp_path: Path, config: str, code: int, written: bool
+    tmp_path: Path, config: str, refused: bool, written: bool
 ) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -31,5 +33,6 @@ def test_the_projects_security_settings_reach_a_stop_hook_gate(
     (project / ".fresher" / "config.toml").write_text(config)
     start(project, f"touch {outside / 'from-the-gate'}")
     out = run_hook(project, f"All done.\n{SIG}")
-    assert out.returncode == code, out.stderr
+    assert out.returncode == 0, out.stderr
+    assert blocks(out) is refused, out.stdout  # a refused claim continues the session
     assert (outside / "from-the-gate").exists() is written
