@@ -6,6 +6,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from project_support import run_text
+
 __all__ = ["CHROMIUM", "NO_CHROMIUM", "chromium", "dom_of"]
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -31,12 +33,9 @@ def chromium(page: Path, profile: Path, *args: str) -> subprocess.CompletedProce
         "--enable-logging=stderr",
         "--v=0",
     ]
-    return subprocess.run(
+    return run_text(
         [CHROMIUM, *flags, *args, page.as_uri()],
-        capture_output=True,
-        text=True,
         timeout=90,
-        check=False,
     )
 
 

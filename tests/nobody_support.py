@@ -26,6 +26,8 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
+from project_support import run_text
+
 __all__ = [
     "NOBODY",
     "SETPRIV",
@@ -173,15 +175,12 @@ def claim_complete(
         "stop_hook_active": False,
         "last_assistant_message": "All done.\n<loop-done>COMPLETE</loop-done>",
     }
-    return subprocess.run(
+    return run_text(
         hook,
         input=json.dumps(stop),
         cwd=project,
         env=env,
-        capture_output=True,
-        text=True,
         timeout=timeout,
-        check=False,
     )
 
 
@@ -190,12 +189,9 @@ def start_frame(
 ) -> subprocess.CompletedProcess[str]:
     """``forgeflare stop-hook start`` (``hook``: the stop-hook's command line) with a prompt,
     three iterations and ``more`` (``--gate``, ``--reviewer``)."""
-    return subprocess.run(
+    return run_text(
         [*hook, "start", "--max-iterations", "3", "--prompt", "go", *more],
         cwd=project,
         env=env,
-        capture_output=True,
-        text=True,
         timeout=60,
-        check=False,
     )

@@ -16,6 +16,8 @@ from pathlib import Path
 import psutil
 import pytest
 
+from project_support import run_text
+
 __all__ = [
     "LINUX_ONLY_MARKER",
     "alive",
@@ -109,11 +111,8 @@ def run_in_private_mounts(
     command: str, env: dict[str, str], timeout: float
 ) -> subprocess.CompletedProcess[str]:
     """``command`` (a shell line) in a private mount namespace, its output captured."""
-    return subprocess.run(
+    return run_text(
         ["unshare", "-m", "sh", "-c", f"mount --make-rprivate / && exec {command}"],
-        capture_output=True,
-        text=True,
         env=env,
         timeout=timeout,
-        check=False,
     )

@@ -10,6 +10,7 @@ from typing import Any
 
 from agent_support import run_agent, text_response, tool_response
 from mockapi_support import MockAPI
+from project_support import run_text
 from supervisor_agents.project import base_env
 
 KEY = "sk-ant-test-0123456789-do-not-leak"
@@ -59,12 +60,9 @@ def test_pass_env_lets_a_named_one_through(tmp_path: Path, mock_api: MockAPI) ->
 
 def test_nothing_a_loop_writes_contains_the_key(tmp_path: Path, mock_api: MockAPI) -> None:
     project = tmp_path / "p"
-    init = subprocess.run(
+    init = run_text(
         [sys.executable, "-m", "forgeflare", "init", str(project)],
-        capture_output=True,
-        text=True,
         env=base_env(),
-        check=False,
     )
     assert init.returncode == 0, init.stderr
     (project / ".fresher" / "hooks" / "started").write_text("#!/bin/sh\nenv\n")
@@ -99,13 +97,10 @@ def test_nothing_a_loop_writes_contains_the_key(tmp_path: Path, mock_api: MockAP
 def test_hooks_test_runs_hooks_without_the_key(tmp_path: Path) -> None:
     (tmp_path / ".forgeflare").mkdir()
     (tmp_path / ".forgeflare" / "hooks.toml").write_text(HOOKS)
-    done = subprocess.run(
+    done = run_text(
         [sys.executable, "-m", "forgeflare", "hooks", "test", "PreToolUse"],
         cwd=tmp_path,
-        capture_output=True,
-        text=True,
         env=base_env(ANTHROPIC_API_KEY=KEY, MY_TOKEN="t0k", FORGEFLARE_TRUST="1"),
-        check=False,
     )
     assert done.returncode == 0, done.stderr
     text = (tmp_path / "hook-env.txt").read_text()

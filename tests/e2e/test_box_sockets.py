@@ -32,6 +32,7 @@ from forgeflare._gaterun import BoxSettings, gate_box_blocking, run_gate_blockin
 from forgeflare._scopeexec import landlock_abi
 from mockapi_support import MockAPI
 from nobody_support import SETPRIV, forgeflare_argv, forgeflare_env, loop_env, shared_scratch
+from project_support import run_text
 
 BWRAP = shutil.which("bwrap")
 UNSHARE = shutil.which("unshare")
@@ -173,14 +174,11 @@ def test_a_bash_command_reaches_none(user: str, sockets: Sockets, mock_api: Mock
         ANTHROPIC_API_URL=server.url,
         **forgeflare_env(user),
     )
-    done = subprocess.run(
+    done = run_text(
         [*forgeflare_argv(user), "run", "--sandbox-network", "probe"],
         cwd=sockets.project,
         env=env,
-        capture_output=True,
-        text=True,
         timeout=120,
-        check=False,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     out = str(tool_results(server.requests()[1])[0]["content"])

@@ -21,6 +21,7 @@ from claude_code_support import require_claude_code
 from codex_support import require_codex
 from opencode_support import require_opencode
 from pi_support import require_pi
+from project_support import run_text
 
 
 def demo(
@@ -36,13 +37,10 @@ def demo(
         env["HOME"] = str(home)
         for name in ("CONFIG", "DATA", "CACHE", "STATE"):
             env[f"XDG_{name}_HOME"] = str(home / name.lower())
-    return subprocess.run(
+    return run_text(
         [sys.executable, "-m", "forgeflare", "demo", "--backend", backend, "--dir", str(project)],
-        capture_output=True,
-        text=True,
         timeout=600,
         env=env,
-        check=False,
     )
 
 

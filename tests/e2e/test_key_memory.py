@@ -318,14 +318,11 @@ def test_a_cli_backends_tools_cannot_read_the_loops_key(
     command = " ".join(str(part) for part in parts)
     scratch.give_to("nobody")
     env = scratch.env(OPENAI_API_KEY=KEY, **forgeflare_env("nobody"))
-    done = subprocess.run(
+    done = run_text(
         [*forgeflare_argv("nobody"), "loop", "--backend", backend, "--agent-cmd", command, *ONE],
         cwd=project,
         env=env,
-        capture_output=True,
-        text=True,
         timeout=180,
-        check=False,
     )
     text = out.read_text() if out.exists() else ""
     assert _checked(text) == (2 if backend == "claude" else 1), (text, done.stderr[-3000:])
@@ -383,14 +380,11 @@ def test_no_forgeflare_process_keeps_the_key_in_its_environment(
     )
     scratch.give_to(user)
     env = scratch.env(ANTHROPIC_API_URL=server.url, KEYFILE=str(scratch.keyfile))
-    done = subprocess.run(
+    done = run_text(
         [*forgeflare_argv(user), "loop", "--max-iterations", "1"],
         cwd=project,
         env={**env, **forgeflare_env(user)},
-        capture_output=True,
-        text=True,
         timeout=180,
-        check=False,
     )
     said = done.stdout + done.stderr
     held = project / "agent-environ.txt"

@@ -14,6 +14,7 @@ import pytest
 from claude_code_support import claude_env
 from codex_support import codex_env, require_codex, write_codex_home
 from mockapi_support import MockAPI, MockServer, start_mock_server
+from project_support import run_text
 from supervisor_agents.project import Project
 
 
@@ -90,15 +91,12 @@ def test_codex_with_its_home_under_tmp_loses_its_sandbox_helper(tmp_path: Path) 
         def alone(env: dict[str, str]) -> bool:
             """Did Codex alone run the scripted command (and make the file)?"""
             (work / "made.txt").unlink(missing_ok=True)
-            done = subprocess.run(
+            done = run_text(
                 [*argv, "workspace-write", "-"],
                 cwd=work,
                 env=env,
                 input="make the file",
-                capture_output=True,
-                text=True,
                 timeout=180,
-                check=False,
             )
             assert done.returncode == 0, done.stderr[-2000:]  # the turn is "ok" either way
             return (work / "made.txt").exists()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import pytest
 
 from forgeflare._sandbox import GIT_DIR_ENV, READABLE_ENV, sandbox_argv
 from nobody_support import SETPRIV, as_user, give_to, shared_scratch
+from project_support import run_text
 
 pytestmark = [
     pytest.mark.linux_only("bubblewrap is Linux"),
@@ -78,13 +78,10 @@ def test_the_box_hides_the_home_and_stores_and_shows_what_is_named(user: str, ho
     )
     argv = sandbox_argv(files["project"], ["bash", "-c", script], network=False, env=env)
     give_to(home, user)  # after the plan: it writes the generated gitconfig as the user
-    done = subprocess.run(
+    done = run_text(
         [*as_user(user), *argv],
         env=env,
-        capture_output=True,
-        text=True,
         timeout=60,
-        check=False,
     )
     lines = done.stdout.split()
     assert lines == [

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
 from claude_code_support import claude_env
 from mockapi_support import MockAPI, MockServer
+from project_support import run_text
 from supervisor_agents.project import Done, Project
 
 
@@ -143,14 +143,11 @@ def test_exhausted_script_stops_claude_code_at_once(
     server = mock_api({"responses": [], "when_exhausted": "error"})
     work = tmp_path / "w"
     work.mkdir()
-    done = subprocess.run(
+    done = run_text(
         [str(claude_code), "-p", "--output-format", "stream-json", "--verbose", "hi"],
         cwd=work,
         env=claude_env(tmp_path / "home", server.url),
-        capture_output=True,
-        text=True,
         timeout=120,
-        check=False,
     )
     assert done.returncode != 0
     messages = [r for r in server.requests() if r["path"] == "/v1/messages"]

@@ -16,7 +16,7 @@ from typing import Any
 
 from agent_support import text_response, tool_response
 from mockapi_support import MockAPI
-from project_support import forgeflare
+from project_support import forgeflare, run_text
 
 LIMIT = {
     "error": {
@@ -91,14 +91,11 @@ def test_a_usage_limit_moves_the_night_to_the_fallback_and_back(
     assert "agent forgeflare -> forgeflare:cheap: forgeflare: usage limit" in log
     assert "agent forgeflare:cheap -> forgeflare: back to the primary" in log
     # The report shows the spend per agent.
-    report = subprocess.run(
+    report = run_text(
         [sys.executable, "-m", "forgeflare", "report"],
         cwd=project,
         env=_env(tmp_path, primary.url),
-        capture_output=True,
-        text=True,
         timeout=60,
-        check=False,
     )
     assert report.returncode == 0, report.stderr
     assert f"  forgeflare: {len(rows)} it" not in report.stdout  # not every row is the primary's

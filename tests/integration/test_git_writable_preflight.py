@@ -15,6 +15,7 @@ import pytest
 
 from forgeflare.supervisor._gitwritable import git_write_problem
 from platform_support import private_mounts_skip_reason
+from project_support import run_text
 from supervisor_agents.project import Project, base_env
 
 GIT = Path("/repo/.git")
@@ -60,14 +61,11 @@ def _loop_with_read_only_git(project: Project, checkpoint: str) -> subprocess.Co
     loop = shlex.join([*project.argv("--agent-cmd", agent)])
     git = shlex.quote(str(project.dir / ".git"))
     script = f"mount --bind {git} {git} && mount -o remount,bind,ro {git} && exec {loop}"
-    return subprocess.run(
+    return run_text(
         ["unshare", "-m", "sh", "-c", script],
         env=base_env(),
-        capture_output=True,
-        text=True,
         timeout=120,
         cwd=project.dir,
-        check=False,
     )
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from project_support import run_text
 from supervisor_agents.project import Project, base_env
 
 OWN = "the user's own\n"
@@ -33,14 +34,11 @@ def clone(tmp_path: Path) -> Project:
 
 
 def _loop(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return run_text(
         [sys.executable, "-m", "forgeflare", "loop", "--agent-cmd", "true", "--no-sandbox", *args],
         cwd=project.dir,
         env=base_env(FORGEFLARE_TRUST="1"),
-        capture_output=True,
-        text=True,
         timeout=60,
-        check=False,
     )
 
 
@@ -90,14 +88,11 @@ def test_a_log_dir_through_a_link_is_refused_and_needs_trust(clone: Project, vic
     _one_line(_loop(clone), "logs/runs", "leads outside the project")
     assert list(elsewhere.iterdir()) == []
     # The [paths] check of trust resolves too: the setting is a trust item, not lexically inside.
-    shown = subprocess.run(
+    shown = run_text(
         [sys.executable, "-m", "forgeflare", "trust", "--show"],
         cwd=clone.dir,
         env=base_env(),
-        capture_output=True,
-        text=True,
         timeout=60,
-        check=False,
     )
     assert "[paths] log_dir" in shown.stdout, shown.stdout
 
@@ -106,14 +101,11 @@ def test_run_refuses_a_transcript_folder_link(clone: Project, victim: Path) -> N
     elsewhere = victim.parent / "transcripts"
     elsewhere.mkdir()
     (clone.dir / ".entire").symlink_to(elsewhere)
-    done = subprocess.run(
+    done = run_text(
         [sys.executable, "-m", "forgeflare", "run", "--trust-project", "do it"],
         cwd=clone.dir,
         env=base_env(ANTHROPIC_API_KEY="k", ANTHROPIC_API_URL="http://127.0.0.1:9"),
-        capture_output=True,
-        text=True,
         timeout=60,
-        check=False,
     )
     _one_line(done, ".entire", "leads outside the project")
     assert list(elsewhere.iterdir()) == []

@@ -9,12 +9,12 @@ Run as ``nobody``: root reads every environment anyway.
 from __future__ import annotations
 
 import os
-import subprocess
 
 import pytest
 
 from forgeflare._pgroup import MARKER_XOPTION, marker_argv
 from nobody_support import SETPRIV, as_user, forgeflare_argv, forgeflare_env
+from project_support import run_text
 
 pytestmark = [
     pytest.mark.linux_only("/proc and PR_SET_DUMPABLE are Linux"),
@@ -45,13 +45,10 @@ finally:
 def test_a_non_dumpable_child_is_found_by_its_argv(options: list[str], said: str) -> None:
     extra = ["-X", f"{MARKER_XOPTION}=FF_TEST_MARK=v1"] if options else []
     python = forgeflare_argv("nobody")[-3]  # the interpreter nobody can start
-    done = subprocess.run(
+    done = run_text(
         [*as_user("nobody"), python, "-c", SCAN, *extra],
         env={**os.environ, **forgeflare_env("nobody")},
-        capture_output=True,
-        text=True,
         timeout=60,
-        check=False,
     )
     assert done.stdout.strip() == said, done.stderr
 

@@ -4,11 +4,12 @@ iteration: one line naming the fix, exit 2, no run started."""
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from project_support import run_text
 
 
 @pytest.mark.parametrize(
@@ -33,14 +34,11 @@ def test_a_base_url_the_cli_would_miss_stops_the_loop_before_it_starts(
         ANTHROPIC_API_KEY="test-key",
         FRESHER_AGENT_COMMAND="sh",  # found on PATH: the check after it is the one under test
     )
-    done = subprocess.run(
+    done = run_text(
         [sys.executable, "-m", "forgeflare", "loop", "--backend", backend, "--max-iterations", "1"],
         cwd=project,
         env=run_env,
-        capture_output=True,
-        text=True,
         timeout=120,
-        check=False,
     )
     assert done.returncode == 2, done.stderr
     errors = [line for line in done.stderr.splitlines() if "error" in line]

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from forgeflare.stophook import state_path
+from project_support import run_text
 from stophook_support import blocks, reason_of
 
 CMD = [sys.executable, "-m", "forgeflare", "stop-hook"]
@@ -21,13 +22,10 @@ ASKS = "I cannot choose.\n<loop-done>BLOCKED</loop-done>\nWhich API: v1 or v2?\n
 def cli(
     project: Path, *args: str, stdin: str = "", env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return run_text(
         [*CMD, *args, "--project-dir", str(project)],
         input=stdin,
-        capture_output=True,
-        text=True,
         timeout=60,
-        check=False,
         env={**os.environ, "HOME": str(project / ".test-home"), **(env or {})},
     )
 

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from forgeflare.stophook import continued, state_path
+from project_support import run_text
 
 SPEC_LINE = (
     "[ITERATION {n}/{max}] Continue working on the task. Check your progress and either "
@@ -91,15 +92,12 @@ def run_hook(
     transcript: Path | None = None,
     env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return run_text(
         HOOK,
         input=stop_input(project, message, transcript),
-        capture_output=True,
-        text=True,
         env=env or hook_env(),
         cwd=project,
         timeout=60,
-        check=False,
     )
 
 

@@ -10,13 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from project_support import run_text
+
 
 def init(tmp_path: Path, *flags: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return run_text(
         [sys.executable, "-m", "forgeflare", "init", str(tmp_path / "p"), *flags],
-        capture_output=True,
-        text=True,
-        check=False,
         timeout=120,
     )
 

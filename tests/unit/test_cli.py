@@ -8,6 +8,7 @@ from typer.testing import CliRunner
 
 from forgeflare import __version__, cli
 from forgeflare._app import COMMANDS, app, real_command
+from project_support import run_text
 
 HEAVY = ("typer", "click", "pydantic", "trio", "httpx", "rich")
 PARTS = ("agent", "hooks", "supervisor", "stophook", "templates", "mockapi", "report", "fleet")
@@ -100,11 +101,8 @@ def test_the_project_directory_is_dir_everywhere_older_spellings_hidden(tmp_path
     assert "--dir" in _help("run")
     assert "--cwd" not in _help("run")
     assert "--project-dir" not in _help("stop-hook", "status")
-    done = subprocess.run(
+    done = run_text(
         [sys.executable, "-m", "forgeflare", "stop-hook", "status", "--project-dir", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        check=False,
     )
     assert (done.returncode, done.stdout.strip()) == (0, "no loop in this project")
 
@@ -128,12 +126,9 @@ def _modules_after(args: list[str], stdin: str = "", cwd: Path | None = None) ->
         "import runpy\n"
         "runpy.run_module('forgeflare', run_name='__main__')\n"
     )
-    out = subprocess.run(
+    out = run_text(
         [sys.executable, "-c", probe],
         input=stdin,
-        capture_output=True,
-        text=True,
-        check=False,
         cwd=cwd,
     )
     return set(json.loads(out.stderr.strip().splitlines()[-1]))

@@ -12,6 +12,7 @@ import yaml
 from forgeflare import __version__
 from forgeflare.fleet import FleetConfigError, k8s_documents, parse_fleet_text, pod_failure_policy
 from forgeflare.supervisor._finish import FINISH_EXIT_CODES, FinishType
+from project_support import run_text
 
 FLEET = """
 [fleet]
@@ -108,12 +109,9 @@ def test_manifests_pass_the_kubernetes_schemas() -> None:
 
 
 def k8s(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return run_text(
         [sys.executable, "-m", "forgeflare", "fleet", "k8s", *args],
         cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
     )
 
 

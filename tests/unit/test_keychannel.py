@@ -21,6 +21,7 @@ from forgeflare._keychannel import (
 )
 from forgeflare.supervisor import key_file, plan_agent_key
 from forgeflare.supervisor.backends import BACKENDS, HELPER_TTL_ENV, helper_settings
+from project_support import run_text
 
 ENV = {
     "PATH": "/bin",
@@ -142,12 +143,9 @@ def test_a_key_file_replaces_what_lies_under_its_name(tmp_path: Path) -> None:
 
 
 def test_a_bad_key_fd_from_the_cli_is_one_line(tmp_path: Path) -> None:
-    done = subprocess.run(
+    done = run_text(
         [sys.executable, "-m", "forgeflare", "runs", "--dir", str(tmp_path)],
         env={**os.environ, KEY_FD_ENV: "nope"},
-        capture_output=True,
-        text=True,
-        check=False,
     )
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [

@@ -164,21 +164,21 @@ def with_retry_plugin(config: str | None) -> str:
     return json.dumps(data)
 
 
+_KEYS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY")
+"""The keys it reads: kept from every other process, and its account's identity."""
+
+
 @register_backend
 @dataclass
 class OpenCodeBackend(CliBackend):
     """OpenCode headless: ``opencode run --format json``, the prompt on stdin."""
 
     name: str = "opencode"
-    secret_names: ClassVar[tuple[str, ...]] = (
-        "ANTHROPIC_API_KEY",
-        "ANTHROPIC_AUTH_TOKEN",
-        "OPENAI_API_KEY",
-    )
+    secret_names: ClassVar[tuple[str, ...]] = _KEYS
     account: ClassVar[AgentAccount | None] = AgentAccount(
         ("ANTHROPIC_BASE_URL",),
         "https://api.anthropic.com/v1",
-        ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY"),
+        _KEYS,
         "XDG_DATA_HOME",
     )
     overshoot: ClassVar[str] = (

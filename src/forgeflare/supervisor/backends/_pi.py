@@ -186,21 +186,21 @@ def pi_problem(env: Mapping[str, str]) -> str | None:
     )
 
 
+_KEYS = ("ANTHROPIC_API_KEY", "ANTHROPIC_OAUTH_TOKEN", "OPENAI_API_KEY")
+"""The keys it reads: kept from every other process, and its account's identity."""
+
+
 @register_backend
 @dataclass
 class PiBackend(CliBackend):
     """pi headless: ``pi -p --mode json``, the prompt on stdin."""
 
     name: str = "pi"
-    secret_names: ClassVar[tuple[str, ...]] = (
-        "ANTHROPIC_API_KEY",
-        "ANTHROPIC_OAUTH_TOKEN",
-        "OPENAI_API_KEY",
-    )
+    secret_names: ClassVar[tuple[str, ...]] = _KEYS
     account: ClassVar[AgentAccount | None] = AgentAccount(
         (),
         "https://api.anthropic.com",
-        ("ANTHROPIC_API_KEY", "ANTHROPIC_OAUTH_TOKEN", "OPENAI_API_KEY"),
+        _KEYS,
         "PI_CODING_AGENT_DIR",
     )
     overshoot: ClassVar[str] = (
