@@ -45,3 +45,46 @@ def test_a_base_url_the_cli_would_miss_stops_the_loop_before_it_starts(
     assert len(errors) == 1, done.stderr
     assert said in errors[0]
     assert not (project / ".fresher" / "runs").exists()
+
+
+@pytest.mark.parametrize(
+    ("backend", "planted"),
+    [
+        ("opencode", ".opencode/plugin/evil.js"),
+        ("opencode", "opencode.json"),
+        ("pi", ".pi/extensions/evil.ts"),
+    ],
+)
+def test_what_the_cli_loads_from_a_clone_waits_for_trust(
+    tmp_path: Path, backend: str, planted: str
+) -> None:
+    """OpenCode and pi load their own plugins and extensions from the project and run them
+    outside forgeflare's box: a clone's are trust items, and the CLI never starts before."""
+    project = tmp_path / "p"
+    (project / planted).parent.mkdir(parents=True, exist_ok=True)
+    (project / planted).write_text("// would run as the user\n")
+    marker = tmp_path / "cli-started"
+    agent = tmp_path / "agent.sh"
+    agent.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    agent.chmod(0o755)
+    drop = ("ANTHROPIC_", "FRESHER_", "FORGEFLARE_")  # FORGEFLARE_TRUST would trust it all
+    run_env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
+    run_env.update(
+        HOME=str(tmp_path / "home"),
+        XDG_STATE_HOME=str(tmp_path / "state"),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+        ANTHROPIC_API_KEY="test-key",
+        FRESHER_AGENT_COMMAND=str(agent),
+    )
+    argv = [sys.executable, "-m", "forgeflare"]
+    done = run_text(
+        [*argv, "loop", "--backend", backend, "--max-iterations", "1"],
+        cwd=project,
+        env=run_env,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "not trusted" in done.stderr and planted in done.stderr, done.stderr
+    assert not marker.exists()
+    shown = run_text([*argv, "trust", "--show", "--dir", str(project)], env=run_env, timeout=60)
+    assert planted in shown.stdout, shown.stdout + shown.stderr

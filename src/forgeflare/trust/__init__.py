@@ -8,7 +8,7 @@ the project), keyed by the project's real path; a project is trusted when every 
 digest recorded for its path, or for any one path (a clone with the same content).
 """
 
-from forgeflare.trust._items import agent_trust_items
+from forgeflare.trust._items import agent_config_items, agent_trust_items
 from forgeflare.trust._items import blind_spots
 from forgeflare.trust._items import claude_items
 from forgeflare.trust._items import claude_settings_items
@@ -51,6 +51,7 @@ __all__ = [
     "TrustRecord",
     "TrustStore",
     "TrustStoreError",
+    "agent_config_items",
     "agent_trust_items",
     "blind_spots",
     "check_trust",

@@ -588,6 +588,25 @@ def claude_items(project: Path, extra_args: str = "") -> list[TrustItem]:
     return items
 
 
+def agent_config_items(
+    project: Path, files: Sequence[str] = (), folders: Sequence[str] = ()
+) -> list[TrustItem]:
+    """What an agent CLI loads from the project by itself: each of ``files`` there (its own
+    config, which may name servers or plugins to start) and every file below ``folders`` (its
+    plugins, extensions, commands), all relative to the project."""
+    project = project.resolve()
+    items: list[TrustItem] = []
+    for name in files:
+        path = project / name
+        if path.is_file() or path.is_symlink():
+            found: dict[str, str] = {}
+            _cover_file(path, project, found)
+            items.append(TrustItem(name, "the agent's own config", found))
+    for name in folders:
+        items += directory_items(project / name, project)
+    return items
+
+
 # --- the project's own config ------------------------------------------------------------------
 
 

@@ -47,6 +47,7 @@ from forgeflare.supervisor.backends._stream import (
     epoch_time,
     tool_line,
 )
+from forgeflare.trust import TrustItem, agent_config_items
 
 __all__ = ["RETRY_WAIT_LIMIT", "SHAPES", "OpenCodeBackend", "OpenCodeStreamReader"]
 
@@ -194,6 +195,14 @@ class OpenCodeBackend(CliBackend):
     def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]:
         self.model = model
         return super().argv(python=python, model=model, command=command, extra=extra)
+
+    def trust_items(self, project: Path, extra_args: str) -> list[TrustItem]:
+        """OpenCode loads ``opencode.json(c)`` (servers, plugins) and ``.opencode/`` (its
+        plugins, tools, commands) from the project by itself, and runs them outside
+        forgeflare's box."""
+        return agent_config_items(
+            project, files=("opencode.json", "opencode.jsonc"), folders=(".opencode",)
+        )
 
     def agent_env(self, env: Mapping[str, str], project: Path) -> dict[str, str]:
         """OpenCode's extra variables: its config with forgeflare's retry plugin, and ``PWD``

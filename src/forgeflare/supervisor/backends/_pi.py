@@ -43,6 +43,7 @@ from forgeflare.supervisor.backends._stream import (
     clean_text,
     tool_line,
 )
+from forgeflare.trust import TrustItem, agent_config_items
 
 __all__ = ["SHAPES", "PiBackend", "PiStreamReader", "pi_problem"]
 
@@ -211,6 +212,11 @@ class PiBackend(CliBackend):
     program: ClassVar[str] = "pi"
     args: ClassVar[tuple[str, ...]] = ("-p", "--mode", "json")
     install_hint: ClassVar[str] = "npm install -g @mariozechner/pi-coding-agent"
+
+    def trust_items(self, project: Path, extra_args: str) -> list[TrustItem]:
+        """pi loads ``.pi/`` (its settings, extensions, prompts) from the project by itself,
+        and runs them outside forgeflare's box."""
+        return agent_config_items(project, files=(), folders=(".pi",))
 
     def demo_env(self, url: str, scratch: Path) -> dict[str, str]:
         """pi reads no base-URL variable: an agent folder of the demo's own whose
