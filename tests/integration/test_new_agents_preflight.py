@@ -84,7 +84,8 @@ def test_what_the_cli_loads_from_a_clone_waits_for_trust(
         timeout=120,
     )
     assert done.returncode == 2, done.stderr
-    assert "not trusted" in done.stderr and planted in done.stderr, done.stderr
+    assert "not trusted" in done.stderr, done.stderr
+    assert planted in done.stderr, done.stderr
     assert not marker.exists()
     shown = run_text([*argv, "trust", "--show", "--dir", str(project)], env=run_env, timeout=60)
     assert planted in shown.stdout, shown.stdout + shown.stderr
