@@ -1,16 +1,15 @@
 """Special files where forgeflare reads a project's or the state directory's files: a FIFO or
 ``/dev/zero`` as ``config.toml`` or ``hooks.toml``, a FIFO ``windows.json``, a file over the
 cap, an answer that is not UTF-8. Each is one line and a usage exit, at once (no hang past the
-test's timeout), with the process's peak memory flat (its RSS measured by ``wait4``)."""
+test's timeout), with the process's peak memory flat (its own high-water RSS, reported at
+its exit)."""
 
 from __future__ import annotations
 
 import os
-import resource
 import subprocess
 import sys
 import tempfile
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,37 +20,50 @@ from supervisor_agents.project import Project, base_env
 _MAX_RSS_MB = 300  # a read of /dev/zero grew the process to 2.7 GB in seconds before
 
 
+# The child reports its own peak at exit (VmHWM of its own address space). Its rusage peak
+# cannot: Linux carries the parent's peak into an exec'd child, so a worker that once grew
+# to 360 MB would fail every case here.
+_REPORT_PEAK = """
+import atexit, sys
+from pathlib import Path
+
+peak_file = sys.argv.pop(1)
+
+
+def _report() -> None:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            Path(peak_file).write_text(line.split()[1])
+
+
+atexit.register(_report)
+sys.argv[0] = "forgeflare"
+from forgeflare.cli import main
+
+main()
+"""
+
+
 def _forgeflare(cwd: Path, *args: str, env: dict[str, str]) -> tuple[int, str, float]:
-    """Exit status, output and peak RSS (MB) of ``forgeflare ARGS``, killed after 60 s.
-
-    The child is reaped with ``os.wait4``, whose usage is this child's alone: the worker's
-    ``RUSAGE_CHILDREN`` peak is the largest of every child it ever ran."""
-    with tempfile.TemporaryFile() as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "forgeflare", *args],
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-        reaped: list[tuple[int, resource.struct_rusage]] = []
-        waiter = threading.Thread(target=lambda: reaped.append(_reap(proc.pid)), daemon=True)
-        waiter.start()
-        waiter.join(timeout=60)
-        if not reaped:
-            proc.kill()
-            waiter.join()
+    """Exit status, output and peak RSS (MB) of ``forgeflare ARGS``, killed after 60 s."""
+    with tempfile.TemporaryDirectory() as scratch:
+        peak = Path(scratch) / "peak-kb"
+        try:
+            done = subprocess.run(
+                [sys.executable, "-c", _REPORT_PEAK, str(peak), *args],
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                timeout=60,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
             pytest.fail(f"forgeflare {' '.join(args)} hung")
-        proc.returncode = os.waitstatus_to_exitcode(reaped[0][0])
-        out.seek(0)
-        text = out.read().decode("utf-8", "replace")
-    return proc.returncode, text, reaped[0][1].ru_maxrss / 1024
-
-
-def _reap(pid: int) -> tuple[int, resource.struct_rusage]:
-    _, status, usage = os.wait4(pid, 0)
-    return status, usage
+        text = done.stdout.decode("utf-8", "replace")
+        assert peak.exists(), f"forgeflare {' '.join(args)} left no peak report: {text}"
+        return done.returncode, text, int(peak.read_text()) / 1024
 
 
 def _env(tmp_path: Path) -> dict[str, str]:
