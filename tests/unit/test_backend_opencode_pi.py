@@ -72,7 +72,8 @@ def test_recorded_streams_read_into_their_outcome(
 
 
 def test_opencode_long_retry_asks_for_its_end_and_keeps_the_reset() -> None:
-    reader = OpenCodeStreamReader()
+    # The recording's time: its reset (2026-11-29 00:47 UTC) is past for the wall clock.
+    reader = OpenCodeStreamReader(now=datetime(2026, 11, 29, 0, 0, tzinfo=UTC))
     shown = read(reader, OPENCODE / "usage-limit.jsonl")
     assert reader.end_reason is not None
     assert any("ending OpenCode" in line for line in shown)
