@@ -44,6 +44,7 @@ from typing import Any
 from forgeflare._convergence import Tokens
 from forgeflare._pricing import price_usd
 from forgeflare._units import format_tokens
+from forgeflare.supervisor.backends._apierror import classify_api_error
 from forgeflare.supervisor.backends._stream import (
     MAX_COUNT,
     MAX_RESET_AHEAD,
@@ -68,13 +69,8 @@ __all__ = [
 ]
 
 _RETRY = re.compile(r"^Reconnecting\.\.\.\s*(\d+)/(\d+)\s*(?:\((.*)\))?\s*$", re.DOTALL)
-_QUOTA = re.compile(r"quota exceeded|insufficient_quota|billing|credit balance", re.IGNORECASE)
-_USAGE_LIMIT = re.compile(r"usage limit", re.IGNORECASE)
-_TRANSIENT = re.compile(
-    r"\b5\d\d\b|\b429\b|too many requests|rate limit|high demand|at capacity|overloaded"
-    r"|stream disconnected|disconnected|connection|timed? ?out|reconnect",
-    re.IGNORECASE,
-)
+_PASSING = re.compile(r"high demand|at capacity|disconnected|reconnect", re.IGNORECASE)
+"""Codex's own words for a passing failure, besides the shared table's."""
 _TRY_AGAIN = re.compile(
     r"try again at\s+(?:(?P<mon>[A-Z][a-z]{2,8})\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?,\s*"
     r"(?P<year>\d{4})\s+)?(?P<h>\d{1,2}):(?P<m>\d{2})\s*(?P<ampm>[AP]M)",
@@ -97,14 +93,13 @@ SHAPES: dict[str, Shape] = {
 
 
 def classify_failure(message: str) -> tuple[str, bool]:
-    """``(outcome, transient)`` for Codex's final failure message."""
-    if _QUOTA.search(message):
-        return "quota", False
-    if _USAGE_LIMIT.search(message):
-        return "rate_limited", False
-    if _TRANSIENT.search(message):
+    """``(outcome, transient)`` for Codex's final failure message: the agents' one table
+    (:func:`~forgeflare.supervisor.backends._apierror.classify_api_error`, Codex gives no
+    status) with Codex's own words for a passing failure."""
+    found = classify_api_error(None, message)
+    if found.outcome == "agent_error" and not found.deterministic and _PASSING.search(message):
         return "api_error", True
-    return "agent_error", False
+    return found.outcome, found.transient
 
 
 def reset_from_message(message: str, now: datetime) -> datetime | None:
