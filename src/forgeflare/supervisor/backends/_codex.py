@@ -48,6 +48,7 @@ from forgeflare.supervisor.backends._apierror import classify_api_error
 from forgeflare.supervisor.backends._stream import (
     MAX_COUNT,
     MAX_RESET_AHEAD,
+    NULL,
     JsonStreamReader,
     Shape,
     StreamReport,
@@ -78,13 +79,12 @@ _TRY_AGAIN = re.compile(
 )
 
 
-_NULL = type(None)
 _ITEM = {"item": dict}
 SHAPES: dict[str, Shape] = {
     "thread.started": {"thread_id": str},
-    "turn.completed": {"usage": (dict, _NULL)},
-    "turn.failed": {"error": (dict, str, _NULL)},
-    "error": {"message": (str, _NULL)},
+    "turn.completed": {"usage": (dict, NULL)},
+    "turn.failed": {"error": (dict, str, NULL)},
+    "error": {"message": (str, NULL)},
     "item.started": _ITEM,
     "item.updated": _ITEM,
     "item.completed": _ITEM,
@@ -227,7 +227,7 @@ def _retry_line(match: re.Match[str]) -> str:
 
 
 @dataclass
-class CodexStreamReader(JsonStreamReader):
+class CodexStreamReader(JsonStreamReader, shapes=SHAPES):
     """Reads one Codex iteration's JSON event stream, line by line."""
 
     thread_id: str | None = None
@@ -248,9 +248,6 @@ class CodexStreamReader(JsonStreamReader):
     """The argv Codex ran with (its ``--model``)."""
     now: datetime | None = None
     """The time the report is made (local, aware); ``None``: the clock."""
-
-    def __post_init__(self) -> None:
-        self.shapes = SHAPES
 
     def setup(self, *, argv: Sequence[str], env: Mapping[str, str]) -> None:
         """What Codex runs with: its argv and environment (for the model and CODEX_HOME)."""
