@@ -41,6 +41,10 @@ def j(event: object) -> str:
         ),
         ("exceeded retry limit, last status: 429 Too Many Requests", ("api_error", True)),
         ("unexpected status 400 Bad Request: bad tool schema", ("agent_error", False)),
+        # The agents' one table (classify_api_error) speaks for Codex too.
+        ("unexpected status 503 Service Unavailable", ("api_error", True)),
+        ("error sending request: fetch failed", ("api_error", True)),
+        ("401 Unauthorized: invalid api key, also billing", ("agent_error", False)),
         ("", ("agent_error", False)),
     ],
 )

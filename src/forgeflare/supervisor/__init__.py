@@ -176,7 +176,6 @@ from forgeflare.supervisor._blocked import waiting_run
 from forgeflare.supervisor._blocked import write_answer
 from forgeflare.supervisor._records import QuestionAnswer
 from forgeflare.supervisor._finish import claimed
-from forgeflare.supervisor._git import diff_since
 from forgeflare.supervisor._git import tree_of
 from forgeflare.supervisor._records import ClaimRecord
 from forgeflare.supervisor._records import ProgressRecord
@@ -298,7 +297,6 @@ __all__ = [
     "decide",
     "default_config_toml",
     "default_prompt",
-    "diff_since",
     "error_pause",
     "exit_status",
     "find_resumable",

@@ -206,6 +206,11 @@ def _setting(key: str, flag: str, help: str, *, metavar: str | None = None) -> A
     return typer.Option(None, flag, metavar=metavar, help=help)
 
 
+def _flag(flag: str, help: str) -> Any:
+    """The option of an on/off flag, off unless given."""
+    return typer.Option(False, flag, help=help)
+
+
 _MODE = _setting("fresher.mode", "--mode", "planning or building (default: config, else building).")
 _MAX_IT = _setting(
     "fresher.max_iterations",
@@ -242,20 +247,18 @@ _MAX_COST = _setting(
     metavar="USD",
 )
 _MODEL = _setting("fresher.model", "--model", "Model for the agent.")
-_RESUME = typer.Option(False, "--resume", help="Continue the newest unfinished run.")
+_RESUME = _flag("--resume", "Continue the newest unfinished run.")
 _TASK = typer.Option(None, "--task", help="A task put first in every iteration's prompt.")
 _TASK_FILE = typer.Option(None, "--task-file", help="Read --task from this file.")
-_NO_SANDBOX = typer.Option(
-    False,
+_NO_SANDBOX = _flag(
     "--no-sandbox",
-    help="Run the agent's Bash commands unconfined (default: under bubblewrap when it works; "
+    "Run the agent's Bash commands unconfined (default: under bubblewrap when it works; "
     "[security] sandbox).",
 )
-_RAW = typer.Option(False, "--raw", help="Show the agent's output as it is (e.g. stream-json).")
-_DRY_RUN = typer.Option(
-    False,
+_RAW = _flag("--raw", "Show the agent's output as it is (e.g. stream-json).")
+_DRY_RUN = _flag(
     "--dry-run",
-    help="Print the first prompt, the agent command, its environment's names, the bounds and "
+    "Print the first prompt, the agent command, its environment's names, the bounds and "
     "whether trust holds; start nothing (no agent, no hook, no run folder, no trust record).",
 )
 

@@ -218,7 +218,7 @@ class Limits:
     when the evidence holds."""
     stall_after: int = _LIMITS.stall_after
     """Finish ``stalled`` after this many iterations in a row without progress (0 = off)."""
-    waits: WaitSettings = field(default_factory=lambda: WaitSettings(max_outage=_LIMITS.max_outage))
+    waits: WaitSettings = field(default_factory=WaitSettings)
 
 
 @dataclass(frozen=True, slots=True)

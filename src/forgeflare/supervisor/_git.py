@@ -38,7 +38,6 @@ __all__ = [
     "GitSnapshot",
     "commits_and_tree",
     "commits_between",
-    "diff_since",
     "git",
     "git_argv",
     "git_env",
@@ -182,12 +181,3 @@ async def tree_of(project_dir: Path, rev: str | None) -> str | None:
     if code != 0:
         return None
     return out.decode().strip() or None
-
-
-async def diff_since(project_dir: Path, base: str | None) -> tuple[str, str]:
-    """The diff of the work tree (commits and uncommitted changes) since ``base``, and its
-    ``--stat`` (both empty when unknown)."""
-    rev = base or "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's empty tree
-    _, diff = await _git(project_dir, "diff", rev)
-    _, stat = await _git(project_dir, "diff", "--stat", rev)
-    return diff.decode(errors="replace"), stat.decode(errors="replace")

@@ -33,23 +33,24 @@ __all__ = [
     "outage_backoff",
 ]
 
-LIMIT_BACKOFF_START = 60.0
-LIMIT_BACKOFF_CAP = 1800.0
-OUTAGE_BACKOFF_START = 30.0
-OUTAGE_BACKOFF_CAP = 900.0
-
 
 @dataclass(frozen=True, slots=True)
 class WaitSettings:
-    """The settings of the waits (all seconds)."""
+    """The settings of the waits (all seconds); the config's ``[limits] max_outage`` takes its
+    default from here."""
 
     max_outage: float = 7200.0
+    """How long an outage is waited out before the loop finishes ``error``."""
     jitter: float = 0.0
     """Added to a known reset time (the caller draws it, so this stays pure)."""
-    limit_start: float = LIMIT_BACKOFF_START
-    limit_cap: float = LIMIT_BACKOFF_CAP
-    outage_start: float = OUTAGE_BACKOFF_START
-    outage_cap: float = OUTAGE_BACKOFF_CAP
+    limit_start: float = 60.0
+    """The first back-off after a usage limit with no known reset (doubled each time)."""
+    limit_cap: float = 1800.0
+    """The longest back-off after a usage limit."""
+    outage_start: float = 30.0
+    """The first back-off in an outage (doubled each time)."""
+    outage_cap: float = 900.0
+    """The longest back-off in an outage."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,11 +3,11 @@
 Errors of this part: :class:`TemplateError` (a ``ForgeflareError``): the target directory is
 unusable, a file cannot be written, or the demo's loop did not finish in time. A demo mock
 server that does not start is the mock API's own ``MockAPIError``.
+
+The face holds what other code uses (the CLI imports its work from the modules themselves).
 """
 
-from forgeflare.templates._demo import DemoSummary
 from forgeflare.templates._demo import demo_story_text
-from forgeflare.templates._demo import run_demo
 from forgeflare.templates._demo import seed_files
 from forgeflare.templates._demo import summarize
 from forgeflare.templates._guard_script import GUARD_SCRIPT
@@ -16,13 +16,10 @@ from forgeflare.templates._guard_script import guard_core
 from forgeflare.templates._guard_script import render_guard_script
 from forgeflare.templates._init import Action
 from forgeflare.templates._init import GITIGNORE_LINES
-from forgeflare.templates._init import InitAction
-from forgeflare.templates._init import InitReport
 from forgeflare.templates._init import TemplateError
 from forgeflare.templates._init import TemplateUsageError
 from forgeflare.templates._init import TemplateFile
 from forgeflare.templates._init import backend_config_toml
-from forgeflare.templates._init import init_backends
 from forgeflare.templates._init import init_project
 from forgeflare.templates._init import merge_gitignore
 from forgeflare.templates._init import plan_init
@@ -33,21 +30,16 @@ __all__ = [
     "GUARD_SCRIPT",
     "GUARD_SCRIPT_NAME",
     "Action",
-    "DemoSummary",
-    "InitAction",
-    "InitReport",
     "TemplateError",
     "TemplateFile",
     "TemplateUsageError",
     "backend_config_toml",
     "demo_story_text",
     "guard_core",
-    "init_backends",
     "init_project",
     "merge_gitignore",
     "plan_init",
     "render_guard_script",
-    "run_demo",
     "seed_files",
     "summarize",
     "template_files",

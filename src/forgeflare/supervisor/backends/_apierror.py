@@ -1,4 +1,4 @@
-"""What an API failure an agent CLI reports means for the loop (pure; OpenCode and pi).
+"""What an API failure an agent CLI reports means for the loop (pure; OpenCode, pi and Codex).
 
 Both CLIs hand on the provider's failure as it came: an HTTP status, the error's ``type``
 (``authentication_error``, ``rate_limit_error``, ``overloaded_error``…) and its message. Claude's

@@ -37,6 +37,8 @@ from forgeflare._pricing import price_usd
 from forgeflare._units import format_tokens
 from forgeflare.supervisor.backends._stream import (
     MAX_RESET_AHEAD,
+    NULL,
+    NUMBER,
     JsonStreamReader,
     Shape,
     StreamReport,
@@ -73,34 +75,32 @@ _QUOTA_ERRORS = frozenset({"billing_error"})
 """An ``assistant`` line's ``error`` (or ``api_error_type``) that means no credit is left."""
 
 
-_NUMBER = (int, float)
-_NULL = type(None)
 SHAPES: dict[str, Shape] = {
     "system": {
         "subtype": str,
         "session_id": str,
         "model": str,
-        "attempt": (int, _NULL),
-        "max_retries": (int, _NULL),
-        "retry_delay_ms": (*_NUMBER, _NULL),
-        "error_status": (int, _NULL),
+        "attempt": (int, NULL),
+        "max_retries": (int, NULL),
+        "retry_delay_ms": (*NUMBER, NULL),
+        "error_status": (int, NULL),
     },
-    "assistant": {"message": dict, "error": (str, _NULL), "parent_tool_use_id": (str, _NULL)},
-    "user": {"message": (dict, _NULL)},
+    "assistant": {"message": dict, "error": (str, NULL), "parent_tool_use_id": (str, NULL)},
+    "user": {"message": (dict, NULL)},
     "rate_limit_event": {"rate_limit_info": dict},
     "result": {
         "subtype": str,
         "is_error": bool,
-        "api_error_status": (int, _NULL),
+        "api_error_status": (int, NULL),
         "num_turns": int,
-        "result": (str, _NULL),
-        "stop_reason": (str, _NULL),
+        "result": (str, NULL),
+        "stop_reason": (str, NULL),
         "session_id": str,
-        "total_cost_usd": (*_NUMBER, _NULL),
+        "total_cost_usd": (*NUMBER, NULL),
         "usage": dict,
-        "result_index": (int, _NULL),
-        "api_error_type": (str, _NULL),
-        "terminal_reason": (str, _NULL),
+        "result_index": (int, NULL),
+        "api_error_type": (str, NULL),
+        "terminal_reason": (str, NULL),
     },
 }
 """The types of the fields Claude Code 2.1's events carry that the reader uses."""
@@ -140,7 +140,7 @@ def _retry_line(event: dict[str, Any]) -> str:
 
 
 @dataclass
-class ClaudeStreamReader(JsonStreamReader):
+class ClaudeStreamReader(JsonStreamReader, shapes=SHAPES):
     """Reads one Claude Code iteration's stream, line by line."""
 
     session_id: str | None = None
@@ -167,9 +167,6 @@ class ClaudeStreamReader(JsonStreamReader):
     before its result line says."""
     now: datetime | None = None
     """The time the report is made (aware); ``None``: the clock."""
-
-    def __post_init__(self) -> None:
-        self.shapes = SHAPES
 
     def event(self, event: dict[str, Any]) -> list[str]:
         kind = event.get("type")

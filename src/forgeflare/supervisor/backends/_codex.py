@@ -44,9 +44,11 @@ from typing import Any
 from forgeflare._convergence import Tokens
 from forgeflare._pricing import price_usd
 from forgeflare._units import format_tokens
+from forgeflare.supervisor.backends._apierror import classify_api_error
 from forgeflare.supervisor.backends._stream import (
     MAX_COUNT,
     MAX_RESET_AHEAD,
+    NULL,
     JsonStreamReader,
     Shape,
     StreamReport,
@@ -68,13 +70,8 @@ __all__ = [
 ]
 
 _RETRY = re.compile(r"^Reconnecting\.\.\.\s*(\d+)/(\d+)\s*(?:\((.*)\))?\s*$", re.DOTALL)
-_QUOTA = re.compile(r"quota exceeded|insufficient_quota|billing|credit balance", re.IGNORECASE)
-_USAGE_LIMIT = re.compile(r"usage limit", re.IGNORECASE)
-_TRANSIENT = re.compile(
-    r"\b5\d\d\b|\b429\b|too many requests|rate limit|high demand|at capacity|overloaded"
-    r"|stream disconnected|disconnected|connection|timed? ?out|reconnect",
-    re.IGNORECASE,
-)
+_PASSING = re.compile(r"high demand|at capacity|disconnected|reconnect", re.IGNORECASE)
+"""Codex's own words for a passing failure, besides the shared table's."""
 _TRY_AGAIN = re.compile(
     r"try again at\s+(?:(?P<mon>[A-Z][a-z]{2,8})\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?,\s*"
     r"(?P<year>\d{4})\s+)?(?P<h>\d{1,2}):(?P<m>\d{2})\s*(?P<ampm>[AP]M)",
@@ -82,13 +79,12 @@ _TRY_AGAIN = re.compile(
 )
 
 
-_NULL = type(None)
 _ITEM = {"item": dict}
 SHAPES: dict[str, Shape] = {
     "thread.started": {"thread_id": str},
-    "turn.completed": {"usage": (dict, _NULL)},
-    "turn.failed": {"error": (dict, str, _NULL)},
-    "error": {"message": (str, _NULL)},
+    "turn.completed": {"usage": (dict, NULL)},
+    "turn.failed": {"error": (dict, str, NULL)},
+    "error": {"message": (str, NULL)},
     "item.started": _ITEM,
     "item.updated": _ITEM,
     "item.completed": _ITEM,
@@ -97,14 +93,13 @@ SHAPES: dict[str, Shape] = {
 
 
 def classify_failure(message: str) -> tuple[str, bool]:
-    """``(outcome, transient)`` for Codex's final failure message."""
-    if _QUOTA.search(message):
-        return "quota", False
-    if _USAGE_LIMIT.search(message):
-        return "rate_limited", False
-    if _TRANSIENT.search(message):
+    """``(outcome, transient)`` for Codex's final failure message: the agents' one table
+    (:func:`~forgeflare.supervisor.backends._apierror.classify_api_error`, Codex gives no
+    status) with Codex's own words for a passing failure."""
+    found = classify_api_error(None, message)
+    if found.outcome == "agent_error" and not found.deterministic and _PASSING.search(message):
         return "api_error", True
-    return "agent_error", False
+    return found.outcome, found.transient
 
 
 def reset_from_message(message: str, now: datetime) -> datetime | None:
@@ -232,7 +227,7 @@ def _retry_line(match: re.Match[str]) -> str:
 
 
 @dataclass
-class CodexStreamReader(JsonStreamReader):
+class CodexStreamReader(JsonStreamReader, shapes=SHAPES):
     """Reads one Codex iteration's JSON event stream, line by line."""
 
     thread_id: str | None = None
@@ -253,9 +248,6 @@ class CodexStreamReader(JsonStreamReader):
     """The argv Codex ran with (its ``--model``)."""
     now: datetime | None = None
     """The time the report is made (local, aware); ``None``: the clock."""
-
-    def __post_init__(self) -> None:
-        self.shapes = SHAPES
 
     def setup(self, *, argv: Sequence[str], env: Mapping[str, str]) -> None:
         """What Codex runs with: its argv and environment (for the model and CODEX_HOME)."""

@@ -40,6 +40,8 @@ from forgeflare.supervisor.backends._clistream import (
     CliStreamReader,
 )
 from forgeflare.supervisor.backends._stream import (
+    NULL,
+    NUMBER,
     Shape,
     as_int,
     as_str,
@@ -51,20 +53,18 @@ from forgeflare.trust import TrustItem, agent_config_items
 
 __all__ = ["RETRY_WAIT_LIMIT", "SHAPES", "OpenCodeBackend", "OpenCodeStreamReader"]
 
-_NULL = type(None)
-_NUMBER = (int, float)
-_PART: Shape = {"part": dict, "sessionID": str, "timestamp": _NUMBER}
+_PART: Shape = {"part": dict, "sessionID": str, "timestamp": NUMBER}
 SHAPES: dict[str, Shape] = {
     "step_start": _PART,
     "text": _PART,
     "tool_use": _PART,
     "step_finish": _PART,
-    "error": {"error": (dict, str, _NULL), "sessionID": str},
+    "error": {"error": (dict, str, NULL), "sessionID": str},
     "forgeflare.retry": {
-        "attempt": (int, _NULL),
-        "message": (str, _NULL),
-        "next": (*_NUMBER, _NULL),
-        "timestamp": _NUMBER,
+        "attempt": (int, NULL),
+        "message": (str, NULL),
+        "next": (*NUMBER, NULL),
+        "timestamp": NUMBER,
     },
 }
 """The types of the fields OpenCode's events carry that the reader uses."""
@@ -89,13 +89,10 @@ def _failure_text(error: object) -> tuple[int | None, str]:
 
 
 @dataclass
-class OpenCodeStreamReader(CliStreamReader):
+class OpenCodeStreamReader(CliStreamReader, shapes=SHAPES):
     """Reads one OpenCode iteration's JSON event stream, line by line (pure)."""
 
     cli: str = "OpenCode"
-
-    def __post_init__(self) -> None:
-        self.shapes = SHAPES
 
     def event(self, event: dict[str, Any]) -> list[str]:
         kind = event.get("type")

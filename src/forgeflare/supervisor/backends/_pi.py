@@ -37,6 +37,8 @@ from forgeflare.supervisor.backends._backends import (
 )
 from forgeflare.supervisor.backends._clistream import CliBackend, CliStreamReader
 from forgeflare.supervisor.backends._stream import (
+    NULL,
+    NUMBER,
     Shape,
     as_int,
     as_str,
@@ -47,21 +49,19 @@ from forgeflare.trust import TrustItem, agent_config_items
 
 __all__ = ["SHAPES", "PiBackend", "PiStreamReader", "pi_problem"]
 
-_NULL = type(None)
-_NUMBER = (int, float)
 _MESSAGE: Shape = {"message": dict}
 SHAPES: dict[str, Shape] = {
-    "session": {"id": (str, _NULL)},
+    "session": {"id": (str, NULL)},
     "message_end": _MESSAGE,
     "turn_end": _MESSAGE,
-    "tool_execution_start": {"toolName": (str, _NULL)},
-    "tool_execution_end": {"toolName": (str, _NULL), "isError": (bool, _NULL)},
+    "tool_execution_start": {"toolName": (str, NULL)},
+    "tool_execution_end": {"toolName": (str, NULL), "isError": (bool, NULL)},
     "auto_retry_start": {
-        "attempt": (int, _NULL),
-        "delayMs": (*_NUMBER, _NULL),
-        "errorMessage": (str, _NULL),
+        "attempt": (int, NULL),
+        "delayMs": (*NUMBER, NULL),
+        "errorMessage": (str, NULL),
     },
-    "auto_retry_end": {"success": (bool, _NULL), "finalError": (str, _NULL)},
+    "auto_retry_end": {"success": (bool, NULL), "finalError": (str, NULL)},
 }
 """The types of the fields pi's events carry that the reader uses."""
 
@@ -85,13 +85,10 @@ def _text(content: object) -> str:
 
 
 @dataclass
-class PiStreamReader(CliStreamReader):
+class PiStreamReader(CliStreamReader, shapes=SHAPES):
     """Reads one pi iteration's JSON event stream, line by line (pure)."""
 
     cli: str = "pi"
-
-    def __post_init__(self) -> None:
-        self.shapes = SHAPES
 
     def event(self, event: dict[str, Any]) -> list[str]:
         kind = event.get("type")

@@ -18,13 +18,15 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, ClassVar
 
 from forgeflare._convergence import MAX_COUNT, Tokens
 
 __all__ = [
     "MAX_COUNT",
     "MAX_RESET_AHEAD",
+    "NULL",
+    "NUMBER",
     "JsonStreamReader",
     "Shape",
     "StreamReport",
@@ -48,7 +50,11 @@ _SHOWN_CHARS = 200
 _KEPT_DAMAGE = 20
 
 Shape = Mapping[str, type | tuple[type, ...]]
-"""Field name to the type(s) its value may have when present (``type(None)`` for null)."""
+"""Field name to the type(s) its value may have when present (:data:`NULL` for null)."""
+NULL = type(None)
+"""The type of JSON's ``null`` in a :data:`Shape`."""
+NUMBER = (int, float)
+"""A JSON number in a :data:`Shape`."""
 
 _TYPE_WORDS = {
     bool: "a boolean",
@@ -57,7 +63,7 @@ _TYPE_WORDS = {
     str: "a string",
     list: "a list",
     dict: "an object",
-    type(None): "null",
+    NULL: "null",
 }
 
 
@@ -206,8 +212,14 @@ class JsonStreamReader:
     number: {…}``."""
     damaged_count: int = 0
     """Every damaged event, kept or not (a stream of nothing else must not fill the memory)."""
-    shapes: dict[str, Shape] = field(default_factory=dict, repr=False)
-    """Event type to the shape its fields must have; set by a backend's reader."""
+    shapes: ClassVar[Mapping[str, Shape]] = {}
+    """Event type to the shape its fields must have: each backend's reader names its own
+    (``class Reader(JsonStreamReader, shapes=SHAPES)``)."""
+
+    def __init_subclass__(cls, *, shapes: Mapping[str, Shape] | None = None, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        if shapes is not None:
+            cls.shapes = shapes
 
     def feed(self, line: str) -> list[str]:
         """Take one line of output; return the lines to show for it (maybe none)."""
