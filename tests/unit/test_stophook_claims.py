@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -33,8 +32,8 @@ from forgeflare.stophook import (
     reviewer_refused,
     transition,
 )
+from stophook_support import NOW
 
-NOW = datetime(2026, 1, 1, 12, 0, 0, tzinfo=UTC)
 SIG = "<loop-done>COMPLETE</loop-done>"
 RED = GateRun("make test", 2, "collected 3\nFAILED t.py::test_a - boom\n")
 GREEN = GateRun("make test", 0, "3 passed\n")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +19,7 @@ from forgeflare.stophook import (
     state_path,
 )
 from forgeflare.stophook._statefile import state_lock
-
-NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+from stophook_support import NOW
 
 
 def state(project: Path, *, event: str = "STATE", iter: int = 1) -> Path:
