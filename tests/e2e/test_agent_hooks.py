@@ -24,24 +24,27 @@ from agent_support import (
 )
 from mockapi_support import MockAPI, MockServer
 
-GUARD = """#!/usr/bin/env bash
-input=$(cat)
-case "$input" in
-  *'rm -rf'*) echo '{"action": "block", "reason": "destructive command detected"}' ;;
-  *) echo '{"action": "allow"}' ;;
-esac
-"""
+
+def answer_when(pattern: str, answer: str, otherwise: str) -> str:
+    """A hook script that prints ``answer`` when its input holds ``pattern``, else ``otherwise``."""
+    return (
+        f"#!/usr/bin/env bash\ninput=$(cat)\ncase \"$input\" in\n"
+        f"  *'{pattern}'*) echo '{answer}' ;;\n  *) echo '{otherwise}' ;;\nesac\n"
+    )
+
+
+GUARD = answer_when(
+    "rm -rf", '{"action": "block", "reason": "destructive command detected"}', '{"action": "allow"}'
+)
 OBSERVE = """#!/usr/bin/env bash
 cat >> observed.jsonl
 echo >> observed.jsonl
 """
-SIGNAL_ON_TESTS = """#!/usr/bin/env bash
-input=$(cat)
-case "$input" in
-  *'run-tests'*) echo '{"action": "signal", "signal": "tests_pass", "reason": "clean run"}' ;;
-  *) echo '{"action": "continue"}' ;;
-esac
-"""
+SIGNAL_ON_TESTS = answer_when(
+    "run-tests",
+    '{"action": "signal", "signal": "tests_pass", "reason": "clean run"}',
+    '{"action": "continue"}',
+)
 POST_LOG = """#!/usr/bin/env bash
 cat >> post.jsonl
 echo >> post.jsonl

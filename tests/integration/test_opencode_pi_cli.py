@@ -24,7 +24,7 @@ import pi_support
 from conftest import MockServer
 from opencode_support import opencode_env, require_opencode
 from pi_support import pi_env, require_pi
-from supervisor_agents.project import Project, base_env
+from supervisor_agents.project import CliLoop, Project, base_env, cli_agent_env, finished_loop
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 TAG = "All done.\n<loop-done>COMPLETE</loop-done>"
@@ -91,18 +91,6 @@ def cli(request: pytest.FixtureRequest) -> Cli:
     return request.param  # type: ignore[no-any-return]
 
 
-@dataclass
-class Loop:
-    done: Any
-    record: dict[str, Any]
-    project: Project
-    log: str
-
-    @property
-    def rows(self) -> list[dict[str, Any]]:
-        return self.record["iterations"]  # type: ignore[no-any-return]
-
-
 async def cli_loop(
     cli: Cli,
     server: MockServer,
@@ -110,32 +98,23 @@ async def cli_loop(
     name: str,
     iterations: int = 1,
     **settings: str,
-) -> Loop:
+) -> CliLoop:
     """A loop (planning mode, ``iterations`` at most, waits scaled to nothing) whose agent is
     the real CLI."""
     program = cli.require()
     project = Project(tmp_path / "project")
     project.dir.mkdir()
-    env = base_env(**cli.env(tmp_path / "home", server.url))
-    env.update(
-        FRESHER_AGENT_BACKEND=cli.name,
-        FRESHER_AGENT_COMMAND=str(program),
-        FRESHER_MODEL=cli.model,
-        FRESHER_MODE="planning",
-        FRESHER_MAX_ITERATIONS=str(iterations),
-        FORGEFLARE_TIME_SCALE="0",
+    cli_env = cli.env(tmp_path / "home", server.url)
+    env = cli_agent_env(
+        cli.name, program, cli_env, iterations=iterations, FRESHER_MODEL=cli.model, **settings
     )
-    env.update(settings)
-    done = await project.arun(env=env)
-    record = project.record()
-    assert record["iterations"], done.stdout + done.stderr
-    log = (project.run_dirs()[0] / "iteration-001.log").read_text()
+    loop = await finished_loop(project, env)
     if os.environ.get("FORGEFLARE_RECORD_AGENTS") == "1":
         folder = FIXTURES / cli.name / cli.version
         folder.mkdir(parents=True, exist_ok=True)
         # The project's path is this machine's: recordings name a neutral one.
-        (folder / f"{name}.jsonl").write_text(log.replace(str(project.dir), "/tmp/project"))
-    return Loop(done, record, project, log)
+        (folder / f"{name}.jsonl").write_text(loop.log.replace(str(project.dir), "/tmp/project"))
+    return loop
 
 
 async def test_a_finished_iteration_is_ok_with_tokens_cost_and_model(
