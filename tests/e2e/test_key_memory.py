@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+import nobody_support
 from agent_support import text_response, tool_response, tool_results
 from mockapi_support import MockAPI
 from nobody_support import (
@@ -31,8 +32,6 @@ from nobody_support import (
     claim_complete,
     forgeflare_argv,
     forgeflare_env,
-    give_to,
-    loop_env,
     shared_scratch,
     start_frame,
 )
@@ -100,17 +99,15 @@ print("KEYS", len(found), " ".join(found), "of", len(pids), "processes")
 """
 
 
-class Scratch:
-    """A folder ``nobody`` can use: the probe, the key file, a project, the user's dirs."""
+class Scratch(nobody_support.Scratch):
+    """The shared scratch with the probe and the key file."""
+
+    key = KEY
 
     def __init__(self, root: Path) -> None:
-        self.root = root
+        super().__init__(root)
         self.probe = root / "probe.py"
         self.keyfile = root / "key"
-        self.project = root / "project"
-        self.home = root / "home"
-        for path in (self.project, self.home, root / "config", root / "state"):
-            path.mkdir()
         self.probe.write_text(PROBE)
         self.keyfile.write_text(KEY)
 
@@ -120,10 +117,7 @@ class Scratch:
     def env(self, **extra: str) -> dict[str, str]:
         # The box hides /var/tmp: the probe and the key file are shown by name.
         shown = f"{self.probe}:{self.keyfile}"
-        return loop_env(self.root, self.home, KEY, FORGEFLARE_SANDBOX_READABLE=shown, **extra)
-
-    def give_to(self, user: str) -> None:
-        give_to(self.root, user)
+        return super().env(FORGEFLARE_SANDBOX_READABLE=shown, **extra)
 
 
 @pytest.fixture

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import os
 import shutil
-import tempfile
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +21,7 @@ import pytest
 
 from agent_support import text_response, tool_response, tool_results
 from mockapi_support import MockAPI, MockServer
+from nobody_support import shared_scratch
 from supervisor_agents.project import Project, base_env
 
 BWRAP = shutil.which("bwrap")
@@ -37,14 +36,9 @@ needs_bwrap = [
 @pytest.fixture
 def home() -> Iterator[Path]:
     """A scratch HOME with a ``~/.cache``, outside /tmp."""
-    if not os.access("/var/tmp", os.W_OK):
-        pytest.skip("needs a writable /var/tmp for a scratch HOME outside the sandbox's /tmp")
-    root = Path(tempfile.mkdtemp(prefix="forgeflare-home-", dir="/var/tmp"))
-    try:
+    with shared_scratch("forgeflare-home-") as root:
         (root / ".cache" / "pip").mkdir(parents=True)
         yield root
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def _wheel(folder: Path) -> Path:
