@@ -16,7 +16,7 @@ from test_stophook_processes import HOOK, SIG, hook_env, read_state, run_hook, s
 
 from agent_support import verdict
 from mockapi_support import MockAPI, MockServer
-from project_support import run_text
+from project_support import committed_repo, run_text
 from stophook_support import blocks, reason_of
 
 RED = "echo 'FAILED tests/test_calc.py::test_divide - ZeroDivisionError'; exit 4"
@@ -34,10 +34,6 @@ def env_for(server: MockServer) -> dict[str, str]:
     return {**env, "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "test-key"}
 
 
-def git(project: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=project, check=True, capture_output=True)
-
-
 def start(project: Path, env: dict[str, str], *more: str) -> subprocess.CompletedProcess[str]:
     return run_text(
         [*HOOK, "start", "--max-iterations", "5", "--prompt", "make divide safe", *more],
@@ -49,13 +45,7 @@ def start(project: Path, env: dict[str, str], *more: str) -> subprocess.Complete
 
 def project_with_work(tmp_path: Path) -> Path:
     """A repository whose loop changes one file after it started, and adds another."""
-    project = tmp_path / "p"
-    project.mkdir()
-    git(project, "init", "-q")
-    (project / "calc.py").write_text("def divide(a, b):\n    return a / b\n")
-    git(project, "add", "calc.py")
-    git(project, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "start")
-    return project
+    return committed_repo(tmp_path / "p", {"calc.py": "def divide(a, b):\n    return a / b\n"})
 
 
 def work(project: Path) -> None:
