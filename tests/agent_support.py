@@ -22,6 +22,7 @@ __all__ = [
     "tool_response",
     "tool_results",
     "verdict",
+    "with_one_call",
 ]
 
 
@@ -70,6 +71,11 @@ def text_response(text: str, stop_reason: str = "end_turn") -> dict[str, Any]:
         "stop_reason": stop_reason,
         "usage": {"input_tokens": 100, "output_tokens": 10},
     }
+
+
+def with_one_call(tool: str, tool_input: dict[str, Any], then: str = "done") -> dict[str, Any]:
+    """A mock script: a response that calls ``tool`` once, then one that says ``then``."""
+    return {"responses": [tool_response((tool, tool_input)), text_response(then)]}
 
 
 def run_agent(
