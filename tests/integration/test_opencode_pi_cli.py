@@ -21,7 +21,7 @@ import pytest
 
 import opencode_support
 import pi_support
-from conftest import MockServer
+from mockapi_support import MockAPI, MockServer
 from opencode_support import opencode_env, require_opencode
 from pi_support import pi_env, require_pi
 from supervisor_agents.project import CliLoop, Project, base_env, cli_agent_env, finished_loop
@@ -118,7 +118,7 @@ async def cli_loop(
 
 
 async def test_a_finished_iteration_is_ok_with_tokens_cost_and_model(
-    cli: Cli, tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+    cli: Cli, tmp_path: Path, mock_api: MockAPI
 ) -> None:
     server = mock_api({"responses": [WORK, DONE]})
     loop = await cli_loop(cli, server, tmp_path, "ok")
@@ -136,7 +136,7 @@ async def test_a_finished_iteration_is_ok_with_tokens_cost_and_model(
 
 
 async def test_a_usage_limit_is_a_window_the_loop_waits_not_the_cli(
-    cli: Cli, tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+    cli: Cli, tmp_path: Path, mock_api: MockAPI
 ) -> None:
     reset = int(time.time()) + 7200
     server = mock_api({"responses": [usage_limit(reset), DONE]})
@@ -150,7 +150,7 @@ async def test_a_usage_limit_is_a_window_the_loop_waits_not_the_cli(
 
 
 async def test_an_outage_is_a_transient_api_error(
-    cli: Cli, tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+    cli: Cli, tmp_path: Path, mock_api: MockAPI
 ) -> None:
     server = mock_api({"responses": [OVERLOADED] * cli.overloaded_requests + [DONE]})
     loop = await cli_loop(cli, server, tmp_path, "outage", FRESHER_MAX_OUTAGE="0")
@@ -167,7 +167,7 @@ async def test_an_outage_is_a_transient_api_error(
 async def test_a_failure_waiting_cannot_fix_is_an_agent_error_with_its_line(
     cli: Cli,
     tmp_path: Path,
-    mock_api: Callable[[dict[str, Any]], MockServer],
+    mock_api: MockAPI,
     name: str,
     failure: dict[str, Any],
     said: str,
@@ -182,7 +182,7 @@ async def test_a_failure_waiting_cannot_fix_is_an_agent_error_with_its_line(
 
 
 async def test_the_own_agent_falls_back_to_the_cli_on_a_usage_limit(
-    cli: Cli, tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+    cli: Cli, tmp_path: Path, mock_api: MockAPI
 ) -> None:
     program = cli.require()
     limit = error(429, "rate_limit_error", "usage limit", **{"retry-after": "7200"})
