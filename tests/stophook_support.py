@@ -40,7 +40,9 @@ def blocks(out: subprocess.CompletedProcess[str]) -> bool:
 
 
 def reason_of(out: subprocess.CompletedProcess[str]) -> str:
-    """The continuation the hook gave the model; fails the test when it let the stop happen."""
+    """The continuation the hook gave the model; fails the test when it let the stop happen
+    (no continuation, or one on a non-zero exit, which Claude Code does not read)."""
     reason = continued(out.stdout)
+    assert out.returncode == 0, (out.returncode, out.stdout, out.stderr)
     assert reason is not None, (out.returncode, out.stdout, out.stderr)
     return reason
