@@ -39,6 +39,11 @@ def agent_cmd(*flags: str) -> str:
     return shlex.join([sys.executable, str(AGENT), *flags])
 
 
+def python_agent(source: str) -> str:
+    """``--agent-cmd`` for an agent that is the Python program ``source``."""
+    return f"{sys.executable} -c {shlex.quote(source)}"
+
+
 def base_env(**extra: str) -> dict[str, str]:
     """The test environment: no inherited FRESHER_*, no pause after errors, short grace."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("FRESHER_")}
