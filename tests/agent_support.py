@@ -65,9 +65,10 @@ def verdict(complete: object, reasons: list[str], missing: list[str]) -> dict[st
     }
 
 
-def text_response(text: str, stop_reason: str = "end_turn") -> dict[str, Any]:
+def text_response(*texts: str, stop_reason: str = "end_turn") -> dict[str, Any]:
+    """A scripted response that says ``texts``, one text block each."""
     return {
-        "content": [{"type": "text", "text": text}],
+        "content": [{"type": "text", "text": text} for text in texts],
         "stop_reason": stop_reason,
         "usage": {"input_tokens": 100, "output_tokens": 10},
     }

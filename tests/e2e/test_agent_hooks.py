@@ -28,7 +28,7 @@ from mockapi_support import MockAPI, MockServer
 def answer_when(pattern: str, answer: str, otherwise: str) -> str:
     """A hook script that prints ``answer`` when its input holds ``pattern``, else ``otherwise``."""
     return (
-        f"#!/usr/bin/env bash\ninput=$(cat)\ncase \"$input\" in\n"
+        f'#!/usr/bin/env bash\ninput=$(cat)\ncase "$input" in\n'
         f"  *'{pattern}'*) echo '{answer}' ;;\n  *) echo '{otherwise}' ;;\nesac\n"
     )
 
@@ -477,7 +477,7 @@ def test_step_end_fires_after_the_steps_tools(tmp_path: Path, mock_api: MockAPI)
     [
         ({"error": {"status": 400, "type": "invalid_request_error", "message": "bad"}}, 3,
          ["AgentFailed", "api_error", "APIStatusError"]),
-        (text_response("I can't help with that.", "refusal"), 8,
+        (text_response("I can't help with that.", stop_reason="refusal"), 8,
          ["AgentFailed", "refusal", "TurnFailure"]),
     ],
 )  # fmt: skip

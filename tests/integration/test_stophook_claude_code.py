@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from agent_support import text_response as text
 from claude_code_support import (
     claude_print,
     continuation_sent,
@@ -25,15 +26,6 @@ from mockapi_support import MockAPI, MockServer
 from stophook_support import DONE, FORGEFLARE, stop_hook_cli
 
 USAGE = {"input_tokens": 100, "output_tokens": 10}
-
-
-def text(*texts: str) -> dict[str, Any]:
-    """One API message with one text block per argument."""
-    return {
-        "content": [{"type": "text", "text": t} for t in texts],
-        "stop_reason": "end_turn",
-        "usage": USAGE,
-    }
 
 
 def bash(command: str, say: str = "") -> dict[str, Any]:

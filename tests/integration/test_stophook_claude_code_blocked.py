@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agent_support import text_response as text
 from claude_code_support import (
     claude_print,
     continuation_sent,
@@ -26,11 +27,6 @@ from stophook_support import DONE, stop_hook_cli
 QUESTION = "Which API should the client use: v1 or v2?"
 ASKS = f"I cannot choose without you.\n<loop-done>BLOCKED</loop-done>\n{QUESTION}"
 ANSWER = "Use v2; v1 is going away."
-USAGE = {"input_tokens": 100, "output_tokens": 10}
-
-
-def text(say: str) -> dict[str, Any]:
-    return {"content": [{"type": "text", "text": say}], "stop_reason": "end_turn", "usage": USAGE}
 
 
 def top_frame(project: Path) -> dict[str, Any] | None:

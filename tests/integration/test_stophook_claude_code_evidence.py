@@ -21,10 +21,10 @@ from test_stophook_claude_code import (
     project_with_hook,
     project_with_plugin,
     state,
-    text,
     turns,
 )
 
+from agent_support import text_response as text
 from agent_support import verdict
 from forgeflare.stophook import continued
 from mockapi_support import MockAPI, MockServer
