@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agent_support import run_agent, text_response, tool_response, tool_results, with_one_call
+from agent_support import run_agent, text_response, tool_results, with_one_call
 from forgeflare.agent.tools._types import ALLOW_PATHS_ENV
 from mockapi_support import MockAPI
 from tool_support import run_tool
@@ -95,9 +95,7 @@ def _write_outside(tmp_path: Path, mock_api: MockAPI, *args: str) -> tuple[Path,
     project.mkdir(exist_ok=True)
     target = tmp_path / "escaped.txt"
     command = f"echo escaped > {target}; echo inside > inside.txt"
-    server = mock_api(
-        {"responses": [tool_response(("Bash", {"command": command})), text_response("ok")]}
-    )
+    server = mock_api(with_one_call("Bash", {"command": command}, "ok"))
     done = run_agent(project, server.url, "go", *args)
     return target, done
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 import nobody_support
-from agent_support import text_response, tool_response, tool_results
+from agent_support import text_response, tool_response, tool_results, with_one_call
 from mockapi_support import MockAPI
 from nobody_support import (
     SETPRIV,
@@ -146,9 +146,7 @@ def test_a_bash_command_cannot_read_the_agents_key(
         pytest.skip("needs bubblewrap for the boxed row")
     # Unboxed, the parent ($PPID) is the agent; in the box, every process it can see.
     command = scratch.probe_cmd() if boxed else scratch.probe_cmd("$PPID")
-    server = mock_api(
-        {"responses": [tool_response(("Bash", {"command": command})), text_response("done")]}
-    )
+    server = mock_api(with_one_call("Bash", {"command": command}))
     scratch.give_to(user)
     flags = ["--sandbox-network"] if boxed else []
     done = run_text(
