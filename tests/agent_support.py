@@ -22,6 +22,7 @@ __all__ = [
     "tool_response",
     "tool_results",
     "verdict",
+    "with_one_call",
 ]
 
 
@@ -64,12 +65,18 @@ def verdict(complete: object, reasons: list[str], missing: list[str]) -> dict[st
     }
 
 
-def text_response(text: str, stop_reason: str = "end_turn") -> dict[str, Any]:
+def text_response(*texts: str, stop_reason: str = "end_turn") -> dict[str, Any]:
+    """A scripted response that says ``texts``, one text block each."""
     return {
-        "content": [{"type": "text", "text": text}],
+        "content": [{"type": "text", "text": text} for text in texts],
         "stop_reason": stop_reason,
         "usage": {"input_tokens": 100, "output_tokens": 10},
     }
+
+
+def with_one_call(tool: str, tool_input: dict[str, Any], then: str = "done") -> dict[str, Any]:
+    """A mock script: a response that calls ``tool`` once, then one that says ``then``."""
+    return {"responses": [tool_response((tool, tool_input)), text_response(then)]}
 
 
 def run_agent(

@@ -31,6 +31,7 @@ from project_support import run_text
 __all__ = [
     "NOBODY",
     "SETPRIV",
+    "Scratch",
     "as_user",
     "claim_complete",
     "forgeflare_argv",
@@ -160,6 +161,29 @@ def loop_env(root: Path, home: Path, key: str, **extra: str) -> dict[str, str]:
     )
     env.update(extra)
     return env
+
+
+class Scratch:
+    """A scratch folder a loop can run in as root or as ``nobody`` (see ``shared_scratch``):
+    ``project``, ``home``, and the user's config and state folders, all made."""
+
+    key = "test-key"
+    """The API key the loop's environment carries."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.project = root / "project"
+        self.home = root / "home"
+        for path in (self.project, self.home, root / "config", root / "state"):
+            path.mkdir(parents=True, exist_ok=True)
+
+    def env(self, **extra: str) -> dict[str, str]:
+        """The loop's environment in this folder (``loop_env``) with ``extra``."""
+        return loop_env(self.root, self.home, self.key, **extra)
+
+    def give_to(self, user: str) -> None:
+        """Hand the whole folder to ``user`` (``give_to``)."""
+        give_to(self.root, user)
 
 
 def claim_complete(

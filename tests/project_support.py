@@ -7,7 +7,15 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-__all__ = ["cloned_repo", "forgeflare", "git", "new_repo", "run_text"]
+__all__ = [
+    "cloned_repo",
+    "committed_repo",
+    "forgeflare",
+    "git",
+    "new_repo",
+    "run_text",
+    "write_files",
+]
 
 
 def run_text(
@@ -48,25 +56,38 @@ def new_repo(path: Path) -> Path:
     return path
 
 
-def cloned_repo(tmp: Path, name: str, files: Mapping[str, str | bytes]) -> Path:
-    """``files`` and a README committed in ``<tmp>/<name>-origin``, cloned to ``<tmp>/<name>``.
-
-    Scripts (``*.sh`` and anything in a ``hooks/`` folder) are committed executable.
-    """
-    origin = tmp / f"{name}-origin"
+def write_files(root: Path, files: Mapping[str, str | bytes]) -> Path:
+    """Each of ``files`` (a path under ``root``: its text or bytes) written, folders made."""
     for rel, content in files.items():
-        path = origin / rel
+        path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(content, bytes):
             path.write_bytes(content)
         else:
             path.write_text(content)
+    return root
+
+
+def committed_repo(path: Path, files: Mapping[str, str | bytes], message: str = "init") -> Path:
+    """A fresh repository at ``path`` on ``main`` whose one commit holds ``files``; the commit's
+    identity is given on its command line (the repository's config has none)."""
+    write_files(path, files)
+    git(path, "init", "-q", "-b", "main")
+    git(path, "add", "-A")
+    git(path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", message)
+    return path
+
+
+def cloned_repo(tmp: Path, name: str, files: Mapping[str, str | bytes]) -> Path:
+    """``files`` and a README committed in ``<tmp>/<name>-origin``, cloned to ``<tmp>/<name>``.
+
+    Scripts (``*.sh`` and anything in a ``hooks/`` folder) are committed executable.
+    """
+    origin = write_files(tmp / f"{name}-origin", files)
+    for rel in files:
         if rel.endswith(".sh") or "/hooks/" in rel:
-            path.chmod(0o755)
-    (origin / "README.md").write_text("hello\n")
-    git(origin, "init", "-q", "-b", "main")
-    git(origin, "add", "-A")
-    git(origin, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init")
+            (origin / rel).chmod(0o755)  # executable in the commit
+    committed_repo(origin, {"README.md": "hello\n"})
     clone = tmp / name
     git(tmp, "clone", "-q", str(origin), str(clone))
     return clone

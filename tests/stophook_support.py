@@ -1,13 +1,37 @@
-"""What a ``forgeflare stop-hook`` process answered Claude Code: a block (the session goes on with
-a continuation) is exit 0 with the continuation as JSON on stdout, never exit 2."""
+"""The stop-hook for tests: what a ``forgeflare stop-hook`` process answered Claude Code (a block,
+the session going on with a continuation, is exit 0 with the continuation as JSON on stdout,
+never exit 2), the console command as a user runs it, and the constants its tests share."""
 
 from __future__ import annotations
 
 import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
 
+from claude_code_support import claude_env
 from forgeflare.stophook import continued
+from project_support import run_text
 
-__all__ = ["blocks", "reason_of"]
+__all__ = ["DONE", "FORGEFLARE", "NOW", "blocks", "reason_of", "stop_hook_cli"]
+
+DONE = "<loop-done>COMPLETE</loop-done>"
+"""The completion tag, as the model writes it."""
+NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+"""The clock of the stop-hook's unit tests."""
+FORGEFLARE = str(Path(sys.executable).absolute().parent / "forgeflare")
+"""The ``forgeflare`` console script of this environment (what a plugin's hook runs)."""
+
+
+def stop_hook_cli(
+    project: Path, *args: str, home: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``forgeflare stop-hook ARGS --project-dir PROJECT``; with ``home``, in the environment a
+    Claude Code session in that home has (its key, no reachable API), else in ours."""
+    env = None if home is None else claude_env(home, "http://127.0.0.1:9")
+    return run_text(
+        [FORGEFLARE, "stop-hook", *args, "--project-dir", str(project)], env=env, timeout=60
+    )
 
 
 def blocks(out: subprocess.CompletedProcess[str]) -> bool:
@@ -16,7 +40,9 @@ def blocks(out: subprocess.CompletedProcess[str]) -> bool:
 
 
 def reason_of(out: subprocess.CompletedProcess[str]) -> str:
-    """The continuation the hook gave the model; fails the test when it let the stop happen."""
+    """The continuation the hook gave the model; fails the test when it let the stop happen
+    (no continuation, or one on a non-zero exit, which Claude Code does not read)."""
     reason = continued(out.stdout)
+    assert out.returncode == 0, (out.returncode, out.stdout, out.stderr)
     assert reason is not None, (out.returncode, out.stdout, out.stderr)
     return reason

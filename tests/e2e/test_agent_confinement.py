@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agent_support import run_agent, text_response, tool_response, tool_results
+from agent_support import run_agent, text_response, tool_results, with_one_call
 from forgeflare.agent.tools._types import ALLOW_PATHS_ENV
 from mockapi_support import MockAPI
 from tool_support import run_tool
@@ -75,27 +75,13 @@ def test_agent_refuses_outside_reads(tmp_path: Path, mock_api: MockAPI) -> None:
     project = tmp_path / "p"
     project.mkdir()
     (tmp_path / "secret.txt").write_text("s3cret\n")
-    server = mock_api(
-        {
-            "responses": [
-                tool_response(("Read", {"file_path": "../secret.txt"})),
-                text_response("ok"),
-            ]
-        }
-    )
+    server = mock_api(with_one_call("Read", {"file_path": "../secret.txt"}, "ok"))
     done = run_agent(project, server.url)
     assert done.returncode == 0, done.stderr
     (result,) = tool_results(server.requests()[1])
     assert result["is_error"]
     assert "s3cret" not in str(result["content"])
-    allowed = mock_api(
-        {
-            "responses": [
-                tool_response(("Read", {"file_path": "../secret.txt"})),
-                text_response("ok"),
-            ]
-        }
-    )
+    allowed = mock_api(with_one_call("Read", {"file_path": "../secret.txt"}, "ok"))
     done = run_agent(project, allowed.url, "go", "--allow-path", str(tmp_path))
     (result,) = tool_results(allowed.requests()[1])
     assert "s3cret" in str(result["content"])
@@ -109,9 +95,7 @@ def _write_outside(tmp_path: Path, mock_api: MockAPI, *args: str) -> tuple[Path,
     project.mkdir(exist_ok=True)
     target = tmp_path / "escaped.txt"
     command = f"echo escaped > {target}; echo inside > inside.txt"
-    server = mock_api(
-        {"responses": [tool_response(("Bash", {"command": command})), text_response("ok")]}
-    )
+    server = mock_api(with_one_call("Bash", {"command": command}, "ok"))
     done = run_agent(project, server.url, "go", *args)
     return target, done
 

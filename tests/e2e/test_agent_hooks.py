@@ -13,6 +13,7 @@ from typing import Any
 
 import psutil
 import pytest
+import tomli_w
 
 from agent_support import (
     read_json,
@@ -21,27 +22,31 @@ from agent_support import (
     text_response,
     tool_response,
     tool_results,
+    with_one_call,
 )
 from mockapi_support import MockAPI, MockServer
 
-GUARD = """#!/usr/bin/env bash
-input=$(cat)
-case "$input" in
-  *'rm -rf'*) echo '{"action": "block", "reason": "destructive command detected"}' ;;
-  *) echo '{"action": "allow"}' ;;
-esac
-"""
+
+def answer_when(pattern: str, answer: str, otherwise: str) -> str:
+    """A hook script that prints ``answer`` when its input holds ``pattern``, else ``otherwise``."""
+    return (
+        f'#!/usr/bin/env bash\ninput=$(cat)\ncase "$input" in\n'
+        f"  *'{pattern}'*) echo '{answer}' ;;\n  *) echo '{otherwise}' ;;\nesac\n"
+    )
+
+
+GUARD = answer_when(
+    "rm -rf", '{"action": "block", "reason": "destructive command detected"}', '{"action": "allow"}'
+)
 OBSERVE = """#!/usr/bin/env bash
 cat >> observed.jsonl
 echo >> observed.jsonl
 """
-SIGNAL_ON_TESTS = """#!/usr/bin/env bash
-input=$(cat)
-case "$input" in
-  *'run-tests'*) echo '{"action": "signal", "signal": "tests_pass", "reason": "clean run"}' ;;
-  *) echo '{"action": "continue"}' ;;
-esac
-"""
+SIGNAL_ON_TESTS = answer_when(
+    "run-tests",
+    '{"action": "signal", "signal": "tests_pass", "reason": "clean run"}',
+    '{"action": "continue"}',
+)
 POST_LOG = """#!/usr/bin/env bash
 cat >> post.jsonl
 echo >> post.jsonl
@@ -49,7 +54,9 @@ echo '{"action": "continue"}'
 """
 
 
-def project(tmp_path: Path, hooks_toml: str, scripts: dict[str, str]) -> Path:
+def project(tmp_path: Path, hooks: str | list[dict[str, object]], scripts: dict[str, str]) -> Path:
+    """``scripts`` in ``hooks/`` (executable) and ``.forgeflare/hooks.toml``: ``hooks`` as its
+    text, or its ``[[hooks]]`` entries."""
     hooks_dir = tmp_path / "hooks"
     hooks_dir.mkdir()
     for name, body in scripts.items():
@@ -57,7 +64,8 @@ def project(tmp_path: Path, hooks_toml: str, scripts: dict[str, str]) -> Path:
         path.write_text(body)
         path.chmod(path.stat().st_mode | stat.S_IXUSR)
     (tmp_path / ".forgeflare").mkdir()
-    (tmp_path / ".forgeflare" / "hooks.toml").write_text(hooks_toml)
+    text = hooks if isinstance(hooks, str) else tomli_w.dumps({"hooks": hooks})
+    (tmp_path / ".forgeflare" / "hooks.toml").write_text(text)
     return tmp_path
 
 
@@ -75,17 +83,10 @@ def test_guard_blocks_rm_rf_and_observe_sees_both_outcomes(
 ) -> None:
     project(
         tmp_path,
-        """
-[[hooks]]
-event = "PreToolUse"
-match_tool = "Bash"
-command = "hooks/guard.sh"
-
-[[hooks]]
-event = "PreToolUse"
-phase = "observe"
-command = "hooks/observe.sh"
-""",
+        [
+            {"event": "PreToolUse", "match_tool": "Bash", "command": "hooks/guard.sh"},
+            {"event": "PreToolUse", "phase": "observe", "command": "hooks/observe.sh"},
+        ],
         {"guard.sh": GUARD, "observe.sh": OBSERVE},
     )
     server = mock_api(
@@ -149,17 +150,10 @@ def test_failing_guards_block_with_distinct_messages(
 ) -> None:
     project(
         tmp_path,
-        f"""
-[[hooks]]
-event = "PreToolUse"
-command = "hooks/g.sh"
-timeout_ms = {timeout_ms}
-""",
+        [{"event": "PreToolUse", "command": "hooks/g.sh", "timeout_ms": timeout_ms}],
         {"g.sh": script},
     )
-    server = mock_api(
-        {"responses": [tool_response(("Bash", {"command": "ls"})), text_response("ok")]}
-    )
+    server = mock_api(with_one_call("Bash", {"command": "ls"}, "ok"))
     proc = run_agent(tmp_path, server.url)
     assert proc.returncode == 0, proc.stderr
     (result,) = tool_results(server.requests()[1])
@@ -170,11 +164,7 @@ timeout_ms = {timeout_ms}
 def test_post_tool_use_signal_ends_after_batch(tmp_path: Path, mock_api: MockAPI) -> None:
     project(
         tmp_path,
-        """
-[[hooks]]
-event = "PostToolUse"
-command = "hooks/signal.sh"
-""",
+        [{"event": "PostToolUse", "command": "hooks/signal.sh"}],
         {"signal.sh": SIGNAL_ON_TESTS},
     )
     server = mock_api(
@@ -201,15 +191,7 @@ command = "hooks/signal.sh"
 def test_three_blocks_in_a_batch_end_with_consecutive_limit(
     tmp_path: Path, mock_api: MockAPI
 ) -> None:
-    project(
-        tmp_path,
-        """
-[[hooks]]
-event = "PreToolUse"
-command = "hooks/guard.sh"
-""",
-        {"guard.sh": GUARD},
-    )
+    project(tmp_path, [{"event": "PreToolUse", "command": "hooks/guard.sh"}], {"guard.sh": GUARD})
     server = mock_api(
         {
             "responses": [
@@ -229,12 +211,7 @@ command = "hooks/guard.sh"
 def test_ten_alternating_blocks_end_with_total_limit(tmp_path: Path, mock_api: MockAPI) -> None:
     project(
         tmp_path,
-        """
-[[hooks]]
-event = "PreToolUse"
-match_tool = "Bash"
-command = "hooks/guard.sh"
-""",
+        [{"event": "PreToolUse", "match_tool": "Bash", "command": "hooks/guard.sh"}],
         {"guard.sh": GUARD},
     )
     batch = tool_response(("Bash", {"command": "rm -rf /tmp/nope"}), ("Bash", {"command": "true"}))
@@ -252,16 +229,10 @@ def test_parallel_batch_slots_and_no_post_for_blocked(tmp_path: Path, mock_api: 
     (tmp_path / "b.txt").write_text("beta\n")
     project(
         tmp_path,
-        """
-[[hooks]]
-event = "PreToolUse"
-match_tool = "Read"
-command = "hooks/guard_secret.sh"
-
-[[hooks]]
-event = "PostToolUse"
-command = "hooks/post.sh"
-""",
+        [
+            {"event": "PreToolUse", "match_tool": "Read", "command": "hooks/guard_secret.sh"},
+            {"event": "PostToolUse", "command": "hooks/post.sh"},
+        ],
         {
             "guard_secret.sh": GUARD.replace("rm -rf", "secret"),
             "post.sh": POST_LOG,
@@ -307,9 +278,7 @@ def test_malformed_hooks_toml_stops_before_first_api_call(
 
 
 def test_no_hooks_toml_no_audit_and_final_written(tmp_path: Path, mock_api: MockAPI) -> None:
-    server = mock_api(
-        {"responses": [tool_response(("Bash", {"command": "true"})), text_response("ok")]}
-    )
+    server = mock_api(with_one_call("Bash", {"command": "true"}, "ok"))
     proc = run_agent(tmp_path, server.url)
     assert proc.returncode == 0, proc.stderr
     [session] = list((tmp_path / ".entire" / "metadata").iterdir())
@@ -320,16 +289,10 @@ def test_no_hooks_toml_no_audit_and_final_written(tmp_path: Path, mock_api: Mock
 def test_stop_hook_receives_reason_and_totals(tmp_path: Path, mock_api: MockAPI) -> None:
     project(
         tmp_path,
-        """
-[[hooks]]
-event = "Stop"
-command = "hooks/stop.sh"
-""",
+        [{"event": "Stop", "command": "hooks/stop.sh"}],
         {"stop.sh": '#!/usr/bin/env bash\ncat > stop.json\necho \'{"action": "signal"}\'\n'},
     )
-    server = mock_api(
-        {"responses": [tool_response(("Bash", {"command": "true"})), text_response("ok")]}
-    )
+    server = mock_api(with_one_call("Bash", {"command": "true"}, "ok"))
     proc = run_agent(tmp_path, server.url)
     assert proc.returncode == 0, proc.stderr
     stop = read_json(tmp_path / "stop.json")
@@ -474,7 +437,7 @@ def test_step_end_fires_after_the_steps_tools(tmp_path: Path, mock_api: MockAPI)
     [
         ({"error": {"status": 400, "type": "invalid_request_error", "message": "bad"}}, 3,
          ["AgentFailed", "api_error", "APIStatusError"]),
-        (text_response("I can't help with that.", "refusal"), 8,
+        (text_response("I can't help with that.", stop_reason="refusal"), 8,
          ["AgentFailed", "refusal", "TurnFailure"]),
     ],
 )  # fmt: skip
@@ -553,9 +516,7 @@ def test_python_hook_timeout_fails_closed_for_guards_open_elsewhere(
 def test_built_in_bash_check_is_a_guard_without_any_hooks(
     tmp_path: Path, mock_api: MockAPI
 ) -> None:
-    server = mock_api(
-        {"responses": [tool_response(("Bash", {"command": "rm -rf /"})), text_response("ok")]}
-    )
+    server = mock_api(with_one_call("Bash", {"command": "rm -rf /"}, "ok"))
     proc = run_agent(tmp_path, server.url)
     assert proc.returncode == 0, proc.stderr
     (denied,) = tool_results(server.requests()[1])
@@ -658,9 +619,7 @@ def test_a_shell_hooks_setsid_child_is_ended_with_the_hook(
         '[[hooks]]\nevent = "PreToolUse"\nphase = "observe"\ncommand = "hooks/o.sh"\n',
         {"o.sh": f"#!/usr/bin/env bash\ncat >/dev/null\nsetsid sleep {token} &\necho '{{}}'\n"},
     )
-    server = mock_api(
-        {"responses": [tool_response(("Bash", {"command": "true"})), text_response("ok")]}
-    )
+    server = mock_api(with_one_call("Bash", {"command": "true"}, "ok"))
     proc = run_agent(tmp_path, server.url, timeout=60)  # held open by the sleep: 60 s, fails
     assert proc.returncode == 0, proc.stderr
     left = [

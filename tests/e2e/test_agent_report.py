@@ -68,7 +68,9 @@ def test_long_429_ends_the_turn_rate_limited(tmp_path: Path, mock_api: MockAPI) 
 
 
 def test_refusal_is_its_own_stop_reason(tmp_path: Path, mock_api: MockAPI) -> None:
-    server = mock_api({"responses": [text_response("I can't help with that.", "refusal")]})
+    server = mock_api(
+        {"responses": [text_response("I can't help with that.", stop_reason="refusal")]}
+    )
     done = run_agent(tmp_path, server.url)
     assert done.returncode == 8, done.stderr
     assert final(tmp_path)["reason"] == "refusal"

@@ -21,6 +21,7 @@ from agent_support import (
     text_response,
     tool_response,
     tool_results,
+    with_one_call,
 )
 from mockapi_support import MockAPI
 from platform_support import alive, live_group_members
@@ -206,14 +207,7 @@ def test_sigterm_ends_a_bash_descendant_in_its_own_session(
 def test_bash_output_streams_to_stderr_between_tagged_lines(
     tmp_path: Path, mock_api: MockAPI
 ) -> None:
-    server = mock_api(
-        {
-            "responses": [
-                tool_response(("Bash", {"command": "printf 'partial line'"})),
-                text_response("ok"),
-            ]
-        }
-    )
+    server = mock_api(with_one_call("Bash", {"command": "printf 'partial line'"}, "ok"))
     proc = run_agent(tmp_path, server.url)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stderr.splitlines()

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+import nobody_support
 from agent_support import text_response, tool_response, tool_results
 from mockapi_support import MockAPI
 from nobody_support import (
@@ -31,8 +32,6 @@ from nobody_support import (
     as_user,
     forgeflare_argv,
     forgeflare_env,
-    give_to,
-    loop_env,
     shared_scratch,
 )
 from project_support import run_text
@@ -47,16 +46,14 @@ pytestmark = [
 ]
 
 
-class Scratch:
+class Scratch(nobody_support.Scratch):
+    """The shared scratch with a marks folder and a rustup-style ``~/.cargo`` on the PATH."""
+
     def __init__(self, root: Path) -> None:
-        self.root = root
-        self.project = root / "project"
-        self.home = root / "home"
+        super().__init__(root)
         self.marks = root / "marks"
-        for path in (self.project, self.home / ".cargo" / "bin", self.marks):
+        for path in (self.home / ".cargo" / "bin", self.marks):
             path.mkdir(parents=True)
-        (self.root / "config").mkdir()
-        (self.root / "state").mkdir()
         # rustup's usual line: every login shell sources ~/.cargo/env.
         (self.home / ".profile").write_text('. "$HOME/.cargo/env"\n')
         (self.home / ".cargo" / "env").write_text('export PATH="$HOME/.cargo/bin:$PATH"\n')
@@ -67,12 +64,6 @@ class Scratch:
         (self.project / ".gitignore").write_text(".fresher/runs/\n")
         subprocess.run([*git, "add", "-A"], check=True)
         subprocess.run([*git, "commit", "-qm", "init"], check=True)
-
-    def env(self, **extra: str) -> dict[str, str]:
-        return loop_env(self.root, self.home, "test-key", **extra)
-
-    def give_to(self, user: str) -> None:
-        give_to(self.root, user)
 
 
 @pytest.fixture

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_support import text_response, tool_response, tool_results
+from agent_support import tool_results, with_one_call
 from forgeflare._gaterun import BoxSettings, gate_box_blocking, run_gate_blocking
 from forgeflare._scopeexec import landlock_abi
 from mockapi_support import MockAPI
@@ -164,9 +164,7 @@ def test_on_the_host_the_probe_reaches_every_socket(sockets: Sockets) -> None:
 
 @pytest.mark.parametrize("user", ["root", "nobody"])
 def test_a_bash_command_reaches_none(user: str, sockets: Sockets, mock_api: MockAPI) -> None:
-    server = mock_api(
-        {"responses": [tool_response(("Bash", {"command": sockets.probe()})), text_response("ok")]}
-    )
+    server = mock_api(with_one_call("Bash", {"command": sockets.probe()}, "ok"))
     env = loop_env(
         sockets.root,
         sockets.root / "home",

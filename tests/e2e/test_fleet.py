@@ -88,6 +88,20 @@ def conv(name: str, responses: list[dict[str, Any]]) -> dict[str, Any]:
     return {"match": f"Task {name}:", "responses": responses}
 
 
+def started_fleet(
+    path: Path, env: dict[str, str], output: int = subprocess.PIPE
+) -> subprocess.Popen[str]:
+    """``forgeflare fleet run PATH`` started in the background, its output captured (or sent
+    to ``output``: DEVNULL for one the test kills, whose pipes nobody would drain)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "forgeflare", "fleet", "run", str(path)],
+        env=env,
+        stdout=output,
+        stderr=output,
+        text=True,
+    )
+
+
 def fleet(
     *args: str, env: dict[str, str], timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
@@ -369,12 +383,7 @@ def test_kill_9_then_resume_leaves_no_process_and_loses_no_record(
     path = fleet_file(tmp_path, "crash", [loop("a"), loop("b")], parallel=2)
     sdir = tmp_path / ".forgeflare-fleet" / "crash"
     env = env_for(server)
-    supervisor = subprocess.Popen(
-        [sys.executable, "-m", "forgeflare", "fleet", "run", str(path)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    supervisor = started_fleet(path, env, subprocess.DEVNULL)
 
     def both_waiting() -> bool:
         if len(server.requests()) < 2 or not (sdir / "fleet.json").exists():
@@ -417,13 +426,7 @@ def test_sigterm_ends_the_loops_and_leaves_the_fleet_resumable(
     server = mock_api({"conversations": [conv("a", [hang]), conv("b", [hang])]})
     path = fleet_file(tmp_path, "term", [loop("a"), loop("b")], parallel=2)
     sdir = tmp_path / ".forgeflare-fleet" / "term"
-    supervisor = subprocess.Popen(
-        [sys.executable, "-m", "forgeflare", "fleet", "run", str(path)],
-        env=env_for(server),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    supervisor = started_fleet(path, env_for(server))
     wait_for(lambda: len(server.requests()) >= 2, timeout=60)
     supervisor.send_signal(signal.SIGTERM)
     _, err = supervisor.communicate(timeout=60)
@@ -458,13 +461,7 @@ def test_fleet_stop_ends_the_running_loop_and_starts_no_other(
     server = mock_api({"conversations": [conv("a", works("a")), conv("b", works("b"))]})
     path = fleet_file(tmp_path, "stopme", [loop("a"), loop("b")], parallel=1)
     env = env_for(server)
-    supervisor = subprocess.Popen(
-        [sys.executable, "-m", "forgeflare", "fleet", "run", str(path)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    supervisor = started_fleet(path, env)
     wait_for(lambda: len(server.requests()) >= 2, timeout=60)  # the slow answer is on its way
     asked = fleet("stop", str(path), env=env)
     assert asked.returncode == 0

@@ -24,15 +24,14 @@ from pathlib import Path
 
 import pytest
 
-from agent_support import text_response, tool_response, tool_results
+import nobody_support
+from agent_support import text_response, tool_response, tool_results, with_one_call
 from mockapi_support import MockAPI
 from nobody_support import (
     SETPRIV,
     claim_complete,
     forgeflare_argv,
     forgeflare_env,
-    give_to,
-    loop_env,
     shared_scratch,
     start_frame,
 )
@@ -100,17 +99,15 @@ print("KEYS", len(found), " ".join(found), "of", len(pids), "processes")
 """
 
 
-class Scratch:
-    """A folder ``nobody`` can use: the probe, the key file, a project, the user's dirs."""
+class Scratch(nobody_support.Scratch):
+    """The shared scratch with the probe and the key file."""
+
+    key = KEY
 
     def __init__(self, root: Path) -> None:
-        self.root = root
+        super().__init__(root)
         self.probe = root / "probe.py"
         self.keyfile = root / "key"
-        self.project = root / "project"
-        self.home = root / "home"
-        for path in (self.project, self.home, root / "config", root / "state"):
-            path.mkdir()
         self.probe.write_text(PROBE)
         self.keyfile.write_text(KEY)
 
@@ -120,10 +117,7 @@ class Scratch:
     def env(self, **extra: str) -> dict[str, str]:
         # The box hides /var/tmp: the probe and the key file are shown by name.
         shown = f"{self.probe}:{self.keyfile}"
-        return loop_env(self.root, self.home, KEY, FORGEFLARE_SANDBOX_READABLE=shown, **extra)
-
-    def give_to(self, user: str) -> None:
-        give_to(self.root, user)
+        return super().env(FORGEFLARE_SANDBOX_READABLE=shown, **extra)
 
 
 @pytest.fixture
@@ -152,9 +146,7 @@ def test_a_bash_command_cannot_read_the_agents_key(
         pytest.skip("needs bubblewrap for the boxed row")
     # Unboxed, the parent ($PPID) is the agent; in the box, every process it can see.
     command = scratch.probe_cmd() if boxed else scratch.probe_cmd("$PPID")
-    server = mock_api(
-        {"responses": [tool_response(("Bash", {"command": command})), text_response("done")]}
-    )
+    server = mock_api(with_one_call("Bash", {"command": command}))
     scratch.give_to(user)
     flags = ["--sandbox-network"] if boxed else []
     done = run_text(

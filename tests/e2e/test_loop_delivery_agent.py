@@ -9,7 +9,7 @@ import re
 import sys
 from pathlib import Path
 
-from agent_support import text_response, tool_response
+from agent_support import text_response, tool_response, with_one_call
 from mockapi_support import MockAPI
 from project_support import git, run_text
 from supervisor_agents.project import Project, env_for
@@ -37,12 +37,7 @@ def test_the_own_agent_claims_with_the_tag_and_the_loop_delivers(
     git(project.dir, "add", "-A")
     git(project.dir, "commit", "-qm", "init")
     server = mock_api(
-        {
-            "responses": [
-                tool_response(("Bash", {"command": "echo done > done.txt"})),
-                text_response(f"The task is done.\n{TAG}"),
-            ]
-        }
+        with_one_call("Bash", {"command": "echo done > done.txt"}, f"The task is done.\n{TAG}")
     )
     done = project.run("--max-iterations", "3", env=env_for(server))
     assert done.code == 0, done.stdout + done.stderr

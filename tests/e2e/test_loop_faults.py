@@ -21,7 +21,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from agent_support import text_response, tool_response
+from agent_support import with_one_call
 from forgeflare.templates import init_project
 from mockapi_support import MockAPI, MockServer
 from project_support import run_text
@@ -115,9 +115,7 @@ def test_a_setsid_descendant_never_outlives_its_iteration(
     )
     if ending != "agent exits":
         command += f"; sleep {tag}"  # the turn goes on until the iteration is ended
-    server = mock_api(
-        {"responses": [tool_response(("Bash", {"command": command})), text_response("done")]}
-    )
+    server = mock_api(with_one_call("Bash", {"command": command}))
     env = env_for(server)
     bounds = ["--max-iterations", "1"]
     if ending == "timeout":

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import os
 import shutil
-import tempfile
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,8 +19,9 @@ from typing import Any
 
 import pytest
 
-from agent_support import text_response, tool_response, tool_results
+from agent_support import text_response, tool_response, tool_results, with_one_call
 from mockapi_support import MockAPI, MockServer
+from nobody_support import shared_scratch
 from supervisor_agents.project import Project, base_env
 
 BWRAP = shutil.which("bwrap")
@@ -37,14 +36,9 @@ needs_bwrap = [
 @pytest.fixture
 def home() -> Iterator[Path]:
     """A scratch HOME with a ``~/.cache``, outside /tmp."""
-    if not os.access("/var/tmp", os.W_OK):
-        pytest.skip("needs a writable /var/tmp for a scratch HOME outside the sandbox's /tmp")
-    root = Path(tempfile.mkdtemp(prefix="forgeflare-home-", dir="/var/tmp"))
-    try:
+    with shared_scratch("forgeflare-home-") as root:
         (root / ".cache" / "pip").mkdir(parents=True)
         yield root
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def _wheel(folder: Path) -> Path:
@@ -127,14 +121,7 @@ async def test_a_loop_is_sandboxed_by_default(
 def test_no_sandbox_turns_it_off(tmp_path: Path, home: Path, mock_api: MockAPI) -> None:
     project = Project(tmp_path / "p")
     project.dir.mkdir()
-    server = mock_api(
-        {
-            "responses": [
-                tool_response(("Bash", {"command": "touch ~/outside"})),
-                text_response("done"),
-            ]
-        }
-    )
+    server = mock_api(with_one_call("Bash", {"command": "touch ~/outside"}))
     done = project.run("--max-iterations", "1", "--no-sandbox", env=_env(server, home))
     assert "sandbox: off" in done.stdout + done.stderr, done.stdout + done.stderr
     (touch,) = tool_results(server.requests()[1])
@@ -168,12 +155,7 @@ async def test_an_exported_sandbox_variable_does_not_override_off(
     project = Project(tmp_path / "p")
     project.dir.mkdir()
     server = mock_api(
-        {
-            "responses": [
-                tool_response(("Bash", {"command": "echo $FORGEFLARE_SANDBOX; touch ~/outside"})),
-                text_response("done"),
-            ]
-        }
+        with_one_call("Bash", {"command": "echo $FORGEFLARE_SANDBOX; touch ~/outside"})
     )
     env = _env(server, home, FORGEFLARE_SANDBOX="1", FRESHER_SECURITY_SANDBOX="off")
     await project.arun("--max-iterations", "1", env=env)

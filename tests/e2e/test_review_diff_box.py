@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+import nobody_support
 from agent_support import text_response, tick_response, tool_response, verdict
 from mockapi_support import MockAPI, MockServer
 from nobody_support import (
@@ -35,6 +36,7 @@ from nobody_support import (
     shared_scratch,
     start_frame,
 )
+from project_support import git
 
 BWRAP = shutil.which("bwrap")
 MODEL = "claude-sonnet-4-5"
@@ -46,18 +48,14 @@ pytestmark = [
 ]
 
 
-def _git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
-
-
 def plant(repo: Path, marks: Path) -> None:
     """A repository whose configuration runs a marker-writing program for every diff hook."""
 
     def mark(name: str) -> str:
         return f"touch {marks}/{name}"
 
-    repo.mkdir()
-    _git(repo, "init", "-q")
+    repo.mkdir(exist_ok=True)
+    git(repo, "init", "-q")
     (repo / "a.txt").write_text("a\n")
     (repo / "b.txt").write_text("b\n")
     (repo / "c.txt").write_text("c\n")
@@ -72,8 +70,8 @@ def plant(repo: Path, marks: Path) -> None:
     )
     (repo / ".gitignore").write_text(".fresher/runs/\n")
     (repo / "IMPLEMENTATION_PLAN.md").write_text("- [ ] one\n")
-    _git(repo, "add", "-A")
-    _git(repo, "-c", "user.name=T", "-c", "user.email=t@example.invalid", "commit", "-qm", "init")
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=T", "-c", "user.email=t@example.invalid", "commit", "-qm", "init")
     for key, value in {
         "core.fsmonitor": f"{mark('fsmonitor')}; false",
         "diff.external": f"sh -c '{mark('external')}'",
@@ -85,21 +83,20 @@ def plant(repo: Path, marks: Path) -> None:
         "user.name": "T",
         "user.email": "t@example.invalid",
     }.items():
-        _git(repo, "config", key, value)
+        git(repo, "config", key, value)
 
 
 def marks_of(marks: Path) -> list[str]:
     return sorted(p.name for p in marks.iterdir())
 
 
-class Scratch:
+class Scratch(nobody_support.Scratch):
+    """The shared scratch whose project is ``plant``'s repository, with a marks folder."""
+
     def __init__(self, root: Path) -> None:
-        self.root = root
-        self.project = root / "project"
-        self.home = root / "home"
+        super().__init__(root)
         self.marks = root / "marks"
-        for path in (self.home, self.marks, root / "config", root / "state"):
-            path.mkdir()
+        self.marks.mkdir()
         plant(self.project, self.marks)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from agent_support import text_response, tool_response
 from environ_support import SCAN
 from mockapi_support import MockAPI
-from project_support import run_text
+from project_support import run_text, write_files
 from supervisor_agents.project import base_env
 
 FORGEFLARE = str(Path(sys.executable).absolute().parent / "forgeflare")
@@ -37,10 +37,9 @@ def hostile_project(root: Path, marker: Path) -> Path:
         "forgeflare/__init__.py": "forgeflare package",
         "forgeflare/__main__.py": "forgeflare __main__",
     }
-    for rel, name in files.items():
-        path = project / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(_PLANT.format(marker=str(marker), name=name))
+    write_files(
+        project, {rel: _PLANT.format(marker=str(marker), name=name) for rel, name in files.items()}
+    )
     for folder in (".forgeflare/hooks", ".fresher/hooks/custom"):
         (project / folder).mkdir(parents=True, exist_ok=True)
     (project / ".forgeflare" / "hooks" / "guard.py").write_text(_HOOK_PY)

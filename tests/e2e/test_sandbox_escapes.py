@@ -22,7 +22,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import termios
 import threading
 from collections.abc import Callable, Iterator
@@ -34,7 +33,7 @@ import pytest
 from agent_support import text_response, tool_response, tool_results
 from forgeflare._sandbox import SOCKETS_ENV, landlock_abi
 from mockapi_support import MockAPI
-from nobody_support import SETPRIV, forgeflare_argv, forgeflare_env
+from nobody_support import SETPRIV, forgeflare_argv, forgeflare_env, shared_scratch
 from tool_support import run_tool
 
 BWRAP = shutil.which("bwrap")
@@ -75,17 +74,12 @@ class Scratch:
 @pytest.fixture
 def scratch() -> Iterator[Scratch]:
     """Scratch folders in /var/tmp, writable by everyone (so only the sandbox can refuse)."""
-    if not os.access("/var/tmp", os.W_OK):
-        pytest.skip("needs a writable /var/tmp for scratch paths outside the sandbox's /tmp")
-    root = Path(tempfile.mkdtemp(prefix="forgeflare-escapes-", dir="/var/tmp"))
-    try:
+    with shared_scratch("forgeflare-escapes-") as root:
         parts = {n: root / n for n in ("project", "home", "readonly", "runtime", "sockets")}
         for path in (root, *parts.values(), root / "config", root / "state"):
             path.mkdir(exist_ok=True)
             path.chmod(0o777)
         yield Scratch(root=root, **parts)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def _listen(path: Path) -> socket.socket:

@@ -15,23 +15,22 @@ import json
 import os
 import py_compile
 import shutil
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from claude_code_support import claude_env
+from http_support import QuietHandler, serving
 from mockapi_support import MockAPI, MockServer
 from project_support import cloned_repo, forgeflare
 
 KEY = "sk-ant-canary-7f3a9c"
 
 
-class _Listener(BaseHTTPRequestHandler):
+class _Listener(QuietHandler):
     """The attacker's server: records whatever reaches it."""
 
     seen: list[str]
@@ -47,20 +46,13 @@ class _Listener(BaseHTTPRequestHandler):
 
     do_GET = do_POST = do_PUT = _any
 
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
 
 @pytest.fixture
 def listener() -> Iterator[tuple[str, list[str]]]:
     seen: list[str] = []
     handler = type("Handler", (_Listener,), {"seen": seen})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}", seen
-    server.shutdown()
-    server.server_close()
+    with serving(handler) as port:
+        yield f"http://127.0.0.1:{port}", seen
 
 
 def _pyc(tmp: Path, source: str) -> bytes:

@@ -4,12 +4,10 @@ line (``authentication_error: Invalid API key …``) in the finish reason."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from claude_code_support import claude_env, require_claude_code
-from conftest import MockServer
+from mockapi_support import MockAPI
 from supervisor_agents.project import Project, base_env
 
 REFUSED = {
@@ -19,7 +17,7 @@ REFUSED = {
 
 
 async def test_a_refused_key_ends_the_loop_in_one_iteration(
-    tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+    tmp_path: Path, mock_api: MockAPI
 ) -> None:
     claude = require_claude_code()
     server = mock_api({"responses": [REFUSED]})

@@ -7,7 +7,7 @@ import socket
 from pathlib import Path
 
 from claude_code_support import claude_env, require_claude_code
-from supervisor_agents.project import Project, base_env
+from supervisor_agents.project import Project, cli_agent_env
 
 
 def closed_port() -> int:
@@ -22,21 +22,12 @@ async def test_unreachable_api_is_an_outage_with_retries_shown(tmp_path: Path) -
     claude = require_claude_code()
     project = Project(tmp_path / "p")
     project.dir.mkdir()
-    env = base_env(
-        **claude_env(
-            tmp_path / "home",
-            f"http://127.0.0.1:{closed_port()}",
-            CLAUDE_CODE_MAX_RETRIES="1",  # Claude Code's own retries: one, not ten
-        )
+    cli_env = claude_env(
+        tmp_path / "home",
+        f"http://127.0.0.1:{closed_port()}",
+        CLAUDE_CODE_MAX_RETRIES="1",  # Claude Code's own retries: one, not ten
     )
-    env.update(
-        FRESHER_AGENT_BACKEND="claude",
-        FRESHER_AGENT_COMMAND=str(claude),
-        FRESHER_MODE="planning",
-        FRESHER_MAX_ITERATIONS="5",
-        FRESHER_MAX_OUTAGE="1",
-        FORGEFLARE_TIME_SCALE="0",
-    )
+    env = cli_agent_env("claude", claude, cli_env, iterations=5, FRESHER_MAX_OUTAGE="1")
     done = await project.arun(env=env)
     record = project.record()
     rows = record["iterations"]

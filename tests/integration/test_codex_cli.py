@@ -16,7 +16,6 @@ import os
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,7 @@ from codex_support import MODEL, VERSION, codex_env, require_codex, write_codex_
 from forgeflare._pricing import price_usd
 from forgeflare.mockapi import ResponsesServer
 from project_support import run_text
-from supervisor_agents.project import Project, base_env
+from supervisor_agents.project import CliLoop, Project, base_env, cli_agent_env, finished_loop
 
 RECORDINGS = Path(__file__).parent.parent / "fixtures" / "codex" / VERSION
 TAG = "All done.\n<loop-done>COMPLETE</loop-done>"
@@ -58,20 +57,6 @@ R503 = http(503, "server_is_overloaded", "Selected model is at capacity.")
 QUOTA = http(429, "insufficient_quota", "You exceeded your current quota.")
 
 
-@dataclass
-class Loop:
-    """A finished loop over Codex: its exit, terminal output, record and project."""
-
-    done: Any
-    record: dict[str, Any]
-    project: Project
-    log: str
-
-    @property
-    def rows(self) -> list[dict[str, Any]]:
-        return self.record["iterations"]  # type: ignore[no-any-return]
-
-
 async def codex_loop(
     server: ResponsesServer,
     tmp_path: Path,
@@ -79,7 +64,7 @@ async def codex_loop(
     *runs: list[dict[str, Any]],
     retries: tuple[int, int] = (0, 0),
     **settings: str,
-) -> Loop:
+) -> CliLoop:
     """A loop (planning mode, 3 iterations at most, no waiting) whose agent is the real Codex."""
     codex = require_codex()
     url = server.script(name, *runs)
@@ -88,21 +73,10 @@ async def codex_loop(
     )
     project = Project(tmp_path / "project")
     project.dir.mkdir()
-    env = base_env(**codex_env(home, tmp_path / "tmp"))
-    env.update(
-        FRESHER_AGENT_BACKEND="codex",
-        FRESHER_AGENT_COMMAND=str(codex),
-        FRESHER_MODE="planning",
-        FRESHER_MAX_ITERATIONS="3",
-        FORGEFLARE_TIME_SCALE="0",
-    )
-    env.update(settings)
-    done = await project.arun(env=env)
-    record = project.record()
-    assert record["iterations"], done.stdout + done.stderr
-    log = (project.run_dirs()[0] / "iteration-001.log").read_text()
-    _check_recording(name, log, tmp_path, cut="FRESHER_ITERATION_TIMEOUT" in settings)
-    return Loop(done, record, project, log)
+    env = cli_agent_env("codex", codex, codex_env(home, tmp_path / "tmp"), iterations=3, **settings)
+    loop = await finished_loop(project, env)
+    _check_recording(name, loop.log, tmp_path, cut="FRESHER_ITERATION_TIMEOUT" in settings)
+    return loop
 
 
 # --- recordings ---------------------------------------------------------------------------

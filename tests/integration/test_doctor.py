@@ -4,19 +4,17 @@ agent against a real endpoint over loopback (the mock API, or a server that says
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from http_support import QuietHandler, serving
 from mockapi_support import MockAPI
 from project_support import forgeflare
 
 
-class _Limited(BaseHTTPRequestHandler):
+class _Limited(QuietHandler):
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("content-length") or 0))
         body = b'{"type":"error","error":{"type":"rate_limit_error","message":"limit"}}'
@@ -26,18 +24,11 @@ class _Limited(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def log_message(self, *args: Any) -> None:
-        return None
-
 
 @pytest.fixture
 def limited_api() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Limited)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serving(_Limited) as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 def _env(**extra: str) -> dict[str, str]:

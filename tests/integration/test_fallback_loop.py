@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 from agent_support import text_response, tool_response
 from mockapi_support import MockAPI
 from project_support import forgeflare, run_text
+from supervisor_agents.project import python_agent
 
 LIMIT = {
     "error": {
@@ -162,7 +162,7 @@ def _reporting(outcome: str) -> str:
         "import json,os,sys; sys.stdin.read();"
         f"json.dump({{'outcome': '{outcome}'}}, open(os.environ['FORGEFLARE_REPORT'], 'w'))"
     )
-    return f"{sys.executable} -c {shlex.quote(code)}"
+    return python_agent(code)
 
 
 def test_a_spent_quota_falls_back_at_once_and_finishes_quota_without_one(tmp_path: Path) -> None:
@@ -193,7 +193,7 @@ def _costing(cost: float) -> str:
         f"report = {{'outcome': 'ok', 'cost_usd': {cost}}};"
         "json.dump(report, open(os.environ['FORGEFLARE_REPORT'], 'w'))"
     )
-    return f"{sys.executable} -c {shlex.quote(code)}"
+    return python_agent(code)
 
 
 def test_a_monthly_credit_spent_by_earlier_runs_falls_back_or_waits_before_the_first_iteration(

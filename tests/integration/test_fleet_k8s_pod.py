@@ -15,6 +15,7 @@ from forgeflare.fleet import k8s_files
 from forgeflare.fleet._config import parse_fleet_text
 from forgeflare.fleet._k8s import _MOUNT
 from forgeflare.supervisor._finish import FINISH_EXIT_CODES
+from project_support import git
 from supervisor_agents.project import wait_for
 
 # The agent commits once, says so, then works on until it is stopped.
@@ -24,20 +25,15 @@ AGENT = (
 )
 
 
-def _git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
-    return done.stdout.strip()
-
-
 def test_the_pod_script_runs_the_configured_agent_and_pushes_on_sigterm(tmp_path: Path) -> None:
     origin = tmp_path / "origin.git"
     seed = tmp_path / "seed"
-    _git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
-    _git(tmp_path, "init", "-q", "-b", "main", str(seed))
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
+    git(tmp_path, "init", "-q", "-b", "main", str(seed))
     (seed / "README.md").write_text("hi\n")
-    _git(seed, "add", "-A")
-    _git(seed, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qm", "seed")
-    _git(seed, "push", "-q", str(origin), "main")
+    git(seed, "add", "-A")
+    git(seed, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qm", "seed")
+    git(seed, "push", "-q", str(origin), "main")
     fleet = parse_fleet_text(
         '[fleet]\nname = "night"\n\n[[loop]]\nname = "one"\nprompt = "Do the work."\n'
         f"max_iterations = 3\nagent_command = {json.dumps(AGENT)}\n",
@@ -78,5 +74,5 @@ def test_the_pod_script_runs_the_configured_agent_and_pushes_on_sigterm(tmp_path
     branch = yaml.safe_load(files["configmap.yaml"])["data"]["loop-0.env"]
     name = next(line.split("=", 1)[1] for line in branch.splitlines() if line.startswith("BRANCH="))
     name = name.strip("'")
-    log = _git(origin, "log", "--format=%s", name)
+    log = git(origin, "log", "--format=%s", name)
     assert "agent-work" in log.splitlines(), err  # the commit reached the remote

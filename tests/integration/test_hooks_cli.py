@@ -29,7 +29,7 @@ def write_hooks(root: Path, *entries: dict[str, object]) -> Path:
     return path
 
 
-def test_validate_ok_and_errors(tmp_path: Path) -> None:
+def test_validate_ok(tmp_path: Path) -> None:
     write_hooks(
         tmp_path,
         {"event": "PreToolUse", "command": "a.sh"},
@@ -38,23 +38,27 @@ def test_validate_ok_and_errors(tmp_path: Path) -> None:
     ok = forgeflare(tmp_path, "validate")
     assert (ok.returncode, ok.stdout.strip()) == (0, "OK: 2 hooks")
 
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (
+            '[[hooks]]\nevent = "PreTool"\ncommand = "x"\n',
+            "hooks[0] (event 'PreTool'): unknown event; expected PreToolUse, PostToolUse or Stop",
+        ),
+        (
+            '[[hooks]]\nevent = "PreToolUse"\nmatch_tool = "Bsh"\ncommand = "x"\n',
+            "hooks[0] (event 'PreToolUse'): match_tool 'Bsh' names no tool; did you mean Bash?",
+        ),
+    ],
+    ids=["unknown-event", "tool-typo"],
+)
+def test_validate_names_the_error_and_where(tmp_path: Path, text: str, said: str) -> None:
     bad = tmp_path / "bad.toml"
-    bad.write_text('[[hooks]]\nevent = "PreTool"\ncommand = "x"\n')
+    bad.write_text(text)
     out = forgeflare(tmp_path, "validate", str(bad))
     assert out.returncode == 1
-    assert out.stderr.strip().splitlines() == [
-        f"forgeflare: error: {bad}: hooks[0] (event 'PreTool'): unknown event; "
-        "expected PreToolUse, PostToolUse or Stop"
-    ]
-
-    typo = tmp_path / "typo.toml"
-    typo.write_text('[[hooks]]\nevent = "PreToolUse"\nmatch_tool = "Bsh"\ncommand = "x"\n')
-    out = forgeflare(tmp_path, "validate", str(typo))
-    assert out.returncode == 1
-    assert out.stderr.strip().splitlines() == [
-        f"forgeflare: error: {typo}: hooks[0] (event 'PreToolUse'): match_tool 'Bsh' names no "
-        "tool; did you mean Bash?"
-    ]
+    assert out.stderr.strip().splitlines() == [f"forgeflare: error: {bad}: {said}"]
 
 
 def test_usage_errors_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

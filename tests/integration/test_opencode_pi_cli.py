@@ -21,10 +21,10 @@ import pytest
 
 import opencode_support
 import pi_support
-from conftest import MockServer
+from mockapi_support import MockAPI, MockServer
 from opencode_support import opencode_env, require_opencode
 from pi_support import pi_env, require_pi
-from supervisor_agents.project import Project, base_env
+from supervisor_agents.project import CliLoop, Project, base_env, cli_agent_env, finished_loop
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 TAG = "All done.\n<loop-done>COMPLETE</loop-done>"
@@ -91,18 +91,6 @@ def cli(request: pytest.FixtureRequest) -> Cli:
     return request.param  # type: ignore[no-any-return]
 
 
-@dataclass
-class Loop:
-    done: Any
-    record: dict[str, Any]
-    project: Project
-    log: str
-
-    @property
-    def rows(self) -> list[dict[str, Any]]:
-        return self.record["iterations"]  # type: ignore[no-any-return]
-
-
 async def cli_loop(
     cli: Cli,
     server: MockServer,
@@ -110,36 +98,27 @@ async def cli_loop(
     name: str,
     iterations: int = 1,
     **settings: str,
-) -> Loop:
+) -> CliLoop:
     """A loop (planning mode, ``iterations`` at most, waits scaled to nothing) whose agent is
     the real CLI."""
     program = cli.require()
     project = Project(tmp_path / "project")
     project.dir.mkdir()
-    env = base_env(**cli.env(tmp_path / "home", server.url))
-    env.update(
-        FRESHER_AGENT_BACKEND=cli.name,
-        FRESHER_AGENT_COMMAND=str(program),
-        FRESHER_MODEL=cli.model,
-        FRESHER_MODE="planning",
-        FRESHER_MAX_ITERATIONS=str(iterations),
-        FORGEFLARE_TIME_SCALE="0",
+    cli_env = cli.env(tmp_path / "home", server.url)
+    env = cli_agent_env(
+        cli.name, program, cli_env, iterations=iterations, FRESHER_MODEL=cli.model, **settings
     )
-    env.update(settings)
-    done = await project.arun(env=env)
-    record = project.record()
-    assert record["iterations"], done.stdout + done.stderr
-    log = (project.run_dirs()[0] / "iteration-001.log").read_text()
+    loop = await finished_loop(project, env)
     if os.environ.get("FORGEFLARE_RECORD_AGENTS") == "1":
         folder = FIXTURES / cli.name / cli.version
         folder.mkdir(parents=True, exist_ok=True)
         # The project's path is this machine's: recordings name a neutral one.
-        (folder / f"{name}.jsonl").write_text(log.replace(str(project.dir), "/tmp/project"))
-    return Loop(done, record, project, log)
+        (folder / f"{name}.jsonl").write_text(loop.log.replace(str(project.dir), "/tmp/project"))
+    return loop
 
 
 async def test_a_finished_iteration_is_ok_with_tokens_cost_and_model(
-    cli: Cli, tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+    cli: Cli, tmp_path: Path, mock_api: MockAPI
 ) -> None:
     server = mock_api({"responses": [WORK, DONE]})
     loop = await cli_loop(cli, server, tmp_path, "ok")
@@ -157,7 +136,7 @@ async def test_a_finished_iteration_is_ok_with_tokens_cost_and_model(
 
 
 async def test_a_usage_limit_is_a_window_the_loop_waits_not_the_cli(
-    cli: Cli, tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+    cli: Cli, tmp_path: Path, mock_api: MockAPI
 ) -> None:
     reset = int(time.time()) + 7200
     server = mock_api({"responses": [usage_limit(reset), DONE]})
@@ -171,7 +150,7 @@ async def test_a_usage_limit_is_a_window_the_loop_waits_not_the_cli(
 
 
 async def test_an_outage_is_a_transient_api_error(
-    cli: Cli, tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+    cli: Cli, tmp_path: Path, mock_api: MockAPI
 ) -> None:
     server = mock_api({"responses": [OVERLOADED] * cli.overloaded_requests + [DONE]})
     loop = await cli_loop(cli, server, tmp_path, "outage", FRESHER_MAX_OUTAGE="0")
@@ -188,7 +167,7 @@ async def test_an_outage_is_a_transient_api_error(
 async def test_a_failure_waiting_cannot_fix_is_an_agent_error_with_its_line(
     cli: Cli,
     tmp_path: Path,
-    mock_api: Callable[[dict[str, Any]], MockServer],
+    mock_api: MockAPI,
     name: str,
     failure: dict[str, Any],
     said: str,
@@ -203,7 +182,7 @@ async def test_a_failure_waiting_cannot_fix_is_an_agent_error_with_its_line(
 
 
 async def test_the_own_agent_falls_back_to_the_cli_on_a_usage_limit(
-    cli: Cli, tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+    cli: Cli, tmp_path: Path, mock_api: MockAPI
 ) -> None:
     program = cli.require()
     limit = error(429, "rate_limit_error", "usage limit", **{"retry-after": "7200"})

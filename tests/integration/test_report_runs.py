@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import shlex
-import sys
 from functools import partial
 from pathlib import Path
 
@@ -12,12 +10,25 @@ import pytest
 import trio
 
 from chromium_support import CHROMIUM, NO_CHROMIUM, chromium
-from supervisor_agents.project import Done, Project, agent_cmd, base_env, forgeflare, wait_for
+from supervisor_agents.project import (
+    Done,
+    Project,
+    agent_cmd,
+    base_env,
+    forgeflare,
+    python_agent,
+    wait_for,
+)
 
 
 def in_process(project: Project, *args: str, env: dict[str, str] | None = None) -> Done:
     """A loop run in this process: the same loop below the CLI without a Python start each."""
     return trio.run(partial(project.arun, *args, env=env))
+
+
+def planning(project: Project, agent: str, *args: str, env: dict[str, str]) -> Done:
+    """``forgeflare loop`` in planning mode in ``project`` with the ``--agent-cmd`` ``agent``."""
+    return project.run("--agent-cmd", agent, "--mode", "planning", *args, env=env)
 
 
 @pytest.fixture(scope="module")
@@ -44,15 +55,8 @@ def night(tmp_path_factory: pytest.TempPathFactory) -> Project:
         "import json,os,sys; sys.stdin.read(); json.dump({'outcome': 'ok', "
         "'tokens': {'input': 10}, 'cost_usd': 0.75}, open(os.environ['FORGEFLARE_REPORT'], 'w'))"
     )
-    budget = project.run(
-        "--agent-cmd",
-        f"{sys.executable} -c {shlex.quote(report)}",
-        "--mode",
-        "planning",
-        "--max-cost",
-        "1",
-        env=base_env(FRESHER_SMART_TERMINATION="false"),
-    )
+    no_smart = base_env(FRESHER_SMART_TERMINATION="false")
+    budget = planning(project, python_agent(report), "--max-cost", "1", env=no_smart)
     assert budget.code == 17, budget.stderr
     # SIGTERM mid-iteration: finish manual
     manual = project.popen("--agent-cmd", "sh -c 'echo started; sleep 30'", "--mode", "planning")
@@ -145,7 +149,7 @@ def test_completion_by_tag_is_reported_as_the_tag(tmp_path: Path) -> None:
         "import json,os,sys; sys.stdin.read(); json.dump({'outcome': 'ok', "
         "'signal': '<loop-done>COMPLETE</loop-done>'}, open(os.environ['FORGEFLARE_REPORT'], 'w'))"
     )
-    done = project.run("--agent-cmd", f"{sys.executable} -c {shlex.quote(report)}")
+    done = project.run("--agent-cmd", python_agent(report))
     assert done.code == 0, done.stderr
     said = "complete: the agent said <loop-done>COMPLETE</loop-done> in iteration 1"
     assert project.record()["finish_reason"] == said
@@ -167,15 +171,8 @@ def test_a_rate_limited_iteration_is_counted_alike_in_summary_and_runs(tmp_path:
         " if first else {'outcome': 'ok', 'tokens': {'input': 3}};"
         "json.dump(report, open(os.environ['FORGEFLARE_REPORT'], 'w'))"
     )
-    done = project.run(
-        "--agent-cmd",
-        f"{sys.executable} -c {shlex.quote(agent)}",
-        "--mode",
-        "planning",
-        "--max-iterations",
-        "1",
-        env=base_env(FORGEFLARE_TIME_SCALE="0.01"),
-    )
+    scaled = base_env(FORGEFLARE_TIME_SCALE="0.01")
+    done = planning(project, python_agent(agent), "--max-iterations", "1", env=scaled)
     assert done.code == 10, done.stderr
     assert "finished: max_iterations (exit 10); 1 iteration," in done.stderr
     assert "reached max_iterations (1 iteration)" in done.stderr

@@ -9,12 +9,11 @@ import select
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from agent_support import text_response
-from mockapi_support import MockServer
+from mockapi_support import MockAPI
 from supervisor_agents.project import Project, base_env, env_for, wait_for
 
 # Waits for the test's go-ahead file: the loop is live, mid-iteration, while the test watches.
@@ -195,7 +194,7 @@ def _read_until(stream: IO[str], needle: str, *, timeout: float = 120.0) -> list
 
 
 def test_watch_started_first_follows_the_loop_started_after_it(
-    tmp_path: Path, mock_api: Callable[[dict[str, Any]], MockServer]
+    tmp_path: Path, mock_api: MockAPI
 ) -> None:
     project = Project(tmp_path)
     done = project.run("--agent-cmd", "true", "--max-iterations", "1", "--mode", "planning")

@@ -19,23 +19,14 @@ import trio
 from forgeflare._gaterun import BoxSettings, gate_box
 from forgeflare._git import run_git
 from forgeflare._reviewdiff import collect_diff
-
-
-def _git(repo: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True)
-    return done.stdout.strip()
+from project_support import committed_repo, git
 
 
 def promisor_repo(root: Path, marker: Path) -> Path:
-    repo = root / "repo"
-    repo.mkdir()
-    _git(repo, "init", "-q")
-    (repo / "f.txt").write_text("one\n")
-    _git(repo, "add", "f.txt")
-    _git(repo, "-c", "user.name=T", "-c", "user.email=t@example.invalid", "commit", "-qm", "1")
+    repo = committed_repo(root / "repo", {"f.txt": "one\n"}, "1")
     (repo / "f.txt").write_text("two\n")
-    _git(repo, "-c", "user.name=T", "-c", "user.email=t@example.invalid", "commit", "-qam", "2")
-    blob = _git(repo, "rev-parse", "HEAD~1:f.txt")
+    git(repo, "-c", "user.name=T", "-c", "user.email=t@example.invalid", "commit", "-qam", "2")
+    blob = git(repo, "rev-parse", "HEAD~1:f.txt")
     (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
     for key, value in {
         "core.repositoryformatversion": "1",
@@ -44,7 +35,7 @@ def promisor_repo(root: Path, marker: Path) -> Path:
         "remote.evil.promisor": "true",
         "protocol.ext.allow": "always",
     }.items():
-        _git(repo, "config", key, value)
+        git(repo, "config", key, value)
     return repo
 
 

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from agent_support import text_response as text
 from claude_code_support import (
-    claude_env,
     claude_print,
     continuation_sent,
     conversation_turns,
@@ -24,20 +23,9 @@ from claude_code_support import (
 )
 from forgeflare.stophook import state_path
 from mockapi_support import MockAPI, MockServer
-from project_support import run_text
+from stophook_support import DONE, FORGEFLARE, stop_hook_cli
 
-FORGEFLARE = str(Path(sys.executable).absolute().parent / "forgeflare")
-DONE = "<loop-done>COMPLETE</loop-done>"
 USAGE = {"input_tokens": 100, "output_tokens": 10}
-
-
-def text(*texts: str) -> dict[str, Any]:
-    """One API message with one text block per argument."""
-    return {
-        "content": [{"type": "text", "text": t} for t in texts],
-        "stop_reason": "end_turn",
-        "usage": USAGE,
-    }
 
 
 def bash(command: str, say: str = "") -> dict[str, Any]:
@@ -47,10 +35,8 @@ def bash(command: str, say: str = "") -> dict[str, Any]:
 
 
 def forgeflare(project: Path, *args: str, home: Path | None = None) -> str:
-    env = None if home is None else {**claude_env(home, "http://127.0.0.1:9")}
-    done = run_text(
-        [FORGEFLARE, "stop-hook", *args, "--project-dir", str(project)], env=env, timeout=60
-    )
+    """``forgeflare stop-hook ARGS`` for ``project``, which must succeed; its output."""
+    done = stop_hook_cli(project, *args, home=home)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -59,6 +45,23 @@ def project_with_hook(tmp_path: Path, name: str = "p") -> Path:
     project = tmp_path / name
     project.mkdir()
     forgeflare(project, "install")
+    return project
+
+
+def project_with_plugin(tmp_path: Path) -> tuple[Path, Path]:
+    """A project, and a Claude Code home with the plugin installed (in ``~/.claude/skills``)."""
+    home = tmp_path / "home"
+    project = tmp_path / "p"
+    project.mkdir()
+    installed = forgeflare(project, "install", "--plugin", home=home)
+    assert str(home / ".claude" / "skills" / "forgeflare") in installed
+    return project, home
+
+
+def looping(tmp_path: Path, iterations: int = 5, *, name: str = "p") -> Path:
+    """A project with the hook installed and a loop started on "Fix the tests"."""
+    project = project_with_hook(tmp_path, name)
+    forgeflare(project, "start", "--max-iterations", str(iterations), "--prompt", "Fix the tests")
     return project
 
 
@@ -79,8 +82,7 @@ def state(project: Path) -> dict[str, Any] | None:
 def test_tag_in_an_earlier_text_block_of_the_final_message_completes(
     tmp_path: Path, mock_api: MockAPI, claude_code: Path
 ) -> None:
-    project = project_with_hook(tmp_path)
-    forgeflare(project, "start", "--max-iterations", "5", "--prompt", "Fix the tests")
+    project = looping(tmp_path)
     server = mock_api(
         {"responses": [text(f"All tests pass.\n{DONE}", "Summary: fixed two tests.")]}
     )
@@ -96,8 +98,7 @@ def test_tag_in_an_earlier_text_block_of_the_final_message_completes(
 def test_tag_then_tool_call_then_final_text_without_it_continues(
     tmp_path: Path, mock_api: MockAPI, claude_code: Path
 ) -> None:
-    project = project_with_hook(tmp_path)
-    forgeflare(project, "start", "--max-iterations", "5", "--prompt", "Fix the tests")
+    project = looping(tmp_path)
     server = mock_api(
         {
             "responses": [
@@ -153,8 +154,7 @@ def test_inner_loop_completing_hands_the_session_to_the_outer_loop(
 def test_a_second_session_in_the_project_is_left_alone(
     tmp_path: Path, mock_api: MockAPI, claude_code: Path
 ) -> None:
-    project = project_with_hook(tmp_path)
-    forgeflare(project, "start", "--max-iterations", "5", "--prompt", "Fix the tests")
+    project = looping(tmp_path)
     # Session A stops once (blocked: the loop is now A's), then its script is used up.
     first = mock_api({"responses": [text("Working on it.")], "when_exhausted": "error"})
     a = claude(claude_code, project, tmp_path / "home", first, "Fix the tests")
@@ -175,8 +175,7 @@ def test_a_second_session_in_the_project_is_left_alone(
 
 
 def test_the_cap_ends_the_loop(tmp_path: Path, mock_api: MockAPI, claude_code: Path) -> None:
-    project = project_with_hook(tmp_path)
-    forgeflare(project, "start", "--max-iterations", "2", "--prompt", "Fix the tests")
+    project = looping(tmp_path, 2)
     server = mock_api({"responses": [text("Working."), text("Still working.")]})
 
     out = claude(claude_code, project, tmp_path / "home", server, "Fix the tests")
@@ -191,11 +190,7 @@ def test_the_cap_ends_the_loop(tmp_path: Path, mock_api: MockAPI, claude_code: P
 def test_plugin_slash_command_starts_a_loop(
     tmp_path: Path, mock_api: MockAPI, claude_code: Path
 ) -> None:
-    home = tmp_path / "home"
-    project = tmp_path / "p"
-    project.mkdir()
-    installed = forgeflare(project, "install", "--plugin", home=home)  # ~/.claude/skills
-    assert str(home / ".claude" / "skills" / "forgeflare") in installed
+    project, home = project_with_plugin(tmp_path)
     server = mock_api({"responses": [text("Working on it."), text(f"All green.\n{DONE}")]})
 
     out = claude(
@@ -230,8 +225,7 @@ def test_tag_in_the_first_of_two_blocks_completes_in_two_turns_every_time(
     """Multi-message turns (a tool call, then the final message): where Claude Code's
     transcript lags at the Stop. Five sessions, each must complete on its second turn."""
     for run in range(5):
-        project = project_with_hook(tmp_path, f"p{run}")
-        forgeflare(project, "start", "--max-iterations", "5", "--prompt", "Fix the tests")
+        project = looping(tmp_path, name=f"p{run}")
         server = mock_api(
             {
                 "responses": [
@@ -252,8 +246,7 @@ def test_tag_in_the_first_of_two_blocks_completes_in_two_turns_every_time(
 def test_thinking_last_final_message_without_the_tag_never_ends_the_loop(
     tmp_path: Path, mock_api: MockAPI, claude_code: Path
 ) -> None:
-    project = project_with_hook(tmp_path)
-    forgeflare(project, "start", "--max-iterations", "3", "--prompt", "Fix the tests")
+    project = looping(tmp_path, 3)
     server = mock_api(
         {
             "responses": [

@@ -10,13 +10,11 @@ mock receives carries the question and the answer.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
+from agent_support import text_response as text
 from claude_code_support import (
-    claude_env,
     claude_print,
     continuation_sent,
     conversation_turns,
@@ -24,26 +22,11 @@ from claude_code_support import (
 )
 from forgeflare.stophook import state_path
 from mockapi_support import MockAPI, MockServer
-from project_support import run_text
+from stophook_support import DONE, stop_hook_cli
 
-FORGEFLARE = str(Path(sys.executable).absolute().parent / "forgeflare")
-DONE = "<loop-done>COMPLETE</loop-done>"
 QUESTION = "Which API should the client use: v1 or v2?"
 ASKS = f"I cannot choose without you.\n<loop-done>BLOCKED</loop-done>\n{QUESTION}"
 ANSWER = "Use v2; v1 is going away."
-USAGE = {"input_tokens": 100, "output_tokens": 10}
-
-
-def text(say: str) -> dict[str, Any]:
-    return {"content": [{"type": "text", "text": say}], "stop_reason": "end_turn", "usage": USAGE}
-
-
-def stop_hook(project: Path, *args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    return run_text(
-        [FORGEFLARE, "stop-hook", *args, "--project-dir", str(project)],
-        env=claude_env(home, "http://127.0.0.1:9"),
-        timeout=60,
-    )
 
 
 def top_frame(project: Path) -> dict[str, Any] | None:
@@ -57,7 +40,7 @@ def top_frame(project: Path) -> dict[str, Any] | None:
 def park(claude_code: Path, project: Path, home: Path, server: MockServer) -> str:
     """Start a loop and run the session until it asks; check the frame is parked. Its id."""
     start = ("start", "--max-iterations", "5", "--prompt", "Port the client")
-    started = stop_hook(project, *start, home=home)
+    started = stop_hook_cli(project, *start, home=home)
     assert started.returncode == 0, started.stderr
     out = claude_print(claude_code, project, home, server, "Port the client")
     assert out.returncode == 0, out.stderr[-2000:]
@@ -65,7 +48,7 @@ def park(claude_code: Path, project: Path, home: Path, server: MockServer) -> st
     frame = top_frame(project)
     assert frame is not None  # kept, not removed like a completed frame
     assert (frame["status"], frame["question"], frame["iter"]) == ("blocked", QUESTION, 1)
-    status = stop_hook(project, "status", home=home).stdout
+    status = stop_hook_cli(project, "status", home=home).stdout
     assert f"BLOCKED: the agent asks:\n       {QUESTION}" in status
     assert "/forgeflare:answer TEXT" in status
     return session_of(out)
@@ -86,13 +69,13 @@ def test_blocked_tag_parks_the_frame_and_a_shell_answer_resumes_it(
 ) -> None:
     home, project = tmp_path / "home", tmp_path / "p"
     project.mkdir()
-    assert stop_hook(project, "install", home=home).returncode == 0
+    assert stop_hook_cli(project, "install", home=home).returncode == 0
     server = mock_api(
         {"responses": [text(ASKS), text("Back again."), text(f"Ported to v2.\n{DONE}")]}
     )
     session = park(claude_code, project, home, server)
 
-    answered = stop_hook(project, "answer", ANSWER, home=home)
+    answered = stop_hook_cli(project, "answer", ANSWER, home=home)
     assert answered.returncode == 0, answered.stderr
     out = claude_print(claude_code, project, home, server, "--resume", session, "Go on.")
 
@@ -105,7 +88,7 @@ def test_plugin_answer_command_resumes_the_loop_in_the_session(
 ) -> None:
     home, project = tmp_path / "home", tmp_path / "p"
     project.mkdir()
-    assert stop_hook(project, "install", "--plugin", home=home).returncode == 0
+    assert stop_hook_cli(project, "install", "--plugin", home=home).returncode == 0
     server = mock_api(
         {"responses": [text(ASKS), text("Answer recorded."), text(f"Ported to v2.\n{DONE}")]}
     )

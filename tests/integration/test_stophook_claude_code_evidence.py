@@ -19,11 +19,12 @@ from test_stophook_claude_code import (
     forgeflare,
     last_user_text,
     project_with_hook,
+    project_with_plugin,
     state,
-    text,
     turns,
 )
 
+from agent_support import text_response as text
 from agent_support import verdict
 from forgeflare.stophook import continued
 from mockapi_support import MockAPI, MockServer
@@ -200,10 +201,7 @@ def test_a_session_repeating_one_failing_gate_finishes_stalled(
 def test_the_plugin_command_passes_the_reviewer_on(
     tmp_path: Path, mock_api: MockAPI, claude_code: Path
 ) -> None:
-    home = tmp_path / "home"
-    project = tmp_path / "p"
-    project.mkdir()
-    forgeflare(project, "install", "--plugin", home=home)
+    project, home = project_with_plugin(tmp_path)
     rejected = verdict(False, ["divide(1, 0) still raises"], [])
     server = mock_api(
         script(

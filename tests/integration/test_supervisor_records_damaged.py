@@ -14,6 +14,7 @@ import io
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -241,6 +242,25 @@ def damaged_records(draw: st.DrawFn) -> bytes:
     return text
 
 
+def _damaged_records(max_examples: int) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """``@given`` a damaged record, ``max_examples`` of them, the same ones every run; the
+    test's ``tmp_path`` is shared by its examples (``_only_run`` clears it for each)."""
+    checks = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+    tuned = settings(
+        max_examples=max_examples, deadline=None, derandomize=True, suppress_health_check=checks
+    )
+    return lambda test: tuned(given(data=damaged_records())(test))
+
+
+def _only_run(tmp_path: Path, data: bytes) -> Path:
+    """The project in ``tmp_path`` whose only run record is ``data``."""
+    project = tmp_path / "p"
+    for path in (project / ".fresher").glob("runs/*/run.json"):
+        path.unlink()
+    write_run(project, RUN_ID, data)
+    return project
+
+
 def _cli(args: list[str]) -> tuple[int, str]:
     """``forgeflare ARGS`` through the real entry point, in-process: (exit status, stderr)."""
     out, err = io.StringIO(), io.StringIO()
@@ -253,18 +273,9 @@ def _cli(args: list[str]) -> tuple[int, str]:
     return code, err.getvalue()
 
 
-@settings(
-    max_examples=40,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
-@given(data=damaged_records())
+@_damaged_records(max_examples=40)
 def test_no_reader_tracebacks_on_a_damaged_record(tmp_path: Path, data: bytes) -> None:
-    project = tmp_path / "p"
-    for path in (project / ".fresher").glob("runs/*/run.json"):
-        path.unlink()
-    write_run(project, RUN_ID, data)
+    project = _only_run(tmp_path, data)
     with mock.patch.dict(os.environ, {"NO_COLOR": "1"}):
         for args in (
             ["runs", "--dir", str(project)],
@@ -277,18 +288,9 @@ def test_no_reader_tracebacks_on_a_damaged_record(tmp_path: Path, data: bytes) -
             assert "Traceback" not in err
 
 
-@settings(
-    max_examples=6,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
-@given(data=damaged_records())
+@_damaged_records(max_examples=6)
 def test_resume_never_tracebacks_on_a_damaged_record(tmp_path: Path, data: bytes) -> None:
-    project = tmp_path / "p"
-    for path in (project / ".fresher").glob("runs/*/run.json"):
-        path.unlink()
-    write_run(project, RUN_ID, data)
+    project = _only_run(tmp_path, data)
     # An agent that fails: a resumable record ends on the error streak, whatever its bounds.
     done = run_text(
         [sys.executable, "-m", "forgeflare", "loop", "--resume", "--agent-cmd", "false"],

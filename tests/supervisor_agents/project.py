@@ -39,6 +39,11 @@ def agent_cmd(*flags: str) -> str:
     return shlex.join([sys.executable, str(AGENT), *flags])
 
 
+def python_agent(source: str) -> str:
+    """``--agent-cmd`` for an agent that is the Python program ``source``."""
+    return f"{sys.executable} -c {shlex.quote(source)}"
+
+
 def base_env(**extra: str) -> dict[str, str]:
     """The test environment: no inherited FRESHER_*, no pause after errors, short grace."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("FRESHER_")}
@@ -181,3 +186,44 @@ class Project:
 
     def hook_events(self, name: str) -> list[dict[str, Any]]:
         return [e for e in self.events() if e["event"] == "hook" and e["hook"] == name]
+
+
+def cli_agent_env(
+    backend: str, command: Path, cli_env: dict[str, str], *, iterations: int, **settings: str
+) -> dict[str, str]:
+    """The test environment for a planning loop of at most ``iterations``, waits scaled to
+    nothing, whose agent is the real CLI ``command`` in its own environment ``cli_env``."""
+    return base_env(
+        **{
+            **cli_env,
+            "FRESHER_AGENT_BACKEND": backend,
+            "FRESHER_AGENT_COMMAND": str(command),
+            "FRESHER_MODE": "planning",
+            "FRESHER_MAX_ITERATIONS": str(iterations),
+            "FORGEFLARE_TIME_SCALE": "0",
+            **settings,
+        }
+    )
+
+
+@dataclass
+class CliLoop:
+    """A finished loop over a real CLI agent: its exit, record, project and first log."""
+
+    done: Done
+    record: dict[str, Any]
+    project: Project
+    log: str
+
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        return self.record["iterations"]  # type: ignore[no-any-return]
+
+
+async def finished_loop(project: Project, env: dict[str, str]) -> CliLoop:
+    """``project``'s loop run to its end in ``env``; it must have recorded an iteration."""
+    done = await project.arun(env=env)
+    record = project.record()
+    assert record["iterations"], done.stdout + done.stderr
+    log = (project.run_dirs()[0] / "iteration-001.log").read_text()
+    return CliLoop(done, record, project, log)

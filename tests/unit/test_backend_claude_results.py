@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from forgeflare.supervisor.backends import Tokens
 from forgeflare.supervisor.backends._claude import ClaudeStreamReader
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "claude"
@@ -53,12 +54,7 @@ def test_every_result_line_is_counted() -> None:
     """Two prompts in one session: two ``result`` lines (``result_index`` 0 and 1), each with
     its own usage and turns; ``total_cost_usd`` is the session's so far."""
     report = report_of("2.1.332", "two-results")
-    assert report.tokens.model_dump() == {
-        "input": 400,
-        "output": 40,
-        "cache_read": 0,
-        "cache_write": 0,
-    }
+    assert report.tokens == Tokens(input=400, output=40, cache_read=0, cache_write=0)
     assert report.turns == 2
     assert report.cost_usd == pytest.approx(0.0024)
     assert report.final_text == "second"

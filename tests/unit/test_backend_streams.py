@@ -75,12 +75,7 @@ def test_claude_success() -> None:
     reader, shown = read([INIT, TEXT, TOOL, RESULT])
     report = reader.report()
     assert report.outcome == "ok"
-    assert report.tokens.model_dump() == {
-        "input": 1200,
-        "output": 340,
-        "cache_read": 20000,
-        "cache_write": 1000,
-    }
+    assert report.tokens == Tokens(input=1200, output=340, cache_read=20000, cache_write=1000)
     assert report.cost_usd == 0.0123
     assert report.turns == 3
     assert report.session_id == "s-1"

@@ -15,6 +15,7 @@ from forgeflare._gaterun import choose_gate_box
 from forgeflare._gitguard import changes, describe_changes, git_fingerprint, runs_a_program
 from forgeflare._sandbox import SandboxPlan, bwrap_argv, git_readonly_paths, gitconfig_text
 from forgeflare.trust import GATE_NOTE, TrustCheck, TrustItem, review_lines
+from project_support import git, new_repo
 
 P = Path("/w/project")
 
@@ -144,35 +145,22 @@ def test_home_hidden_first_then_what_is_shown_then_git_parts_read_only() -> None
     assert argv[at("/w/project/.git/hooks") - 1] == "--ro-bind"
 
 
-def _git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(cwd), *args], check=True, capture_output=True)
-
-
-def _repo(path: Path) -> Path:
-    path.mkdir()
-    _git(path, "init", "-q")
-    _git(path, "config", "user.email", "t@example.invalid")
-    _git(path, "config", "user.name", "T")
-    _git(path, "commit", "-q", "--allow-empty", "-m", "init")
-    return path
-
-
 def test_git_parts_read_only_in_a_repository_and_a_worktree(tmp_path: Path) -> None:
-    repo = _repo(tmp_path / "repo")
+    repo = new_repo(tmp_path / "repo")
     readonly, pinned = git_readonly_paths(repo, None)
-    git = repo / ".git"
-    assert pinned == [git]
-    assert readonly == [git / "hooks", git / "config", git / "info"]
-    _git(repo, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "side")
+    git_dir = repo / ".git"
+    assert pinned == [git_dir]
+    assert readonly == [git_dir / "hooks", git_dir / "config", git_dir / "info"]
+    git(repo, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "side")
     wt = tmp_path / "wt"
-    readonly, pinned = git_readonly_paths(wt, git)
+    readonly, pinned = git_readonly_paths(wt, git_dir)
     assert pinned == []
-    own = git / "worktrees" / "wt"
+    own = git_dir / "worktrees" / "wt"
     assert readonly == [
         wt / ".git",
-        git / "hooks",
-        git / "config",
-        git / "info",
+        git_dir / "hooks",
+        git_dir / "config",
+        git_dir / "info",
         own / "commondir",
         own / "gitdir",
     ]
@@ -188,17 +176,17 @@ def test_git_parts_read_only_in_a_repository_and_a_worktree(tmp_path: Path) -> N
     ],
 )
 def test_a_plant_shows_in_the_fingerprint(tmp_path: Path, plant: list[str], named: str) -> None:
-    repo = _repo(tmp_path / "repo")
+    repo = new_repo(tmp_path / "repo")
     before = git_fingerprint(repo)
-    _git(repo, "config", "user.email", "other@example.invalid")  # not a program: unseen
-    _git(repo, "commit", "-q", "--allow-empty", "-m", "more")
+    git(repo, "config", "user.email", "other@example.invalid")  # not a program: unseen
+    git(repo, "commit", "-q", "--allow-empty", "-m", "more")
     assert changes(before, git_fingerprint(repo)) == []
-    _git(repo, *plant)
+    git(repo, *plant)
     assert changes(before, git_fingerprint(repo)) == [named]
 
 
 def test_hooks_count_samples_do_not(tmp_path: Path) -> None:
-    repo = _repo(tmp_path / "repo")
+    repo = new_repo(tmp_path / "repo")
     before = git_fingerprint(repo)
     (repo / ".git" / "hooks" / "pre-push.sample").write_text("#!/bin/sh\n")
     assert changes(before, git_fingerprint(repo)) == []
@@ -207,10 +195,10 @@ def test_hooks_count_samples_do_not(tmp_path: Path) -> None:
 
 
 def test_a_swapped_git_directory_is_seen(tmp_path: Path) -> None:
-    repo = _repo(tmp_path / "repo")
+    repo = new_repo(tmp_path / "repo")
     before = git_fingerprint(repo)
     (repo / ".git").rename(repo / ".git-old")
-    _git(repo, "init", "-q")
+    git(repo, "init", "-q")
     assert ".git" in changes(before, git_fingerprint(repo))
 
 

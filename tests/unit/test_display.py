@@ -4,12 +4,23 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 from forgeflare.agent._display import AgentDisplay
 
 
-def test_held_text_is_written_on_acceptance_and_dropped_on_discard() -> None:
+def _display(**options: bool) -> tuple[AgentDisplay, io.StringIO, io.StringIO]:
+    """A display over two fresh buffers: it, its stdout, its stderr."""
     out, err = io.StringIO(), io.StringIO()
-    display = AgentDisplay(out=out, err=err, hold_text=True)
+    return AgentDisplay(out=out, err=err, **options), out, err
+
+
+# Text is held when asked, and by default when stdout is not a terminal (a StringIO is not).
+@pytest.mark.parametrize("options", [{"hold_text": True}, {}], ids=["asked", "not-a-terminal"])
+def test_held_text_is_written_on_acceptance_and_dropped_on_discard(
+    options: dict[str, bool],
+) -> None:
+    display, out, _ = _display(**options)
     display.text("cut ")
     display.text("short")
     display.discard()
@@ -21,8 +32,7 @@ def test_held_text_is_written_on_acceptance_and_dropped_on_discard() -> None:
 
 
 def test_streamed_text_that_is_discarded_is_marked() -> None:
-    out, err = io.StringIO(), io.StringIO()
-    display = AgentDisplay(out=out, err=err, hold_text=False)
+    display, out, _ = _display(hold_text=False)
     display.text("cut sh")
     display.discard()
     display.text("the answer")
@@ -33,25 +43,14 @@ def test_streamed_text_that_is_discarded_is_marked() -> None:
 
 
 def test_a_discard_with_nothing_streamed_prints_nothing() -> None:
-    out, err = io.StringIO(), io.StringIO()
-    display = AgentDisplay(out=out, err=err, hold_text=False)
+    display, out, _ = _display(hold_text=False)
     display.discard()
     display.end_message()
     assert out.getvalue() == ""
 
 
-def test_text_is_held_by_default_when_stdout_is_not_a_terminal() -> None:
-    out = io.StringIO()
-    display = AgentDisplay(out=out, err=io.StringIO())
-    display.text("x")
-    assert out.getvalue() == ""
-    display.end_message()
-    assert out.getvalue() == "x\n"
-
-
 def test_text_from_the_model_and_the_project_reaches_the_terminal_without_escapes() -> None:
-    out, err = io.StringIO(), io.StringIO()
-    display = AgentDisplay(out=out, err=err, hold_text=False)
+    display, out, err = _display(hold_text=False)
     display.text("said \x1b]52;c;cm0gLXJmIH4=\x07this\n")
     display.tool_output("cat: \x1b]0;pwned\x07\x1b[2Kfile \u202eevil\n")
     display.tool_result("Bash", "\x9b31mfailed", is_error=True)

@@ -20,9 +20,10 @@ import os
 import shutil
 import string
 import tempfile
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import tomli_w
 from hypothesis import HealthCheck, given, settings
@@ -132,6 +133,23 @@ def _scratch() -> Path:
     return Path(tempfile.mkdtemp(dir=_BASE))
 
 
+_T = TypeVar("_T")
+
+
+def _read_or_refused(
+    read: Callable[[Path], _T], name: str, data: bytes, refusal: type[Exception]
+) -> _T | None:
+    """``data`` written to a fresh file ``name`` and read: what it held, or ``None`` when the
+    reader refused it with its own error (whose message must encode); anything else raises."""
+    path = _scratch() / name
+    path.write_bytes(data)
+    try:
+        return read(path)
+    except refusal as exc:
+        _encodes(str(exc))
+        return None
+
+
 def _one_line(text: str) -> None:
     assert "\n" not in text.strip(), text
     text.encode("utf-8")
@@ -178,14 +196,13 @@ HOOKS = [
 @FUZZ
 @given(_toml_docs(HOOKS))
 def test_hooks_toml(data: bytes) -> None:
-    path = _scratch() / "hooks.toml"
-    path.write_bytes(data)
-    try:
-        hooks = load_hooks_file(path, tools=["Bash", "Read"])
-    except HookConfigError as exc:
-        _encodes(str(exc))
-    else:
-        assert hooks is not None
+    hooks = _read_or_refused(
+        lambda path: load_hooks_file(path, tools=["Bash", "Read"]),
+        "hooks.toml",
+        data,
+        HookConfigError,
+    )
+    if hooks is not None:
         _encodes(hooks.model_dump_json())
 
 
@@ -230,12 +247,8 @@ SCRIPTS = [
 @FUZZ
 @given(_json_docs(SCRIPTS))
 def test_mock_script(data: bytes) -> None:
-    path = _scratch() / "script.json"
-    path.write_bytes(data)
-    try:
-        script = load_script(path)
-    except MockScriptError as exc:
-        _encodes(str(exc))
+    script = _read_or_refused(load_script, "script.json", data, MockScriptError)
+    if script is None:
         return
     # The first request must be answerable: the rendered stream encodes.
     for response in getattr(script, "responses", [])[:1]:

@@ -17,7 +17,7 @@ import trio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from forgeflare._convergence import read_convergence
+from forgeflare._convergence import ConvergenceState, read_convergence
 from forgeflare.hooks import (
     Allow,
     Block,
@@ -73,24 +73,37 @@ def _dispatcher(root: Path, hooks: list[Any], logs: list[str]) -> HookDispatcher
     )
 
 
-def _pre_tool_use(plan: list[Any], calls: list[int], tool_input: dict[str, Any]) -> Any:
-    """What ``plan``'s PreToolUse hooks decide for a Bash call with ``tool_input``."""
+_TOOL_INPUT = {"command": "ls"}
+
+
+def _pre_tool_use(plan: list[Any]) -> tuple[Any, list[int]]:
+    """What ``plan``'s PreToolUse hooks decide for a Bash call with ``_TOOL_INPUT``, and the
+    indexes of the hooks that were asked."""
+    calls: list[int] = []
     hooks = _hooks("PreToolUse", plan, calls)
-    return trio.run(
+    result = trio.run(
         lambda: _dispatcher(Path("."), hooks, []).pre_tool_use(
-            tool="Bash", input=tool_input, tool_iterations=0
+            tool="Bash", input=_TOOL_INPUT, tool_iterations=0
         )
     )
+    return result, calls
 
 
-def _post_tool_use(root: Path, plan: list[Any], calls: list[int], logs: list[str]) -> Any:
-    """What ``plan``'s PostToolUse hooks answer for a Bash call that succeeded."""
+def _post_tool_use(plan: list[Any]) -> tuple[Any, list[int], list[str], ConvergenceState | None]:
+    """What ``plan``'s PostToolUse hooks answer for a Bash call that succeeded, the hooks
+    asked, the lines logged and the convergence file written (in a scratch folder)."""
+    calls: list[int] = []
+    logs: list[str] = []
     hooks = _hooks("PostToolUse", plan, calls)
-    return trio.run(
-        lambda: _dispatcher(root, hooks, logs).post_tool_use(
-            tool="Bash", input={}, result="ok", is_error=False, tool_iterations=5
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        result = trio.run(
+            lambda: _dispatcher(root, hooks, logs).post_tool_use(
+                tool="Bash", input={}, result="ok", is_error=False, tool_iterations=5
+            )
         )
-    )
+        state = read_convergence(root / "convergence.json")
+    return result, calls, logs, state
 
 
 def _stop(plan: list[Any], calls: list[int]) -> Any:
@@ -111,10 +124,8 @@ _ADAPTER = pytest.mark.filterwarnings("ignore:HookOutcome is deprecated:Deprecat
 @settings(max_examples=60, deadline=None)
 @given(st.lists(answers, max_size=6))
 def test_pre_tool_use_first_deny_wins_and_updates_chain(plan: list[Any]) -> None:
-    calls: list[int] = []
-    original = {"command": "ls"}
-    result = _pre_tool_use(plan, calls, original)
-    current: dict[str, Any] = original
+    result, calls = _pre_tool_use(plan)
+    current: dict[str, Any] = _TOOL_INPUT
     for i, answer in enumerate(plan):
         if answer == "raise" or (
             isinstance(answer, HookOutcome) and answer.decision in ("deny", "stop")
@@ -137,12 +148,7 @@ def test_pre_tool_use_first_deny_wins_and_updates_chain(plan: list[Any]) -> None
 @_ADAPTER
 @given(st.lists(answers, max_size=5))
 def test_post_tool_use_records_every_signal_returns_first(plan: list[Any]) -> None:
-    calls: list[int] = []
-    logs: list[str] = []
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        result = _post_tool_use(root, plan, calls, logs)
-        state = read_convergence(root / "convergence.json")
+    result, calls, logs, state = _post_tool_use(plan)
     expected = [
         (a.reason or f"h{i}", a.reason or "")
         for i, a in enumerate(plan)
@@ -195,10 +201,8 @@ typed = st.one_of(
 @settings(max_examples=80, deadline=None)
 @given(st.lists(typed, max_size=6))
 def test_typed_pre_tool_use(plan: list[Any]) -> None:
-    calls: list[int] = []
-    original = {"command": "ls"}
-    result = _pre_tool_use(plan, calls, original)
-    current: dict[str, Any] = original
+    result, calls = _pre_tool_use(plan)
+    current: dict[str, Any] = _TOOL_INPUT
     for i, answer in enumerate(plan):
         if answer is None or isinstance(answer, Allow):
             if isinstance(answer, Allow) and answer.updated_input is not None:
@@ -222,12 +226,7 @@ def test_typed_pre_tool_use(plan: list[Any]) -> None:
 @settings(max_examples=60, deadline=None)
 @given(st.lists(typed, max_size=5))
 def test_typed_post_tool_use(plan: list[Any]) -> None:
-    calls: list[int] = []
-    logs: list[str] = []
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        result = _post_tool_use(root, plan, calls, logs)
-        state = read_convergence(root / "convergence.json")
+    result, calls, logs, state = _post_tool_use(plan)
     signals = [a for a in plan if isinstance(a, Signal)]
     assert calls == list(range(len(plan)))
     assert result == (signals[0] if signals else Continue())

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +17,7 @@ from forgeflare.supervisor import (
     render_message,
     should_notify,
 )
+from http_support import json_receiver
 
 SUMMARY: dict[str, Any] = {
     "run_id": "20261124-010203",
@@ -75,24 +74,8 @@ async def test_failures_are_logged_not_raised(tmp_path: Path) -> None:
 
 @pytest.fixture
 def receiver() -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    got: list[dict[str, Any]] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            length = int(self.headers.get("content-length", "0"))
-            got.append(json.loads(self.rfile.read(length)))
-            self.send_response(200)
-            self.end_headers()
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"json://127.0.0.1:{server.server_address[1]}/hook", got
-    server.shutdown()
-    server.server_close()
+    with json_receiver() as (port, got):
+        yield f"json://127.0.0.1:{port}/hook", got
 
 
 async def test_apprise_url_delivers(receiver: tuple[str, list[dict[str, Any]]]) -> None:

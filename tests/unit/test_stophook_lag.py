@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +23,7 @@ from forgeflare.stophook import (
     state_path,
     wait_seconds,
 )
-
-NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
-DONE = "<loop-done>COMPLETE</loop-done>"
+from stophook_support import DONE, NOW
 
 
 @pytest.mark.parametrize(

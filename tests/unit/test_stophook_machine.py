@@ -24,8 +24,8 @@ from forgeflare.stophook import (
     record_answer,
     transition,
 )
+from stophook_support import NOW
 
-NOW = datetime(2026, 1, 1, 12, 0, 0, tzinfo=UTC)
 DONE = "All tests pass.\n<loop-done>COMPLETE</loop-done>\n"
 LOOP_HINT = (
     "To finish, write <loop-done>COMPLETE</loop-done> on its own line, outside code, in the "
@@ -34,6 +34,7 @@ LOOP_HINT = (
     "If only a person can decide how to go on, write <loop-done>BLOCKED</loop-done> the same "
     "way, with your question on the lines after it; do not guess."
 )
+
 ASKS = "I cannot choose.\n<loop-done>BLOCKED</loop-done>\nWhich API: v1 or v2?\nv2 is in beta."
 QUESTION = "Which API: v1 or v2?\nv2 is in beta."
 

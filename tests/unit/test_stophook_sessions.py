@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -27,9 +27,7 @@ from forgeflare.stophook._machine import (
 from forgeflare.stophook._plugin import LoopArgs, parse_loop_args, plugin_files
 from forgeflare.stophook._signals import Mode
 from forgeflare.stophook._statefile import parse_json_state, render_json_state
-
-NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
-DONE = "<loop-done>COMPLETE</loop-done>"
+from stophook_support import DONE, NOW
 
 
 def record(*frames: Frame) -> LoopRecord:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from forgeflare.supervisor._waits import (
+    Action,
     Decide,
     FinishNow,
     WaitFor,
@@ -27,42 +29,35 @@ def test_backoff_tables() -> None:
     assert [outage_backoff(n) for n in (1, 2, 3, 5, 20)] == [30, 60, 120, 480, 900]
 
 
-def test_limit_with_a_reset_time_waits_until_it() -> None:
-    streaks, action = after_iteration(
+def _after_a_limit(
+    resets_at: datetime | None, streaks: WaitStreaks | None = None, **more: Any
+) -> tuple[WaitStreaks, Action]:
+    """The waits after an iteration that hit a usage limit at ``NOW`` (reset at ``resets_at``)."""
+    return after_iteration(
         outcome="rate_limited",
         transient=False,
-        resets_at=NOW + timedelta(minutes=64),
+        resets_at=resets_at,
         now=NOW,
-        streaks=WaitStreaks(),
-        settings=WaitSettings(jitter=5),
+        streaks=streaks or WaitStreaks(),
+        **more,
     )
+
+
+def test_limit_with_a_reset_time_waits_until_it() -> None:
+    streaks, action = _after_a_limit(NOW + timedelta(minutes=64), settings=WaitSettings(jitter=5))
     assert action == WaitFor("limit_wait", 64 * 60 + 5, NOW + timedelta(seconds=64 * 60 + 5))
     assert streaks.limits == 1
 
 
 def test_limit_without_reset_backs_off_and_respects_the_deadline() -> None:
-    _, first = after_iteration(
-        outcome="rate_limited", transient=False, resets_at=None, now=NOW, streaks=WaitStreaks()
-    )
+    _, first = _after_a_limit(None)
     assert isinstance(first, WaitFor)
     assert first.seconds == 60
-    _, third = after_iteration(
-        outcome="rate_limited",
-        transient=False,
-        resets_at=NOW - timedelta(seconds=1),  # a reset in the past is no reset time
-        now=NOW,
-        streaks=WaitStreaks(limits=2),
-    )
+    # A reset in the past is no reset time.
+    _, third = _after_a_limit(NOW - timedelta(seconds=1), WaitStreaks(limits=2))
     assert isinstance(third, WaitFor)
     assert third.seconds == 240
-    _, clipped = after_iteration(
-        outcome="rate_limited",
-        transient=False,
-        resets_at=NOW + timedelta(hours=3),
-        now=NOW,
-        streaks=WaitStreaks(),
-        deadline=NOW + timedelta(minutes=10),
-    )
+    _, clipped = _after_a_limit(NOW + timedelta(hours=3), deadline=NOW + timedelta(minutes=10))
     assert isinstance(clipped, WaitFor)
     assert clipped.seconds == 600
     assert clipped.until >= NOW + timedelta(hours=3)  # the window's true reset, not clipped

@@ -21,11 +21,36 @@ def edit(cwd: Path, file_path: str, old: str, new: str, **extra: Any) -> ToolOut
     return run_tool("Edit", data, cwd=cwd)
 
 
-def test_replaces_a_unique_match(tmp_path: Path) -> None:
-    (tmp_path / "f.py").write_text("a = 1\nb = 2\nc = 3\n")
-    out = edit(tmp_path, "f.py", "b = 2", "b = 20")
-    assert out == ToolOutput("Replaced 1 occurrence in f.py (at line 2)")
-    assert (tmp_path / "f.py").read_text() == "a = 1\nb = 20\nc = 3\n"
+@pytest.mark.parametrize(
+    ("before", "path", "old", "new", "said", "after"),
+    [
+        (
+            "a = 1\nb = 2\nc = 3\n",
+            "f.py",
+            "b = 2",
+            "b = 20",
+            "Replaced 1 occurrence in f.py (at line 2)",
+            "a = 1\nb = 20\nc = 3\n",
+        ),
+        (
+            None,
+            "new/deep/file.md",
+            "",
+            "# Title\n",
+            "Created new/deep/file.md (8 bytes)",
+            "# Title\n",
+        ),
+        ("one\n", "log.txt", "", "two\n", "Appended 4 bytes to log.txt", "one\ntwo\n"),
+    ],
+    ids=["replaces-a-unique-match", "empty-old-creates-with-parents", "empty-old-appends"],
+)
+def test_an_edit_says_what_it_did(
+    tmp_path: Path, before: str | None, path: str, old: str, new: str, said: str, after: str
+) -> None:
+    if before is not None:
+        (tmp_path / path).write_text(before)
+    assert edit(tmp_path, path, old, new) == ToolOutput(said)
+    assert (tmp_path / path).read_text() == after
 
 
 def test_not_found(tmp_path: Path) -> None:
@@ -59,22 +84,9 @@ def test_replace_all_false_on_unique(tmp_path: Path) -> None:
     assert (tmp_path / "f.txt").read_text() == "1 two"
 
 
-def test_empty_old_creates_with_parents(tmp_path: Path) -> None:
-    out = edit(tmp_path, "new/deep/file.md", "", "# Title\n")
-    assert out == ToolOutput("Created new/deep/file.md (8 bytes)")
-    assert (tmp_path / "new" / "deep" / "file.md").read_text() == "# Title\n"
-
-
 def test_empty_old_and_new_creates_an_empty_file(tmp_path: Path) -> None:
     assert not edit(tmp_path, "empty.txt", "", "").is_error
     assert (tmp_path / "empty.txt").read_bytes() == b""
-
-
-def test_empty_old_appends(tmp_path: Path) -> None:
-    (tmp_path / "log.txt").write_text("one\n")
-    out = edit(tmp_path, "log.txt", "", "two\n")
-    assert out == ToolOutput("Appended 4 bytes to log.txt")
-    assert (tmp_path / "log.txt").read_text() == "one\ntwo\n"
 
 
 def test_missing_file_with_old_str(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ import pytest
 
 from forgeflare.agent.tools import ToolError, ToolOutput
 from forgeflare.agent.tools._grep import MAX_GREP_MATCHES, find_rg, search
+from project_support import write_files
 from tool_support import run_tool
 
 RG = find_rg()
@@ -39,13 +40,9 @@ def tree(tmp_path: Path) -> Path:
         "src/d.rs": "fn main() {}\n",
         ".hidden/e.py": "def main(): pass\n",
         ".secret.py": "main\n",
+        "blob.bin": b"main\x00\x01\x02",
     }
-    for name, text in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    (tmp_path / "blob.bin").write_bytes(b"main\x00\x01\x02")
-    return tmp_path
+    return write_files(tmp_path, files)
 
 
 def test_path_line_text_shape_sorted(grep: Search, tree: Path) -> None:

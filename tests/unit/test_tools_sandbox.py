@@ -199,22 +199,20 @@ def test_a_planted_git_file_does_not_widen_the_sandbox(tmp_path: Path) -> None:
     assert plan.git_dir is None  # the loop's answer, found before anything ran, wins
 
 
-async def test_a_named_path_that_does_not_exist_is_one_line(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r"\[security\] writable: 'nope' .* does not exist"):
+@pytest.mark.parametrize(
+    ("settings", "said"),
+    [
+        (BoxSettings(writable=("nope",)), r"\[security\] writable: 'nope' .* does not exist"),
+        (BoxSettings(sockets=("~/s.sock",)), r"\[security\] sockets: '~/s.sock'"),
+    ],
+    ids=["writable", "sockets"],
+)
+async def test_a_named_path_that_does_not_exist_is_one_line(
+    tmp_path: Path, settings: BoxSettings, said: str
+) -> None:
+    with pytest.raises(ConfigError, match=said):
         await loop_sandbox(
-            tmp_path,
-            BoxSettings(writable=("nope",)),
-            backend="forgeflare",
-            box="bwrap",
-            env={"HOME": str(tmp_path)},
-        )
-    with pytest.raises(ConfigError, match=r"\[security\] sockets: '~/s.sock'"):
-        await loop_sandbox(
-            tmp_path,
-            BoxSettings(sockets=("~/s.sock",)),
-            backend="forgeflare",
-            box="bwrap",
-            env={"HOME": str(tmp_path)},
+            tmp_path, settings, backend="forgeflare", box="bwrap", env={"HOME": str(tmp_path)}
         )
 
 

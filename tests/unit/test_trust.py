@@ -36,6 +36,7 @@ from forgeflare.trust import (
     referenced_files,
     trust_override,
 )
+from project_support import write_files
 
 A = TrustItem("a", "cmd a", {"a.sh": "1"})
 B = TrustItem("b", "cmd b")
@@ -275,12 +276,6 @@ def test_security_keys_loosen_unless_default_or_tighter() -> None:
         assert loosens(key, value, default) is expected, (key, value)
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-
-
 def test_config_items_table(tmp_path: Path) -> None:
     rows = [
         ("[limits]\ngate = 'make check'\n", ["[limits] gate"]),
@@ -296,7 +291,7 @@ def test_config_items_table(tmp_path: Path) -> None:
         ("not toml [", [".fresher/config.toml"]),
     ]
     for text, keys in rows:
-        _write(tmp_path, {".fresher/config.toml": text})
+        write_files(tmp_path, {".fresher/config.toml": text})
         assert [
             i.key for i in config_items(tmp_path, security_defaults=security_defaults())
         ] == keys, text
@@ -312,7 +307,7 @@ def test_claude_settings_keys_that_run_or_redirect_are_items(tmp_path: Path) -> 
         "statusLine": {"type": "command", "command": "make status"},
         "enabledPlugins": {"x@y": True},
     }
-    _write(tmp_path, {
+    write_files(tmp_path, {
         ".claude/settings.local.json": json.dumps(settings),
         "stop.sh": "true\n",
         "key.sh": "echo k\n",
@@ -328,12 +323,12 @@ def test_claude_settings_keys_that_run_or_redirect_are_items(tmp_path: Path) -> 
     assert "stop.sh" in items[f"{local} hooks"].files
     assert "key.sh" in items[f"{local} apiKeyHelper"].files
     assert items[f"{local} statusLine"].blind  # make: dependencies not covered
-    _write(tmp_path, {".claude/settings.json": "[1, 2"})
+    write_files(tmp_path, {".claude/settings.json": "[1, 2"})
     assert ".claude/settings.json" in {i.key for i in claude_items(tmp_path)}
 
 
 def test_what_a_command_really_runs_is_covered(tmp_path: Path) -> None:
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "hooks/a/h.sh": ". ./lib.sh\n",
         "hooks/a/lib.sh": "true\n",
         "hooks/a/sub/deep.sh": "true\n",
@@ -374,7 +369,7 @@ def test_pyc_and_extension_modules_are_module_files(tmp_path: Path) -> None:
 
 
 def test_fleet_items(tmp_path: Path) -> None:
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "FLEET.toml": "[fleet]\nname = 'n'\ngate = 'make test'\n[[loop]]\nname = 'a'\n"
         "prompt = 'p'\nagent_command = './agent.sh'\n[[loop]]\nname = 'b'\nprompt = 'p'\n",
         "agent.sh": "true\n",
@@ -394,7 +389,7 @@ def test_override_words_are_one_list() -> None:
 
 
 def test_a_script_reading_other_files_is_a_warning(tmp_path: Path) -> None:
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "hooks/h.sh": "sh scripts/helper.sh\ncat config/rules.txt\n. ./lib.sh\n",
         "hooks/lib.sh": "true\n",
         "scripts/helper.sh": "true\n",
@@ -432,7 +427,7 @@ def test_any_project_file_gives_items_not_a_traceback(tmp_path_factory: Any, raw
 
 
 def test_a_script_in_the_project_root_covers_what_it_loads_not_its_folder(tmp_path: Path) -> None:
-    _write(tmp_path, {
+    write_files(tmp_path, {
         "check.sh": "#!/bin/sh\n. ./env.sh\npytest -q\n",
         "env.sh": "export X=1\n",
         "README.md": "edited by the agent all night\n",
