@@ -455,7 +455,8 @@ def test_fleet_stop_ends_the_running_loop_and_starts_no_other(
     def works(name: str) -> list[dict[str, Any]]:
         return [
             commits(name),
-            {**text_response("More to do."), "delay_ms": 6000},
+            # Long enough for `fleet stop` to start and ask on a loaded machine (6 s was not).
+            {**text_response("More to do."), "delay_ms": 20000},
         ]
 
     server = mock_api({"conversations": [conv("a", works("a")), conv("b", works("b"))]})

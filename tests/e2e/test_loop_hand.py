@@ -175,8 +175,9 @@ def test_the_reviewers_requests_count_toward_the_hour(tmp_path: Path, mock_api: 
     server = mock_api(
         {"responses": [verdict(False, [], []), verdict(True, [], [])], "when_exhausted": "error"}
     )
-    # An hour is 3.6 s here: the second review waits for the first to leave the hour.
-    env = {**env_for(server, FRESHER_GATE="true"), "FORGEFLARE_TIME_SCALE": "0.001"}
+    # An hour is 18 s here: the second review waits for the first to leave the hour. (At 3.6 s a
+    # loaded machine took longer than the hour between the two reviews, and nothing waited.)
+    env = {**env_for(server, FRESHER_GATE="true"), "FORGEFLARE_TIME_SCALE": "0.005"}
     done = project.run("--agent-cmd", f"sh {work}", "--max-iterations", "3", env=env, timeout=120)
     assert done.code == 0, done.stderr  # complete once the reviewer agreed: never a limit finish
     rec = project.record()
