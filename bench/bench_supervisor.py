@@ -29,7 +29,7 @@ import trio
 
 from forgeflare._clock import utc_timestamp
 from forgeflare.supervisor import LoopConfig, LoopOptions, loop_trust_items, run_loop, supervise
-from forgeflare.supervisor._display import LoopDisplay
+from forgeflare.supervisor.records._display import LoopDisplay
 from forgeflare.trust._store import TrustStore, default_trust_file
 
 AGENT = [sys.executable, "-c", "import sys; sys.stdin.read()"]

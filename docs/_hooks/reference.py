@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 from forgeflare._app import app
 from forgeflare.fleet._config import FleetLoop, FleetSettings
 from forgeflare.hooks._config import HookConfig
-from forgeflare.supervisor._config import (
+from forgeflare.supervisor.config._config import (
     AgentProfile,
     LoopConfig,
     default_config_toml,

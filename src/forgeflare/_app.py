@@ -25,26 +25,26 @@ __all__ = ["COMMANDS", "app", "real_command", "tidy_help"]
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("agent._cli", "Run the coding agent on a task."),
     "loop": (
-        "supervisor._cli",
+        "supervisor.run._cli",
         "Run a Ralph loop: a fresh agent each iteration until the work converges.",
     ),
-    "plan": ("supervisor._cli", "Shortcut for `forgeflare loop --mode planning`."),
-    "build": ("supervisor._cli", "Shortcut for `forgeflare loop --mode building`."),
-    "stop": ("supervisor._cli", "Ask the running loop to stop after its current iteration."),
+    "plan": ("supervisor.run._cli", "Shortcut for `forgeflare loop --mode planning`."),
+    "build": ("supervisor.run._cli", "Shortcut for `forgeflare loop --mode building`."),
+    "stop": ("supervisor.run._cli", "Ask the running loop to stop after its current iteration."),
     "answer": (
-        "supervisor._cli",
+        "supervisor.run._cli",
         "Answer the question a loop stopped on (the newest run with one in the project).",
     ),
     "pause": (
-        "supervisor._handcli",
+        "supervisor.run._handcli",
         "Pause the loop running in the project after its current iteration.",
     ),
-    "unpause": ("supervisor._handcli", "Let a paused loop go on with its next iteration."),
+    "unpause": ("supervisor.run._handcli", "Let a paused loop go on with its next iteration."),
     "hint": (
-        "supervisor._handcli",
+        "supervisor.run._handcli",
         'Give the loop\'s next iteration a hint: `forgeflare hint "use the v2 API"`.',
     ),
-    "schema": ("supervisor._cli", "Print a JSON schema."),
+    "schema": ("supervisor.run._cli", "Print a JSON schema."),
     "init": ("templates._cli", "Scaffold a project for a Ralph loop (DIR defaults to .)."),
     "demo": (
         "templates._cli",
@@ -59,17 +59,17 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Claude Code's Stop hook and the loops it drives inside one agent session.",
     ),
     "mock-api": ("mockapi._cli", "Serve a scripted, protocol-accurate Messages API (offline)."),
-    "trust": ("supervisor._trustcli", "Review and trust what a project would run."),
+    "trust": ("supervisor.config._trustcli", "Review and trust what a project would run."),
     "runs": ("report._cli", "List a project's loop runs, newest first."),
     "report": ("report._cli", "Show one run (default: the newest) as a report."),
     "watch": ("report._cli", "Watch a running loop from another terminal, until it ends."),
     "fleet": ("fleet._cli", "Many loops at once, from one fleet file (FLEET.toml)."),
     "doctor": (
-        "supervisor._doctor",
+        "supervisor.run._doctor",
         "Check every configured agent before a night: what would make each iteration fail.",
     ),
     "windows": (
-        "supervisor._windowscli",
+        "supervisor.agents._windowscli",
         "List the usage windows every loop on this machine knows.",
     ),
 }

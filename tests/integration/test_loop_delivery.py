@@ -168,7 +168,7 @@ async def test_a_lock_a_live_git_holds_is_waited_for_then_the_claim_is_undeliver
     try:
         # Bounded polling until the process table shows it as a git working here (a loaded
         # machine may show the new process late): then the loop must see it too.
-        from forgeflare.supervisor._checkpoint import lock_holders
+        from forgeflare.supervisor.run._checkpoint import lock_holders
 
         for _ in range(600):
             if holder.pid in lock_holders(project.dir, project.dir / ".git"):

@@ -10,7 +10,7 @@ import pytest
 import trio
 import trio.testing
 
-from forgeflare.supervisor._agentproc import ChildResult, StopControl, exit_status, supervise
+from forgeflare.supervisor.agents._agentproc import ChildResult, StopControl, exit_status, supervise
 from supervisor_agents.project import alive
 
 PY = sys.executable
@@ -134,7 +134,7 @@ def test_escalated_control_waits_for_a_further_request() -> None:
 
 
 async def test_lifecycle_hook_descendant_in_its_own_session_ends_with_it(tmp_path: Path) -> None:
-    from forgeflare.supervisor._lifecycle import HookStatus, run_lifecycle_hook
+    from forgeflare.supervisor.run._lifecycle import HookStatus, run_lifecycle_hook
 
     hooks = tmp_path / "hooks"
     hooks.mkdir()

@@ -449,7 +449,7 @@ async def test_a_shared_usage_window_is_waited_out_once(project: Project) -> Non
 
 
 async def test_a_stop_request_during_a_shared_window_wait_stops(project: Project) -> None:
-    from forgeflare.supervisor._stop import request_stop
+    from forgeflare.supervisor.run._stop import request_stop
 
     env = _store_window(project, seconds=3600)
 
@@ -474,8 +474,8 @@ def _store_window(project: Project, seconds: float, **extra: str) -> dict[str, s
     from datetime import UTC, datetime, timedelta
 
     from forgeflare.supervisor import record_window, window_store_path
-    from forgeflare.supervisor._fallback import AgentSpec, Window
-    from forgeflare.supervisor._windowkey import WindowKey
+    from forgeflare.supervisor.agents._fallback import AgentSpec, Window
+    from forgeflare.supervisor.agents._windowkey import WindowKey
 
     env = base_env(XDG_STATE_HOME=str(project.dir.parent / "state"), **extra)
     now = datetime.now(UTC)

@@ -16,7 +16,7 @@ from functools import cache
 from pathlib import Path
 
 from docs_support import reference
-from forgeflare.supervisor._config import env_name
+from forgeflare.supervisor.config._config import env_name
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -21,7 +21,7 @@ from forgeflare._evidence import (
     stall_warning,
 )
 from forgeflare.supervisor import review_prompt, verdict_of
-from forgeflare.supervisor._reviewer import ReviewInput
+from forgeflare.supervisor.evidence._reviewer import ReviewInput
 
 PYTEST_RED = "tests/a.py F.\nFAILED tests/a.py::test_x - assert 1 == 2\n1 failed in 0.31s\n"
 

@@ -61,12 +61,12 @@ def past_the_face(importer: str, imported: str) -> bool:
 @pytest.mark.parametrize(
     ("importer", "imported", "past"),
     [
-        ("forgeflare.report._collect", "forgeflare.supervisor._records", True),
+        ("forgeflare.report._collect", "forgeflare.supervisor.records._records", True),
         ("forgeflare.report._collect", "forgeflare.supervisor", False),
-        ("forgeflare.supervisor._loop", "forgeflare.agent.tools._sandbox", True),
-        ("forgeflare.supervisor._loop", "forgeflare.agent.tools", False),
-        ("forgeflare.supervisor._loop", "forgeflare.supervisor._records", False),
-        ("forgeflare.supervisor.backends._codex", "forgeflare.supervisor._config", False),
+        ("forgeflare.supervisor.run._loop", "forgeflare.agent.tools._sandbox", True),
+        ("forgeflare.supervisor.run._loop", "forgeflare.agent.tools", False),
+        ("forgeflare.supervisor.run._loop", "forgeflare.supervisor.records._records", False),
+        ("forgeflare.supervisor.backends._codex", "forgeflare.supervisor.config._config", False),
         ("forgeflare.agent._run", "forgeflare._process", False),
         ("forgeflare.cli", "forgeflare.hooks._types", True),
         ("forgeflare.cli", "forgeflare._app", False),

@@ -11,7 +11,7 @@ import yaml
 
 from forgeflare import __version__
 from forgeflare.fleet import FleetConfigError, k8s_documents, parse_fleet_text, pod_failure_policy
-from forgeflare.supervisor._finish import FINISH_EXIT_CODES, FinishType
+from forgeflare.supervisor.evidence._finish import FINISH_EXIT_CODES, FinishType
 from project_support import run_text
 
 FLEET = """

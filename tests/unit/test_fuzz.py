@@ -43,7 +43,7 @@ from forgeflare.mockapi._render import encode_sse, render_events
 from forgeflare.mockapi._script import load_script
 from forgeflare.stophook import state_path
 from forgeflare.stophook._hook import run_stop_hook
-from forgeflare.supervisor._config import load_config
+from forgeflare.supervisor.config._config import load_config
 
 EXAMPLES = int(os.environ.get("FORGEFLARE_FUZZ_EXAMPLES", "100"))
 FUZZ = settings(

@@ -207,7 +207,7 @@ def test_no_field_of_a_loop_part_is_written_from_two_modules() -> None:
 
 def test_the_loop_parts_are_no_mixins() -> None:
     import forgeflare.supervisor as face
-    from forgeflare.supervisor._loop import _Loop
+    from forgeflare.supervisor.run._loop import _Loop
 
     parts = [getattr(face, name) for name in PART_NAMES.values() if name != "_Loop"]
     for part in [*parts, _Loop]:
@@ -257,5 +257,5 @@ def _built_in(name: str) -> set[str]:
 
 
 def test_the_outcome_and_the_effective_limits_are_built_in_one_place_each() -> None:
-    assert _built_in("IterationOutcome") == {"supervisor/_iteration.py"}
-    assert _built_in("Limits") == {"supervisor/_setup.py"}
+    assert _built_in("IterationOutcome") == {"supervisor/run/_iteration.py"}
+    assert _built_in("Limits") == {"supervisor/run/_setup.py"}

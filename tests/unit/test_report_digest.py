@@ -14,7 +14,7 @@ from forgeflare.report import build_digest, cumulative_series, render_html, rend
 from forgeflare.report._digest import Commit
 from forgeflare.report._text import format_duration, render_runs
 from forgeflare.supervisor import finish_reason
-from forgeflare.supervisor._records import RunRecord
+from forgeflare.supervisor.records._records import RunRecord
 
 
 def row(n: int, outcome: str = "ok", **extra: Any) -> dict[str, Any]:
@@ -191,7 +191,7 @@ def test_format_duration() -> None:
 
 def test_spend_by_agent_sums_each_backend_and_profile() -> None:
     from forgeflare.report import spend_by_agent
-    from forgeflare.supervisor._records import IterationRecord, RunRecord
+    from forgeflare.supervisor.records._records import IterationRecord, RunRecord
 
     run = RunRecord(run_id="r", mode="building", project_dir="p", started_at="2026-11-25T00:00:00Z")
     rows = [

@@ -20,8 +20,8 @@ from forgeflare.supervisor import (
     Verdict,
     WaitStreaks,
 )
-from forgeflare.supervisor._checkpoint import CLAIM_REASON_FILE
-from forgeflare.supervisor._records import CheckpointRecord
+from forgeflare.supervisor.records._records import CheckpointRecord
+from forgeflare.supervisor.run._checkpoint import CLAIM_REASON_FILE
 from loop_support import Shown, loop_setup, opened_book
 from project_support import git, new_repo
 

@@ -14,7 +14,7 @@ from forgeflare.supervisor import (
     request_stop,
     stop_requested,
 )
-from forgeflare.supervisor._setup import LoopSetup
+from forgeflare.supervisor.run._setup import LoopSetup
 from loop_support import Shown, loop_setup, opened_book
 from project_support import git, new_repo
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from forgeflare.supervisor._delivery import (
+from forgeflare.supervisor.evidence._delivery import (
     MAX_FILE_BYTES,
     MAX_NEW_FILES,
     Change,
@@ -20,7 +20,7 @@ from forgeflare.supervisor._delivery import (
     secret_shaped,
     undelivered_reason,
 )
-from forgeflare.supervisor._finish import FINISH_EXIT_CODES, FinishType
+from forgeflare.supervisor.evidence._finish import FINISH_EXIT_CODES, FinishType
 
 
 @pytest.mark.parametrize(

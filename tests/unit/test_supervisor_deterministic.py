@@ -1,4 +1,4 @@
-"""Which failures retrying cannot fix (``supervisor._deterministic``), and the loop's verdict on
+"""Which failures retrying cannot fix (``supervisor.agents._deterministic``), and the loop's verdict on
 one: finish ``error`` at once with the agent's line, or hand the night to a fallback."""
 
 from __future__ import annotations
@@ -10,13 +10,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forgeflare.supervisor._deterministic import (
+from forgeflare.supervisor.agents._deterministic import (
     deterministic_failure,
     error_line,
     iteration_failure,
     same_line,
 )
-from forgeflare.supervisor._finish import (
+from forgeflare.supervisor.backends import BACKENDS
+from forgeflare.supervisor.evidence._finish import (
     Finish,
     FinishType,
     IterationFacts,
@@ -25,7 +26,6 @@ from forgeflare.supervisor._finish import (
     Streaks,
     decide,
 )
-from forgeflare.supervisor.backends import BACKENDS
 
 CLAUDE = BACKENDS["claude"].deterministic_errors
 CODEX = BACKENDS["codex"].deterministic_errors

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from forgeflare._completion import count_unchecked
-from forgeflare.supervisor._finish import (
+from forgeflare.supervisor.evidence._finish import (
     FINISH_EXIT_CODES,
     Between,
     ContinueLoop,
@@ -32,7 +32,7 @@ from forgeflare.supervisor._finish import (
     hook_verdict,
     is_error,
 )
-from forgeflare.supervisor._waits import WaitFor, WaitStreaks
+from forgeflare.supervisor.evidence._waits import WaitFor, WaitStreaks
 
 _NO_STREAKS = Streaks()
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from forgeflare.report._watch import WatchState, render_line
-from forgeflare.supervisor._dryrun import dry_run_lines
-from forgeflare.supervisor._hand import (
+from forgeflare.supervisor.run._dryrun import dry_run_lines
+from forgeflare.supervisor.run._hand import (
     add_hint,
     clear_pause,
     hint_preamble,

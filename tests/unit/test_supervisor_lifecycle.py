@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from forgeflare.supervisor._display import AgentStatus, parse_agent_line
-from forgeflare.supervisor._iteration import is_fresh
-from forgeflare.supervisor._lifecycle import HookContext, HookStatus, classify_exit, hook_env
+from forgeflare.supervisor.records._display import AgentStatus, parse_agent_line
+from forgeflare.supervisor.run._iteration import is_fresh
+from forgeflare.supervisor.run._lifecycle import HookContext, HookStatus, classify_exit, hook_env
 
 COMMON = {
     "FRESHER_MODE",

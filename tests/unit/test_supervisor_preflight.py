@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from forgeflare.supervisor._trust import hooks_modules
+from forgeflare.supervisor.config._trust import hooks_modules
 
 
 @pytest.mark.parametrize(

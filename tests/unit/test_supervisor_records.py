@@ -11,7 +11,8 @@ import pytest
 import forgeflare.supervisor as supervisor
 from forgeflare._errors import ConfigError
 from forgeflare._pgroup import process_started
-from forgeflare.supervisor._records import (
+from forgeflare.supervisor.backends._report import IterationReport, Tokens
+from forgeflare.supervisor.records._records import (
     InProgress,
     IterationRecord,
     RecordError,
@@ -20,8 +21,7 @@ from forgeflare.supervisor._records import (
     find_resumable,
     orphan_group,
 )
-from forgeflare.supervisor._resume import open_resumable
-from forgeflare.supervisor.backends._report import IterationReport, Tokens
+from forgeflare.supervisor.run._resume import open_resumable
 
 
 def make(root: Path, run_id: str, *, finished: bool) -> RunStore:

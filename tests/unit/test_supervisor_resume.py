@@ -8,7 +8,7 @@ import pytest
 
 from forgeflare._errors import ConfigError
 from forgeflare.supervisor import LoopConfig, RunSettings, load_config
-from forgeflare.supervisor._resume import kept_settings
+from forgeflare.supervisor.run._resume import kept_settings
 
 STARTED = LoopConfig.model_validate(
     {

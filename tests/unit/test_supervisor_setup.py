@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from forgeflare.supervisor import Limits, LoopConfig, loop_limits
-from forgeflare.supervisor._setup import time_scale
+from forgeflare.supervisor.run._setup import time_scale
 from loop_support import loop_setup
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import trio
 
 from forgeflare.supervisor import ANSWER_FILE, IterationRecord, LoopWaits
-from forgeflare.supervisor._hand import add_hint, request_pause
+from forgeflare.supervisor.run._hand import add_hint, request_pause
 from loop_support import loop_setup, opened_book
 
 

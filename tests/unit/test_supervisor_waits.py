@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forgeflare.supervisor._waits import (
+from forgeflare.supervisor.evidence._waits import (
     Action,
     Decide,
     FinishNow,

@@ -8,9 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forgeflare.supervisor._fallback import AgentSpec
-from forgeflare.supervisor._waiting import wait_line
-from forgeflare.supervisor._windowkey import (
+from forgeflare.supervisor.agents._fallback import AgentSpec
+from forgeflare.supervisor.agents._windowkey import (
     WindowKey,
     account_hash,
     agent_account,
@@ -18,6 +17,7 @@ from forgeflare.supervisor._windowkey import (
     parse_window_key,
 )
 from forgeflare.supervisor.backends import BACKENDS
+from forgeflare.supervisor.run._waiting import wait_line
 
 
 @pytest.mark.parametrize(

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from forgeflare.supervisor._fallback import AgentSpec, Window
-from forgeflare.supervisor._windowkey import WindowKey
-from forgeflare.supervisor._windowstore import (
+from forgeflare.supervisor.agents._fallback import AgentSpec, Window
+from forgeflare.supervisor.agents._windowkey import WindowKey
+from forgeflare.supervisor.agents._windowstore import (
     forget_windows,
     read_windows,
     record_window,

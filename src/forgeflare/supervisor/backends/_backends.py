@@ -317,7 +317,7 @@ class BaseBackend:
 
     deterministic_errors: ClassVar[tuple[str, ...]] = ()
     """Patterns of this agent's error lines that no retry fixes (beside the common ones of
-    ``supervisor._deterministic``): such an iteration falls back or ends the loop at once.
+    ``supervisor.agents._deterministic``): such an iteration falls back or ends the loop at once.
     Optional for a backend (not part of :class:`Backend`): none means the common ones."""
     structured_errors: ClassVar[bool] = False
     """The report's ``detail`` is the agent's own error text (not just its last line of

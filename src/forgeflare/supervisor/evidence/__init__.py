@@ -1,0 +1,1 @@
+"""What an iteration proved, pure: git facts, delivery, the reviewer, finish and wait rules."""

@@ -1,0 +1,1 @@
+"""What a loop keeps and tells: run records, runs read back, the display, notifications."""

@@ -1,0 +1,1 @@
+"""The running loop: its setup, its parts, one step, the run method and its commands."""
