@@ -1,5 +1,5 @@
-"""Which failures retrying cannot fix (``supervisor.agents._deterministic``), and the loop's verdict on
-one: finish ``error`` at once with the agent's line, or hand the night to a fallback."""
+"""Which failures retrying cannot fix (``supervisor.agents._deterministic``), and the loop's
+verdict on one: finish ``error`` at once with the agent's line, or hand the night to a fallback."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """A project's runs read back: where they are, and why each ended.
 
 :class:`IterationRow` is the report's projection of a row of the one
-:class:`~forgeflare.supervisor.records._records.RunRecord`; :func:`finish_reason` words a finish for the
-loop's summary and the report alike.
+:class:`~forgeflare.supervisor.records._records.RunRecord`; :func:`finish_reason` words a
+finish for the loop's summary and the report alike.
 """
 
 from __future__ import annotations

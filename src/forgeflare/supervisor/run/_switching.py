@@ -1,9 +1,9 @@
 """The loop's agent switching: which backend and profile run the next iteration.
 
-The choice is :func:`~forgeflare.supervisor.agents._fallback.choose_agent`'s (pure); this is the shell:
-it learns windows from rate-limited iterations, shares them through the machine's store
-(:mod:`~forgeflare.supervisor.agents._windowstore`), builds the chosen backend and says every switch
-and wait with its reason (``loop.log``, the status line, ``events.jsonl``).
+The choice is :func:`~forgeflare.supervisor.agents._fallback.choose_agent`'s (pure); this is
+the shell: it learns windows from rate-limited iterations, shares them through the machine's
+store (:mod:`~forgeflare.supervisor.agents._windowstore`), builds the chosen backend and says
+every switch and wait with its reason (``loop.log``, the status line, ``events.jsonl``).
 
 Windows are kept in the loop's own time: with ``FORGEFLARE_TIME_SCALE`` a reset in 2 h is
 stored ``2 h × scale`` ahead, so a test (or demo) sees the primary come back.

@@ -1,9 +1,9 @@
 """The loop's waits between iterations: for a usage window, out an API outage, for an answer,
 and while paused (``forgeflare pause``; a hint from ``forgeflare hint`` is taken here too).
 
-When to wait and how long is :mod:`~forgeflare.supervisor.evidence._waits`' (pure); this is the shell: it
-waits by the wall clock (a laptop suspend does not stretch it), ends early on a stop, records
-the wait in ``run.json`` and ``events.jsonl`` and notifies.
+When to wait and how long is :mod:`~forgeflare.supervisor.evidence._waits`' (pure); this is the
+shell: it waits by the wall clock (a laptop suspend does not stretch it), ends early on a
+stop, records the wait in ``run.json`` and ``events.jsonl`` and notifies.
 """
 
 from __future__ import annotations
