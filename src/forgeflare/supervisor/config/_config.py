@@ -38,7 +38,6 @@ from forgeflare._readfile import CONFIG_LIMIT
 from forgeflare._sandbox import BoxSettings
 from forgeflare._validation import validation_message
 from forgeflare._words import FALSE_WORDS, TRUE_WORDS, plural
-from forgeflare.supervisor.evidence._waits import WaitSettings
 
 if TYPE_CHECKING:
     from forgeflare.supervisor.backends import Backend
@@ -315,7 +314,7 @@ class LimitsSection(_Section):
     """Model requests the own agent and the reviewer may send in any hour, counted from the
     run's rows; once used, the loop waits as for a usage window and never finishes for it
     (0 = no limit)."""
-    max_outage: Duration = WaitSettings().max_outage
+    max_outage: Duration = 7200.0
     """Keep waiting out transient API failures (529, 5xx) this long, then finish error."""
     gate: str = ""
     """A command that must pass (exit 0) before the loop may finish complete."""

@@ -21,6 +21,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Literal
 
+from forgeflare.supervisor.config._config import LimitsSection
+
 __all__ = [
     "Decide",
     "FinishNow",
@@ -36,10 +38,10 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class WaitSettings:
-    """The settings of the waits (all seconds); the config's ``[limits] max_outage`` takes its
-    default from here."""
+    """The settings of the waits (all seconds); ``max_outage`` takes its default from the
+    config's ``[limits] max_outage``."""
 
-    max_outage: float = 7200.0
+    max_outage: float = LimitsSection().max_outage
     """How long an outage is waited out before the loop finishes ``error``."""
     jitter: float = 0.0
     """Added to a known reset time (the caller draws it, so this stays pure)."""
