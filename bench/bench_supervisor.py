@@ -28,7 +28,8 @@ from pathlib import Path
 import trio
 
 from forgeflare._clock import utc_timestamp
-from forgeflare.supervisor import LoopConfig, LoopOptions, loop_trust_items, run_loop, supervise
+from forgeflare.supervisor import LoopConfig, LoopOptions, loop_trust_items, run_loop
+from forgeflare.supervisor.agents import supervise
 from forgeflare.supervisor.records._display import LoopDisplay
 from forgeflare.trust._store import TrustStore, default_trust_file
 

@@ -11,16 +11,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from forgeflare.supervisor import (
-    LoopConfig,
-    LoopDisplay,
-    LoopOptions,
-    LoopSetup,
-    RunBook,
-    RunRecord,
-    RunStore,
-    StopControl,
-)
+from forgeflare.supervisor import LoopConfig, LoopOptions, RunRecord, RunStore
+from forgeflare.supervisor.agents import StopControl
+from forgeflare.supervisor.records import LoopDisplay
+from forgeflare.supervisor.run import LoopSetup, RunBook
 
 __all__ = ["Shown", "loop_setup", "opened_book"]
 

@@ -523,7 +523,7 @@ def test_every_view_of_an_iteration_prints_the_same_total_and_cost(
     status line (what it reads from that line), the iteration line, ``run.json``, ``report``,
     ``watch`` and ``fleet report`` agree on its total (every kind of token) and its cost."""
     from forgeflare._units import format_cost
-    from forgeflare.supervisor import AgentStatus, parse_agent_line
+    from forgeflare.supervisor.records import AgentStatus, parse_agent_line
 
     make_repo(tmp_path, "a")
     first = {

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from forgeflare.supervisor import (
+from forgeflare.supervisor import run_git
+from forgeflare.supervisor.evidence import (
     GIT_TIMEOUT,
     NETWORK_TIMEOUT,
     git_argv,
     git_env,
     git_timeout,
-    run_git,
 )
 from supervisor_agents.project import Project, agent_cmd
 

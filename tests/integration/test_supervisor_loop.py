@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from forgeflare import _app as cli
 from forgeflare._errors import ConfigError
-from forgeflare.supervisor import StopControl
+from forgeflare.supervisor.agents import StopControl
 from platform_support import private_mounts_skip_reason as _private_mounts
 from platform_support import run_in_private_mounts
 from platform_support import sleeping as _sleeping
@@ -473,7 +473,8 @@ def _store_window(project: Project, seconds: float, **extra: str) -> dict[str, s
     """An environment whose own window store says the command backend waits ``seconds``."""
     from datetime import UTC, datetime, timedelta
 
-    from forgeflare.supervisor import record_window, window_store_path
+    from forgeflare.supervisor import window_store_path
+    from forgeflare.supervisor.agents import record_window
     from forgeflare.supervisor.agents._fallback import AgentSpec, Window
     from forgeflare.supervisor.agents._windowkey import WindowKey
 

@@ -24,8 +24,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from forgeflare.cli import main
-from forgeflare.supervisor import IterationRecord, RunRecord, WaitRecord
+from forgeflare.supervisor import IterationRecord, RunRecord
 from forgeflare.supervisor.backends import Tokens
+from forgeflare.supervisor.records import WaitRecord
 from project_support import run_text
 from supervisor_agents.project import base_env, forgeflare
 

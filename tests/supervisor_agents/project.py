@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from forgeflare._errors import ForgeflareError
-from forgeflare.supervisor import LoopOptions, StopControl, load_config, run_loop
+from forgeflare.supervisor import LoopOptions, load_config, run_loop
+from forgeflare.supervisor.agents import StopControl
 from forgeflare.supervisor.records._display import LoopDisplay
 from mockapi_support import MockServer
 from platform_support import alive as alive  # re-exported: the loop tests import it here

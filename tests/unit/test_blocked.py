@@ -7,9 +7,15 @@ import json
 import pytest
 
 from forgeflare._completion import BLOCKED_TAG, NO_QUESTION, find_question
-from forgeflare.supervisor import FinishType, IterationOutcome, Limits, Streaks, finish_rule
 from forgeflare.supervisor.backends import asked
 from forgeflare.supervisor.config._config import parse_on_blocked
+from forgeflare.supervisor.evidence import (
+    FinishType,
+    IterationOutcome,
+    Limits,
+    Streaks,
+    finish_rule,
+)
 from forgeflare.supervisor.records._blocked import answer_preamble
 
 T = BLOCKED_TAG

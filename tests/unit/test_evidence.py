@@ -20,7 +20,7 @@ from forgeflare._evidence import (
     stall_streak,
     stall_warning,
 )
-from forgeflare.supervisor import review_prompt, verdict_of
+from forgeflare.supervisor.evidence import review_prompt, verdict_of
 from forgeflare.supervisor.evidence._reviewer import ReviewInput
 
 PYTEST_RED = "tests/a.py F.\nFAILED tests/a.py::test_x - assert 1 == 2\n1 failed in 0.31s\n"
@@ -177,7 +177,13 @@ def test_decide_finishes_stalled(
 ) -> None:
     from datetime import UTC, datetime
 
-    from forgeflare.supervisor import FinishType, IterationFacts, IterationOutcome, Limits, decide
+    from forgeflare.supervisor.evidence import (
+        FinishType,
+        IterationFacts,
+        IterationOutcome,
+        Limits,
+        decide,
+    )
 
     facts = IterationFacts(
         outcome=IterationOutcome(plan_unchecked=plan_left, git_changed=True),

@@ -217,7 +217,7 @@ def test_the_loop_parts_are_no_mixins() -> None:
 
 
 def test_each_loop_part_is_built_alone_from_explicit_inputs(tmp_path: Path) -> None:
-    from forgeflare.supervisor import (
+    from forgeflare.supervisor.run import (
         AgentSwitching,
         IterationRunner,
         LoopChecks,

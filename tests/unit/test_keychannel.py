@@ -19,7 +19,7 @@ from forgeflare._keychannel import (
     secrets_fd,
     split_secrets,
 )
-from forgeflare.supervisor import key_file, plan_agent_key
+from forgeflare.supervisor.agents import key_file, plan_agent_key
 from forgeflare.supervisor.backends import BACKENDS, HELPER_TTL_ENV, helper_settings
 from project_support import run_text
 

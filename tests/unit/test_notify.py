@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from forgeflare.supervisor import (
+from forgeflare.supervisor.records import (
     NOTIFY_EVENTS,
     Notifier,
     NotifyEvent,

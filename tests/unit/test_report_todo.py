@@ -21,7 +21,8 @@ from forgeflare.report import (
     task_costs,
 )
 from forgeflare.report._html import render_html
-from forgeflare.supervisor import HookRecord, IterationRecord, RunRecord
+from forgeflare.supervisor import IterationRecord, RunRecord
+from forgeflare.supervisor.records import HookRecord
 
 T0 = "2026-02-13T19:30:00Z"
 

@@ -8,19 +8,18 @@ from typing import Any
 
 import pytest
 
-from forgeflare.supervisor import (
-    ClaimRecord,
+from forgeflare.supervisor import IterationRecord, LoopConfig
+from forgeflare.supervisor.evidence import (
     ContinueLoop,
     Finish,
     FinishType,
-    IterationRecord,
-    LoopConfig,
-    LoopDelivery,
     Streaks,
     Verdict,
     WaitStreaks,
 )
+from forgeflare.supervisor.records import ClaimRecord
 from forgeflare.supervisor.records._records import CheckpointRecord
+from forgeflare.supervisor.run import LoopDelivery
 from forgeflare.supervisor.run._checkpoint import CLAIM_REASON_FILE
 from loop_support import Shown, loop_setup, opened_book
 from project_support import git, new_repo

@@ -5,15 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from forgeflare.supervisor import (
-    FinishType,
-    HookContext,
-    HookStatus,
-    IterationRecord,
-    LoopChecks,
-    request_stop,
-    stop_requested,
-)
+from forgeflare.supervisor import IterationRecord, request_stop
+from forgeflare.supervisor.evidence import FinishType
+from forgeflare.supervisor.run import HookContext, HookStatus, LoopChecks, stop_requested
 from forgeflare.supervisor.run._setup import LoopSetup
 from loop_support import Shown, loop_setup, opened_book
 from project_support import git, new_repo

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from forgeflare.supervisor import SUMMARY_ROWS, IterationRecord, RunRecord, Totals, summary_lines
+from forgeflare.supervisor import IterationRecord, RunRecord, Totals
+from forgeflare.supervisor.records import SUMMARY_ROWS, summary_lines
 
 
 def _record(n: int, **totals: object) -> RunRecord:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from forgeflare.supervisor import FinishType, RunRecord, finish_reason
+from forgeflare.supervisor import RunRecord, finish_reason
+from forgeflare.supervisor.evidence import FinishType
 
 
 def _finished(finish: FinishType) -> RunRecord:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from forgeflare.supervisor import (
+from forgeflare.supervisor import IterationRecord
+from forgeflare.supervisor.run import (
     AgentSwitching,
     HookContext,
-    IterationRecord,
     IterationRunner,
     LoopDelivery,
     is_fresh,

@@ -6,14 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from forgeflare.supervisor import (
-    IterationOutcome,
-    IterationRecord,
-    LoopChecks,
-    LoopDelivery,
-    LoopProof,
-    LoopWaits,
-)
+from forgeflare.supervisor import IterationRecord
+from forgeflare.supervisor.evidence import IterationOutcome
+from forgeflare.supervisor.run import LoopChecks, LoopDelivery, LoopProof, LoopWaits
 from loop_support import loop_setup, opened_book
 from project_support import new_repo
 

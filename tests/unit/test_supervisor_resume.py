@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from forgeflare._errors import ConfigError
-from forgeflare.supervisor import LoopConfig, RunSettings, load_config
+from forgeflare.supervisor import LoopConfig, load_config
+from forgeflare.supervisor.records import RunSettings
 from forgeflare.supervisor.run._resume import kept_settings
 
 STARTED = LoopConfig.model_validate(

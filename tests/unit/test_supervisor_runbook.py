@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from forgeflare.supervisor import IterationRecord, RecordError, RunBook
+from forgeflare.supervisor import IterationRecord, RecordError
+from forgeflare.supervisor.run import RunBook
 from loop_support import loop_setup, opened_book
 
 

@@ -9,7 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forgeflare.supervisor import Limits, LoopConfig, loop_limits
+from forgeflare.supervisor import LoopConfig
+from forgeflare.supervisor.evidence import Limits
+from forgeflare.supervisor.run import loop_limits
 from forgeflare.supervisor.run._setup import time_scale
 from loop_support import loop_setup
 

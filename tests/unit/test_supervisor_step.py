@@ -7,7 +7,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from forgeflare.supervisor import FinishType, LoopParts, LoopStep, request_stop
+from forgeflare.supervisor import request_stop
+from forgeflare.supervisor.evidence import FinishType
+from forgeflare.supervisor.run import LoopParts, LoopStep
 from loop_support import loop_setup, opened_book
 
 AGENT = "import sys\nsys.stdin.read()\nprint('done')\n"

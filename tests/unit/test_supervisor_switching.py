@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from forgeflare.supervisor import AgentSpec, AgentSwitching, read_windows
+from forgeflare.supervisor import read_windows
+from forgeflare.supervisor.agents import AgentSpec
+from forgeflare.supervisor.run import AgentSwitching
 from loop_support import Shown, loop_setup, opened_book
 
 

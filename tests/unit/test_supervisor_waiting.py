@@ -9,7 +9,9 @@ from typing import Any
 
 import trio
 
-from forgeflare.supervisor import ANSWER_FILE, IterationRecord, LoopWaits
+from forgeflare.supervisor import IterationRecord
+from forgeflare.supervisor.records import ANSWER_FILE
+from forgeflare.supervisor.run import LoopWaits
 from forgeflare.supervisor.run._hand import add_hint, request_pause
 from loop_support import loop_setup, opened_book
 

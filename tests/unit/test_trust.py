@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from forgeflare._words import TRUE_WORDS
-from forgeflare.supervisor import security_defaults
+from forgeflare.supervisor.config import security_defaults
 from forgeflare.trust import (
     TrustItem,
     TrustPin,
