@@ -197,7 +197,7 @@ def test_the_scan_finds_a_field_written_from_two_modules() -> None:
 
 
 def _loop_sources() -> dict[str, str]:
-    folder = SRC / "supervisor"
+    folder = SRC / "supervisor" / "run"
     return {name: (folder / f"{name}.py").read_text(encoding="utf-8") for name in LOOP_MODULES}
 
 
@@ -206,7 +206,7 @@ def test_no_field_of_a_loop_part_is_written_from_two_modules() -> None:
 
 
 def test_the_loop_parts_are_no_mixins() -> None:
-    import forgeflare.supervisor as face
+    import forgeflare.supervisor.run as face
     from forgeflare.supervisor.run._loop import _Loop
 
     parts = [getattr(face, name) for name in PART_NAMES.values() if name != "_Loop"]
