@@ -9,40 +9,30 @@ the plan, the diff since the run started (at most ``max_diff`` bytes, with the `
 what was cut), the gate's result and the agent's final message, and answers through a forced
 call of the tool ``verdict`` ({complete, reasons, missing}).
 
-The request goes through forgeflare's own client to the agent's API URL and key
-(``ANTHROPIC_API_URL`` / ``ANTHROPIC_BASE_URL``, ``ANTHROPIC_API_KEY``). A reviewer that
-fails (API error, no or a malformed verdict) never completes and never raises:
-:func:`ask_reviewer` returns a :class:`ReviewAnswer` with ``error``. The request and the
-answer are saved to a file the caller names.
+Only the pure parts live here, so neutral ground imports nothing above it: what the reviewer
+is shown (:func:`review_prompt`, :data:`REVIEWER_SYSTEM`, :data:`VERDICT_TOOL`), how its answer
+is read (:func:`verdict_of`) and what came of it (:class:`ReviewAnswer`). The request itself is
+sent by ``forgeflare.agent.ask_reviewer`` (forgeflare's own client): a reviewer that fails (API
+error, no or a malformed verdict) never completes and never raises; its answer has ``error``.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from forgeflare._budget import estimate_input_tokens, refusal, worst_case_usd
-from forgeflare._convergence import Tokens
 from forgeflare._evidence import ClaimBy, GateRun, gate_tail
-from forgeflare._pricing import price_usd
-
-if TYPE_CHECKING:
-    from forgeflare.agent import AssistantResponse
 
 __all__ = [
     "DEFAULT_MAX_DIFF",
     "OVER_BUDGET",
+    "REVIEWER_SYSTEM",
     "VERDICT_TOOL",
     "ReviewAnswer",
     "ReviewInput",
     "ReviewVerdict",
-    "ask_reviewer",
     "review_prompt",
     "verdict_of",
 ]
@@ -67,12 +57,13 @@ VERDICT_TOOL: dict[str, Any] = {
     },
 }
 
-_SYSTEM = (
+REVIEWER_SYSTEM = (
     "You review the work of a coding agent that claims its task is complete. You did not do "
     "the work. Judge only from the evidence given: is the task done, fully and correctly? "
     "Answer by calling the tool `verdict`: complete, the reasons for your judgement, and what "
     "is missing (empty when nothing is)."
 )
+"""The reviewer's system prompt: it did not do the work and judges from the evidence alone."""
 
 
 class ReviewVerdict(BaseModel):
@@ -155,96 +146,3 @@ def verdict_of(content: list[dict[str, Any]]) -> ReviewVerdict:
                 where = ".".join(str(p) for p in first["loc"]) or "input"
                 raise ValueError(f"malformed verdict ({where}: {first['msg']})") from None
     raise ValueError("the answer has no `verdict` tool call")
-
-
-async def ask_reviewer(
-    given: ReviewInput,
-    *,
-    env: Mapping[str, str],
-    save_to: Path,
-    timeout: float = 300.0,
-    cap: float | None = None,
-    spent: float | None = 0.0,
-) -> ReviewAnswer:
-    """Ask the reviewer; never raises (a failure is the answer's ``error``).
-
-    ``timeout`` bounds the whole request (the stop-hook must answer before Claude Code's own
-    hook timeout). With a budget ``cap`` of which ``spent`` is gone, a request whose worst
-    case would pass it is not sent: the error then starts with :data:`OVER_BUDGET`.
-    """
-    import trio
-
-    from forgeflare.agent import (
-        APIError,
-        Message,
-        MessagesClient,
-        MessagesRequest,
-        resolve_base_url,
-    )
-
-    request = MessagesRequest(
-        model=given.model,
-        max_tokens=2048,
-        system=_SYSTEM,
-        messages=[Message.user_text(review_prompt(given))],
-        tools=[VERDICT_TOOL],
-        tool_choice={"type": "tool", "name": "verdict"},
-        cache=False,
-    )
-    answer = ReviewAnswer(model=given.model, file=save_to.name)
-    saved: dict[str, Any] = {"request": request.to_body(stream=True)}
-    size = len(json.dumps(saved["request"]).encode())
-    worst = worst_case_usd(
-        given.model,
-        input_tokens=estimate_input_tokens(size),
-        max_tokens=request.max_tokens,
-        cached=False,
-    )
-    refused = refusal(spent=spent, worst=worst, cap=cap)
-    if refused is not None:
-        answer.error = f"{OVER_BUDGET}{refused}"
-        saved["error"] = answer.error
-        with contextlib.suppress(OSError):
-            await trio.Path(save_to).write_text(json.dumps(saved, indent=2), encoding="utf-8")
-        return answer
-    try:
-        async with MessagesClient(
-            base_url=resolve_base_url(None, env),
-            api_key=env.get("ANTHROPIC_API_KEY") or None,
-            total_timeout=timeout,
-            read_timeout=min(120.0, timeout),
-            connect_timeout=min(30.0, timeout),
-        ) as client:
-            response = await client.stream(request)
-    except Exception as exc:  # an API error, garbage on the wire: never the loop's end
-        if not isinstance(exc, APIError | OSError | ValueError):
-            exc = ValueError(f"{type(exc).__name__}: {exc}")
-        answer.error = " ".join(str(exc).split()) or type(exc).__name__
-    else:
-        _take_response(answer, response, saved)
-    saved["error"] = answer.error
-    try:
-        await trio.Path(save_to).write_text(json.dumps(saved, indent=2), encoding="utf-8")
-    except OSError:
-        answer.file = None  # the verdict stands; only its copy is lost
-    return answer
-
-
-def _take_response(
-    answer: ReviewAnswer, response: AssistantResponse, saved: dict[str, Any]
-) -> None:
-    """Fill ``answer`` from the reviewer's response (usage, cost, verdict) and keep its body
-    in ``saved``; a missing or malformed verdict becomes the answer's ``error``."""
-    body = response.model_dump(mode="json")
-    saved["response"] = body
-    usage = response.usage
-    answer.tokens = Tokens.from_usage(usage.model_dump()).model_dump()
-    answer.cost_usd = price_usd(answer.model, answer.tokens)
-    try:
-        verdict = verdict_of(body.get("content") or [])
-    except ValueError as exc:
-        answer.error = str(exc)
-    else:
-        answer.complete = verdict.complete
-        answer.reasons = verdict.reasons
-        answer.missing = verdict.missing

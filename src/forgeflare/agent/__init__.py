@@ -48,6 +48,7 @@ from forgeflare.agent._messages import Usage
 from forgeflare.agent._prompt import INSTRUCTIONS_CAP
 from forgeflare.agent._prompt import build_system_prompt
 from forgeflare.agent._prompt import project_instructions
+from forgeflare.agent._reviewer import ask_reviewer
 from forgeflare.agent._retry import DEFAULT_BACKOFF
 from forgeflare.agent._retry import MAX_RETRY_AFTER
 from forgeflare.agent._retry import RetryingClient
@@ -142,6 +143,7 @@ __all__ = [
     "Usage",
     "UsageLimitError",
     "add_user_text",
+    "ask_reviewer",
     "backoff_schedule",
     "block_limit",
     "build_system_prompt",

@@ -1,12 +1,12 @@
 """A completion claim's evidence in the stop-hook: the frame's gate, then its reviewer.
 
-The I/O around ``_claims``. Imported only when the last message claims completion under a
-frame with a gate or a reviewer: the Stop without a claim never loads it (nor httpx, trio or
-pydantic). The gate runs in the project, bounded; the reviewer is ``forgeflare._review``'s,
-asked with the hook's ``ANTHROPIC_API_KEY`` and ``ANTHROPIC_API_URL`` / ``ANTHROPIC_BASE_URL``
-(the session's own), and its request and answer are kept in ``.forgeflare/loop-reviews/``.
-Its tools (subprocess, ``_evidence``) load inside the functions: the package names this module
-on every Stop.
+The I/O around ``_claims``. Imported only when the last message claims completion under a frame
+with a gate or a reviewer: the Stop without a claim never loads it (nor httpx, trio or
+pydantic). The gate runs in the project, bounded; the reviewer is
+``forgeflare.agent.ask_reviewer``, asked with the hook's ``ANTHROPIC_API_KEY`` and
+``ANTHROPIC_API_URL`` / ``ANTHROPIC_BASE_URL`` (the session's own), and its request and answer
+are kept in ``.forgeflare/loop-reviews/``. Its tools (subprocess, ``_evidence``) load inside
+the functions: the package names this module on every Stop.
 """
 
 from __future__ import annotations
@@ -175,7 +175,8 @@ def review_claim(
 
         import trio
 
-        from forgeflare._review import DEFAULT_MAX_DIFF, ReviewInput, ask_reviewer
+        from forgeflare._review import DEFAULT_MAX_DIFF, ReviewInput
+        from forgeflare.agent import ask_reviewer
 
         diff, stat = diff_since(project, frame.base, DEFAULT_MAX_DIFF, environ, settings)
         try:

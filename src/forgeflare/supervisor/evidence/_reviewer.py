@@ -1,9 +1,9 @@
 """The loop's reviewer (``[finish] reviewer``): the neutral reviewer, kept as a run record.
 
-What the reviewer sees and how it is asked live on neutral ground (``forgeflare._review``),
-shared with the stop-hook; here its answer becomes the iteration's :class:`ReviewRecord`,
-whose tokens and cost are part of the run's spend. The request and the answer are saved in
-the run folder.
+What the reviewer sees lives on neutral ground (``forgeflare._review``) and the request is
+``forgeflare.agent.ask_reviewer``'s, both shared with the stop-hook; here its answer becomes
+the iteration's :class:`ReviewRecord`, whose tokens and cost are part of the run's spend. The
+request and the answer are saved in the run folder.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from forgeflare._review import (
     VERDICT_TOOL,
     ReviewInput,
     ReviewVerdict,
-    ask_reviewer,
     review_prompt,
     verdict_of,
 )
+from forgeflare.agent import ask_reviewer
 from forgeflare.supervisor.backends._report import Tokens
 from forgeflare.supervisor.records._records import ReviewRecord
 
