@@ -22,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import SLOW_MACHINE_CHECKS
 from forgeflare.cli import main
 from forgeflare.supervisor import IterationRecord, RunRecord, WaitRecord
 from forgeflare.supervisor.backends import Tokens
@@ -257,7 +258,7 @@ def _cli(args: list[str]) -> tuple[int, str]:
     max_examples=40,
     deadline=None,
     derandomize=True,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    suppress_health_check=[*SLOW_MACHINE_CHECKS, HealthCheck.function_scoped_fixture],
 )
 @given(data=damaged_records())
 def test_no_reader_tracebacks_on_a_damaged_record(tmp_path: Path, data: bytes) -> None:
@@ -281,7 +282,7 @@ def test_no_reader_tracebacks_on_a_damaged_record(tmp_path: Path, data: bytes) -
     max_examples=6,
     deadline=None,
     derandomize=True,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    suppress_health_check=[*SLOW_MACHINE_CHECKS, HealthCheck.function_scoped_fixture],
 )
 @given(data=damaged_records())
 def test_resume_never_tracebacks_on_a_damaged_record(tmp_path: Path, data: bytes) -> None:
