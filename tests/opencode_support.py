@@ -8,10 +8,17 @@ OpenCode runs offline against the project's Messages mock (``forgeflare mock-api
 Anthropic provider reads ``ANTHROPIC_BASE_URL`` (with ``/v1``: it appends ``/messages``) and
 ``ANTHROPIC_API_KEY``; ``OPENCODE_DISABLE_MODELS_FETCH=1`` keeps it from fetching models.dev; a
 private ``HOME`` and ``XDG_*`` keep the user's config, sessions and snapshots out.
+
+Before it loads any plugin (forgeflare's retry plugin is one) OpenCode makes sure its config
+folder has ``@opencode-ai/plugin`` installed, by npm: in a fresh home that was an install per
+run, 14 to 30 s with a registry reachable and a network timeout without one.
+:func:`seed_opencode_config` gives the private home the state a user's has after their first
+run (a lock naming the package), so OpenCode skips the install and the tests stay offline.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -22,7 +29,14 @@ OPENCODE = REPO / ".cache" / "opencode" / "node_modules" / ".bin" / "opencode"
 VERSION = "1.18.33"
 MODEL = "anthropic/claude-sonnet-4-5"
 
-__all__ = ["MODEL", "OPENCODE", "VERSION", "opencode_env", "require_opencode"]
+__all__ = [
+    "MODEL",
+    "OPENCODE",
+    "VERSION",
+    "opencode_env",
+    "require_opencode",
+    "seed_opencode_config",
+]
 
 
 def require_opencode() -> Path:
@@ -32,10 +46,24 @@ def require_opencode() -> Path:
     )
 
 
+def seed_opencode_config(config_home: Path) -> None:
+    """Mark ``config_home/opencode`` as having OpenCode's plugin package installed.
+
+    OpenCode (``Npm.install``) installs into a config folder that has no ``node_modules``, or
+    whose ``package-lock.json`` lacks a dependency it wants; our plugin imports nothing, so an
+    empty ``node_modules`` and a lock naming the package are all it checks.
+    """
+    folder = config_home / "opencode"
+    (folder / "node_modules").mkdir(parents=True, exist_ok=True)
+    lock = {"packages": {"": {"dependencies": {"@opencode-ai/plugin": VERSION}}}}
+    (folder / "package-lock.json").write_text(json.dumps(lock), encoding="utf-8")
+
+
 def opencode_env(home: Path, base_url: str, **extra: str) -> dict[str, str]:
     """An environment for OpenCode against the Messages mock at ``base_url``: a private home,
-    a test key, no models.dev fetch, no user config."""
+    a test key, no models.dev fetch, no user config, no npm install."""
     home.mkdir(parents=True, exist_ok=True)
+    seed_opencode_config(home / ".config")
     env = {
         k: v
         for k, v in os.environ.items()

@@ -52,14 +52,16 @@ def smoke(wheel: Path) -> None:
         root = Path(tmp)
         # No pip inside: this interpreter's pip installs into the venv (`pip --python`), as
         # pipx's shared pip does; the venv still holds nothing but the wheel and its
-        # dependencies, and skipping ensurepip saves 5 s.
+        # dependencies, and skipping ensurepip saves 5 s. --no-compile: pip would compile every
+        # dependency's modules (rich, pygments, pydantic: half the install's CPU); the smoke
+        # commands compile what they import, as a user's first run would.
         venv.create(root / "venv", with_pip=False)
         bin_dir = root / "venv" / "bin"
         env = {k: v for k, v in os.environ.items() if not k.startswith(("FRESHER_", "ANTHROPIC_"))}
         env.pop("PYTHONPATH", None)
         env.update(XDG_CONFIG_HOME=str(root / "config"), HOME=str(root), NO_COLOR="1")
         pip = [sys.executable, "-m", "pip", "--python", str(bin_dir / "python")]
-        run([*pip, "install", "--quiet", str(wheel)], root, env)
+        run([*pip, "install", "--quiet", "--no-compile", str(wheel)], root, env)
         out = run([str(bin_dir / "forgeflare"), "--version"], root, env)
         if out.strip() != f"forgeflare {version.group(1)}":
             sys.exit(

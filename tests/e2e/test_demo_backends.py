@@ -19,7 +19,7 @@ import pytest
 
 from claude_code_support import require_claude_code
 from codex_support import require_codex
-from opencode_support import require_opencode
+from opencode_support import require_opencode, seed_opencode_config
 from pi_support import require_pi
 from project_support import run_text
 
@@ -72,6 +72,8 @@ def test_the_demo_runs_through_the_real_cli(tmp_path: Path, backend: str, requir
     cli: Path = require()
     project = tmp_path / "demo"
     home = tmp_path / "home" if backend in ("opencode", "pi") else None
+    if backend == "opencode":
+        seed_opencode_config(tmp_path / "home" / "config")  # no npm install per run
     done = demo(project, backend, f"{cli.parent}{os.pathsep}{os.environ['PATH']}", home)
     assert_the_story_was_done(project, done)
     assert f"--backend {backend}" in done.stdout  # the loop it shows is the one it ran

@@ -95,7 +95,7 @@ def _running_or_ended(proc: subprocess.Popen[str], project: Project) -> bool:
 
 
 @pytest.mark.linux_only("the agent detaches with the setsid command (util-linux)")
-@pytest.mark.timeout(SECONDS + 240)
+@pytest.mark.timeout(SECONDS + 580)
 def test_kill_9_anywhere_loses_no_commit_and_leaves_no_process(tmp_path: Path) -> None:
     rng = random.Random(SEED)
     project = Project(tmp_path)

@@ -38,7 +38,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pytest
 from typer.testing import CliRunner
 
 from docs_support import DOCS, README, REPO, docs_text, nav_pages, reference
@@ -513,7 +512,6 @@ def _env(tmp_path: Path, server: MockServer) -> dict[str, str]:
     return env
 
 
-@pytest.mark.timeout(240)
 def test_readme_walkthrough(tmp_path: Path, mock_api: MockAPI) -> None:
     readme, docs = readme_steps(), docs_steps()
     commands = [_first_command(s) for s in readme + docs if s.kind == "run" and not s.skip]
@@ -545,7 +543,7 @@ def test_readme_walkthrough(tmp_path: Path, mock_api: MockAPI) -> None:
         start_new_session=True,
     )
     try:
-        out, err = proc.communicate(timeout=200)
+        out, err = proc.communicate(timeout=540)  # below the per-test 600 s
     finally:
         # Background jobs a README block started (the mock server) go with the group.
         with contextlib.suppress(ProcessLookupError):

@@ -37,10 +37,12 @@ def _pipeline(tmp_path: Path, command: str, timeout_ms: int = 5000) -> HookDispa
 
 async def test_background_child_holding_stdout_does_not_stall(tmp_path: Path) -> None:
     # The grandchild keeps stdout open for 600 s; the hook itself exits at once. Its answer
-    # counts (allow, not a timeout), and the grandchild is killed with the group.
+    # counts (allow, not the timeout's block), and the grandchild is killed with the group.
+    # The timeout is generous (a loaded machine may take seconds to start the hook) and far
+    # below the grandchild's 600 s, so a stall shows as a timeout, not as a hang.
     command = f"echo $$ > pgid; sleep 600 & echo $! > child; {ALLOW}"
-    with trio.fail_after(10):  # a bound, not a timing claim: the hook's timeout is 5 s
-        result = await _pipeline(tmp_path, command).pre_tool_use(
+    with trio.fail_after(200):  # a bound, not a timing claim
+        result = await _pipeline(tmp_path, command, timeout_ms=120_000).pre_tool_use(
             tool="Bash", input={}, tool_iterations=0
         )
     assert result == Allow({})
@@ -50,8 +52,8 @@ async def test_background_child_holding_stdout_does_not_stall(tmp_path: Path) ->
 
 
 async def test_sigterm_ignoring_hook_is_killed_at_timeout(tmp_path: Path) -> None:
-    command = "trap '' TERM; echo $$ > pgid; sleep 30 & wait; sleep 30"
-    with trio.fail_after(25):  # a bound below the hook's own 30 s sleeps
+    command = "trap '' TERM; echo $$ > pgid; sleep 600 & wait; sleep 600"
+    with trio.fail_after(120):  # a bound far below the hook's own 600 s sleeps
         result = await _pipeline(tmp_path, command, timeout_ms=300).pre_tool_use(
             tool="Bash", input={}, tool_iterations=0
         )
@@ -62,8 +64,8 @@ async def test_sigterm_ignoring_hook_is_killed_at_timeout(tmp_path: Path) -> Non
 
 async def test_stdout_over_one_mib_is_a_failure_not_a_blow_up(tmp_path: Path) -> None:
     # `yes` never stops: the cap, not the (long) timeout, ends it.
-    with trio.fail_after(50):  # below the 60 s timeout
-        out = await run_hook_process("yes", b"{}", cwd=tmp_path, timeout_ms=60_000)
+    with trio.fail_after(120):  # below the 600 s timeout
+        out = await run_hook_process("yes", b"{}", cwd=tmp_path, timeout_ms=600_000)
     assert out.kind == "too_large"
     result = await _pipeline(tmp_path, "head -c 1100000 /dev/zero").pre_tool_use(
         tool="Bash", input={}, tool_iterations=0

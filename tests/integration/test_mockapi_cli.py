@@ -110,7 +110,7 @@ def test_port_zero_announce_toml_and_sigint(tmp_path: Path) -> None:
         )
         assert resp.json()["content"] == [{"type": "text", "text": "from toml"}]
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=20)
+        _, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()

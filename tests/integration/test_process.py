@@ -125,7 +125,7 @@ async def test_grace_zero_kills_at_once(tmp_path: Path) -> None:
     result = await run_child(["bash", "-c", code], timeout=0.2, grace=0)
     assert result.timed_out
     assert result.returncode == -9
-    assert trio.current_time() - start < 5
+    assert trio.current_time() - start < 30  # not the 600 s; generous for a loaded machine
 
 
 async def test_child_ignoring_term_is_killed_after_the_grace(tmp_path: Path) -> None:
@@ -246,13 +246,14 @@ async def test_stop_lets_a_polite_child_exit_on_term(tmp_path: Path) -> None:
 
 
 async def test_drain_is_bounded_when_an_outsider_holds_the_pipe(tmp_path: Path) -> None:
-    # A descendant in its own session, unmarked, keeps stdout open: reading stops anyway.
+    # A descendant in its own session, unmarked, keeps stdout open for 600 s: reading stops
+    # anyway (the bound is generous for a loaded machine, and far below the 600 s).
     out = bytearray()
     start = trio.current_time()
     await run_child(
-        ["bash", "-c", "setsid sleep 5 & echo $!; echo done"], on_output=out.extend, drain=0.3
+        ["bash", "-c", "setsid sleep 600 & echo $!; echo done"], on_output=out.extend, drain=0.3
     )
-    assert trio.current_time() - start < 4
+    assert trio.current_time() - start < 60
     pid = int(out.split()[0])
     kill_group(pid)  # it left our group in a session of its own: its pid is its group id
     assert b"done" in out
@@ -303,7 +304,7 @@ def test_popen_in_group_ended_with_grace_then_kill() -> None:
     assert os.getpgid(proc.pid) == proc.pid
     end_popen(proc, grace=0.3)
     assert proc.returncode == -9
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 60
     while not gone(child) and time.monotonic() < deadline:
         time.sleep(0.01)  # bounded polling: the kernel delivers the KILL asynchronously
     assert gone(child)

@@ -23,6 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import SLOW_MACHINE_CHECKS
 from forgeflare.cli import main
 from forgeflare.supervisor import IterationRecord, RunRecord
 from forgeflare.supervisor.backends import Tokens
@@ -246,9 +247,11 @@ def damaged_records(draw: st.DrawFn) -> bytes:
 def _damaged_records(max_examples: int) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """``@given`` a damaged record, ``max_examples`` of them, the same ones every run; the
     test's ``tmp_path`` is shared by its examples (``_only_run`` clears it for each)."""
-    checks = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
     tuned = settings(
-        max_examples=max_examples, deadline=None, derandomize=True, suppress_health_check=checks
+        max_examples=max_examples,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=[*SLOW_MACHINE_CHECKS, HealthCheck.function_scoped_fixture],
     )
     return lambda test: tuned(given(data=damaged_records())(test))
 

@@ -72,14 +72,15 @@ def test_recorded_streams_read_into_their_outcome(
 
 
 def test_opencode_long_retry_asks_for_its_end_and_keeps_the_reset() -> None:
-    # The recording's time: its reset (2026-11-29 00:47 UTC) is past for the wall clock.
-    reader = OpenCodeStreamReader(now=datetime(2026, 11, 29, 0, 0, tzinfo=UTC))
+    # The recording's reset is two hours after it was made: read it at NOW, not by the clock
+    # (a past reset is no window, so by the clock this failed two hours after recording).
+    reader = OpenCodeStreamReader(now=NOW)
     shown = read(reader, OPENCODE / "usage-limit.jsonl")
     assert reader.end_reason is not None
     assert any("ending OpenCode" in line for line in shown)
     report = reader.report()
     assert report.outcome == "rate_limited"
-    assert report.resets_at is not None
+    assert report.resets_at == "2026-11-29T00:47:05Z"
 
 
 def test_a_short_retry_is_shown_and_left_to_the_cli() -> None:

@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import tomli_w
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import SLOW_MACHINE_CHECKS
 from forgeflare import cli
 from forgeflare._convergence import ConvergenceError, load_for_update, read_convergence
 from forgeflare._errors import ConfigError, ForgeflareError
@@ -49,7 +50,7 @@ EXAMPLES = int(os.environ.get("FORGEFLARE_FUZZ_EXAMPLES", "100"))
 FUZZ = settings(
     max_examples=EXAMPLES,
     deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    suppress_health_check=[*SLOW_MACHINE_CHECKS],
 )
 
 # -- damaged bytes: a valid document, then a few edits ------------------------------------

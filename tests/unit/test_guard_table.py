@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from forgeflare.agent.tools._guard import check_command, denied_reason
@@ -138,7 +138,7 @@ def _calls(command: str) -> int:
     return count
 
 
-@settings(max_examples=16, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=16)
 @given(shape=st.sampled_from(_SHAPES), tail=st.sampled_from(["", "ls", "rm -rf build", ")"]))
 def test_the_check_grows_linearly_with_the_command(shape: str, tail: str) -> None:
     # 8 times the text costs about 8 times the calls (a quadratic reading: 64 times). Calls, not

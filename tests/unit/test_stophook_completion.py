@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import SLOW_MACHINE_CHECKS
 from forgeflare.stophook import continued, state_path
 from forgeflare.stophook._completion import completion_hint, judged_text
 from forgeflare.stophook._hook import run_stop_hook
@@ -132,7 +133,7 @@ def final_texts(turns: list[list[Message]]) -> list[str]:
 @settings(
     max_examples=150,
     deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    suppress_health_check=[*SLOW_MACHINE_CHECKS, HealthCheck.function_scoped_fixture],
 )
 @given(transcripts())
 def test_final_message_is_the_last_turns_last_message_all_text_blocks(
@@ -151,7 +152,7 @@ def test_final_message_is_the_last_turns_last_message_all_text_blocks(
 @settings(
     max_examples=150,
     deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    suppress_health_check=[*SLOW_MACHINE_CHECKS, HealthCheck.function_scoped_fixture],
 )
 @given(transcripts(), st.data())
 def test_the_rule_holds_also_when_the_transcript_lags(

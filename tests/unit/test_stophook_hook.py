@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import SLOW_MACHINE_CHECKS
 from forgeflare.stophook import (
     LoopStateError,
     Mode,
@@ -165,7 +166,7 @@ payloads = st.one_of(
 
 @settings(
     max_examples=60,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    suppress_health_check=[*SLOW_MACHINE_CHECKS, HealthCheck.function_scoped_fixture],
 )
 @given(payloads, st.integers(0, 6))
 def test_hook_never_raises(tmp_path: Path, payload: str, iteration: int) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from forgeflare.stophook import (
@@ -369,7 +369,7 @@ texts = st.one_of(
 )
 
 
-@settings(max_examples=50, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50)
 @given(states, texts)
 def test_no_exception_and_blocks_only_from_active(
     state: LoopRecord | Corrupt | None, text: str | None
@@ -387,7 +387,7 @@ def test_no_exception_and_blocks_only_from_active(
         assert decision.reason == ""
 
 
-@settings(max_examples=50, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50)
 @given(states, texts)
 def test_iteration_never_exceeds_max(state: LoopRecord | Corrupt | None, text: str | None) -> None:
     new, decision = transition(state, text, NOW)
@@ -409,7 +409,7 @@ def test_iteration_never_exceeds_max(state: LoopRecord | Corrupt | None, text: s
                 assert top.iter == before.iter + 1 <= top.max
 
 
-@settings(max_examples=50, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50)
 @given(records, st.text(max_size=100))
 def test_blocking_changes_only_the_top_counter(state: LoopRecord, text: str) -> None:
     new, decision = transition(state, text, NOW)
@@ -423,7 +423,7 @@ def test_blocking_changes_only_the_top_counter(state: LoopRecord, text: str) -> 
         assert (new.event, new.run_id) == (state.event, state.run_id)
 
 
-@settings(max_examples=50, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50)
 @given(records, texts)
 def test_a_stopped_loop_shrinks_or_disappears(state: LoopRecord, text: str | None) -> None:
     new, decision = transition(state, text, NOW)

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import SLOW_MACHINE_CHECKS
 from forgeflare.stophook import continued, run_stop_hook, state_path
 from forgeflare.stophook._quick import quick_stop
 
@@ -186,7 +187,9 @@ payloads = st.fixed_dictionaries(
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[*SLOW_MACHINE_CHECKS, HealthCheck.function_scoped_fixture],
 )
 @given(records, payloads, texts)
 def test_the_quick_stop_answers_as_the_full_hook(

@@ -20,7 +20,9 @@ from forgeflare.agent.tools._bash import MAX_BASH_OUTPUT, cap_output, run_bash
 from platform_support import alive, live_group_members
 from tool_support import run_tool
 
-WAIT = 10.0  # upper bound of every wait below; none of them sleeps for a fixed time
+# The upper bound of every wait below, reached only on failure: generous for a loaded machine,
+# far below the 600 s the commands' children sleep. None of them sleeps for a fixed time.
+WAIT = 60.0
 
 
 def bash(command: str, cwd: Path) -> ToolOutput:
