@@ -5,7 +5,7 @@ Both sides run the same forking command, ``bash -c`` that reads its stdin, runs 
 
 - **bare**: ``trio.run_process(["bash", "-c", ...], stdin=payload, capture_stdout=True)``,
   no process group, no cleanup: the floor.
-- **primitive**: ``run_hook_process`` (``forgeflare._process.run_child``: its own process
+- **primitive**: ``run_hook_process`` (``forgeflare.platform._process.run_child``: its own process
   group with ``setpgid``, streamed stdout, the group ended after the hook exits).
 
 Rounds alternate the two so machine load hits both alike; the figure is the median of the

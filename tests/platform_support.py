@@ -42,7 +42,7 @@ def linux_only_skip_reason(platform: str, reason: str | None) -> str | None:
 
 def reset_subreaper() -> None:
     """Make this process a plain one again if forgeflare made it a child subreaper (Linux)."""
-    from forgeflare import _pgroup
+    from forgeflare.platform import _pgroup
 
     if not _pgroup._subreaper:
         return

@@ -4,7 +4,7 @@ Claude Code runs ``forgeflare stop-hook`` on every Stop of every session, so a b
 ``stop-hook`` goes straight to the stop-hook's own entry before typer (or any other part) is
 imported; every other command goes through the typer app in :mod:`forgeflare._app`. The
 ``forgeflare-stop-hook`` console script is :func:`stop_hook_main`. Commands that start project
-code first move secrets out of the process's initial environment (:mod:`forgeflare._keychannel`).
+code first move secrets out of the process's initial environment (:mod:`forgeflare.security._keychannel`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from forgeflare._sandbox import BoxSettings
+    from forgeflare.security import BoxSettings
 
 __all__ = ["main", "stop_hook_main"]
 
@@ -83,7 +83,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point: library errors become one line and an exit status."""
     args = sys.argv[1:] if argv is None else list(argv)
     if argv is None:  # this process's own start (a test calling main() keeps its pytest)
-        from forgeflare._dumpable import forbid_dumps
+        from forgeflare.platform import forbid_dumps
 
         forbid_dumps()  # before any secret is read: nothing it starts can read its memory
     if args == ["stop-hook"]:
@@ -91,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         sys.exit(run_stop_hook_process(_gate_box_settings))
     if argv is None and args:  # the process's own command line: a test calling main() is not
-        from forgeflare._keychannel import hide_secrets
+        from forgeflare.security import hide_secrets
 
         try:
             hide_secrets(args)  # before typer is imported: a re-executed start pays for it once
@@ -185,7 +185,7 @@ def stop_hook_main(argv: Sequence[str] | None = None) -> None:
     """
     args = sys.argv[1:] if argv is None else list(argv)
     if argv is None:
-        from forgeflare._dumpable import forbid_dumps
+        from forgeflare.platform import forbid_dumps
 
         forbid_dumps()  # the hook holds the session's key when it asks a reviewer
     if not args:

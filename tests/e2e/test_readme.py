@@ -42,7 +42,7 @@ from typer.testing import CliRunner
 
 from docs_support import DOCS, README, REPO, docs_text, nav_pages, reference
 from forgeflare._app import app
-from forgeflare._convergence import ConvergenceState
+from forgeflare.disk._convergence import ConvergenceState
 from forgeflare.hooks import EXIT_CODES, ExitReason
 from forgeflare.hooks._config import HookConfig, parse_hooks_text
 from forgeflare.hooks._protocol import (

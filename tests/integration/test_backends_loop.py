@@ -15,8 +15,8 @@ from typing import ClassVar
 
 import pytest
 
-from forgeflare._convergence import Final
 from forgeflare.cli import main
+from forgeflare.disk._convergence import Final
 from forgeflare.supervisor.backends import (
     BACKENDS,
     BaseBackend,

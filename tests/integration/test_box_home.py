@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from forgeflare._sandbox import GIT_DIR_ENV, READABLE_ENV, sandbox_argv
+from forgeflare.security._sandbox import GIT_DIR_ENV, READABLE_ENV, sandbox_argv
 from nobody_support import SETPRIV, as_user, give_to, shared_scratch
 from project_support import run_text
 

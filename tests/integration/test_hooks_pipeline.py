@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import tomli_w
 
-from forgeflare._convergence import read_convergence
+from forgeflare.disk._convergence import read_convergence
 from forgeflare.hooks import (
     Allow,
     Block,

@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from forgeflare._pgroup import MARKER_XOPTION, marker_argv
+from forgeflare.platform._pgroup import MARKER_XOPTION, marker_argv
 from nobody_support import SETPRIV, as_user, forgeflare_argv, forgeflare_env
 from project_support import run_text
 
@@ -23,8 +23,8 @@ pytestmark = [
 
 SCAN = """
 import os, subprocess, sys
-from forgeflare._pgroup import marked_processes
-hold = "from forgeflare._dumpable import forbid_dumps; forbid_dumps(); import sys; sys.stdin.read()"
+from forgeflare.platform._pgroup import marked_processes
+hold = "from forgeflare.platform._dumpable import forbid_dumps; forbid_dumps(); import sys; sys.stdin.read()"
 env = {**os.environ, "FF_TEST_MARK": "v1"}
 argv = [sys.executable, *sys.argv[1:], "-c", hold]
 child = subprocess.Popen(argv, env=env, stdin=subprocess.PIPE)

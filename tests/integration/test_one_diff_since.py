@@ -1,5 +1,5 @@
 """One diff of the work since a base: the stop-hook's ``diff_since`` (blocking) is the
-collection the loop's reviewer runs (``forgeflare._reviewdiff.collect_diff``, async), on a real
+collection the loop's reviewer runs (``forgeflare.security._reviewdiff.collect_diff``, async), on a real
 repository: commits, uncommitted changes and new files all show. (The loop asks for no new
 files: its checkpoint has committed them before the reviewer looks.)"""
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import trio
 
-from forgeflare._gaterun import BoxSettings, gate_box
-from forgeflare._reviewdiff import collect_diff
+from forgeflare.security._gaterun import BoxSettings, gate_box
+from forgeflare.security._reviewdiff import collect_diff
 from forgeflare.stophook import diff_since
 from project_support import git, new_repo
 

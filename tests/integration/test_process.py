@@ -13,8 +13,8 @@ import pytest
 import trio
 import trio.testing
 
-from forgeflare._pgroup import end_popen, popen_in_group
-from forgeflare._process import (
+from forgeflare.platform._pgroup import end_popen, popen_in_group
+from forgeflare.platform._process import (
     ChildResult,
     exit_status,
     kill_group,

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import trio
 
-from forgeflare._gaterun import BoxSettings, gate_box
-from forgeflare._git import run_git
-from forgeflare._reviewdiff import collect_diff
+from forgeflare.security._gaterun import BoxSettings, gate_box
+from forgeflare.security._git import run_git
+from forgeflare.security._reviewdiff import collect_diff
 from project_support import committed_repo, git
 
 

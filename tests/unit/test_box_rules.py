@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forgeflare._gaterun import choose_gate_box
-from forgeflare._gitguard import changes, describe_changes, git_fingerprint, runs_a_program
-from forgeflare._sandbox import SandboxPlan, bwrap_argv, git_readonly_paths, gitconfig_text
+from forgeflare.security._gaterun import choose_gate_box
+from forgeflare.security._gitguard import changes, describe_changes, git_fingerprint, runs_a_program
+from forgeflare.security._sandbox import SandboxPlan, bwrap_argv, git_readonly_paths, gitconfig_text
 from forgeflare.trust import GATE_NOTE, TrustCheck, TrustItem, review_lines
 from project_support import git, new_repo
 
@@ -212,9 +212,9 @@ def test_trust_says_a_gate_runs_project_code(tmp_path: Path) -> None:
 
 @pytest.mark.linux_only("PR_SET_DUMPABLE is Linux")
 def test_a_forgeflare_process_is_not_dumpable() -> None:
-    child = "from forgeflare._dumpable import dumpable; print(dumpable())"
+    child = "from forgeflare.platform._dumpable import dumpable; print(dumpable())"
     code = (
-        "import subprocess, sys; from forgeflare._dumpable import dumpable, forbid_dumps; "
+        "import subprocess, sys; from forgeflare.platform._dumpable import dumpable, forbid_dumps; "
         "print(dumpable(), forbid_dumps(), dumpable(), flush=True); "
         f"subprocess.run([sys.executable, '-c', {child!r}])"
     )

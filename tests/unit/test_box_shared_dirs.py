@@ -13,8 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from forgeflare._sandbox import GIT_DIR_ENV, SHARED_DIRS, SandboxPlan, bwrap_argv, sandbox_plan
-from forgeflare._scopeexec import landlock_abi, scoped_argv
+from forgeflare.security._sandbox import (
+    GIT_DIR_ENV,
+    SHARED_DIRS,
+    SandboxPlan,
+    bwrap_argv,
+    sandbox_plan,
+)
+from forgeflare.security._scopeexec import landlock_abi, scoped_argv
 
 P = Path("/w/project")
 

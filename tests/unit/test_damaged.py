@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from forgeflare._damaged import (
+from forgeflare.disk._damaged import (
     DamagedFileError,
     loads,
     read_json,

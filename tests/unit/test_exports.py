@@ -2,7 +2,7 @@
 
 A package's face is its ``__init__`` (``forgeflare.hooks``, ``forgeflare.agent.tools``...): code
 in one package imports another package only from there, never from its private modules
-(``forgeflare.trust._store``). The small top-level modules (``forgeflare._process``,
+(``forgeflare.trust._store``). The small top-level modules (``forgeflare.platform._process``,
 ``forgeflare._clock``...) are the floor every package stands on: anyone may import them.
 """
 
@@ -67,7 +67,7 @@ def past_the_face(importer: str, imported: str) -> bool:
         ("forgeflare.supervisor.run._loop", "forgeflare.agent.tools", False),
         ("forgeflare.supervisor.run._loop", "forgeflare.supervisor.records._records", False),
         ("forgeflare.supervisor.backends._codex", "forgeflare.supervisor.config._config", False),
-        ("forgeflare.agent._run", "forgeflare._process", False),
+        ("forgeflare.agent._run", "forgeflare.platform._process", False),
         ("forgeflare.cli", "forgeflare.hooks._types", True),
         ("forgeflare.cli", "forgeflare._app", False),
     ],

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from forgeflare._errors import ConfigError
-from forgeflare._fsutil import (
+from forgeflare.disk._fsutil import (
     append_line,
     atomic_write_text,
     check_project_folders,
     open_regular,
     overwrite_in_place,
 )
-from forgeflare._readfile import file_kind
+from forgeflare.disk._readfile import file_kind
 
 
 @pytest.mark.parametrize(

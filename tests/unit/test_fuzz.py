@@ -31,11 +31,11 @@ from hypothesis import strategies as st
 
 from conftest import SLOW_MACHINE_CHECKS
 from forgeflare import cli
-from forgeflare._convergence import ConvergenceError, load_for_update, read_convergence
 from forgeflare._errors import ConfigError, ForgeflareError
-from forgeflare._jsonl import json_objects
 from forgeflare.agent import APIError
 from forgeflare.agent._sse import MessageAccumulator
+from forgeflare.disk._convergence import ConvergenceError, load_for_update, read_convergence
+from forgeflare.disk._jsonl import json_objects
 from forgeflare.hooks import HookConfigError
 from forgeflare.hooks._config import load_hooks_file
 from forgeflare.hooks._protocol import ProcessOutcome, interpret_guard, interpret_post

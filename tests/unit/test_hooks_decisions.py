@@ -17,7 +17,7 @@ import trio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from forgeflare._convergence import ConvergenceState, read_convergence
+from forgeflare.disk._convergence import ConvergenceState, read_convergence
 from forgeflare.hooks import (
     Allow,
     Block,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from forgeflare._errors import ConfigError
-from forgeflare._keychannel import (
+from forgeflare.security._keychannel import (
     KEY_FD_ENV,
     adopt_key_fd,
     hand_over,

@@ -38,7 +38,7 @@ def packages_imported(source: str) -> list[str]:
     ("source", "packages"),
     [
         ("from forgeflare._clock import parse_time\n", []),
-        ("import forgeflare._process\n", []),
+        ("import forgeflare.platform._process\n", []),
         ("from forgeflare.agent import Message\n", ["forgeflare.agent"]),
         (
             "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forgeflare._outputcap import HeadTail, LineCap, cut_note
+from forgeflare.platform._outputcap import HeadTail, LineCap, cut_note
 
 
 def test_small_output_is_kept_whole() -> None:

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forgeflare._git import git_argv
-from forgeflare._reviewdiff import EMPTY_TREE, CollectedDiff, diff_argv, split_parts
+from forgeflare.security._git import git_argv
+from forgeflare.security._reviewdiff import EMPTY_TREE, CollectedDiff, diff_argv, split_parts
 
 SEP = "\n--forgeflare-0123--\n"
 

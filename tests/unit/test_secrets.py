@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forgeflare._secrets import child_environment, is_secret, scrub_environment
+from forgeflare.security._secrets import child_environment, is_secret, scrub_environment
 from secrets_support import MISSED_IN_0_3
 
 MISSED_BEFORE = [

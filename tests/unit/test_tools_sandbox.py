@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from forgeflare._errors import ConfigError
-from forgeflare._sandbox import (
+from forgeflare.security._sandbox import (
     GIT_DIR_ENV,
     SANDBOX_ENV,
     BoxSettings,

@@ -10,9 +10,6 @@ import typer
 
 from forgeflare._cliopts import PassEnv, TrustProject
 from forgeflare._errors import ConfigError
-from forgeflare._pgroup import become_subreaper
-from forgeflare._sandbox import SANDBOX_ENV
-from forgeflare._secrets import pass_env_from, scrub_environment
 from forgeflare.agent._run import (
     DEFAULT_MAX_TOKENS,
     DEFAULT_MODEL,
@@ -21,6 +18,8 @@ from forgeflare.agent._run import (
     run_agent,
 )
 from forgeflare.agent.tools._types import ALLOW_PATHS_ENV
+from forgeflare.platform import become_subreaper
+from forgeflare.security import SANDBOX_ENV, pass_env_from, scrub_environment
 
 __all__ = ["register"]
 

@@ -18,7 +18,6 @@ from typing import Any
 import trio
 
 from forgeflare._apiurl import DEFAULT_BASE_URL, checked_base_url, resolve_base_url
-from forgeflare._damaged import loads
 from forgeflare._httpx import httpx
 from forgeflare.agent._errors import (
     APIConnectionError,
@@ -31,6 +30,7 @@ from forgeflare.agent._errors import (
 )
 from forgeflare.agent._messages import AssistantResponse, MessagesRequest
 from forgeflare.agent._sse import StreamParser
+from forgeflare.disk import loads
 
 __all__ = [
     "ANTHROPIC_VERSION",

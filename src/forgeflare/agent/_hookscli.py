@@ -20,11 +20,10 @@ import trio
 import typer
 
 from forgeflare._cliopts import TrustProject
-from forgeflare._damaged import loads
 from forgeflare._errors import ConfigError
-from forgeflare._secrets import pass_env_from, scrub_environment
 from forgeflare.agent._agent_hooks import builtin_hooks
 from forgeflare.agent.tools._registry import TOOL_NAMES
+from forgeflare.disk import loads
 from forgeflare.hooks import (
     HOOKS_RELPATH,
     SHELL_EVENTS,
@@ -42,6 +41,7 @@ from forgeflare.hooks import (
     collect_agent_hooks,
     load_hooks_file,
 )
+from forgeflare.security import pass_env_from, scrub_environment
 from forgeflare.trust import agent_trust_items, require_trust
 
 __all__ = ["register"]

@@ -12,7 +12,7 @@ import platform
 from pathlib import Path
 
 from forgeflare._completion import COMPLETE_TAG
-from forgeflare._readfile import read_limited_text
+from forgeflare.disk import read_limited_text
 
 __all__ = ["INSTRUCTIONS_CAP", "build_system_prompt", "project_instructions"]
 

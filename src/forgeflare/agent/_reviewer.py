@@ -17,7 +17,6 @@ from typing import Any
 import trio
 
 from forgeflare._budget import estimate_input_tokens, refusal, worst_case_usd
-from forgeflare._convergence import Tokens
 from forgeflare._pricing import price_usd
 from forgeflare._review import (
     OVER_BUDGET,
@@ -31,6 +30,7 @@ from forgeflare._review import (
 from forgeflare.agent._client import MessagesClient, resolve_base_url
 from forgeflare.agent._errors import APIError
 from forgeflare.agent._messages import AssistantResponse, Message, MessagesRequest
+from forgeflare.disk import Tokens
 
 __all__ = ["ask_reviewer"]
 

@@ -21,17 +21,8 @@ import trio
 from forgeflare._budget import worst_case_usd
 from forgeflare._clock import utc_timestamp
 from forgeflare._completion import completion_signal, find_question
-from forgeflare._convergence import Final, clear_convergence, convergence_path, write_final
 from forgeflare._errors import ConfigError
-from forgeflare._fsutil import check_project_folders
-from forgeflare._pgroup import end_adopted
 from forgeflare._pricing import price_usd
-from forgeflare._runtime_files import WRITTEN_FOLDERS
-from forgeflare._sandbox import (
-    SANDBOX_ENV,
-    require_sandbox,
-    scope_abstract_sockets,
-)
 from forgeflare.agent._agent_hooks import builtin_hooks
 from forgeflare.agent._client import DEFAULT_BASE_URL, MessagesClient, checked_base_url
 from forgeflare.agent._display import AgentDisplay
@@ -43,6 +34,14 @@ from forgeflare.agent._session import SessionWriter
 from forgeflare.agent._turn import TurnLoop, TurnResult
 from forgeflare.agent.tools import tool_schemas
 from forgeflare.agent.tools._registry import TOOL_NAMES
+from forgeflare.disk import (
+    WRITTEN_FOLDERS,
+    Final,
+    check_project_folders,
+    clear_convergence,
+    convergence_path,
+    write_final,
+)
 from forgeflare.hooks import (
     EXIT_CODES,
     HOOKS_RELPATH,
@@ -51,6 +50,8 @@ from forgeflare.hooks import (
     build_pipeline,
     collect_agent_hooks,
 )
+from forgeflare.platform import end_adopted
+from forgeflare.security import SANDBOX_ENV, require_sandbox, scope_abstract_sockets
 from forgeflare.trust import TrustItem, TrustPin, agent_trust_items, require_trust
 
 __all__ = ["DEFAULT_MAX_TOKENS", "DEFAULT_MODEL", "RunOptions", "run_agent"]

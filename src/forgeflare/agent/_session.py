@@ -34,8 +34,8 @@ from typing import Any
 
 from forgeflare import __version__
 from forgeflare._errors import ForgeflareError
-from forgeflare._fsutil import append_line, atomic_write_text
 from forgeflare.agent._messages import Message, ToolUseBlock, Usage
+from forgeflare.disk import append_line, atomic_write_text
 
 __all__ = [
     "SessionWriteError",

@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from forgeflare._damaged import loads
 from forgeflare.agent._errors import APIError, StreamParseError, StreamTransientError
 from forgeflare.agent._messages import (
     AssistantResponse,
@@ -33,6 +32,7 @@ from forgeflare.agent._messages import (
     ToolUseBlock,
     Usage,
 )
+from forgeflare.disk import loads
 
 __all__ = [
     "MessageAccumulator",

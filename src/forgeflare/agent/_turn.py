@@ -19,7 +19,6 @@ from typing import Any, Protocol, cast
 import trio
 
 from forgeflare._budget import estimate_input_tokens, refusal
-from forgeflare._convergence import Tokens
 from forgeflare.agent._conversation import (
     CONTINUE_PROMPT,
     MAX_CONTINUATIONS,
@@ -46,6 +45,7 @@ from forgeflare.agent._messages import (
     Usage,
 )
 from forgeflare.agent.tools import ToolEffect, ToolOutput, dispatch_tool, tool_effect
+from forgeflare.disk import Tokens
 from forgeflare.hooks import (
     EXIT_CODES,
     Block,

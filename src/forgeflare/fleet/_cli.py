@@ -10,10 +10,10 @@ from typing import Any
 import typer
 
 from forgeflare._errors import ConfigError
-from forgeflare._secrets import scrub_environment
 from forgeflare._termtext import for_terminal
 from forgeflare._units import format_cost
 from forgeflare.fleet._config import FleetLoop, FleetSettings
+from forgeflare.security import scrub_environment
 
 __all__ = ["register"]
 
@@ -174,7 +174,7 @@ def _record(fleet_file: Path) -> Any:
 
 
 def _status_lines(record: Any) -> list[str]:
-    from forgeflare._pgroup import is_alive
+    from forgeflare.platform import is_alive
 
     # A fleet or loop recorded as running whose process is gone (kill -9, a reboot) is dead.
     fleet_dead = record.finished_at is None and not is_alive(record.pid, record.pid_started)

@@ -22,10 +22,8 @@ from pydantic import (
     field_validator,
 )
 
-from forgeflare._damaged import read_named_text
 from forgeflare._errors import ConfigError
-from forgeflare._readfile import CONFIG_LIMIT
-from forgeflare._validation import Loc, error_key, error_problem
+from forgeflare.disk import CONFIG_LIMIT, Loc, error_key, error_problem, read_named_text
 from forgeflare.supervisor import BackendName
 
 __all__ = [

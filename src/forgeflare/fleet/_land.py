@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, TypeGuard, get_args
 
-from forgeflare._gaterun import run_project_gate_blocking
+from forgeflare.security import run_project_gate_blocking
 from forgeflare.supervisor import GitResult, box_settings, run_git
 
 __all__ = [

@@ -70,7 +70,7 @@ def fleet_todo(record: FleetRecord) -> list[Todo]:
         found = runs[loop.name]
         if run_dir is not None and found is not None:
             facts[loop.name] = run_facts(Path(loop.worktree), run_dir, found[0])
-    from forgeflare._pgroup import is_alive
+    from forgeflare.platform import is_alive
 
     # One rule with `fleet status`: recorded as running, its process gone.
     alive = None if record.finished_at else is_alive(record.pid, record.pid_started)

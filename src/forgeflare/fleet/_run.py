@@ -28,13 +28,12 @@ import trio
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError, ForgeflareError
-from forgeflare._keychannel import hand_over, split_secrets
-from forgeflare._pgroup import end_marked_processes, end_pids, is_alive, process_started
-from forgeflare._process import run_child
-from forgeflare._runtime_files import RUNTIME_PATTERNS
+from forgeflare.disk import RUNTIME_PATTERNS
 from forgeflare.fleet._config import FleetFile, FleetLoop
 from forgeflare.fleet._land import Landing, LandResult, is_land_outcome, land, land_pr
 from forgeflare.fleet._state import FleetRecord, LoopRecord, load_record, save_record, state_dir
+from forgeflare.platform import end_marked_processes, end_pids, is_alive, process_started, run_child
+from forgeflare.security import hand_over, split_secrets
 from forgeflare.supervisor import (
     GitResult,
     newest_run,

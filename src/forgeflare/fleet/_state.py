@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from forgeflare._errors import ConfigError
-from forgeflare._fsutil import atomic_write_text, read_json_model
+from forgeflare.disk import atomic_write_text, read_json_model
 from forgeflare.fleet._land import LandOutcome
 
 __all__ = ["FleetRecord", "LoopRecord", "LoopStatus", "load_record", "save_record", "state_dir"]

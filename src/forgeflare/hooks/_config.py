@@ -18,10 +18,8 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from forgeflare._damaged import read_text
 from forgeflare._errors import ConfigError
-from forgeflare._readfile import CONFIG_LIMIT
-from forgeflare._validation import validation_message
+from forgeflare.disk import CONFIG_LIMIT, read_text, validation_message
 
 __all__ = [
     "DEFAULT_STOP_TIMEOUT_MS",

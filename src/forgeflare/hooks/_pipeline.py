@@ -35,8 +35,7 @@ from typing import Any, Literal
 import trio
 
 from forgeflare._clock import utc_timestamp
-from forgeflare._convergence import Observation, append_observations, convergence_path
-from forgeflare._fsutil import append_line
+from forgeflare.disk import Observation, append_line, append_observations, convergence_path
 from forgeflare.hooks._api import (
     DEFAULT_CONTINUE_PROMPT,
     Hook,

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from forgeflare._damaged import loads
+from forgeflare.disk import loads
 from forgeflare.hooks._types import Allow, Block, Blocked, Continue, HookAnswer, Signal, Stop
 
 __all__ = [

@@ -1,6 +1,6 @@
 """Running one shell hook process: ``bash -c COMMAND``, JSON in, JSON out.
 
-Through :func:`forgeflare._process.run_child`: the hook runs in its own process group; at the
+Through :func:`forgeflare.platform._process.run_child`: the hook runs in its own process group; at the
 timeout the whole group is SIGKILLed at once (grace 0), so a hook that ignores SIGTERM cannot
 overstay it. When the hook exits on its own, whatever it left in its group is killed too, and
 reading stops once the hook has exited and its pipe is drained: a background grandchild
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import trio
 
-from forgeflare._process import run_child
 from forgeflare.hooks._protocol import ProcessOutcome
+from forgeflare.platform import run_child
 
 __all__ = ["MAX_STDOUT_BYTES", "run_hook_process"]
 

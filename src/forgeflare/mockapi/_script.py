@@ -23,8 +23,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from forgeflare._damaged import loads, scrub_surrogates
-from forgeflare._validation import Loc, error_key, validation_message
+from forgeflare.disk import Loc, error_key, loads, scrub_surrogates, validation_message
 from forgeflare.mockapi._errors import MockScriptError
 
 __all__ = [

@@ -20,7 +20,7 @@ from typing import IO
 import h11
 import trio
 
-from forgeflare._fsutil import atomic_write_text
+from forgeflare.disk import atomic_write_text
 from forgeflare.mockapi._decide import (
     JSONReply,
     MockRequest,

@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
-from forgeflare._pgroup import end_popen, popen_in_group
 from forgeflare.mockapi._errors import MockAPIError
+from forgeflare.platform import end_popen, popen_in_group
 
 __all__ = ["start_mock_api", "stop_mock_api"]
 

@@ -9,8 +9,7 @@ from pathlib import Path
 
 from forgeflare._completion import plan_tasks
 from forgeflare._errors import ConfigError
-from forgeflare._readfile import read_limited_text
-from forgeflare._runtime_files import RUNTIME_PATTERNS
+from forgeflare.disk import RUNTIME_PATTERNS, read_limited_text
 from forgeflare.report._digest import Commit, Digest, build_digest
 from forgeflare.report._taskcost import checked_between, task_costs
 from forgeflare.report._todo import RunFacts, Todo, session_question
@@ -170,7 +169,7 @@ def _plan(project: Path, run: RunRecord) -> tuple[list[str], list[str]]:
 def supervisor_alive(run: RunRecord) -> bool | None:
     """Whether an unfinished run's supervisor still runs: ``runs`` and ``report`` both ask
     this one rule (``None`` for a finished run, or one that never recorded its pid)."""
-    from forgeflare._pgroup import is_alive
+    from forgeflare.platform import is_alive
 
     if run.finished_at or not run.supervisor_pid:
         return None

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from forgeflare._errors import ConfigError
-from forgeflare._fsutil import atomic_write_text
+from forgeflare.disk import atomic_write_text
 from forgeflare.report._digest import Digest
 from forgeflare.report._text import format_cost, format_duration, headline, sections
 from forgeflare.report._todo import NOTHING, Todo

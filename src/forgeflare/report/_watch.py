@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from forgeflare._clock import parse_time
-from forgeflare._jsonl import json_objects
-from forgeflare._pgroup import process_started
 from forgeflare._termtext import for_terminal
+from forgeflare.disk import json_objects
+from forgeflare.platform import process_started
 from forgeflare.report._collect import supervisor_alive
 from forgeflare.report._digest import DEAD_REASON
 from forgeflare.report._text import format_cost, format_duration

@@ -9,9 +9,8 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from forgeflare._damaged import require_utf8
 from forgeflare._errors import ConfigError
-from forgeflare._readfile import read_limited_text
+from forgeflare.disk import read_limited_text, require_utf8
 from forgeflare.stophook._errors import StopHookError
 from forgeflare.stophook._machine import Corrupt, Frame, LoopRecord, record_answer
 from forgeflare.stophook._statefile import any_state, open_state

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from forgeflare._readfile import read_limited_text
+from forgeflare.disk import read_limited_text
 from forgeflare.stophook._claims import REVIEWS_RELPATH, ReviewNote, gate_refused, reviewer_refused
 from forgeflare.stophook._machine import Frame, Refusal
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # the package loads this module on every Stop; its tools load
     from collections.abc import Callable
 
     from forgeflare._evidence import GateRun
-    from forgeflare._sandbox import BoxSettings
+    from forgeflare.security import BoxSettings
     from forgeflare.trust import TrustItem
 
     SettingsFor = Callable[[Path, Mapping[str, str]], BoxSettings]
@@ -102,8 +102,7 @@ def run_gate(
     """Run ``gate`` with bash in ``project`` through the one gate runner: in the sandbox
     (unless ``settings``, the project's ``[security]``, turn it off; ``None``: the defaults,
     the box on), without the hook's secrets, bounded, nothing of it left behind."""
-    from forgeflare._gaterun import run_project_gate_blocking
-    from forgeflare._sandbox import BoxSettings
+    from forgeflare.security import BoxSettings, run_project_gate_blocking
 
     return run_project_gate_blocking(
         gate,
@@ -117,7 +116,7 @@ def run_gate(
 def _git(project: Path, *args: str) -> tuple[int, str]:
     # forgeflare's one safe git (no fsmonitor, hooks, external diff or filter programs the
     # project's .git/config may name; no secrets): the frame can come from a copied tree.
-    from forgeflare._git import run_git
+    from forgeflare.security import run_git
 
     done = run_git(project, *args, timeout=30)
     return done.returncode, done.stdout
@@ -144,7 +143,7 @@ def diff_since(
     the rest."""
     import os
 
-    from forgeflare._reviewdiff import collect_project_diff_blocking
+    from forgeflare.security import collect_project_diff_blocking
 
     collected = collect_project_diff_blocking(
         project,

@@ -13,8 +13,8 @@ import typer
 
 from forgeflare._completion import blocked_hint
 from forgeflare._errors import ConfigError
-from forgeflare._readfile import CONFIG_LIMIT, read_limited_text
 from forgeflare._termtext import for_terminal
+from forgeflare.disk import CONFIG_LIMIT, read_limited_text
 from forgeflare.stophook._answer import answer_loop, answer_text
 from forgeflare.stophook._completion import completion_hint
 from forgeflare.stophook._entry import run_stop_hook_process

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from forgeflare._damaged import loads
+from forgeflare.disk import loads
 from forgeflare.stophook._continuation import continue_output
 from forgeflare.stophook._errors import StopHookError
 from forgeflare.stophook._lag import WAIT_ENV, read_settled, wait_seconds

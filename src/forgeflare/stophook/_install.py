@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from forgeflare._fsutil import atomic_write_text
+from forgeflare.disk import atomic_write_text
 from forgeflare.stophook._errors import SettingsFileError
 
 __all__ = [

@@ -8,7 +8,7 @@ from datetime import datetime
 from pathlib import Path
 
 from forgeflare._clock import format_wait, utc_timestamp
-from forgeflare._fsutil import atomic_write_text
+from forgeflare.disk import atomic_write_text
 from forgeflare.stophook._answer import parked_lines
 from forgeflare.stophook._claims import describe_claim
 from forgeflare.stophook._errors import LoopStateError

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from forgeflare import __version__
-from forgeflare._fsutil import atomic_write_text
+from forgeflare.disk import atomic_write_text
 from forgeflare.stophook._errors import LoopStateError
 from forgeflare.stophook._signals import Mode
 

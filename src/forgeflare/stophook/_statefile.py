@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from forgeflare._clock import utc_timestamp
-from forgeflare._readfile import read_limited
+from forgeflare.disk import read_limited
 from forgeflare.stophook._claims import ClaimNote, claim_from_json, claim_to_json
 from forgeflare.stophook._machine import (
     Corrupt,

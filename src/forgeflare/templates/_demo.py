@@ -33,9 +33,9 @@ from importlib import resources
 from pathlib import Path
 
 from forgeflare._errors import ForgeflareError
-from forgeflare._git import run_git
-from forgeflare._jsonl import json_objects
+from forgeflare.disk import json_objects
 from forgeflare.mockapi import start_mock_api, stop_mock_api
+from forgeflare.security import run_git
 from forgeflare.supervisor import RunRecord, newest_run, runs_root
 from forgeflare.templates._init import TemplateError, TemplateUsageError, init_project
 

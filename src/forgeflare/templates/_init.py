@@ -24,8 +24,7 @@ from pathlib import Path
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ConfigError, ForgeflareError
-from forgeflare._fsutil import atomic_write_text
-from forgeflare._runtime_files import RUNTIME_PATTERNS
+from forgeflare.disk import RUNTIME_PATTERNS, atomic_write_text
 from forgeflare.stophook import hook_command, install_hook
 from forgeflare.supervisor import default_config_toml, default_prompt, load_config, loop_trust_items
 from forgeflare.supervisor.backends import BACKENDS, InitTemplate

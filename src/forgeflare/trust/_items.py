@@ -26,7 +26,7 @@ from importlib.machinery import PathFinder
 from pathlib import Path
 from typing import Any
 
-from forgeflare._readfile import CONFIG_LIMIT, not_regular, read_limited, read_limited_text
+from forgeflare.disk import CONFIG_LIMIT, not_regular, read_limited, read_limited_text
 from forgeflare.trust._policy import TrustItem
 
 __all__ = [

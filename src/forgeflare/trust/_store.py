@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from forgeflare._errors import ConfigError
-from forgeflare._fsutil import atomic_write_text
-from forgeflare._readfile import RECORD_LIMIT, read_limited
+from forgeflare.disk import RECORD_LIMIT, atomic_write_text, read_limited
 from forgeflare.trust._policy import (
     TrustCheck,
     TrustError,

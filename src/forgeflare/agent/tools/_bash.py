@@ -1,6 +1,6 @@
 """The Bash tool: one command under ``bash -c``, streamed, time-limited, group-ended.
 
-An async tool on :func:`forgeflare._process.run_child`: each command runs in its own process
+An async tool on :func:`forgeflare.platform._process.run_child`: each command runs in its own process
 group, with a per-command marker in its environment, so it and everything it starts (also
 what left the group for a session of its own) end with it. When bash exits, background jobs
 it left behind are stopped (TERM, then KILL after a grace period), so no command outlives its
@@ -22,11 +22,11 @@ from typing import Any
 
 import trio
 
-from forgeflare._process import run_child
-from forgeflare._sandbox import sandbox_argv, sandbox_mode
 from forgeflare.agent.tools._guard import denied_reason
 from forgeflare.agent.tools._inputs import BashInput, parse_input
 from forgeflare.agent.tools._types import ToolError, ToolOutput
+from forgeflare.platform import run_child
+from forgeflare.security import sandbox_argv, sandbox_mode
 
 __all__ = [
     "BASH_TIMEOUT",

@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from forgeflare._secrets import child_environment
+from forgeflare.security import child_environment
 from forgeflare.supervisor.backends import Backend
 
 __all__ = ["KeyPlan", "key_file", "plan_agent_key"]

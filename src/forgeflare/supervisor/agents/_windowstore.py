@@ -23,8 +23,7 @@ from pathlib import Path
 import platformdirs
 
 from forgeflare._clock import parse_time, utc_timestamp
-from forgeflare._fsutil import atomic_write_text
-from forgeflare._readfile import read_limited_text
+from forgeflare.disk import atomic_write_text, read_limited_text
 from forgeflare.supervisor.agents._fallback import Window
 from forgeflare.supervisor.agents._windowkey import WindowKey, parse_window_key
 

@@ -29,11 +29,10 @@ from forgeflare._completion import (
     completion_signal,
     find_question,
 )
-from forgeflare._convergence import AgentReport, Final
 from forgeflare._errors import ConfigError
 from forgeflare._pricing import price_usd
-from forgeflare._readfile import read_limited_text
-from forgeflare._sandbox import AgentBox
+from forgeflare.disk import AgentReport, Final, read_limited_text
+from forgeflare.security import AgentBox
 from forgeflare.supervisor.backends._report import IterationReport, Tokens
 from forgeflare.supervisor.backends._stream import StreamReport
 from forgeflare.trust import TrustItem

@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from forgeflare._convergence import Tokens
 from forgeflare._pricing import price_usd
 from forgeflare._units import format_tokens
+from forgeflare.disk import Tokens
 from forgeflare.supervisor.backends._stream import (
     MAX_RESET_AHEAD,
     NULL,

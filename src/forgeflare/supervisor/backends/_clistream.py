@@ -11,9 +11,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import ClassVar
 
-from forgeflare._convergence import Final, Tokens
-from forgeflare._sandbox import AgentBox
 from forgeflare._units import format_tokens
+from forgeflare.disk import Final, Tokens
+from forgeflare.security import AgentBox
 from forgeflare.supervisor.backends._apierror import (
     classify_api_error,
     reset_in_message,

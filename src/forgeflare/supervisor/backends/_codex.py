@@ -41,9 +41,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from forgeflare._convergence import Tokens
 from forgeflare._pricing import price_usd
 from forgeflare._units import format_tokens
+from forgeflare.disk import Tokens
 from forgeflare.supervisor.backends._apierror import classify_api_error
 from forgeflare.supervisor.backends._stream import (
     MAX_COUNT,

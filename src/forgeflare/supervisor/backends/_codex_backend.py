@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from forgeflare._sandbox import AgentBox
+from forgeflare.security import AgentBox
 from forgeflare.supervisor.backends._backends import (
     AgentAccount,
     InitTemplate,

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from forgeflare._convergence import AgentReport, Tokens
+from forgeflare.disk import AgentReport, Tokens
 
 __all__ = ["OUTCOMES", "IterationReport", "Outcome", "Tokens"]
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
-from forgeflare._convergence import MAX_COUNT, Tokens
+from forgeflare.disk import MAX_COUNT, Tokens
 
 __all__ = [
     "MAX_COUNT",

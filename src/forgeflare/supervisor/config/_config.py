@@ -32,12 +32,10 @@ from pydantic import (
 )
 
 from forgeflare._clock import format_wait
-from forgeflare._damaged import read_named_text
 from forgeflare._errors import ConfigError
-from forgeflare._readfile import CONFIG_LIMIT
-from forgeflare._sandbox import BoxSettings
-from forgeflare._validation import validation_message
 from forgeflare._words import FALSE_WORDS, TRUE_WORDS, plural
+from forgeflare.disk import CONFIG_LIMIT, read_named_text, validation_message
+from forgeflare.security import BoxSettings
 
 if TYPE_CHECKING:
     from forgeflare.supervisor.backends import Backend

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from forgeflare._runtime_files import RUNTIME_PATTERNS
+from forgeflare.disk import RUNTIME_PATTERNS
 
 if TYPE_CHECKING:  # annotations only: the rules stay free of records and git
     from forgeflare.supervisor.evidence._git import GitSnapshot

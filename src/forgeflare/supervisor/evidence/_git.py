@@ -1,4 +1,4 @@
-"""The git facts of the finish decision, and :func:`git`: ``forgeflare._git.run_git`` (the one
+"""The git facts of the finish decision, and :func:`git`: ``forgeflare.security._git.run_git`` (the one
 safe way forgeflare runs git) in a worker thread, so the trio event loop never waits on git.
 The facts: at most two git processes per iteration: one ``git status`` after it (the one before
 is the previous iteration's after) and a ``git rev-list --count`` only when HEAD moved. The
@@ -19,15 +19,15 @@ from pathlib import Path
 
 import trio
 
-from forgeflare._convergence import CONVERGENCE_RELPATH
-from forgeflare._git import GIT_TIMEOUT as GIT_TIMEOUT
-from forgeflare._git import NETWORK_TIMEOUT as NETWORK_TIMEOUT
-from forgeflare._git import SAFE_CONFIG as SAFE_CONFIG
-from forgeflare._git import GitResult as GitResult
-from forgeflare._git import git_argv as git_argv
-from forgeflare._git import git_env as git_env
-from forgeflare._git import git_timeout as git_timeout
-from forgeflare._git import run_git as run_git
+from forgeflare.disk import CONVERGENCE_RELPATH
+from forgeflare.security import GIT_TIMEOUT as GIT_TIMEOUT
+from forgeflare.security import NETWORK_TIMEOUT as NETWORK_TIMEOUT
+from forgeflare.security import SAFE_CONFIG as SAFE_CONFIG
+from forgeflare.security import GitResult as GitResult
+from forgeflare.security import git_argv as git_argv
+from forgeflare.security import git_env as git_env
+from forgeflare.security import git_timeout as git_timeout
+from forgeflare.security import run_git as run_git
 
 __all__ = [
     "GIT_TIMEOUT",

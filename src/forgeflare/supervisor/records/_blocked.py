@@ -19,8 +19,7 @@ from pathlib import Path
 from forgeflare._clock import utc_timestamp
 from forgeflare._completion import answer_preamble
 from forgeflare._errors import ConfigError
-from forgeflare._fsutil import atomic_write_text
-from forgeflare._readfile import read_limited_text
+from forgeflare.disk import atomic_write_text, read_limited_text
 from forgeflare.supervisor.records._records import QuestionAnswer, RunRecord, list_runs
 
 __all__ = [

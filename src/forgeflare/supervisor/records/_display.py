@@ -27,10 +27,10 @@ from rich.table import Table
 from rich.text import Text
 
 from forgeflare._clock import utc_timestamp
-from forgeflare._fsutil import append_line
 from forgeflare._termtext import for_terminal
 from forgeflare._units import format_cost, format_duration
 from forgeflare._words import plural
+from forgeflare.disk import append_line
 from forgeflare.supervisor.records._records import IterationRecord, RunRecord
 
 __all__ = [

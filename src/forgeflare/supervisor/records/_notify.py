@@ -24,9 +24,9 @@ from typing import Any
 
 import trio
 
-from forgeflare._process import run_child
-from forgeflare._readfile import CONFIG_LIMIT, read_limited_text
 from forgeflare._units import format_cost, format_duration
+from forgeflare.disk import CONFIG_LIMIT, read_limited_text
+from forgeflare.platform import run_child
 
 __all__ = [
     "NOTIFY_EVENTS",

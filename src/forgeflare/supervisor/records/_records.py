@@ -35,11 +35,17 @@ from pydantic import (
 )
 
 from forgeflare._clock import parse_time, utc_timestamp
-from forgeflare._damaged import DamagedFileError, read_json
 from forgeflare._errors import ForgeflareError
-from forgeflare._fsutil import append_line, atomic_write_text, overwrite_in_place
-from forgeflare._jsonl import json_objects
-from forgeflare._readfile import RECORD_LIMIT, read_limited
+from forgeflare.disk import (
+    RECORD_LIMIT,
+    DamagedFileError,
+    append_line,
+    atomic_write_text,
+    json_objects,
+    overwrite_in_place,
+    read_json,
+    read_limited,
+)
 from forgeflare.supervisor.backends._report import IterationReport, Tokens
 
 __all__ = [

@@ -12,9 +12,8 @@ from datetime import UTC, datetime
 
 import trio
 
-from forgeflare._gitguard import changes, describe_changes, git_fingerprint
-from forgeflare._outputcap import LineCap
-from forgeflare._secrets import child_environment
+from forgeflare.platform import LineCap
+from forgeflare.security import changes, child_environment, describe_changes, git_fingerprint
 from forgeflare.supervisor.config._trust import loop_trust_items
 from forgeflare.supervisor.evidence._finish import Between, FinishType, before_iteration
 from forgeflare.supervisor.records._records import HookRecord, RecordError

@@ -15,9 +15,9 @@ import trio
 import typer
 
 from forgeflare._cliopts import OldDir, PassEnv, ProjectDir, TrustProject, project_dir
-from forgeflare._damaged import read_named_text, require_utf8
 from forgeflare._errors import ConfigError
-from forgeflare._secrets import scrub_environment
+from forgeflare.disk import read_named_text, require_utf8
+from forgeflare.security import scrub_environment
 from forgeflare.supervisor.config._config import LoadedConfig, load_config
 from forgeflare.supervisor.config._options import LoopOptions
 from forgeflare.supervisor.evidence._finish import FINISH_EXIT_CODES

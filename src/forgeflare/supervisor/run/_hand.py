@@ -15,7 +15,7 @@ from pathlib import Path
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._errors import ForgeflareError
-from forgeflare._fsutil import atomic_write_text
+from forgeflare.disk import atomic_write_text
 
 __all__ = [
     "HINT_NAME",

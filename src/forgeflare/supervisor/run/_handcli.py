@@ -12,8 +12,8 @@ from pathlib import Path
 import typer
 
 from forgeflare._cliopts import ProjectDir
-from forgeflare._damaged import read_named_text
 from forgeflare._errors import ConfigError
+from forgeflare.disk import read_named_text
 
 __all__ = ["register"]
 

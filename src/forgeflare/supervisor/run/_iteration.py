@@ -26,21 +26,26 @@ import trio
 from forgeflare._budget import passes_cap
 from forgeflare._clock import parse_time, utc_timestamp
 from forgeflare._completion import count_unchecked
-from forgeflare._convergence import (
+from forgeflare._errors import ConfigError
+from forgeflare._units import format_cost
+from forgeflare.disk import (
     ConvergenceError,
     ConvergenceState,
     clear_convergence,
     convergence_path,
+    open_regular,
     read_convergence,
+    read_limited_text,
 )
-from forgeflare._errors import ConfigError
-from forgeflare._fsutil import open_regular
-from forgeflare._keychannel import KEY_FD_ENV, secrets_fd
-from forgeflare._process import end_marked_processes
-from forgeflare._readfile import read_limited_text
-from forgeflare._sandbox import SandboxChoice, loop_sandbox
-from forgeflare._secrets import PASS_ENV_VAR, child_environment
-from forgeflare._units import format_cost
+from forgeflare.platform import end_marked_processes
+from forgeflare.security import (
+    KEY_FD_ENV,
+    PASS_ENV_VAR,
+    SandboxChoice,
+    child_environment,
+    loop_sandbox,
+    secrets_fd,
+)
 from forgeflare.supervisor.agents._agentkey import KeyPlan, key_file, plan_agent_key
 from forgeflare.supervisor.agents._agentproc import ChildResult, StopControl, exit_status, supervise
 from forgeflare.supervisor.agents._deterministic import iteration_failure

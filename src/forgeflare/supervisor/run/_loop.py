@@ -45,7 +45,7 @@ import trio
 
 from forgeflare._budget import overshoot_line
 from forgeflare._clock import format_wait, utc_timestamp
-from forgeflare._pgroup import become_subreaper, escaped_descendants, process_started
+from forgeflare.platform import become_subreaper, escaped_descendants, process_started
 from forgeflare.supervisor.agents._agentproc import StopControl
 from forgeflare.supervisor.backends import BACKENDS
 from forgeflare.supervisor.config._config import bounds_words

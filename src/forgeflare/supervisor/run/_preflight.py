@@ -20,11 +20,9 @@ import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
-from forgeflare._damaged import read_named_text
 from forgeflare._errors import ConfigError
-from forgeflare._fsutil import check_project_folders, open_regular
-from forgeflare._runtime_files import WRITTEN_FOLDERS
-from forgeflare._secrets import child_environment
+from forgeflare.disk import WRITTEN_FOLDERS, check_project_folders, open_regular, read_named_text
+from forgeflare.security import child_environment
 from forgeflare.supervisor.backends import BACKENDS, Backend
 from forgeflare.supervisor.config._config import LoopConfig
 from forgeflare.supervisor.config._trust import hooks_modules, loop_trust_items

@@ -21,11 +21,9 @@ from forgeflare._evidence import (
     rejection_text,
     stall_streak,
 )
-from forgeflare._fsutil import atomic_write_text
-from forgeflare._gaterun import GateBox, gate_box
-from forgeflare._gaterun import run_gate as run_boxed_gate
-from forgeflare._readfile import read_limited_text
-from forgeflare._reviewdiff import collect_diff
+from forgeflare.disk import atomic_write_text, read_limited_text
+from forgeflare.security import GateBox, collect_diff, gate_box
+from forgeflare.security import run_gate as run_boxed_gate
 from forgeflare.supervisor.backends._report import Tokens
 from forgeflare.supervisor.evidence._finish import IterationOutcome
 from forgeflare.supervisor.evidence._git import tree_of

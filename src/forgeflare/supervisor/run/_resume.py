@@ -19,8 +19,7 @@ from typing import Any
 
 from forgeflare._clock import parse_time, utc_timestamp
 from forgeflare._errors import ConfigError
-from forgeflare._pgroup import end_pids, is_alive
-from forgeflare._process import end_marked_processes, kill_group
+from forgeflare.platform import end_marked_processes, end_pids, is_alive, kill_group
 from forgeflare.supervisor.config._config import LoadedConfig, LoopConfig, format_duration
 from forgeflare.supervisor.evidence._git import run_git
 from forgeflare.supervisor.records._records import (

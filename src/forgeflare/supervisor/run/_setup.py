@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from forgeflare._secrets import child_environment
+from forgeflare.security import child_environment
 from forgeflare.supervisor.agents._agentproc import StopControl
 from forgeflare.supervisor.config._config import LoopConfig, parse_on_blocked
 from forgeflare.supervisor.config._options import LoopOptions

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from forgeflare._clock import utc_timestamp
-from forgeflare._fsutil import atomic_write_text
+from forgeflare.disk import atomic_write_text
 
 __all__ = ["STOP_RELPATH", "clear_stop", "request_stop", "stop_request_age", "stop_requested"]
 

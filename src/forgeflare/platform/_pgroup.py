@@ -1,7 +1,7 @@
 """Process groups from synchronous code: signal a group, find and end marked descendants,
 start and stop a long-lived child in a group of its own.
 
-The trio side (:mod:`forgeflare._process`) builds on these; nothing here imports trio, so a
+The trio side (:mod:`forgeflare.platform._process`) builds on these; nothing here imports trio, so a
 parent that only starts a server (the mock API) does not pay for it. The /proc parts are
 Linux-only and say how they degrade elsewhere (macOS).
 """

@@ -26,7 +26,7 @@ import tempfile
 from collections.abc import Mapping, MutableMapping, Sequence
 
 from forgeflare._errors import ConfigError
-from forgeflare._secrets import is_secret
+from forgeflare.security._secrets import is_secret
 
 __all__ = [
     "KEY_FD_ENV",

@@ -15,7 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from forgeflare._errors import ForgeflareError
-from forgeflare._fsutil import atomic_write_text, read_json_model
+from forgeflare.disk._fsutil import atomic_write_text, read_json_model
 
 __all__ = [
     "CONVERGENCE_RELPATH",

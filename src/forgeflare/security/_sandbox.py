@@ -14,7 +14,7 @@ default where bubblewrap works (``[security] sandbox = "auto"``), ``forgeflare r
   folders (``/var/tmp``, ``/srv``, ``/mnt``, ``/media``: :data:`SHARED_DIRS`) are empty, and
   every other socket the kernel lists in ``/proc/net/unix`` is covered by ``/dev/null``,
   except those the user names (``[security] sockets``); abstract sockets, which no file
-  hides, are scoped away by Landlock where the kernel has it (:mod:`forgeflare._scopeexec`:
+  hides, are scoped away by Landlock where the kernel has it (:mod:`forgeflare.security._scopeexec`:
   in the agent process, and around the bubblewrap of the gate and the reviewer's diff);
 - the network on unless ``[security] sandbox_network = false`` (``forgeflare run``: off
   unless ``--sandbox-network``).
@@ -42,9 +42,9 @@ from typing import Literal
 import trio
 
 from forgeflare._errors import ConfigError
-from forgeflare._process import run_child, run_child_blocking
-from forgeflare._scopeexec import landlock_abi as landlock_abi
-from forgeflare._scopeexec import scope_self
+from forgeflare.platform import run_child, run_child_blocking
+from forgeflare.security._scopeexec import landlock_abi as landlock_abi
+from forgeflare.security._scopeexec import scope_self
 
 __all__ = [
     "CACHE_DIRS",
@@ -726,5 +726,5 @@ async def loop_sandbox(
 
 def scope_abstract_sockets() -> bool:
     """Keep this process and everything it starts from connecting to abstract unix sockets
-    made outside it (:func:`forgeflare._scopeexec.scope_self`); whether it took effect."""
+    made outside it (:func:`forgeflare.security._scopeexec.scope_self`); whether it took effect."""
     return scope_self()

@@ -4,7 +4,7 @@ A gate (``[limits] gate``, a stop-hook frame's ``--gate``, a fleet's landing gat
 project's tests: code the agent can change. So it runs like the agent's own commands: inside
 bubblewrap whenever bubblewrap works and ``[security] sandbox`` is not ``"off"``, whatever
 the backend, with no secret in its environment (not even one ``pass_env`` names), on the one
-process primitive (:func:`forgeflare._process.run_child`: its own group, TERM, grace, KILL,
+process primitive (:func:`forgeflare.platform._process.run_child`: its own group, TERM, grace, KILL,
 marked descendants ended, nothing left behind).
 
 Where the gate runs is decided once per run (:func:`gate_box`), before it first runs: the
@@ -24,11 +24,10 @@ import trio
 
 from forgeflare._errors import ConfigError
 from forgeflare._evidence import GateRun
-from forgeflare._outputcap import HeadTail
-from forgeflare._process import run_child
-from forgeflare._sandbox import BoxSettings, box_variables, sandbox_argv
-from forgeflare._scopeexec import scoped_argv
-from forgeflare._secrets import child_environment
+from forgeflare.platform import HeadTail, run_child
+from forgeflare.security._sandbox import BoxSettings, box_variables, sandbox_argv
+from forgeflare.security._scopeexec import scoped_argv
+from forgeflare.security._secrets import child_environment
 
 __all__ = [
     "GATE_MARKER",
@@ -119,7 +118,7 @@ async def run_gate(
     its output collected (and handed to ``on_output`` as it comes). Never raises for the
     gate's own failures: a gate that cannot start or times out has ``exit_code`` ``None``.
 
-    What is kept of the output is its head and tail (:class:`~forgeflare._outputcap.HeadTail`):
+    What is kept of the output is its head and tail (:class:`~forgeflare.platform._outputcap.HeadTail`):
     a gate printing 50 MB leaves about 2 MB. ``marker`` (name, value) replaces the gate's own
     marker, for a caller that must find the gate again (a fleet resuming a landing);
     ``die_with_parent`` ends the gate when this process dies, even by ``kill -9``."""

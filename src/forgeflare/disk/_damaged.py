@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from forgeflare._errors import ForgeflareError
-from forgeflare._readfile import FILE_LIMIT, read_limited
+from forgeflare.disk._readfile import FILE_LIMIT, read_limited
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -105,7 +105,7 @@ def decode_problem(exc: BaseException) -> str:
     if isinstance(exc, OSError):
         return f"cannot read: {exc.strerror or exc}"
     if type(exc).__module__.startswith("pydantic"):  # a ValidationError: its first problem
-        from forgeflare._validation import validation_message
+        from forgeflare.disk._validation import validation_message
 
         return validation_message(exc)  # type: ignore[arg-type]
     return str(exc) or type(exc).__name__
@@ -165,7 +165,7 @@ def read_named_text(
     folder: Path | None = None,
 ) -> str:
     """The UTF-8 text of a file a person named (``--file F``, a fleet file, a prompt), bounded
-    as :func:`~forgeflare._readfile.read_limited` reads (``folder``: where its links may lead).
+    as :func:`~forgeflare.disk._readfile.read_limited` reads (``folder``: where its links may lead).
 
     Raises ``error("<named>: cannot read: <why>")`` (a missing file too) or
     ``error("<named>: not UTF-8 text (byte N)")``: one line, whatever went wrong.
@@ -214,7 +214,7 @@ def validate_as(
     """``value`` as ``model``; a wrong shape raises ``error("<source>: KEY: problem")``."""
     from pydantic import ValidationError
 
-    from forgeflare._validation import validation_message
+    from forgeflare.disk._validation import validation_message
 
     try:
         return model.model_validate(value)

@@ -31,7 +31,7 @@ from typing import Any
 
 import trio
 
-from forgeflare._pgroup import (
+from forgeflare.platform._pgroup import (
     POLL_MAX,
     POLL_MIN,
     end_adopted,
@@ -43,7 +43,7 @@ from forgeflare._pgroup import (
     spawned,
     term_on_parent_death,
 )
-from forgeflare._spawnhere import run_process_here
+from forgeflare.platform._spawnhere import run_process_here
 
 __all__ = [
     "ChildResult",

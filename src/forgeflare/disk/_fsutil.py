@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from forgeflare._errors import ConfigError
-from forgeflare._readfile import file_kind
+from forgeflare.disk._readfile import file_kind
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -174,7 +174,7 @@ def read_json_model(
     """
     from pydantic import ValidationError
 
-    from forgeflare._damaged import decode_problem, loads, read_bytes
+    from forgeflare.disk._damaged import decode_problem, loads, read_bytes
 
     raw = read_bytes(path, error=error, cannot_read=cannot_read)
     if raw is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from forgeflare._damaged import loads
+from forgeflare.disk._damaged import loads
 
 __all__ = ["json_objects"]
 

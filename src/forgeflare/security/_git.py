@@ -26,8 +26,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from forgeflare._readfile import read_limited_text
-from forgeflare._secrets import child_environment
+from forgeflare.disk import read_limited_text
+from forgeflare.security._secrets import child_environment
 
 __all__ = [
     "GIT_TIMEOUT",

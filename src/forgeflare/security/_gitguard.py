@@ -199,7 +199,7 @@ def _signature(files: list[Path]) -> tuple[object, ...]:
 def _config_keys(project: Path, dirs: list[Path]) -> dict[str, str]:
     """The configuration keys that run programs (``git config --list``), read again only
     when a file they come from changed: one git process per change, not per check."""
-    from forgeflare._git import run_git
+    from forgeflare.security._git import run_git
 
     seen = _CONFIG_SEEN.get(project)
     if seen is not None:
