@@ -4,7 +4,8 @@ Claude Code runs ``forgeflare stop-hook`` on every Stop of every session, so a b
 ``stop-hook`` goes straight to the stop-hook's own entry before typer (or any other part) is
 imported; every other command goes through the typer app in :mod:`forgeflare._app`. The
 ``forgeflare-stop-hook`` console script is :func:`stop_hook_main`. Commands that start project
-code first move secrets out of the process's initial environment (:mod:`forgeflare.security._keychannel`).
+code first move secrets out of the process's initial environment
+(:mod:`forgeflare.security._keychannel`).
 """
 
 from __future__ import annotations

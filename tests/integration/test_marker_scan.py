@@ -24,7 +24,10 @@ pytestmark = [
 SCAN = """
 import os, subprocess, sys
 from forgeflare.platform._pgroup import marked_processes
-hold = "from forgeflare.platform._dumpable import forbid_dumps; forbid_dumps(); import sys; sys.stdin.read()"
+hold = (
+    "from forgeflare.platform._dumpable import forbid_dumps; forbid_dumps(); "
+    "import sys; sys.stdin.read()"
+)
 env = {**os.environ, "FF_TEST_MARK": "v1"}
 argv = [sys.executable, *sys.argv[1:], "-c", hold]
 child = subprocess.Popen(argv, env=env, stdin=subprocess.PIPE)

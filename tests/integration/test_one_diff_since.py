@@ -1,6 +1,7 @@
 """One diff of the work since a base: the stop-hook's ``diff_since`` (blocking) is the
-collection the loop's reviewer runs (``forgeflare.security._reviewdiff.collect_diff``, async), on a real
-repository: commits, uncommitted changes and new files all show. (The loop asks for no new
+collection the loop's reviewer runs (``forgeflare.security._reviewdiff.collect_diff``,
+async), on a real repository: commits, uncommitted changes and new files all show. (The loop
+asks for no new
 files: its checkpoint has committed them before the reviewer looks.)"""
 
 from __future__ import annotations

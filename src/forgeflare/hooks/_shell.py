@@ -1,7 +1,8 @@
 """Running one shell hook process: ``bash -c COMMAND``, JSON in, JSON out.
 
-Through :func:`forgeflare.platform._process.run_child`: the hook runs in its own process group; at the
-timeout the whole group is SIGKILLed at once (grace 0), so a hook that ignores SIGTERM cannot
+Through :func:`forgeflare.platform._process.run_child`: the hook runs in its own process
+group; at the timeout the whole group is SIGKILLed at once (grace 0), so a hook that ignores
+SIGTERM cannot
 overstay it. When the hook exits on its own, whatever it left in its group is killed too, and
 reading stops once the hook has exited and its pipe is drained: a background grandchild
 holding stdout open (``sleep 600 &``) does not keep the agent waiting for EOF. A hook printing

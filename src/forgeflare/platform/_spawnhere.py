@@ -1,7 +1,8 @@
 """``trio.run_process`` for a child that must die with this process, started from this thread.
 
-Linux's ``PR_SET_PDEATHSIG`` (:func:`~forgeflare.platform._pgroup.term_on_parent_death`) fires when the
-*thread* that forked the child ends, not the process. ``trio.run_process`` forks in one of
+Linux's ``PR_SET_PDEATHSIG`` (:func:`~forgeflare.platform._pgroup.term_on_parent_death`)
+fires when the *thread* that forked the child ends, not the process. ``trio.run_process`` forks
+in one of
 trio's worker threads, and trio ends a worker after 10 s without work: the agent then got
 SIGTERM in the middle of its iteration, at random, whenever its spawning thread was the one
 left idle. :func:`run_process_here` forks in the calling thread (the one running

@@ -118,8 +118,9 @@ async def run_gate(
     its output collected (and handed to ``on_output`` as it comes). Never raises for the
     gate's own failures: a gate that cannot start or times out has ``exit_code`` ``None``.
 
-    What is kept of the output is its head and tail (:class:`~forgeflare.platform._outputcap.HeadTail`):
-    a gate printing 50 MB leaves about 2 MB. ``marker`` (name, value) replaces the gate's own
+    What is kept of the output is its head and tail
+    (:class:`~forgeflare.platform._outputcap.HeadTail`): a gate printing 50 MB leaves about 2
+    MB. ``marker`` (name, value) replaces the gate's own
     marker, for a caller that must find the gate again (a fleet resuming a landing);
     ``die_with_parent`` ends the gate when this process dies, even by ``kill -9``."""
     if box.refused:

@@ -1,12 +1,14 @@
 """The reviewer's diff, collected in the box: the git commands that show a reviewer the work
-run where the gate runs (:mod:`forgeflare.security._gaterun`'s :class:`~forgeflare.security._gaterun.GateBox`).
+run where the gate runs (:mod:`forgeflare.security._gaterun`'s
+:class:`~forgeflare.security._gaterun.GateBox`).
 
 A diff reads the project's ``.git/config`` and ``.gitattributes``: a ``diff.external``, a
 driver's ``textconv``, a ``filter.*`` command or ``core.fsmonitor`` the agent (or a copied
 tree) planted would otherwise run on the host, with the user's files in reach. So the whole
 collection is one ``bash`` script (one bubblewrap start, not one per file) that runs forgeflare's
-safe git (:func:`forgeflare.security._git.git_argv`, :func:`forgeflare.security._git.git_env`) inside the
-box whenever bubblewrap works and ``[security] sandbox`` is not ``"off"``, without a secret and
+safe git (:func:`forgeflare.security._git.git_argv`, :func:`forgeflare.security._git.git_env`)
+inside the box whenever bubblewrap works and ``[security] sandbox`` is not ``"off"``, without a
+secret and
 without the network. What a plant could still do there stays in the box.
 
 The script prints its parts separated by a random token (:func:`split_parts`, pure): the diff,

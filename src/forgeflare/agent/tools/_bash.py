@@ -1,7 +1,7 @@
 """The Bash tool: one command under ``bash -c``, streamed, time-limited, group-ended.
 
-An async tool on :func:`forgeflare.platform._process.run_child`: each command runs in its own process
-group, with a per-command marker in its environment, so it and everything it starts (also
+An async tool on :func:`forgeflare.platform._process.run_child`: each command runs in its own
+process group, with a per-command marker in its environment, so it and everything it starts (also
 what left the group for a session of its own) end with it. When bash exits, background jobs
 it left behind are stopped (TERM, then KILL after a grace period), so no command outlives its
 tool call and no stray process keeps the output pipe open. On timeout, and when the calling

@@ -1,7 +1,8 @@
 """Run one child (the agent or a lifecycle hook) under the loop's Ctrl+C / SIGTERM control.
 
-A thin use of :func:`forgeflare.platform._process.run_child`: the child runs in its own process group
-(so Ctrl+C on the terminal reaches only the supervisor, which decides what to forward), its
+A thin use of :func:`forgeflare.platform._process.run_child`: the child runs in its own
+process group (so Ctrl+C on the terminal reaches only the supervisor, which decides what to
+forward), its
 stdin is fed from bytes, its stdout and stderr are one stream handed line by line to a
 callback, and a first stop request ends it with the grace, a second at once.
 """

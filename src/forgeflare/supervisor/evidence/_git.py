@@ -1,5 +1,6 @@
-"""The git facts of the finish decision, and :func:`git`: ``forgeflare.security._git.run_git`` (the one
-safe way forgeflare runs git) in a worker thread, so the trio event loop never waits on git.
+"""The git facts of the finish decision, and :func:`git`:
+``forgeflare.security._git.run_git`` (the one safe way forgeflare runs git) in a worker thread,
+so the trio event loop never waits on git.
 The facts: at most two git processes per iteration: one ``git status`` after it (the one before
 is the previous iteration's after) and a ``git rev-list --count`` only when HEAD moved. The
 supervisor's own records, the agent's ``convergence.json`` and session transcripts change every
