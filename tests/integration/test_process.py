@@ -293,7 +293,7 @@ def test_only_the_primitive_starts_sessions() -> None:
     # command prefix to look through; neither starts a process.
     allowed = {"_process.py", "_guard.py", "bash-guard.py"}
     assert {Path(p).name for p in found} <= allowed
-    assert str(SRC / "forgeflare" / "_process.py") in found
+    assert str(SRC / "forgeflare" / "platform" / "_process.py") in found
 
 
 def test_popen_in_group_ended_with_grace_then_kill() -> None:

@@ -125,7 +125,7 @@ def test_the_scan_finds_names_in_code_not_in_docs(
 def test_the_scan_would_find_a_switch_in_a_shared_module() -> None:
     """The real tree had such switches (``_sandbox``, ``_secrets``, ``_agentkey``, …): the scan
     of a shared module with one must fail."""
-    shared = SRC / "_sandbox.py"
+    shared = SRC / "security" / "_sandbox.py"
     planted = shared.read_text(encoding="utf-8") + '\nOWN = ("claude", "codex")\n'
     assert {name for _, name in name_literals(planted, _scanned())} >= {"claude", "codex"}
 

@@ -2,8 +2,10 @@
 
 A package's face is its ``__init__`` (``forgeflare.hooks``, ``forgeflare.agent.tools``...): code
 in one package imports another package only from there, never from its private modules
-(``forgeflare.trust._store``). The small top-level modules (``forgeflare.platform._process``,
-``forgeflare._clock``...) are the floor every package stands on: anyone may import them.
+(``forgeflare.trust._store``). The small top-level modules (``forgeflare._clock``,
+``forgeflare._errors``...) are the floor every package stands on: anyone may import them. The
+floor's groups (``forgeflare.platform``, ``forgeflare.disk``, ``forgeflare.security``) are
+packages like any other: outside them, their names come from their faces.
 """
 
 import ast
@@ -67,7 +69,12 @@ def past_the_face(importer: str, imported: str) -> bool:
         ("forgeflare.supervisor.run._loop", "forgeflare.agent.tools", False),
         ("forgeflare.supervisor.run._loop", "forgeflare.supervisor.records._records", False),
         ("forgeflare.supervisor.backends._codex", "forgeflare.supervisor.config._config", False),
-        ("forgeflare.agent._run", "forgeflare.platform._process", False),
+        ("forgeflare.agent._run", "forgeflare._clock", False),
+        ("forgeflare.agent._run", "forgeflare.platform._process", True),
+        ("forgeflare.agent._run", "forgeflare.platform", False),
+        ("forgeflare.security._sandbox", "forgeflare.platform._process", True),
+        ("forgeflare.security._gaterun", "forgeflare.security._sandbox", False),
+        ("forgeflare._review", "forgeflare._evidence", False),
         ("forgeflare.cli", "forgeflare.hooks._types", True),
         ("forgeflare.cli", "forgeflare._app", False),
     ],
