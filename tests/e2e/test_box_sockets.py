@@ -28,8 +28,8 @@ from pathlib import Path
 import pytest
 
 from agent_support import tool_results, with_one_call
+from forgeflare.security import landlock_abi
 from forgeflare.security._gaterun import BoxSettings, gate_box_blocking, run_gate_blocking
-from forgeflare.security._scopeexec import landlock_abi
 from mockapi_support import MockAPI
 from nobody_support import SETPRIV, forgeflare_argv, forgeflare_env, loop_env, shared_scratch
 from project_support import run_text

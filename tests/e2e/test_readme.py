@@ -42,13 +42,15 @@ from typer.testing import CliRunner
 
 from docs_support import DOCS, README, REPO, docs_text, nav_pages, reference
 from forgeflare._app import app
-from forgeflare.disk._convergence import ConvergenceState
-from forgeflare.hooks import EXIT_CODES, ExitReason
-from forgeflare.hooks._config import HookConfig, parse_hooks_text
-from forgeflare.hooks._protocol import (
+from forgeflare.disk import ConvergenceState
+from forgeflare.hooks import (
+    EXIT_CODES,
+    ExitReason,
+    HookConfig,
     ProcessOutcome,
     interpret_guard,
     interpret_post,
+    parse_hooks_text,
     post_tool_payload,
     pre_tool_payload,
     stop_payload,

@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 
 from agent_support import text_response, tool_response, tool_results
-from forgeflare.security._sandbox import SOCKETS_ENV, landlock_abi
+from forgeflare.security import SOCKETS_ENV, landlock_abi
 from mockapi_support import MockAPI
 from nobody_support import SETPRIV, forgeflare_argv, forgeflare_env, shared_scratch
 from tool_support import run_tool

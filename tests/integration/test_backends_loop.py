@@ -16,7 +16,7 @@ from typing import ClassVar
 import pytest
 
 from forgeflare.cli import main
-from forgeflare.disk._convergence import Final
+from forgeflare.disk import Final
 from forgeflare.supervisor.backends import (
     BACKENDS,
     BaseBackend,

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import tomli_w
 
-from forgeflare.disk._convergence import read_convergence
+from forgeflare.disk import read_convergence
 from forgeflare.hooks import (
     Allow,
     Block,
@@ -611,7 +611,7 @@ def test_run_pipeline_without_hooks_checks_bash_with_no_process_and_no_file(
             if ev in ("subprocess.Popen", "os.posix_spawn", "os.fork", "os.exec") else None
         )
         from forgeflare.agent._agent_hooks import builtin_hooks
-        from forgeflare.hooks._pipeline import build_pipeline, collect_agent_hooks
+        from forgeflare.hooks import build_pipeline, collect_agent_hooks
         project = Path(sys.argv[1])
         hooks = collect_agent_hooks(project_dir=project, builtins=builtin_hooks())
         p = build_pipeline(project_dir=project, hooks=hooks, audit_path=project / "a.jsonl",

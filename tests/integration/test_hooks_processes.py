@@ -7,8 +7,14 @@ from pathlib import Path
 
 import trio
 
-from forgeflare.hooks import Allow, Block, HookConfig, HookDispatcher
-from forgeflare.hooks._shell import MAX_STDOUT_BYTES, run_hook_process
+from forgeflare.hooks import (
+    MAX_STDOUT_BYTES,
+    Allow,
+    Block,
+    HookConfig,
+    HookDispatcher,
+    run_hook_process,
+)
 from platform_support import live_group_members
 
 ALLOW = """echo '{"action":"allow"}'"""

@@ -12,8 +12,7 @@ from pathlib import Path
 
 import trio
 
-from forgeflare.security._gaterun import BoxSettings, gate_box
-from forgeflare.security._reviewdiff import collect_diff
+from forgeflare.security import BoxSettings, collect_diff, gate_box
 from forgeflare.stophook import diff_since
 from project_support import git, new_repo
 

@@ -13,7 +13,7 @@ import pytest
 import trio
 import trio.testing
 
-from forgeflare.platform._pgroup import end_popen, popen_in_group
+from forgeflare.platform import end_popen, popen_in_group
 from forgeflare.platform._process import (
     ChildResult,
     exit_status,

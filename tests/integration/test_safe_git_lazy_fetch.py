@@ -16,9 +16,7 @@ from pathlib import Path
 
 import trio
 
-from forgeflare.security._gaterun import BoxSettings, gate_box
-from forgeflare.security._git import run_git
-from forgeflare.security._reviewdiff import collect_diff
+from forgeflare.security import BoxSettings, collect_diff, gate_box, run_git
 from project_support import committed_repo, git
 
 

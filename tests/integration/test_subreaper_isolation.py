@@ -12,8 +12,7 @@ import subprocess
 
 import pytest
 
-from forgeflare.platform._pgroup import become_subreaper
-from forgeflare.platform._process import run_child
+from forgeflare.platform import become_subreaper, run_child
 from platform_support import reset_subreaper
 
 pytestmark = pytest.mark.linux_only("child subreapers are a Linux prctl")

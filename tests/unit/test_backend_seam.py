@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import forgeflare
-from forgeflare.disk._convergence import Final
+from forgeflare.disk import Final
 from forgeflare.supervisor.backends import (
     BACKENDS,
     BaseBackend,

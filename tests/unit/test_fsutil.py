@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from forgeflare._errors import ConfigError
-from forgeflare.disk._fsutil import (
+from forgeflare.disk import (
     append_line,
     atomic_write_text,
     check_project_folders,

@@ -34,16 +34,19 @@ from forgeflare import cli
 from forgeflare._errors import ConfigError, ForgeflareError
 from forgeflare.agent import APIError
 from forgeflare.agent._sse import MessageAccumulator
+from forgeflare.disk import json_objects
 from forgeflare.disk._convergence import ConvergenceError, load_for_update, read_convergence
-from forgeflare.disk._jsonl import json_objects
-from forgeflare.hooks import HookConfigError
-from forgeflare.hooks._config import load_hooks_file
-from forgeflare.hooks._protocol import ProcessOutcome, interpret_guard, interpret_post
+from forgeflare.hooks import (
+    HookConfigError,
+    ProcessOutcome,
+    interpret_guard,
+    interpret_post,
+    load_hooks_file,
+)
 from forgeflare.mockapi import MockScriptError
 from forgeflare.mockapi._render import encode_sse, render_events
 from forgeflare.mockapi._script import load_script
-from forgeflare.stophook import state_path
-from forgeflare.stophook._hook import run_stop_hook
+from forgeflare.stophook import run_stop_hook, state_path
 from forgeflare.supervisor.config._config import load_config
 
 EXAMPLES = int(os.environ.get("FORGEFLARE_FUZZ_EXAMPLES", "100"))

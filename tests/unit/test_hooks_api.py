@@ -13,19 +13,24 @@ import pytest
 
 from forgeflare._errors import ConfigError
 from forgeflare.hooks import (
+    Allow,
+    Block,
+    Blocked,
+    Continue,
     Hook,
     HookEvent,
     HookOutcome,
     HookRegistrationError,
     HookRegistry,
+    Signal,
+    Stop,
     collect_hooks,
     hook,
     load_entry_point_hooks,
     load_hooks_module,
     make_hook,
+    python_verdict,
 )
-from forgeflare.hooks._api import python_verdict
-from forgeflare.hooks._types import Allow, Block, Blocked, Continue, Signal, Stop
 
 
 def test_make_hook_takes_the_arguments_it_names() -> None:

@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 from forgeflare._errors import ConfigError
-from forgeflare.hooks import HookConfigError, HooksFile, load_hooks_file
-from forgeflare.hooks._config import unknown_tool
+from forgeflare.hooks import HookConfigError, HooksFile, load_hooks_file, unknown_tool
 
 
 def _load(tmp_path: Path, text: str) -> HooksFile | None:

@@ -17,7 +17,7 @@ import trio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from forgeflare.disk._convergence import ConvergenceState, read_convergence
+from forgeflare.disk import ConvergenceState, read_convergence
 from forgeflare.hooks import (
     Allow,
     Block,
@@ -26,10 +26,10 @@ from forgeflare.hooks import (
     HookDispatcher,
     HookOutcome,
     Signal,
+    Stop,
+    convergence_recorder,
     make_hook,
 )
-from forgeflare.hooks._pipeline import convergence_recorder
-from forgeflare.hooks._types import Stop
 
 # An answer: None, an outcome, or "raise".
 answers = st.one_of(

@@ -8,10 +8,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forgeflare.hooks._protocol import (
+from forgeflare.hooks import (
     RESULT_CAP_BYTES,
+    Block,
+    Blocked,
     HookFailure,
     ProcessOutcome,
+    Signal,
     Verdict,
     block_message,
     cap_for_model,
@@ -25,7 +28,6 @@ from forgeflare.hooks._protocol import (
     stop_payload,
     truncate_result,
 )
-from forgeflare.hooks._types import Block, Blocked, Signal
 
 MARKER_PREFIX = "\n... (truncated for hook, full result: "
 

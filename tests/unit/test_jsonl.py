@@ -7,7 +7,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forgeflare.disk._jsonl import json_objects
+from forgeflare.disk import json_objects
 
 
 def test_objects_are_kept_and_the_rest_skipped() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from forgeflare._errors import ConfigError
-from forgeflare.security._sandbox import check_sandbox
+from forgeflare.security import check_sandbox
 from platform_support import alive, linux_only_skip_reason, live_group_members
 
 

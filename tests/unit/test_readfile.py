@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from forgeflare.disk._damaged import DamagedFileError, require_utf8
+from forgeflare.disk import DamagedFileError, require_utf8
 from forgeflare.disk._readfile import FileRefused, read_limited, read_limited_text
 from forgeflare.supervisor.agents._windowstore import read_windows
 from forgeflare.supervisor.records._blocked import read_answer

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forgeflare.security._git import git_argv
+from forgeflare.security import git_argv
 from forgeflare.security._reviewdiff import EMPTY_TREE, CollectedDiff, diff_argv, split_parts
 
 SEP = "\n--forgeflare-0123--\n"

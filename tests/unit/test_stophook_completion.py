@@ -18,12 +18,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import SLOW_MACHINE_CHECKS
-from forgeflare.stophook import continued, state_path
-from forgeflare.stophook._completion import completion_hint, judged_text
-from forgeflare.stophook._hook import run_stop_hook
-from forgeflare.stophook._loops import start_loop
-from forgeflare.stophook._signals import SIGNALS, Mode, find_signal
-from forgeflare.stophook._transcript import FinalMessage, final_message
+from forgeflare.stophook import (
+    SIGNALS,
+    FinalMessage,
+    Mode,
+    completion_hint,
+    continued,
+    final_message,
+    find_signal,
+    judged_text,
+    run_stop_hook,
+    start_loop,
+    state_path,
+)
 
 TAG = "<loop-done>COMPLETE</loop-done>"
 # (text block, whether it carries the tag by the rule)

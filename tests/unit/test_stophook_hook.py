@@ -17,9 +17,9 @@ from forgeflare.stophook import (
     continued,
     run_stop_hook,
     start_loop,
+    state_lock,
     state_path,
 )
-from forgeflare.stophook._statefile import state_lock
 from stophook_support import NOW
 
 

@@ -10,23 +10,24 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from forgeflare.stophook._errors import LoopStateError
-from forgeflare.stophook._install import (
+from forgeflare.stophook import (
+    Event,
+    Frame,
+    LoopArgs,
+    LoopRecord,
+    LoopStateError,
+    Mode,
+    Phase,
     command_problem,
     forgeflare_command,
     is_stop_hook_command,
     merge_stop_hook,
-)
-from forgeflare.stophook._machine import (
-    Event,
-    Frame,
-    LoopRecord,
-    Phase,
+    parse_json_state,
+    parse_loop_args,
+    plugin_files,
+    render_json_state,
     transition,
 )
-from forgeflare.stophook._plugin import LoopArgs, parse_loop_args, plugin_files
-from forgeflare.stophook._signals import Mode
-from forgeflare.stophook._statefile import parse_json_state, render_json_state
 from stophook_support import DONE, NOW
 
 

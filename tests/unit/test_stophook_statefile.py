@@ -20,10 +20,8 @@ from forgeflare.stophook import (
     ReviewNote,
     StateLockTimeout,
     parse_json_state,
-    render_json_state,
-)
-from forgeflare.stophook._statefile import (
     parse_timestamp,
+    render_json_state,
     state_lock,
 )
 

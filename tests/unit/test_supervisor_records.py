@@ -10,7 +10,7 @@ import pytest
 
 import forgeflare.supervisor as supervisor
 from forgeflare._errors import ConfigError
-from forgeflare.platform._pgroup import process_started
+from forgeflare.platform import process_started
 from forgeflare.supervisor.backends._report import IterationReport, Tokens
 from forgeflare.supervisor.records._records import (
     InProgress,

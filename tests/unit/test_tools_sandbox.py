@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from forgeflare._errors import ConfigError
-from forgeflare.security._sandbox import (
+from forgeflare.security import (
     GIT_DIR_ENV,
     SANDBOX_ENV,
     BoxSettings,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, field_validator
 
-from forgeflare.disk._validation import error_key, validation_message
+from forgeflare.disk import error_key, validation_message
 
 
 class _Item(BaseModel):
