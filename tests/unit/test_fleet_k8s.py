@@ -1,4 +1,4 @@
-"""Fleet files (one-line errors) and the Kubernetes manifests they become."""
+"""The Kubernetes manifests a fleet file becomes (``forgeflare fleet k8s``)."""
 
 from __future__ import annotations
 
@@ -10,63 +10,13 @@ import pytest
 import yaml
 
 from forgeflare import __version__
-from forgeflare.fleet import FleetConfigError, k8s_documents, parse_fleet_text, pod_failure_policy
+from forgeflare.fleet import k8s_documents, parse_fleet_text, pod_failure_policy
 from forgeflare.supervisor.evidence._finish import FINISH_EXIT_CODES, FinishType
+from fleet_support import FLEET
 from project_support import run_text
 
-FLEET = """
-[fleet]
-name = "night"
-parallel = 2
-max_cost = 50
-gate = "make test"
-
-[[loop]]
-name = "parser"
-repo = "https://example.invalid/org/repo.git"
-base = "main"
-prompt = "Implement specs/parser.md; check off its tasks in IMPLEMENTATION_PLAN.md."
-max_iterations = 10
-max_runtime = "2h"
-
-[[loop]]
-name = "docs"
-prompt = "Write the docs."
-max_runtime = "30m"
-backend = "claude"
-"""
 
 CODES = {str(k): v for k, v in FINISH_EXIT_CODES.items()}
-
-
-def test_valid_fleet() -> None:
-    fleet = parse_fleet_text(FLEET, Path("FLEET.toml"))
-    assert fleet.fleet.parallel == 2
-    assert [loop.name for loop in fleet.loop] == ["parser", "docs"]
-    assert fleet.branch(fleet.loop[0]) == "forgeflare/night/parser"
-    assert fleet.loop[1].runtime_seconds == 1800
-
-
-@pytest.mark.parametrize(
-    ("edit", "message"),
-    [
-        (("max_iterations = 10", "max_iterations = -1"), "loop[0] (parser): max_iterations:"),
-        (("max_iterations = 10", "maxiterations = 10"), "loop[0] (parser): maxiterations: unknown"),
-        (('name = "docs"', 'name = "parser"'), "loop name 'parser' is used twice"),
-        (('max_runtime = "30m"', 'max_runtime = "soon"'), "'soon' is not a duration"),
-        (('name = "night"', 'name = "Night Shift"'), "fleet.name: lower-case letters"),
-        (('name = "docs"', 'name = "Docs"'), "loop[1] (Docs): name: lower-case letters, digits"),
-        (('prompt = "Write the docs."', ""), "loop[1] (docs): prompt: missing"),
-        (("[fleet]", "[fleet"), "not valid TOML"),
-    ],
-)
-def test_one_line_errors(edit: tuple[str, str], message: str) -> None:
-    with pytest.raises(FleetConfigError) as info:
-        parse_fleet_text(FLEET.replace(*edit), Path("FLEET.toml"))
-    text = str(info.value)
-    assert message in text
-    assert text.startswith("FLEET.toml")
-    assert "\n" not in text
 
 
 def test_exit_code_mapping_follows_the_finish_table() -> None:
