@@ -9,12 +9,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from fleet_support import FLEET
 from forgeflare import __version__
 from forgeflare.fleet import k8s_documents, parse_fleet_text, pod_failure_policy
 from forgeflare.supervisor.evidence._finish import FINISH_EXIT_CODES, FinishType
-from fleet_support import FLEET
 from project_support import run_text
-
 
 CODES = {str(k): v for k, v in FINISH_EXIT_CODES.items()}
 

@@ -8,7 +8,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forgeflare.trust import TrustCheck, TrustItem, item_meaning, review_lines, trust_command
+from forgeflare.trust import (
+    GATE_NOTE,
+    TrustCheck,
+    TrustItem,
+    item_meaning,
+    review_lines,
+    trust_command,
+)
 
 GUARD = {".forgeflare/hooks/guard.py": "a" * 64}
 
@@ -84,3 +91,11 @@ def test_each_file_is_listed_exactly_once(names: list[str]) -> None:
 )
 def test_the_refusal_names_one_command(project: str, cwd: str, command: str) -> None:
     assert trust_command(Path(project), Path(cwd)) == command
+
+
+def test_trust_says_a_gate_runs_project_code(tmp_path: Path) -> None:
+    items = [TrustItem(key="[limits] gate", definition='{"command": "pytest"}')]
+    check = TrustCheck(trusted=False)
+    assert f"         note: {GATE_NOTE}" in review_lines(items, check)
+    other = [TrustItem(key="[notify] command", definition='{"command": "x"}')]
+    assert not any("note:" in line for line in review_lines(other, check))
