@@ -1,4 +1,5 @@
-"""Trust: the pure decision (table + properties), the gatherers and the store."""
+"""What trust covers: items gathered from hooks, config, Claude settings, fleet files and the
+files a command really runs."""
 
 from __future__ import annotations
 
@@ -7,104 +8,24 @@ import os
 from pathlib import Path
 from typing import Any
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from forgeflare._words import TRUE_WORDS
 from forgeflare.supervisor.config import security_defaults
 from forgeflare.trust import (
-    TrustItem,
-    TrustPin,
-    TrustRecord,
-    TrustStore,
-    TrustStoreError,
-    agent_trust_items,
     blind_spots,
-    check_trust,
     claude_items,
     command_item,
     config_items,
-    default_trust_file,
     directory_items,
-    fingerprint,
     fleet_files,
     fleet_items,
     hooks_file_items,
     loosens,
     python_module_items,
     referenced_files,
-    trust_override,
 )
 from project_support import write_files
-
-A = TrustItem("a", "cmd a", {"a.sh": "1"})
-B = TrustItem("b", "cmd b")
-A2 = TrustItem("a", "cmd a", {"a.sh": "2"})
-
-
-def rec(*items: TrustItem) -> TrustRecord:
-    return TrustRecord(fingerprint(items), {i.key: i.digest for i in items})
-
-
-def test_table() -> None:
-    p, q = "/p", "/q"
-    rows = [
-        # items, records, override -> trusted, new, changed, removed
-        ((), {}, False, True, (), (), ()),
-        ((A,), {}, False, False, ("a",), (), ()),
-        ((A,), {}, True, True, (), (), ()),
-        ((A,), {p: rec(A)}, False, True, (), (), ()),
-        ((A2,), {p: rec(A)}, False, False, (), ("a",), ()),
-        ((A, B), {p: rec(A)}, False, False, ("b",), (), ()),
-        ((A,), {p: rec(A, B)}, False, True, (), (), ()),  # a subset of what was trusted
-        ((A2,), {p: rec(A, B)}, False, False, (), ("a",), ("b",)),
-        ((A,), {q: rec(A)}, False, True, (), (), ()),  # a clone with the same content
-        ((A2,), {q: rec(A)}, False, False, ("a",), (), ()),
-    ]
-    for items, records, override, trusted, new, changed, removed in rows:
-        check = check_trust(items, records, p, override=override)
-        assert (check.trusted, check.new, check.changed, check.removed) == (
-            trusted,
-            new,
-            changed,
-            removed,
-        ), (items, records)
-
-
-keys = st.text("abc", min_size=1, max_size=3)
-item_sets = st.dictionaries(keys, st.text("xy", max_size=3), max_size=4).map(
-    lambda d: [TrustItem(k, v) for k, v in d.items()]
-)
-
-
-@given(item_sets)
-def test_trusting_then_checking_is_trusted(items: list[TrustItem]) -> None:
-    assert check_trust(items, {"/p": rec(*items)}, "/p").trusted
-
-
-@given(item_sets, item_sets)
-def test_untrusted_exactly_when_something_is_new_or_changed(
-    before: list[TrustItem], now: list[TrustItem]
-) -> None:
-    check = check_trust(now, {"/p": rec(*before)}, "/p")
-    known = {i.key: i.digest for i in before}
-    differs = any(known.get(i.key) != i.digest for i in now)
-    assert check.trusted is not differs
-    assert bool(check.new or check.changed) is differs
-
-
-@given(item_sets)
-def test_fingerprint_ignores_order(items: list[TrustItem]) -> None:
-    assert fingerprint(items) == fingerprint(list(reversed(items)))
-
-
-def test_override_values() -> None:
-    assert trust_override({"FORGEFLARE_TRUST": "1"})
-    assert trust_override({"FORGEFLARE_TRUST": "yes"})
-    assert not trust_override({"FORGEFLARE_TRUST": "0"})
-    assert not trust_override({})
-    assert trust_override({}, flag=True)
 
 
 def test_hooks_file_items_cover_definition_and_scripts(tmp_path: Path) -> None:
@@ -163,96 +84,6 @@ def test_directory_and_module_items(tmp_path: Path) -> None:
     (tmp_path / "pkg" / "__init__.py").write_text("")
     items = python_module_items(["myhooks", "pkg", "installed_elsewhere"], tmp_path)
     assert [i.key for i in items] == ["hooks module myhooks", "hooks module pkg"]
-
-
-def test_store_round_trip_and_revoke(tmp_path: Path) -> None:
-    store = TrustStore(tmp_path / "cfg" / "trust.json")
-    assert store.load() == {}
-    store.trust("/p", [A, B], "2026-01-01T00:00:00Z")
-    records = store.load()
-    assert records["/p"].fingerprint == fingerprint([A, B])
-    assert check_trust([A, B], records, "/p").trusted
-    assert oct(store.path.stat().st_mode & 0o777) == "0o600"
-    store.trust("/p", [A2], "later")  # merged: b stays trusted
-    assert check_trust([B], store.load(), "/p").trusted
-    assert not check_trust([A], store.load(), "/p").trusted
-    assert store.revoke("/p")
-    assert not store.revoke("/p")
-
-
-def test_default_trust_file_honours_xdg(tmp_path: Path) -> None:
-    path = default_trust_file({"XDG_CONFIG_HOME": str(tmp_path)})
-    assert path == tmp_path / "forgeflare" / "trust.json"
-
-
-def test_pin_refuses_a_change_and_not_a_touch(tmp_path: Path) -> None:
-    hooks = tmp_path / ".forgeflare" / "hooks"
-    hooks.mkdir(parents=True)
-    (hooks / "guard.py").write_text("print('{}')\n")
-    toml = tmp_path / ".forgeflare" / "hooks.toml"
-    toml.write_text('[[hooks]]\nevent = "Stop"\ncommand = "python3 .forgeflare/hooks/guard.py"\n')
-    items = agent_trust_items(tmp_path)
-    pin = TrustPin(tmp_path, lambda: agent_trust_items(tmp_path), items, watch=[toml])
-    assert pin.refusal() is None
-    os.utime(hooks / "guard.py", ns=(1, 1))  # touched, same content
-    assert pin.refusal() is None
-    (hooks / "json.py").write_text("import os\n")  # a module beside a trusted Python hook
-    refusal = pin.refusal()
-    assert refusal is not None
-    assert "changed: hooks.toml[0] Stop" in refusal
-    assert "\n" not in refusal
-    (hooks / "json.py").unlink()
-    assert pin.refusal() is None
-    toml.write_text(toml.read_text().replace("Stop", "PostToolUse"))
-    assert "new: hooks.toml[0] PostToolUse" in (pin.refusal() or "")
-
-
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
-    ),
-    max_leaves=12,
-)
-shapes = st.one_of(
-    json_values,
-    json_values.map(lambda v: {"projects": v}),
-    json_values.map(lambda v: {"projects": {"/p": v}}),
-    json_values.map(lambda v: {"projects": {"/p": {"fingerprint": "f", "items": v}}}),
-    json_values.map(lambda v: {"projects": {"/p": {"fingerprint": v, "trusted_at": v}}}),
-)
-damaged = st.one_of(
-    st.binary(max_size=64),
-    shapes.map(lambda v: json.dumps(v).encode()),
-    st.integers(1, 3000).map(lambda n: b"[" * n),
-)
-
-
-@settings(max_examples=300, deadline=None, derandomize=bool(os.environ.get("CI")))
-@given(damaged)
-def test_a_damaged_store_is_one_line_never_a_traceback(tmp_path_factory: Any, raw: bytes) -> None:
-    path = tmp_path_factory.mktemp("store") / "trust.json"
-    path.write_bytes(raw)
-    try:
-        records = TrustStore(path).load()
-    except TrustStoreError as exc:
-        message = str(exc)
-        records = {}
-    else:
-        message = f"{path}: loaded"
-    assert message.startswith(f"{path}: ")
-    assert "\n" not in message
-    for where, record in records.items():
-        assert isinstance(where, str)
-        assert isinstance(record.fingerprint, str)
-        assert all(isinstance(v, str) for v in record.items.values())
-    check_trust([A], records, "/p")  # the decision takes whatever loaded
-
-
-def test_store_file_errors_name_the_file(tmp_path: Path) -> None:
-    (tmp_path / "trust.json").mkdir()
-    with pytest.raises(TrustStoreError, match=r"trust\.json: cannot read"):
-        TrustStore(tmp_path / "trust.json").load()
 
 
 def test_security_keys_loosen_unless_default_or_tighter() -> None:
@@ -379,13 +210,6 @@ def test_fleet_items(tmp_path: Path) -> None:
     items = fleet_items(tmp_path / "FLEET.toml", tmp_path)
     assert [i.key for i in items] == ["FLEET.toml [fleet] gate", "FLEET.toml loop[a] agent_command"]
     assert "agent.sh" in items[1].files
-
-
-def test_override_words_are_one_list() -> None:
-    for word in TRUE_WORDS:
-        assert trust_override({"FORGEFLARE_TRUST": f" {word.upper()} "})
-    for word in ("0", "false", "no", "off", "", "2"):
-        assert not trust_override({"FORGEFLARE_TRUST": word})
 
 
 def test_a_script_reading_other_files_is_a_warning(tmp_path: Path) -> None:
