@@ -1,5 +1,5 @@
-"""Every script ``forgeflare init`` ships, run for real: agent hooks with sample stdin JSON,
-lifecycle hooks with ``FRESHER_*`` variables."""
+"""The lifecycle hooks ``forgeflare init`` ships, run for real with ``FRESHER_*`` variables (the
+agent hooks have a test file each, named after the script)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,12 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from forgeflare.templates import init_project
+from template_hooks_support import hook_env
 
 
 @pytest.fixture(scope="module")
@@ -23,149 +22,6 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("FRESHER_")}
-    # The scripts say `#!/usr/bin/env python3`: the test's interpreter answers to that name.
-    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
-    env.update(extra)
-    return env
-
-
-def _hook(root: Path, script: str, payload: dict[str, Any], **env: str) -> dict[str, Any]:
-    done = subprocess.run(
-        [str(root / ".forgeflare" / "hooks" / script)],
-        input=json.dumps({"cwd": str(root), **payload}),
-        cwd=root,
-        env=_env(**env),
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
-    assert done.returncode == 0, done.stderr
-    value = json.loads(done.stdout)
-    assert isinstance(value, dict)
-    return value
-
-
-def _pre(command: str, phase: str = "guard", **extra: Any) -> dict[str, Any]:
-    return {
-        "event": "PreToolUse",
-        "phase": phase,
-        "tool": "Bash",
-        "input": {"command": command},
-        "tool_iterations": 1,
-        **extra,
-    }
-
-
-def test_guard_blocks_rm_rf_build_and_allows_ls(project: Path) -> None:
-    blocked = _hook(project, "bash-guard.py", _pre("rm -rf build"))
-    assert blocked["action"] == "block"
-    assert "destructive command" in blocked["reason"]
-    assert "rm -r build" in blocked["reason"]
-    assert _hook(project, "bash-guard.py", _pre("ls")) == {"action": "allow"}
-    # Unreadable input is a block with a reason (the guard fails closed, and says why).
-    done = subprocess.run(
-        [str(project / ".forgeflare" / "hooks" / "bash-guard.py")],
-        input="not json",
-        env=_env(),
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
-    assert json.loads(done.stdout)["action"] == "block"
-
-
-def test_audit_appends_one_line_per_call(tmp_path: Path) -> None:
-    init_project(tmp_path)
-    allowed = _pre("ls -l", phase="observe", blocked=False)
-    _hook(tmp_path, "audit-log.py", allowed)
-    blocked = _pre(
-        "rm -rf build",
-        phase="observe",
-        blocked=True,
-        blocked_by=".forgeflare/hooks/bash-guard.py",
-        block_reason="destructive command: no",
-    )
-    _hook(tmp_path, "audit-log.py", blocked)
-    read = {
-        "event": "PreToolUse",
-        "phase": "observe",
-        "tool": "Read",
-        "input": {"file_path": "a\tb\nc.md"},
-        "blocked": False,
-    }
-    _hook(tmp_path, "audit-log.py", read)
-    lines = (tmp_path / ".forgeflare" / "audit.log").read_text().splitlines()
-    assert len(lines) == 3
-    rows = [line.split("\t") for line in lines]
-    assert [r[1:4] for r in rows] == [
-        ["Bash", "allowed", "ls -l"],
-        ["Bash", "BLOCKED", "rm -rf build"],
-        ["Read", "allowed", "a b c.md"],
-    ]
-    assert rows[1][4] == "blocked by .forgeflare/hooks/bash-guard.py: destructive command: no"
-    assert all(r[0].endswith("Z") and len(r[0]) == 20 for r in rows)
-
-
-def _post(command: str, *, is_error: bool = False, tool: str = "Bash") -> dict[str, Any]:
-    return {
-        "event": "PostToolUse",
-        "tool": tool,
-        "input": {"command": command},
-        "result": "OK" if not is_error else "FAILED\n[exit code 1]",
-        "is_error": is_error,
-        "tool_iterations": 2,
-    }
-
-
-def test_convergence_check_signals_only_when_plan_done_and_tests_pass(tmp_path: Path) -> None:
-    plan = tmp_path / "IMPLEMENTATION_PLAN.md"
-    init_project(tmp_path)
-    # Open task left: no signal even for a passing test run.
-    assert _hook(tmp_path, "convergence-check.py", _post("pytest -q")) == {"action": "continue"}
-    plan.write_text("# Plan\n- [x] done\n  * [x] also done\n")
-    signal = _hook(tmp_path, "convergence-check.py", _post("python3 -m unittest -v"))
-    assert signal["action"] == "signal"
-    assert signal["signal"] == "converged"
-    assert "IMPLEMENTATION_PLAN.md has no open task" in signal["reason"]
-    # Failing tests, something that is not a test run, another tool: no signal.
-    for payload in (
-        _post("pytest -q", is_error=True),
-        _post("ls -l"),
-        _post("pytest", tool="Edit"),
-    ):
-        assert _hook(tmp_path, "convergence-check.py", payload) == {"action": "continue"}
-    # FRESHER_PLAN_FILE names the plan (the supervisor sets it for the agent).
-    (tmp_path / "other.md").write_text("- [ ] open\n")
-    assert _hook(
-        tmp_path, "convergence-check.py", _post("cargo test"), FRESHER_PLAN_FILE="other.md"
-    ) == {"action": "continue"}
-    # No plan at all: not converged.
-    plan.unlink()
-    assert _hook(tmp_path, "convergence-check.py", _post("go test ./...")) == {"action": "continue"}
-
-
-def test_stop_hook_appends_the_session_end(tmp_path: Path) -> None:
-    init_project(tmp_path)
-    for reason, iterations, tokens in (("end_turn", 7, 45000), ("convergence_signal", 2, 900)):
-        payload = {
-            "event": "Stop",
-            "reason": reason,
-            "tool_iterations": iterations,
-            "total_tokens": tokens,
-        }
-        assert _hook(tmp_path, "session-end.py", payload) == {"action": "continue"}
-    rows = [
-        line.split("\t")[1:]
-        for line in (tmp_path / ".forgeflare" / "sessions.log").read_text().splitlines()
-    ]
-    assert rows == [
-        ["reason=end_turn", "tool_iterations=7", "total_tokens=45000"],
-        ["reason=convergence_signal", "tool_iterations=2", "total_tokens=900"],
-    ]
-
-
 # -- lifecycle hooks --------------------------------------------------------------------------
 
 
@@ -173,7 +29,7 @@ def _lifecycle(root: Path, name: str, **env: str) -> subprocess.CompletedProcess
     return subprocess.run(
         [str(root / ".fresher" / "hooks" / name)],
         cwd=root,
-        env=_env(FRESHER_PROJECT_DIR=str(root), **env),
+        env=hook_env(FRESHER_PROJECT_DIR=str(root), **env),
         capture_output=True,
         text=True,
         timeout=30,

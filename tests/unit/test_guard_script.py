@@ -1,5 +1,5 @@
 """The shipped Bash guard's decision, called in-process (its script is also run for real in
-tests/integration/test_templates_hooks.py)."""
+tests/integration/test_bash_guard.py)."""
 
 from __future__ import annotations
 
