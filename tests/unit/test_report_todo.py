@@ -371,12 +371,6 @@ def test_an_unlanded_loop_that_did_not_complete_runs_on_then_lands() -> None:
     assert item.command == "forgeflare loop --dir /w/ui && forgeflare fleet land /f/FLEET.toml ui"
 
 
-def test_porcelain_paths() -> None:
-    from forgeflare.report._collect import porcelain_paths
-
-    out = " M a.py\0?? new file.txt\0R  b.py\0old b.py\0"
-    assert porcelain_paths(out) == ("a.py", "new file.txt", "b.py")
-    assert porcelain_paths("") == ()
 
 
 def test_a_dead_fleet_is_resumed_as_a_whole() -> None:
