@@ -85,6 +85,10 @@ def test_dirty_paths_leave_out_forgeflare_s_own_files_and_the_records(tmp_path: 
     runs = project / ".fresher" / "runs" / "r1"
     runs.mkdir(parents=True)
     (runs / "run.json").write_text("{}")
+    (project / ".forgeflare").mkdir()
+    (project / ".forgeflare" / "audit.log").write_text("a line\n")
+    (project / ".claude").mkdir()
+    (project / ".claude" / "idle-loop.local.md").write_text("state\n")
     assert dirty_paths(project, runs) == ()
     (project / "a.py").write_text("changed\n")
     (project / "new file.txt").write_text("n\n")
