@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from forgeflare.platform._pgroup import MARKER_XOPTION, marker_argv
+from forgeflare.platform._pgroup import MARKER_XOPTION
 from nobody_support import SETPRIV, as_user, forgeflare_argv, forgeflare_env
 from project_support import run_text
 
@@ -54,20 +54,3 @@ def test_a_non_dumpable_child_is_found_by_its_argv(options: list[str], said: str
         timeout=60,
     )
     assert done.stdout.strip() == said, done.stderr
-
-
-@pytest.mark.parametrize(
-    ("argv", "marked"),
-    [
-        (["/py", "-P", "-m", "forgeflare", "run"], True),
-        (["/py", "-m", "forgeflare", "loop"], True),
-        (["bash", "-c", "forgeflare -m"], False),
-        (["/bin/agent"], False),
-    ],
-)
-def test_only_a_python_started_forgeflare_gets_the_option(argv: list[str], marked: bool) -> None:
-    out = marker_argv(argv, "N", "v")
-    assert (out[1:3] == ["-X", f"{MARKER_XOPTION}=N=v"]) is marked
-    assert [a for a in out if not a.startswith(("-X", MARKER_XOPTION))] == [
-        a for a in argv if a != "-X"
-    ]

@@ -6,14 +6,12 @@ import os
 import secrets
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 import trio
 import trio.testing
 
-from forgeflare.platform import end_popen, popen_in_group
 from forgeflare.platform._process import (
     ChildResult,
     exit_status,
@@ -294,30 +292,6 @@ def test_only_the_primitive_starts_sessions() -> None:
     allowed = {"_process.py", "_guard.py", "bash-guard.py"}
     assert {Path(p).name for p in found} <= allowed
     assert str(SRC / "forgeflare" / "platform" / "_process.py") in found
-
-
-def test_popen_in_group_ended_with_grace_then_kill() -> None:
-    code = "trap '' TERM; sleep 600 & echo $!; wait"
-    proc = popen_in_group(["bash", "-c", code], stdout=subprocess.PIPE)
-    assert proc.stdout is not None
-    child = int(proc.stdout.readline())
-    assert os.getpgid(proc.pid) == proc.pid
-    end_popen(proc, grace=0.3)
-    assert proc.returncode == -9
-    deadline = time.monotonic() + 60
-    while not gone(child) and time.monotonic() < deadline:
-        time.sleep(0.01)  # bounded polling: the kernel delivers the KILL asynchronously
-    assert gone(child)
-    proc.stdout.close()
-    end_popen(proc, grace=0.3)  # idempotent
-
-
-def test_end_popen_reaps_a_child_that_exited() -> None:
-    proc = popen_in_group(["true"])
-    while not gone(proc.pid):  # exited, still unreaped: a zombie
-        time.sleep(0.01)
-    end_popen(proc, grace=5)
-    assert proc.returncode == 0
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux")

@@ -1,0 +1,106 @@
+"""Process groups and markers: the marker option on a forgeflare child's argv, finding marked
+processes, a group ended with grace then KILL, liveness by pid and start time."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+
+from forgeflare.platform import end_popen, popen_in_group
+from forgeflare.platform._pgroup import (
+    MARKER_XOPTION,
+    group_alive,
+    is_alive,
+    kill_group,
+    marked_processes,
+    marker_argv,
+    process_started,
+)
+from platform_support import alive
+
+
+@pytest.mark.parametrize(
+    ("argv", "marked"),
+    [
+        (["/py", "-P", "-m", "forgeflare", "run"], True),
+        (["/py", "-m", "forgeflare", "loop"], True),
+        (["bash", "-c", "forgeflare -m"], False),
+        (["/bin/agent"], False),
+    ],
+)
+def test_only_a_python_started_forgeflare_gets_the_option(argv: list[str], marked: bool) -> None:
+    out = marker_argv(argv, "N", "v")
+    assert (out[1:3] == ["-X", f"{MARKER_XOPTION}=N=v"]) is marked
+    assert [a for a in out if not a.startswith(("-X", MARKER_XOPTION))] == [
+        a for a in argv if a != "-X"
+    ]
+
+
+def test_popen_in_group_ended_with_grace_then_kill() -> None:
+    code = "trap '' TERM; sleep 600 & echo $!; wait"
+    proc = popen_in_group(["bash", "-c", code], stdout=subprocess.PIPE)
+    assert proc.stdout is not None
+    child = int(proc.stdout.readline())
+    assert os.getpgid(proc.pid) == proc.pid
+    end_popen(proc, grace=0.3)
+    assert proc.returncode == -9
+    deadline = time.monotonic() + 60
+    while alive(child) and time.monotonic() < deadline:
+        time.sleep(0.01)  # bounded polling: the kernel delivers the KILL asynchronously
+    assert not alive(child)
+    proc.stdout.close()
+    end_popen(proc, grace=0.3)  # idempotent
+
+
+def test_end_popen_reaps_a_child_that_exited() -> None:
+    proc = popen_in_group(["true"])
+    while alive(proc.pid):  # exited, still unreaped: a zombie
+        time.sleep(0.01)
+    end_popen(proc, grace=5)
+    assert proc.returncode == 0
+
+
+def test_a_marked_child_is_found_and_an_unmarked_one_is_not() -> None:
+    value = uuid.uuid4().hex
+    env = {**os.environ, "FF_PGROUP_TEST": value}
+    hold = [sys.executable, "-c", "import sys; sys.stdin.read()"]
+    marked = subprocess.Popen(hold, env=env, stdin=subprocess.PIPE)
+    plain = subprocess.Popen(hold, stdin=subprocess.PIPE)
+    try:
+        found = marked_processes("FF_PGROUP_TEST", value)
+        assert marked.pid in found
+        assert plain.pid not in found
+        assert marked_processes("FF_PGROUP_TEST", "other") == []
+    finally:
+        for proc in (marked, plain):
+            assert proc.stdin is not None
+            proc.stdin.close()
+            proc.wait()
+
+
+def test_liveness_is_the_same_process_by_its_start_time() -> None:
+    me = process_started(os.getpid())
+    assert me is not None
+    assert is_alive(os.getpid(), None)
+    assert is_alive(os.getpid(), me)
+    assert not is_alive(os.getpid(), me - 60)  # a pid reused by another process
+    assert not is_alive(None, None)
+    assert process_started(None) is None
+
+
+def test_a_killed_group_is_not_alive() -> None:
+    proc = popen_in_group(
+        [sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE
+    )
+    assert group_alive(proc.pid)
+    assert kill_group(proc.pid)
+    proc.wait()
+    assert not group_alive(proc.pid)
+    assert not kill_group(proc.pid)  # already gone: said, not raised
+    assert proc.stdin is not None
+    proc.stdin.close()
