@@ -20,8 +20,6 @@ from forgeflare._evidence import (
     stall_streak,
     stall_warning,
 )
-from forgeflare.supervisor.evidence import review_prompt, verdict_of
-from forgeflare.supervisor.evidence._reviewer import ReviewInput
 
 PYTEST_RED = "tests/a.py F.\nFAILED tests/a.py::test_x - assert 1 == 2\n1 failed in 0.31s\n"
 
@@ -119,48 +117,6 @@ def test_the_rejection_names_the_gate_its_exit_and_tail() -> None:
     )
     assert "- r1" in reviewed
     assert "- m1" in reviewed
-
-
-def test_the_reviewer_sees_a_bounded_diff_and_the_stat_of_what_was_cut() -> None:
-    given_ = ReviewInput(
-        model="m",
-        task="the task",
-        plan="- [x] one",
-        diff="+" * 5000,
-        diff_stat=" a.py | 5000 +",
-        max_diff=1000,
-        gate=GateRun("make test", 0, "ok"),
-        final_message="done",
-        claim="tag",
-    )
-    text = review_prompt(given_)
-    assert "+" * 1000 in text
-    assert "+" * 1001 not in text
-    assert "cut at 1000 of 5000 bytes" in text
-    assert "a.py | 5000 +" in text
-
-
-@pytest.mark.parametrize(
-    ("content", "error"),
-    [
-        ([], "no `verdict`"),
-        ([{"type": "text", "text": "yes"}], "no `verdict`"),
-        ([{"type": "tool_use", "name": "verdict", "input": {"complete": "x"}}], "malformed"),
-        ([{"type": "tool_use", "name": "verdict", "input": None}], "malformed"),
-    ],
-)
-def test_a_bad_verdict_is_an_error(content: list[dict[str, object]], error: str) -> None:
-    with pytest.raises(ValueError, match=error):
-        verdict_of(content)
-
-
-def test_a_good_verdict() -> None:
-    block = {
-        "type": "tool_use",
-        "name": "verdict",
-        "input": {"complete": True, "reasons": ["ok"], "missing": []},
-    }
-    assert verdict_of([block]).complete is True
 
 
 @pytest.mark.parametrize(
