@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from forgeflare._errors import ForgeflareError
@@ -41,6 +41,11 @@ def test_each_kind_is_transient_or_permanent(error: APIError, transient: bool) -
 
 
 @given(st.integers(400, 599), st.sampled_from([None, True, False]))
+@example(428, None)
+@example(429, None)
+@example(430, None)
+@example(499, None)
+@example(500, None)
 def test_a_status_is_transient_by_its_header_else_429_or_5xx(
     code: int, should: bool | None
 ) -> None:
