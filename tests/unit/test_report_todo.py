@@ -371,8 +371,6 @@ def test_an_unlanded_loop_that_did_not_complete_runs_on_then_lands() -> None:
     assert item.command == "forgeflare loop --dir /w/ui && forgeflare fleet land /f/FLEET.toml ui"
 
 
-
-
 def test_a_dead_fleet_is_resumed_as_a_whole() -> None:
     loops = [Loop("ui", "running", "fleet/ui", "/w/ui")]
     killed = run({"outcome": "ok"}, finished_at=None, finish_type=None)
