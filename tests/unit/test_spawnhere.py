@@ -83,6 +83,7 @@ async def test_a_cancel_is_delivered_and_the_child_reaped() -> None:
     assert proc.returncode == -signal.SIGTERM
 
 
+@pytest.mark.linux_only("/proc/self/fd")
 async def test_a_spawn_failure_raises_and_leaves_no_pipe_open() -> None:
     before = set(os.listdir("/proc/self/fd"))
     with pytest.raises(FileNotFoundError):
