@@ -30,6 +30,8 @@ def test_valid_fleet() -> None:
         (('name = "docs"', 'name = "Docs"'), "loop[1] (Docs): name: lower-case letters, digits"),
         (('prompt = "Write the docs."', ""), "loop[1] (docs): prompt: missing"),
         (("[fleet]", "[fleet"), "not valid TOML"),
+        (("parallel = 2", "paralel = 2"), "fleet.paralel: unknown key; did you mean 'parallel'?"),
+        (("max_iterations = 10", "max_iteration = 10"), "did you mean 'max_iterations'?"),
     ],
 )
 def test_one_line_errors(edit: tuple[str, str], message: str) -> None:
@@ -65,20 +67,11 @@ def test_what_is_not_a_duration(value: str) -> None:
         duration_seconds(value)
 
 
-@pytest.mark.parametrize(
-    ("edit", "message"),
-    [
-        (("parallel = 2", "paralel = 2"), "fleet.paralel: unknown key; did you mean 'parallel'?"),
-        (("max_iterations = 10", "max_iteration = 10"), "did you mean 'max_iterations'?"),
-        (("parallel = 2", "zzz = 2"), "fleet.zzz: unknown key"),
-    ],
-)
-def test_a_near_miss_key_gets_a_suggestion(edit: tuple[str, str], message: str) -> None:
+def test_a_key_far_from_any_known_one_gets_no_suggestion() -> None:
     with pytest.raises(FleetConfigError) as info:
-        parse_fleet_text(FLEET.replace(*edit), Path("FLEET.toml"))
-    assert message in str(info.value)
-    if "zzz" in edit[1]:
-        assert "did you mean" not in str(info.value)
+        parse_fleet_text(FLEET.replace("parallel = 2", "zzz = 2"), Path("FLEET.toml"))
+    assert "fleet.zzz: unknown key" in str(info.value)
+    assert "did you mean" not in str(info.value)
 
 
 def test_every_mistake_is_listed_one_line_each() -> None:

@@ -14,14 +14,7 @@ from forgeflare.trust import (
     fingerprint,
     trust_override,
 )
-
-A = TrustItem("a", "cmd a", {"a.sh": "1"})
-
-
-B = TrustItem("b", "cmd b")
-
-
-A2 = TrustItem("a", "cmd a", {"a.sh": "2"})
+from trust_support import A2, A, B
 
 
 def rec(*items: TrustItem) -> TrustRecord:

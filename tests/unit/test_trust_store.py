@@ -12,17 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from forgeflare.trust import (
-    TrustItem,
     TrustStore,
     TrustStoreError,
     check_trust,
     default_trust_file,
     fingerprint,
 )
-
-A = TrustItem("a", "cmd a", {"a.sh": "1"})
-B = TrustItem("b", "cmd b")
-A2 = TrustItem("a", "cmd a", {"a.sh": "2"})
+from trust_support import A2, A, B
 
 
 def test_store_round_trip_and_revoke(tmp_path: Path) -> None:
