@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+from forgeflare.platform._dumpable import dumpable, forbid_dumps
+
 
 @pytest.mark.linux_only("PR_SET_DUMPABLE is Linux")
 def test_a_forgeflare_process_is_not_dumpable() -> None:
@@ -21,3 +23,9 @@ def test_a_forgeflare_process_is_not_dumpable() -> None:
     ).stdout
     # What it starts is dumpable again (exec resets it): the flag guards the key holder only.
     assert out.split() == ["True", "True", "False", "True"]
+
+
+def test_off_linux_nothing_is_known_and_nothing_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert forbid_dumps() is False
+    assert dumpable() is None
