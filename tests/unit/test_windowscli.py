@@ -1,0 +1,81 @@
+"""``forgeflare windows``: the closed windows listed soonest first (pure), and the command run
+in this process over a real store in the scratch state directory."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from forgeflare import cli
+from forgeflare.supervisor.agents._fallback import AgentSpec, Window
+from forgeflare.supervisor.agents._windowkey import WindowKey
+from forgeflare.supervisor.agents._windowscli import window_lines
+from forgeflare.supervisor.agents._windowstore import (
+    read_windows,
+    record_window,
+    window_store_path,
+)
+
+NOW = datetime(2026, 11, 25, 1, 0, tzinfo=UTC)
+API = "https://api.anthropic.com"
+OWN = WindowKey(AgentSpec("forgeflare", ""), API, "a1")
+WORK = WindowKey(AgentSpec("claude", "work"), API, "b2")
+
+
+@pytest.fixture
+def utc_clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Local time is UTC for the test (the listing shows local times)."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_closed_windows_soonest_first_open_and_spent_ones_left_out(utc_clock: None) -> None:
+    windows = {
+        OWN: Window(NOW + timedelta(hours=2)),
+        WORK: Window(NOW + timedelta(minutes=5), "weekly limit"),
+        WindowKey(AgentSpec("codex", ""), API, "c3"): Window(NOW - timedelta(minutes=1)),
+        WindowKey(AgentSpec("pi", ""), API, "d4"): Window(None, "quota"),
+    }
+    assert window_lines(windows, NOW) == [
+        f"claude:work@{API}#b2  opens 2026-11-25 01:05 (5m 00s)  weekly limit",
+        f"forgeflare@{API}#a1  opens 2026-11-25 03:00 (2h 00m)  usage limit",
+    ]
+    assert window_lines({}, NOW) == []
+
+
+def _main(*args: str) -> int:
+    with pytest.raises(SystemExit) as done:
+        cli.main(list(args))
+    code = done.value.code
+    return code if isinstance(code, int) else 0
+
+
+def test_list_then_forget_one_window_then_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    path = window_store_path({"XDG_STATE_HOME": str(tmp_path)})
+    now = datetime.now(UTC)
+    record_window(path, OWN, Window(now + timedelta(hours=2)), now)
+    record_window(path, WORK, Window(now + timedelta(hours=3)), now)
+    assert _main("windows") == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in listed] == [OWN.text, WORK.text]
+
+    assert _main("windows", "clear", "forgeflare") == 2  # a key is the whole key
+    assert "no usage window 'forgeflare'" in capsys.readouterr().err
+    assert _main("windows", "clear", OWN.text) == 0
+    assert capsys.readouterr().out == f"forgot {OWN.text}\n"
+    assert set(read_windows(path)) == {WORK}
+
+    assert _main("windows", "clear") == 0
+    assert capsys.readouterr().out == f"forgot {WORK.text}\n"
+    assert _main("windows") == 0
+    assert capsys.readouterr().out == f"no usage window known ({path})\n"
