@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from forgeflare._errors import ConfigError
+from forgeflare import ConfigError
 from forgeflare.supervisor.backends import (
     BACKENDS,
     OpenCodeBackend,

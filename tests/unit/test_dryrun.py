@@ -3,11 +3,10 @@ own parts, with nothing written and no secret's value shown."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from forgeflare.supervisor import LoopConfig, LoopOptions
 from forgeflare.supervisor.run._dryrun import dry_run_lines, first_iteration
+from loop_support import loop_options
 
 
 def test_without_a_key_by_descriptor_the_environment_line_says_none() -> None:
@@ -25,18 +24,8 @@ def test_without_a_key_by_descriptor_the_environment_line_says_none() -> None:
 
 def test_the_first_iteration_is_built_and_nothing_is_written(tmp_path: Path) -> None:
     project = tmp_path / "project"
-    project.mkdir()
-    home = tmp_path / "home"
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(home),
-        "XDG_STATE_HOME": str(home / "state"),
-        "XDG_CONFIG_HOME": str(home / "config"),
-        "ANTHROPIC_API_KEY": "sk-the-value",
-        "GITHUB_TOKEN": "gh-the-value",
-    }
-    config = LoopConfig.model_validate({"fresher": {"max_iterations": 3}})
-    opts = LoopOptions(project_dir=project, config=config, env=env)
+    secrets = {"ANTHROPIC_API_KEY": "sk-the-value", "GITHUB_TOKEN": "gh-the-value"}
+    opts = loop_options(project, config={"fresher": {"max_iterations": 3}}, env=secrets)
     lines = first_iteration(opts, "holds (empty)")
     text = "\n".join(lines)
     assert "-value" not in text
@@ -48,7 +37,7 @@ def test_the_first_iteration_is_built_and_nothing_is_written(tmp_path: Path) -> 
     assert {"FRESHER_ITERATION", "HOME", "PATH"} <= set(names.split())
     assert "GITHUB_TOKEN" not in names
     assert "BUILDING mode" in text  # the prompt the agent would read on stdin
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["project"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["project"]  # not even its home
     assert list(project.iterdir()) == []
 
 

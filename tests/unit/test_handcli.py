@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from forgeflare import cli
-from forgeflare._errors import ConfigError
+from forgeflare import ConfigError, cli
 from forgeflare.supervisor.run._handcli import _dir_words, _text_or_file
 from forgeflare.supervisor.run._preflight import project_lock
 from loop_support import loop_setup, opened_book

@@ -7,13 +7,8 @@ import os
 import time
 from pathlib import Path
 
-from forgeflare.supervisor.run import request_stop
-from forgeflare.supervisor.run._stop import (
-    STOP_RELPATH,
-    clear_stop,
-    stop_request_age,
-    stop_requested,
-)
+from forgeflare.supervisor.run import request_stop, stop_requested
+from forgeflare.supervisor.run._stop import STOP_RELPATH, clear_stop, stop_request_age
 
 
 def test_a_request_is_seen_then_forgotten(tmp_path: Path) -> None:

@@ -13,15 +13,17 @@ from hypothesis import strategies as st
 from forgeflare.stophook import (
     GATE_TIMEOUT_S,
     LOCK_TIMEOUT_S,
+    PLUGIN_FILES,
     REVIEW_TIMEOUT_S,
     LoopArgs,
     LoopStateError,
     Mode,
+    default_plugin_dir,
+    install_plugin,
     merge_stop_hook,
     parse_loop_args,
     plugin_files,
 )
-from forgeflare.stophook._plugin import PLUGIN_FILES, default_plugin_dir, install_plugin
 
 
 def test_the_plugin_goes_to_the_user_skills_folder(tmp_path: Path) -> None:

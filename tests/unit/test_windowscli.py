@@ -11,14 +11,15 @@ from pathlib import Path
 import pytest
 
 from forgeflare import cli
-from forgeflare.supervisor.agents._fallback import AgentSpec, Window
-from forgeflare.supervisor.agents._windowkey import WindowKey
-from forgeflare.supervisor.agents._windowscli import window_lines
-from forgeflare.supervisor.agents._windowstore import (
+from forgeflare.supervisor.agents import (
+    AgentSpec,
+    Window,
+    WindowKey,
     read_windows,
     record_window,
     window_store_path,
 )
+from forgeflare.supervisor.agents._windowscli import window_lines
 
 NOW = datetime(2026, 11, 25, 1, 0, tzinfo=UTC)
 API = "https://api.anthropic.com"
