@@ -1,7 +1,6 @@
-"""What the OpenCode and pi readers share (tokens and cost per request, the long retry, the
-failure table), on the streams their real CLIs wrote
-(``tests/fixtures/opencode``, ``tests/fixtures/pi``, one folder per version), and both
-backends registered with their commands."""
+"""What the OpenCode and pi readers share: tokens and cost per request, the long retry, the
+failure table, and the streams their real CLIs wrote (``tests/fixtures/opencode``,
+``tests/fixtures/pi``, one folder per version); both backends registered with their commands."""
 
 from __future__ import annotations
 
