@@ -21,10 +21,11 @@ from forgeflare.supervisor.agents import (
 )
 from forgeflare.supervisor.agents._windowscli import window_lines
 
+OWN = WindowKey(AgentSpec("forgeflare", ""), "https://api.anthropic.com", "a1")
+WORK = WindowKey(AgentSpec("claude", "work"), "https://api.anthropic.com", "b2")
+OPEN = WindowKey(AgentSpec("codex", ""), "https://api.openai.com", "c3")
+SPENT = WindowKey(AgentSpec("pi", ""), "http://127.0.0.1:8080", "d4")
 NOW = datetime(2026, 11, 25, 1, 0, tzinfo=UTC)
-API = "https://api.anthropic.com"
-OWN = WindowKey(AgentSpec("forgeflare", ""), API, "a1")
-WORK = WindowKey(AgentSpec("claude", "work"), API, "b2")
 
 
 @pytest.fixture
@@ -41,12 +42,12 @@ def test_closed_windows_soonest_first_open_and_spent_ones_left_out(utc_clock: No
     windows = {
         OWN: Window(NOW + timedelta(hours=2)),
         WORK: Window(NOW + timedelta(minutes=5), "weekly limit"),
-        WindowKey(AgentSpec("codex", ""), API, "c3"): Window(NOW - timedelta(minutes=1)),
-        WindowKey(AgentSpec("pi", ""), API, "d4"): Window(None, "quota"),
+        OPEN: Window(NOW - timedelta(minutes=1)),
+        SPENT: Window(None, "quota"),
     }
     assert window_lines(windows, NOW) == [
-        f"claude:work@{API}#b2  opens 2026-11-25 01:05 (5m 00s)  weekly limit",
-        f"forgeflare@{API}#a1  opens 2026-11-25 03:00 (2h 00m)  usage limit",
+        f"{WORK.text}  opens 2026-11-25 01:05 (5m 00s)  weekly limit",
+        f"{OWN.text}  opens 2026-11-25 03:00 (2h 00m)  usage limit",
     ]
     assert window_lines({}, NOW) == []
 
