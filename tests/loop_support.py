@@ -16,7 +16,7 @@ from forgeflare.supervisor.agents import StopControl
 from forgeflare.supervisor.records import LoopDisplay
 from forgeflare.supervisor.run import LoopSetup, RunBook
 
-__all__ = ["Shown", "loop_setup", "opened_book"]
+__all__ = ["Shown", "loop_options", "loop_setup", "opened_book"]
 
 
 class Shown:
@@ -34,14 +34,10 @@ class Shown:
         return self.out.getvalue() + self.err.getvalue()
 
 
-def loop_setup(
-    project: Path,
-    *,
-    config: dict[str, Any] | None = None,
-    shown: Shown | None = None,
-    env: dict[str, str] | None = None,
-) -> LoopSetup:
-    """The setup of a loop in ``project`` (made if missing) with ``config``'s sections; the
+def loop_options(
+    project: Path, *, config: dict[str, Any] | None = None, env: dict[str, str] | None = None
+) -> LoopOptions:
+    """The options of a loop in ``project`` (made if missing) with ``config``'s sections; the
     user's state and config folders are in the scratch folder beside it."""
     project.mkdir(parents=True, exist_ok=True)
     home = project.parent / f"{project.name}-home"
@@ -52,11 +48,22 @@ def loop_setup(
         "XDG_CONFIG_HOME": str(home / "config"),
         "FORGEFLARE_TIME_SCALE": "0.001",
     }
-    opts = LoopOptions(
+    return LoopOptions(
         project_dir=project,
         config=LoopConfig.model_validate(config or {}),
         env={**base, **(env or {})},
     )
+
+
+def loop_setup(
+    project: Path,
+    *,
+    config: dict[str, Any] | None = None,
+    shown: Shown | None = None,
+    env: dict[str, str] | None = None,
+) -> LoopSetup:
+    """The setup of a loop in :func:`loop_options`' project."""
+    opts = loop_options(project, config=config, env=env)
     return LoopSetup.build(opts, (shown or Shown()).display(), StopControl())
 
 

@@ -1,7 +1,7 @@
 """The secret names an attacker found reaching hooks in 0.3 (the unit table and the
-real-process test share them)."""
+real-process test share them), and an environment with each backend's keys."""
 
-__all__ = ["MISSED_IN_0_3"]
+__all__ = ["KEYS_ENV", "MISSED_IN_0_3"]
 
 MISSED_IN_0_3 = [
     "BW_SESSION",
@@ -36,3 +36,13 @@ MISSED_IN_0_3 = [
 ]
 """The issue's 29: secrets by name now (Azure connection strings and webhook URLs also by
 value, below)."""
+
+KEYS_ENV = {
+    "PATH": "/bin",
+    "ANTHROPIC_API_KEY": "ak",
+    "ANTHROPIC_AUTH_TOKEN": "at",
+    "CLAUDE_CODE_OAUTH_TOKEN": "oauth",
+    "OPENAI_API_KEY": "ok",
+    "GITHUB_TOKEN": "gh",
+}
+"""Every backend's keys and one key of no backend (the key channel and the agent's key plan)."""

@@ -4,16 +4,27 @@ never exit 2), the console command as a user runs it, and the constants its test
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from claude_code_support import claude_env
-from forgeflare.stophook import continued
+from forgeflare.stophook import continued, state_path
 from project_support import run_text
 
-__all__ = ["DONE", "FORGEFLARE", "NOW", "blocks", "reason_of", "stop_hook_cli"]
+__all__ = [
+    "DONE",
+    "FORGEFLARE",
+    "NOW",
+    "blocks",
+    "reason_of",
+    "stop_hook_cli",
+    "write_state",
+    "write_transcript",
+]
 
 DONE = "<loop-done>COMPLETE</loop-done>"
 """The completion tag, as the model writes it."""
@@ -46,3 +57,32 @@ def reason_of(out: subprocess.CompletedProcess[str]) -> str:
     assert out.returncode == 0, (out.returncode, out.stdout, out.stderr)
     assert reason is not None, (out.returncode, out.stdout, out.stderr)
     return reason
+
+
+def write_state(project: Path, *, updated_at: str = "2026-01-01T11:59:00Z", **top: Any) -> Path:
+    """A running loop's state file in ``project``: one frame at iteration 1 of 5, ``top`` over it
+    (written a minute before :data:`NOW` unless ``updated_at`` says otherwise)."""
+    frame = {"mode": "loop", "iter": 1, "max": 5, "prompt": "Fix it.", **top}
+    doc = {"schema": 1, "event": "STATE", "run_id": "r", "updated_at": updated_at}
+    path = state_path(project)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({**doc, "stack": [frame]}), encoding="utf-8")
+    return path
+
+
+def write_transcript(path: Path, text: str, message_id: str = "m2") -> Path:
+    """A transcript at ``path`` of one finished turn: the prompt, then the final ``text``."""
+    entries = [
+        {"type": "user", "message": {"role": "user", "content": "Fix it."}},
+        {
+            "type": "assistant",
+            "message": {
+                "id": message_id,
+                "role": "assistant",
+                "content": [{"type": "text", "text": text}],
+                "stop_reason": "end_turn",
+            },
+        },
+    ]
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
+    return path

@@ -12,11 +12,8 @@ from hypothesis import strategies as st
 
 from conftest import SLOW_MACHINE_CHECKS
 from forgeflare.stophook import (
-    LoopStateError,
-    Mode,
     continued,
     run_stop_hook,
-    start_loop,
     state_lock,
     state_path,
 )
@@ -146,13 +143,6 @@ def test_lock_held_too_long_fails_open(tmp_path: Path) -> None:
     assert json.loads(path.read_text())["stack"][0]["iter"] == 1
 
 
-def test_start_refuses_corrupt_state(tmp_path: Path) -> None:
-    path = state(tmp_path)
-    path.write_text("{", "utf-8")
-    with pytest.raises(LoopStateError, match="corrupted loop state"):
-        start_loop(tmp_path, mode=Mode.LOOP, max_iterations=3, prompt="", now=NOW)
-
-
 payloads = st.one_of(
     st.text(max_size=50),
     st.dictionaries(
@@ -181,18 +171,6 @@ def test_hook_never_raises(tmp_path: Path, payload: str, iteration: int) -> None
     else:
         assert out.stdout == ""
         assert out.stderr.count("\n") <= 1
-
-
-def test_start_pushes_frames_and_nests(tmp_path: Path) -> None:
-    first = start_loop(tmp_path, mode=Mode.GRIND, max_iterations=9, prompt="backlog", now=NOW)
-    second = start_loop(tmp_path, mode=Mode.ISSUE, max_iterations=3, prompt="issue 7", now=NOW)
-    assert second.run_id == first.run_id
-    assert [(f.mode, f.iter, f.max) for f in second.stack] == [
-        (Mode.GRIND, 1, 9),
-        (Mode.ISSUE, 1, 3),
-    ]
-    on_disk = json.loads(state_path(tmp_path).read_text("utf-8"))
-    assert [f["prompt"] for f in on_disk["stack"]] == ["backlog", "issue 7"]
 
 
 def test_note_stays_one_line_when_the_transcript_path_has_a_newline(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Frames belong to a Claude Code session; plugin arguments; commands runnable without PATH."""
+"""Frames belong to a Claude Code session; commands runnable without PATH."""
 
 from __future__ import annotations
 
@@ -13,9 +13,7 @@ from hypothesis import strategies as st
 from forgeflare.stophook import (
     Event,
     Frame,
-    LoopArgs,
     LoopRecord,
-    LoopStateError,
     Mode,
     Phase,
     command_problem,
@@ -23,8 +21,6 @@ from forgeflare.stophook import (
     is_stop_hook_command,
     merge_stop_hook,
     parse_json_state,
-    parse_loop_args,
-    plugin_files,
     render_json_state,
     transition,
 )
@@ -101,63 +97,6 @@ def test_session_round_trips_through_the_state_file() -> None:
     assert parse_json_state(render_json_state(rec)) == rec
     unclaimed = LoopRecord(Event.STATE, "r", NOW, (Frame(Mode.LOOP, 2, 5, "p"),))
     assert '"session_id"' not in render_json_state(unclaimed)
-
-
-# --- the plugin's arguments ---------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("raw", "expected"),
-    [
-        ("Fix it", LoopArgs("Fix it")),
-        ("Fix it --max-iterations 5", LoopArgs("Fix it", 5)),
-        ("--mode grind Work the backlog", LoopArgs("Work the backlog", None, Mode.GRIND)),
-        ("a --mode=issue b --max-iterations=2", LoopArgs("a b", 2, Mode.ISSUE)),
-        ("x --max-iterations 2 --max-iterations 3", LoopArgs("x", 3)),  # the last wins
-        ("Don't $(me) `x` --mode task\n", LoopArgs("Don't $(me) `x`", None, Mode.TASK)),
-        ("line one\n  indented two\n--max-iterations 4", LoopArgs("line one\n  indented two", 4)),
-        ("use the x--mode flag", LoopArgs("use the x--mode flag")),  # not an option: glued
-    ],
-)  # fmt: skip
-def test_parse_loop_args(raw: str, expected: LoopArgs) -> None:
-    assert parse_loop_args(raw) == expected
-
-
-@pytest.mark.parametrize(
-    ("raw", "needle"),
-    [
-        ("", "no task given"),
-        ("--max-iterations 3", "no task given"),
-        ("x --max-iterations 0", "whole number >= 1"),
-        ("x --max-iterations many", "whole number >= 1"),
-        ("x --mode forever", "choose one of loop|task|issue|grind"),
-    ],
-)
-def test_parse_loop_args_errors(raw: str, needle: str) -> None:
-    with pytest.raises(LoopStateError, match=needle.replace("|", r"\|")):
-        parse_loop_args(raw)
-
-
-@settings(max_examples=100)
-@given(st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=60))
-def test_a_prompt_without_options_is_kept_as_typed(prompt: str) -> None:
-    if "--" in prompt or not prompt.strip():
-        return
-    expected = "\n".join(line.rstrip() for line in prompt.strip().splitlines())
-    assert parse_loop_args(prompt).prompt == expected
-
-
-def test_plugin_files_carry_the_command_and_escape_it_in_json() -> None:
-    files = plugin_files('/opt/my "env"/bin/forgeflare', version="9.9")
-    assert '"command": "/opt/my \\"env\\"/bin/forgeflare stop-hook"' in files["hooks/hooks.json"]
-    assert '"version": "9.9"' in files[".claude-plugin/plugin.json"]
-    assert '/opt/my "env"/bin/forgeflare stop-hook start' in files["commands/loop.md"]
-    assert '/opt/my "env"/bin/forgeflare stop-hook cancel' in files["commands/cancel.md"]
-    assert (
-        '/opt/my "env"/bin/forgeflare stop-hook answer --args-stdin' in files["commands/answer.md"]
-    )
-    assert 'Bash(/opt/my "env"/bin/forgeflare stop-hook answer:*)' in files["commands/answer.md"]
-    assert not any("@FORGEFLARE@" in t or "@VERSION@" in t for t in files.values())
 
 
 # --- commands that run without PATH -------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Parsing and rendering of the loop-state file, timestamps, and the lock."""
+"""Parsing and rendering of the loop-state file, and the lock."""
 
 from __future__ import annotations
 
@@ -20,7 +20,6 @@ from forgeflare.stophook import (
     ReviewNote,
     StateLockTimeout,
     parse_json_state,
-    parse_timestamp,
     render_json_state,
     state_lock,
 )
@@ -44,19 +43,6 @@ def test_json_round_trip() -> None:
     parsed = parse_json_state(doc())
     assert parsed == LoopRecord(Event.STATE, "abc", T0, (Frame(Mode.LOOP, 2, 5, "p"),))
     assert parse_json_state(render_json_state(parsed)) == parsed
-
-
-@pytest.mark.parametrize(
-    "value", ["2026-01-01T10:00:00Z", "2026-01-01T10:00:00+00:00", "2026-01-01T11:00:00+01:00"]
-)
-def test_timestamps_in_both_utc_spellings(value: str) -> None:
-    assert parse_timestamp(value) == T0
-
-
-def test_naive_timestamp_is_utc_and_garbage_is_none() -> None:
-    assert parse_timestamp("2026-01-01T10:00:00") == T0
-    assert parse_timestamp("yesterday") is None
-    assert parse_timestamp(12) is None
 
 
 def test_numeric_strings_are_accepted_like_jq_did() -> None:

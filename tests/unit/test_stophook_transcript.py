@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from forgeflare.stophook import TranscriptError, last_assistant_text
-from forgeflare.stophook._tail import lines_backwards as _lines_backwards
 
 
 def assistant(*blocks: dict[str, object], msg_id: str = "m1") -> dict[str, object]:
@@ -104,38 +100,6 @@ def test_huge_line_after_the_answer_is_skipped(
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(big + "\n")
     assert last_assistant_text(path) == "answer"
-
-
-@settings(max_examples=50)
-@given(
-    st.lists(st.binary(max_size=30).map(lambda b: b.replace(b"\n", b"")), max_size=30),
-    st.integers(1, 40),
-    st.booleans(),
-)
-def test_backwards_lines_match_forward_split(
-    lines: list[bytes], block: int, trailing: bool
-) -> None:
-    data = b"\n".join(lines) + (b"\n" if trailing else b"")
-    expected = [line for line in data.split(b"\n") if line.strip()][::-1]
-    got = list(_lines_backwards(io.BytesIO(data), block_size=block, max_line=10**6))
-    assert got == expected
-
-
-@settings(max_examples=50)
-@given(
-    st.lists(st.binary(max_size=30).map(lambda b: b.replace(b"\n", b"")), max_size=20),
-    st.integers(1, 16),
-    st.integers(1, 20),
-)
-def test_backwards_lines_drop_only_overlong_ones(
-    lines: list[bytes], block: int, max_line: int
-) -> None:
-    data = b"\n".join(lines)
-    got = list(_lines_backwards(io.BytesIO(data), block_size=block, max_line=max_line))
-    short = [line for line in data.split(b"\n") if line.strip() and len(line) <= max_line][::-1]
-    # Lines up to max_line always come through; longer ones may be dropped, never altered.
-    assert all(line in got for line in short)
-    assert all(line in lines for line in got)
 
 
 def test_the_final_message_stops_at_the_prompt_that_started_its_turn(tmp_path: Path) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from forgeflare.report._watch import WatchState, render_line
-from forgeflare.supervisor.run._dryrun import dry_run_lines
 from forgeflare.supervisor.run._hand import (
     add_hint,
     clear_pause,
@@ -32,22 +31,6 @@ def test_hints_are_taken_once_and_in_order(tmp_path: Path) -> None:
     assert take_hint(tmp_path) is None
     assert list(tmp_path.iterdir()) == []
     assert hint_preamble("x").startswith("A hint from the user for this iteration:\n\nx\n")
-
-
-def test_dry_run_names_the_environment_never_its_values() -> None:
-    lines = dry_run_lines(
-        prompt="Do it.\n",
-        argv=["python", "-m", "forgeflare", "run", "--model", "a b"],
-        env_names=["PATH", "FRESHER_ITERATION"],
-        key_names=["ANTHROPIC_API_KEY"],
-        bounds="2 iterations",
-        trust="holds (empty)",
-    )
-    assert "agent command: python -m forgeflare run --model 'a b'" in lines
-    assert (
-        "agent environment (its key ANTHROPIC_API_KEY through a descriptor): FRESHER_ITERATION PATH"
-    ) in lines
-    assert lines[-3:] == ["---", "Do it.", "---"]
 
 
 def test_watch_says_paused() -> None:

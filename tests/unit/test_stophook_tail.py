@@ -1,4 +1,5 @@
-"""The transcript reader decides by an entry's ``type`` before its message's role.
+"""The transcript's tail: lines read backwards (hypothesis against a forward split), and an entry's
+role decided by its ``type`` before its message's role.
 
 Claude Code 2.1.332's transcripts hold entries of other types than ``user`` and ``assistant``
 (shapes below as recorded, trimmed): ``api-request-blob`` entries carry a ``message`` with a
@@ -8,14 +9,18 @@ final message must not pass for the prompt of a new turn (which would hide the m
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from forgeflare.stophook import final_message, last_assistant_text
 from forgeflare.stophook._tail import entry_role
+from forgeflare.stophook._tail import lines_backwards as _lines_backwards
 
 PROMPT = {"type": "user", "message": {"role": "user", "content": "do it"}}
 FINAL = {
@@ -99,3 +104,35 @@ def test_a_real_prompt_after_the_final_message_still_starts_a_new_turn(tmp_path:
     """The measure can fail: a ``user`` entry that is not a tool result is a turn's start."""
     path = write(tmp_path / "t.jsonl", [PROMPT, FINAL, BLOB_USER, PROMPT])
     assert final_message(path) is None
+
+
+@settings(max_examples=50)
+@given(
+    st.lists(st.binary(max_size=30).map(lambda b: b.replace(b"\n", b"")), max_size=30),
+    st.integers(1, 40),
+    st.booleans(),
+)
+def test_backwards_lines_match_forward_split(
+    lines: list[bytes], block: int, trailing: bool
+) -> None:
+    data = b"\n".join(lines) + (b"\n" if trailing else b"")
+    expected = [line for line in data.split(b"\n") if line.strip()][::-1]
+    got = list(_lines_backwards(io.BytesIO(data), block_size=block, max_line=10**6))
+    assert got == expected
+
+
+@settings(max_examples=50)
+@given(
+    st.lists(st.binary(max_size=30).map(lambda b: b.replace(b"\n", b"")), max_size=20),
+    st.integers(1, 16),
+    st.integers(1, 20),
+)
+def test_backwards_lines_drop_only_overlong_ones(
+    lines: list[bytes], block: int, max_line: int
+) -> None:
+    data = b"\n".join(lines)
+    got = list(_lines_backwards(io.BytesIO(data), block_size=block, max_line=max_line))
+    short = [line for line in data.split(b"\n") if line.strip() and len(line) <= max_line][::-1]
+    # Lines up to max_line always come through; longer ones may be dropped, never altered.
+    assert all(line in got for line in short)
+    assert all(line in lines for line in got)
