@@ -93,6 +93,14 @@ def test_liveness_is_the_same_process_by_its_start_time() -> None:
     assert process_started(None) is None
 
 
+@pytest.mark.parametrize("pid", [0, -1])
+def test_no_start_time_for_a_pid_no_process_has(pid: int) -> None:
+    # -1 is what lock_holder says of a lock taken before its holder wrote its pid: a watch
+    # started just before its loop read it and died on psutil's ValueError.
+    assert process_started(pid) is None
+    assert not is_alive(pid, None)
+
+
 def test_a_killed_group_is_not_alive() -> None:
     proc = popen_in_group(
         [sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE

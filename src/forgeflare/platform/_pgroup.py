@@ -284,7 +284,7 @@ def escaped_descendants(name: str, value: str) -> list[tuple[int, float]]:
 
 def process_started(pid: int | None) -> float | None:
     """The start time of a live (not zombie) process, or ``None``."""
-    if pid is None:
+    if pid is None or pid <= 0:  # -1: a lock taken whose holder has not written its pid yet
         return None
     import psutil
 
