@@ -127,6 +127,7 @@ def test_pi_exits_0_on_failure_and_the_stream_decides() -> None:
         (429, "Too Many Requests", "api_error", True, False),
         (529, "Overloaded", "api_error", True, False),
         (None, "Connection error.", "api_error", True, False),
+        (None, "The model is at capacity", "api_error", True, False),  # Codex's words, any agent's
         (400, "Your credit balance is too low", "quota", False, False),
         (None, "something odd", "agent_error", False, False),
     ],
