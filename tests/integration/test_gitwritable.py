@@ -34,13 +34,12 @@ GIT = Path("/repo/.git")
 )
 def test_the_decision(checkpoint: str, commits_itself: bool, writable: bool, fails: bool) -> None:
     problem = git_write_problem(
-        checkpoint=checkpoint,
-        commits_itself=commits_itself,
-        backend="claude",
-        git_dir=GIT,
-        writable=writable,
+        checkpoint=checkpoint, commits_itself=commits_itself, backend="claude", git=(GIT, writable)
     )
     assert (problem is not None) == fails
+    assert (
+        git_write_problem(checkpoint=checkpoint, commits_itself=True, backend="x", git=None) is None
+    )
     if problem is not None:
         assert "\n" not in problem
         assert str(GIT) in problem

@@ -46,6 +46,10 @@ def test_render_other_events_and_unknown_cost() -> None:
     assert "cost unknown" in render_message("finish", summary)[1]
     assert "03:12" in render_message("limit_wait", {**summary, "until": "03:12"})[1]
     assert render_message("outage", summary)[0].endswith("waits out an API outage")
+    # Without a detail, an event whose first line is its detail says what it is about.
+    assert ": transient API failures" in render_message("outage", summary)[1]
+    assert ": error iterations in a row" in render_message("error_streak", summary)[1]
+    assert ": 529 x3\n" in render_message("outage", {**summary, "detail": "529 x3"})[1]
 
 
 def test_urls_from_env_then_user_config(tmp_path: Path) -> None:

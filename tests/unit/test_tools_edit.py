@@ -10,9 +10,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from forgeflare.agent.tools import ToolOutput
-from forgeflare.agent.tools._edit import MAX_EDIT_BYTES
-from forgeflare.agent.tools._read import MAX_READ_BYTES
+from forgeflare.agent.tools import MAX_EDIT_BYTES, MAX_READ_BYTES, ToolOutput
 from tool_support import run_tool
 
 

@@ -10,8 +10,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forgeflare.agent.tools import ToolError, tool_schemas
+from forgeflare.agent.tools import (
+    BASH_TIMEOUT,
+    MAX_BASH_OUTPUT,
+    MAX_EDIT_BYTES,
+    MAX_GLOB_ENTRIES,
+    MAX_GREP_MATCHES,
+    MAX_READ_BYTES,
+    ToolError,
+    tool_schema,
+    tool_schemas,
+)
 from forgeflare.agent.tools._inputs import (
+    BashInput,
     EditInput,
     GlobInput,
     GrepInput,
@@ -24,6 +35,21 @@ def test_schemas_equal_the_hand_written_ones_they_replaced() -> None:
     # tool_schemas.json is the output of the hand-written property tables before the models.
     before = json.loads(Path(__file__).with_name("tool_schemas.json").read_text())
     assert tool_schemas() == before
+
+
+@pytest.mark.parametrize(
+    ("model", "said"),
+    [
+        (ReadInput, f"Limit: {MAX_READ_BYTES // 2**20} MB;"),
+        (EditInput, f"{MAX_EDIT_BYTES // 2**10} KB each; the file {MAX_READ_BYTES // 2**20} MB."),
+        (BashInput, f"Timeout: {BASH_TIMEOUT:g} s"),
+        (BashInput, f"Output over {MAX_BASH_OUTPUT // 2**10} KB"),
+        (GlobInput, f"at most {MAX_GLOB_ENTRIES} entries."),
+        (GrepInput, f"at most {MAX_GREP_MATCHES} matches."),
+    ],
+)
+def test_each_description_tells_the_model_the_limit_its_tool_keeps(model: Any, said: str) -> None:
+    assert said in tool_schema("Tool", model)["description"]
 
 
 @pytest.mark.parametrize(

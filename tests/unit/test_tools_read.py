@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from forgeflare.agent.tools._read import MAX_READ_BYTES
+from forgeflare.agent.tools import MAX_READ_BYTES
 from tool_support import run_tool
 
 

@@ -19,7 +19,6 @@ from typing import Any
 
 from forgeflare.agent._messages import (
     AssistantResponse,
-    ContentBlock,
     Message,
     MessagesRequest,
     StopReason,
@@ -69,20 +68,24 @@ class ScriptedModel:
 
 def text_response(text: str, stop: StopReason = StopReason.END_TURN) -> AssistantResponse:
     """A response of one text block (10 input and 5 output tokens)."""
-    return AssistantResponse(
-        content=[TextBlock(text=text)],
-        stop_reason=stop,
-        usage=Usage(input_tokens=10, output_tokens=5),
-    )
+    return _response([TextBlock(text=text)], stop)
 
 
 def tool_use_response(
     *calls: tuple[str, dict[str, Any] | None], stop: StopReason = StopReason.TOOL_USE
 ) -> AssistantResponse:
     """A response calling each ``(tool, input)`` in order, with ids ``toolu_0``, ``toolu_1``..."""
-    content: list[ContentBlock] = [
-        ToolUseBlock(id=f"toolu_{i}", name=name, input=inp) for i, (name, inp) in enumerate(calls)
-    ]
+    return _response(
+        [
+            ToolUseBlock(id=f"toolu_{i}", name=name, input=inp)
+            for i, (name, inp) in enumerate(calls)
+        ],
+        stop,
+    )
+
+
+def _response(content: Sequence[TextBlock | ToolUseBlock], stop: StopReason) -> AssistantResponse:
+    """A response of ``content`` that took 10 input and 5 output tokens."""
     return AssistantResponse(
-        content=content, stop_reason=stop, usage=Usage(input_tokens=10, output_tokens=5)
+        content=list(content), stop_reason=stop, usage=Usage(input_tokens=10, output_tokens=5)
     )

@@ -48,85 +48,22 @@ if TYPE_CHECKING:  # mypy treats any TYPE_CHECKING as true
     from forgeflare.disk._validation import error_problem as error_problem
     from forgeflare.disk._validation import validation_message as validation_message
 
-__all__ = [
-    "CONFIG_LIMIT",
-    "CONVERGENCE_RELPATH",
-    "MAX_COUNT",
-    "RECORD_LIMIT",
-    "RUNTIME_PATTERNS",
-    "WRITTEN_FOLDERS",
-    "AgentReport",
-    "ConvergenceError",
-    "ConvergenceState",
-    "DamagedFileError",
-    "Final",
-    "Loc",
-    "Observation",
-    "Tokens",
-    "append_line",
-    "append_observations",
-    "atomic_write_text",
-    "check_project_folders",
-    "clear_convergence",
-    "convergence_path",
-    "error_key",
-    "error_problem",
-    "json_objects",
-    "loads",
-    "not_regular",
-    "open_regular",
-    "overwrite_in_place",
-    "read_convergence",
-    "read_json",
-    "read_json_model",
-    "read_limited",
-    "read_limited_text",
-    "read_named_text",
-    "read_text",
-    "require_utf8",
-    "scrub_surrogates",
-    "validation_message",
-    "write_final",
-]
-
-_WHERE = {
-    "AgentReport": "_convergence",
-    "CONFIG_LIMIT": "_readfile",
-    "CONVERGENCE_RELPATH": "_convergence",
-    "ConvergenceError": "_convergence",
-    "ConvergenceState": "_convergence",
-    "DamagedFileError": "_damaged",
-    "Final": "_convergence",
-    "Loc": "_validation",
-    "MAX_COUNT": "_convergence",
-    "Observation": "_convergence",
-    "RECORD_LIMIT": "_readfile",
-    "RUNTIME_PATTERNS": "_runtime_files",
-    "Tokens": "_convergence",
-    "WRITTEN_FOLDERS": "_runtime_files",
-    "append_line": "_fsutil",
-    "append_observations": "_convergence",
-    "atomic_write_text": "_fsutil",
-    "check_project_folders": "_fsutil",
-    "clear_convergence": "_convergence",
-    "convergence_path": "_convergence",
-    "error_key": "_validation",
-    "error_problem": "_validation",
-    "json_objects": "_jsonl",
-    "loads": "_damaged",
-    "not_regular": "_readfile",
-    "open_regular": "_fsutil",
-    "overwrite_in_place": "_fsutil",
-    "read_convergence": "_convergence",
-    "read_json": "_damaged",
-    "read_json_model": "_fsutil",
-    "read_limited": "_readfile",
-    "read_limited_text": "_readfile",
-    "read_named_text": "_damaged",
-    "read_text": "_damaged",
-    "require_utf8": "_damaged",
-    "scrub_surrogates": "_damaged",
-    "validation_message": "_validation",
-    "write_final": "_convergence",
-}
-__getattr__, __dir__ = lazy_face(__name__, _WHERE)
+__getattr__, __dir__, __all__ = lazy_face(
+    __name__,
+    _convergence=(
+        "AgentReport CONVERGENCE_RELPATH ConvergenceError ConvergenceState Final MAX_COUNT"
+        " Observation Tokens append_observations clear_convergence convergence_path"
+        " read_convergence write_final"
+    ),
+    _damaged=(
+        "DamagedFileError loads read_json read_named_text read_text require_utf8 scrub_surrogates"
+    ),
+    _fsutil=(
+        "append_line atomic_write_text check_project_folders open_regular overwrite_in_place"
+        " read_json_model"
+    ),
+    _jsonl="json_objects",
+    _readfile="CONFIG_LIMIT RECORD_LIMIT not_regular read_limited read_limited_text",
+    _runtime_files="RUNTIME_PATTERNS WRITTEN_FOLDERS",
+    _validation="Loc error_key error_problem validation_message",
+)

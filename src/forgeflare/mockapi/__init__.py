@@ -31,6 +31,7 @@ from forgeflare.mockapi._decide import record_entry
 from forgeflare.mockapi._errors import MockAPIError
 from forgeflare.mockapi._errors import MockListenError
 from forgeflare.mockapi._errors import MockScriptError
+from forgeflare.mockapi._listen import Listen
 from forgeflare.mockapi._render import Event
 from forgeflare.mockapi._render import count_tokens
 from forgeflare.mockapi._render import encode_event
@@ -76,6 +77,7 @@ __all__ = [
     "Event",
     "HTTPErrorSpec",
     "JSONReply",
+    "Listen",
     "MockAPIError",
     "MockListenError",
     "MockRequest",

@@ -106,11 +106,13 @@ def _mock_api(
         ),
     ] = "messages",
 ) -> None:
+    from forgeflare.mockapi._listen import Listen
+
+    listen = Listen(host, port, port_file, record)
     if api == "responses":
         from forgeflare.mockapi._responses import load_responses_script, serve_responses
 
-        runs = load_responses_script(script)
-        serve_responses(runs, host=host, port=port, port_file=port_file, record=record)
+        serve_responses(load_responses_script(script), listen)
         return
     if api != "messages":
         from forgeflare._errors import ConfigError
@@ -120,10 +122,7 @@ def _mock_api(
     from forgeflare.mockapi._script import load_script
     from forgeflare.mockapi._server import run_server
 
-    loaded = load_script(script)
-    run_server(
-        loaded, host=host, port=port, record_path=record, port_file=port_file, verbose=verbose
-    )
+    run_server(load_script(script), listen, verbose=verbose)
 
 
 def register(app: typer.Typer) -> None:

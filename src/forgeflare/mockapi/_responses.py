@@ -29,6 +29,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from forgeflare.mockapi._listen import Listen, write_port_file
+
 __all__ = [
     "ResponsesServer",
     "load_responses_script",
@@ -309,30 +311,24 @@ def load_responses_script(path: Path) -> list[list[dict[str, Any]]]:
 
 
 def serve_responses(
-    runs: list[list[dict[str, Any]]],
-    *,
-    host: str = "127.0.0.1",
-    port: int = 0,
-    port_file: Path | None = None,
-    record: Path | None = None,
-    announce: Any = print,
+    runs: list[list[dict[str, Any]]], listen: Listen = Listen(), *, announce: Any = print
 ) -> None:
-    """Serve ``runs`` at ``http://HOST:PORT/v1/responses`` until SIGINT or SIGTERM;
-    ``record`` gets one JSON line per request, written before the reply."""
+    """Serve ``runs`` at ``http://HOST:PORT/v1/responses`` until SIGINT or SIGTERM."""
     from forgeflare._errors import ConfigError
-    from forgeflare.mockapi._server import write_port_file
 
     try:
-        server = ResponsesServer(host, port, record)
+        server = ResponsesServer(listen.host, listen.port, listen.record)
     except OSError as exc:
-        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+        raise ConfigError(
+            f"cannot listen on {listen.host}:{listen.port}: {exc.strerror or exc}"
+        ) from exc
     server.script("", *runs)
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
     with server:
-        if port_file is not None:
-            write_port_file(port_file, int(server.url.rsplit(":", 1)[1]))
+        if listen.port_file is not None:
+            write_port_file(listen.port_file, int(server.url.rsplit(":", 1)[1]))
         announce(f"listening on {server.url}", flush=True)
         while not stop.wait(1.0):
             pass

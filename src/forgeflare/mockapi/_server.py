@@ -20,7 +20,6 @@ from typing import IO
 import h11
 import trio
 
-from forgeflare.disk import atomic_write_text
 from forgeflare.mockapi._decide import (
     JSONReply,
     MockRequest,
@@ -30,6 +29,7 @@ from forgeflare.mockapi._decide import (
     record_entry,
 )
 from forgeflare.mockapi._errors import MockAPIError, MockListenError
+from forgeflare.mockapi._listen import Listen, write_port_file
 from forgeflare.mockapi._render import encode_event, error_body
 from forgeflare.mockapi._repeat import RepeatWindows
 from forgeflare.mockapi._script import Script
@@ -251,14 +251,6 @@ def _url(host: str, port: int) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
-def write_port_file(port_file: Path, port: int) -> None:
-    """Write the bound ``port`` to ``port_file`` atomically (one line); MockAPIError if not."""
-    try:
-        atomic_write_text(port_file, f"{port}\n")
-    except OSError as exc:
-        raise MockAPIError(f"cannot write port file {port_file}: {exc.strerror or exc}") from exc
-
-
 async def serve(
     script: Script,
     *,
@@ -304,15 +296,7 @@ async def serve(
             record.close()
 
 
-async def _main(
-    script: Script,
-    *,
-    host: str,
-    port: int,
-    record_path: Path | None,
-    port_file: Path | None,
-    verbose: bool,
-) -> int | None:
+async def _main(script: Script, listen: Listen, verbose: bool) -> int | None:
     # The receiver is open before the port file exists: a SIGTERM sent as soon as the
     # server looks ready still stops it cleanly.
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
@@ -325,10 +309,10 @@ async def _main(
                 partial(
                     serve,
                     script,
-                    host=host,
-                    port=port,
-                    record_path=record_path,
-                    port_file=port_file,
+                    host=listen.host,
+                    port=listen.port,
+                    record_path=listen.record,
+                    port_file=listen.port_file,
                     announce=announce,
                     log=sys.stderr if verbose else None,
                 )
@@ -339,28 +323,10 @@ async def _main(
     return None
 
 
-def run_server(
-    script: Script,
-    *,
-    host: str = "127.0.0.1",
-    port: int = 0,
-    record_path: Path | None = None,
-    port_file: Path | None = None,
-    verbose: bool = False,
-) -> None:
+def run_server(script: Script, listen: Listen = Listen(), *, verbose: bool = False) -> None:
     """Run the server in this process until SIGINT or SIGTERM (the CLI's entry point)."""
     # A start-up failure (port in use, bad record path) leaves trio.run wrapped in the
     # nursery's group; forgeflare.cli.main prints the one ForgeflareError inside as one line.
-    signum = trio.run(
-        partial(
-            _main,
-            script,
-            host=host,
-            port=port,
-            record_path=record_path,
-            port_file=port_file,
-            verbose=verbose,
-        )
-    )
+    signum = trio.run(_main, script, listen, verbose)
     if signum is not None:
         print(f"mock-api: stopped by {signal.Signals(signum).name}", file=sys.stderr, flush=True)

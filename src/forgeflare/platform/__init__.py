@@ -27,43 +27,13 @@ if TYPE_CHECKING:  # mypy treats any TYPE_CHECKING as true
     from forgeflare.platform._process import run_child as run_child
     from forgeflare.platform._process import run_child_blocking as run_child_blocking
 
-__all__ = [
-    "ChildResult",
-    "HeadTail",
-    "LineCap",
-    "become_subreaper",
-    "end_adopted",
-    "end_marked_processes",
-    "end_pids",
-    "end_popen",
-    "escaped_descendants",
-    "exit_status",
-    "forbid_dumps",
-    "is_alive",
-    "kill_group",
-    "popen_in_group",
-    "process_started",
-    "run_child",
-    "run_child_blocking",
-]
-
-_WHERE = {
-    "ChildResult": "_process",
-    "HeadTail": "_outputcap",
-    "LineCap": "_outputcap",
-    "become_subreaper": "_pgroup",
-    "end_adopted": "_pgroup",
-    "end_marked_processes": "_pgroup",
-    "end_pids": "_pgroup",
-    "end_popen": "_pgroup",
-    "escaped_descendants": "_pgroup",
-    "exit_status": "_process",
-    "forbid_dumps": "_dumpable",
-    "is_alive": "_pgroup",
-    "kill_group": "_process",
-    "popen_in_group": "_pgroup",
-    "process_started": "_pgroup",
-    "run_child": "_process",
-    "run_child_blocking": "_process",
-}
-__getattr__, __dir__ = lazy_face(__name__, _WHERE)
+__getattr__, __dir__, __all__ = lazy_face(
+    __name__,
+    _dumpable="forbid_dumps",
+    _outputcap="HeadTail LineCap",
+    _pgroup=(
+        "become_subreaper end_adopted end_marked_processes end_pids end_popen escaped_descendants"
+        " is_alive popen_in_group process_started"
+    ),
+    _process="ChildResult exit_status kill_group run_child run_child_blocking",
+)

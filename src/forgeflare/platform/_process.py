@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import trio
 
@@ -46,6 +46,7 @@ from forgeflare.platform._pgroup import (
 from forgeflare.platform._spawnhere import run_process_here
 
 __all__ = [
+    "ChildOptions",
     "ChildResult",
     "end_marked_processes",
     "exit_status",
@@ -135,25 +136,27 @@ class _Lines:
             self._buf = b""
 
 
-async def run_child(
-    argv: Sequence[str],
-    *,
-    cwd: Path | str | None = None,
-    env: Mapping[str, str] | None = None,
-    stdin: bytes | None = b"",
-    on_output: Callable[[bytes], object] | None = None,
-    lines: bool = False,
-    stderr: int | None = subprocess.STDOUT,
-    timeout: float | None = None,
-    grace: float = 2.0,
-    stop: trio.Event | None = None,
-    kill: trio.Event | None = None,
-    marker: tuple[str, str] | None = None,
-    drain: float = 2.0,
-    on_start: Callable[[trio.Process], None] | None = None,
-    die_with_parent: bool = False,
-    pass_fds: Sequence[int] = (),
-) -> ChildResult:
+class ChildOptions(TypedDict, total=False):
+    """:func:`run_child`'s options, each with its default in :class:`_ChildRun`."""
+
+    cwd: Path | str | None
+    env: Mapping[str, str] | None
+    stdin: bytes | None
+    on_output: Callable[[bytes], object] | None
+    lines: bool
+    stderr: int | None
+    timeout: float | None
+    grace: float
+    stop: trio.Event | None
+    kill: trio.Event | None
+    marker: tuple[str, str] | None
+    drain: float
+    on_start: Callable[[trio.Process], None] | None
+    die_with_parent: bool
+    pass_fds: Sequence[int]
+
+
+async def run_child(argv: Sequence[str], **options: Unpack[ChildOptions]) -> ChildResult:
     """Run ``argv`` to its end as the module docstring says; returns how it ended.
 
     ``stdin`` bytes are fed and the pipe closed (``None``: /dev/null). With ``on_output`` the
@@ -169,25 +172,9 @@ async def run_child(
     would find. ``pass_fds`` are inherited by the child (a secrets descriptor, see
     ``_keychannel``). Raises ``OSError`` when the program cannot start.
     """
-    child = _ChildRun(
-        argv=list(argv) if marker is None else marker_argv(argv, *marker),
-        cwd=cwd,
-        env=env,
-        stdin=stdin,
-        on_output=on_output,
-        lines=lines,
-        stderr=stderr,
-        timeout=timeout,
-        grace=grace,
-        stop=stop,
-        kill=kill,
-        marker=marker,
-        drain=drain,
-        on_start=on_start,
-        die_with_parent=die_with_parent,
-        pass_fds=tuple(pass_fds),
-    )
-    return await child.run()
+    marker = options.get("marker")
+    command = list(argv) if marker is None else marker_argv(argv, *marker)
+    return await _ChildRun(command, **options).run()
 
 
 @dataclass
@@ -196,21 +183,21 @@ class _ChildRun:
     the tasks that start, watch, read and clean up after it."""
 
     argv: list[str]
-    cwd: Path | str | None
-    env: Mapping[str, str] | None
-    stdin: bytes | None
-    on_output: Callable[[bytes], object] | None
-    lines: bool
-    stderr: int | None
-    timeout: float | None
-    grace: float
-    stop: trio.Event | None
-    kill: trio.Event | None
-    marker: tuple[str, str] | None
-    drain: float
-    on_start: Callable[[trio.Process], None] | None
-    die_with_parent: bool
-    pass_fds: tuple[int, ...]
+    cwd: Path | str | None = None
+    env: Mapping[str, str] | None = None
+    stdin: bytes | None = b""
+    on_output: Callable[[bytes], object] | None = None
+    lines: bool = False
+    stderr: int | None = subprocess.STDOUT
+    timeout: float | None = None
+    grace: float = 2.0
+    stop: trio.Event | None = None
+    kill: trio.Event | None = None
+    marker: tuple[str, str] | None = None
+    drain: float = 2.0
+    on_start: Callable[[trio.Process], None] | None = None
+    die_with_parent: bool = False
+    pass_fds: Sequence[int] = ()
 
     def __post_init__(self) -> None:
         self.started = time.monotonic()
@@ -290,7 +277,7 @@ class _ChildRun:
                 "env": None if self.env is None else dict(self.env),
                 "deliver_cancel": self.deliver_cancel,
                 "process_group": 0,
-                "pass_fds": self.pass_fds,
+                "pass_fds": tuple(self.pass_fds),
                 "task_status": task_status,
             }
             with self.run_scope:
@@ -366,6 +353,6 @@ async def _cleanup(
         await trio.to_thread.run_sync(partial(end_adopted, since, grace))
 
 
-def run_child_blocking(argv: Sequence[str], **options: Any) -> ChildResult:
+def run_child_blocking(argv: Sequence[str], **options: Unpack[ChildOptions]) -> ChildResult:
     """:func:`run_child` for synchronous code outside trio (a CLI, a worker thread)."""
     return trio.run(partial(run_child, argv, **options))

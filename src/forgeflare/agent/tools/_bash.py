@@ -24,23 +24,12 @@ import trio
 
 from forgeflare.agent.tools._guard import denied_reason
 from forgeflare.agent.tools._inputs import BashInput, parse_input
+from forgeflare.agent.tools._limits import BASH_TIMEOUT, MAX_BASH_OUTPUT
 from forgeflare.agent.tools._types import ToolError, ToolOutput
 from forgeflare.platform import run_child
 from forgeflare.security import sandbox_argv, sandbox_mode
 
-__all__ = [
-    "BASH_TIMEOUT",
-    "MAX_BASH_OUTPUT",
-    "bash_tool",
-    "cap_output",
-    "run_bash",
-]
-
-BASH_TIMEOUT = 120.0
-"""Seconds a command may run before its process group is killed."""
-
-MAX_BASH_OUTPUT = 100 * 1024
-"""Characters of output sent to the model (head and tail kept, the middle elided)."""
+__all__ = ["bash_tool", "cap_output", "run_bash"]
 
 KILL_GRACE = 2.0
 """Seconds between SIGTERM and SIGKILL when a command's process group is stopped."""

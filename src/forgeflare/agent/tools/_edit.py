@@ -18,17 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from forgeflare.agent.tools._inputs import EditInput, parse_input
-from forgeflare.agent.tools._read import MAX_READ_BYTES
+from forgeflare.agent.tools._limits import MAX_EDIT_BYTES, MAX_READ_BYTES
 from forgeflare.agent.tools._types import (
     ToolError,
     ToolOutput,
     resolve_path,
 )
 
-__all__ = ["MAX_EDIT_BYTES", "edit_file"]
-
-MAX_EDIT_BYTES = 100 * 1024
-"""Largest ``old_str`` or ``new_str`` (100 KB, UTF-8 encoded)."""
+__all__ = ["edit_file"]
 
 
 def edit_file(data: dict[str, Any], *, cwd: Path) -> ToolOutput:

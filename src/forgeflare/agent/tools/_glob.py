@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from forgeflare.agent.tools._inputs import GlobInput, parse_input
+from forgeflare.agent.tools._limits import GLOB_TIMEOUT, MAX_GLOB_ENTRIES, MAX_GLOB_SCAN
 from forgeflare.agent.tools._types import (
     ToolError,
     ToolOutput,
@@ -30,16 +31,7 @@ from forgeflare.agent.tools._types import (
     resolve_path,
 )
 
-__all__ = ["GLOB_TIMEOUT", "MAX_GLOB_ENTRIES", "MAX_GLOB_SCAN", "glob_files", "glob_walk"]
-
-MAX_GLOB_ENTRIES = 1000
-"""At most this many paths are returned; the result says how many more matched."""
-
-MAX_GLOB_SCAN = 200_000
-"""At most this many directory entries are looked at; the result says the search stopped."""
-
-GLOB_TIMEOUT = 20.0
-"""Seconds a search may take before it stops with what it found so far."""
+__all__ = ["glob_files", "glob_walk"]
 
 
 @dataclass

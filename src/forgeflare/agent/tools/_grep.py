@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from forgeflare.agent.tools._inputs import GrepInput, parse_input
+from forgeflare.agent.tools._limits import GREP_TIMEOUT, MAX_GREP_MATCHES
 from forgeflare.agent.tools._types import (
     ToolError,
     ToolOutput,
@@ -33,13 +34,7 @@ from forgeflare.agent.tools._types import (
     resolve_path,
 )
 
-__all__ = ["GREP_TIMEOUT", "MAX_GREP_MATCHES", "find_rg", "grep_tool", "search"]
-
-MAX_GREP_MATCHES = 50
-"""At most this many matching lines are returned; the result says how many there were."""
-
-GREP_TIMEOUT = 60.0
-"""Seconds a search may take before it is stopped."""
+__all__ = ["find_rg", "grep_tool", "search"]
 
 _MAX_LINE = 500  # characters of one matching line (minified files have huge ones)
 _COUNT_CAP = 100_000  # stop counting matches here: "more than N" is enough to narrow down

@@ -6,12 +6,10 @@ from pathlib import Path
 from typing import Any
 
 from forgeflare.agent.tools._inputs import ReadInput, parse_input
+from forgeflare.agent.tools._limits import MAX_READ_BYTES
 from forgeflare.agent.tools._types import ToolError, ToolOutput, resolve_path
 
-__all__ = ["MAX_READ_BYTES", "read_file"]
-
-MAX_READ_BYTES = 1024 * 1024
-"""Files larger than this (1 MB) are refused: they would flood the context window."""
+__all__ = ["read_file"]
 
 # A NUL byte in the first block is the usual sign of a binary file (what git and grep use).
 _SNIFF_BYTES = 8192

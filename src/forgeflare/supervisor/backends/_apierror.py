@@ -30,7 +30,8 @@ _QUOTA = re.compile(r"credit balance|insufficient_quota|quota exceeded|billing",
 _USAGE_LIMIT = re.compile(r"usage limit|limit reached", re.IGNORECASE)
 _TRANSIENT = re.compile(
     r"overloaded|rate.?limit|too many requests|\b5\d\d\b|\b429\b|connection|network|"
-    r"fetch failed|socket|econn|etimedout|timed? ?out|unavailable|terminated|api_error",
+    r"fetch failed|socket|econn|etimedout|timed? ?out|unavailable|terminated|api_error|"
+    r"high demand|at capacity|disconnected|reconnect",
     re.IGNORECASE,
 )
 

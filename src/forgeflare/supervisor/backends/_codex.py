@@ -70,8 +70,6 @@ __all__ = [
 ]
 
 _RETRY = re.compile(r"^Reconnecting\.\.\.\s*(\d+)/(\d+)\s*(?:\((.*)\))?\s*$", re.DOTALL)
-_PASSING = re.compile(r"high demand|at capacity|disconnected|reconnect", re.IGNORECASE)
-"""Codex's own words for a passing failure, besides the shared table's."""
 _TRY_AGAIN = re.compile(
     r"try again at\s+(?:(?P<mon>[A-Z][a-z]{2,8})\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?,\s*"
     r"(?P<year>\d{4})\s+)?(?P<h>\d{1,2}):(?P<m>\d{2})\s*(?P<ampm>[AP]M)",
@@ -95,10 +93,8 @@ SHAPES: dict[str, Shape] = {
 def classify_failure(message: str) -> tuple[str, bool]:
     """``(outcome, transient)`` for Codex's final failure message: the agents' one table
     (:func:`~forgeflare.supervisor.backends._apierror.classify_api_error`, Codex gives no
-    status) with Codex's own words for a passing failure."""
+    status)."""
     found = classify_api_error(None, message)
-    if found.outcome == "agent_error" and not found.deterministic and _PASSING.search(message):
-        return "api_error", True
     return found.outcome, found.transient
 
 

@@ -18,13 +18,17 @@ __all__ = ["git_dir_writable", "git_write_problem"]
 
 
 def git_write_problem(
-    *, checkpoint: str, commits_itself: bool, backend: str, git_dir: Path, writable: bool
+    *, checkpoint: str, commits_itself: bool, backend: str, git: tuple[Path, bool] | None
 ) -> str | None:
     """The one preflight line when the agent would be the only one to commit and cannot
-    (``git_dir`` not ``writable``); ``None`` when the work can be delivered, or when the
-    loop's checkpoint commits (it says its own failures) or the agent cannot commit anyway
-    (the check of ``commits_itself`` says that)."""
-    if checkpoint == "commit" or writable or not commits_itself:
+    (``git``, what :func:`git_dir_writable` found, is not writable); ``None`` when the work
+    can be delivered, outside a repository, or when the loop's checkpoint commits (it says
+    its own failures) or the agent cannot commit anyway (the check of ``commits_itself``
+    says that)."""
+    if git is None or checkpoint == "commit" or not commits_itself:
+        return None
+    git_dir, writable = git
+    if writable:
         return None
     return (
         f"[fresher] checkpoint = {checkpoint!r}: {git_dir} is read-only, so the {backend} "

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import trio
 
@@ -53,18 +53,26 @@ class NotifyEvent(StrEnum):
 NOTIFY_EVENTS: tuple[str, ...] = tuple(NotifyEvent)
 """The events' names, as ``[notify] on`` spells them."""
 
-_WORDS: dict[NotifyEvent, tuple[str, str]] = {
-    NotifyEvent.FINISH: ("finished {finish}", "{finish}{why}"),
-    NotifyEvent.BLOCKED: ("asks a question", "the agent asks:\n{detail}\nanswer: {answer}"),
-    NotifyEvent.LIMIT_WAIT: ("waits for the usage window", "waiting until {until}"),
-    NotifyEvent.OUTAGE: ("waits out an API outage", "{detail}"),
-    NotifyEvent.ERROR_STREAK: ("has an error streak", "{detail}"),
-}
-"""Each event's title (after ``forgeflare: PROJECT``) and first line (after ``run ID:``)."""
 
-_DEFAULT_DETAIL = {
-    NotifyEvent.OUTAGE: "transient API failures",
-    NotifyEvent.ERROR_STREAK: "error iterations in a row",
+class _Words(NamedTuple):
+    """What a notification of one event says."""
+
+    title: str
+    """After ``forgeflare: PROJECT``."""
+    first: str
+    """The first line, after ``run ID:``."""
+    detail: str = ""
+    """``{detail}`` when the summary gives none."""
+
+
+_WORDS = {
+    NotifyEvent.FINISH: _Words("finished {finish}", "{finish}{why}"),
+    NotifyEvent.BLOCKED: _Words("asks a question", "the agent asks:\n{detail}\nanswer: {answer}"),
+    NotifyEvent.LIMIT_WAIT: _Words("waits for the usage window", "waiting until {until}"),
+    NotifyEvent.OUTAGE: _Words("waits out an API outage", "{detail}", "transient API failures"),
+    NotifyEvent.ERROR_STREAK: _Words(
+        "has an error streak", "{detail}", "error iterations in a row"
+    ),
 }
 
 NOTIFY_URLS_ENV = "FORGEFLARE_NOTIFY_URLS"
@@ -94,15 +102,15 @@ def render_message(event: str, summary: Mapping[str, Any]) -> tuple[str, str]:
         "finish": summary.get("finish_type", "?"),
         "why": f" ({why})" if why else "",
         "until": summary.get("until", "?"),
-        "detail": summary.get("detail", _DEFAULT_DETAIL.get(known, "")) if known else "",
+        "detail": summary.get("detail", _WORDS[known].detail) if known else "",
         "answer": f'forgeflare answer --dir {summary.get("project_dir", ".")} "TEXT"',
     }
     if known is None:
         title, lines = f"forgeflare: {project} {event}", [f"run {run_id}: {event}"]
     else:
-        head, first = _WORDS[known]
-        title = f"forgeflare: {project} {head.format(**fields)}"
-        lines = [f"run {run_id}: {first.format(**fields)}"]
+        words = _WORDS[known]
+        title = f"forgeflare: {project} {words.title.format(**fields)}"
+        lines = [f"run {run_id}: {words.first.format(**fields)}"]
     totals = summary.get("totals")
     if isinstance(totals, Mapping):
         cost = totals.get("cost_usd")

@@ -170,18 +170,12 @@ def _check_git_writable(project: Path, checkpoint: str, commits_itself: bool, na
     """Only the agent would commit: its repository's git directory must be writable."""
     from forgeflare.supervisor.evidence._gitwritable import git_dir_writable, git_write_problem
 
-    found = git_dir_writable(project)
-    if found is not None:
-        git_dir, writable = found
-        problem = git_write_problem(
-            checkpoint=checkpoint,
-            commits_itself=commits_itself,
-            backend=name,
-            git_dir=git_dir,
-            writable=writable,
-        )
-        if problem is not None:
-            raise ConfigError(problem)
+    git = git_dir_writable(project)
+    problem = git_write_problem(
+        checkpoint=checkpoint, commits_itself=commits_itself, backend=name, git=git
+    )
+    if problem is not None:
+        raise ConfigError(problem)
 
 
 def _check_prompt(prompt: Path) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass, field
 
 from forgeflare._evidence import (
     ClaimBy,
@@ -42,42 +43,34 @@ from forgeflare.supervisor.run._waiting import LoopWaits
 __all__ = ["LoopProof"]
 
 
+@dataclass(eq=False)
 class LoopProof:
     """The evidence of the loop's iterations: the gate, the stall rule's measures and the
     reviewer's verdicts.
 
     ``task``: the run's task as the reviewer reads it (asked only when a reviewer judges)."""
 
-    def __init__(
-        self,
-        setup: LoopSetup,
-        book: RunBook,
-        *,
-        checks: LoopChecks,
-        delivery: LoopDelivery,
-        waits: LoopWaits,
-        task: Callable[[], str],
-    ) -> None:
-        self.setup = setup
-        self.book = book
-        self.checks = checks
-        self.delivery = delivery
-        self.waits = waits
-        self.task = task
-        self.measures = Measures()
-        """What progress is measured against: the last iteration's plan, gate and tree."""
-        self.seen_trees: set[str] = set()
-        self.no_progress = 0
-        self.last_review: tuple[str, ReviewRecord] | None = None
-        """The digest of the diff the reviewer last judged, and its verdict (it stands while
-        the diff is the same)."""
-        self.gate_box: GateBox | None = None
-        """Where the gate and the reviewer's diff run, decided before either first runs
-        (whatever the backend)."""
-        self.gate_said = False
-        """Whether the banner said where the gate runs."""
-        self.last_gate = ""
-        """``passed`` / ``failed`` once the gate ran (FRESHER_LAST_GATE for next_iteration)."""
+    setup: LoopSetup
+    book: RunBook
+    _: KW_ONLY
+    checks: LoopChecks
+    delivery: LoopDelivery
+    waits: LoopWaits
+    task: Callable[[], str]
+    measures: Measures = field(init=False, default_factory=Measures)
+    """What progress is measured against: the last iteration's plan, gate and tree."""
+    seen_trees: set[str] = field(init=False, default_factory=set)
+    no_progress: int = field(init=False, default=0)
+    last_review: tuple[str, ReviewRecord] | None = field(init=False, default=None)
+    """The digest of the diff the reviewer last judged, and its verdict (it stands while
+    the diff is the same)."""
+    gate_box: GateBox | None = field(init=False, default=None)
+    """Where the gate and the reviewer's diff run, decided before either first runs
+    (whatever the backend)."""
+    gate_said: bool = field(init=False, default=False)
+    """Whether the banner said where the gate runs."""
+    last_gate: str = field(init=False, default="")
+    """``passed`` / ``failed`` once the gate ran (FRESHER_LAST_GATE for next_iteration)."""
 
     async def baseline(self) -> None:
         """Where progress is measured from: the plan and (with the stall rule) the gate's
