@@ -22,6 +22,7 @@ NOW = datetime(2026, 11, 28, 22, 0, tzinfo=UTC)
         (429, "Too Many Requests", "api_error", True, False),
         (529, "Overloaded", "api_error", True, False),
         (None, "Connection error.", "api_error", True, False),
+        (None, "The model is at capacity", "api_error", True, False),  # Codex's words, any agent's
         (400, "Your credit balance is too low", "quota", False, False),
         (None, "something odd", "agent_error", False, False),
     ],

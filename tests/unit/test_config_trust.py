@@ -12,7 +12,7 @@ import pytest
 from forgeflare.supervisor import LoopConfig
 from forgeflare.supervisor.backends import BACKENDS
 from forgeflare.supervisor.config import security_defaults
-from forgeflare.supervisor.config._trust import loop_trust_items, trusted_backends
+from forgeflare.supervisor.config._trust import hooks_modules, loop_trust_items, trusted_backends
 from project_support import write_files
 
 
@@ -76,3 +76,18 @@ def test_a_security_key_counts_only_when_it_loosens(
     write_files(tmp_path, {".fresher/config.toml": f"[security]\n{setting}\n"})
     keys = _keys(tmp_path, {})
     assert any(key.startswith("[security]") for key in keys) is counts
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        ([], []),
+        (["python", "-m", "forgeflare", "run"], []),
+        (["forgeflare", "run", "--hooks-module", "a"], ["a"]),
+        (["x", "--hooks-module=a.b", "--hooks-module", "c"], ["a.b", "c"]),
+        (["x", "--hooks-module"], []),  # a dangling flag: the agent itself reports it
+        (["x", "--hooks-modules", "a"], []),
+    ],
+)
+def test_hooks_modules_in_an_agent_argv(argv: list[str], expected: list[str]) -> None:
+    assert hooks_modules(argv) == expected
