@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from forgeflare.supervisor.records._records import RunRecord
+from forgeflare.supervisor.records import RunRecord
 
 
 def row(n: int, outcome: str = "ok", **extra: Any) -> dict[str, Any]:

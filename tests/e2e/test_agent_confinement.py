@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agent_support import run_agent, text_response, tool_results, with_one_call
-from forgeflare.agent.tools._types import ALLOW_PATHS_ENV
+from forgeflare.agent.tools import ALLOW_PATHS_ENV
 from mockapi_support import MockAPI
 from tool_support import run_tool
 

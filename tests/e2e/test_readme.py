@@ -57,7 +57,7 @@ from forgeflare.hooks import (
 )
 from forgeflare.mockapi import parse_script
 from forgeflare.supervisor.config._config import LoopConfig, default_config_toml, env_name
-from forgeflare.supervisor.evidence._finish import FINISH_EXIT_CODES
+from forgeflare.supervisor.evidence import FINISH_EXIT_CODES
 from mockapi_support import MockAPI, MockServer
 
 _RUN_LANGS = frozenset({"sh", "bash", "console"})

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from forgeflare.supervisor.evidence._finish import FinishType
+from forgeflare.supervisor.evidence import FinishType
 
 HOOK = (
     Path(__file__).resolve().parents[2]

@@ -11,10 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from forgeflare.fleet import k8s_files
-from forgeflare.fleet._config import parse_fleet_text
+from forgeflare.fleet import k8s_files, parse_fleet_text
 from forgeflare.fleet._k8s import _MOUNT
-from forgeflare.supervisor.evidence._finish import FINISH_EXIT_CODES
+from forgeflare.supervisor.evidence import FINISH_EXIT_CODES
 from project_support import git
 from supervisor_agents.project import wait_for
 

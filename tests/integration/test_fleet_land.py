@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from forgeflare.fleet._land import Landing, LandResult, land, land_pr, may_land
+from forgeflare.fleet import Landing, LandResult, land, land_pr, may_land
 from project_support import git
 
 

@@ -7,9 +7,16 @@ from pathlib import Path
 
 import trio
 
-from forgeflare.fleet._config import load_fleet_file
-from forgeflare.fleet._run import FleetOptions, run_fleet
-from forgeflare.fleet._state import FleetRecord, LoopRecord, load_record, save_record, state_dir
+from forgeflare.fleet import (
+    FleetOptions,
+    FleetRecord,
+    LoopRecord,
+    load_fleet_file,
+    load_record,
+    run_fleet,
+    save_record,
+    state_dir,
+)
 from project_support import git, new_repo
 
 

@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from forgeflare.fleet._config import load_fleet_file
+from forgeflare.fleet import FleetRecord, LoopRecord, load_fleet_file
 from forgeflare.fleet._run import FleetOptions, _Fleet
-from forgeflare.fleet._state import FleetRecord, LoopRecord
 from project_support import run_text
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")

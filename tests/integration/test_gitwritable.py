@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from forgeflare.supervisor.evidence._gitwritable import git_write_problem
+from forgeflare.supervisor.evidence import git_write_problem
 from platform_support import private_mounts_skip_reason
 from project_support import run_text
 from supervisor_agents.project import Project, base_env

@@ -610,7 +610,7 @@ def test_run_pipeline_without_hooks_checks_bash_with_no_process_and_no_file(
             lambda ev, args: spawns.append(ev)
             if ev in ("subprocess.Popen", "os.posix_spawn", "os.fork", "os.exec") else None
         )
-        from forgeflare.agent._agent_hooks import builtin_hooks
+        from forgeflare.agent import builtin_hooks
         from forgeflare.hooks import build_pipeline, collect_agent_hooks
         project = Path(sys.argv[1])
         hooks = collect_agent_hooks(project_dir=project, builtins=builtin_hooks())

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from forgeflare.supervisor.records._records import read_run
+from forgeflare.supervisor.records import read_run
 from platform_support import private_mounts_skip_reason, run_in_private_mounts
 from project_support import git
 from supervisor_agents.project import Project, base_env, forgeflare

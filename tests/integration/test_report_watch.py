@@ -144,7 +144,7 @@ def test_loop_log_grows_across_iterations_with_a_utc_time_on_every_line(tmp_path
 
 def test_watch_waits_for_the_run_the_lock_announces(tmp_path: Path) -> None:
     from forgeflare._clock import utc_timestamp
-    from forgeflare.supervisor.records._records import RunRecord, RunStore
+    from forgeflare.supervisor.records import RunRecord, RunStore
     from forgeflare.supervisor.run._preflight import project_lock
 
     project = Project(tmp_path)
@@ -254,7 +254,7 @@ def test_watch_with_no_loop_starting_shows_the_newest_run_after_its_wait(tmp_pat
 
 def test_watch_ends_on_a_run_whose_loop_died(tmp_path: Path) -> None:
     from forgeflare._clock import utc_timestamp
-    from forgeflare.supervisor.records._records import RunRecord, RunStore
+    from forgeflare.supervisor.records import RunRecord, RunStore
 
     project = Project(tmp_path)
     dead = subprocess.Popen(["true"])

@@ -10,7 +10,7 @@ import pytest
 import trio
 import trio.testing
 
-from forgeflare.supervisor.agents._agentproc import ChildResult, StopControl, exit_status, supervise
+from forgeflare.supervisor.agents import ChildResult, StopControl, exit_status, supervise
 from supervisor_agents.project import alive
 
 PY = sys.executable

@@ -449,7 +449,7 @@ async def test_a_shared_usage_window_is_waited_out_once(project: Project) -> Non
 
 
 async def test_a_stop_request_during_a_shared_window_wait_stops(project: Project) -> None:
-    from forgeflare.supervisor.run._stop import request_stop
+    from forgeflare.supervisor.run import request_stop
 
     env = _store_window(project, seconds=3600)
 
@@ -474,9 +474,7 @@ def _store_window(project: Project, seconds: float, **extra: str) -> dict[str, s
     from datetime import UTC, datetime, timedelta
 
     from forgeflare.supervisor import window_store_path
-    from forgeflare.supervisor.agents import record_window
-    from forgeflare.supervisor.agents._fallback import AgentSpec, Window
-    from forgeflare.supervisor.agents._windowkey import WindowKey
+    from forgeflare.supervisor.agents import AgentSpec, Window, WindowKey, record_window
 
     env = base_env(XDG_STATE_HOME=str(project.dir.parent / "state"), **extra)
     now = datetime.now(UTC)

@@ -17,7 +17,7 @@ from typing import Any
 from forgeflare._errors import ForgeflareError
 from forgeflare.supervisor import LoopOptions, load_config, run_loop
 from forgeflare.supervisor.agents import StopControl
-from forgeflare.supervisor.records._display import LoopDisplay
+from forgeflare.supervisor.records import LoopDisplay
 from mockapi_support import MockServer
 from platform_support import alive as alive  # re-exported: the loop tests import it here
 from project_support import run_text

@@ -18,8 +18,9 @@ from forgeflare.agent import (
     APITimeoutError,
     StreamParseError,
     StreamTransientError,
+    UsageLimitError,
+    is_transient,
 )
-from forgeflare.agent._errors import UsageLimitError, is_transient
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from agent_support import verdict
 from forgeflare._evidence import GateRun
 from forgeflare._review import OVER_BUDGET
 from forgeflare.agent import ask_reviewer
-from forgeflare.supervisor.evidence._reviewer import ReviewInput
+from forgeflare.supervisor.evidence import ReviewInput
 from mockapi_support import MockServer, start_mock_server
 
 MODEL = "claude-sonnet-4-5"

@@ -15,13 +15,14 @@ from forgeflare.supervisor.backends import (
     Backend,
     ChildEnd,
     ClaudeBackend,
+    ClaudeStreamReader,
     CodexBackend,
+    CodexStreamReader,
     CommandBackend,
     ForgeflareBackend,
     Tokens,
+    tool_line,
 )
-from forgeflare.supervisor.backends._claude import ClaudeStreamReader, tool_line
-from forgeflare.supervisor.backends._codex import CodexStreamReader
 
 
 def j(obj: dict[str, Any]) -> str:

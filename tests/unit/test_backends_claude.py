@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from forgeflare.supervisor.backends import Tokens
-from forgeflare.supervisor.backends._claude import ClaudeStreamReader
+from forgeflare.supervisor.backends import ClaudeStreamReader, Tokens
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "claude"
 

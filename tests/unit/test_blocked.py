@@ -8,7 +8,7 @@ import pytest
 
 from forgeflare._completion import BLOCKED_TAG, NO_QUESTION, find_question
 from forgeflare.supervisor.backends import asked
-from forgeflare.supervisor.config._config import parse_on_blocked
+from forgeflare.supervisor.config import parse_on_blocked
 from forgeflare.supervisor.evidence import (
     FinishType,
     IterationOutcome,

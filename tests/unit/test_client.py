@@ -26,9 +26,10 @@ from forgeflare.agent import (
     StreamParseError,
     StreamTransientError,
     TextBlock,
+    parse_retry_after,
     resolve_base_url,
+    status_error,
 )
-from forgeflare.agent._client import parse_retry_after, status_error
 
 REQUEST = MessagesRequest(
     model="claude-test", max_tokens=64, system="Be brief.", messages=[Message.user_text("hi")]

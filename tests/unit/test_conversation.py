@@ -7,11 +7,15 @@ import itertools
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forgeflare.agent._conversation import (
+from forgeflare.agent import (
     CONTINUE_PROMPT,
     TRIM_THRESHOLD_TOKENS,
     TRUNCATED_PLACEHOLDER,
     MaxTokensAction,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
     add_user_text,
     classify_max_tokens,
     conversation_bytes,
@@ -19,12 +23,6 @@ from forgeflare.agent._conversation import (
     recover_conversation,
     should_trim,
     trim_conversation,
-)
-from forgeflare.agent._messages import (
-    Message,
-    TextBlock,
-    ToolResultBlock,
-    ToolUseBlock,
 )
 
 

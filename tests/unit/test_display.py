@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from forgeflare.agent._display import AgentDisplay
+from forgeflare.agent import AgentDisplay
 
 
 def _display(**options: bool) -> tuple[AgentDisplay, io.StringIO, io.StringIO]:

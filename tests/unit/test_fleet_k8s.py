@@ -12,7 +12,7 @@ import yaml
 from fleet_support import FLEET
 from forgeflare import __version__
 from forgeflare.fleet import k8s_documents, parse_fleet_text, pod_failure_policy
-from forgeflare.supervisor.evidence._finish import FINISH_EXIT_CODES, FinishType
+from forgeflare.supervisor.evidence import FINISH_EXIT_CODES, FinishType
 from project_support import run_text
 
 CODES = {str(k): v for k, v in FINISH_EXIT_CODES.items()}

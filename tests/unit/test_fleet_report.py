@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from forgeflare.fleet import FleetRecord, LoopRecord, fleet_spent
 from forgeflare.fleet._report import fleet_report_html, fleet_report_text, landing_html
-from forgeflare.fleet._run import fleet_spent
-from forgeflare.fleet._state import FleetRecord, LoopRecord
 
 RECORD = FleetRecord(
     name="night",

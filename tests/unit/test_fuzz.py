@@ -32,8 +32,7 @@ from hypothesis import strategies as st
 from conftest import SLOW_MACHINE_CHECKS
 from forgeflare import cli
 from forgeflare._errors import ConfigError, ForgeflareError
-from forgeflare.agent import APIError
-from forgeflare.agent._sse import MessageAccumulator
+from forgeflare.agent import APIError, MessageAccumulator
 from forgeflare.disk import json_objects
 from forgeflare.disk._convergence import ConvergenceError, load_for_update, read_convergence
 from forgeflare.hooks import (
@@ -43,11 +42,9 @@ from forgeflare.hooks import (
     interpret_post,
     load_hooks_file,
 )
-from forgeflare.mockapi import MockScriptError
-from forgeflare.mockapi._render import encode_sse, render_events
-from forgeflare.mockapi._script import load_script
+from forgeflare.mockapi import MockScriptError, encode_sse, load_script, render_events
 from forgeflare.stophook import run_stop_hook, state_path
-from forgeflare.supervisor.config._config import load_config
+from forgeflare.supervisor.config import load_config
 
 EXAMPLES = int(os.environ.get("FORGEFLARE_FUZZ_EXAMPLES", "100"))
 FUZZ = settings(

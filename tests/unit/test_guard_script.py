@@ -11,8 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forgeflare.templates import template_files
-from forgeflare.templates._guard_script import GUARD_SCRIPT, guard_core, render_guard_script
+from forgeflare.templates import GUARD_SCRIPT, guard_core, render_guard_script, template_files
 
 # The guard as `forgeflare init` writes it (the shipped template carries only the markers).
 _WRITTEN = next(f for f in template_files() if f.relpath == ".forgeflare/hooks/bash-guard.py")

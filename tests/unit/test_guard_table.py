@@ -10,9 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from forgeflare.agent.tools._guard import check_command, denied_reason
-from forgeflare.templates import template_files
-from forgeflare.templates._guard_script import GUARD_SCRIPT_NAME
+from forgeflare.agent.tools import check_command, denied_reason
+from forgeflare.templates import GUARD_SCRIPT_NAME, template_files
 from guard_table import DESTRUCTIVE, ORDINARY, PROJECT_BELOW_HOME, UP_TO_HOME, UP_TO_ROOT
 
 HOME = "/home/dev"

@@ -9,15 +9,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forgeflare.mockapi._decide import (
+from forgeflare.mockapi import (
     JSONReply,
     MockRequest,
+    MockScriptError,
     choose_conversation,
     decide,
     first_user_text,
+    parse_script,
 )
-from forgeflare.mockapi._errors import MockScriptError
-from forgeflare.mockapi._script import parse_script
 
 
 def text(t: str) -> dict[str, Any]:

@@ -6,8 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forgeflare.mockapi import MockScriptError, parse_script
-from forgeflare.mockapi._repeat import RepeatWindows
+from forgeflare.mockapi import MockScriptError, RepeatWindows, parse_script
 
 OVERLOADED = {"error": {"status": 529}}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from forgeflare.agent._prompt import INSTRUCTIONS_CAP, build_system_prompt
+from forgeflare.agent import INSTRUCTIONS_CAP, build_system_prompt
 
 
 def test_agents_md_first_then_claude_md(tmp_path: Path) -> None:

@@ -11,8 +11,8 @@ import pytest
 
 from forgeflare.disk import DamagedFileError, require_utf8
 from forgeflare.disk._readfile import FileRefused, read_limited, read_limited_text
-from forgeflare.supervisor.agents._windowstore import read_windows
-from forgeflare.supervisor.records._blocked import read_answer
+from forgeflare.supervisor.agents import read_windows
+from forgeflare.supervisor.records import read_answer
 
 
 def test_a_regular_file_and_a_link_inside_its_folder_are_read(tmp_path: Path) -> None:

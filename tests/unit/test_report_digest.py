@@ -83,7 +83,7 @@ def test_any_record_renders(rows: list[dict[str, Any]], finish: str | None) -> N
 
 def test_spend_by_agent_sums_each_backend_and_profile() -> None:
     from forgeflare.report import spend_by_agent
-    from forgeflare.supervisor.records._records import IterationRecord, RunRecord
+    from forgeflare.supervisor.records import IterationRecord, RunRecord
 
     run = RunRecord(run_id="r", mode="building", project_dir="p", started_at="2026-11-25T00:00:00Z")
     rows = [

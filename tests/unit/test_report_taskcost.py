@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from forgeflare.report import TaskCost, TaskCosts, checked_between
-from forgeflare.report._text import task_cost_lines
+from forgeflare.report import TaskCost, TaskCosts, checked_between, task_cost_lines
 
 
 @pytest.mark.parametrize(

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from forgeflare.report import build_digest, render_text
-from forgeflare.report._digest import Commit
-from forgeflare.report._text import format_duration, render_runs
+from forgeflare.report import Commit, build_digest, format_duration, render_runs, render_text
 from report_support import row, run
 
 

@@ -16,11 +16,11 @@ from forgeflare.report import (
     checkpoint_failures,
     fleet_needs_you,
     needs_you,
+    render_html,
     render_text,
     render_todo_lines,
     task_costs,
 )
-from forgeflare.report._html import render_html
 from forgeflare.supervisor import IterationRecord, RunRecord
 from forgeflare.supervisor.records import HookRecord
 

@@ -20,7 +20,7 @@ from forgeflare.report._watch import (
     state_from_run,
     watch_target,
 )
-from forgeflare.supervisor.records._records import RunRecord
+from forgeflare.supervisor.records import RunRecord
 
 NOW = datetime(2026, 11, 24, 2, 0, 0, tzinfo=UTC)
 RUN = {

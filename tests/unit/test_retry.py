@@ -26,11 +26,11 @@ from forgeflare.agent import (
     StreamParseError,
     StreamTransientError,
     TextBlock,
+    UsageLimitError,
     retry_delay,
+    usage_limit_wait,
 )
 from forgeflare.agent._client import parse_ratelimit_reset
-from forgeflare.agent._errors import UsageLimitError
-from forgeflare.agent._retry import usage_limit_wait
 
 # ---------------------------------------------------------------- retry_delay: the table
 

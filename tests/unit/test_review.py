@@ -8,8 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from forgeflare._evidence import GateRun
-from forgeflare.supervisor.evidence import review_prompt, verdict_of
-from forgeflare.supervisor.evidence._reviewer import ReviewInput
+from forgeflare.supervisor.evidence import ReviewInput, review_prompt, verdict_of
 
 
 def _input(**changes: object) -> ReviewInput:

@@ -17,10 +17,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import forgeflare
-from forgeflare.agent import Message, SessionWriter, new_session_id
-from forgeflare.agent._messages import TextBlock, ToolResultBlock, ToolUseBlock, Usage
-from forgeflare.agent._session import (
+from forgeflare.agent import (
+    Message,
+    SessionWriter,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
     key_actions,
+    new_session_id,
     read_transcript,
     render_context,
     transcript_timestamp,
@@ -253,7 +258,7 @@ CHILD = """
 import sys
 from pathlib import Path
 from forgeflare.agent import Message, SessionWriter
-from forgeflare.agent._messages import ToolResultBlock, ToolUseBlock
+from forgeflare.agent import ToolResultBlock, ToolUseBlock
 
 SESSION = "2026-01-01-00000000-0000-4000-8000-000000000000"
 writer = SessionWriter(Path(sys.argv[1]), session_id=SESSION)

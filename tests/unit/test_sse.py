@@ -10,16 +10,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from forgeflare.agent import (
+    Message,
+    MessageAccumulator,
     RedactedThinkingBlock,
+    ServerBlock,
+    SSEDecoder,
     StopReason,
     StreamParseError,
     StreamTransientError,
     TextBlock,
     ThinkingBlock,
     ToolUseBlock,
+    parse_sse_bytes,
 )
-from forgeflare.agent._messages import Message, ServerBlock
-from forgeflare.agent._sse import MessageAccumulator, SSEDecoder, parse_sse_bytes
 
 
 def ev(kind: str, **payload: Any) -> bytes:

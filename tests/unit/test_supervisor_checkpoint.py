@@ -17,8 +17,7 @@ from forgeflare.supervisor.evidence import (
     Verdict,
     WaitStreaks,
 )
-from forgeflare.supervisor.records import ClaimRecord
-from forgeflare.supervisor.records._records import CheckpointRecord
+from forgeflare.supervisor.records import CheckpointRecord, ClaimRecord
 from forgeflare.supervisor.run import LoopDelivery
 from forgeflare.supervisor.run._checkpoint import CLAIM_REASON_FILE
 from loop_support import Shown, loop_setup, opened_book

@@ -7,8 +7,7 @@ from pathlib import Path
 
 from forgeflare.supervisor import IterationRecord, request_stop
 from forgeflare.supervisor.evidence import FinishType
-from forgeflare.supervisor.run import HookContext, HookStatus, LoopChecks, stop_requested
-from forgeflare.supervisor.run._setup import LoopSetup
+from forgeflare.supervisor.run import HookContext, HookStatus, LoopChecks, LoopSetup, stop_requested
 from loop_support import Shown, loop_setup, opened_book
 from project_support import git, new_repo
 

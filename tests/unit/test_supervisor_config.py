@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from forgeflare._errors import ConfigError
-from forgeflare.supervisor.config._config import (
+from forgeflare.supervisor.config import (
     LoopConfig,
     default_config_toml,
     default_prompt,

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from forgeflare.supervisor.evidence import FINISH_EXIT_CODES, FinishType
 from forgeflare.supervisor.evidence._delivery import (
     MAX_FILE_BYTES,
     MAX_NEW_FILES,
@@ -20,7 +21,6 @@ from forgeflare.supervisor.evidence._delivery import (
     secret_shaped,
     undelivered_reason,
 )
-from forgeflare.supervisor.evidence._finish import FINISH_EXIT_CODES, FinishType
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from forgeflare.supervisor.agents._deterministic import (
     same_line,
 )
 from forgeflare.supervisor.backends import BACKENDS
-from forgeflare.supervisor.evidence._finish import (
+from forgeflare.supervisor.evidence import (
     Finish,
     FinishType,
     IterationFacts,

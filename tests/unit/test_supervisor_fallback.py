@@ -10,13 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from forgeflare._errors import ConfigError
-from forgeflare.supervisor.agents._fallback import (
-    AgentSpec,
-    Window,
-    choose_agent,
-    parse_agent_spec,
-)
-from forgeflare.supervisor.config._config import LoopConfig, load_config
+from forgeflare.supervisor.agents import AgentSpec, Window, choose_agent, parse_agent_spec
+from forgeflare.supervisor.config import LoopConfig, load_config
 
 NOW = datetime(2026, 11, 25, 1, 0, tzinfo=UTC)
 OWN = AgentSpec("forgeflare")
@@ -184,7 +179,7 @@ def test_fallback_config_mistakes_are_one_line(tmp_path: Path, agent: str, words
 
 
 def test_month_spend_counts_this_calendar_month_of_this_agent() -> None:
-    from forgeflare.supervisor.agents._fallback import month_spend
+    from forgeflare.supervisor.agents import month_spend
 
     rows = [
         (datetime(2026, 11, 1, 0, 0, tzinfo=UTC), OWN, 2.0),
@@ -208,7 +203,7 @@ def test_month_spend_counts_this_calendar_month_of_this_agent() -> None:
 def test_a_spent_credit_is_a_window_to_the_first(
     spent: float, credit: float, now: datetime, opens: datetime | None
 ) -> None:
-    from forgeflare.supervisor.agents._fallback import credit_window
+    from forgeflare.supervisor.agents import credit_window
 
     window = credit_window(spent, credit, now)
     assert (window.resets_at if window else None) == opens
@@ -223,7 +218,7 @@ def test_a_spent_credit_is_a_window_to_the_first(
     ],
 )
 def test_the_banner_says_what_is_left_of_a_credit(spent: float, credit: float, words: str) -> None:
-    from forgeflare.supervisor.agents._fallback import AgentSpec, credit_line
+    from forgeflare.supervisor.agents import AgentSpec, credit_line
 
     line = credit_line(spent, credit, AgentSpec("claude", "work"))
     assert line == f"monthly credit: {words} this month (claude:work)"
@@ -245,6 +240,6 @@ WORK = AgentSpec("claude", "work")
 def test_each_profile_may_have_its_own_monthly_credit(
     spec: AgentSpec, limit: float, profiles: dict[str, float], credit: float
 ) -> None:
-    from forgeflare.supervisor.agents._fallback import credit_of
+    from forgeflare.supervisor.agents import credit_of
 
     assert credit_of(spec, OWN, limit, profiles) == credit

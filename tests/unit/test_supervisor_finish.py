@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from forgeflare._completion import count_unchecked
+from forgeflare.supervisor.evidence import WaitFor, WaitStreaks
 from forgeflare.supervisor.evidence._finish import (
     FINISH_EXIT_CODES,
     Between,
@@ -32,7 +33,6 @@ from forgeflare.supervisor.evidence._finish import (
     hook_verdict,
     is_error,
 )
-from forgeflare.supervisor.evidence._waits import WaitFor, WaitStreaks
 
 _NO_STREAKS = Streaks()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from forgeflare.report._watch import WatchState, render_line
+from forgeflare.report import WatchState, render_line
 from forgeflare.supervisor.run._hand import (
     add_hint,
     clear_pause,

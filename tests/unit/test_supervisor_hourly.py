@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from forgeflare.supervisor.records import IterationRecord, ReviewRecord
 from forgeflare.supervisor.records._hourly import Sent, hour_allowance, sent_by_rows
-from forgeflare.supervisor.records._records import IterationRecord, ReviewRecord
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 

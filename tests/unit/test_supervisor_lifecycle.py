@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from forgeflare.supervisor.records._display import AgentStatus, parse_agent_line
-from forgeflare.supervisor.run._iteration import is_fresh
+from forgeflare.supervisor.records import AgentStatus, parse_agent_line
+from forgeflare.supervisor.run import is_fresh
 from forgeflare.supervisor.run._lifecycle import HookContext, HookStatus, classify_exit, hook_env
 
 COMMON = {

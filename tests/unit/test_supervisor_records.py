@@ -11,8 +11,8 @@ import pytest
 import forgeflare.supervisor as supervisor
 from forgeflare._errors import ConfigError
 from forgeflare.platform import process_started
-from forgeflare.supervisor.backends._report import IterationReport, Tokens
-from forgeflare.supervisor.records._records import (
+from forgeflare.supervisor.backends import IterationReport, Tokens
+from forgeflare.supervisor.records import (
     InProgress,
     IterationRecord,
     RecordError,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from forgeflare.supervisor.agents._agentproc import StopControl
+from forgeflare.supervisor.agents import StopControl
 
 
 @pytest.mark.parametrize(

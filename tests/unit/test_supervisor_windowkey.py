@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forgeflare.supervisor.agents._fallback import AgentSpec
+from forgeflare.supervisor.agents import AgentSpec
 from forgeflare.supervisor.agents._windowkey import (
     WindowKey,
     account_hash,

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from forgeflare.supervisor.agents._fallback import AgentSpec, Window
-from forgeflare.supervisor.agents._windowkey import WindowKey
+from forgeflare.supervisor.agents import AgentSpec, Window, WindowKey
 from forgeflare.supervisor.agents._windowstore import (
     forget_windows,
     read_windows,

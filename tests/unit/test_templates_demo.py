@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from forgeflare.mockapi import parse_script
-from forgeflare.supervisor.records._records import RunRecord
+from forgeflare.supervisor.records import RunRecord
 from forgeflare.templates import demo_story_text, seed_files, summarize
 
 RUN = RunRecord.model_validate(

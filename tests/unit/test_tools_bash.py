@@ -15,8 +15,7 @@ import trio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from forgeflare.agent.tools import MAX_BASH_OUTPUT, ToolOutput
-from forgeflare.agent.tools._bash import cap_output, run_bash
+from forgeflare.agent.tools import MAX_BASH_OUTPUT, ToolOutput, cap_output, run_bash
 from platform_support import alive, live_group_members
 from tool_support import run_tool
 

@@ -8,8 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from forgeflare.agent.tools import MAX_GLOB_ENTRIES
-from forgeflare.agent.tools._glob import glob_files, glob_walk
+from forgeflare.agent.tools import MAX_GLOB_ENTRIES, glob_files, glob_walk
 from tool_support import run_tool
 
 

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from forgeflare.agent.tools import MAX_GREP_MATCHES, ToolError, ToolOutput
-from forgeflare.agent.tools._grep import find_rg, search
+from forgeflare.agent.tools import MAX_GREP_MATCHES, ToolError, ToolOutput, find_rg, search
 from project_support import write_files
 from tool_support import run_tool
 

@@ -8,8 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from forgeflare.agent.tools import denied_reason
-from forgeflare.agent.tools._guard import normalize_command
+from forgeflare.agent.tools import denied_reason, normalize_command
 
 DENIED = [
     "rm -rf /",

@@ -17,17 +17,15 @@ from forgeflare.agent.tools import (
     MAX_GLOB_ENTRIES,
     MAX_GREP_MATCHES,
     MAX_READ_BYTES,
-    ToolError,
-    tool_schema,
-    tool_schemas,
-)
-from forgeflare.agent.tools._inputs import (
     BashInput,
     EditInput,
     GlobInput,
     GrepInput,
     ReadInput,
+    ToolError,
     parse_input,
+    tool_schema,
+    tool_schemas,
 )
 
 

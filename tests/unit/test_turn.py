@@ -14,19 +14,17 @@ from typing import Any
 
 import pytest
 
-from forgeflare.agent._conversation import CONTINUE_PROMPT
-from forgeflare.agent._errors import APIStatusError
-from forgeflare.agent._messages import (
+from forgeflare.agent import (
+    CONTINUE_PROMPT,
+    APIStatusError,
     Message,
     MessagesRequest,
+    ScriptedModel,
+    ScriptedResponse,
     StopReason,
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
-)
-from forgeflare.agent._scripted import (
-    ScriptedModel,
-    ScriptedResponse,
     text_response,
     tool_use_response,
 )
