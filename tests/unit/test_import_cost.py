@@ -64,6 +64,7 @@ def test_reading_the_supervisor_does_not_load_the_agent(tmp_path: Path) -> None:
     modules = _modules_after(["report"], tmp_path)
     assert "forgeflare.supervisor" in modules
     assert not {m for m in modules if m == "forgeflare.agent" or m.startswith("forgeflare.agent.")}
+    assert "httpx" not in modules  # a URL to check loads it, not the backends' import
 
 
 def test_no_model_schema_is_built_at_import() -> None:
