@@ -12,8 +12,6 @@ from pathlib import Path
 
 from project_support import run_text
 
-HEAVY = ("typer", "click", "pydantic", "trio", "httpx", "rich")
-
 _PARTS = (
     "forgeflare.agent",
     "forgeflare.hooks",
@@ -27,25 +25,6 @@ _PARTS = (
 )
 
 
-def _modules_after(args: list[str], cwd: Path) -> set[str]:
-    """The modules one real ``forgeflare ARGS`` process had imported when it exited."""
-    probe = (
-        "import atexit, json, sys\n"
-        "atexit.register(lambda: print(json.dumps(sorted(sys.modules)), file=sys.stderr))\n"
-        f"sys.argv = ['forgeflare', *{args!r}]\n"
-        "import runpy\n"
-        "runpy.run_module('forgeflare', run_name='__main__')\n"
-    )
-    out = run_text([sys.executable, "-c", probe], cwd=cwd)
-    return set(json.loads(out.stderr.strip().splitlines()[-1]))
-
-
-def test_version_imports_no_heavy_library(tmp_path: Path) -> None:
-    modules = _modules_after(["--version"], tmp_path)
-    assert "forgeflare.cli" in modules
-    assert not {m.split(".")[0] for m in modules} & set(HEAVY)
-
-
 def test_version_prints_what_the_app_prints(tmp_path: Path) -> None:
     """The short way and typer's own ``--version`` (beside another option) say the same."""
     short = run_text([sys.executable, "-m", "forgeflare", "--version"], cwd=tmp_path)
@@ -56,15 +35,6 @@ def test_version_prints_what_the_app_prints(tmp_path: Path) -> None:
     typer_way = CliRunner().invoke(app, ["--version", "--help"])
     assert short.stdout == typer_way.output
     assert short.stdout.startswith("forgeflare ")
-
-
-def test_reading_the_supervisor_does_not_load_the_agent(tmp_path: Path) -> None:
-    """``report``, ``trust``, ``windows`` read the supervisor's records and settings; only a
-    review needs the agent (its HTTP client, tools and hooks)."""
-    modules = _modules_after(["report"], tmp_path)
-    assert "forgeflare.supervisor" in modules
-    assert not {m for m in modules if m == "forgeflare.agent" or m.startswith("forgeflare.agent.")}
-    assert "httpx" not in modules  # a URL to check loads it, not the backends' import
 
 
 def test_no_model_schema_is_built_at_import() -> None:
