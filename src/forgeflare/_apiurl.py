@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from forgeflare._errors import ConfigError
-from forgeflare._httpx import httpx
 
 __all__ = ["DEFAULT_BASE_URL", "checked_base_url", "resolve_base_url"]
 
@@ -33,6 +32,10 @@ def checked_base_url(flag: str | None, env: Mapping[str, str]) -> str:
     Raises :class:`ConfigError` (exit 2) naming where the value came from, so ``notaurl`` is
     a usage error before anything starts, not a failed request later.
     """
+    # Here, not at the top: the backends import this module for every command that reads
+    # the supervisor (report, trust, the stop-hook's gate); only a URL to check needs httpx.
+    from forgeflare._httpx import httpx
+
     sources = (
         ("--api-url", flag),
         ("ANTHROPIC_API_URL", env.get("ANTHROPIC_API_URL")),

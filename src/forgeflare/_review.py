@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from forgeflare._evidence import ClaimBy, GateRun, gate_tail
 
@@ -68,6 +68,8 @@ REVIEWER_SYSTEM = (
 
 class ReviewVerdict(BaseModel):
     """The reviewer's answer (the ``verdict`` tool's input)."""
+
+    model_config = ConfigDict(defer_build=True)
 
     complete: bool
     reasons: list[str]

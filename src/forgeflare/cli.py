@@ -91,6 +91,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         from forgeflare.stophook._entry import run_stop_hook_process
 
         sys.exit(run_stop_hook_process(_gate_box_settings))
+    if args == ["--version"]:  # scripts and CI ask often: no typer, no secrets to move
+        from forgeflare import __version__
+
+        print(f"forgeflare {__version__}")
+        sys.exit(0)
     if argv is None and args:  # the process's own command line: a test calling main() is not
         from forgeflare.security import hide_secrets
 

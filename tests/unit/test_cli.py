@@ -99,6 +99,21 @@ def test_stop_hook_importtime_shows_no_heavy_library(tmp_path: Path) -> None:
     assert not {m.split(".")[0] for m in imported} & set(HEAVY)
 
 
+def test_version_imports_no_heavy_library(tmp_path: Path) -> None:
+    modules = _modules_after(["--version"], cwd=tmp_path)
+    assert "forgeflare.cli" in modules
+    assert not {m.split(".")[0] for m in modules} & set(HEAVY)
+
+
+def test_reading_the_supervisor_does_not_load_the_agent(tmp_path: Path) -> None:
+    """``report``, ``trust``, ``windows`` read the supervisor's records and settings; only a
+    review needs the agent (its HTTP client, tools and hooks)."""
+    modules = _modules_after(["report"], cwd=tmp_path)
+    assert "forgeflare.supervisor" in modules
+    assert not {m for m in modules if m == "forgeflare.agent" or m.startswith("forgeflare.agent.")}
+    assert "httpx" not in modules  # a URL to check loads it, not the backends' import
+
+
 def test_root_help_imports_no_part() -> None:
     modules = _modules_after(["--help"])
     assert _parts(modules) == set()  # rich is imported: the root's help has the commands' layout

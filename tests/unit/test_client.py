@@ -315,3 +315,32 @@ async def test_refused_connection_over_real_loopback() -> None:
     async with MessagesClient(base_url=f"http://127.0.0.1:{port}", api_key=None) as client:
         with pytest.raises(APIConnectionError, match=f"cannot connect to http://127.0.0.1:{port}"):
             await client.stream(REQUEST)
+
+
+@pytest.mark.parametrize(
+    ("base_url", "proxies", "default"),
+    [
+        ("https://api.anthropic.com", {}, True),
+        ("HTTPS://api.anthropic.com", {}, True),
+        ("http://127.0.0.1:8080", {"https": "http://proxy:3128"}, True),
+        ("http://127.0.0.1:8080", {"no": "localhost"}, True),  # any proxy setting: the default
+        ("http://127.0.0.1:8080", {}, False),
+        ("HTTP://localhost", {}, False),
+    ],
+)
+def test_tls_verify_skips_the_ca_bundle_only_where_no_tls_can_happen(
+    base_url: str, proxies: dict[str, str], default: bool
+) -> None:
+    import ssl
+
+    from forgeflare.agent._client import tls_verify
+
+    verify = tls_verify(base_url, proxies)
+    if default:
+        assert verify is True
+        return
+    # No CA at all, and still verifying: a certificate it ever saw would be refused.
+    assert isinstance(verify, ssl.SSLContext)
+    assert verify.verify_mode == ssl.CERT_REQUIRED
+    assert verify.check_hostname
+    assert verify.cert_store_stats()["x509_ca"] == 0

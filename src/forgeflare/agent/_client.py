@@ -10,7 +10,9 @@ from __future__ import annotations
 import email.utils
 import json
 import math
+import ssl
 import time
+import urllib.request
 from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import Any
@@ -40,6 +42,7 @@ __all__ = [
     "parse_retry_after",
     "resolve_base_url",
     "status_error",
+    "tls_verify",
 ]
 
 ANTHROPIC_VERSION = "2023-06-01"
@@ -174,6 +177,19 @@ def _translate(
     return APIRequestError(f"request to {url} failed: {_describe(exc)}")
 
 
+def tls_verify(base_url: str, proxies: Mapping[str, str]) -> ssl.SSLContext | bool:
+    """What the client of ``base_url`` verifies TLS with, given the environment's ``proxies``.
+
+    ``True`` (httpx's default: the CA bundle, about 50 ms of CPU to load at every agent start)
+    whenever a connection could use TLS. A plain ``http://`` URL with no proxy in the
+    environment (the mock API, a local server) never does: then a context with no CA, which
+    costs nothing and would refuse every certificate (closed, never open).
+    """
+    if not base_url.strip().lower().startswith("http://") or proxies:
+        return True
+    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+
+
 class MessagesClient:
     """Streams ``POST {base_url}/v1/messages``; one call of :meth:`stream` is one attempt.
 
@@ -207,7 +223,11 @@ class MessagesClient:
             connect=connect_timeout, read=read_timeout, write=read_timeout, pool=connect_timeout
         )
         self._http = httpx.AsyncClient(
-            headers=headers, timeout=self._timeout, transport=transport, follow_redirects=False
+            headers=headers,
+            timeout=self._timeout,
+            transport=transport,
+            follow_redirects=False,
+            verify=tls_verify(self.base_url, urllib.request.getproxies()),
         )
 
     async def __aenter__(self) -> MessagesClient:

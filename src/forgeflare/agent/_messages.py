@@ -28,7 +28,7 @@ __all__ = [
 
 
 class _Block(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(defer_build=True, extra="ignore")
 
 
 class TextBlock(_Block):
@@ -78,7 +78,7 @@ class ServerBlock(_Block):
     API's side; a ``pause_turn`` response must be continued with them exactly as received.
     """
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(defer_build=True, extra="allow")
 
     type: str
 
@@ -105,6 +105,8 @@ ContentBlock = Annotated[
 class Message(BaseModel):
     """One conversation turn. User text is kept as a list of blocks too."""
 
+    model_config = ConfigDict(defer_build=True)
+
     role: Literal["user", "assistant"]
     content: list[ContentBlock]
 
@@ -128,6 +130,8 @@ class StopReason(StrEnum):
 class Usage(BaseModel):
     """Token counts of one response (output tokens are cumulative in the stream)."""
 
+    model_config = ConfigDict(defer_build=True)
+
     input_tokens: int = 0
     output_tokens: int = 0
     cache_creation_input_tokens: int = 0
@@ -136,6 +140,8 @@ class Usage(BaseModel):
 
 class AssistantResponse(BaseModel):
     """A complete assistant message: only ever built from a stream that reached message_stop."""
+
+    model_config = ConfigDict(defer_build=True)
 
     id: str = ""
     model: str = ""
@@ -150,6 +156,8 @@ class AssistantResponse(BaseModel):
 
 class MessagesRequest(BaseModel):
     """The body of ``POST /v1/messages`` (``stream`` is set by the client)."""
+
+    model_config = ConfigDict(defer_build=True)
 
     model: str
     max_tokens: int

@@ -44,6 +44,8 @@ class ConvergenceError(ForgeflareError):
 class Observation(BaseModel):
     """One PostToolUse signal."""
 
+    model_config = ConfigDict(defer_build=True)
+
     signal: str
     reason: str = ""
     tool_iterations: int = 0
@@ -78,7 +80,7 @@ class Tokens(BaseModel):
     writes.
     """
 
-    model_config = ConfigDict(extra="ignore", use_attribute_docstrings=True)
+    model_config = ConfigDict(defer_build=True, extra="ignore", use_attribute_docstrings=True)
 
     input: int = Field(default=0, ge=0, le=_MAX_TOKENS)
     """Input tokens read fresh (not from the cache)."""
@@ -114,7 +116,7 @@ class AgentReport(BaseModel):
     """What an agent reports of its work beside how it ended: the fields that ``final`` and the
     loop's iteration report share (one meaning, one declaration)."""
 
-    model_config = ConfigDict(extra="ignore", use_attribute_docstrings=True)
+    model_config = ConfigDict(defer_build=True, extra="ignore", use_attribute_docstrings=True)
 
     cost_usd: float | None = None
     """Cost in USD: the agent's own figure, else priced from the tokens; null when unknown."""
@@ -155,6 +157,8 @@ class Final(AgentReport):
 
 class ConvergenceState(BaseModel):
     """The whole file."""
+
+    model_config = ConfigDict(defer_build=True)
 
     observations: list[Observation] = Field(default_factory=list)
     final: Final | None = None

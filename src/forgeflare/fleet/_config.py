@@ -56,7 +56,9 @@ def duration_seconds(value: str | float) -> float:
 
 
 class _Table(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(
+        defer_build=True, extra="forbid", frozen=True, use_attribute_docstrings=True
+    )
 
 
 def _name_like(example: str) -> AfterValidator:

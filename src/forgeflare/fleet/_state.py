@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from forgeflare._errors import ConfigError
 from forgeflare.disk import atomic_write_text, read_json_model
@@ -26,6 +26,8 @@ LoopStatus = Literal[
 
 class LoopRecord(BaseModel):
     """One loop of the fleet."""
+
+    model_config = ConfigDict(defer_build=True)
 
     name: str
     status: LoopStatus = "pending"
@@ -52,6 +54,8 @@ class LoopRecord(BaseModel):
 
 class FleetRecord(BaseModel):
     """``fleet.json``."""
+
+    model_config = ConfigDict(defer_build=True)
 
     name: str
     fleet_file: str

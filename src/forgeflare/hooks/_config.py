@@ -55,7 +55,9 @@ class HookConfigError(ConfigError):
 class HookConfig(BaseModel):
     """One ``[[hooks]]`` entry: a shell command run for one event."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(
+        defer_build=True, extra="forbid", frozen=True, use_attribute_docstrings=True
+    )
 
     event: ShellEvent
     """When the hook runs: before a tool (PreToolUse), after it (PostToolUse), or when the
@@ -97,7 +99,9 @@ class HookConfig(BaseModel):
 class HooksFile(BaseModel):
     """The whole ``.forgeflare/hooks.toml``: a list of ``[[hooks]]`` tables."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(
+        defer_build=True, extra="forbid", frozen=True, use_attribute_docstrings=True
+    )
 
     hooks: list[HookConfig] = Field(default_factory=list)
     """Hooks in declaration order: guards, observers and signals run in this order."""

@@ -85,7 +85,7 @@ def _type_for_status(status: int) -> str:
 
 class _Spec(BaseModel):
     # Unknown keys are typos in a hand-written script: reject them rather than ignore them.
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
 
 class TextSpec(_Spec):

@@ -36,7 +36,9 @@ _Model = TypeVar("_Model", bound="ToolInput")
 class ToolInput(BaseModel):
     """Base of the tool inputs: strict types, unknown keys ignored, docstrings described."""
 
-    model_config = ConfigDict(strict=True, extra="ignore", use_attribute_docstrings=True)
+    model_config = ConfigDict(
+        defer_build=True, strict=True, extra="ignore", use_attribute_docstrings=True
+    )
 
     @field_validator("*", mode="before")
     @classmethod

@@ -190,7 +190,7 @@ PositiveInt = Annotated[int, Field(ge=1)]
 
 class _Section(BaseModel):
     # Field docstrings become descriptions: they feed default_config_toml and --help.
-    model_config = ConfigDict(use_attribute_docstrings=True, extra="ignore")
+    model_config = ConfigDict(defer_build=True, use_attribute_docstrings=True, extra="ignore")
 
 
 class FresherSection(_Section):
@@ -260,7 +260,7 @@ AgentSpecText = Annotated[str, AfterValidator(_spec)]
 class AgentProfile(BaseModel):
     """``[agent.profiles.NAME]``: one account or setup of a backend."""
 
-    model_config = ConfigDict(use_attribute_docstrings=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, use_attribute_docstrings=True, extra="forbid")
 
     env: dict[str, str] = Field(default_factory=dict)
     """Variables set in this agent's environment (e.g. CLAUDE_CONFIG_DIR, CODEX_HOME)."""
@@ -395,6 +395,8 @@ class NotifySection(_Section):
 
 class LoopConfig(BaseModel):
     """The whole of ``.fresher/config.toml``."""
+
+    model_config = ConfigDict(defer_build=True)
 
     fresher: FresherSection = Field(default_factory=FresherSection)
     paths: PathsSection = Field(default_factory=PathsSection)

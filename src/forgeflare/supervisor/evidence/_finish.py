@@ -191,8 +191,8 @@ class IterationOutcome:
         return self.timed_out and self.runtime_bound
 
 
-_FRESHER = FresherSection()
-_LIMITS = LimitsSection()
+_FRESHER = FresherSection.model_construct()  # the defaults, without building the schema
+_LIMITS = LimitsSection.model_construct()
 """The config's defaults: the one source of the decision's defaults too."""
 
 

@@ -18,7 +18,6 @@ from forgeflare._review import (
     review_prompt,
     verdict_of,
 )
-from forgeflare.agent import ask_reviewer
 from forgeflare.supervisor.backends._report import Tokens
 from forgeflare.supervisor.records._records import ReviewRecord
 
@@ -42,6 +41,10 @@ async def run_review(
 ) -> ReviewRecord:
     """Ask the reviewer; never raises (a failure is the record's ``error``). A request whose
     worst case would pass the budget ``cap`` (``spent`` of it gone) is not sent."""
+    # Only a review needs the agent (its HTTP client, tools, hooks): every command that reads
+    # the supervisor (report, trust, the stop-hook's gate) would load it otherwise.
+    from forgeflare.agent import ask_reviewer
+
     answer = await ask_reviewer(given, env=env, save_to=save_to, cap=cap, spent=spent)
     return ReviewRecord(
         model=answer.model,

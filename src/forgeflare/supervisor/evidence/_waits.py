@@ -41,7 +41,7 @@ class WaitSettings:
     """The settings of the waits (all seconds); ``max_outage`` takes its default from the
     config's ``[limits] max_outage``."""
 
-    max_outage: float = LimitsSection().max_outage
+    max_outage: float = LimitsSection.model_construct().max_outage
     """How long an outage is waited out before the loop finishes ``error``."""
     jitter: float = 0.0
     """Added to a known reset time (the caller draws it, so this stays pure)."""

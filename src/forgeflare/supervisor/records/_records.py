@@ -99,7 +99,7 @@ SCHEMA_VERSION = 1
 _SECONDS = Field(default=0.0, ge=0.0, le=1e9)
 """A duration in a record: a damaged file's ``1e308`` is refused when read, not at render time."""
 _COUNT = Field(default=0, ge=0, le=10**15)
-_FINITE = ConfigDict(extra="ignore", allow_inf_nan=False)
+_FINITE = ConfigDict(defer_build=True, extra="ignore", allow_inf_nan=False)
 
 
 def _sane_time(value: str | None) -> str | None:
@@ -334,6 +334,8 @@ class InProgress(BaseModel):
 class QuestionAnswer(BaseModel):
     """A question the agent parked the loop on, and the answer it got."""
 
+    model_config = ConfigDict(defer_build=True)
+
     question: str
     answer: str
     iteration: int = _COUNT
@@ -343,6 +345,8 @@ class QuestionAnswer(BaseModel):
 
 class RunSettings(BaseModel):
     """Every setting the run started with, so that ``--resume`` goes on with the same ones."""
+
+    model_config = ConfigDict(defer_build=True)
 
     config: dict[str, Any] = Field(default_factory=dict)
     """The whole effective loop config (flags, variables and config.toml merged), as JSON."""
