@@ -24,7 +24,6 @@ from typing import Any
 import psutil
 import pytest
 
-from forgeflare.supervisor import lock_holder
 from supervisor_agents.project import Project, base_env, wait_for
 
 SECONDS = float(os.environ.get("FORGEFLARE_CHAOS_SECONDS", "20"))
@@ -91,7 +90,16 @@ def git_lines(project: Project, *args: str) -> list[str]:
 
 
 def _running_or_ended(proc: subprocess.Popen[str], project: Project) -> bool:
-    return proc.poll() is not None or lock_holder(project.dir) == proc.pid
+    """The resumed supervisor has ended, or has opened its run (the record names its pid).
+
+    Holding the lock is not enough: a Ctrl+C between taking the lock and reopening the record
+    leaves the run as it was, still unfinished (under load that gap took every attempt)."""
+    if proc.poll() is not None:
+        return True
+    try:
+        return any(r.get("supervisor_pid") == proc.pid for r in records(project))
+    except (OSError, ValueError):  # a record being replaced: ask again
+        return False
 
 
 @pytest.mark.linux_only("the agent detaches with the setsid command (util-linux)")

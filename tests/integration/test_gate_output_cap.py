@@ -49,8 +49,17 @@ def test_a_gate_printing_50_mb_keeps_a_few_mb_per_iteration(tmp_path: Path) -> N
 def test_a_hook_printing_10_mb_keeps_its_head_and_tail_in_hooks_log(tmp_path: Path) -> None:
     project = Project(tmp_path)
     project.hook("started", "echo FIRST; yes 'hook line' | head -c 10000000; echo LAST")
+    # A hook timeout far above what 10 MB takes on a busy machine (the default 30 s cut the
+    # hook before its last line when both cores were busy).
     done = project.run(
-        "--agent-cmd", "true", "--mode", "planning", "--max-iterations", "1", timeout=300
+        "--agent-cmd",
+        "true",
+        "--mode",
+        "planning",
+        "--max-iterations",
+        "1",
+        env=base_env(FRESHER_HOOK_TIMEOUT="300"),
+        timeout=500,
     )
     assert done.code == 10, done.stdout + done.stderr
     (run_dir,) = project.run_dirs()
