@@ -11,6 +11,9 @@ and the median wall time, each also as a ratio to the bare interpreter's.
   one plain ``end_turn`` text (the loop's own agent, its shortest iteration);
 - ``stop-hook``: the Stop of a session where no loop runs (nearly every Stop);
 - ``report``: ``forgeflare report`` in a project without runs (exit 1: nothing to show);
+- ``windows``: ``forgeflare windows`` (the machine's usage windows: settings, not the loop);
+- ``mock-api``: ``forgeflare mock-api`` from its start until it listens, then its Ctrl+C
+  (the suite starts one for nearly every test that runs an agent);
 - the help of ``loop`` and the root, ``--version``.
 
 Run::
@@ -24,6 +27,7 @@ import argparse
 import compileall
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -51,6 +55,27 @@ def measure(
     assert proc.stdin is not None
     proc.stdin.write(stdin)
     proc.stdin.close()
+    _, _, usage = os.wait4(proc.pid, 0)
+    proc.returncode = 0  # reaped above: Popen must not wait for it again
+    wall = (time.perf_counter() - start) * 1000
+    return (usage.ru_utime + usage.ru_stime) * 1000, wall
+
+
+def measure_server(argv: list[str], *, cwd: Path, env: dict[str, str]) -> tuple[float, float]:
+    """(CPU ms, wall ms) of a server started with ``argv`` that listens, then takes Ctrl+C."""
+    port_file = cwd / "bench.port"
+    port_file.unlink(missing_ok=True)
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        [*argv, "--port-file", str(port_file)],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    while not port_file.exists() and proc.poll() is None:
+        time.sleep(0.002)  # a benchmark, not a test: the poll's cost is the parent's
+    proc.send_signal(signal.SIGINT)
     _, _, usage = os.wait4(proc.pid, 0)
     proc.returncode = 0  # reaped above: Popen must not wait for it again
     wall = (time.perf_counter() - start) * 1000
@@ -99,12 +124,20 @@ def main() -> None:
                 "forgeflare report": ([script, "report"], b""),
                 "forgeflare stop-hook": ([script, "stop-hook"], hook_input),
                 "forgeflare run PROMPT": ([script, "run", "say hi"], b""),
+                "forgeflare windows": ([script, "windows"], b""),
+                "forgeflare mock-api": (
+                    [script, "mock-api", "--script", str(root / "script.json")],
+                    b"",
+                ),
             }
             cpu: dict[str, list[float]] = {name: [] for name in starts}
             wall: dict[str, list[float]] = {name: [] for name in starts}
             for _ in range(args.repeats):
                 for name, (argv, stdin) in starts.items():
-                    c, w = measure(argv, cwd=project, env=env, stdin=stdin)
+                    if name == "forgeflare mock-api":
+                        c, w = measure_server(argv, cwd=root, env=env)
+                    else:
+                        c, w = measure(argv, cwd=project, env=env, stdin=stdin)
                     cpu[name].append(c)
                     wall[name].append(w)
         finally:

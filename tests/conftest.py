@@ -25,6 +25,10 @@ __all__ = ["MockServer"]
 # compiled all of forgeflare from source again: 0.4 s of CPU where loading takes 0.05 s.
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
+# Pydantic looks for plugins (an entry-point scan, importing importlib.metadata) the first time a
+# process builds a validator: about 20 ms of CPU per forgeflare start, to find none (the venv
+# installs no plugin, so skipping the scan changes nothing a test checks).
+os.environ["PYDANTIC_DISABLE_PLUGINS"] = "1"
 # The projects tests make are their own: trust them all, and keep trust records (and any other
 # user configuration) out of the real config directory. Trust tests drop FORGEFLARE_TRUST.
 os.environ["FORGEFLARE_TRUST"] = "1"
