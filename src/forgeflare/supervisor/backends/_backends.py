@@ -17,7 +17,7 @@ import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Protocol, TypeVar, runtime_checkable
+from typing import ClassVar, Protocol, TypeVar, runtime_checkable
 
 from pydantic import ValidationError
 
@@ -32,12 +32,10 @@ from forgeflare._completion import (
 from forgeflare._errors import ConfigError
 from forgeflare._pricing import price_usd
 from forgeflare.disk import AgentReport, Final, read_limited_text
+from forgeflare.security import AgentBox
 from forgeflare.supervisor.backends._report import IterationReport, Tokens
 from forgeflare.supervisor.backends._stream import StreamReport
 from forgeflare.trust import TrustItem
-
-if TYPE_CHECKING:  # the sandbox module imports trio: readers of records need only the name
-    from forgeflare.security import AgentBox
 
 
 class AgentSettings(Protocol):

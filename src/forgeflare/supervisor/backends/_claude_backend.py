@@ -13,8 +13,9 @@ import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
+from forgeflare.security import AgentBox
 from forgeflare.supervisor.backends._backends import (
     AgentAccount,
     AgentSettings,
@@ -25,9 +26,6 @@ from forgeflare.supervisor.backends._backends import (
 )
 from forgeflare.supervisor.backends._claude import ClaudeStreamReader
 from forgeflare.trust import TrustItem, claude_items
-
-if TYPE_CHECKING:  # the sandbox module imports trio: readers of records need only the name
-    from forgeflare.security import AgentBox
 
 __all__ = ["HELPER_TTL_ENV", "ClaudeBackend", "claude_problems", "helper_settings"]
 

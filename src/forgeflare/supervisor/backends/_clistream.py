@@ -9,10 +9,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from forgeflare._units import format_tokens
 from forgeflare.disk import Final, Tokens
+from forgeflare.security import AgentBox
 from forgeflare.supervisor.backends._apierror import (
     classify_api_error,
     reset_in_message,
@@ -32,9 +33,6 @@ from forgeflare.supervisor.backends._stream import (
     StreamReport,
     as_cost,
 )
-
-if TYPE_CHECKING:  # the sandbox module imports trio: readers of records need only the name
-    from forgeflare.security import AgentBox
 
 __all__ = ["RETRY_WAIT_LIMIT", "CliBackend", "CliStreamReader"]
 

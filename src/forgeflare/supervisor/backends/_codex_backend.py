@@ -13,8 +13,9 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
+from forgeflare.security import AgentBox
 from forgeflare.supervisor.backends._backends import (
     AgentAccount,
     InitTemplate,
@@ -23,9 +24,6 @@ from forgeflare.supervisor.backends._backends import (
     register_backend,
 )
 from forgeflare.supervisor.backends._codex import CodexStreamReader, codex_home
-
-if TYPE_CHECKING:  # the sandbox module imports trio: readers of records need only the name
-    from forgeflare.security import AgentBox
 
 __all__ = ["CodexBackend", "codex_problems", "codex_provider_url"]
 
