@@ -73,7 +73,9 @@ def measure_server(argv: list[str], *, cwd: Path, env: dict[str, str]) -> tuple[
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    while not port_file.exists() and proc.poll() is None:
+    while not port_file.exists():
+        if proc.poll() is not None:  # reaped by poll: wait4 below would find no child
+            raise SystemExit(f"{' '.join(argv)}: exited {proc.returncode} before listening")
         time.sleep(0.002)  # a benchmark, not a test: the poll's cost is the parent's
     proc.send_signal(signal.SIGINT)
     _, _, usage = os.wait4(proc.pid, 0)
@@ -130,11 +132,12 @@ def main() -> None:
                     b"",
                 ),
             }
+            servers = {"forgeflare mock-api"}  # measured from start until listening
             cpu: dict[str, list[float]] = {name: [] for name in starts}
             wall: dict[str, list[float]] = {name: [] for name in starts}
             for _ in range(args.repeats):
                 for name, (argv, stdin) in starts.items():
-                    if name == "forgeflare mock-api":
+                    if name in servers:
                         c, w = measure_server(argv, cwd=root, env=env)
                     else:
                         c, w = measure(argv, cwd=project, env=env, stdin=stdin)
