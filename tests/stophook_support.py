@@ -55,10 +55,11 @@ def stop_hook_cli(
 
 
 def stop_hook_here(
-    *args: str, cwd: Path, env: Mapping[str, str], input: str = ""
+    *args: str, cwd: Path | None = None, env: Mapping[str, str], input: str = ""
 ) -> subprocess.CompletedProcess[str]:
     """``forgeflare stop-hook ARGS`` as the console script runs it (``forgeflare.cli.main``),
-    but in this process: ``input`` on stdin, in ``cwd``, with exactly ``env`` as the
+    but in this process: ``input`` on stdin, in ``cwd`` (``None``: this process's working
+    directory, as a child started without one inherits it), with exactly ``env`` as the
     environment; its status, stdout and stderr as :func:`run_text` gives them. ``SystemExit``
     is the status; any other exception propagates (a traceback fails the test, as a process's
     non-zero status would). The process is left as it was: environment, working directory,
@@ -100,7 +101,7 @@ _SIGNALS = sorted(signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP})
 
 @contextlib.contextmanager
 def _process_state(
-    cwd: Path,
+    cwd: Path | None,
     env: Mapping[str, str],
     stdin: str,
     stdout: io.TextIOWrapper,
@@ -109,6 +110,7 @@ def _process_state(
 ) -> Iterator[None]:
     """This process as a ``forgeflare`` start would see it, and back afterwards."""
     saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    cwd, env = cwd or Path(saved_cwd), dict(env)  # a copy: ``env`` may be os.environ itself
     saved_streams = (sys.stdin, sys.stdout, sys.stderr, sys.argv)
     saved_signals = {sig: signal.getsignal(sig) for sig in _SIGNALS}
     root = logging.getLogger()

@@ -1,4 +1,6 @@
-"""``forgeflare stop-hook start | status | cancel | install`` as real processes."""
+"""``forgeflare stop-hook start | status | cancel | install``: through the console script's real
+entry in the test process (:func:`stop_hook_here`), and as real processes where the process is
+the point: one start, status, cancel and install each, and the portable wrapper Claude Code runs."""
 
 from __future__ import annotations
 
@@ -10,21 +12,25 @@ from pathlib import Path
 
 from forgeflare.stophook import state_path
 from project_support import run_text
-from stophook_support import blocks
+from stophook_support import blocks, stop_hook_here
 
 CMD = [sys.executable, "-m", "forgeflare", "stop-hook"]
 # What install writes: this installation's forgeflare by absolute path, runnable without PATH.
 OURS = f"{Path(sys.executable).absolute().parent / 'forgeflare'} stop-hook"
 
 
-def cli(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def cli(project: Path, *args: str, real: bool = False) -> subprocess.CompletedProcess[str]:
+    """``forgeflare stop-hook ARGS --project-dir PROJECT``, in this process unless ``real``."""
     # A home of its own: a plugin installed in the real one must not change the output.
     env = {**os.environ, "HOME": str(project / ".test-home")}
-    return run_text([*CMD, *args, "--project-dir", str(project)], env=env, timeout=60)
+    if real:
+        return run_text([*CMD, *args, "--project-dir", str(project)], env=env, timeout=60)
+    return stop_hook_here(*args, "--project-dir", str(project), env=env)
 
 
 def test_start_status_cancel(tmp_path: Path) -> None:
-    out = cli(tmp_path, "start", "--mode", "task", "--max-iterations", "4", "--prompt", "Ship it")
+    start = ["start", "--mode", "task", "--max-iterations", "4", "--prompt", "Ship it"]
+    out = cli(tmp_path, *start, real=True)
     assert out.returncode == 0, out.stderr
     state = json.loads(state_path(tmp_path).read_text())
     assert state["schema"] == 1
@@ -32,14 +38,14 @@ def test_start_status_cancel(tmp_path: Path) -> None:
     assert state["updated_at"].endswith("Z")
     assert state["stack"] == [{"mode": "task", "iter": 1, "max": 4, "prompt": "Ship it"}]
 
-    status = cli(tmp_path, "status")
+    status = cli(tmp_path, "status", real=True)
     assert status.returncode == 0
     assert f"run {state['run_id']} · updated" in status.stdout
     assert "STATE" not in status.stdout
     assert "1. task  iteration 1/4  ← running" in status.stdout
     assert "prompt: Ship it" in status.stdout
 
-    cancel = cli(tmp_path, "cancel")
+    cancel = cli(tmp_path, "cancel", real=True)
     assert cancel.returncode == 0
     assert "cancelled" in cancel.stdout
     assert not state_path(tmp_path).exists()
@@ -54,7 +60,7 @@ def test_install_merges_is_idempotent_and_refuses_bad_json(tmp_path: Path) -> No
     }
     settings.write_text(json.dumps(existing), encoding="utf-8")
 
-    first = cli(tmp_path, "install")
+    first = cli(tmp_path, "install", real=True)
     second = cli(tmp_path, "install")
 
     assert (first.returncode, second.returncode) == (0, 0)
@@ -101,11 +107,8 @@ def test_install_replaces_a_bare_command_and_warns_about_an_unrunnable_one(tmp_p
 
 def test_start_from_slash_command_arguments(tmp_path: Path) -> None:
     raw = 'Fix "the" build; don\'t touch $HOME `x` --max-iterations 7 --mode=issue\n'
-    out = run_text(
-        [*CMD, "start", "--max-iterations", "20", "--args-stdin", "--project-dir", str(tmp_path)],
-        input=raw,
-        timeout=60,
-    )
+    start = ["start", "--max-iterations", "20", "--args-stdin", "--project-dir", str(tmp_path)]
+    out = stop_hook_here(*start, env=os.environ, input=raw)
     assert out.returncode == 0, out.stderr
     assert "<issue-complete>DONE</issue-complete>" in out.stdout  # tells the model how to end
     assert "on its own line, outside code" in out.stdout
@@ -113,11 +116,7 @@ def test_start_from_slash_command_arguments(tmp_path: Path) -> None:
     assert state["stack"] == [
         {"mode": "issue", "iter": 1, "max": 7, "prompt": 'Fix "the" build; don\'t touch $HOME `x`'}
     ]
-    empty = run_text(
-        [*CMD, "start", "--max-iterations", "20", "--args-stdin", "--project-dir", str(tmp_path)],
-        input="--mode grind\n",
-        timeout=60,
-    )
+    empty = stop_hook_here(*start, env=os.environ, input="--mode grind\n")
     assert empty.returncode != 0
     assert "no task given" in empty.stderr
 
@@ -143,9 +142,7 @@ def test_both_ways_at_once_are_warned_about(tmp_path: Path) -> None:
     project.mkdir()
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return run_text(
-            [*CMD, "install", *args, "--project-dir", str(project)], env=env, timeout=60
-        )
+        return stop_hook_here("install", *args, "--project-dir", str(project), env=env)
 
     assert run().stderr == ""
     plugin = run("--plugin")

@@ -34,6 +34,11 @@ def test_the_real_hook_sees_exactly_the_given_environment_and_folder(tmp_path: P
     assert "[ITERATION 2/5]" in reason_of(out)
     assert out.args[1:] == ["stop-hook"]
     assert _process() == before
+    # This process's own environment, given as it is (not a copy), is the hook's too: it
+    # finds the loop where XDG_STATE_HOME says.
+    again = stop_hook_here(cwd=tmp_path, env=os.environ, input=json.dumps(stop))
+    assert "[ITERATION 3/5]" in reason_of(again)
+    assert _process() == before
 
 
 def test_status_exit_and_streams_come_back_as_a_process_gives_them(
