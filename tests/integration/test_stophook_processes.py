@@ -14,6 +14,7 @@ import pytest
 
 from forgeflare.stophook import continued, state_path
 from project_support import run_text
+from stophook_support import stop_hook_here
 
 SPEC_LINE = (
     "[ITERATION {n}/{max}] Continue working on the task. Check your progress and either "
@@ -99,6 +100,18 @@ def run_hook(
         cwd=project,
         timeout=60,
     )
+
+
+def hook_here(
+    project: Path,
+    message: str | None = "Still working on it.",
+    *,
+    transcript: Path | None = None,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """:func:`run_hook` in this process, through the console script's real entry."""
+    stdin = stop_input(project, message, transcript)
+    return stop_hook_here(cwd=project, env=env or hook_env(), input=stdin)
 
 
 def assert_blocked(
