@@ -1,5 +1,7 @@
-"""A question parks a stop-hook loop; ``stop-hook answer`` resumes it: real processes, the hook
-fed Claude Code's Stop JSON on stdin as Claude Code does."""
+"""A question parks a stop-hook loop; ``stop-hook answer`` resumes it: the hook fed Claude Code's
+Stop JSON on stdin as Claude Code does, it and ``stop-hook start | status | answer`` through the
+console script's real entry in the test process; ``answer`` is a real process where the command
+``forgeflare report`` prints is run as a user would, and ``report`` always is."""
 
 from __future__ import annotations
 
@@ -12,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from forgeflare.stophook import state_path
-from project_support import run_text
-from stophook_support import blocks, reason_of
+from stophook_support import blocks, reason_of, stop_hook_here
 
 CMD = [sys.executable, "-m", "forgeflare", "stop-hook"]
 ASKS = "I cannot choose.\n<loop-done>BLOCKED</loop-done>\nWhich API: v1 or v2?\nv2 is in beta."
@@ -22,10 +23,11 @@ ASKS = "I cannot choose.\n<loop-done>BLOCKED</loop-done>\nWhich API: v1 or v2?\n
 def cli(
     project: Path, *args: str, stdin: str = "", env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return run_text(
-        [*CMD, *args, "--project-dir", str(project)],
+    return stop_hook_here(
+        *args,
+        "--project-dir",
+        str(project),
         input=stdin,
-        timeout=60,
         env={**os.environ, "HOME": str(project / ".test-home"), **(env or {})},
     )
 
@@ -34,10 +36,8 @@ def stop(project: Path, said: str, session: str = "s1") -> subprocess.CompletedP
     """The hook itself, as Claude Code runs it on a Stop (no transcript: its text is judged)."""
     payload = {"hook_event_name": "Stop", "session_id": session, "cwd": str(project),
                "last_assistant_message": said}  # fmt: skip
-    return subprocess.run(
-        CMD, input=json.dumps(payload), capture_output=True, text=True, timeout=60, check=False,
-        cwd=project, env={**os.environ, "FORGEFLARE_STOPHOOK_WAIT_MS": "0"},
-    )  # fmt: skip
+    env = {**os.environ, "FORGEFLARE_STOPHOOK_WAIT_MS": "0"}
+    return stop_hook_here(cwd=project, env=env, input=json.dumps(payload))
 
 
 def frame(project: Path) -> dict[str, object]:
@@ -116,10 +116,7 @@ def test_answer_refuses_in_one_line_with_exit_2(
     if setup == "parked":
         stop(tmp_path, ASKS)
     before = [p.read_bytes() for p in (tmp_path / ".forgeflare").glob("*.json")]
-    out = subprocess.run(
-        [*CMD, *args, "--project-dir", str(tmp_path)],
-        capture_output=True, text=True, timeout=60, check=False, cwd=tmp_path,
-    )  # fmt: skip
+    out = stop_hook_here(*args, "--project-dir", str(tmp_path), cwd=tmp_path, env=os.environ)
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1, out.stderr
     assert says in out.stderr
