@@ -1,8 +1,10 @@
 """``stop-hook start --reviewer MODEL``: a claim the gate passed is judged by the reviewer.
 
-Real processes: ``forgeflare stop-hook start`` writes the state, ``forgeflare stop-hook`` gets
-the Stop JSON on stdin as Claude Code sends it, and the reviewer's request goes over loopback
-to ``forgeflare mock-api``, whose script answers it (matched by the tool name ``verdict``)."""
+``forgeflare stop-hook start`` writes the state, ``forgeflare stop-hook`` gets the Stop JSON on
+stdin as Claude Code sends it, both through the console script's real entry in the test process,
+and the reviewer's request goes over loopback to ``forgeflare mock-api``, whose script answers it
+(matched by the tool name ``verdict``). The hook is a real process where the process is the point
+(what it imports) and for one accepted claim, end to end."""
 
 from __future__ import annotations
 
@@ -12,12 +14,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_stophook_processes import HOOK, SIG, hook_env, read_state, run_hook, state_path
+from test_stophook_processes import (
+    HOOK,
+    SIG,
+    hook_env,
+    hook_here,
+    read_state,
+    run_hook,
+    state_path,
+)
 
 from agent_support import verdict
 from mockapi_support import MockAPI, MockServer
 from project_support import committed_repo, run_text
-from stophook_support import blocks, reason_of
+from stophook_support import blocks, reason_of, stop_hook_here
 from text_support import missing
 
 RED = "echo 'FAILED tests/test_calc.py::test_divide - ZeroDivisionError'; exit 4"
@@ -36,12 +46,8 @@ def env_for(server: MockServer) -> dict[str, str]:
 
 
 def start(project: Path, env: dict[str, str], *more: str) -> subprocess.CompletedProcess[str]:
-    return run_text(
-        [*HOOK, "start", "--max-iterations", "5", "--prompt", "make divide safe", *more],
-        cwd=project,
-        env=env,
-        timeout=60,
-    )
+    args = ["--max-iterations", "5", "--prompt", "make divide safe", *more]
+    return stop_hook_here("start", *args, cwd=project, env=env)
 
 
 def project_with_work(tmp_path: Path) -> Path:
@@ -71,7 +77,7 @@ def test_a_claim_the_reviewer_rejects_continues_with_its_reasons(
     assert len(frame["base"]) == 40  # the commit the loop started at
     work(project)
 
-    out = run_hook(project, f"Guarded divide.\n{SIG}", env=env)
+    out = hook_here(project, f"Guarded divide.\n{SIG}", env=env)
 
     reason = reason_of(out)
     assert reason.startswith("# The last iteration claimed completion (the completion tag)")
@@ -111,9 +117,9 @@ def test_a_claim_the_reviewer_rejects_continues_with_its_reasons(
     saved = json.loads((project / ".forgeflare" / "loop-reviews" / review["file"]).read_text())
     assert saved["request"]["tool_choice"] == {"type": "tool", "name": "verdict"}
     assert saved["response"]["content"][0]["input"]["complete"] is False
-    status = subprocess.run(
-        [*HOOK, "status"], cwd=project, env=env, capture_output=True, text=True, check=True
-    ).stdout
+    listed = stop_hook_here("status", cwd=project, env=env)
+    assert listed.returncode == 0, listed.stderr
+    status = listed.stdout
     assert f"reviewer: {MODEL} (1 verdict, 1050 tokens, $" in status
     assert "last refused claim: iteration 1, by the reviewer" in status
     assert "why: divide by zero is not handled" in status
@@ -151,7 +157,7 @@ def test_a_reviewer_that_fails_neither_completes_nor_crashes(
     project = project_with_work(tmp_path)
     assert start(project, env, "--reviewer", MODEL).returncode == 0
 
-    out = run_hook(project, f"Done.\n{SIG}", env=env)
+    out = hook_here(project, f"Done.\n{SIG}", env=env)
 
     assert blocks(out), out.stderr  # the session goes on
     assert "Traceback" not in out.stderr
@@ -171,7 +177,7 @@ def test_an_unreachable_reviewer_refuses_the_claim(tmp_path: Path) -> None:
     env = {**hook_env(), "ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "ANTHROPIC_API_KEY": "k"}
     project = project_with_work(tmp_path)
     assert start(project, env, "--reviewer", MODEL).returncode == 0
-    out = run_hook(project, f"Done.\n{SIG}", env=env)
+    out = hook_here(project, f"Done.\n{SIG}", env=env)
     assert blocks(out), out.stderr
     assert reason_of(out).startswith("Your completion claim was not accepted")
 
@@ -181,7 +187,7 @@ def test_a_red_gate_refuses_before_the_reviewer_is_asked(tmp_path: Path, mock_ap
     env = env_for(server)
     project = project_with_work(tmp_path)
     assert start(project, env, "--gate", RED, "--reviewer", MODEL).returncode == 0
-    out = run_hook(project, f"Done.\n{SIG}", env=env)
+    out = hook_here(project, f"Done.\n{SIG}", env=env)
     assert blocks(out), out.stderr
     assert "exited 4" in reason_of(out)
     assert reviews(server) == []
@@ -197,7 +203,7 @@ def test_without_a_claim_the_reviewer_is_not_asked(tmp_path: Path, mock_api: Moc
     env = env_for(server)
     project = project_with_work(tmp_path)
     assert start(project, env, "--reviewer", MODEL).returncode == 0
-    out = run_hook(project, "Still working.", env=env)
+    out = hook_here(project, "Still working.", env=env)
     assert blocks(out), out.stderr
     assert reviews(server) == []
     assert "claims" not in read_state(project)["stack"][0]
@@ -215,16 +221,16 @@ def test_a_reviewer_refusal_resets_the_stall_streak(tmp_path: Path, mock_api: Mo
         start(project, env, "--gate", gate, "--reviewer", MODEL, "--stall-after", "2").returncode
         == 0
     )
-    assert blocks(run_hook(project, f"Done.\n{SIG}", env=env))  # red: streak 0
-    assert blocks(run_hook(project, f"Done.\n{SIG}", env=env))  # the same: 1
+    assert blocks(hook_here(project, f"Done.\n{SIG}", env=env))  # red: streak 0
+    assert blocks(hook_here(project, f"Done.\n{SIG}", env=env))  # the same: 1
     assert read_state(project)["stack"][0]["stalled"] == 1
     flag.unlink()
-    assert blocks(run_hook(project, f"Done.\n{SIG}", env=env))  # green, reviewer: no
+    assert blocks(hook_here(project, f"Done.\n{SIG}", env=env))  # green, reviewer: no
     frame = read_state(project)["stack"][0]
     assert "stalled" not in frame
     assert "failures" not in frame
     flag.write_text("")
-    assert blocks(run_hook(project, f"Done.\n{SIG}", env=env))  # red again: streak 0
+    assert blocks(hook_here(project, f"Done.\n{SIG}", env=env))  # red again: streak 0
     assert [c["rejected_by"] for c in read_state(project)["stack"][0]["claims"]] == [
         "gate",
         "gate",
@@ -274,7 +280,7 @@ def test_outside_git_the_reviewer_judges_without_a_diff(tmp_path: Path, mock_api
     env = env_for(server)
     assert start(tmp_path, env, "--reviewer", MODEL).returncode == 0
     assert "base" not in read_state(tmp_path)["stack"][0]
-    out = run_hook(tmp_path, f"Done.\n{SIG}", env=env)
+    out = hook_here(tmp_path, f"Done.\n{SIG}", env=env)
     assert blocks(out), out.stderr
     (body,) = reviews(server)
     assert (
