@@ -1,4 +1,7 @@
-"""``forgeflare stop-hook`` as Claude Code runs it: a real process, Stop JSON on stdin."""
+"""``forgeflare stop-hook`` as Claude Code runs it: Stop JSON on stdin, through the console
+script's real entry in the test process (:func:`hook_here`), and as a real process
+(:func:`run_hook`) where the process is the point: the exact bytes of a block, a stop allowed at
+the last iteration, concurrent hooks racing for one state file."""
 
 from __future__ import annotations
 
@@ -150,15 +153,15 @@ def test_signal_in_code_fence_or_indented_is_ignored_own_line_completes(tmp_path
     write_state(tmp_path, {"mode": "loop", "iter": 1, "max": 5, "prompt": "Fix the build"})
 
     fenced = f"To finish I will print:\n```\n{SIG}\n```\nnot yet though."
-    assert_blocked(run_hook(tmp_path, fenced), 2, 5, "Fix the build")
+    assert_blocked(hook_here(tmp_path, fenced), 2, 5, "Fix the build")
     assert read_state(tmp_path)["stack"][0]["iter"] == 2
 
     indented = f"The signal looks like this:\n\n    {SIG}\n\nStill going."
-    assert_blocked(run_hook(tmp_path, indented), 3, 5, "Fix the build")
+    assert_blocked(hook_here(tmp_path, indented), 3, 5, "Fix the build")
     assert read_state(tmp_path)["stack"][0]["iter"] == 3
 
     own_line = f"All green.\n\n{SIG}\n\nSummary: fixed the build."
-    assert_allowed(run_hook(tmp_path, own_line), "loop complete")
+    assert_allowed(hook_here(tmp_path, own_line), "loop complete")
     assert not state_path(tmp_path).exists()
 
 
@@ -194,7 +197,7 @@ def test_long_transcript_final_message_across_text_blocks(tmp_path: Path) -> Non
     ])  # fmt: skip
     write_state(tmp_path, {"mode": "loop", "iter": 2, "max": 5, "prompt": ""})
 
-    out = run_hook(tmp_path, "Summary: fixed two tests.", transcript=transcript)
+    out = hook_here(tmp_path, "Summary: fixed two tests.", transcript=transcript)
 
     assert_allowed(out, "loop complete")
     assert not state_path(tmp_path).exists()
@@ -212,7 +215,7 @@ def test_long_transcript_tag_then_tool_call_then_final_text_continues(tmp_path: 
     ])  # fmt: skip
     write_state(tmp_path, {"mode": "loop", "iter": 2, "max": 5, "prompt": ""})
 
-    out = run_hook(tmp_path, None, transcript=transcript)
+    out = hook_here(tmp_path, None, transcript=transcript)
 
     assert_blocked(out, 3, 5, "")
 
@@ -230,13 +233,13 @@ def test_stale_state_is_stuck(tmp_path: Path, suffix: str) -> None:
         {"mode": "loop", "iter": 1, "max": 9, "prompt": ""},
         updated_at=now_iso(7200 + 120, suffix=suffix),
     )
-    assert_allowed(run_hook(tmp_path), "stale")
+    assert_allowed(hook_here(tmp_path), "stale")
     assert not state_path(tmp_path).exists()
 
 
 def test_corrupted_state_is_aborted_and_cleaned_up(tmp_path: Path) -> None:
     write_state(tmp_path, {"mode": "loop", "iter": "three", "max": 9, "prompt": ""})
-    assert_allowed(run_hook(tmp_path), "corrupted loop state")
+    assert_allowed(hook_here(tmp_path), "corrupted loop state")
     assert not state_path(tmp_path).exists()
 
 
@@ -247,7 +250,7 @@ def test_nested_frames_inner_completes_outer_resumes(tmp_path: Path) -> None:
         {"mode": "issue", "iter": 2, "max": 3, "prompt": "Fix issue 7"},
     )
 
-    done = run_hook(tmp_path, "Fixed.\n<issue-complete>DONE</issue-complete>")
+    done = hook_here(tmp_path, "Fixed.\n<issue-complete>DONE</issue-complete>")
 
     # The same session goes on with the outer loop at once.
     assert_blocked(done, 2, 10, "Work the backlog", "grind")
@@ -262,7 +265,7 @@ def test_nested_frames_inner_completes_outer_resumes(tmp_path: Path) -> None:
         }
     ]
 
-    assert_blocked(run_hook(tmp_path, "Next issue."), 3, 10, "Work the backlog", "grind")
+    assert_blocked(hook_here(tmp_path, "Next issue."), 3, 10, "Work the backlog", "grind")
     assert read_state(tmp_path)["stack"][0]["iter"] == 3
 
 
@@ -297,7 +300,7 @@ def test_disable_switches(tmp_path: Path, switch: str) -> None:
         env["IDLE_LOOP_DISABLE"] = "1"
     else:
         (tmp_path / ".idle-disabled").touch()
-    out = run_hook(tmp_path, env=env)
+    out = hook_here(tmp_path, env=env)
     assert (out.returncode, out.stdout, out.stderr) == (0, "", "")
     assert path.read_text(encoding="utf-8") == before
 
@@ -326,7 +329,7 @@ def test_a_cloned_repositorys_loop_state_never_blocks(tmp_path: Path, transcript
     log = tmp_path / "t.jsonl"
     final = {"id": "m", "role": "assistant", "content": [{"type": "text", "text": "Done."}]}
     log.write_text(json.dumps({"type": "assistant", "message": final}) + "\n", encoding="utf-8")
-    out = run_hook(tmp_path, "Done.", transcript=log if transcript else None)
+    out = hook_here(tmp_path, "Done.", transcript=log if transcript else None)
     assert (out.returncode, out.stdout) == (0, "")
     assert out.stderr == (
         f"forgeflare stop-hook: {planted[0]}: ignored: a loop's state lives in your state "
@@ -339,10 +342,8 @@ def test_a_cloned_repositorys_loop_state_never_blocks(tmp_path: Path, transcript
 
 def test_only_the_users_state_drives_the_hook_beside_a_planted_one(tmp_path: Path) -> None:
     commit_hostile_state(tmp_path)
-    start = [*HOOK, "start", "--max-iterations", "3", "--prompt", "Port the parser."]
-    started = subprocess.run(
-        start, capture_output=True, text=True, cwd=tmp_path, env=hook_env(), timeout=60
-    )
+    start = ["start", "--max-iterations", "3", "--prompt", "Port the parser."]
+    started = stop_hook_here(*start, cwd=tmp_path, env=hook_env())
     assert started.returncode == 0, started.stderr
-    assert_blocked(run_hook(tmp_path), 2, 3, "Port the parser.")
+    assert_blocked(hook_here(tmp_path), 2, 3, "Port the parser.")
     assert read_state(tmp_path)["stack"][0]["prompt"] == "Port the parser."
