@@ -95,26 +95,21 @@ def run_hook(
     *,
     transcript: Path | None = None,
     env: dict[str, str] | None = None,
+    here: bool = False,
 ) -> subprocess.CompletedProcess[str]:
-    return run_text(
-        HOOK,
-        input=stop_input(project, message, transcript),
-        env=env or hook_env(),
-        cwd=project,
-        timeout=60,
-    )
+    """The hook on a Stop in ``project``: a real process, or with ``here`` this process through
+    the console script's real entry (:func:`stop_hook_here`)."""
+    stdin, env = stop_input(project, message, transcript), env or hook_env()
+    if here:
+        return stop_hook_here(cwd=project, env=env, input=stdin)
+    return run_text(HOOK, input=stdin, env=env, cwd=project, timeout=60)
 
 
 def hook_here(
-    project: Path,
-    message: str | None = "Still working on it.",
-    *,
-    transcript: Path | None = None,
-    env: dict[str, str] | None = None,
+    project: Path, message: str | None = "Still working on it.", **options: Any
 ) -> subprocess.CompletedProcess[str]:
     """:func:`run_hook` in this process, through the console script's real entry."""
-    stdin = stop_input(project, message, transcript)
-    return stop_hook_here(cwd=project, env=env or hook_env(), input=stdin)
+    return run_hook(project, message, here=True, **options)
 
 
 def assert_blocked(
