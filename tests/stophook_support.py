@@ -108,7 +108,8 @@ def _process_state(
     stderr: io.TextIOWrapper,
     argv: list[str],
 ) -> Iterator[None]:
-    """This process as a ``forgeflare`` start would see it, and back afterwards."""
+    """This process as a ``forgeflare`` start would see it (environment, folder, streams,
+    ``argv``, logging), and back afterwards."""
     saved_env, saved_cwd = dict(os.environ), os.getcwd()
     cwd, env = cwd or Path(saved_cwd), dict(env)  # a copy: ``env`` may be os.environ itself
     saved_streams = (sys.stdin, sys.stdout, sys.stderr, sys.argv)
@@ -117,6 +118,11 @@ def _process_state(
     saved_logging = (root.level, list(root.handlers), logging.root.manager.disable)
     os.environ.clear()
     os.environ.update(env)
+    # Logging as a fresh process has it: no handler (a warning goes to stderr through
+    # logging's last resort, not to pytest's capture), the default level.
+    root.handlers[:] = []
+    root.setLevel(logging.WARNING)
+    logging.disable(logging.NOTSET)
     try:
         os.chdir(cwd)
         sys.stdin = io.TextIOWrapper(io.BytesIO(stdin.encode("utf-8")), encoding="utf-8")

@@ -51,6 +51,7 @@ def test_status_exit_and_streams_come_back_as_a_process_gives_them(
         seen["stdin"] = sys.stdin.buffer.read()
         print("out\r\nline")
         print("err", file=sys.stderr)
+        logging.getLogger("httpx").warning("as a fresh process logs it")
         signal.signal(signal.SIGTERM, lambda *_: None)
         logging.basicConfig(level=logging.DEBUG)
         sys.exit(3)
@@ -58,7 +59,11 @@ def test_status_exit_and_streams_come_back_as_a_process_gives_them(
     monkeypatch.setattr(entry, "run_stop_hook_process", fake)
     before = _process()
     out = stop_hook_here(cwd=tmp_path, env={"ONLY": "this"}, input="é")
-    assert (out.returncode, out.stdout, out.stderr) == (3, "out\nline\n", "err\n")
+    assert (out.returncode, out.stdout, out.stderr) == (
+        3,
+        "out\nline\n",
+        "err\nas a fresh process logs it\n",
+    )
     assert seen == {"env": {"ONLY": "this"}, "cwd": str(tmp_path), "stdin": "é".encode()}
     assert _process() == before
 
