@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_inprocess import run_cli
 from project_support import run_text
 from supervisor_agents.project import Project, base_env
 
@@ -88,12 +89,7 @@ def test_a_log_dir_through_a_link_is_refused_and_needs_trust(clone: Project, vic
     _one_line(_loop(clone), "logs/runs", "leads outside the project")
     assert list(elsewhere.iterdir()) == []
     # The [paths] check of trust resolves too: the setting is a trust item, not lexically inside.
-    shown = run_text(
-        [sys.executable, "-m", "forgeflare", "trust", "--show"],
-        cwd=clone.dir,
-        env=base_env(),
-        timeout=60,
-    )
+    shown = run_cli(["trust", "--show"], cwd=clone.dir, env=base_env())
     assert "[paths] log_dir" in shown.stdout, shown.stdout
 
 
