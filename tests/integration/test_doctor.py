@@ -12,6 +12,7 @@ import pytest
 from cli_inprocess import run_cli
 from http_support import QuietHandler, serving
 from mockapi_support import MockAPI
+from project_support import forgeflare
 
 
 class _Limited(QuietHandler):
@@ -56,7 +57,8 @@ def test_the_own_agent_answers_and_a_claude_fallback_without_base_url_fails(
         f'[agent]\nfallback = ["claude:work"]\n[agent.profiles.work]\ncommand = "{fake}"\n',
     )
     env = _env(ANTHROPIC_API_URL=server.url, ANTHROPIC_API_KEY="test-key", IS_SANDBOX="1")
-    done = run_cli(["doctor", "--dir", str(project)], cwd=tmp_path, env=env)
+    # the one real `doctor` process
+    done = forgeflare(tmp_path, "doctor", "--dir", str(project), env=env)
     assert done.returncode == 1, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     assert f"forgeflare (primary): ok: the API at {server.url} answers" in lines

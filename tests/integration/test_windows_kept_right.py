@@ -94,7 +94,7 @@ def test_a_two_hour_window_with_three_minutes_left_falls_back_at_once(
     assert until >= started + timedelta(hours=1, minutes=59)
     # `forgeflare windows` lists it; `windows clear KEY` forgets it.
     env = _env(tmp_path, primary.url)
-    listed = forgeflare_here(tmp_path, "windows", env=env)
+    listed = forgeflare(tmp_path, "windows", env=env)  # the one real `windows` process
     assert listed.returncode == 0, listed.stderr
     assert key in listed.stdout
     assert "usage limit" in listed.stdout
