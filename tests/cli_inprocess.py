@@ -56,9 +56,18 @@ def _restored_process_state() -> Iterator[None]:
     streams, argv = (sys.stdin, sys.stdout, sys.stderr), sys.argv
     handlers = _signal_handlers()
     root = logging.getLogger()
-    root_handlers, root_level = list(root.handlers), root.level
+    root_handlers, root_level, disabled = (
+        list(root.handlers),
+        root.level,
+        logging.root.manager.disable,
+    )
     main_module = sys.modules["__main__"]
     main_package = getattr(main_module, "__package__", None)
+    # Logging as a fresh process has it: no handler (a warning reaches stderr through logging's
+    # last resort, not pytest's capture), the default level, nothing disabled.
+    root.handlers[:] = []
+    root.setLevel(logging.WARNING)
+    logging.disable(logging.NOTSET)
     try:
         yield
     finally:
@@ -72,6 +81,7 @@ def _restored_process_state() -> Iterator[None]:
                 signal.signal(signum, handler)  # type: ignore[arg-type]
         root.handlers[:] = root_handlers
         root.setLevel(root_level)
+        logging.disable(disabled)
         main_module.__package__ = main_package
 
 
@@ -92,8 +102,9 @@ def run_cli(
     code: int = 0
     with _restored_process_state():
         if env is not None:
+            wanted = dict(env)  # a copy first: ``env`` may be ``os.environ`` itself
             os.environ.clear()
-            os.environ.update(env)
+            os.environ.update(wanted)
         os.chdir(cwd)
         sys.stdin = _stream(stdin.encode(_ENCODING), errors="strict")
         sys.stdout, sys.stderr = out, err
@@ -110,6 +121,9 @@ def run_cli(
             else:  # sys.exit("message"): the message on stderr, status 1, as a process
                 print(exc.code, file=err)
                 code = 1
+        except BaseException as exc:
+            exc.add_note(f"forgeflare stderr so far: {_as_text(err)!r}")
+            raise
     return subprocess.CompletedProcess(
         ["forgeflare", *argv], code, stdout=_as_text(out), stderr=_as_text(err)
     )

@@ -26,6 +26,8 @@ def _state() -> tuple[object, ...]:
         signal.getsignal(signal.SIGINT),
         signal.getsignal(signal.SIGTERM),
         list(logging.getLogger().handlers),
+        logging.getLogger().level,
+        logging.root.manager.disable,
         getattr(sys.modules["__main__"], "__package__", None),
     )
 
@@ -75,6 +77,15 @@ def test_a_traceback_propagates_and_stdin_is_fed(
     done = run_cli(["runs"], cwd=tmp_path, stdin="a line\n")
     assert (done.returncode, done.stdout) == (0, "read: a line\n\n")
 
+    def warn(_summaries: object) -> str:
+        logging.getLogger("forgeflare.test").warning("a warning")
+        logging.getLogger("forgeflare.test").info("no info")
+        return ""
+
+    monkeypatch.setattr(forgeflare.report._text, "render_runs", warn)
+    # as a fresh process logs: a warning on stderr (logging's last resort), no info
+    assert run_cli(["runs"], cwd=tmp_path).stderr == "a warning\n"
+
     def boom(_summaries: object) -> str:
         os.environ["LEFT_BEHIND"] = "1"
         os.chdir("/")
@@ -83,6 +94,7 @@ def test_a_traceback_propagates_and_stdin_is_fed(
         raise RuntimeError("a bug")
 
     monkeypatch.setattr(forgeflare.report._text, "render_runs", boom)
-    with pytest.raises(RuntimeError, match="a bug"):
+    with pytest.raises(RuntimeError, match="a bug") as raised:
         run_cli(["runs"], cwd=tmp_path, env={"PATH": os.environ["PATH"]})
+    assert "forgeflare stderr so far: ''" in (raised.value.__notes__ or [])
     assert _state() == before
