@@ -51,9 +51,10 @@ def _signal_handlers() -> dict[signal.Signals, object]:
 
 @contextmanager
 def _restored_process_state() -> Iterator[None]:
-    """Environment, cwd, standard streams, argv, signal handlers, logging: back as they were."""
+    """Environment, cwd, standard streams, argv, sys.path, signal handlers, logging: back as
+    they were."""
     env, cwd = dict(os.environ), os.getcwd()
-    streams, argv = (sys.stdin, sys.stdout, sys.stderr), sys.argv
+    streams, argv, path = (sys.stdin, sys.stdout, sys.stderr), sys.argv, list(sys.path)
     handlers = _signal_handlers()
     root = logging.getLogger()
     root_handlers, root_level, disabled = (
@@ -76,6 +77,7 @@ def _restored_process_state() -> Iterator[None]:
         os.chdir(cwd)
         sys.stdin, sys.stdout, sys.stderr = streams
         sys.argv = argv
+        sys.path[:] = path  # a --hooks-module's project folder, put first to import it
         for signum, handler in handlers.items():
             if signal.getsignal(signum) is not handler and handler is not None:
                 signal.signal(signum, handler)  # type: ignore[arg-type]

@@ -23,6 +23,7 @@ def _state() -> tuple[object, ...]:
         sys.stdout,
         sys.stderr,
         list(sys.argv),
+        list(sys.path),
         signal.getsignal(signal.SIGINT),
         signal.getsignal(signal.SIGTERM),
         list(logging.getLogger().handlers),
@@ -89,6 +90,7 @@ def test_a_traceback_propagates_and_stdin_is_fed(
     def boom(_summaries: object) -> str:
         os.environ["LEFT_BEHIND"] = "1"
         os.chdir("/")
+        sys.path.insert(0, "/")
         signal.signal(signal.SIGTERM, lambda *_: None)
         logging.getLogger().addHandler(logging.NullHandler())
         raise RuntimeError("a bug")
