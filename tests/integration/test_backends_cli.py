@@ -1,4 +1,5 @@
-"""``forgeflare init --codex`` and ``forgeflare schema report`` as a user runs them."""
+"""``forgeflare init --codex`` and ``forgeflare schema report`` as a user runs them (in the test
+process)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from cli_inprocess import run_cli
 from forgeflare.supervisor import load_config
-from project_support import forgeflare
 
 REPORT_FIELDS = {
     "outcome",
@@ -39,7 +40,7 @@ OUTCOMES = {
 
 def test_init_codex_makes_codex_the_agent(tmp_path: Path) -> None:
     project = tmp_path / "codex-project"
-    done = forgeflare(tmp_path, "init", "--codex", str(project))
+    done = run_cli(["init", "--codex", str(project)], cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     config_text = (project / ".fresher" / "config.toml").read_text()
     assert 'backend = "codex"' in config_text
@@ -55,20 +56,20 @@ def test_init_codex_makes_codex_the_agent(tmp_path: Path) -> None:
     # Codex has no Claude Code Stop hook to install.
     assert not (project / ".claude").exists()
     # Again: the config is kept, with the hint to set the backend by hand.
-    again = forgeflare(tmp_path, "init", "--codex", str(project))
+    again = run_cli(["init", "--codex", str(project)], cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert "exists, kept    .fresher/config.toml (set [agent] backend yourself)" in again.stdout
 
 
 def test_init_with_both_agents_is_one_clear_error(tmp_path: Path) -> None:
-    done = forgeflare(tmp_path, "init", "--claude", "--codex", str(tmp_path / "p"))
+    done = run_cli(["init", "--claude", "--codex", str(tmp_path / "p")], cwd=tmp_path)
     assert done.returncode == 2  # a usage error, as everywhere
     assert done.stderr.strip() == "forgeflare: error: --claude and --codex: choose one agent"
     assert not (tmp_path / "p" / ".fresher").exists()
 
 
 def test_schema_report_is_a_json_schema_with_the_report_fields(tmp_path: Path) -> None:
-    done = forgeflare(tmp_path, "schema", "report")
+    done = run_cli(["schema", "report"], cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     schema = json.loads(done.stdout)
     jsonschema.Draft202012Validator.check_schema(schema)
@@ -92,7 +93,7 @@ def test_schema_report_is_a_json_schema_with_the_report_fields(tmp_path: Path) -
 
 
 def test_schema_of_something_else_is_one_line(tmp_path: Path) -> None:
-    done = forgeflare(tmp_path, "schema", "nope")
+    done = run_cli(["schema", "nope"], cwd=tmp_path)
     assert done.returncode == 2
     assert "schema 'nope': unknown; expected report" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1

@@ -15,6 +15,7 @@ from typing import ClassVar
 
 import pytest
 
+from cli_inprocess import forgeflare_here
 from forgeflare.cli import main
 from forgeflare.disk import Final
 from forgeflare.supervisor.backends import (
@@ -28,7 +29,7 @@ from forgeflare.supervisor.backends import (
     register_backend,
 )
 from forgeflare.trust import TrustItem
-from supervisor_agents.project import Project, base_env, forgeflare
+from supervisor_agents.project import Project, base_env
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 
@@ -224,17 +225,17 @@ async def test_a_backend_defined_in_a_test_runs_a_loop(
     # its box (BaseBackend's: it runs as it is, told the sandbox) says so in the banner
     assert "sandbox: a toy agent runs as it is" in done.stdout + done.stderr
     total = 40 + 7 + 300 + 12
-    (run,) = json.loads(forgeflare(tmp_path, "runs", "--json").stdout)
+    (run,) = json.loads(forgeflare_here(tmp_path, "runs", "--json").stdout)
     assert (run["tokens"], run["cost_usd"], run["iterations"]) == (total, 0.0123, 1)
     (row,) = project.record()["iterations"]
     # ok only when its key came through the file its helper_argv named, not its environment
     assert (row["outcome"], row["stop_reason"], row["model"]) == ("ok", "toy_done", "toy-1")
     assert row["backend"] == project.record()["backend"] == "toy"
     assert not list((project.run_dirs()[0]).glob(".key-*"))  # the key file is gone with it
-    report = forgeflare(tmp_path, "report").stdout
+    report = forgeflare_here(tmp_path, "report").stdout
     assert f"1 iteration · 0 commits · {total} tokens · $0.0123" in report
     assert re.search(r"#1 \d+s ok \(toy_done\)", report), report
-    watch = forgeflare(tmp_path, "watch", "--wait", "0").stdout
+    watch = forgeflare_here(tmp_path, "watch", "--wait", "0").stdout
     assert f"tokens {total} · $0.0123" in watch
     assert "finished: max_iterations" in watch
 

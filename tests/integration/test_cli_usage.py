@@ -1,5 +1,9 @@
 """What a newcomer's typical mistakes get from the real ``forgeflare`` command: one line that
-names the mistake, exit 2 for usage, no rich error boxes and nothing created on the way."""
+names the mistake, exit 2 for usage, no rich error boxes and nothing created on the way.
+
+Mistakes found before anything starts run through the entry point in the test process
+(``cli_inprocess``, named as the console script names itself); loops that do start are processes.
+"""
 
 from __future__ import annotations
 
@@ -9,34 +13,35 @@ from pathlib import Path
 
 import pytest
 
+from cli_inprocess import run_cli
 from project_support import forgeflare
 
 
 def test_no_arguments_prints_the_help_like_a_group_does(tmp_path: Path) -> None:
-    done = forgeflare(tmp_path)
+    done = run_cli([], cwd=tmp_path)
     assert done.returncode == 2
-    assert "Usage: python -m forgeflare [OPTIONS] COMMAND" in done.stdout
+    assert "Usage: forgeflare [OPTIONS] COMMAND" in done.stdout
     assert "│ loop " in done.stdout
-    assert forgeflare(tmp_path, "fleet").returncode == 2  # the same code as a subgroup
+    assert run_cli(["fleet"], cwd=tmp_path).returncode == 2  # the same code as a subgroup
 
 
 @pytest.mark.parametrize(
     ("args", "line"),
     [
-        (["loop", "--bogus"], "No such option: --bogus (see `python -m forgeflare loop --help`)"),
-        (["init", "--bogus"], "No such option: --bogus (see `python -m forgeflare init --help`)"),
-        (["demo", "--bogus"], "No such option: --bogus (see `python -m forgeflare demo --help`)"),
-        (["nope"], "No such command 'nope'. (see `python -m forgeflare --help`)"),
+        (["loop", "--bogus"], "No such option: --bogus (see `forgeflare loop --help`)"),
+        (["init", "--bogus"], "No such option: --bogus (see `forgeflare init --help`)"),
+        (["demo", "--bogus"], "No such option: --bogus (see `forgeflare demo --help`)"),
+        (["nope"], "No such command 'nope'. (see `forgeflare --help`)"),
         (["init", "--claude", "--codex"], "--claude and --codex: choose one agent"),
         (
             ["loop", "--max-iterations", "abc"],
             "Invalid value for '--max-iterations': Input should be a valid integer, unable to "
-            "parse string as an integer (see `python -m forgeflare loop --help`)",
+            "parse string as an integer (see `forgeflare loop --help`)",
         ),
     ],
 )
 def test_usage_errors_are_one_line_and_exit_2(tmp_path: Path, args: list[str], line: str) -> None:
-    done = forgeflare(tmp_path, *args)
+    done = run_cli(args, cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr == f"forgeflare: error: {line}\n"
     assert list(tmp_path.iterdir()) == []
@@ -44,7 +49,7 @@ def test_usage_errors_are_one_line_and_exit_2(tmp_path: Path, args: list[str], l
 
 def test_stop_of_a_missing_directory_is_an_error_and_creates_nothing(tmp_path: Path) -> None:
     typo = tmp_path / "typo"
-    done = forgeflare(tmp_path, "stop", "--dir", str(typo))
+    done = run_cli(["stop", "--dir", str(typo)], cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr == f"forgeflare: error: {typo}: no such directory\n"
     assert not typo.exists()
@@ -56,11 +61,11 @@ def test_a_malformed_api_url_is_a_usage_error_before_anything_starts(
 ) -> None:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "ANTHROPIC_API_KEY": "k"}
     if command == "run":
-        done = forgeflare(tmp_path, "run", "--api-url", "notaurl", "hello", env=env)
+        done = run_cli(["run", "--api-url", "notaurl", "hello"], cwd=tmp_path, env=env)
         said = "--api-url notaurl"
     else:
         env["ANTHROPIC_API_URL"] = "notaurl"
-        done = forgeflare(tmp_path, "loop", "--max-iterations", "1", env=env)
+        done = run_cli(["loop", "--max-iterations", "1"], cwd=tmp_path, env=env)
         said = "ANTHROPIC_API_URL=notaurl"
     assert done.returncode == 2, done.stderr
     assert done.stderr == (
@@ -77,7 +82,7 @@ def test_a_fleet_file_reports_every_mistake_with_a_suggestion(tmp_path: Path) ->
         '[[loop]]\nname = "a"\nprompt = "p"\nmax_iterations = "x"\n\n'
         '[[loop]]\nname = "b"\nprompt = "p"\nbsae = "main"\n'
     )
-    done = forgeflare(tmp_path, "fleet", "run", str(fleet))
+    done = run_cli(["fleet", "run", str(fleet)], cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr.splitlines() == [
         f"forgeflare: error: {fleet}: fleet.paralel: unknown key; did you mean 'parallel'?",
@@ -99,7 +104,7 @@ def test_the_banner_says_not_a_git_repository_once(tmp_path: Path) -> None:
 def test_stop_without_a_loop_leaves_no_request_and_an_old_one_is_dropped_with_its_age(
     tmp_path: Path,
 ) -> None:
-    done = forgeflare(tmp_path, "stop", "--dir", str(tmp_path))
+    done = run_cli(["stop", "--dir", str(tmp_path)], cwd=tmp_path)
     assert (done.returncode, done.stdout.strip()) == (
         0,
         f"no loop is running in {tmp_path}: nothing to stop",
@@ -120,7 +125,7 @@ def test_stop_without_a_loop_leaves_no_request_and_an_old_one_is_dropped_with_it
 def test_a_misspelt_config_section_stops_the_loop_before_it_starts(tmp_path: Path) -> None:
     (tmp_path / ".fresher").mkdir()
     (tmp_path / ".fresher" / "config.toml").write_text("[limit]\nmax_cost = 1\n")
-    done = forgeflare(tmp_path, "loop", "--agent-cmd", "true")
+    done = run_cli(["loop", "--agent-cmd", "true"], cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr == (
         "forgeflare: error: .fresher/config.toml: unknown section [limit]; did you mean 'limits'?\n"

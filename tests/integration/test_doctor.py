@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_inprocess import run_cli
 from http_support import QuietHandler, serving
 from mockapi_support import MockAPI
 from project_support import forgeflare
@@ -56,6 +57,7 @@ def test_the_own_agent_answers_and_a_claude_fallback_without_base_url_fails(
         f'[agent]\nfallback = ["claude:work"]\n[agent.profiles.work]\ncommand = "{fake}"\n',
     )
     env = _env(ANTHROPIC_API_URL=server.url, ANTHROPIC_API_KEY="test-key", IS_SANDBOX="1")
+    # the one real `doctor` process
     done = forgeflare(tmp_path, "doctor", "--dir", str(project), env=env)
     assert done.returncode == 1, done.stdout + done.stderr
     lines = done.stdout.splitlines()
@@ -69,14 +71,14 @@ def test_the_own_agent_answers_and_a_claude_fallback_without_base_url_fails(
 def test_a_usage_limit_is_reported_not_a_failure(tmp_path: Path, limited_api: str) -> None:
     project = _project(tmp_path)
     env = _env(ANTHROPIC_API_URL=limited_api, ANTHROPIC_API_KEY="test-key")
-    done = forgeflare(tmp_path, "doctor", "--dir", str(project), env=env)
+    done = run_cli(["doctor", "--dir", str(project)], cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "usage limit (429, retry-after 3600s)" in done.stdout
 
 
 def test_a_bad_configuration_is_one_line_and_exit_2(tmp_path: Path) -> None:
     project = _project(tmp_path, "[agent]\nbackend = 3\n")
-    done = forgeflare(tmp_path, "doctor", "--dir", str(project), env=_env())
+    done = run_cli(["doctor", "--dir", str(project)], cwd=tmp_path, env=_env())
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1
     assert "Traceback" not in done.stderr

@@ -9,13 +9,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from agent_support import text_response, tool_response
+from cli_inprocess import run_cli
 from mockapi_support import MockAPI
-from project_support import forgeflare, run_text
+from project_support import forgeflare
 from supervisor_agents.project import python_agent
 
 LIMIT = {
@@ -91,12 +91,7 @@ def test_a_usage_limit_moves_the_night_to_the_fallback_and_back(
     assert "agent forgeflare -> forgeflare:cheap: forgeflare: usage limit" in log
     assert "agent forgeflare:cheap -> forgeflare: back to the primary" in log
     # The report shows the spend per agent.
-    report = run_text(
-        [sys.executable, "-m", "forgeflare", "report"],
-        cwd=project,
-        env=_env(tmp_path, primary.url),
-        timeout=60,
-    )
+    report = run_cli(["report"], cwd=project, env=_env(tmp_path, primary.url))
     assert report.returncode == 0, report.stderr
     assert f"  forgeflare: {len(rows)} it" not in report.stdout  # not every row is the primary's
     assert "  forgeflare: 2 it · " in report.stdout

@@ -1,4 +1,5 @@
-"""``forgeflare hooks validate|test|schema`` as a user runs them (real subprocesses)."""
+"""``forgeflare hooks validate|test|schema`` as a user runs them: one real process (the console
+script), the rest through the same entry point in the test process (``cli_inprocess``)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 import tomli_w
 from typer.testing import CliRunner
 
+from cli_inprocess import run_cli
 from forgeflare.agent._hookscli import hooks_app
 from project_support import run_text
 
@@ -19,7 +21,8 @@ SCRIPTS = Path(__file__).resolve().parents[1] / "hook_scripts"
 
 
 def forgeflare(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return run_text([sys.executable, "-m", "forgeflare", "hooks", *args], cwd=cwd, timeout=60)
+    """``forgeflare hooks ARGS`` in ``cwd``, in the test process."""
+    return run_cli(["hooks", *args], cwd=cwd)
 
 
 def write_hooks(root: Path, *entries: dict[str, object]) -> Path:
@@ -35,7 +38,8 @@ def test_validate_ok(tmp_path: Path) -> None:
         {"event": "PreToolUse", "command": "a.sh"},
         {"event": "Stop", "command": "b.sh"},
     )
-    ok = forgeflare(tmp_path, "validate")
+    script = Path(sys.executable).with_name("forgeflare")  # the one real process: the script
+    ok = run_text([script, "hooks", "validate"], cwd=tmp_path, timeout=60)
     assert (ok.returncode, ok.stdout.strip()) == (0, "OK: 2 hooks")
 
 

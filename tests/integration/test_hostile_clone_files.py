@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_inprocess import run_cli
 from project_support import run_text
 from supervisor_agents.project import Project, base_env
 
@@ -33,13 +34,18 @@ def clone(tmp_path: Path) -> Project:
     return project
 
 
-def _loop(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
-    return run_text(
-        [sys.executable, "-m", "forgeflare", "loop", "--agent-cmd", "true", "--no-sandbox", *args],
-        cwd=project.dir,
-        env=base_env(FORGEFLARE_TRUST="1"),
-        timeout=60,
-    )
+LOOP = ("loop", "--agent-cmd", "true", "--no-sandbox")
+
+
+def _loop(project: Project) -> subprocess.CompletedProcess[str]:
+    """``forgeflare loop`` in ``project``, refused before it starts: in the test process."""
+    return run_cli(LOOP, cwd=project.dir, env=base_env(FORGEFLARE_TRUST="1"))
+
+
+def _loop_process(project: Project) -> subprocess.CompletedProcess[str]:
+    """The same as a process: one that could hang is killed at the timeout."""
+    argv = [sys.executable, "-m", "forgeflare", *LOOP]
+    return run_text(argv, cwd=project.dir, env=base_env(FORGEFLARE_TRUST="1"), timeout=60)
 
 
 def _one_line(done: subprocess.CompletedProcess[str], *words: str) -> None:
@@ -63,7 +69,7 @@ def test_a_lock_that_is_a_fifo_is_refused_without_a_hang(clone: Project) -> None
     lock = clone.dir / ".fresher" / "loop.lock"
     lock.parent.mkdir()
     os.mkfifo(lock)
-    _one_line(_loop(clone), "loop.lock", "a FIFO, not a regular file")
+    _one_line(_loop_process(clone), "loop.lock", "a FIFO, not a regular file")
 
 
 @pytest.mark.parametrize("folder", [".fresher", ".fresher/runs", ".entire", ".forgeflare"])
@@ -88,12 +94,7 @@ def test_a_log_dir_through_a_link_is_refused_and_needs_trust(clone: Project, vic
     _one_line(_loop(clone), "logs/runs", "leads outside the project")
     assert list(elsewhere.iterdir()) == []
     # The [paths] check of trust resolves too: the setting is a trust item, not lexically inside.
-    shown = run_text(
-        [sys.executable, "-m", "forgeflare", "trust", "--show"],
-        cwd=clone.dir,
-        env=base_env(),
-        timeout=60,
-    )
+    shown = run_cli(["trust", "--show"], cwd=clone.dir, env=base_env())
     assert "[paths] log_dir" in shown.stdout, shown.stdout
 
 

@@ -1,15 +1,14 @@
 """The ``opencode`` and ``pi`` backends' offline checks stop ``forgeflare loop`` before any
-iteration: one line naming the fix, exit 2, no run started."""
+iteration: one line naming the fix, exit 2, no run started (in the test process: nothing starts)."""
 
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
-from project_support import run_text
+from cli_inprocess import run_cli
 
 
 @pytest.mark.parametrize(
@@ -34,11 +33,8 @@ def test_a_base_url_the_cli_would_miss_stops_the_loop_before_it_starts(
         ANTHROPIC_API_KEY="test-key",
         FRESHER_AGENT_COMMAND="sh",  # found on PATH: the check after it is the one under test
     )
-    done = run_text(
-        [sys.executable, "-m", "forgeflare", "loop", "--backend", backend, "--max-iterations", "1"],
-        cwd=project,
-        env=run_env,
-        timeout=120,
+    done = run_cli(
+        ["loop", "--backend", backend, "--max-iterations", "1"], cwd=project, env=run_env
     )
     assert done.returncode == 2, done.stderr
     errors = [line for line in done.stderr.splitlines() if "error" in line]
@@ -76,16 +72,12 @@ def test_what_the_cli_loads_from_a_clone_waits_for_trust(
         ANTHROPIC_API_KEY="test-key",
         FRESHER_AGENT_COMMAND=str(agent),
     )
-    argv = [sys.executable, "-m", "forgeflare"]
-    done = run_text(
-        [*argv, "loop", "--backend", backend, "--max-iterations", "1"],
-        cwd=project,
-        env=run_env,
-        timeout=120,
+    done = run_cli(
+        ["loop", "--backend", backend, "--max-iterations", "1"], cwd=project, env=run_env
     )
     assert done.returncode == 2, done.stderr
     assert "not trusted" in done.stderr, done.stderr
     assert planted in done.stderr, done.stderr
     assert not marker.exists()
-    shown = run_text([*argv, "trust", "--show", "--dir", str(project)], env=run_env, timeout=60)
+    shown = run_cli(["trust", "--show", "--dir", str(project)], cwd=tmp_path, env=run_env)
     assert planted in shown.stdout, shown.stdout + shown.stderr

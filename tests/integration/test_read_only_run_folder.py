@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from cli_inprocess import forgeflare_here
 from forgeflare.supervisor.records import read_run
 from platform_support import private_mounts_skip_reason, run_in_private_mounts
 from project_support import git
-from supervisor_agents.project import Project, base_env, forgeflare
+from supervisor_agents.project import Project, base_env
 
 
 def test_the_commit_of_the_iteration_that_lost_its_folder_is_kept(tmp_path: Path) -> None:
@@ -43,7 +44,7 @@ def test_the_commit_of_the_iteration_that_lost_its_folder_is_kept(tmp_path: Path
     work = git(tmp_path, "rev-parse", "HEAD").strip()
     (run_dir,) = project.run_dirs()
     assert json.loads((run_dir / "run.json").read_text())["finished_at"] is None  # as it was
-    listed = forgeflare(tmp_path, "runs", "--json")
+    listed = forgeflare_here(tmp_path, "runs", "--json")
     assert listed.returncode == 0, listed.stderr
     (row,) = json.loads(listed.stdout)
     assert row["finish_type"] == "error"

@@ -1,5 +1,5 @@
 """The morning says the truth: real loops, real git, then ``report`` and ``runs`` as a user
-runs them. A killed loop is dead in both; work left in the tree needs you."""
+runs them (in the test process). A killed loop is dead in both; work left in the tree needs you."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from supervisor_agents.project import Project, agent_cmd, forgeflare, wait_for
+from cli_inprocess import forgeflare_here
+from supervisor_agents.project import Project, agent_cmd, wait_for
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 
@@ -33,9 +34,9 @@ def test_a_killed_loop_is_dead_in_runs_and_needs_you_in_the_report(tmp_path: Pat
     finally:
         if loop.poll() is None:
             loop.kill()
-    runs = forgeflare(project.dir, "runs")
+    runs = forgeflare_here(project.dir, "runs")
     assert " dead " in runs.stdout, runs.stdout
-    report = forgeflare(project.dir, "report", "--dir", str(project.dir))
+    report = forgeflare_here(project.dir, "report", "--dir", str(project.dir))
     assert report.returncode == 0, report.stderr
     (item,) = todo(report.stdout)
     assert item.startswith("the loop died mid-run (its supervisor is gone; 0 iteration(s)"), (
@@ -52,13 +53,13 @@ def test_work_left_in_the_tree_needs_you_until_committed(tmp_path: Path) -> None
     project.git_init()
     done = project.run("--agent-cmd", agent_cmd("--check", "--commit"), "--max-iterations", "3")
     assert done.code == 0, done.stderr
-    clean = forgeflare(project.dir, "report", "--dir", str(project.dir))
+    clean = forgeflare_here(project.dir, "report", "--dir", str(project.dir))
     assert todo(clean.stdout) == [
         "Nothing needs you: no open question, no failed claim, stop or hook."
     ]
     # What an agent (or a checkpoint that could not commit) leaves behind after the run.
     project.write("src/fix.py", "x = 1\n")
-    dirty = forgeflare(project.dir, "report", "--dir", str(project.dir))
+    dirty = forgeflare_here(project.dir, "report", "--dir", str(project.dir))
     assert todo(dirty.stdout) == [
         f"uncommitted changes in 1 file(s) after the run: src/  →  git -C {project.dir} status"
     ]
@@ -66,7 +67,7 @@ def test_work_left_in_the_tree_needs_you_until_committed(tmp_path: Path) -> None
     subprocess.run(["git", "commit", "-qm", "the fix"], cwd=project.dir, check=True)
     # HEAD moved past the run: its tree is not the run's any more; a later edit is not its.
     project.write("later.txt", "y\n")
-    after = forgeflare(project.dir, "report", "--dir", str(project.dir))
+    after = forgeflare_here(project.dir, "report", "--dir", str(project.dir))
     assert "uncommitted" not in after.stdout
 
 
@@ -78,10 +79,10 @@ def test_an_undelivered_finish_needs_you_with_git_status(tmp_path: Path) -> None
     subprocess.run(["git", "config", "user.name", "."], cwd=project.dir, check=True)
     done = project.run("--agent-cmd", agent_cmd("--touch"), "--max-iterations", "5")
     assert done.code == 22, done.stderr
-    report = forgeflare(project.dir, "report", "--dir", str(project.dir))
+    report = forgeflare_here(project.dir, "report", "--dir", str(project.dir))
     assert report.returncode == 0, report.stderr
     (item,) = todo(report.stdout)
     assert item.startswith("undelivered: 2 checkpoint commits failed in a row"), item
     assert item.endswith(f"→  git -C {project.dir} status")
-    runs = forgeflare(project.dir, "runs")
+    runs = forgeflare_here(project.dir, "runs")
     assert "undelivered" in runs.stdout

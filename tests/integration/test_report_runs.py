@@ -1,4 +1,5 @@
-"""``forgeflare runs`` and ``forgeflare report`` on records written by real loops."""
+"""``forgeflare runs`` and ``forgeflare report`` (in the test process) on records written by real
+loops."""
 
 from __future__ import annotations
 
@@ -10,12 +11,12 @@ import pytest
 import trio
 
 from chromium_support import CHROMIUM, NO_CHROMIUM, chromium
+from cli_inprocess import forgeflare_here
 from supervisor_agents.project import (
     Done,
     Project,
     agent_cmd,
     base_env,
-    forgeflare,
     python_agent,
     wait_for,
 )
@@ -67,7 +68,7 @@ def night(tmp_path_factory: pytest.TempPathFactory) -> Project:
 
 
 def test_runs_lists_newest_first_with_reasons(night: Project) -> None:
-    done = forgeflare(night.dir, "runs")
+    done = forgeflare_here(night.dir, "runs")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     finishes = [line.split()[3] for line in lines[::2]]
@@ -75,7 +76,7 @@ def test_runs_lists_newest_first_with_reasons(night: Project) -> None:
     assert "stopped: the budget of $1 is spent ($1.50)" in done.stdout
     assert "stopped by hand" in done.stdout
     assert "3 error iterations in a row, the last one `agent_error`" in done.stdout
-    as_json = json.loads(forgeflare(night.dir, "runs", "--json").stdout)
+    as_json = json.loads(forgeflare_here(night.dir, "runs", "--json").stdout)
     assert [r["finish_type"] for r in as_json] == [
         "manual",
         "budget",
@@ -90,8 +91,8 @@ def test_runs_lists_newest_first_with_reasons(night: Project) -> None:
 
 
 def test_report_text_of_a_complete_run(night: Project) -> None:
-    complete_id = json.loads(forgeflare(night.dir, "runs", "--json").stdout)[-1]["run_id"]
-    done = forgeflare(night.dir, "report", complete_id)
+    complete_id = json.loads(forgeflare_here(night.dir, "runs", "--json").stdout)[-1]["run_id"]
+    done = forgeflare_here(night.dir, "report", complete_id)
     assert done.returncode == 0, done.stderr
     text = done.stdout
     assert "complete: no open task left in the plan" in text
@@ -103,19 +104,19 @@ def test_report_text_of_a_complete_run(night: Project) -> None:
 def test_report_html_and_errors(night: Project, tmp_path: Path) -> None:
     pytest.importorskip("plotly", reason="plotly is the optional report extra")
     out = tmp_path / "out" / "night.html"
-    done = forgeflare(night.dir, "report", "--html", str(out))
+    done = forgeflare_here(night.dir, "report", "--html", str(out))
     assert done.returncode == 0, done.stderr
     page = out.read_text()
     assert 'id="timeline"' in page
     assert "iteration-001.log" in page
-    missing = forgeflare(night.dir, "report", "nosuchrun")
+    missing = forgeflare_here(night.dir, "report", "nosuchrun")
     assert missing.returncode == 2
     assert "no run 'nosuchrun'" in missing.stderr
 
 
 def test_no_runs_yet(tmp_path: Path) -> None:
-    assert forgeflare(tmp_path, "runs").stdout.strip() == "no runs yet"
-    done = forgeflare(tmp_path, "report")
+    assert forgeflare_here(tmp_path, "runs").stdout.strip() == "no runs yet"
+    done = forgeflare_here(tmp_path, "report")
     assert done.returncode == 2
     assert "no runs in" in done.stderr
 
@@ -124,7 +125,7 @@ def test_no_runs_yet(tmp_path: Path) -> None:
 def test_report_renders_in_headless_chromium(night: Project, tmp_path: Path) -> None:
     pytest.importorskip("plotly", reason="plotly is the optional report extra")
     out = tmp_path / "night.html"
-    assert forgeflare(night.dir, "report", "--html", str(out)).returncode == 0
+    assert forgeflare_here(night.dir, "report", "--html", str(out)).returncode == 0
     dom = chromium(out, tmp_path / "profile", "--dump-dom")
     assert dom.returncode == 0, dom.stderr[-2000:]
     # plotly drew the plot: its SVG layers exist only once its inlined script ran
@@ -153,8 +154,8 @@ def test_completion_by_tag_is_reported_as_the_tag(tmp_path: Path) -> None:
     assert done.code == 0, done.stderr
     said = "complete: the agent said <loop-done>COMPLETE</loop-done> in iteration 1"
     assert project.record()["finish_reason"] == said
-    assert said in forgeflare(project.dir, "runs").stdout
-    assert said in forgeflare(project.dir, "report").stdout
+    assert said in forgeflare_here(project.dir, "runs").stdout
+    assert said in forgeflare_here(project.dir, "report").stdout
     hooks_log = (project.run_dirs()[0] / "hooks.log").read_text()
     assert "All tasks completed" not in hooks_log
     assert f"Complete ({said})" in hooks_log
@@ -176,6 +177,6 @@ def test_a_rate_limited_iteration_is_counted_alike_in_summary_and_runs(tmp_path:
     assert done.code == 10, done.stderr
     assert "finished: max_iterations (exit 10); 1 iteration," in done.stderr
     assert "reached max_iterations (1 iteration)" in done.stderr
-    (row,) = json.loads(forgeflare(project.dir, "runs", "--json").stdout)
+    (row,) = json.loads(forgeflare_here(project.dir, "runs", "--json").stdout)
     assert row["iterations"] == 1
-    assert " 1 it " in forgeflare(project.dir, "runs").stdout
+    assert " 1 it " in forgeflare_here(project.dir, "runs").stdout

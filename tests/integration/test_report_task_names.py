@@ -8,8 +8,9 @@ import re
 from pathlib import Path
 
 from agent_support import text_response, tick_response
+from cli_inprocess import forgeflare_here
 from mockapi_support import MockAPI
-from supervisor_agents.project import Project, env_for, forgeflare
+from supervisor_agents.project import Project, env_for
 
 
 async def test_cost_per_task_names_the_task(tmp_path: Path, mock_api: MockAPI) -> None:
@@ -29,7 +30,7 @@ async def test_cost_per_task_names_the_task(tmp_path: Path, mock_api: MockAPI) -
     )
     done = await project.arun("--max-iterations", "4", "--mode", "building", env=env_for(server))
     assert done.code == 0, done.stderr  # complete: no open box, committed by the checkpoint
-    report = forgeflare(project.dir, "report")
+    report = forgeflare_here(project.dir, "report")
     assert report.returncode == 0, report.stderr
     text = report.stdout
     section = text[text.index("Cost per task") :].split("\n\n")[0].splitlines()

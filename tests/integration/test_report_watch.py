@@ -1,4 +1,5 @@
-"""``forgeflare watch`` against a live loop: piped (plain lines) and in a pseudo-terminal."""
+"""``forgeflare watch`` against a live loop: piped (plain lines) and in a pseudo-terminal; on a
+finished or dead run, in the test process."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import IO
 
 from agent_support import text_response
+from cli_inprocess import forgeflare_here
 from mockapi_support import MockAPI
 from supervisor_agents.project import Project, base_env, env_for, wait_for
 
@@ -29,17 +31,12 @@ def start_loop(project: Project) -> subprocess.Popen[str]:
     return proc
 
 
+def watch_args(project: Project) -> list[str]:
+    return ["watch", "--dir", str(project.dir), "--interval", "0.05"]
+
+
 def watch_argv(project: Project) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "forgeflare",
-        "watch",
-        "--dir",
-        str(project.dir),
-        "--interval",
-        "0.05",
-    ]
+    return [sys.executable, "-m", "forgeflare", *watch_args(project)]
 
 
 def test_watch_piped_follows_a_live_loop(tmp_path: Path) -> None:
@@ -228,10 +225,9 @@ def test_watch_started_first_follows_the_loop_started_after_it(
 
 
 def watch_once(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
-    """``forgeflare watch ARGS`` to its end (a finished or dead run), exit 0."""
-    done = subprocess.run(
-        [*watch_argv(project), *args], capture_output=True, text=True, env=base_env(), timeout=60
-    )
+    """``forgeflare watch ARGS`` to its end (a finished or dead run), exit 0: in the test
+    process, as no live loop is watched."""
+    done = forgeflare_here(project.dir, *watch_args(project), *args)
     assert done.returncode == 0, done.stderr
     return done
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_inprocess import run_cli
 from supervisor_agents.project import Project, base_env
 
 _MAX_RSS_MB = 300  # a read of /dev/zero grew the process to 2.7 GB in seconds before
@@ -110,9 +111,11 @@ def test_a_special_config_or_hooks_file_is_one_line(
 
 def test_an_answer_that_is_not_utf8_is_one_line(tmp_path: Path) -> None:
     bad = os.fsdecode(b"\xed\xa0\x80")
-    code, out, _ = _forgeflare(tmp_path, "answer", bad, env=_env(tmp_path))
-    assert code == 2
-    assert out.strip() == "forgeflare: error: answer: not UTF-8 text (character 1)"
+    done = run_cli(["answer", bad], cwd=tmp_path, env=_env(tmp_path))  # no memory at stake
+    assert done.returncode == 2
+    assert (done.stdout + done.stderr).strip() == (
+        "forgeflare: error: answer: not UTF-8 text (character 1)"
+    )
 
 
 def test_a_fifo_window_store_does_not_hold_up_a_loop(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ import pytest
 import trio
 from typer.testing import CliRunner
 
+from cli_inprocess import forgeflare_here
 from forgeflare import _app as cli
 from forgeflare._errors import ConfigError
 from forgeflare.supervisor.agents import StopControl
@@ -27,7 +28,6 @@ from supervisor_agents.project import (
     agent_cmd,
     alive,
     base_env,
-    forgeflare,
     wait_for,
 )
 
@@ -615,11 +615,11 @@ def test_a_run_folder_made_read_only_is_marked_finished_beside_it(project: Proje
     (run_dir,) = project.run_dirs()
     assert json.loads((run_dir / "run.json").read_text())["finished_at"] is None  # as it was
     # ... but every reader sees it finished: not running, not resumable.
-    listed = forgeflare(project.dir, "runs", "--json")
+    listed = forgeflare_here(project.dir, "runs", "--json")
     assert listed.returncode == 0, listed.stderr
     (row,) = json.loads(listed.stdout)
     assert row["finish_type"] == "error"
-    resumed = forgeflare(project.dir, "loop", "--resume", "--agent-cmd", "true")
+    resumed = forgeflare_here(project.dir, "loop", "--resume", "--agent-cmd", "true")
     assert "no unfinished run" in resumed.stderr
 
 

@@ -4,32 +4,30 @@ A ``run.json`` that is not UTF-8, not JSON, or of the wrong shape (``"waits": 1.
 ``"observations": 1.5``, a count past any real run) is one line naming the file and the first
 mistake; the other runs stay readable. The fuzz test damages a real record at random (a fixed
 seed: ``derandomize``) and runs ``runs``, ``runs --json``, ``report``, ``report --html`` on it
-through the real CLI entry point, and ``loop --resume`` as a real process.
+through the real CLI entry point in the test process (``cli_inprocess``), and ``loop --resume``
+as a real process.
 """
 
 from __future__ import annotations
 
 import contextlib
-import io
 import json
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cli_inprocess import forgeflare_here
 from conftest import SLOW_MACHINE_CHECKS
-from forgeflare.cli import main
 from forgeflare.supervisor import IterationRecord, RunRecord
 from forgeflare.supervisor.backends import Tokens
 from forgeflare.supervisor.records import WaitRecord
 from project_support import run_text
-from supervisor_agents.project import base_env, forgeflare
+from supervisor_agents.project import base_env
 
 RUN_ID = "20261124-010000-abcd"
 
@@ -97,7 +95,7 @@ def test_runs_and_report_name_the_damaged_run_and_show_the_rest(
 ) -> None:
     write_run(tmp_path, "20261124-000000-good", json.dumps(good_record()).encode())
     write_run(tmp_path, "20261124-020000-bad0", data)
-    runs = forgeflare(tmp_path, "runs")
+    runs = forgeflare_here(tmp_path, "runs")
     assert runs.returncode == 0, runs.stderr
     assert RUN_ID in runs.stdout  # the good run is still listed
     lines = runs.stderr.splitlines()
@@ -105,9 +103,9 @@ def test_runs_and_report_name_the_damaged_run_and_show_the_rest(
     assert lines[0].startswith("forgeflare: skipped a run: ")
     assert str(Path(".fresher/runs/20261124-020000-bad0/run.json")) in lines[0]
     assert named in lines[0], lines[0]
-    as_json = forgeflare(tmp_path, "runs", "--json")
+    as_json = forgeflare_here(tmp_path, "runs", "--json")
     assert [r["run_id"] for r in json.loads(as_json.stdout)] == [RUN_ID]
-    report = forgeflare(tmp_path, "report")
+    report = forgeflare_here(tmp_path, "report")
     assert report.returncode == 0, report.stderr
     assert f"run {RUN_ID}" in report.stdout
     assert "skipped a run" in report.stderr
@@ -119,7 +117,7 @@ def test_a_damaged_row_is_left_out_and_the_rest_of_the_run_shown(tmp_path: Path)
     record = good_record()
     record["iterations"][0]["observations"] = 1.5
     write_run(tmp_path, "20261124-020000-bad0", json.dumps(record).encode())
-    runs = forgeflare(tmp_path, "runs", "--json")
+    runs = forgeflare_here(tmp_path, "runs", "--json")
     assert runs.returncode == 0, runs.stderr
     (run,) = json.loads(runs.stdout)
     assert (run["run_id"], run["tokens"], run["cost_usd"]) == (RUN_ID, 230, 0.5)  # its totals
@@ -127,7 +125,7 @@ def test_a_damaged_row_is_left_out_and_the_rest_of_the_run_shown(tmp_path: Path)
     assert line.startswith("forgeflare: warning: ")
     assert "20261124-020000-bad0/run.json: iterations.0.observations:" in line
     assert line.endswith("(row left out)")
-    report = forgeflare(tmp_path, "report")
+    report = forgeflare_here(tmp_path, "report")
     assert report.returncode == 0, report.stderr
     assert "#2 30s ok" in report.stdout
     assert "#1 " not in report.stdout
@@ -136,12 +134,7 @@ def test_a_damaged_row_is_left_out_and_the_rest_of_the_run_shown(tmp_path: Path)
 
 def test_resume_names_the_damaged_record_it_could_not_read(tmp_path: Path) -> None:
     write_run(tmp_path, "20261124-020000-bad0", b'{"run_id": "\xff"}')
-    done = run_text(
-        [sys.executable, "-m", "forgeflare", "loop", "--resume", "--agent-cmd", "false"],
-        cwd=tmp_path,
-        env=base_env(),
-        timeout=60,
-    )
+    done = forgeflare_here(tmp_path, "loop", "--resume", "--agent-cmd", "false")
     assert done.returncode == 1, done.stderr
     (line,) = done.stderr.splitlines()
     assert "--resume: no readable unfinished run in" in line
@@ -265,31 +258,18 @@ def _only_run(tmp_path: Path, data: bytes) -> Path:
     return project
 
 
-def _cli(args: list[str]) -> tuple[int, str]:
-    """``forgeflare ARGS`` through the real entry point, in-process: (exit status, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    code = 0
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            main(args)
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
-    return code, err.getvalue()
-
-
 @_damaged_records(max_examples=40)
 def test_no_reader_tracebacks_on_a_damaged_record(tmp_path: Path, data: bytes) -> None:
     project = _only_run(tmp_path, data)
-    with mock.patch.dict(os.environ, {"NO_COLOR": "1"}):
-        for args in (
-            ["runs", "--dir", str(project)],
-            ["runs", "--dir", str(project), "--json"],
-            ["report", "--dir", str(project)],
-            ["report", "--dir", str(project), "--html", str(tmp_path / "r.html")],
-        ):
-            code, err = _cli(args)  # a traceback raises out of here and fails the test
-            assert code in (0, 2), (args, code, err)
-            assert "Traceback" not in err
+    for args in (
+        ["runs", "--dir", str(project)],
+        ["runs", "--dir", str(project), "--json"],
+        ["report", "--dir", str(project)],
+        ["report", "--dir", str(project), "--html", str(tmp_path / "r.html")],
+    ):
+        done = forgeflare_here(tmp_path, *args)  # a traceback raises out of here: the test fails
+        assert done.returncode in (0, 2), (args, done.returncode, done.stderr)
+        assert "Traceback" not in done.stderr
 
 
 @_damaged_records(max_examples=6)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from cli_inprocess import run_cli
 from forgeflare import _app as cli
 from forgeflare.hooks import load_hooks_file
 from forgeflare.supervisor import LoopConfig, load_config
@@ -52,11 +53,7 @@ def test_init_into_an_empty_dir_with_the_real_command(tmp_path: Path) -> None:
         assert bool(mode & stat.S_IXUSR) == f.executable, f.relpath
         assert (project / f.relpath).read_text() == f.content
 
-    validate = run_text(
-        [sys.executable, "-m", "forgeflare", "hooks", "validate", ".forgeflare/hooks.toml"],
-        cwd=project,
-        timeout=60,
-    )
+    validate = run_cli(["hooks", "validate", ".forgeflare/hooks.toml"], cwd=project)
     assert validate.returncode == 0, validate.stderr
     assert validate.stdout.strip() == "OK: 4 hooks"
 
@@ -193,7 +190,7 @@ def test_unusable_targets_are_one_clear_error(tmp_path: Path) -> None:
     (tmp_path / "p" / ".gitignore").mkdir(parents=True)
     with pytest.raises(TemplateError, match=r"\.gitignore: is a directory"):
         init_project(tmp_path / "p")
-    done = run_text([sys.executable, "-m", "forgeflare", "init", str(a_file)], timeout=60)
+    done = run_cli(["init", str(a_file)], cwd=tmp_path)
     assert done.returncode == 2  # a usage error, as everywhere
     assert done.stderr.strip() == f"forgeflare: error: {a_file}: not a directory"
 

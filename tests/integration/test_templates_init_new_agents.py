@@ -4,20 +4,17 @@ hook the agent never runs."""
 from __future__ import annotations
 
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 
-from project_support import run_text
+from cli_inprocess import run_cli
 
 
 def init(tmp_path: Path, *flags: str) -> subprocess.CompletedProcess[str]:
-    return run_text(
-        [sys.executable, "-m", "forgeflare", "init", str(tmp_path / "p"), *flags],
-        timeout=120,
-    )
+    """``forgeflare init <tmp_path>/p FLAGS``, in the test process."""
+    return run_cli(["init", str(tmp_path / "p"), *flags], cwd=tmp_path)
 
 
 @pytest.mark.parametrize("backend", ["opencode", "pi"])

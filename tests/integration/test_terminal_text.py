@@ -1,8 +1,8 @@
 """What a record or a project holds reaches the terminal without escapes: a hostile agent
 (commit subject, output, question with OSC 52, OSC 0/2, CSI, C1 and U+202E) and a hostile
 clone (a hook script's first lines, a stop-hook prompt), read back through real
-``forgeflare loop``, ``report``, ``runs``, ``stop-hook status`` and ``trust --show``
-processes."""
+``forgeflare loop`` and ``stop-hook status`` processes and ``report``, ``runs`` and
+``trust --show`` through the same entry point in the test process (``cli_inprocess``)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_inprocess import forgeflare_here
 from project_support import run_text
 from supervisor_agents.project import Project, base_env
 
@@ -83,7 +84,7 @@ def test_records_read_back_without_escapes(
     hostile_run: tuple[Project, str, str], command: list[str]
 ) -> None:
     project, _, _ = hostile_run
-    done = _forgeflare(project.dir, *command)
+    done = forgeflare_here(project.dir, *command, env=base_env(FORGEFLARE_TRUST="1"))
     assert done.returncode == 0, done.stderr
     _clean(done.stdout, " ".join(command))
     _clean(done.stderr, " ".join(command))
@@ -106,7 +107,7 @@ def test_stop_hook_status_shows_a_prompt_without_escapes(tmp_path: Path) -> None
 def test_trust_show_marks_a_bidi_override_in_a_hook_script(tmp_path: Path) -> None:
     project = Project(tmp_path)
     project.hook("started", f"# looks harmless {HOSTILE}\necho hi")
-    done = _forgeflare(tmp_path, "trust", "--show")
+    done = forgeflare_here(tmp_path, "trust", "--show", env=base_env(FORGEFLARE_TRUST="1"))
     assert done.returncode == 1, done.stderr  # not trusted yet
     _clean(done.stdout, "trust --show")
     assert "looks harmless" in done.stdout

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from agent_support import run_agent, text_response, tool_response
+from cli_inprocess import run_cli
 from mockapi_support import MockAPI
 from project_support import cloned_repo, forgeflare
 
@@ -98,13 +99,13 @@ def test_override_runs_and_says_so(cloned: Path, tmp_path: Path, mock_api: MockA
 
 
 def test_list_and_revoke(cloned: Path, tmp_path: Path) -> None:
-    env = _env(tmp_path)
-    assert forgeflare(cloned, "trust", "--yes", env=env).returncode == 0
-    listed = forgeflare(cloned, "trust", "--list", env=env)
+    env = _env(tmp_path)  # the trust command alone: in the test process
+    assert run_cli(["trust", "--yes"], cwd=cloned, env=env).returncode == 0
+    listed = run_cli(["trust", "--list"], cwd=cloned, env=env)
     assert str(cloned.resolve()) in listed.stdout
-    revoked = forgeflare(cloned, "trust", "--revoke", env=env)
+    revoked = run_cli(["trust", "--revoke"], cwd=cloned, env=env)
     assert "revoked" in revoked.stdout
-    assert "no trusted projects" in forgeflare(cloned, "trust", "--list", env=env).stdout
+    assert "no trusted projects" in run_cli(["trust", "--list"], cwd=cloned, env=env).stdout
 
 
 def test_loop_refuses_until_trusted(cloned: Path, tmp_path: Path) -> None:
@@ -248,7 +249,8 @@ def test_a_python_hook_importing_its_neighbour_stays_trusted_call_after_call(
 
 
 def test_trust_of_a_missing_directory_is_one_line(tmp_path: Path) -> None:
-    done = forgeflare(tmp_path, "trust", "--dir", str(tmp_path / "nonexistent"), env=_env(tmp_path))
+    missing = str(tmp_path / "nonexistent")
+    done = run_cli(["trust", "--dir", missing], cwd=tmp_path, env=_env(tmp_path))
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         f"forgeflare: error: {tmp_path / 'nonexistent'}: no such directory"
@@ -274,7 +276,7 @@ def test_a_damaged_trust_file_is_one_line_from_every_command(
             "show": ["trust", "--show"], "revoke": ["trust", "--revoke"],
             "hooks": ["hooks", "test", "Stop"]}  # fmt: skip
     for args in (argv[c] for c in commands):
-        done = forgeflare(cloned, *args, env=env)
+        done = run_cli(args, cwd=cloned, env=env)  # refused before anything starts
         lines = done.stderr.strip().splitlines()
         assert done.returncode == 2, (args, done.stderr)
         assert len(lines) == 1, (args, done.stderr)

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from agent_support import run_agent
-from project_support import cloned_repo, forgeflare
+from cli_inprocess import forgeflare_here
+from project_support import cloned_repo
 
 HOOKS_TOML = "".join(
     f'[[hooks]]\nevent = "{event}"\ncommand = ".forgeflare/hooks/guard.py"\n\n'
@@ -80,7 +81,7 @@ def test_yes_on_a_terminal_trusts(cloned: Path, tmp_path: Path) -> None:
     assert out.count(".forgeflare/hooks/guard.py  sha256") == 1
     assert "Trust these 6 item(s) (6 new or changed)? [y/N]" in out
     assert "trusted 6 item(s)" in out
-    assert forgeflare(cloned, "trust", "--show", env=env).returncode == 0
+    assert forgeflare_here(cloned, "trust", "--show", env=env).returncode == 0
 
 
 @pytest.mark.parametrize("answer", [b"n\n", b"\n", b"\x04"])
@@ -94,7 +95,7 @@ def test_anything_but_yes_trusts_nothing(cloned: Path, tmp_path: Path, answer: b
 
 def test_no_terminal_and_no_yes_exits_2_with_the_command(cloned: Path, tmp_path: Path) -> None:
     env = _env(tmp_path)
-    done = forgeflare(tmp_path, "trust", "--dir", "clone", env=env)
+    done = forgeflare_here(tmp_path, "trust", "--dir", "clone", env=env)
     assert done.returncode == 2
     assert "turns the sandbox off" in done.stdout  # the review is shown all the same
     assert done.stderr.strip().splitlines() == [
@@ -102,12 +103,12 @@ def test_no_terminal_and_no_yes_exits_2_with_the_command(cloned: Path, tmp_path:
         "`forgeflare trust --dir clone --yes`"
     ]
     assert not (tmp_path / "config" / "forgeflare" / "trust.json").exists()
-    assert forgeflare(tmp_path, "trust", "--dir", "clone", "--yes", env=env).returncode == 0
-    assert forgeflare(cloned, "trust", "--show", env=env).returncode == 0
+    assert forgeflare_here(tmp_path, "trust", "--dir", "clone", "--yes", env=env).returncode == 0
+    assert forgeflare_here(cloned, "trust", "--show", env=env).returncode == 0
 
 
 def test_the_positional_directory_still_works_with_a_note(cloned: Path, tmp_path: Path) -> None:
-    done = forgeflare(tmp_path, "trust", "clone", "--show", env=_env(tmp_path))
+    done = forgeflare_here(tmp_path, "trust", "clone", "--show", env=_env(tmp_path))
     assert done.returncode == 1
     assert "is now spelled `forgeflare trust --dir DIR`" in done.stderr
 
@@ -115,13 +116,13 @@ def test_the_positional_directory_still_works_with_a_note(cloned: Path, tmp_path
 def test_refusals_name_the_same_command_everywhere(cloned: Path, tmp_path: Path) -> None:
     env = {**_env(tmp_path), "ANTHROPIC_API_KEY": "k", "ANTHROPIC_API_URL": "http://127.0.0.1:9"}
     want = "review and trust them with `forgeflare trust --dir clone`"
-    loop = forgeflare(tmp_path, "loop", "--dir", "clone", "--agent-cmd", "true", env=env)
-    run = forgeflare(tmp_path, "run", "--dir", "clone", "hi", env=env)
+    loop = forgeflare_here(tmp_path, "loop", "--dir", "clone", "--agent-cmd", "true", env=env)
+    run = forgeflare_here(tmp_path, "run", "--dir", "clone", "hi", env=env)
     for done in (loop, run):
         assert done.returncode == 2, done.stderr
         assert want in done.stderr, done.stderr
     here = "review and trust them with `forgeflare trust`,"
-    hooks = forgeflare(cloned, "hooks", "test", "Stop", env=env)
+    hooks = forgeflare_here(cloned, "hooks", "test", "Stop", env=env)
     inside = run_agent(cloned, "http://127.0.0.1:9", env=env)
     for done in (hooks, inside):
         assert done.returncode == 2, done.stderr

@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from cli_inprocess import forgeflare_here
 from mockapi_support import MockAPI
 from project_support import forgeflare
 
@@ -93,18 +94,18 @@ def test_a_two_hour_window_with_three_minutes_left_falls_back_at_once(
     assert until >= started + timedelta(hours=1, minutes=59)
     # `forgeflare windows` lists it; `windows clear KEY` forgets it.
     env = _env(tmp_path, primary.url)
-    listed = forgeflare(tmp_path, "windows", env=env)
+    listed = forgeflare(tmp_path, "windows", env=env)  # the one real `windows` process
     assert listed.returncode == 0, listed.stderr
     assert key in listed.stdout
     assert "usage limit" in listed.stdout
-    unknown = forgeflare(tmp_path, "windows", "clear", "forgeflare", env=env)
+    unknown = forgeflare_here(tmp_path, "windows", "clear", "forgeflare", env=env)
     assert unknown.returncode == 2
     assert len(unknown.stderr.strip().splitlines()) == 1
-    cleared = forgeflare(tmp_path, "windows", "clear", key, env=env)
+    cleared = forgeflare_here(tmp_path, "windows", "clear", key, env=env)
     assert cleared.returncode == 0, cleared.stderr
     assert f"forgot {key}" in cleared.stdout
     assert _store(tmp_path) == {}
-    assert "no usage window known" in forgeflare(tmp_path, "windows", env=env).stdout
+    assert "no usage window known" in forgeflare_here(tmp_path, "windows", env=env).stdout
 
 
 def test_a_window_from_one_endpoint_does_not_hold_a_loop_on_another(

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
+from cli_inprocess import run_cli
 from fleet_support import FLEET
 from forgeflare import __version__
 from forgeflare.fleet import k8s_documents, parse_fleet_text, pod_failure_policy
 from forgeflare.supervisor.evidence import FINISH_EXIT_CODES, FinishType
-from project_support import run_text
 
 CODES = {str(k): v for k, v in FINISH_EXIT_CODES.items()}
 
@@ -58,10 +57,8 @@ def test_manifests_pass_the_kubernetes_schemas() -> None:
 
 
 def k8s(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return run_text(
-        [sys.executable, "-m", "forgeflare", "fleet", "k8s", *args],
-        cwd=tmp_path,
-    )
+    """``forgeflare fleet k8s ARGS`` in ``tmp_path``, in the test process."""
+    return run_cli(["fleet", "k8s", *args], cwd=tmp_path)
 
 
 def test_cli_writes_and_lists_the_files(tmp_path: Path) -> None:
