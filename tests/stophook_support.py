@@ -5,21 +5,16 @@ through its real entry (:func:`stop_hook_here`), and the constants its tests sha
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import logging
-import os
-import signal
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from claude_code_support import claude_env
-from forgeflare.cli import main
+from cli_inprocess import run_cli
 from forgeflare.stophook import continued, state_path
 from project_support import run_text
 
@@ -57,89 +52,10 @@ def stop_hook_cli(
 def stop_hook_here(
     *args: str, cwd: Path | None = None, env: Mapping[str, str], input: str = ""
 ) -> subprocess.CompletedProcess[str]:
-    """``forgeflare stop-hook ARGS`` as the console script runs it (``forgeflare.cli.main``),
-    but in this process: ``input`` on stdin, in ``cwd`` (``None``: this process's working
-    directory, as a child started without one inherits it), with exactly ``env`` as the
-    environment; its status, stdout and stderr as :func:`run_text` gives them. ``SystemExit``
-    is the status; any other exception propagates (a traceback fails the test, as a process's
-    non-zero status would). The process is left as it was: environment, working directory,
-    ``sys`` streams and ``argv``, signal handlers, the root logger."""
-    argv = ["stop-hook", *args]
-    stdout, stderr = _output(), _output()
-    with _process_state(cwd, env, input, stdout, stderr, argv):
-        try:
-            main(argv)
-            code: object = 0
-        except SystemExit as exc:
-            code = exc.code
-        except BaseException as exc:
-            exc.add_note(f"stop-hook stderr so far: {_text(stderr)!r}")
-            raise
-    if code is None:
-        code = 0
-    elif not isinstance(code, int):  # as the interpreter does: the message, status 1
-        print(code, file=stderr)
-        code = 1
-    return subprocess.CompletedProcess(
-        [FORGEFLARE, *argv], code, stdout=_text(stdout), stderr=_text(stderr)
-    )
-
-
-def _output() -> io.TextIOWrapper:
-    return io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
-
-
-def _text(stream: io.TextIOWrapper) -> str:
-    """What was written, read back as ``subprocess`` reads text (universal newlines)."""
-    stream.flush()
-    raw = stream.buffer.getvalue()  # type: ignore[attr-defined]
-    return io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8").read()
-
-
-_SIGNALS = sorted(signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP})
-
-
-@contextlib.contextmanager
-def _process_state(
-    cwd: Path | None,
-    env: Mapping[str, str],
-    stdin: str,
-    stdout: io.TextIOWrapper,
-    stderr: io.TextIOWrapper,
-    argv: list[str],
-) -> Iterator[None]:
-    """This process as a ``forgeflare`` start would see it (environment, folder, streams,
-    ``argv``, logging), and back afterwards."""
-    saved_env, saved_cwd = dict(os.environ), os.getcwd()
-    cwd, env = cwd or Path(saved_cwd), dict(env)  # a copy: ``env`` may be os.environ itself
-    saved_streams = (sys.stdin, sys.stdout, sys.stderr, sys.argv)
-    saved_signals = {sig: signal.getsignal(sig) for sig in _SIGNALS}
-    root = logging.getLogger()
-    saved_logging = (root.level, list(root.handlers), logging.root.manager.disable)
-    os.environ.clear()
-    os.environ.update(env)
-    # Logging as a fresh process has it: no handler (a warning goes to stderr through
-    # logging's last resort, not to pytest's capture), the default level.
-    root.handlers[:] = []
-    root.setLevel(logging.WARNING)
-    logging.disable(logging.NOTSET)
-    try:
-        os.chdir(cwd)
-        sys.stdin = io.TextIOWrapper(io.BytesIO(stdin.encode("utf-8")), encoding="utf-8")
-        sys.stdout, sys.stderr = stdout, stderr
-        sys.argv = [FORGEFLARE, *argv]
-        yield
-    finally:
-        sys.stdin, sys.stdout, sys.stderr, sys.argv = saved_streams
-        os.chdir(saved_cwd)
-        os.environ.clear()
-        os.environ.update(saved_env)
-        for sig, handler in saved_signals.items():
-            if handler is not None and signal.getsignal(sig) is not handler:
-                signal.signal(sig, handler)
-        root.setLevel(saved_logging[0])
-        root.handlers[:] = saved_logging[1]
-        logging.disable(saved_logging[2])
+    """``forgeflare stop-hook ARGS`` through the real entry, in this process
+    (:func:`cli_inprocess.run_cli`): ``input`` on stdin, in ``cwd`` (``None``: this process's
+    working directory, as a child started without one inherits it), with exactly ``env``."""
+    return run_cli(["stop-hook", *args], cwd=cwd or Path.cwd(), env=env, stdin=input)
 
 
 def blocks(out: subprocess.CompletedProcess[str]) -> bool:
