@@ -310,9 +310,9 @@ def test_the_fleet_budget_stops_a_running_loop(
         (repo / ".gitignore").write_text(".fresher/\nnight-logs/\n")
         git(repo, "add", "-f", ".fresher/config.toml", ".gitignore")
         git(repo, "commit", "-qm", "runs in night-logs")
-    hang = {**text_response("Still thinking."), "delay_ms": 120_000}
-    server = mock_api({"conversations": [conv("a", spends("a")), conv("b", [hang])]})
-    loops = [loop(n, model="claude-opus-4-6") for n in ("a", "b")]
+    server = mock_api({"conversations": [conv("a", spends("a"))]})
+    # b is a loop still running (its agent a shell that hangs) when a's spend stops the fleet
+    loops = [loop("a", model="claude-opus-4-6"), loop("b", **shell_agent("sleep 120"))]
     path = fleet_file(tmp_path, "budget2", loops, parallel=2, max_cost=4)
     done = fleet("run", str(path), env=env_for(server))
     assert done.returncode == 1, done.stderr
