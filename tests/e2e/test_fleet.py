@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -19,7 +21,7 @@ import pytest
 from agent_support import text_response, tool_response
 from mockapi_support import MockAPI
 from project_support import git, run_text
-from supervisor_agents.project import alive, env_for, wait_for
+from supervisor_agents.project import alive, base_env, env_for, wait_for
 
 MILLION = {"input_tokens": 1_000_000, "output_tokens": 0}  # $5 at claude-opus-4-6 prices
 
@@ -41,13 +43,28 @@ def make_repo(root: Path, *loops: str) -> Path:
     return repo
 
 
-def commit_file(loop: str, name: str, text: str) -> dict[str, Any]:
-    """A scripted turn: the agent writes ``name``, checks off its plan and commits."""
-    command = (
+def commit_command(loop: str, name: str, text: str) -> str:
+    """Shell: write ``name``, check off the loop's plan and commit."""
+    return (
         f"printf '{text}\\n' > {name} && sed -i 's/- \\[ \\]/- [x]/' PLAN-{loop}.md"
         f" && git add {name} PLAN-{loop}.md && git commit -qm 'write {name}'"
     )
-    return tool_response(("Bash", {"command": command}))
+
+
+def commit_file(loop: str, name: str, text: str) -> dict[str, Any]:
+    """A scripted turn: the agent writes ``name``, checks off its plan and commits."""
+    return tool_response(("Bash", {"command": commit_command(loop, name, text)}))
+
+
+def shell_agent(command: str) -> dict[str, Any]:
+    """A loop's agent that is the shell ``command`` (backend ``command``): for fleet tests
+    about landing, where the own agent and a mock API would only run the same command."""
+    return {"backend": "command", "agent_command": f"sh -c {shlex.quote(command)}"}
+
+
+def completing_agent(loop: str, name: str, text: str) -> dict[str, Any]:
+    """A shell agent whose one iteration commits ``name`` and checks off the loop's plan."""
+    return shell_agent(commit_command(loop, name, text))
 
 
 def commits(name: str) -> dict[str, Any]:
@@ -133,29 +150,25 @@ def marked_processes(marker: str) -> list[int]:
     return found
 
 
-def test_three_loops_two_land_one_conflicts(tmp_path: Path, mock_api: MockAPI) -> None:
+def test_three_loops_two_land_one_conflicts(tmp_path: Path) -> None:
     repo = make_repo(tmp_path, "one", "two", "three")
-    server = mock_api(
-        {
-            "conversations": [
-                conv("one", completes_with("one", "shared.txt", "one")),
-                conv("two", completes_with("two", "two.txt", "two")),
-                conv("three", completes_with("three", "shared.txt", "three")),
-            ]
-        }
-    )
+    loops = [
+        loop("one", **completing_agent("one", "shared.txt", "one")),
+        loop("two", **completing_agent("two", "two.txt", "two")),
+        loop("three", **completing_agent("three", "shared.txt", "three")),
+    ]
     # as in the README: the fleet file in the repository, repo = "."
     path = fleet_file(
         repo,
         "night",
-        [loop("one"), loop("two"), loop("three")],
+        loops,
         repo=".",
         parallel=2,
         gate="test -s shared.txt || test -s two.txt",
     )
     git(repo, "add", "fleet.toml")
     git(repo, "commit", "-qm", "fleet")
-    done = fleet("run", str(path), env=env_for(server))
+    done = fleet("run", str(path), env=base_env())
     assert done.returncode == 1, done.stderr  # one loop did not land
     rec = state(path, "night")
     assert rec["two"]["status"] == "landed"
@@ -175,11 +188,11 @@ def test_three_loops_two_land_one_conflicts(tmp_path: Path, mock_api: MockAPI) -
     assert (repo / "shared.txt").read_text() == f"{winner}\n"  # the user's tree moved too
     # the conflicting work stays on its branch
     assert git(repo, "show", f"forgeflare/night/{loser}:shared.txt") == loser
-    status = fleet("status", str(path), env=env_for(server))
+    status = fleet("status", str(path), env=base_env())
     assert status.returncode == 0
     (line,) = [x for x in status.stdout.splitlines() if x.split()[0] == loser]
     assert line.split()[1] == "conflict"
-    report = fleet("report", str(path), env=env_for(server))
+    report = fleet("report", str(path), env=base_env())
     assert report.returncode == 0, report.stderr
     assert "landed" in report.stdout
     assert "rebase onto main conflicts in shared.txt" in report.stdout
@@ -188,7 +201,7 @@ def test_three_loops_two_land_one_conflicts(tmp_path: Path, mock_api: MockAPI) -
         assert f"== {name} (forgeflare/night/{name}) ==" in report.stdout
     assert git(repo, "status", "--porcelain") == ""  # the fleet's state is ignored
     page = tmp_path / "fleet.html"
-    written = fleet("report", str(path), "--html", str(page), env=env_for(server))
+    written = fleet("report", str(path), "--html", str(page), env=base_env())
     assert written.stdout.strip() == f"report: {page}"
     text = page.read_text()
     assert "<h1>forgeflare fleet night</h1>" in text
@@ -199,25 +212,22 @@ def test_three_loops_two_land_one_conflicts(tmp_path: Path, mock_api: MockAPI) -
         assert len(text) < 2_500_000, len(text)  # three loops: was 14.5 MB
 
 
-def test_agents_that_add_everything_still_both_land(tmp_path: Path, mock_api: MockAPI) -> None:
+def test_agents_that_add_everything_still_both_land(tmp_path: Path) -> None:
     """Agents that commit with ``git add -A`` in a repository whose .gitignore does not list
     forgeflare's files: no loop commits a lock or a record, so the second lands too."""
     repo = make_repo(tmp_path, "one", "two")
     git(repo, "rm", "-q", ".gitignore")
     git(repo, "commit", "-qm", "no ignore file")
 
-    def adds_all(loop: str) -> list[dict[str, Any]]:
-        command = (
+    def adds_all(loop: str) -> dict[str, Any]:
+        return shell_agent(
             f"echo {loop} > {loop}.txt && sed -i 's/- \\[ \\]/- [x]/' PLAN-{loop}.md"
             f" && git add -A && git commit -qm 'write {loop}'"
         )
-        return [tool_response(("Bash", {"command": command})), text_response("Done.")]
 
-    server = mock_api(
-        {"conversations": [conv("one", adds_all("one")), conv("two", adds_all("two"))]}
-    )
-    path = fleet_file(tmp_path, "all", [loop("one"), loop("two")], parallel=2)
-    done = fleet("run", str(path), env=env_for(server))
+    loops = [loop("one", **adds_all("one")), loop("two", **adds_all("two"))]
+    path = fleet_file(tmp_path, "all", loops, parallel=2)
+    done = fleet("run", str(path), env=base_env())
     rec = state(path, "all")
     assert done.returncode == 0, (done.stderr, rec)
     assert (rec["one"]["status"], rec["two"]["status"]) == ("landed", "landed")
@@ -225,23 +235,24 @@ def test_agents_that_add_everything_still_both_land(tmp_path: Path, mock_api: Mo
     assert not [f for f in tracked if f.startswith((".fresher/", ".forgeflare/", ".entire/"))]
 
 
-def test_a_finished_fleet_says_so_and_again_starts_a_new_run(
-    tmp_path: Path, mock_api: MockAPI
-) -> None:
+def test_a_finished_fleet_says_so_and_again_starts_a_new_run(tmp_path: Path) -> None:
     make_repo(tmp_path, "one")
-    server = mock_api({"conversations": [conv("one", completes_with("one", "one.txt", "one"))]})
-    path = fleet_file(tmp_path, "f", [loop("one")])
-    assert fleet("run", str(path), env=env_for(server)).returncode == 0
+    path = fleet_file(tmp_path, "f", [loop("one", **completing_agent("one", "one.txt", "one"))])
+    env = base_env()
+    assert fleet("run", str(path), env=env).returncode == 0
     record = path.parent / ".forgeflare-fleet" / "f" / "fleet.json"
     first = record.read_text()
-    again = fleet("run", str(path), env=env_for(server))
+    again = fleet("run", str(path), env=env)
     assert again.returncode == 0, again.stderr
     assert "fleet f has finished: nothing to run" in again.stdout
     assert f"forgeflare fleet run --again {path}" in again.stdout
     assert record.read_text() == first  # nothing re-ran, nothing was overwritten
     # --again: a new run with its own records; here its loop cannot start (preflight, exit 2)
-    path.write_text(path.read_text() + 'agent_command = "no-such-agent-here"\n')
-    done = fleet("run", "--again", str(path), env=env_for(server))
+    text = re.sub(
+        r"(?m)^agent_command = .*$", 'agent_command = "no-such-agent-here"', path.read_text()
+    )
+    path.write_text(text)
+    done = fleet("run", "--again", str(path), env=env)
     assert done.returncode == 1, done.stderr
     rec = state(path, "f")
     assert rec["fleet"]["attempt"] == 2
@@ -299,9 +310,9 @@ def test_the_fleet_budget_stops_a_running_loop(
         (repo / ".gitignore").write_text(".fresher/\nnight-logs/\n")
         git(repo, "add", "-f", ".fresher/config.toml", ".gitignore")
         git(repo, "commit", "-qm", "runs in night-logs")
-    hang = {**text_response("Still thinking."), "delay_ms": 120_000}
-    server = mock_api({"conversations": [conv("a", spends("a")), conv("b", [hang])]})
-    loops = [loop(n, model="claude-opus-4-6") for n in ("a", "b")]
+    server = mock_api({"conversations": [conv("a", spends("a"))]})
+    # b is a loop still running (its agent a shell that hangs) when a's spend stops the fleet
+    loops = [loop("a", model="claude-opus-4-6"), loop("b", **shell_agent("sleep 120"))]
     path = fleet_file(tmp_path, "budget2", loops, parallel=2, max_cost=4)
     done = fleet("run", str(path), env=env_for(server))
     assert done.returncode == 1, done.stderr
@@ -367,26 +378,24 @@ def test_a_usage_limit_in_one_loop_makes_the_others_wait(tmp_path: Path, mock_ap
     assert {"kind": "limit_wait", "until": window}.items() <= b_run["waits"][0].items()
 
 
-def test_kill_9_then_resume_leaves_no_process_and_loses_no_record(
-    tmp_path: Path, mock_api: MockAPI
-) -> None:
+def test_kill_9_then_resume_leaves_no_process_and_loses_no_record(tmp_path: Path) -> None:
     make_repo(tmp_path, "a", "b")
-    hang = {**text_response("Still thinking."), "delay_ms": 120_000}
-    server = mock_api(
-        {
-            "conversations": [
-                conv("a", [hang, *completes_with("a", "a.txt", "a")]),
-                conv("b", [hang, *completes_with("b", "b.txt", "b")]),
-            ]
-        }
-    )
-    path = fleet_file(tmp_path, "crash", [loop("a"), loop("b")], parallel=2)
+
+    def hangs_then_completes(name: str) -> dict[str, Any]:
+        """The first iteration hangs (its marker says it started), the next one completes."""
+        hung = tmp_path / f"hung-{name}"
+        complete = commit_command(name, f"{name}.txt", name)
+        return shell_agent(f"if [ -e {hung} ]; then {complete}; else touch {hung}; sleep 120; fi")
+
+    loops = [loop(n, **hangs_then_completes(n)) for n in "ab"]
+    path = fleet_file(tmp_path, "crash", loops, parallel=2)
     sdir = tmp_path / ".forgeflare-fleet" / "crash"
-    env = env_for(server)
+    env = base_env()
     supervisor = started_fleet(path, env, subprocess.DEVNULL)
 
     def both_waiting() -> bool:
-        if len(server.requests()) < 2 or not (sdir / "fleet.json").exists():
+        hung = all((tmp_path / f"hung-{n}").exists() for n in "ab")
+        if not hung or not (sdir / "fleet.json").exists():
             return False
         rec = state(path, "crash")
         return all(rec[n]["status"] == "running" and rec[n]["runs"] for n in "ab")
@@ -418,16 +427,13 @@ def test_kill_9_then_resume_leaves_no_process_and_loses_no_record(
         assert second["finish_type"] == "complete"
 
 
-def test_sigterm_ends_the_loops_and_leaves_the_fleet_resumable(
-    tmp_path: Path, mock_api: MockAPI
-) -> None:
+def test_sigterm_ends_the_loops_and_leaves_the_fleet_resumable(tmp_path: Path) -> None:
     make_repo(tmp_path, "a", "b")
-    hang = {**text_response("Still thinking."), "delay_ms": 120_000}
-    server = mock_api({"conversations": [conv("a", [hang]), conv("b", [hang])]})
-    path = fleet_file(tmp_path, "term", [loop("a"), loop("b")], parallel=2)
+    loops = [loop(n, **shell_agent(f"touch {tmp_path}/hung-{n}; sleep 120")) for n in "ab"]
+    path = fleet_file(tmp_path, "term", loops, parallel=2)
     sdir = tmp_path / ".forgeflare-fleet" / "term"
-    supervisor = started_fleet(path, env_for(server))
-    wait_for(lambda: len(server.requests()) >= 2, timeout=60)
+    supervisor = started_fleet(path, base_env())
+    wait_for(lambda: all((tmp_path / f"hung-{n}").exists() for n in "ab"), timeout=60)
     supervisor.send_signal(signal.SIGTERM)
     _, err = supervisor.communicate(timeout=60)
     assert supervisor.returncode == 130, err
@@ -447,26 +453,25 @@ def test_sigterm_ends_the_loops_and_leaves_the_fleet_resumable(
         assert run["finished_at"] is not None  # each loop ended cleanly and wrote its record
 
 
-def test_fleet_stop_ends_the_running_loop_and_starts_no_other(
-    tmp_path: Path, mock_api: MockAPI
-) -> None:
+def test_fleet_stop_ends_the_running_loop_and_starts_no_other(tmp_path: Path) -> None:
     make_repo(tmp_path, "a", "b")
+    started, go = tmp_path / "started", tmp_path / "go"
 
-    def works(name: str) -> list[dict[str, Any]]:
-        return [
-            commits(name),
-            # Long enough for `fleet stop` to start and ask on a loaded machine (6 s was not).
-            {**text_response("More to do."), "delay_ms": 20000},
-        ]
+    def works(name: str) -> dict[str, Any]:
+        """An iteration that commits (work, the plan stays open), then waits for ``go``."""
+        return shell_agent(
+            f"echo {name} >> {started} && echo 1 > {name}.txt && git add {name}.txt"
+            f" && git commit -qm {name} && while [ ! -e {go} ]; do sleep 0.05; done"
+        )
 
-    server = mock_api({"conversations": [conv("a", works("a")), conv("b", works("b"))]})
-    path = fleet_file(tmp_path, "stopme", [loop("a"), loop("b")], parallel=1)
-    env = env_for(server)
+    path = fleet_file(tmp_path, "stopme", [loop(n, **works(n)) for n in "ab"], parallel=1)
+    env = base_env()
     supervisor = started_fleet(path, env)
-    wait_for(lambda: len(server.requests()) >= 2, timeout=60)  # the slow answer is on its way
+    wait_for(started.exists, timeout=60)  # the first loop's iteration is under way
     asked = fleet("stop", str(path), env=env)
     assert asked.returncode == 0
     assert asked.stdout.strip() == "asked 1 running loop(s) to stop after their iteration"
+    go.touch()  # the iteration ends
     _, err = supervisor.communicate(timeout=60)
     assert supervisor.returncode == 1, err
     rec = state(path, "stopme")
@@ -476,12 +481,10 @@ def test_fleet_stop_ends_the_running_loop_and_starts_no_other(
     assert other["status"] == "stopped"
     assert other["reason"] == "the fleet was stopped (fleet stop)"
     assert other["runs"] == []
-    assert len(server.requests()) == 2
+    assert started.read_text().split() == [ran["name"]]  # one iteration in all
 
 
-def test_land_pr_pushes_and_opens_a_pull_request_with_the_report(
-    tmp_path: Path, mock_api: MockAPI
-) -> None:
+def test_land_pr_pushes_and_opens_a_pull_request_with_the_report(tmp_path: Path) -> None:
     repo = make_repo(tmp_path, "a")
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(remote))
@@ -493,9 +496,10 @@ def test_land_pr_pushes_and_opens_a_pull_request_with_the_report(
         "echo https://github.example/o/r/pull/1\n"
     )
     (bindir / "gh").chmod(0o755)
-    server = mock_api({"conversations": [conv("a", completes_with("a", "a.txt", "a"))]})
-    path = fleet_file(tmp_path, "prs", [loop("a")], land="pr")
-    env = env_for(server)
+    path = fleet_file(
+        tmp_path, "prs", [loop("a", **completing_agent("a", "a.txt", "a"))], land="pr"
+    )
+    env = base_env()
     env.update(PATH=f"{bindir}:{env['PATH']}", GH_LOG=str(tmp_path / "gh"))
     done = fleet("run", str(path), env=env)
     assert done.returncode == 0, done.stderr

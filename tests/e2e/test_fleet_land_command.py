@@ -1,7 +1,8 @@
 """``forgeflare fleet land``: a loop left on its branch is landed later, through the gate.
 
-Real ``forgeflare loop`` processes in real git worktrees against ``forgeflare mock-api``; the
-gate fails at landing (a file it needs is missing), is fixed, and ``fleet land`` lands it.
+Real ``forgeflare loop`` processes in real git worktrees, each with a shell agent that commits
+and checks off its plan (what the own agent's scripted turn would run); the gate fails at
+landing (a file it needs is missing), is fixed, and ``fleet land`` lands it.
 """
 
 from __future__ import annotations
@@ -9,20 +10,20 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from test_fleet import MockAPI, completes_with, conv, fleet, fleet_file, loop, make_repo, state
+from test_fleet import completing_agent, fleet, fleet_file, loop, make_repo, state
 
 from project_support import git
-from supervisor_agents.project import env_for
+from supervisor_agents.project import base_env
 
 
-def test_a_loop_left_unlanded_lands_with_fleet_land(tmp_path: Path, mock_api: MockAPI) -> None:
+def test_a_loop_left_unlanded_lands_with_fleet_land(tmp_path: Path) -> None:
     repo = make_repo(tmp_path, "one")
-    server = mock_api({"conversations": [conv("one", completes_with("one", "one.txt", "one"))]})
+    one = loop("one", **completing_agent("one", "one.txt", "one"))
     # The landing gate runs in the box, whose /tmp and /var/tmp are its own: the fix it looks
     # for is made where the box sees the host (the repository's git directory).
     ok = repo / ".git" / "gate-ok"
-    path = fleet_file(tmp_path, "night", [loop("one")], gate=f"test -f {ok}")
-    env = env_for(server)
+    path = fleet_file(tmp_path, "night", [one], gate=f"test -f {ok}")
+    env = base_env()
     ran = fleet("run", str(path), env=env)
     assert ran.returncode == 1, ran.stderr
     rec = state(path, "night")
@@ -52,11 +53,10 @@ def test_a_loop_left_unlanded_lands_with_fleet_land(tmp_path: Path, mock_api: Mo
     assert fleet("land", str(path), "one", env=env).returncode == 0  # landed stays landed
 
 
-def test_fleet_land_refuses_what_it_cannot_land(tmp_path: Path, mock_api: MockAPI) -> None:
+def test_fleet_land_refuses_what_it_cannot_land(tmp_path: Path) -> None:
     make_repo(tmp_path, "one")
-    server = mock_api({"conversations": [conv("one", completes_with("one", "one.txt", "one"))]})
-    path = fleet_file(tmp_path, "night", [loop("one")])
-    env = env_for(server)
+    path = fleet_file(tmp_path, "night", [loop("one", **completing_agent("one", "one.txt", "one"))])
+    env = base_env()
     not_yet = fleet("land", str(path), "one", env=env)
     assert not_yet.returncode == 2
     assert "has not run yet" in not_yet.stderr

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +18,8 @@ import pytest
 from agent_support import text_response
 from chromium_support import CHROMIUM, NO_CHROMIUM, dom_of
 from forgeflare._completion import BLOCKED_TAG
-from mockapi_support import MockAPI, MockServer
-from supervisor_agents.project import Project, base_env, forgeflare, wait_for
+from mockapi_support import MockAPI, MockServer, start_mock_server
+from supervisor_agents.project import Done, Project, base_env, forgeflare, wait_for
 
 QUESTION = "Which database should the cache use: Postgres or SQLite?"
 ASKS = text_response(f"I cannot choose this alone.\n\n{BLOCKED_TAG}\n{QUESTION}\n")
@@ -43,11 +44,30 @@ def open_question(project: Project) -> str | None:
         return None
 
 
-def test_a_question_parks_the_loop_and_notifies(tmp_path: Path, mock_api: MockAPI) -> None:
-    project = Project(tmp_path)
+@dataclass
+class Parked:
+    """One loop parked by a question (shared, read-only): its project, its end and the requests
+    its agent made."""
+
+    project: Project
+    done: Done
+    requests: list[dict[str, Any]]
+
+
+@pytest.fixture(scope="module")
+def parked(tmp_path_factory: pytest.TempPathFactory) -> Parked:
+    """A loop with a ``[notify] command`` whose first iteration asks: run once for the tests
+    that read what it left (the record, the notification, the report)."""
+    project = Project(tmp_path_factory.mktemp("asked"))
     project.write(".fresher/config.toml", '[notify]\ncommand = "cat > notified.json"\n')
-    server = mock_api({"responses": [ASKS, text_response("never reached")]})
-    done = project.run("--mode", "planning", "--max-iterations", "5", env=env_for(server))
+    script = {"responses": [ASKS, text_response("never reached")]}
+    with start_mock_server(script, directory=tmp_path_factory.mktemp("mockapi")) as server:
+        done = project.run("--mode", "planning", "--max-iterations", "5", env=env_for(server))
+        return Parked(project, done, server.requests())
+
+
+def test_a_question_parks_the_loop_and_notifies(parked: Parked) -> None:
+    project, done = parked.project, parked.done
     assert done.code == 20, done.stderr
     rec = project.record()
     assert rec["finish_type"] == "blocked"
@@ -59,7 +79,26 @@ def test_a_question_parks_the_loop_and_notifies(tmp_path: Path, mock_api: MockAP
     assert notified["event"] == "blocked"
     assert notified["question"] == QUESTION
     # the rule is shown to the model like the other tags
-    assert BLOCKED_TAG in prompt_of(server.requests()[0])
+    assert BLOCKED_TAG in prompt_of(parked.requests[0])
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
+def test_the_report_opens_with_what_needs_you(tmp_path: Path, parked: Parked) -> None:
+    project = parked.project
+    assert parked.done.code == 20
+    text = forgeflare(project.dir, "report").stdout
+    assert text.splitlines()[0] == "What needs you"
+    assert f"the agent asks: {QUESTION}" in text.splitlines()[1]
+    assert f"forgeflare answer --dir {project.dir}" in text.splitlines()[1]
+    page = tmp_path / "asked.html"
+    assert forgeflare(project.dir, "report", "--html", str(page)).returncode == 0
+    dom = dom_of(page, tmp_path / "profile")
+    headings = re.findall(r"<h2>(.*?)</h2>", dom)
+    assert headings[0] == "What needs you"
+    section = dom[dom.index('id="needs-you"') : dom.index("</section>")]
+    assert QUESTION in section
+    assert "forgeflare answer" in section
+    # a clean night's page says nothing needs you: tests/unit/test_report_todo.py (pure)
 
 
 def test_answer_then_resume_puts_both_in_the_next_prompt(tmp_path: Path, mock_api: MockAPI) -> None:
@@ -133,43 +172,17 @@ def test_a_bad_on_blocked_is_one_line_before_anything_starts(tmp_path: Path) -> 
     assert not project.run_dirs()
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
-def test_the_report_opens_with_what_needs_you(tmp_path: Path, mock_api: MockAPI) -> None:
-    (tmp_path / "asked").mkdir()
-    project = Project(tmp_path / "asked")
-    server = mock_api({"responses": [ASKS]})
-    assert project.run("--mode", "planning", env=env_for(server)).code == 20
-    text = forgeflare(project.dir, "report").stdout
-    assert text.splitlines()[0] == "What needs you"
-    assert f"the agent asks: {QUESTION}" in text.splitlines()[1]
-    assert f"forgeflare answer --dir {project.dir}" in text.splitlines()[1]
-    page = tmp_path / "asked.html"
-    assert forgeflare(project.dir, "report", "--html", str(page)).returncode == 0
-    dom = dom_of(page, tmp_path / "profile")
-    headings = re.findall(r"<h2>(.*?)</h2>", dom)
-    assert headings[0] == "What needs you"
-    section = dom[dom.index('id="needs-you"') : dom.index("</section>")]
-    assert QUESTION in section
-    assert "forgeflare answer" in section
-    # a clean night's page says nothing needs you: tests/unit/test_report_todo.py (pure)
-
-
 def test_a_blocked_loop_in_a_fleet_does_not_hold_up_the_others(
     tmp_path: Path, mock_api: MockAPI
 ) -> None:
-    from test_fleet import completes_with, conv, fleet, fleet_file, loop, make_repo, state
+    from test_fleet import completing_agent, conv, fleet, fleet_file, loop, make_repo, state
     from test_fleet import env_for as fleet_env
 
     repo = make_repo(tmp_path, "asks", "works")
-    server = mock_api(
-        {
-            "conversations": [
-                conv("asks", [ASKS]),
-                conv("works", completes_with("works", "works.txt", "done")),
-            ]
-        }
-    )
-    path = fleet_file(tmp_path, "night", [loop("asks"), loop("works")], parallel=2)
+    server = mock_api({"conversations": [conv("asks", [ASKS])]})
+    # the loop that works needs no model: a shell agent commits and checks off its plan
+    works = loop("works", **completing_agent("works", "works.txt", "done"))
+    path = fleet_file(tmp_path, "night", [loop("asks"), works], parallel=2)
     done = fleet("run", str(path), env=fleet_env(server))
     assert done.returncode == 1, done.stderr  # one loop did not land
     rec = state(path, "night")

@@ -26,6 +26,7 @@ from forgeflare.templates import init_project
 from mockapi_support import MockAPI, MockServer
 from project_support import run_text
 from supervisor_agents.project import (
+    Done,
     Project,
     agent_cmd,
     alive,
@@ -513,12 +514,8 @@ def killed_budget_run(project: Project) -> str:
     return agent
 
 
-@pytest.mark.parametrize("flags", ["none", "the agent again"])
-def test_a_resumed_run_stops_on_its_original_budget(tmp_path: Path, flags: str) -> None:
-    project = Project(tmp_path)
-    agent = killed_budget_run(project)
-    again = ("--agent-cmd", agent) if flags == "the agent again" else ()
-    done = project.run("--resume", *again)
+def stopped_on_its_original_budget(project: Project, done: Done) -> None:
+    """The resumed run went on with its $1 cap and finished ``budget`` two iterations later."""
     assert done.code == 17, done.stdout + done.stderr
     assert "with the settings it started with" in done.stdout + done.stderr
     rec = project.record()
@@ -527,25 +524,30 @@ def test_a_resumed_run_stops_on_its_original_budget(tmp_path: Path, flags: str) 
     assert [it["outcome"] for it in rec["iterations"]] == ["ok", "killed", "ok", "ok"]
 
 
-def test_a_flag_contradicting_the_resumed_run_is_an_error(tmp_path: Path) -> None:
+def test_a_resumed_run_given_its_agent_again_stops_on_its_original_budget(
+    tmp_path: Path,
+) -> None:
+    project = Project(tmp_path)
+    agent = killed_budget_run(project)
+    stopped_on_its_original_budget(project, project.run("--resume", "--agent-cmd", agent))
+
+
+def test_a_killed_loop_is_dead_and_resumes_with_its_own_settings(tmp_path: Path) -> None:
+    """One killed run: ``runs`` says it is dead, a flag contradicting its settings is refused
+    before anything changes, and ``--resume`` alone goes on with its original budget."""
     project = Project(tmp_path)
     killed_budget_run(project)
     run_id = run_id_of(project)
-    done = project.run("--resume", "--max-cost", "5")
-    assert done.code == 2, done.stderr
-    assert done.stderr.strip() == (
+    listed = forgeflare(project.dir, "runs")
+    assert listed.returncode == 0, listed.stderr
+    first, reason = listed.stdout.splitlines()[:2]
+    assert first.split()[3] == "dead"
+    assert reason.strip() == "dead — forgeflare loop --resume"
+    refused = project.run("--resume", "--max-cost", "5")
+    assert refused.code == 2, refused.stderr
+    assert refused.stderr.strip() == (
         f"forgeflare: error: --max-cost 5: run {run_id} started with 1; a resumed run keeps "
         "its settings (leave the flag out, or start a new run)"
     )
     assert project.record()["resumes"] == 0
-
-
-def test_runs_says_a_killed_loop_is_dead(tmp_path: Path) -> None:
-    project = Project(tmp_path)
-    killed_budget_run(project)
-    done = forgeflare(project.dir, "runs")
-    assert done.returncode == 0, done.stderr
-    first, reason = done.stdout.splitlines()[:2]
-    assert first.split()[3] == "dead"
-    assert reason.strip() == "dead — forgeflare loop --resume"
-    assert project.run("--resume").code == 17  # and so it is: resuming ends what it left
+    stopped_on_its_original_budget(project, project.run("--resume"))

@@ -73,14 +73,16 @@ def night(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
             server.stop()
 
 
-def runs_json(project: Project) -> list[dict[str, Any]]:
-    done = forgeflare(project.dir, "runs", "--json")
+@pytest.fixture(scope="module")
+def listed(night: Project) -> list[dict[str, Any]]:
+    """``forgeflare runs --json`` of the night, asked once for the tests that read it."""
+    done = forgeflare(night.dir, "runs", "--json")
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)  # type: ignore[no-any-return]
 
 
-def test_runs_of_real_loops(night: Project) -> None:
-    runs = runs_json(night)
+def test_runs_of_real_loops(night: Project, listed: list[dict[str, Any]]) -> None:
+    runs = listed
     assert [r["finish_type"] for r in runs] == ["manual", "budget", "error", "complete"]
     manual, budget, error, complete = runs
     assert complete["iterations"] == 1
@@ -111,8 +113,10 @@ def test_runs_of_real_loops(night: Project) -> None:
         ("manual", "stopped by hand"),
     ],
 )
-def test_report_of_each_real_loop(night: Project, finish: str, needle: str) -> None:
-    (run,) = [r for r in runs_json(night) if r["finish_type"] == finish]
+def test_report_of_each_real_loop(
+    night: Project, listed: list[dict[str, Any]], finish: str, needle: str
+) -> None:
+    (run,) = [r for r in listed if r["finish_type"] == finish]
     done = forgeflare(night.dir, "report", run["run_id"])
     assert done.returncode == 0, done.stderr
     assert needle in done.stdout

@@ -16,7 +16,7 @@ from agent_support import text_response, tool_response
 from cli_inprocess import run_cli
 from mockapi_support import MockAPI
 from project_support import forgeflare
-from supervisor_agents.project import python_agent
+from supervisor_agents.project import Done, Project, python_agent
 
 LIMIT = {
     "error": {
@@ -58,13 +58,18 @@ def _loop(project: Path, env: dict[str, str], *args: str) -> subprocess.Complete
     return forgeflare(project, "loop", "--mode", "building", *args, env=env, timeout=120)
 
 
+async def _aloop(project: Path, env: dict[str, str], *args: str) -> Done:
+    """:func:`_loop` with the loop in this process (its agents are still real processes)."""
+    return await Project(project).arun("--mode", "building", *args, env=env)
+
+
 def _record(project: Path) -> dict[str, Any]:
     (run,) = sorted((project / ".fresher" / "runs").glob("*/run.json"))
     data: dict[str, Any] = json.loads(run.read_text())
     return data
 
 
-def test_a_usage_limit_moves_the_night_to_the_fallback_and_back(
+async def test_a_usage_limit_moves_the_night_to_the_fallback_and_back(
     tmp_path: Path, mock_api: MockAPI
 ) -> None:
     edit = {"file_path": "IMPLEMENTATION_PLAN.md", "old_str": "[ ]", "new_str": "[x]"}
@@ -74,8 +79,8 @@ def test_a_usage_limit_moves_the_night_to_the_fallback_and_back(
     )
     fallback = mock_api({"responses": [], "when_exhausted": "end_turn"})
     project = _project(tmp_path, fallback.url)
-    done = _loop(project, _env(tmp_path, primary.url))
-    assert done.returncode == 0, done.stderr[-3000:]
+    done = await _aloop(project, _env(tmp_path, primary.url))
+    assert done.code == 0, done.stderr[-3000:]
     rec = _record(project)
     assert rec["finish_type"] == "complete"
     rows = [(it["backend"], it["profile"], it["outcome"]) for it in rec["iterations"]]
@@ -101,7 +106,7 @@ def test_a_usage_limit_moves_the_night_to_the_fallback_and_back(
     assert [key.partition("@")[0] for key in store["windows"]] == ["forgeflare"]
 
 
-def test_a_second_loop_starts_on_the_fallback_when_the_store_knows_the_primary_waits(
+async def test_a_second_loop_starts_on_the_fallback_when_the_store_knows_the_primary_waits(
     tmp_path: Path, mock_api: MockAPI
 ) -> None:
     primary = mock_api({"responses": [LIMIT], "when_exhausted": "end_turn"})
@@ -109,8 +114,8 @@ def test_a_second_loop_starts_on_the_fallback_when_the_store_knows_the_primary_w
     project = _project(tmp_path, fallback.url)
     env = _env(tmp_path, primary.url)
     env["FORGEFLARE_TIME_SCALE"] = "1"  # the window stays 2 h: the second loop must not wait
-    first = _loop(project, env, "--max-iterations", "1")
-    assert first.returncode == 10, first.stderr[-3000:]
+    first = await _aloop(project, env, "--max-iterations", "1")
+    assert first.code == 10, first.stderr[-3000:]
     second_dir = tmp_path / "second"
     second_dir.mkdir()
     (second_dir / ".fresher").mkdir()
@@ -118,8 +123,8 @@ def test_a_second_loop_starts_on_the_fallback_when_the_store_knows_the_primary_w
         (project / ".fresher" / "config.toml").read_text()
     )
     asked = len(primary.requests())
-    second = _loop(second_dir, env, "--max-iterations", "1")
-    assert second.returncode == 10, second.stderr[-3000:]
+    second = await _aloop(second_dir, env, "--max-iterations", "1")
+    assert second.code == 10, second.stderr[-3000:]
     (row,) = _record(second_dir)["iterations"]
     assert (row["backend"], row["profile"], row["outcome"]) == ("forgeflare", "cheap", "ok")
     assert len(primary.requests()) == asked  # the primary was not asked again
@@ -191,7 +196,7 @@ def _costing(cost: float) -> str:
     return python_agent(code)
 
 
-def test_a_monthly_credit_spent_by_earlier_runs_falls_back_or_waits_before_the_first_iteration(
+async def test_a_monthly_credit_spent_by_earlier_runs_falls_back_or_waits_before_the_first_iteration(  # noqa: E501
     tmp_path: Path,
 ) -> None:
     project = tmp_path / "p"
@@ -201,15 +206,15 @@ def test_a_monthly_credit_spent_by_earlier_runs_falls_back_or_waits_before_the_f
     base += f"[agent]\ncommand = {json.dumps(_costing(3))}\n"
     config.write_text(base)
     env = _env(tmp_path, "http://127.0.0.1:9")
-    assert _loop(project, env, "--max-iterations", "2").returncode == 10  # $6 this month
+    assert (await _aloop(project, env, "--max-iterations", "2")).code == 10  # $6 this month
     config.write_text(
         base.replace("[agent]", "[limits]\nmonthly_credit = 5\n[agent]")
         + 'fallback = ["command:other"]\n'
         f"[agent.profiles.other]\ncommand = {json.dumps(_costing(2))}\nmonthly_credit = 2\n"
     )
     before = set((project / ".fresher" / "runs").glob("*/run.json"))
-    moved = _loop(project, env, "--max-iterations", "1")
-    assert moved.returncode == 10, moved.stderr[-3000:]
+    moved = await _aloop(project, env, "--max-iterations", "1")
+    assert moved.code == 10, moved.stderr[-3000:]
     (line,) = [ln for ln in moved.stderr.splitlines() if "this month:" in ln]
     assert "command: monthly credit $5 spent ($6.00) this month: falling back until" in line
     assert "monthly credit: $0.00 of $5 left this month (command)" in moved.stderr
@@ -220,15 +225,15 @@ def test_a_monthly_credit_spent_by_earlier_runs_falls_back_or_waits_before_the_f
     assert "monthly credit: $2.00 of $2 left this month (command:other)" in moved.stderr
     # The profile's own credit is spent now too: both are out, so it waits.
     before = set((project / ".fresher" / "runs").glob("*/run.json"))
-    both = _loop(project, env, "--max-iterations", "1", "--max-runtime", "1s")
+    both = await _aloop(project, env, "--max-iterations", "1", "--max-runtime", "1s")
     assert "command:other: monthly credit $2 spent ($2.00) this month: skipped until" in both.stderr
     (new,) = set((project / ".fresher" / "runs").glob("*/run.json")) - before
     assert json.loads(new.read_text())["iterations"] == []
     # Without a fallback: it waits for the 1st (here cut short by max_runtime).
     config.write_text(base.replace("[agent]", "[limits]\nmonthly_credit = 5\n[agent]"))
     before = set((project / ".fresher" / "runs").glob("*/run.json"))
-    waits = _loop(project, env, "--max-iterations", "1", "--max-runtime", "1s")
-    assert waits.returncode != 0
+    waits = await _aloop(project, env, "--max-iterations", "1", "--max-runtime", "1s")
+    assert waits.code != 0
     assert "waiting until" in waits.stderr
     (new,) = set((project / ".fresher" / "runs").glob("*/run.json")) - before
     assert json.loads(new.read_text())["iterations"] == []

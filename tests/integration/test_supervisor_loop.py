@@ -498,7 +498,7 @@ CHECKS_ALL = (
 )
 
 
-def test_a_red_gate_with_inits_next_iteration_hook_lets_the_agent_fix_it(
+async def test_a_red_gate_with_inits_next_iteration_hook_lets_the_agent_fix_it(
     project: Project,
 ) -> None:
     """Every box checked but the gate red: init's next_iteration hook must not skip the
@@ -509,7 +509,7 @@ def test_a_red_gate_with_inits_next_iteration_hook_lets_the_agent_fix_it(
     )
     hook.chmod(0o755)
     env = base_env(FRESHER_GATE="test -e fixed", FRESHER_SMART_TERMINATION="false")
-    done = project.run("--agent-cmd", CHECKS_ALL, "--max-iterations", "6", env=env)
+    done = await project.arun("--agent-cmd", CHECKS_ALL, "--max-iterations", "6", env=env)
     assert done.code == 0, done.stdout + done.stderr
     rows = project.record()["iterations"]
     assert [(r["skipped"], r["decision"]) for r in rows] == [
@@ -522,7 +522,7 @@ def test_a_red_gate_with_inits_next_iteration_hook_lets_the_agent_fix_it(
     )
 
 
-def test_skips_after_a_red_gate_are_overridden(project: Project) -> None:
+async def test_skips_after_a_red_gate_are_overridden(project: Project) -> None:
     """A refused claim is work for the agent: a hook's skip is overridden (one line), and the
     loop that ends on repeated refusals says the gate's last reason."""
     project.write("IMPLEMENTATION_PLAN.md", PLAN)
@@ -530,7 +530,7 @@ def test_skips_after_a_red_gate_are_overridden(project: Project) -> None:
     env = base_env(
         FRESHER_GATE="false", FRESHER_SMART_TERMINATION="false", FRESHER_MAX_ITERATIONS="3"
     )
-    done = project.run("--agent-cmd", CHECKS_ALL, env=env)
+    done = await project.arun("--agent-cmd", CHECKS_ALL, env=env)
     assert done.code == 10, done.stdout + done.stderr
     rec = project.record()
     assert rec["finish_type"] == "max_iterations"
@@ -674,9 +674,9 @@ def test_the_agent_is_ended_when_its_loop_is_killed(project: Project) -> None:
 
 
 @pytest.mark.parametrize("value", ["1", "true", "yes", "on", "YES"])
-def test_every_trusting_value_is_said_in_the_banner(project: Project, value: str) -> None:
+async def test_every_trusting_value_is_said_in_the_banner(project: Project, value: str) -> None:
     """The banner reads FORGEFLARE_TRUST with the same parser that trusts the project."""
-    done = project.run(
+    done = await project.arun(
         "--agent-cmd", "true", "--max-iterations", "1", env=base_env(FORGEFLARE_TRUST=value)
     )
     assert done.code == 10, done.stderr

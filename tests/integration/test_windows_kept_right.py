@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 from cli_inprocess import forgeflare_here
 from mockapi_support import MockAPI
 from project_support import forgeflare
+from supervisor_agents.project import Done, Project
 
 LIMIT = {
     "error": {
@@ -56,8 +56,10 @@ def _env(tmp_path: Path, url: str) -> dict[str, str]:
     return env
 
 
-def _loop(project: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return forgeflare(project, "loop", "--mode", "building", *args, env=env, timeout=180)
+async def _loop(project: Path, env: dict[str, str], *args: str) -> Done:
+    """``forgeflare loop --mode building ARGS`` in ``project``, the loop in this process (its
+    agents are real processes; the console script's loop runs in the e2e tests)."""
+    return await Project(project).arun("--mode", "building", *args, env=env)
 
 
 def _rows(project: Path) -> list[tuple[str, str, str]]:
@@ -72,15 +74,15 @@ def _store(tmp_path: Path) -> dict[str, Any]:
     return windows
 
 
-def test_a_two_hour_window_with_three_minutes_left_falls_back_at_once(
+async def test_a_two_hour_window_with_three_minutes_left_falls_back_at_once(
     tmp_path: Path, mock_api: MockAPI
 ) -> None:
     primary = mock_api({"responses": [LIMIT], "when_exhausted": "end_turn"})
     fallback = mock_api({"responses": [], "when_exhausted": "end_turn"})
     project = _project(tmp_path / "p", _fallback_config(fallback.url))
     started = datetime.now(UTC)
-    done = _loop(project, _env(tmp_path, primary.url), "--max-iterations", "2")
-    assert done.returncode == 10, done.stderr[-3000:]
+    done = await _loop(project, _env(tmp_path, primary.url), "--max-iterations", "2")
+    assert done.code == 10, done.stderr[-3000:]
     # (a rate-limited iteration does not count toward max_iterations)
     rows = _rows(project)
     assert rows[0] == ("forgeflare", "", "rate_limited")
@@ -108,38 +110,38 @@ def test_a_two_hour_window_with_three_minutes_left_falls_back_at_once(
     assert "no usage window known" in forgeflare_here(tmp_path, "windows", env=env).stdout
 
 
-def test_a_window_from_one_endpoint_does_not_hold_a_loop_on_another(
+async def test_a_window_from_one_endpoint_does_not_hold_a_loop_on_another(
     tmp_path: Path, mock_api: MockAPI
 ) -> None:
     limited = mock_api({"responses": [LIMIT], "when_exhausted": "end_turn"})
     fallback = mock_api({"responses": [], "when_exhausted": "end_turn"})
     first = _project(tmp_path / "first", _fallback_config(fallback.url, "1h"))
-    done = _loop(first, _env(tmp_path, limited.url), "--max-iterations", "2")
-    assert done.returncode == 10, done.stderr[-3000:]
+    done = await _loop(first, _env(tmp_path, limited.url), "--max-iterations", "2")
+    assert done.code == 10, done.stderr[-3000:]
     assert len(_store(tmp_path)) == 1
     # Same config, another endpoint for the primary: it runs there, not on the fallback.
     other = mock_api({"responses": [], "when_exhausted": "end_turn"})
     second = _project(tmp_path / "second", _fallback_config(fallback.url, "1h"))
     asked = len(fallback.requests())
-    done = _loop(second, _env(tmp_path, other.url), "--max-iterations", "1")
-    assert done.returncode == 10, done.stderr[-3000:]
+    done = await _loop(second, _env(tmp_path, other.url), "--max-iterations", "1")
+    assert done.code == 10, done.stderr[-3000:]
     assert _rows(second) == [("forgeflare", "", "ok")]
     assert len(fallback.requests()) == asked
     # The same endpoint with the same key is held: that loop starts on the fallback.
     third = _project(tmp_path / "third", _fallback_config(fallback.url, "1h"))
-    done = _loop(third, _env(tmp_path, limited.url), "--max-iterations", "1")
-    assert done.returncode == 10, done.stderr[-3000:]
+    done = await _loop(third, _env(tmp_path, limited.url), "--max-iterations", "1")
+    assert done.code == 10, done.stderr[-3000:]
     assert _rows(third) == [("forgeflare", "cheap", "ok")]
     assert len(limited.requests()) == 1
 
 
-def test_the_wait_line_says_the_window_and_the_capped_wait(
+async def test_the_wait_line_says_the_window_and_the_capped_wait(
     tmp_path: Path, mock_api: MockAPI
 ) -> None:
     primary = mock_api({"responses": [LIMIT], "when_exhausted": "end_turn"})
     project = _project(tmp_path / "p", 'max_runtime = "15s"\n')
-    done = _loop(project, _env(tmp_path, primary.url))
-    assert done.returncode == 14, done.stderr[-3000:]  # timeout: max_runtime
+    done = await _loop(project, _env(tmp_path, primary.url))
+    assert done.code == 14, done.stderr[-3000:]  # timeout: max_runtime
     line = next(ln for ln in done.stderr.splitlines() if "window opens" in ln)
     assert "(1h 59m)" in line or "(2h 00m)" in line
     assert line.endswith(", the runtime left")
