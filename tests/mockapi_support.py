@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import subprocess
 import threading
 from collections.abc import Callable
 from functools import partial
@@ -138,32 +137,42 @@ class MockServer:
 
 
 class MockProcess(MockServer):
-    """A running ``forgeflare mock-api`` child process (the command itself).
+    """A running ``forgeflare mock-api`` child process (the command itself), recording to
+    ``directory/requests.jsonl``; ``extra_args`` follow its own ``--host``, ``--port 0`` and
+    ``--record``, ``env`` is added to this process's environment.
 
     Besides :class:`MockServer`'s attributes: ``process`` (the ``subprocess.Popen``),
-    ``stdout_path`` and ``stderr_path`` (its output).
+    ``stdout_path`` and ``stderr_path`` (its output). ``forgeflare.mockapi.start_mock_api``
+    waits for its ``--port-file`` and raises ``MockAPIError`` with the child's stderr if it
+    exits or does not bind in time.
     """
 
     def __init__(
         self,
-        *,
-        process: subprocess.Popen[bytes],
-        port: int,
-        host: str,
         script_path: Path,
-        record_path: Path,
-        stdout_path: Path,
-        stderr_path: Path,
+        *,
+        directory: Path,
+        host: str = "127.0.0.1",
+        extra_args: list[str] | None = None,
+        env: dict[str, str] | None = None,
     ) -> None:
         # Not MockServer.__init__: the child serves, not a thread of this process.
-        self.process = process
-        self.port = port
-        self.host = host
-        self.url = f"http://{host}:{port}"
         self.script_path = script_path
-        self.record_path = record_path
-        self.stdout_path = stdout_path
-        self.stderr_path = stderr_path
+        self.record_path = directory / "requests.jsonl"
+        self.stdout_path = directory / "stdout.log"
+        self.stderr_path = directory / "stderr.log"
+        self.host = host
+        args = ["--host", host, "--port", "0", "--record", str(self.record_path)]
+        with open(self.stdout_path, "wb") as out:
+            self.process, self.port = start_mock_api(
+                script_path,
+                port_file=directory / "port",
+                stderr_path=self.stderr_path,
+                args=[*args, *(extra_args or [])],
+                stdout=out,
+                env={**os.environ, **(env or {})},
+            )
+        self.url = f"http://{host}:{self.port}"
 
     def stop(self) -> None:
         """Stop the server (SIGTERM, then SIGKILL after a grace period). Idempotent."""
@@ -206,32 +215,6 @@ def start_mock_process(
     env: dict[str, str] | None = None,
 ) -> MockProcess:
     """Write ``script`` (unless it is already a file) into ``directory`` and start the real
-    ``forgeflare mock-api`` command on it (``extra_args`` after its own ``--host``, ``--port 0``
-    and ``--record``).
-
-    ``forgeflare.mockapi.start_mock_api`` waits for its ``--port-file`` and raises
-    ``MockAPIError`` with the child's stderr if it exits or does not bind in time.
-    """
+    ``forgeflare mock-api`` command on it (see :class:`MockProcess`)."""
     script_path = _script_file(script, directory)
-    record_path = directory / "requests.jsonl"
-    stdout_path = directory / "stdout.log"
-    stderr_path = directory / "stderr.log"
-    args = ["--host", host, "--port", "0", "--record", str(record_path), *(extra_args or [])]
-    with open(stdout_path, "wb") as out:
-        proc, port = start_mock_api(
-            script_path,
-            port_file=directory / "port",
-            stderr_path=stderr_path,
-            args=args,
-            stdout=out,
-            env={**os.environ, **(env or {})},
-        )
-    return MockProcess(
-        process=proc,
-        port=port,
-        host=host,
-        script_path=script_path,
-        record_path=record_path,
-        stdout_path=stdout_path,
-        stderr_path=stderr_path,
-    )
+    return MockProcess(script_path, directory=directory, host=host, extra_args=extra_args, env=env)
