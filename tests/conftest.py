@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from claude_code_support import require_claude_code
-from mockapi_support import MockServer, start_mock_server
+from mockapi_support import MockServer, start_mock_process, start_mock_server
 from platform_support import LINUX_ONLY_MARKER, linux_only_skip_reason, reset_subreaper
 
 __all__ = ["MockServer"]
@@ -65,6 +65,9 @@ _REAL_CLI_SUPPORT = {"claude_code_support", "codex_support", "opencode_support",
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", LINUX_ONLY_MARKER)
+    config.addinivalue_line(
+        "markers", "mock_api_process: the mock_api fixture starts the real forgeflare mock-api"
+    )
 
 
 def is_slow(item: pytest.Item) -> bool:
@@ -103,18 +106,26 @@ def _not_left_a_subreaper() -> Iterator[None]:
 
 @pytest.fixture
 def mock_api(
-    tmp_path_factory: pytest.TempPathFactory,
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Callable[[dict[str, Any]], MockServer]]:
-    """Start ``forgeflare mock-api`` subprocesses: ``server = mock_api({"responses": [...]})``.
+    """Start mock Messages APIs: ``server = mock_api({"responses": [...]})``.
 
-    Each call writes the script into a fresh temporary directory, starts the server with
-    ``--record`` and ``--port-file`` and returns a ``MockServer`` (``url``, ``script_path``,
-    ``record_path``, ``requests()``, ``stop()``). Every server started is stopped at teardown.
+    Each call writes the script into a fresh temporary directory and serves it with
+    ``--record`` semantics, returning a ``MockServer`` (``url``, ``script_path``,
+    ``record_path``, ``requests()``, ``stop()``). The server is the command's own code in a
+    thread of this process (a ``forgeflare mock-api`` child costs 0.4 s of CPU to start);
+    tests about the command itself mark themselves ``mock_api_process`` to get the real
+    child. Every server started is stopped at teardown.
     """
+    start_one = (
+        start_mock_process
+        if request.node.get_closest_marker("mock_api_process")
+        else start_mock_server
+    )
     servers: list[MockServer] = []
 
     def start(script: dict[str, Any]) -> MockServer:
-        server = start_mock_server(script, directory=tmp_path_factory.mktemp("mockapi"))
+        server = start_one(script, directory=tmp_path_factory.mktemp("mockapi"))
         servers.append(server)
         return server
 

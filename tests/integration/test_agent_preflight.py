@@ -13,7 +13,7 @@ import pytest
 
 from claude_code_support import claude_env
 from codex_support import codex_env, require_codex, write_codex_home
-from mockapi_support import MockAPI, MockServer, start_mock_server
+from mockapi_support import MockAPI, MockServer, start_mock_process
 from project_support import run_text
 from supervisor_agents.project import Project
 
@@ -77,7 +77,7 @@ def test_codex_with_its_home_under_tmp_loses_its_sandbox_helper(tmp_path: Path) 
     codex = require_codex()
     assert str(tmp_path).startswith("/tmp/")
     script = {"steps": [{"exec": "echo made > made.txt"}, {"text": "done"}]}
-    server = start_mock_server(
+    server = start_mock_process(
         script, directory=tmp_path / "mock", extra_args=["--api", "responses"]
     )
     try:

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 
 from codex_support import codex_env, require_codex, write_codex_home
-from mockapi_support import start_mock_server
+from mockapi_support import start_mock_process
 from project_support import forgeflare
 
 
 def test_codex_runs_against_the_responses_mock(tmp_path: Path) -> None:
     codex = require_codex()
     script = {"steps": [{"exec": "echo made > made.txt"}, {"text": "All done from the mock."}]}
-    server = start_mock_server(
+    server = start_mock_process(
         script, directory=tmp_path / "mock", extra_args=["--api", "responses"]
     )
     try:

@@ -17,6 +17,8 @@ import trio
 from forgeflare.mockapi import parse_script, serve
 from mockapi_support import MockAPI
 
+pytestmark = pytest.mark.mock_api_process  # the command's own tests: its real child
+
 Events = list[tuple[str, dict[str, Any]]]
 
 REQUEST = {
