@@ -96,13 +96,15 @@ class MockServer:
         """Every request recorded so far, parsed (method, path, query, headers, body, ...).
 
         The server flushes each line before it responds, so a request whose response the
-        caller has received is always here.
+        caller has received is always here. A line still being written (a poll racing the
+        server on a long request) has no newline yet and is left for the next call.
         """
         try:
-            text = self.record_path.read_text(encoding="utf-8")
+            data = self.record_path.read_bytes()
         except FileNotFoundError:
             return []
-        return [json.loads(line) for line in text.splitlines() if line.strip()]
+        complete = data.split(b"\n")[:-1]
+        return [json.loads(line) for line in complete if line.strip()]
 
     def stop(self) -> None:
         """Stop serving and wait for the thread: the listening socket and every open
