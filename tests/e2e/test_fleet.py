@@ -400,7 +400,7 @@ def test_kill_9_then_resume_leaves_no_process_and_loses_no_record(tmp_path: Path
         rec = state(path, "crash")
         return all(rec[n]["status"] == "running" and rec[n]["runs"] for n in "ab")
 
-    wait_for(both_waiting, timeout=60)
+    wait_for(both_waiting)
     status = fleet("status", str(path), env=env)
     assert status.stdout.startswith("fleet crash: running")
     before = state(path, "crash")
@@ -433,7 +433,7 @@ def test_sigterm_ends_the_loops_and_leaves_the_fleet_resumable(tmp_path: Path) -
     path = fleet_file(tmp_path, "term", loops, parallel=2)
     sdir = tmp_path / ".forgeflare-fleet" / "term"
     supervisor = started_fleet(path, base_env())
-    wait_for(lambda: all((tmp_path / f"hung-{n}").exists() for n in "ab"), timeout=60)
+    wait_for(lambda: all((tmp_path / f"hung-{n}").exists() for n in "ab"))
     supervisor.send_signal(signal.SIGTERM)
     _, err = supervisor.communicate(timeout=60)
     assert supervisor.returncode == 130, err
@@ -467,7 +467,7 @@ def test_fleet_stop_ends_the_running_loop_and_starts_no_other(tmp_path: Path) ->
     path = fleet_file(tmp_path, "stopme", [loop(n, **works(n)) for n in "ab"], parallel=1)
     env = base_env()
     supervisor = started_fleet(path, env)
-    wait_for(started.exists, timeout=60)  # the first loop's iteration is under way
+    wait_for(started.exists)  # the first loop's iteration is under way
     asked = fleet("stop", str(path), env=env)
     assert asked.returncode == 0
     assert asked.stdout.strip() == "asked 1 running loop(s) to stop after their iteration"

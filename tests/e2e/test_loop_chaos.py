@@ -155,7 +155,7 @@ def test_kill_9_anywhere_loses_no_commit_and_leaves_no_process(tmp_path: Path) -
                 break
             # The resumed run keeps its own agent and bounds: once it runs, Ctrl+C ends it.
             supervisor = project.popen("--resume", env=env)
-            wait_for(functools.partial(_running_or_ended, supervisor, project), timeout=60)
+            wait_for(functools.partial(_running_or_ended, supervisor, project))
             if supervisor.poll() is None:
                 supervisor.send_signal(signal.SIGINT)
             supervisor.communicate(timeout=60)

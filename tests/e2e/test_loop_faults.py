@@ -123,7 +123,7 @@ def test_a_setsid_descendant_never_outlives_its_iteration(
         bounds += ["--iteration-timeout", "8s"]
     loop = project.popen(*bounds, env=env)
     try:
-        wait_for(lambda: (project.dir / "bash-ran").exists(), timeout=30)
+        wait_for(lambda: (project.dir / "bash-ran").exists())
         run_id = run_id_of(project)
         if ending in ("agent exits", "timeout"):
             assert loop.wait(timeout=60) == 10
@@ -506,7 +506,7 @@ def killed_budget_run(project: Project) -> str:
     agent = f"{sys.executable} {project.write('spender.py', SPENDER)}"
     loop = project.popen("--agent-cmd", agent, "--max-cost", "1", "--max-iterations", "10")
     try:
-        wait_for(lambda: (project.dir / "hung").exists(), timeout=30)
+        wait_for(lambda: (project.dir / "hung").exists())
         loop.kill()
         loop.wait()
     finally:

@@ -45,7 +45,7 @@ def test_pause_hint_unpause(tmp_path: Path) -> None:
     loop = project.popen(
         "--agent-cmd", AGENT, "--mode", "planning", "--max-iterations", "3", env=_env()
     )
-    wait_for(lambda: (project.dir / "prompt.1").exists(), timeout=60)
+    wait_for(lambda: (project.dir / "prompt.1").exists())
     paused = _cli(project, "pause")
     assert paused.returncode == 0, paused.stderr
     assert "pauses after its current iteration" in paused.stdout
@@ -53,7 +53,7 @@ def test_pause_hint_unpause(tmp_path: Path) -> None:
     assert hinted.returncode == 0, hinted.stderr
     for n in (1, 2, 3):
         (project.dir / f"go.{n}").touch()
-    wait_for(lambda: _paused(project), timeout=60)
+    wait_for(lambda: _paused(project))
     assert not (project.dir / "prompt.2").exists()  # paused: no second iteration
     (run_dir,) = project.run_dirs()
     events = [json.loads(line) for line in (run_dir / "events.jsonl").open()]
@@ -78,11 +78,11 @@ def test_a_paused_loop_still_ends_at_its_runtime_limit_and_on_stop(tmp_path: Pat
         loop = project.popen(
             "--agent-cmd", AGENT, "--mode", "planning", "--max-runtime", runtime, env=_env()
         )
-        wait_for(lambda p=project: (p.dir / "prompt.1").exists(), timeout=60)  # type: ignore[misc]
+        wait_for(lambda p=project: (p.dir / "prompt.1").exists())  # type: ignore[misc]
         assert _cli(project, "pause").returncode == 0
         (project.dir / "go.1").touch()
         if act is not None:
-            wait_for(lambda p=project: _paused(p), timeout=60)  # type: ignore[misc]
+            wait_for(lambda p=project: _paused(p))  # type: ignore[misc]
             assert _cli(project, act).returncode == 0
         _, err = loop.communicate(timeout=120)
         assert (loop.returncode, project.record()["finish_type"]) == (code, finish), err
@@ -140,7 +140,7 @@ def test_a_killed_iteration_and_a_dead_run_keep_their_real_duration(tmp_path: Pa
         logs = [d / "iteration-001.log" for d in project.run_dirs()]
         return sum(p.read_text().count("tick") for p in logs if p.exists())
 
-    wait_for(lambda: ticks() >= 5, timeout=60)
+    wait_for(lambda: ticks() >= 5)
     loop.kill()  # kill -9: the supervisor leaves an unfinished run behind
     loop.wait(timeout=30)
     listed = run_text(

@@ -64,7 +64,7 @@ def night(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
         # manual: SIGTERM while the agent waits for the API's answer
         slow = env({"responses": [{**text_response("late"), "delay_ms": 600_000}]})
         loop = project.popen("--mode", "planning", env=slow)
-        wait_for(lambda: len(servers[-1].requests()) == 1, timeout=60)
+        wait_for(lambda: len(servers[-1].requests()) == 1)
         loop.terminate()
         assert loop.wait(timeout=60) == 130
         yield project

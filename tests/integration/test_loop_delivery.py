@@ -285,7 +285,7 @@ exec sleep 300
     cmd = agent(project, body)
     proc = project.popen("--agent-cmd", cmd)
     try:
-        wait_for(lambda: (project.dir / ".agents" / "hung").exists(), timeout=60)
+        wait_for(lambda: (project.dir / ".agents" / "hung").exists())
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
     finally:

@@ -131,7 +131,7 @@ async def test_hang_past_iteration_timeout_leaves_nothing(project: Project) -> N
     assert it["timed_out"]
     assert it["exit_code"] == 124
     pids = [int(p) for p in pidfile.read_text().split()]
-    wait_for(lambda: not any(alive(p) for p in pids), timeout=60)
+    wait_for(lambda: not any(alive(p) for p in pids))
     assert "iteration timeout" in done.stderr
 
 
@@ -310,7 +310,7 @@ def test_signal_during_iteration(project: Project, sig: signal.Signals) -> None:
     assert (project.dir / "finish").read_text().strip() == "manual"
     assert project.record()["finish_type"] == "manual"
     pids = [int(p) for p in pidfile.read_text().split()]
-    wait_for(lambda: not any(alive(p) for p in pids), timeout=60)
+    wait_for(lambda: not any(alive(p) for p in pids))
     assert f"stopped by {sig.name}" in err
 
 
@@ -377,7 +377,7 @@ async def test_resume_after_kill_9(project: Project) -> None:
         "--resume", "--agent-cmd", agent_cmd("--final=end_turn"), "--max-iterations", "3", env=env
     )
     assert done.code == 10, done.stderr
-    wait_for(lambda: not any(alive(p) for p in orphans), timeout=60)
+    wait_for(lambda: not any(alive(p) for p in orphans))
     rec = project.record()
     assert rec["resumes"] == 1
     assert [it["number"] for it in rec["iterations"]] == [1, 2, 3]
