@@ -6,6 +6,7 @@ through its real entry (:func:`stop_hook_here`), and the constants its tests sha
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -25,6 +26,7 @@ __all__ = [
     "blocks",
     "reason_of",
     "stop_hook_cli",
+    "stop_hook_for",
     "stop_hook_here",
     "write_state",
     "write_transcript",
@@ -47,6 +49,15 @@ def stop_hook_cli(
     return run_text(
         [FORGEFLARE, "stop-hook", *args, "--project-dir", str(project)], env=env, timeout=60
     )
+
+
+def stop_hook_for(
+    project: Path, *args: str, home: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """:func:`stop_hook_cli`'s twin in this process (:func:`stop_hook_here`): the same command
+    and environment, for a test whose process is Claude Code's, not this command's."""
+    env = dict(os.environ) if home is None else claude_env(home, "http://127.0.0.1:9")
+    return stop_hook_here(*args, "--project-dir", str(project), env=env)
 
 
 def stop_hook_here(

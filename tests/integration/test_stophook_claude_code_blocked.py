@@ -22,7 +22,7 @@ from claude_code_support import (
 )
 from forgeflare.stophook import state_path
 from mockapi_support import MockAPI, MockServer
-from stophook_support import DONE, stop_hook_cli
+from stophook_support import DONE, stop_hook_cli, stop_hook_for
 
 QUESTION = "Which API should the client use: v1 or v2?"
 ASKS = f"I cannot choose without you.\n<loop-done>BLOCKED</loop-done>\n{QUESTION}"
@@ -40,7 +40,7 @@ def top_frame(project: Path) -> dict[str, Any] | None:
 def park(claude_code: Path, project: Path, home: Path, server: MockServer) -> str:
     """Start a loop and run the session until it asks; check the frame is parked. Its id."""
     start = ("start", "--max-iterations", "5", "--prompt", "Port the client")
-    started = stop_hook_cli(project, *start, home=home)
+    started = stop_hook_for(project, *start, home=home)
     assert started.returncode == 0, started.stderr
     out = claude_print(claude_code, project, home, server, "Port the client")
     assert out.returncode == 0, out.stderr[-2000:]
@@ -48,7 +48,7 @@ def park(claude_code: Path, project: Path, home: Path, server: MockServer) -> st
     frame = top_frame(project)
     assert frame is not None  # kept, not removed like a completed frame
     assert (frame["status"], frame["question"], frame["iter"]) == ("blocked", QUESTION, 1)
-    status = stop_hook_cli(project, "status", home=home).stdout
+    status = stop_hook_for(project, "status", home=home).stdout
     assert f"BLOCKED: the agent asks:\n       {QUESTION}" in status
     assert "/forgeflare:answer TEXT" in status
     return session_of(out)
@@ -69,7 +69,7 @@ def test_blocked_tag_parks_the_frame_and_a_shell_answer_resumes_it(
 ) -> None:
     home, project = tmp_path / "home", tmp_path / "p"
     project.mkdir()
-    assert stop_hook_cli(project, "install", home=home).returncode == 0
+    assert stop_hook_for(project, "install", home=home).returncode == 0
     server = mock_api(
         {"responses": [text(ASKS), text("Back again."), text(f"Ported to v2.\n{DONE}")]}
     )
@@ -88,7 +88,7 @@ def test_plugin_answer_command_resumes_the_loop_in_the_session(
 ) -> None:
     home, project = tmp_path / "home", tmp_path / "p"
     project.mkdir()
-    assert stop_hook_cli(project, "install", "--plugin", home=home).returncode == 0
+    assert stop_hook_for(project, "install", "--plugin", home=home).returncode == 0
     server = mock_api(
         {"responses": [text(ASKS), text("Answer recorded."), text(f"Ported to v2.\n{DONE}")]}
     )
