@@ -32,10 +32,15 @@ def loop_env(tmp_path: Path, server: MockServer, **extra: str) -> dict[str, str]
     )
 
 
+def claude_loop_args(claude: Path, *args: str) -> list[str]:
+    """A planning loop's arguments with the pinned Claude Code as its agent."""
+    return ["--backend", "claude", "--agent-cmd", str(claude), "--mode", "planning", *args]
+
+
 def run_claude_loop(project: Project, claude: Path, env: dict[str, str], *args: str) -> Done:
-    """A planning loop in ``project`` with the pinned Claude Code as its agent."""
-    argv = ["--backend", "claude", "--agent-cmd", str(claude), "--mode", "planning", *args]
-    return project.run(*argv, env=env, timeout=180)
+    """A planning loop in ``project`` with the pinned Claude Code as its agent: a real
+    ``forgeflare loop`` process (what its terminal shows is part of the test)."""
+    return project.run(*claude_loop_args(claude, *args), env=env, timeout=180)
 
 
 def result_lines(log: Path) -> list[dict[str, Any]]:
@@ -99,12 +104,14 @@ def test_two_iteration_claude_code_loop(
     assert "■ ok · " in done.stdout
 
 
-def test_usage_limit_is_rate_limited_with_its_reset(
+async def test_usage_limit_is_rate_limited_with_its_reset(
     tmp_path: Path, mock_api: MockAPI, claude_code: Path
 ) -> None:
+    """The loop in the test process (its record is the point; Claude Code is a real process);
+    the window resets in 5 min: a 0.3 s wait at the tests' time scale."""
     project = Project(tmp_path / "p")
     project.dir.mkdir()
-    reset = int(time.time()) + 3600
+    reset = int(time.time()) + 300
     server = mock_api(
         {
             "responses": [
@@ -116,7 +123,7 @@ def test_usage_limit_is_rate_limited_with_its_reset(
                         "headers": {
                             "anthropic-ratelimit-unified-status": "rejected",
                             "anthropic-ratelimit-unified-reset": str(reset),
-                            "retry-after": "3600",
+                            "retry-after": "300",
                         },
                     }
                 },
@@ -124,9 +131,8 @@ def test_usage_limit_is_rate_limited_with_its_reset(
             ]
         }
     )
-    done = run_claude_loop(
-        project, claude_code, loop_env(tmp_path, server), "--max-iterations", "1"
-    )
+    args = claude_loop_args(claude_code, "--max-iterations", "1")
+    done = await project.arun(*args, env=loop_env(tmp_path, server))
     assert done.code == 10, done.stderr[-3000:]
     rec = project.record()
     first = rec["iterations"][0]
