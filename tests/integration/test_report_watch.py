@@ -13,10 +13,10 @@ import time
 from pathlib import Path
 from typing import IO
 
-from agent_support import text_response
+import trio
+
 from cli_inprocess import forgeflare_here
-from mockapi_support import MockAPI
-from supervisor_agents.project import Project, base_env, env_for, wait_for
+from supervisor_agents.project import Done, Project, agent_cmd, base_env, wait_for
 
 # Waits for the test's go-ahead file: the loop is live, mid-iteration, while the test watches.
 AGENT = (
@@ -29,6 +29,14 @@ def start_loop(project: Project) -> subprocess.Popen[str]:
     proc = project.popen("--agent-cmd", AGENT, "--max-iterations", "2", "--mode", "planning")
     wait_for(lambda: any((d / "run.json").exists() for d in project.run_dirs()))
     return proc
+
+
+def finished_run(project: Project) -> Done:
+    """An earlier run, finished (max_iterations), by the loop in this process: what watch must
+    not show, or must show once no loop starts."""
+    return trio.run(
+        project.arun, "--agent-cmd", "true", "--max-iterations", "1", "--mode", "planning"
+    )
 
 
 def watch_args(project: Project) -> list[str]:
@@ -145,7 +153,7 @@ def test_watch_waits_for_the_run_the_lock_announces(tmp_path: Path) -> None:
     from forgeflare.supervisor.run._preflight import project_lock
 
     project = Project(tmp_path)
-    done = project.run("--agent-cmd", "true", "--max-iterations", "1", "--mode", "planning")
+    done = finished_run(project)
     assert done.code == 10, done.stderr  # an earlier run, finished
     # A loop holds the lock (this test, as `forgeflare loop` does) and has not opened its run;
     # its id sorts before the earlier run's, so "the newest run" would be the wrong one.
@@ -190,11 +198,9 @@ def _read_until(stream: IO[str], needle: str, *, timeout: float = 120.0) -> list
     raise AssertionError(f"{needle!r} not seen; got {lines}")
 
 
-def test_watch_started_first_follows_the_loop_started_after_it(
-    tmp_path: Path, mock_api: MockAPI
-) -> None:
+def test_watch_started_first_follows_the_loop_started_after_it(tmp_path: Path) -> None:
     project = Project(tmp_path)
-    done = project.run("--agent-cmd", "true", "--max-iterations", "1", "--mode", "planning")
+    done = finished_run(project)
     assert done.code == 10, done.stderr  # an earlier run, finished: what watch used to show
     watcher = subprocess.Popen(
         [*watch_argv(project), "--wait", "10m"],
@@ -210,18 +216,17 @@ def test_watch_started_first_follows_the_loop_started_after_it(
         f"waiting up to 10m 00s for a loop to take {project.dir / '.fresher' / 'loop.lock'} "
         "(--wait 0 shows the newest run at once)"
     )
-    # Only now the loop: the real agent (`forgeflare run`) against the mock API.
-    server = mock_api({"responses": [text_response("Looked around; nothing to plan.")]})
-    loop = project.popen("--max-iterations", "1", "--mode", "planning", env=env_for(server))
+    # Only now the loop (a real process), with the scripted agent: its final reports 100 tokens.
+    agent = agent_cmd("--final=end_turn")
+    loop = project.popen("--agent-cmd", agent, "--max-iterations", "1", "--mode", "planning")
     out, err = watcher.communicate(timeout=120)
     assert loop.wait(timeout=120) == 10, loop.stderr.read() if loop.stderr else ""
     assert watcher.returncode == 0, err
     assert len(project.run_dirs()) == 2
     last = out.strip().splitlines()[-1]
-    # the new run (the mock's 100 + 10 tokens), never the earlier one (no tokens)
-    assert last.split(" ", 1)[1].startswith("iteration 1/1 · finished: max_iterations · tokens 110")
+    # the new run (the agent's 100 tokens), never the earlier one (no tokens)
+    assert last.split(" ", 1)[1].startswith("iteration 1/1 · finished: max_iterations · tokens 100")
     assert out.count("finished") == 1  # the earlier run was never shown
-    assert len(server.requests()) == 1
 
 
 def watch_once(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
@@ -232,9 +237,11 @@ def watch_once(project: Project, *args: str) -> subprocess.CompletedProcess[str]
     return done
 
 
-def test_watch_with_no_loop_starting_shows_the_newest_run_after_its_wait(tmp_path: Path) -> None:
+def test_watch_with_no_loop_starting_shows_the_newest_run_after_its_wait(
+    tmp_path: Path,
+) -> None:
     project = Project(tmp_path)
-    done = project.run("--agent-cmd", "true", "--max-iterations", "1", "--mode", "planning")
+    done = finished_run(project)
     assert done.code == 10, done.stderr
     watched = watch_once(project, "--wait", "1s")
     lock = project.dir / ".fresher" / "loop.lock"
