@@ -1,5 +1,5 @@
-"""``forgeflare watch`` against a live loop: piped (plain lines) and in a pseudo-terminal; on a
-finished or dead run, in the test process."""
+"""``forgeflare watch`` against a live loop: piped (plain lines) and in a pseudo-terminal, both on
+one loop at once; on a finished or dead run, in the test process."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ import select
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+import pytest
 import trio
 
 from cli_inprocess import forgeflare_here
@@ -47,23 +49,77 @@ def watch_argv(project: Project) -> list[str]:
     return [sys.executable, "-m", "forgeflare", *watch_args(project)]
 
 
-def test_watch_piped_follows_a_live_loop(tmp_path: Path) -> None:
-    project = Project(tmp_path)
+RUNNING = "running · Bash waiting for go"
+
+
+@dataclass
+class Watched:
+    """One live loop, watched from its first iteration to its end by two ``forgeflare watch``
+    processes at once: one piped, one in a pseudo-terminal."""
+
+    piped_before: list[str]
+    """The piped watcher's lines up to the one saying the agent is waiting for its go."""
+    piped_rest: str
+    """What the piped watcher printed after that line, to its end."""
+    piped_code: int
+    terminal: str
+    """All the terminal watcher drew."""
+    terminal_saw_it_wait: bool
+    """The terminal showed the agent waiting before the test let it go on."""
+    terminal_code: int
+    loop_code: int
+
+
+@pytest.fixture(scope="module")
+def watched(tmp_path_factory: pytest.TempPathFactory) -> Watched:
+    """The live loop both watch tests read (read-only): the agent goes on once both watchers
+    showed it waiting; both are read until they end (bounded: 120 s)."""
+    project = Project(tmp_path_factory.mktemp("watched"))
     loop = start_loop(project)
-    watcher = subprocess.Popen(
-        watch_argv(project), stdout=subprocess.PIPE, text=True, env=base_env()
+    piped = subprocess.Popen(watch_argv(project), stdout=subprocess.PIPE, env=base_env())
+    leader, follower = pty.openpty()
+    terminal = subprocess.Popen(
+        watch_argv(project), stdout=follower, stderr=follower, env={**base_env(), "TERM": "xterm"}
     )
-    assert watcher.stdout is not None
-    lines = []
-    for line in watcher.stdout:
-        lines.append(line)
-        if "running · Bash waiting for go" in line:
-            break
-    assert lines[-1].split(" ", 1)[1].startswith("iteration 1/2 · running · Bash waiting for go")
-    (project.dir / "go").touch()
-    rest = watcher.stdout.read()
-    assert watcher.wait(timeout=30) == 0
-    assert loop.wait(timeout=30) == 10
+    os.close(follower)
+    assert piped.stdout is not None
+    pipe = piped.stdout.fileno()
+    got = {pipe: b"", leader: b""}
+    reading = set(got)
+    went = False
+    deadline = time.monotonic() + 120
+    while reading and time.monotonic() < deadline:
+        ready, _, _ = select.select(list(reading), [], [], 0.1)
+        for fd in ready:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:  # a pseudo-terminal's leader, once its follower is closed
+                chunk = b""
+            if not chunk:
+                reading.discard(fd)
+            got[fd] += chunk
+        if not went and RUNNING.encode() in got[pipe] and b"waiting for go" in got[leader]:
+            (project.dir / "go").touch()
+            went = True
+    os.close(leader)
+    lines = got[pipe].decode().splitlines(keepends=True)
+    upto = next((n + 1 for n, line in enumerate(lines) if RUNNING in line), len(lines))
+    return Watched(
+        piped_before=lines[:upto],
+        piped_rest="".join(lines[upto:]),
+        piped_code=piped.wait(timeout=30),
+        terminal=got[leader].decode("utf-8", "replace"),
+        terminal_saw_it_wait=went,
+        terminal_code=terminal.wait(timeout=30),
+        loop_code=loop.wait(timeout=30),
+    )
+
+
+def test_watch_piped_follows_a_live_loop(watched: Watched) -> None:
+    lines, rest = watched.piped_before, watched.piped_rest
+    assert lines[-1].split(" ", 1)[1].startswith(f"iteration 1/2 · {RUNNING}")
+    assert watched.piped_code == 0
+    assert watched.loop_code == 10
     assert (
         rest.strip()
         .splitlines()[-1]
@@ -74,37 +130,11 @@ def test_watch_piped_follows_a_live_loop(tmp_path: Path) -> None:
     assert "\x1b[" not in rest
 
 
-def test_watch_in_a_terminal_redraws_until_the_end(tmp_path: Path) -> None:
-    project = Project(tmp_path)
-    loop = start_loop(project)
-    leader, follower = pty.openpty()
-    watcher = subprocess.Popen(
-        watch_argv(project), stdout=follower, stderr=follower, env={**base_env(), "TERM": "xterm"}
-    )
-    os.close(follower)
-    seen = b""
-    deadline = time.monotonic() + 30
-    went = False
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([leader], [], [], 0.1)
-        if ready:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            seen += chunk
-        if not went and b"waiting for go" in seen:
-            (project.dir / "go").touch()
-            went = True
-        if watcher.poll() is not None and not ready:
-            break
-    os.close(leader)
-    assert watcher.wait(timeout=30) == 0
-    assert loop.wait(timeout=30) == 10
-    text = seen.decode("utf-8", "replace")
-    assert went
+def test_watch_in_a_terminal_redraws_until_the_end(watched: Watched) -> None:
+    assert watched.terminal_code == 0
+    assert watched.loop_code == 10
+    text = watched.terminal
+    assert watched.terminal_saw_it_wait
     assert "iteration 1/2" in text
     assert "finished: max_iterations" in text
 
