@@ -5,7 +5,7 @@ Claude Code, Codex, OpenCode and pi are the pinned CLIs (``claude_code_support``
 would be; the demo sets the rest (the mock's URL, a dummy key, ``IS_SANDBOX`` as root, Codex's
 ``CODEX_HOME``, pi's ``models.json``, the story's shell tool by the agent's name for it). A
 CLI that is not on ``PATH`` is one line with how to install it, exit 2, before anything is
-written.
+written (those refusals run the command in this process).
 """
 
 from __future__ import annotations
@@ -18,15 +18,14 @@ from pathlib import Path
 import pytest
 
 from claude_code_support import require_claude_code
+from cli_inprocess import run_cli
 from codex_support import require_codex
 from opencode_support import require_opencode, seed_opencode_config
 from pi_support import require_pi
 from project_support import run_text
 
 
-def demo(
-    project: Path, backend: str, path: str, home: Path | None = None
-) -> subprocess.CompletedProcess[str]:
+def demo_env(path: str, home: Path | None = None) -> dict[str, str]:
     env = {
         k: v
         for k, v in os.environ.items()
@@ -37,11 +36,24 @@ def demo(
         env["HOME"] = str(home)
         for name in ("CONFIG", "DATA", "CACHE", "STATE"):
             env[f"XDG_{name}_HOME"] = str(home / name.lower())
+    return env
+
+
+def demo(
+    project: Path, backend: str, path: str, home: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     return run_text(
         [sys.executable, "-m", "forgeflare", "demo", "--backend", backend, "--dir", str(project)],
         timeout=600,
-        env=env,
+        env=demo_env(path, home),
     )
+
+
+def refused_demo(project: Path, backend: str, path: str) -> subprocess.CompletedProcess[str]:
+    """A demo refused before anything starts: the command in this process (the real CLI
+    runs above, as a process)."""
+    argv = ["demo", "--backend", backend, "--dir", str(project)]
+    return run_cli(argv, cwd=project.parent, env=demo_env(path))
 
 
 def assert_the_story_was_done(project: Path, done: subprocess.CompletedProcess[str]) -> None:
@@ -94,7 +106,7 @@ def test_a_cli_that_is_not_installed_is_one_line_with_how_to_install_it(
     empty = tmp_path / "bin"
     empty.mkdir()
     project = tmp_path / "demo"
-    done = demo(project, backend, str(empty))
+    done = refused_demo(project, backend, str(empty))
     assert done.returncode == 2
     (line,) = done.stderr.strip().splitlines()
     assert f"--backend {backend}: `{backend}` is not installed" in line
@@ -103,7 +115,7 @@ def test_a_cli_that_is_not_installed_is_one_line_with_how_to_install_it(
 
 
 def test_an_unknown_backend_names_the_registrys(tmp_path: Path) -> None:
-    done = demo(tmp_path / "demo", "gemini", os.environ["PATH"])
+    done = refused_demo(tmp_path / "demo", "gemini", os.environ["PATH"])
     assert done.returncode == 2
     (line,) = done.stderr.strip().splitlines()
     assert "--backend gemini: not a backend (one of: " in line

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from claude_code_support import claude_env
+from cli_inprocess import run_cli
 from codex_support import codex_env, require_codex, write_codex_home
 from mockapi_support import MockAPI, MockServer, start_mock_process
 from project_support import run_text
@@ -26,13 +27,20 @@ def _claude_alone(claude: Path, cwd: Path, env: dict[str, str]) -> subprocess.Co
     )
 
 
+def _loop(
+    project: Project, backend: str, cli: Path, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """``forgeflare loop`` through its real entry point in this process (a refusal before
+    anything starts needs no process of its own; the CLIs above are real ones)."""
+    argv = ["loop", "--dir", str(project.dir), "--backend", backend, "--agent-cmd", str(cli)]
+    return run_cli([*argv, "--max-iterations", "1"], cwd=project.dir, env=env)
+
+
 def _check(project: Project, claude: Path, env: dict[str, str], server: MockServer) -> str:
     """The loop refuses in one line, exit 2, before any iteration (no run, no request)."""
     asked = len(server.requests())
-    done = project.run(
-        "--backend", "claude", "--agent-cmd", str(claude), "--max-iterations", "1", env=env
-    )
-    assert done.code == 2, done.stderr[-3000:]
+    done = _loop(project, "claude", claude, env)
+    assert done.returncode == 2, done.stderr[-3000:]
     (line,) = done.stderr.strip().splitlines()
     assert not (project.dir / ".fresher" / "runs").exists()
     assert len(server.requests()) == asked
@@ -107,12 +115,10 @@ def test_codex_with_its_home_under_tmp_loses_its_sandbox_helper(tmp_path: Path) 
         project = Project(tmp_path / "p")
         project.dir.mkdir()
         asked = len(server.requests())
-        done = project.run(
-            "--backend", "codex", "--agent-cmd", str(codex), "--max-iterations", "1", env=env
-        )
+        done = _loop(project, "codex", codex, env)
     finally:
         server.stop()
-    assert done.code == 2, done.stderr[-3000:]
+    assert done.returncode == 2, done.stderr[-3000:]
     (line,) = done.stderr.strip().splitlines()
     assert "codex-linux-sandbox" in line
     assert "CODEX_HOME" in line

@@ -1,5 +1,6 @@
 """Backends in real loops: Codex (a stand-in replaying recorded output) and a command agent
-that writes the report file."""
+that writes the report file. The loops run in this process (``Project.arun``; the agents are
+real children) except ``--raw``'s, a real ``forgeflare loop`` process."""
 
 from __future__ import annotations
 
@@ -34,10 +35,10 @@ from supervisor_agents.project import Project, base_env
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 
 
-def test_codex_loop_records_tokens_and_completes_by_signal(tmp_path: Path) -> None:
+async def test_codex_loop_records_tokens_and_completes_by_signal(tmp_path: Path) -> None:
     project = Project(tmp_path)
     codex = shlex.join([sys.executable, str(FIXTURES / "fake_codex.py")])
-    done = project.run("--backend", "codex", "--agent-cmd", codex, "--mode", "planning")
+    done = await project.arun("--backend", "codex", "--agent-cmd", codex, "--mode", "planning")
     assert done.code == 0, done.stderr
     rec = project.record()
     (row,) = rec["iterations"]
@@ -70,10 +71,10 @@ json.dump({"outcome": "ok", "tokens": {"input": 1000, "output": 100, "cache_read
 """
 
 
-def test_command_agent_report_file(tmp_path: Path) -> None:
+async def test_command_agent_report_file(tmp_path: Path) -> None:
     project = Project(tmp_path)
     script = project.write("agent.py", AGENT)
-    done = project.run(
+    done = await project.arun(
         "--agent-cmd",
         shlex.join([sys.executable, str(script)]),
         "--mode",
@@ -90,9 +91,9 @@ def test_command_agent_report_file(tmp_path: Path) -> None:
     assert abs(row["cost_usd"] - expected) < 1e-9
 
 
-def test_command_agent_without_report_is_judged_by_exit(tmp_path: Path) -> None:
+async def test_command_agent_without_report_is_judged_by_exit(tmp_path: Path) -> None:
     project = Project(tmp_path)
-    done = project.run(
+    done = await project.arun(
         "--agent-cmd",
         "false",
         "--mode",
@@ -105,16 +106,16 @@ def test_command_agent_without_report_is_judged_by_exit(tmp_path: Path) -> None:
     assert rows[0]["stop_reason"] == "exit 1"
 
 
-def test_final_required_makes_a_silent_command_agent_an_error(tmp_path: Path) -> None:
+async def test_final_required_makes_a_silent_command_agent_an_error(tmp_path: Path) -> None:
     """``[agent] final_required = "yes"``: a command agent that exits 0 without writing
     ``convergence.json``'s ``final`` had an error iteration; by default its exit status decides."""
     project = Project(tmp_path)
     args = ("--agent-cmd", "true", "--mode", "planning", "--max-iterations", "2")
-    done = project.run(*args)
+    done = await project.arun(*args)
     assert done.code == 10, done.stderr
     (default_run,) = project.run_dirs()
     project.write(".fresher/config.toml", '[agent]\nfinal_required = "yes"\n')
-    required = project.run(
+    required = await project.arun(
         *args, env=base_env(FRESHER_MAX_CONSECUTIVE_ERRORS="2", FRESHER_ERROR_PAUSE="0")
     )
     assert required.code == 12, required.stderr

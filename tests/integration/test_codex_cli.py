@@ -16,11 +16,14 @@ import os
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
+import trio
 
 from codex_support import MODEL, VERSION, codex_env, require_codex, write_codex_home
 from forgeflare._pricing import price_usd
@@ -63,9 +66,12 @@ async def codex_loop(
     name: str,
     *runs: list[dict[str, Any]],
     retries: tuple[int, int] = (0, 0),
+    recordings: tuple[str, ...] = (),
     **settings: str,
 ) -> CliLoop:
-    """A loop (planning mode, 3 iterations at most, no waiting) whose agent is the real Codex."""
+    """A loop (planning mode, 3 iterations at most, no waiting) whose agent is the real Codex;
+    the first iteration's stream agrees with the recording ``name`` (or the first iterations'
+    with ``recordings``, in order)."""
     codex = require_codex()
     url = server.script(name, *runs)
     home = write_codex_home(
@@ -75,7 +81,10 @@ async def codex_loop(
     project.dir.mkdir()
     env = cli_agent_env("codex", codex, codex_env(home, tmp_path / "tmp"), iterations=3, **settings)
     loop = await finished_loop(project, env)
-    _check_recording(name, loop.log, tmp_path, cut="FRESHER_ITERATION_TIMEOUT" in settings)
+    cut = "FRESHER_ITERATION_TIMEOUT" in settings
+    for number, recording in enumerate(recordings or (name,), 1):
+        log = (project.run_dirs()[0] / f"iteration-{number:03d}.log").read_text()
+        _check_recording(recording, log, tmp_path, cut=cut)
     return loop
 
 
@@ -288,28 +297,45 @@ async def test_usage_limit_today(server: ResponsesServer, tmp_path: Path, local_
     assert "waiting for the usage window" in loop.done.stderr + loop.done.stdout
 
 
-async def test_usage_limit_another_day(server: ResponsesServer, tmp_path: Path) -> None:
-    resets = int(time.time()) + 3 * 86400
-    loop = await codex_loop(server, tmp_path, "usage-later", [usage_limit(resets)], [OK])
-    first = loop.rows[0]
-    assert first["outcome"] == "rate_limited"
-    assert 0 <= (iso(resets) - when(first)).total_seconds() < 60  # "Jan 4th, 2027 9:25 PM"
-    assert first["decision"] == "limit_wait"
+@dataclass(frozen=True)
+class TwoWindows:
+    """One loop over two usage limits in turn, then the work: a Codex start fewer than a loop
+    each (the first limit's window names no structured reset, so nothing carries over)."""
+
+    loop: CliLoop
+    later: int
+    session: int
 
 
-async def test_usage_limit_from_the_session_file(server: ResponsesServer, tmp_path: Path) -> None:
-    resets = int(time.time()) + 5000
+@pytest.fixture(scope="module")
+def two_windows(server: ResponsesServer, tmp_path_factory: pytest.TempPathFactory) -> TwoWindows:
+    """Read-only for its tests: the first iteration's limit resets another day (Codex words
+    it), the second's in 5000 s, also in the headers Codex keeps in its session file."""
+    tmp = tmp_path_factory.mktemp("two-windows")
+    later, session = int(time.time()) + 3 * 86400, int(time.time()) + 5000
     headers = {
         "x-codex-primary-used-percent": "100",
         "x-codex-primary-window-minutes": "300",
-        "x-codex-primary-reset-at": str(resets),
+        "x-codex-primary-reset-at": str(session),
     }
-    loop = await codex_loop(
-        server, tmp_path, "usage-session", [usage_limit(resets, **headers)], [OK]
-    )
-    first = loop.rows[0]
+    runs = [usage_limit(later)], [usage_limit(session, **headers)], [OK]
+    recordings = ("usage-later", "usage-session")
+    loop = trio.run(partial(codex_loop, server, tmp, "two-windows", *runs, recordings=recordings))
+    return TwoWindows(loop, later, session)
+
+
+def test_usage_limit_another_day(two_windows: TwoWindows) -> None:
+    first = two_windows.loop.rows[0]
     assert first["outcome"] == "rate_limited"
-    assert when(first) == iso(resets)  # to the second: the structured reset
+    # "Jan 4th, 2027 9:25 PM"
+    assert 0 <= (iso(two_windows.later) - when(first)).total_seconds() < 60
+    assert first["decision"] == "limit_wait"
+
+
+def test_usage_limit_from_the_session_file(two_windows: TwoWindows) -> None:
+    second = two_windows.loop.rows[1]
+    assert second["outcome"] == "rate_limited"
+    assert when(second) == iso(two_windows.session)  # to the second: the structured reset
 
 
 async def test_500s_then_ok(server: ResponsesServer, tmp_path: Path) -> None:

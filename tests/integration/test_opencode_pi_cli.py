@@ -3,6 +3,8 @@
 
 Each scenario runs a real loop (in this process; the CLI is a real child) and checks the first
 iteration's row (outcome, transient, resets_at, tokens, cost, model) and the loop's next step.
+A CLI start is the cost (an OpenCode turn is 5-7 s of CPU): the usage-limit loop's second
+iteration, after the window, is the finished iteration its own test reads.
 The streams the CLIs wrote are kept in ``tests/fixtures/<cli>/<version>/`` for the readers' unit
 tests; ``FORGEFLARE_RECORD_AGENTS=1`` rewrites them.
 """
@@ -11,17 +13,18 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+import trio
 
 import opencode_support
 import pi_support
-from mockapi_support import MockAPI, MockServer
+from mockapi_support import MockAPI, MockServer, start_mock_server
 from opencode_support import opencode_env, require_opencode
 from pi_support import pi_env, require_pi
 from supervisor_agents.project import CliLoop, Project, base_env, cli_agent_env, finished_loop
@@ -86,7 +89,7 @@ OPENCODE = Cli(
 PI = Cli("pi", pi_support.VERSION, pi_support.MODEL, require_pi, lambda h, u: pi_env(h, u), 1)
 
 
-@pytest.fixture(params=[OPENCODE, PI], ids=["opencode", "pi"])
+@pytest.fixture(scope="module", params=[OPENCODE, PI], ids=["opencode", "pi"])
 def cli(request: pytest.FixtureRequest) -> Cli:
     return request.param  # type: ignore[no-any-return]
 
@@ -95,12 +98,12 @@ async def cli_loop(
     cli: Cli,
     server: MockServer,
     tmp_path: Path,
-    name: str,
+    *names: str,
     iterations: int = 1,
     **settings: str,
 ) -> CliLoop:
     """A loop (planning mode, ``iterations`` at most, waits scaled to nothing) whose agent is
-    the real CLI."""
+    the real CLI; ``names`` are the recordings of its first iterations, in order."""
     program = cli.require()
     project = Project(tmp_path / "project")
     project.dir.mkdir()
@@ -112,18 +115,42 @@ async def cli_loop(
     if os.environ.get("FORGEFLARE_RECORD_AGENTS") == "1":
         folder = FIXTURES / cli.name / cli.version
         folder.mkdir(parents=True, exist_ok=True)
-        # The project's path is this machine's: recordings name a neutral one.
-        (folder / f"{name}.jsonl").write_text(loop.log.replace(str(project.dir), "/tmp/project"))
+        for number, name in enumerate(names, 1):
+            log = (project.run_dirs()[0] / f"iteration-{number:03d}.log").read_text()
+            # The project's path is this machine's: recordings name a neutral one.
+            (folder / f"{name}.jsonl").write_text(log.replace(str(project.dir), "/tmp/project"))
     return loop
 
 
-async def test_a_finished_iteration_is_ok_with_tokens_cost_and_model(
-    cli: Cli, tmp_path: Path, mock_api: MockAPI
+@dataclass(frozen=True)
+class WindowThenWork:
+    """A loop whose first request meets a usage limit and whose next iteration does the work."""
+
+    loop: CliLoop
+    reset: int
+
+
+@pytest.fixture(scope="module")
+def window_then_work(
+    cli: Cli, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[WindowThenWork]:
+    """One real loop read by two tests (read-only): the usage-limit window it waited out and
+    the finished iteration after it."""
+    tmp = tmp_path_factory.mktemp(f"window-{cli.name}")
+    reset = int(time.time()) + 7200
+    script = {"responses": [usage_limit(reset), WORK, DONE]}
+    with start_mock_server(script, directory=tmp / "mock") as server:
+        loop = trio.run(cli_loop, cli, server, tmp, "usage-limit", "ok")
+        yield WindowThenWork(loop, reset)
+
+
+def test_a_finished_iteration_is_ok_with_tokens_cost_and_model(
+    window_then_work: WindowThenWork,
 ) -> None:
-    server = mock_api({"responses": [WORK, DONE]})
-    loop = await cli_loop(cli, server, tmp_path, "ok")
+    loop = window_then_work.loop
     assert loop.done.code == 0, loop.done.stderr[-3000:]
-    row = loop.rows[0]
+    assert len(loop.rows) == 2, loop.rows
+    row = loop.rows[1]  # the iteration after the window: a fresh start of the CLI
     assert row["outcome"] == "ok"
     assert row["turns"] == 2
     assert row["model"] == "claude-sonnet-4-5"
@@ -135,12 +162,10 @@ async def test_a_finished_iteration_is_ok_with_tokens_cost_and_model(
     assert loop.record["finish_type"] == "complete"
 
 
-async def test_a_usage_limit_is_a_window_the_loop_waits_not_the_cli(
-    cli: Cli, tmp_path: Path, mock_api: MockAPI
+def test_a_usage_limit_is_a_window_the_loop_waits_not_the_cli(
+    window_then_work: WindowThenWork,
 ) -> None:
-    reset = int(time.time()) + 7200
-    server = mock_api({"responses": [usage_limit(reset), DONE]})
-    loop = await cli_loop(cli, server, tmp_path, "usage-limit")
+    loop, reset = window_then_work.loop, window_then_work.reset
     first = loop.rows[0]
     assert first["outcome"] == "rate_limited", loop.log
     assert first["resets_at"] == datetime.fromtimestamp(reset, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
