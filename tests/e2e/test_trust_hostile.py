@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from claude_code_support import claude_env
+from cli_inprocess import run_cli
 from http_support import QuietHandler, serving
 from mockapi_support import MockAPI, MockServer
 from project_support import cloned_repo, forgeflare
@@ -455,7 +456,9 @@ def test_each_kind_of_later_change_is_refused_with_one_line(
     refused = []
     for what, change, item in _kinds(project, outside):
         change()
-        done = forgeflare(project, *args, env=env, timeout=120)
+        # The refusal comes before anything starts: the real entry point in this process (the
+        # trusted run above and the clone tests here start real processes).
+        done = run_cli(args, cwd=project, env=env)
         lines = done.stderr.strip().splitlines()
         if done.returncode == 2 and len(lines) == 1 and item in lines[0]:
             refused.append(what)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-import anthropic
 import pytest
 
 from mockapi_support import MockAPI
+
+if TYPE_CHECKING:
+    import anthropic
 
 THINKING = "The user wants the tests run. " * 5
 TEXT = "I will run the test suite now and then report what fails. " * 3
@@ -35,6 +38,15 @@ RICH: dict[str, Any] = {
 MESSAGES: list[Any] = [{"role": "user", "content": "Run the tests."}]
 
 
+@pytest.fixture(scope="module")
+def sdk() -> ModuleType:
+    """The ``anthropic`` package, imported when a test here runs: importing it at collection
+    cost every pytest worker about a second of CPU."""
+    import anthropic
+
+    return anthropic
+
+
 def check_final(final: anthropic.types.Message) -> None:
     assert final.id.startswith("msg_")
     assert final.model == "claude-test"
@@ -53,7 +65,7 @@ def check_final(final: anthropic.types.Message) -> None:
     assert (usage.cache_creation_input_tokens, usage.cache_read_input_tokens) == (11, 22)
 
 
-def test_sdk_stream_get_final_message(mock_api: MockAPI) -> None:
+def test_sdk_stream_get_final_message(mock_api: MockAPI, sdk: ModuleType) -> None:
     server = mock_api(
         {
             "responses": [
@@ -63,7 +75,7 @@ def test_sdk_stream_get_final_message(mock_api: MockAPI) -> None:
             ]
         }
     )
-    client = anthropic.Anthropic(base_url=server.url, api_key="test", max_retries=0)
+    client = sdk.Anthropic(base_url=server.url, api_key="test", max_retries=0)
     with client.messages.stream(model="claude-test", max_tokens=1024, messages=MESSAGES) as stream:
         final = stream.get_final_message()
     check_final(final)
@@ -88,9 +100,9 @@ def test_sdk_stream_get_final_message(mock_api: MockAPI) -> None:
     assert recorded[0]["body"]["stream"] is True
 
 
-async def test_async_sdk_stream_under_trio(mock_api: MockAPI) -> None:
+async def test_async_sdk_stream_under_trio(mock_api: MockAPI, sdk: ModuleType) -> None:
     server = mock_api({"responses": [RICH]})
-    client = anthropic.AsyncAnthropic(base_url=server.url, api_key="test", max_retries=0)
+    client = sdk.AsyncAnthropic(base_url=server.url, api_key="test", max_retries=0)
     async with client.messages.stream(
         model="claude-test", max_tokens=1024, messages=MESSAGES
     ) as stream:
@@ -99,7 +111,7 @@ async def test_async_sdk_stream_under_trio(mock_api: MockAPI) -> None:
     await client.close()
 
 
-def test_sdk_non_streaming_errors_and_count_tokens(mock_api: MockAPI) -> None:
+def test_sdk_non_streaming_errors_and_count_tokens(mock_api: MockAPI, sdk: ModuleType) -> None:
     server = mock_api(
         {
             "responses": [
@@ -122,10 +134,10 @@ def test_sdk_non_streaming_errors_and_count_tokens(mock_api: MockAPI) -> None:
             ]
         }
     )
-    client = anthropic.Anthropic(base_url=server.url, api_key="test", max_retries=0)
+    client = sdk.Anthropic(base_url=server.url, api_key="test", max_retries=0)
     check_final(client.messages.create(model="claude-test", max_tokens=1024, messages=MESSAGES))
 
-    with pytest.raises(anthropic.APIStatusError) as info:
+    with pytest.raises(sdk.APIStatusError) as info:
         client.messages.create(model="claude-test", max_tokens=1024, messages=MESSAGES)
     assert info.value.status_code == 529
     assert info.value.response.headers["retry-after"] == "0"
@@ -133,12 +145,12 @@ def test_sdk_non_streaming_errors_and_count_tokens(mock_api: MockAPI) -> None:
     assert info.value.body["error"]["type"] == "overloaded_error"
 
     with (
-        pytest.raises(anthropic.APIStatusError, match="busy"),
+        pytest.raises(sdk.APIStatusError, match="busy"),
         client.messages.stream(model="claude-test", max_tokens=1024, messages=MESSAGES) as stream,
     ):
         stream.get_final_message()
 
-    with pytest.raises(anthropic.BadRequestError, match="messages: bad"):
+    with pytest.raises(sdk.BadRequestError, match="messages: bad"):
         client.messages.create(model="claude-test", max_tokens=1024, messages=MESSAGES)
 
     count = client.messages.count_tokens(model="claude-test", messages=MESSAGES)
