@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from agent_support import text_response, tool_response
+from cli_inprocess import run_cli
 from mockapi_support import MockAPI
 from project_support import git, run_text
 from supervisor_agents.project import alive, base_env, env_for, wait_for
@@ -67,10 +68,14 @@ def completing_agent(loop: str, name: str, text: str) -> dict[str, Any]:
     return shell_agent(commit_command(loop, name, text))
 
 
+def commits_command(name: str) -> str:
+    """Shell: commit ``<name>.txt`` (work, but the plan stays open)."""
+    return f"echo 1 > {name}.txt && git add {name}.txt && git commit -qm {name}"
+
+
 def commits(name: str) -> dict[str, Any]:
     """A scripted turn: the agent commits ``<name>.txt`` (work, but the plan stays open)."""
-    command = f"echo 1 > {name}.txt && git add {name}.txt && git commit -qm {name}"
-    return tool_response(("Bash", {"command": command}))
+    return tool_response(("Bash", {"command": commits_command(name)}))
 
 
 def completes_with(loop: str, name: str, text: str) -> list[dict[str, Any]]:
@@ -123,6 +128,12 @@ def fleet(
     *args: str, env: dict[str, str], timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
     return run_text([sys.executable, "-m", "forgeflare", "fleet", *args], env=env, timeout=timeout)
+
+
+def fleet_here(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``forgeflare fleet ARGS`` in the test process, for a command whose process is not the
+    point (``status``, ``report``, a refusal): each keeps a test that starts it as a process."""
+    return run_cli(["fleet", *args], cwd=Path.cwd(), env=env)
 
 
 def state(path: Path, name: str) -> dict[str, Any]:
@@ -188,11 +199,11 @@ def test_three_loops_two_land_one_conflicts(tmp_path: Path) -> None:
     assert (repo / "shared.txt").read_text() == f"{winner}\n"  # the user's tree moved too
     # the conflicting work stays on its branch
     assert git(repo, "show", f"forgeflare/night/{loser}:shared.txt") == loser
-    status = fleet("status", str(path), env=base_env())
+    status = fleet_here("status", str(path), env=base_env())
     assert status.returncode == 0
     (line,) = [x for x in status.stdout.splitlines() if x.split()[0] == loser]
     assert line.split()[1] == "conflict"
-    report = fleet("report", str(path), env=base_env())
+    report = fleet_here("report", str(path), env=base_env())
     assert report.returncode == 0, report.stderr
     assert "landed" in report.stdout
     assert "rebase onto main conflicts in shared.txt" in report.stdout
@@ -201,7 +212,7 @@ def test_three_loops_two_land_one_conflicts(tmp_path: Path) -> None:
         assert f"== {name} (forgeflare/night/{name}) ==" in report.stdout
     assert git(repo, "status", "--porcelain") == ""  # the fleet's state is ignored
     page = tmp_path / "fleet.html"
-    written = fleet("report", str(path), "--html", str(page), env=base_env())
+    written = fleet_here("report", str(path), "--html", str(page), env=base_env())
     assert written.stdout.strip() == f"report: {page}"
     text = page.read_text()
     assert "<h1>forgeflare fleet night</h1>" in text
@@ -242,7 +253,7 @@ def test_a_finished_fleet_says_so_and_again_starts_a_new_run(tmp_path: Path) -> 
     assert fleet("run", str(path), env=env).returncode == 0
     record = path.parent / ".forgeflare-fleet" / "f" / "fleet.json"
     first = record.read_text()
-    again = fleet("run", str(path), env=env)
+    again = fleet_here("run", str(path), env=env)
     assert again.returncode == 0, again.stderr
     assert "fleet f has finished: nothing to run" in again.stdout
     assert f"forgeflare fleet run --again {path}" in again.stdout
@@ -292,7 +303,7 @@ def test_the_fleet_budget_stops_the_remaining_loops(tmp_path: Path, mock_api: Mo
     assert other["status"] == "stopped"
     assert other["reason"] == "the fleet budget was spent first"
     assert other["runs"] == []
-    assert "budget spent" in fleet("status", str(path), env=env_for(server)).stdout
+    assert "budget spent" in fleet_here("status", str(path), env=env_for(server)).stdout
 
 
 @pytest.mark.parametrize(
@@ -371,7 +382,7 @@ def test_a_usage_limit_in_one_loop_makes_the_others_wait(tmp_path: Path, mock_ap
     assert key.startswith("forgeflare@")
     window = row["until"]
     assert rec["fleet"]["window_until"] == window
-    status = fleet("status", str(path), env=env).stdout
+    status = fleet_here("status", str(path), env=env).stdout
     assert f"usage window until {window}" in status.splitlines()[0]
     # b never met the limit itself, yet it waited for the same window
     assert all(row["outcome"] == "ok" for row in b_run["iterations"])
@@ -410,7 +421,7 @@ def test_kill_9_then_resume_leaves_no_process_and_loses_no_record(tmp_path: Path
     assert all(alive(pid) for pid in loop_pids)  # orphaned, still running
     dead = fleet("status", str(path), env=env)
     assert dead.stdout.startswith("fleet crash: dead — forgeflare fleet run --resume"), dead.stdout
-    refused = fleet("run", str(path), env=env)
+    refused = fleet_here("run", str(path), env=env)
     assert refused.returncode == 2
     assert "fleet run --resume" in refused.stderr
     done = fleet("run", "--resume", str(path), env=env)
@@ -515,7 +526,7 @@ def test_land_pr_pushes_and_opens_a_pull_request_with_the_report(tmp_path: Path)
     body = (tmp_path / "gh.stdin").read_text()
     assert "> Task a: do it." in body
     assert f"run {run['run_id']}" in body
-    report = fleet("report", str(path), env=env)
+    report = fleet_here("report", str(path), env=env)
     assert "landed: 1 of 1 loop(s)" in report.stdout
     assert f"run {run['run_id']}" in report.stdout
 
@@ -570,18 +581,14 @@ def test_every_view_of_an_iteration_prints_the_same_total_and_cost(
     assert "iteration 1: ok, exit 0, stop end_turn, " in loop_log
     assert f"tokens {total}, {cost}, commits 1" in loop_log
     # report, watch and the fleet report
-    report = subprocess.run(
-        [sys.executable, "-m", "forgeflare", "report", "--dir", str(worktree)],
-        env=env_for(server), capture_output=True, text=True, timeout=60, check=True,
-    ).stdout  # fmt: skip
-    assert f"{total} tokens · {cost}" in report
-    assert f"{total} tok {cost}" in report
-    watch = subprocess.run(
-        [sys.executable, "-m", "forgeflare", "watch", "--wait", "0", "--dir", str(worktree)],
-        env=env_for(server), capture_output=True, text=True, timeout=60, check=True,
-    ).stdout  # fmt: skip
-    assert f"tokens {total} · {cost}" in watch
-    fleet_report = fleet("report", str(path), env=env_for(server)).stdout
+    report = run_cli(["report", "--dir", worktree], cwd=tmp_path, env=env_for(server))
+    assert report.returncode == 0, report.stderr
+    assert f"{total} tokens · {cost}" in report.stdout
+    assert f"{total} tok {cost}" in report.stdout
+    watch = run_cli(["watch", "--wait", "0", "--dir", worktree], cwd=tmp_path, env=env_for(server))
+    assert watch.returncode == 0, watch.stderr
+    assert f"tokens {total} · {cost}" in watch.stdout
+    fleet_report = fleet_here("report", str(path), env=env_for(server)).stdout
     assert f"{total} tokens · {cost}" in fleet_report
     assert f"{total} tok {cost}" in fleet_report
     assert f"· {cost} · 1 run(s)" in fleet_report
