@@ -281,8 +281,20 @@ def spends(loop: str) -> list[dict[str, Any]]:
     return [work, text_response("More to do.")] * 2
 
 
+def runs_in_night_logs(repo: Path) -> None:
+    """The repository's loops keep their runs in ``night-logs`` (``[paths] log_dir``)."""
+    (repo / ".fresher").mkdir()
+    (repo / ".fresher" / "config.toml").write_text('[paths]\nlog_dir = "night-logs"\n')
+    (repo / ".gitignore").write_text(".fresher/\nnight-logs/\n")
+    git(repo, "add", "-f", ".fresher/config.toml", ".gitignore")
+    git(repo, "commit", "-qm", "runs in night-logs")
+
+
 def test_the_fleet_budget_stops_the_remaining_loops(tmp_path: Path, mock_api: MockAPI) -> None:
-    make_repo(tmp_path, "a", "b")
+    """The fleet reads each loop's spend where its runs are, ``[paths] log_dir`` too: here the
+    loops keep them in ``night-logs`` (the loop still running below keeps them where they are
+    by default)."""
+    runs_in_night_logs(make_repo(tmp_path, "a", "b"))
     server = mock_api({"conversations": [conv("a", spends("a")), conv("b", spends("b"))]})
     loops = [loop(n, model="claude-opus-4-6") for n in ("a", "b")]
     path = fleet_file(tmp_path, "budget", loops, parallel=1, max_cost=4)
@@ -297,7 +309,11 @@ def test_the_fleet_budget_stops_the_remaining_loops(tmp_path: Path, mock_api: Mo
     assert ran["status"] == "stopped"
     assert ran["reason"] == "the fleet budget was spent (the loop finished budget)"
     assert ran["cost_usd"] == rec["fleet"]["spent_usd"]
-    (record,) = run_records(tmp_path / ".forgeflare-fleet/budget/worktrees" / ran["name"])
+    worktree = tmp_path / ".forgeflare-fleet/budget/worktrees" / ran["name"]
+    assert {p.parent.parent.relative_to(worktree) for p in worktree.rglob("run.json")} == {
+        Path("night-logs")
+    }
+    (record,) = run_records(worktree, "night-logs")
     assert len(record["iterations"]) == 1
     # ... and the other never started
     assert other["status"] == "stopped"
@@ -306,21 +322,10 @@ def test_the_fleet_budget_stops_the_remaining_loops(tmp_path: Path, mock_api: Mo
     assert "budget spent" in fleet_here("status", str(path), env=env_for(server)).stdout
 
 
-@pytest.mark.parametrize(
-    ("config", "runs"),
-    [("", ".fresher/runs"), ('[paths]\nlog_dir = "night-logs"\n', "night-logs")],
-)
-def test_the_fleet_budget_stops_a_running_loop(
-    tmp_path: Path, mock_api: MockAPI, config: str, runs: str
-) -> None:
-    """The fleet reads each loop's spend where its runs are, ``[paths] log_dir`` too."""
-    repo = make_repo(tmp_path, "a", "b")
-    if config:
-        (repo / ".fresher").mkdir()
-        (repo / ".fresher" / "config.toml").write_text(config)
-        (repo / ".gitignore").write_text(".fresher/\nnight-logs/\n")
-        git(repo, "add", "-f", ".fresher/config.toml", ".gitignore")
-        git(repo, "commit", "-qm", "runs in night-logs")
+def test_the_fleet_budget_stops_a_running_loop(tmp_path: Path, mock_api: MockAPI) -> None:
+    """A loop still running when another's spend stops the fleet is ended, its record kept
+    (``[paths] log_dir`` is the test above)."""
+    make_repo(tmp_path, "a", "b")
     server = mock_api({"conversations": [conv("a", spends("a"))]})
     # b is a loop still running (its agent a shell that hangs) when a's spend stops the fleet
     loops = [loop("a", model="claude-opus-4-6"), loop("b", **shell_agent("sleep 120"))]
@@ -335,9 +340,9 @@ def test_the_fleet_budget_stops_a_running_loop(
     assert rec["b"]["reason"].startswith("the fleet budget was spent (the loop finished ")
     worktree = tmp_path / ".forgeflare-fleet/budget2/worktrees/a"
     assert {p.parent.parent.relative_to(worktree) for p in worktree.rglob("run.json")} == {
-        Path(runs)
+        Path(".fresher/runs")
     }
-    (b_run,) = run_records(tmp_path / ".forgeflare-fleet/budget2/worktrees/b", runs)
+    (b_run,) = run_records(tmp_path / ".forgeflare-fleet/budget2/worktrees/b")
     assert b_run["finished_at"] is not None
     assert marked_processes(str(tmp_path / ".forgeflare-fleet")) == []
 
