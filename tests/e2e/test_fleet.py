@@ -417,7 +417,7 @@ def test_kill_9_then_resume_leaves_no_process_and_loses_no_record(tmp_path: Path
         return all(rec[n]["status"] == "running" and rec[n]["runs"] for n in "ab")
 
     wait_for(both_waiting)
-    status = fleet("status", str(path), env=env)
+    status = fleet_here("status", str(path), env=env)
     assert status.stdout.startswith("fleet crash: running")
     before = state(path, "crash")
     loop_pids = [before[n]["pid"] for n in "ab"]
