@@ -2,6 +2,8 @@
 
 Each loop's task names it, so one multi-conversation script serves loops that run in parallel.
 Waits are real but scaled down with ``FORGEFLARE_TIME_SCALE``; every loop runs 1-2 iterations.
+The loops are always real ``forgeflare loop`` processes; ``fleet run`` is one where a signal,
+a kill or a budget stop is the point, and runs in the test process where it is not.
 """
 
 from __future__ import annotations
@@ -15,8 +17,6 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from agent_support import text_response, tool_response
 from cli_inprocess import run_cli
@@ -132,7 +132,8 @@ def fleet(
 
 def fleet_here(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """``forgeflare fleet ARGS`` in the test process, for a command whose process is not the
-    point (``status``, ``report``, a refusal): each keeps a test that starts it as a process."""
+    point (``status``, ``report``, a refusal, a fleet whose records, landing or pull request
+    are): each keeps tests that start it as a process; the loops are processes either way."""
     return run_cli(["fleet", *args], cwd=Path.cwd(), env=env)
 
 
@@ -238,7 +239,7 @@ def test_agents_that_add_everything_still_both_land(tmp_path: Path) -> None:
 
     loops = [loop("one", **adds_all("one")), loop("two", **adds_all("two"))]
     path = fleet_file(tmp_path, "all", loops, parallel=2)
-    done = fleet("run", str(path), env=base_env())
+    done = fleet_here("run", str(path), env=base_env())
     rec = state(path, "all")
     assert done.returncode == 0, (done.stderr, rec)
     assert (rec["one"]["status"], rec["two"]["status"]) == ("landed", "landed")
@@ -263,7 +264,7 @@ def test_a_finished_fleet_says_so_and_again_starts_a_new_run(tmp_path: Path) -> 
         r"(?m)^agent_command = .*$", 'agent_command = "no-such-agent-here"', path.read_text()
     )
     path.write_text(text)
-    done = fleet("run", "--again", str(path), env=env)
+    done = fleet_here("run", "--again", str(path), env=env)
     assert done.returncode == 1, done.stderr
     rec = state(path, "f")
     assert rec["fleet"]["attempt"] == 2
@@ -517,7 +518,7 @@ def test_land_pr_pushes_and_opens_a_pull_request_with_the_report(tmp_path: Path)
     )
     env = base_env()
     env.update(PATH=f"{bindir}:{env['PATH']}", GH_LOG=str(tmp_path / "gh"))
-    done = fleet("run", str(path), env=env)
+    done = fleet_here("run", str(path), env=env)
     assert done.returncode == 0, done.stderr
     rec = state(path, "prs")
     assert rec["a"]["status"] == "pr_opened"
@@ -562,7 +563,7 @@ def test_every_view_of_an_iteration_prints_the_same_total_and_cost(
     total = 100 + 20 + 300 + 50 + 10 + 5 + 400
     server = mock_api({"conversations": [conv("a", [first, last])]})
     path = fleet_file(tmp_path, "same", [loop("a", model="claude-opus-4-6")])
-    done = fleet("run", str(path), env=env_for(server))
+    done = fleet_here("run", str(path), env=env_for(server))
     assert done.returncode == 0, done.stderr
     worktree = tmp_path / ".forgeflare-fleet/same/worktrees/a"
     (run_dir,) = sorted((worktree / ".fresher" / "runs").iterdir())
