@@ -353,9 +353,14 @@ def test_a_usage_limit_in_one_loop_makes_the_others_wait(tmp_path: Path, mock_ap
     limit = {
         "error": {"status": 429, "type": "rate_limit_error", "headers": {"retry-after": "1000"}}
     }
-    # b's first iteration is still running when a meets the limit; b waits before its second,
-    # having read a's window (1000 s at time scale 0.01: 10 s) from the machine's window store
-    slow = {**text_response("Half way."), "delay_ms": 5000}
+    # b's first iteration is still running when a meets the limit: it holds until the test has
+    # seen a's window (1000 s at time scale 0.01: 10 s) in the machine's window store; b then
+    # waits before its second, having read that window from the store
+    trees = tmp_path / ".forgeflare-fleet/limits/worktrees"
+    go = trees / "b" / ".fresher" / "go"  # in b's worktree: its box sees it
+    holds = tool_response(
+        ("Bash", {"command": f"{commits_command('b1')} && until [ -e {go} ]; do sleep 0.05; done"})
+    )
     server = mock_api(
         {
             "conversations": [
@@ -363,8 +368,8 @@ def test_a_usage_limit_in_one_loop_makes_the_others_wait(tmp_path: Path, mock_ap
                 conv(
                     "b",
                     [
-                        commits("b1"),
-                        slow,
+                        holds,
+                        text_response("Half way."),
                         *completes_with("b", "b.txt", "b"),
                     ],
                 ),
@@ -373,17 +378,21 @@ def test_a_usage_limit_in_one_loop_makes_the_others_wait(tmp_path: Path, mock_ap
     )
     path = fleet_file(tmp_path, "limits", [loop("a"), loop("b")], parallel=2)
     env = {**env_for(server), "XDG_STATE_HOME": str(tmp_path / "state")}
-    done = fleet("run", str(path), env=env)
-    assert done.returncode == 0, done.stderr
-    assert "usage limit reported: every loop waits until" in done.stderr
+    windows = tmp_path / "state/forgeflare/windows.json"
+    supervisor = started_fleet(path, env)
+    wait_for(lambda: windows.exists() and "forgeflare@" in windows.read_text())
+    go.parent.mkdir(parents=True, exist_ok=True)  # b's loop made it already
+    go.touch()
+    _, err = supervisor.communicate(timeout=300)
+    assert supervisor.returncode == 0, err
+    assert "usage limit reported: every loop waits until" in err
     assert not (tmp_path / ".forgeflare-fleet/limits/window.json").exists()
     rec = state(path, "limits")
     assert rec["a"]["status"] == rec["b"]["status"] == "landed"
-    trees = tmp_path / ".forgeflare-fleet/limits/worktrees"
     (a_run,) = run_records(trees / "a")
     (b_run,) = run_records(trees / "b")
     assert a_run["iterations"][0]["outcome"] == "rate_limited"
-    store = json.loads((tmp_path / "state/forgeflare/windows.json").read_text())
+    store = json.loads(windows.read_text())
     ((key, row),) = store["windows"].items()
     assert key.startswith("forgeflare@")
     window = row["until"]
