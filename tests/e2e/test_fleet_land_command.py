@@ -3,7 +3,8 @@
 Real ``forgeflare loop`` processes in real git worktrees, each with a shell agent that commits
 and checks off its plan (what the own agent's scripted turn would run); the gate fails at
 landing (a file it needs is missing), is fixed, and ``fleet land`` lands it. The landing that
-lands and the first report are real processes; the other reads and refusals run in-process.
+lands, the first fleet run and the first report are real processes; the other reads, runs and
+refusals run in-process (their loops are processes).
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ def test_fleet_land_refuses_what_it_cannot_land(tmp_path: Path) -> None:
     not_yet = fleet_here("land", str(path), "one", env=env)
     assert not_yet.returncode == 2
     assert "has not run yet" in not_yet.stderr
-    assert fleet("run", str(path), env=env).returncode == 0
+    assert fleet_here("run", str(path), env=env).returncode == 0
     unknown = fleet_here("land", str(path), "nope", env=env)
     assert unknown.returncode == 2
     (line,) = unknown.stderr.strip().splitlines()

@@ -13,7 +13,6 @@ import pytest
 from test_fleet import (
     commits_command,
     completing_agent,
-    fleet,
     fleet_file,
     fleet_here,
     loop,
@@ -50,7 +49,7 @@ def test_the_fleet_page_says_landed_and_not_landed(tmp_path: Path) -> None:
         gate="test ! -e gated.txt",  # the landing gate refuses only the loop "gated"
     )
     env = base_env()
-    done = fleet("run", str(path), env=env, timeout=300)
+    done = fleet_here("run", str(path), env=env)  # the loops are processes
     assert done.returncode == 1, done.stderr
     rec = state(path, "night")
     assert (rec["lands"]["status"], rec["gated"]["status"]) == ("landed", "gate_failed")
