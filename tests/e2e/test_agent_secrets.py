@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_support import run_agent, text_response, tool_response
+from cli_inprocess import run_cli
 from mockapi_support import MockAPI
 from project_support import run_text
 from supervisor_agents.project import base_env
@@ -60,10 +61,7 @@ def test_pass_env_lets_a_named_one_through(tmp_path: Path, mock_api: MockAPI) ->
 
 def test_nothing_a_loop_writes_contains_the_key(tmp_path: Path, mock_api: MockAPI) -> None:
     project = tmp_path / "p"
-    init = run_text(
-        [sys.executable, "-m", "forgeflare", "init", str(project)],
-        env=base_env(),
-    )
+    init = run_cli(["init", project], cwd=tmp_path, env=base_env())  # the loop is the point
     assert init.returncode == 0, init.stderr
     (project / ".fresher" / "hooks" / "started").write_text("#!/bin/sh\nenv\n")
     server = mock_api({**script(), "when_exhausted": "end_turn"})

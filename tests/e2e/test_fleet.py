@@ -2,6 +2,8 @@
 
 Each loop's task names it, so one multi-conversation script serves loops that run in parallel.
 Waits are real but scaled down with ``FORGEFLARE_TIME_SCALE``; every loop runs 1-2 iterations.
+The loops are always real ``forgeflare loop`` processes; ``fleet run`` is one where a signal,
+a kill or a budget stop is the point, and runs in the test process where it is not.
 """
 
 from __future__ import annotations
@@ -16,9 +18,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from agent_support import text_response, tool_response
+from cli_inprocess import run_cli
 from mockapi_support import MockAPI
 from project_support import git, run_text
 from supervisor_agents.project import alive, base_env, env_for, wait_for
@@ -67,10 +68,14 @@ def completing_agent(loop: str, name: str, text: str) -> dict[str, Any]:
     return shell_agent(commit_command(loop, name, text))
 
 
+def commits_command(name: str) -> str:
+    """Shell: commit ``<name>.txt`` (work, but the plan stays open)."""
+    return f"echo 1 > {name}.txt && git add {name}.txt && git commit -qm {name}"
+
+
 def commits(name: str) -> dict[str, Any]:
     """A scripted turn: the agent commits ``<name>.txt`` (work, but the plan stays open)."""
-    command = f"echo 1 > {name}.txt && git add {name}.txt && git commit -qm {name}"
-    return tool_response(("Bash", {"command": command}))
+    return tool_response(("Bash", {"command": commits_command(name)}))
 
 
 def completes_with(loop: str, name: str, text: str) -> list[dict[str, Any]]:
@@ -123,6 +128,13 @@ def fleet(
     *args: str, env: dict[str, str], timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
     return run_text([sys.executable, "-m", "forgeflare", "fleet", *args], env=env, timeout=timeout)
+
+
+def fleet_here(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``forgeflare fleet ARGS`` in the test process, for a command whose process is not the
+    point (``status``, ``report``, a refusal, a fleet whose records, landing or pull request
+    are): each keeps tests that start it as a process; the loops are processes either way."""
+    return run_cli(["fleet", *args], cwd=Path.cwd(), env=env)
 
 
 def state(path: Path, name: str) -> dict[str, Any]:
@@ -188,11 +200,11 @@ def test_three_loops_two_land_one_conflicts(tmp_path: Path) -> None:
     assert (repo / "shared.txt").read_text() == f"{winner}\n"  # the user's tree moved too
     # the conflicting work stays on its branch
     assert git(repo, "show", f"forgeflare/night/{loser}:shared.txt") == loser
-    status = fleet("status", str(path), env=base_env())
+    status = fleet_here("status", str(path), env=base_env())
     assert status.returncode == 0
     (line,) = [x for x in status.stdout.splitlines() if x.split()[0] == loser]
     assert line.split()[1] == "conflict"
-    report = fleet("report", str(path), env=base_env())
+    report = fleet_here("report", str(path), env=base_env())
     assert report.returncode == 0, report.stderr
     assert "landed" in report.stdout
     assert "rebase onto main conflicts in shared.txt" in report.stdout
@@ -201,7 +213,7 @@ def test_three_loops_two_land_one_conflicts(tmp_path: Path) -> None:
         assert f"== {name} (forgeflare/night/{name}) ==" in report.stdout
     assert git(repo, "status", "--porcelain") == ""  # the fleet's state is ignored
     page = tmp_path / "fleet.html"
-    written = fleet("report", str(path), "--html", str(page), env=base_env())
+    written = fleet_here("report", str(path), "--html", str(page), env=base_env())
     assert written.stdout.strip() == f"report: {page}"
     text = page.read_text()
     assert "<h1>forgeflare fleet night</h1>" in text
@@ -227,7 +239,7 @@ def test_agents_that_add_everything_still_both_land(tmp_path: Path) -> None:
 
     loops = [loop("one", **adds_all("one")), loop("two", **adds_all("two"))]
     path = fleet_file(tmp_path, "all", loops, parallel=2)
-    done = fleet("run", str(path), env=base_env())
+    done = fleet_here("run", str(path), env=base_env())
     rec = state(path, "all")
     assert done.returncode == 0, (done.stderr, rec)
     assert (rec["one"]["status"], rec["two"]["status"]) == ("landed", "landed")
@@ -242,7 +254,7 @@ def test_a_finished_fleet_says_so_and_again_starts_a_new_run(tmp_path: Path) -> 
     assert fleet("run", str(path), env=env).returncode == 0
     record = path.parent / ".forgeflare-fleet" / "f" / "fleet.json"
     first = record.read_text()
-    again = fleet("run", str(path), env=env)
+    again = fleet_here("run", str(path), env=env)
     assert again.returncode == 0, again.stderr
     assert "fleet f has finished: nothing to run" in again.stdout
     assert f"forgeflare fleet run --again {path}" in again.stdout
@@ -252,7 +264,7 @@ def test_a_finished_fleet_says_so_and_again_starts_a_new_run(tmp_path: Path) -> 
         r"(?m)^agent_command = .*$", 'agent_command = "no-such-agent-here"', path.read_text()
     )
     path.write_text(text)
-    done = fleet("run", "--again", str(path), env=env)
+    done = fleet_here("run", "--again", str(path), env=env)
     assert done.returncode == 1, done.stderr
     rec = state(path, "f")
     assert rec["fleet"]["attempt"] == 2
@@ -270,8 +282,20 @@ def spends(loop: str) -> list[dict[str, Any]]:
     return [work, text_response("More to do.")] * 2
 
 
+def runs_in_night_logs(repo: Path) -> None:
+    """The repository's loops keep their runs in ``night-logs`` (``[paths] log_dir``)."""
+    (repo / ".fresher").mkdir()
+    (repo / ".fresher" / "config.toml").write_text('[paths]\nlog_dir = "night-logs"\n')
+    (repo / ".gitignore").write_text(".fresher/\nnight-logs/\n")
+    git(repo, "add", "-f", ".fresher/config.toml", ".gitignore")
+    git(repo, "commit", "-qm", "runs in night-logs")
+
+
 def test_the_fleet_budget_stops_the_remaining_loops(tmp_path: Path, mock_api: MockAPI) -> None:
-    make_repo(tmp_path, "a", "b")
+    """The fleet reads each loop's spend where its runs are, ``[paths] log_dir`` too: here the
+    loops keep them in ``night-logs`` (the loop still running below keeps them where they are
+    by default)."""
+    runs_in_night_logs(make_repo(tmp_path, "a", "b"))
     server = mock_api({"conversations": [conv("a", spends("a")), conv("b", spends("b"))]})
     loops = [loop(n, model="claude-opus-4-6") for n in ("a", "b")]
     path = fleet_file(tmp_path, "budget", loops, parallel=1, max_cost=4)
@@ -286,30 +310,23 @@ def test_the_fleet_budget_stops_the_remaining_loops(tmp_path: Path, mock_api: Mo
     assert ran["status"] == "stopped"
     assert ran["reason"] == "the fleet budget was spent (the loop finished budget)"
     assert ran["cost_usd"] == rec["fleet"]["spent_usd"]
-    (record,) = run_records(tmp_path / ".forgeflare-fleet/budget/worktrees" / ran["name"])
+    worktree = tmp_path / ".forgeflare-fleet/budget/worktrees" / ran["name"]
+    assert {p.parent.parent.relative_to(worktree) for p in worktree.rglob("run.json")} == {
+        Path("night-logs")
+    }
+    (record,) = run_records(worktree, "night-logs")
     assert len(record["iterations"]) == 1
     # ... and the other never started
     assert other["status"] == "stopped"
     assert other["reason"] == "the fleet budget was spent first"
     assert other["runs"] == []
-    assert "budget spent" in fleet("status", str(path), env=env_for(server)).stdout
+    assert "budget spent" in fleet_here("status", str(path), env=env_for(server)).stdout
 
 
-@pytest.mark.parametrize(
-    ("config", "runs"),
-    [("", ".fresher/runs"), ('[paths]\nlog_dir = "night-logs"\n', "night-logs")],
-)
-def test_the_fleet_budget_stops_a_running_loop(
-    tmp_path: Path, mock_api: MockAPI, config: str, runs: str
-) -> None:
-    """The fleet reads each loop's spend where its runs are, ``[paths] log_dir`` too."""
-    repo = make_repo(tmp_path, "a", "b")
-    if config:
-        (repo / ".fresher").mkdir()
-        (repo / ".fresher" / "config.toml").write_text(config)
-        (repo / ".gitignore").write_text(".fresher/\nnight-logs/\n")
-        git(repo, "add", "-f", ".fresher/config.toml", ".gitignore")
-        git(repo, "commit", "-qm", "runs in night-logs")
+def test_the_fleet_budget_stops_a_running_loop(tmp_path: Path, mock_api: MockAPI) -> None:
+    """A loop still running when another's spend stops the fleet is ended, its record kept
+    (``[paths] log_dir`` is the test above)."""
+    make_repo(tmp_path, "a", "b")
     server = mock_api({"conversations": [conv("a", spends("a"))]})
     # b is a loop still running (its agent a shell that hangs) when a's spend stops the fleet
     loops = [loop("a", model="claude-opus-4-6"), loop("b", **shell_agent("sleep 120"))]
@@ -324,9 +341,9 @@ def test_the_fleet_budget_stops_a_running_loop(
     assert rec["b"]["reason"].startswith("the fleet budget was spent (the loop finished ")
     worktree = tmp_path / ".forgeflare-fleet/budget2/worktrees/a"
     assert {p.parent.parent.relative_to(worktree) for p in worktree.rglob("run.json")} == {
-        Path(runs)
+        Path(".fresher/runs")
     }
-    (b_run,) = run_records(tmp_path / ".forgeflare-fleet/budget2/worktrees/b", runs)
+    (b_run,) = run_records(tmp_path / ".forgeflare-fleet/budget2/worktrees/b")
     assert b_run["finished_at"] is not None
     assert marked_processes(str(tmp_path / ".forgeflare-fleet")) == []
 
@@ -336,9 +353,14 @@ def test_a_usage_limit_in_one_loop_makes_the_others_wait(tmp_path: Path, mock_ap
     limit = {
         "error": {"status": 429, "type": "rate_limit_error", "headers": {"retry-after": "1000"}}
     }
-    # b's first iteration is still running when a meets the limit; b waits before its second,
-    # having read a's window (1000 s at time scale 0.01: 10 s) from the machine's window store
-    slow = {**text_response("Half way."), "delay_ms": 5000}
+    # b's first iteration is still running when a meets the limit: it holds until the test has
+    # seen a's window (1000 s at time scale 0.01: 10 s) in the machine's window store; b then
+    # waits before its second, having read that window from the store
+    trees = tmp_path / ".forgeflare-fleet/limits/worktrees"
+    go = trees / "b" / ".fresher" / "go"  # in b's worktree: its box sees it
+    holds = tool_response(
+        ("Bash", {"command": f"{commits_command('b1')} && until [ -e {go} ]; do sleep 0.05; done"})
+    )
     server = mock_api(
         {
             "conversations": [
@@ -346,8 +368,8 @@ def test_a_usage_limit_in_one_loop_makes_the_others_wait(tmp_path: Path, mock_ap
                 conv(
                     "b",
                     [
-                        commits("b1"),
-                        slow,
+                        holds,
+                        text_response("Half way."),
                         *completes_with("b", "b.txt", "b"),
                     ],
                 ),
@@ -356,22 +378,26 @@ def test_a_usage_limit_in_one_loop_makes_the_others_wait(tmp_path: Path, mock_ap
     )
     path = fleet_file(tmp_path, "limits", [loop("a"), loop("b")], parallel=2)
     env = {**env_for(server), "XDG_STATE_HOME": str(tmp_path / "state")}
-    done = fleet("run", str(path), env=env)
-    assert done.returncode == 0, done.stderr
-    assert "usage limit reported: every loop waits until" in done.stderr
+    windows = tmp_path / "state/forgeflare/windows.json"
+    supervisor = started_fleet(path, env)
+    wait_for(lambda: windows.exists() and "forgeflare@" in windows.read_text())
+    go.parent.mkdir(parents=True, exist_ok=True)  # b's loop made it already
+    go.touch()
+    _, err = supervisor.communicate(timeout=300)
+    assert supervisor.returncode == 0, err
+    assert "usage limit reported: every loop waits until" in err
     assert not (tmp_path / ".forgeflare-fleet/limits/window.json").exists()
     rec = state(path, "limits")
     assert rec["a"]["status"] == rec["b"]["status"] == "landed"
-    trees = tmp_path / ".forgeflare-fleet/limits/worktrees"
     (a_run,) = run_records(trees / "a")
     (b_run,) = run_records(trees / "b")
     assert a_run["iterations"][0]["outcome"] == "rate_limited"
-    store = json.loads((tmp_path / "state/forgeflare/windows.json").read_text())
+    store = json.loads(windows.read_text())
     ((key, row),) = store["windows"].items()
     assert key.startswith("forgeflare@")
     window = row["until"]
     assert rec["fleet"]["window_until"] == window
-    status = fleet("status", str(path), env=env).stdout
+    status = fleet_here("status", str(path), env=env).stdout
     assert f"usage window until {window}" in status.splitlines()[0]
     # b never met the limit itself, yet it waited for the same window
     assert all(row["outcome"] == "ok" for row in b_run["iterations"])
@@ -401,7 +427,7 @@ def test_kill_9_then_resume_leaves_no_process_and_loses_no_record(tmp_path: Path
         return all(rec[n]["status"] == "running" and rec[n]["runs"] for n in "ab")
 
     wait_for(both_waiting)
-    status = fleet("status", str(path), env=env)
+    status = fleet_here("status", str(path), env=env)
     assert status.stdout.startswith("fleet crash: running")
     before = state(path, "crash")
     loop_pids = [before[n]["pid"] for n in "ab"]
@@ -410,7 +436,7 @@ def test_kill_9_then_resume_leaves_no_process_and_loses_no_record(tmp_path: Path
     assert all(alive(pid) for pid in loop_pids)  # orphaned, still running
     dead = fleet("status", str(path), env=env)
     assert dead.stdout.startswith("fleet crash: dead — forgeflare fleet run --resume"), dead.stdout
-    refused = fleet("run", str(path), env=env)
+    refused = fleet_here("run", str(path), env=env)
     assert refused.returncode == 2
     assert "fleet run --resume" in refused.stderr
     done = fleet("run", "--resume", str(path), env=env)
@@ -501,7 +527,7 @@ def test_land_pr_pushes_and_opens_a_pull_request_with_the_report(tmp_path: Path)
     )
     env = base_env()
     env.update(PATH=f"{bindir}:{env['PATH']}", GH_LOG=str(tmp_path / "gh"))
-    done = fleet("run", str(path), env=env)
+    done = fleet_here("run", str(path), env=env)
     assert done.returncode == 0, done.stderr
     rec = state(path, "prs")
     assert rec["a"]["status"] == "pr_opened"
@@ -515,7 +541,7 @@ def test_land_pr_pushes_and_opens_a_pull_request_with_the_report(tmp_path: Path)
     body = (tmp_path / "gh.stdin").read_text()
     assert "> Task a: do it." in body
     assert f"run {run['run_id']}" in body
-    report = fleet("report", str(path), env=env)
+    report = fleet_here("report", str(path), env=env)
     assert "landed: 1 of 1 loop(s)" in report.stdout
     assert f"run {run['run_id']}" in report.stdout
 
@@ -546,7 +572,7 @@ def test_every_view_of_an_iteration_prints_the_same_total_and_cost(
     total = 100 + 20 + 300 + 50 + 10 + 5 + 400
     server = mock_api({"conversations": [conv("a", [first, last])]})
     path = fleet_file(tmp_path, "same", [loop("a", model="claude-opus-4-6")])
-    done = fleet("run", str(path), env=env_for(server))
+    done = fleet_here("run", str(path), env=env_for(server))
     assert done.returncode == 0, done.stderr
     worktree = tmp_path / ".forgeflare-fleet/same/worktrees/a"
     (run_dir,) = sorted((worktree / ".fresher" / "runs").iterdir())
@@ -570,18 +596,14 @@ def test_every_view_of_an_iteration_prints_the_same_total_and_cost(
     assert "iteration 1: ok, exit 0, stop end_turn, " in loop_log
     assert f"tokens {total}, {cost}, commits 1" in loop_log
     # report, watch and the fleet report
-    report = subprocess.run(
-        [sys.executable, "-m", "forgeflare", "report", "--dir", str(worktree)],
-        env=env_for(server), capture_output=True, text=True, timeout=60, check=True,
-    ).stdout  # fmt: skip
-    assert f"{total} tokens · {cost}" in report
-    assert f"{total} tok {cost}" in report
-    watch = subprocess.run(
-        [sys.executable, "-m", "forgeflare", "watch", "--wait", "0", "--dir", str(worktree)],
-        env=env_for(server), capture_output=True, text=True, timeout=60, check=True,
-    ).stdout  # fmt: skip
-    assert f"tokens {total} · {cost}" in watch
-    fleet_report = fleet("report", str(path), env=env_for(server)).stdout
+    report = run_cli(["report", "--dir", worktree], cwd=tmp_path, env=env_for(server))
+    assert report.returncode == 0, report.stderr
+    assert f"{total} tokens · {cost}" in report.stdout
+    assert f"{total} tok {cost}" in report.stdout
+    watch = run_cli(["watch", "--wait", "0", "--dir", worktree], cwd=tmp_path, env=env_for(server))
+    assert watch.returncode == 0, watch.stderr
+    assert f"tokens {total} · {cost}" in watch.stdout
+    fleet_report = fleet_here("report", str(path), env=env_for(server)).stdout
     assert f"{total} tokens · {cost}" in fleet_report
     assert f"{total} tok {cost}" in fleet_report
     assert f"· {cost} · 1 run(s)" in fleet_report

@@ -2,7 +2,9 @@
 
 Real ``forgeflare loop`` processes in real git worktrees, each with a shell agent that commits
 and checks off its plan (what the own agent's scripted turn would run); the gate fails at
-landing (a file it needs is missing), is fixed, and ``fleet land`` lands it.
+landing (a file it needs is missing), is fixed, and ``fleet land`` lands it. The landing that
+lands, the first fleet run and the first report are real processes; the other reads, runs and
+refusals run in-process (their loops are processes).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from test_fleet import completing_agent, fleet, fleet_file, loop, make_repo, state
+from test_fleet import completing_agent, fleet, fleet_file, fleet_here, loop, make_repo, state
 
 from project_support import git
 from supervisor_agents.project import base_env
@@ -36,7 +38,7 @@ def test_a_loop_left_unlanded_lands_with_fleet_land(tmp_path: Path) -> None:
     assert "switch" not in report.stdout.split("\n\n")[0]
 
     # Still red: one line, exit 1, nothing moves.
-    again = fleet("land", str(path), "one", env=env)
+    again = fleet_here("land", str(path), "one", env=env)
     assert again.returncode == 1, again.stderr
     assert again.stdout.startswith("one: gate_failed: gate `test -f "), again.stdout
     assert len(again.stdout.splitlines()) == 1
@@ -48,20 +50,20 @@ def test_a_loop_left_unlanded_lands_with_fleet_land(tmp_path: Path) -> None:
     assert landed.stdout == "one: landed: 1 commit(s) fast-forwarded into main\n"
     assert git(repo, "log", "--format=%s", "main").splitlines() == ["write one.txt", "init"]
     assert state(path, "night")["one"]["status"] == "landed"
-    after = fleet("report", str(path), env=env)
+    after = fleet_here("report", str(path), env=env)
     assert "Nothing needs you" in after.stdout, after.stdout
-    assert fleet("land", str(path), "one", env=env).returncode == 0  # landed stays landed
+    assert fleet_here("land", str(path), "one", env=env).returncode == 0  # landed stays landed
 
 
 def test_fleet_land_refuses_what_it_cannot_land(tmp_path: Path) -> None:
     make_repo(tmp_path, "one")
     path = fleet_file(tmp_path, "night", [loop("one", **completing_agent("one", "one.txt", "one"))])
     env = base_env()
-    not_yet = fleet("land", str(path), "one", env=env)
+    not_yet = fleet_here("land", str(path), "one", env=env)
     assert not_yet.returncode == 2
     assert "has not run yet" in not_yet.stderr
-    assert fleet("run", str(path), env=env).returncode == 0
-    unknown = fleet("land", str(path), "nope", env=env)
+    assert fleet_here("run", str(path), env=env).returncode == 0
+    unknown = fleet_here("land", str(path), "nope", env=env)
     assert unknown.returncode == 2
     (line,) = unknown.stderr.strip().splitlines()
     assert "no loop 'nope' (its loops: one)" in line, line

@@ -1,5 +1,8 @@
 """The fleet's HTML page, as Chromium builds it, after a real fleet: what landed, what did not,
-and for each loop not landed what to run to land it."""
+and for each loop not landed what to run to land it.
+
+The loops are real ``forgeflare loop`` processes whose agents are shell commands (what the own
+agent's scripted turns would run): the page is about the fleet's records, not the agent."""
 
 from __future__ import annotations
 
@@ -7,12 +10,19 @@ import re
 from pathlib import Path
 
 import pytest
-from test_fleet import commits, completes_with, conv, fleet, fleet_file, loop, make_repo, state
+from test_fleet import (
+    commits_command,
+    completing_agent,
+    fleet_file,
+    fleet_here,
+    loop,
+    make_repo,
+    shell_agent,
+    state,
+)
 
-from agent_support import text_response
 from chromium_support import CHROMIUM, NO_CHROMIUM, dom_of
-from mockapi_support import MockAPI
-from supervisor_agents.project import env_for
+from supervisor_agents.project import base_env
 
 
 def _items(dom: str, list_id: str) -> list[str]:
@@ -24,30 +34,28 @@ def _items(dom: str, list_id: str) -> list[str]:
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
-def test_the_fleet_page_says_landed_and_not_landed(tmp_path: Path, mock_api: MockAPI) -> None:
+def test_the_fleet_page_says_landed_and_not_landed(tmp_path: Path) -> None:
     make_repo(tmp_path, "lands", "gated", "unfinished")
-    server = mock_api(
-        {
-            "conversations": [
-                conv("lands", completes_with("lands", "lands.txt", "ok")),
-                conv("gated", completes_with("gated", "gated.txt", "ok")),
-                conv("unfinished", [commits("unfinished"), text_response("More to do.")]),
-            ]
-        }
-    )
+    loops = [
+        loop("lands", **completing_agent("lands", "lands.txt", "ok")),
+        loop("gated", **completing_agent("gated", "gated.txt", "ok")),
+        # work, but the plan stays open: the loop ends at its one iteration
+        loop("unfinished", max_iterations=1, **shell_agent(commits_command("unfinished"))),
+    ]
     path = fleet_file(
         tmp_path,
         "night",
-        [loop("lands"), loop("gated"), loop("unfinished", max_iterations=1)],
+        loops,
         gate="test ! -e gated.txt",  # the landing gate refuses only the loop "gated"
     )
-    done = fleet("run", str(path), env=env_for(server), timeout=300)
+    env = base_env()
+    done = fleet_here("run", str(path), env=env)  # the loops are processes
     assert done.returncode == 1, done.stderr
     rec = state(path, "night")
     assert (rec["lands"]["status"], rec["gated"]["status"]) == ("landed", "gate_failed")
     assert rec["unfinished"]["finish_type"] == "max_iterations"
     page = tmp_path / "fleet.html"
-    written = fleet("report", str(path), "--html", str(page), env=env_for(server))
+    written = fleet_here("report", str(path), "--html", str(page), env=env)
     assert written.returncode == 0, written.stderr
     dom = dom_of(page, tmp_path / "profile")
     headings = re.findall(r"<h2[^>]*>(.*?)</h2>", dom)
