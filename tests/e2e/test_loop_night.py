@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_support import text_response, tick_response
-from cli_inprocess import forgeflare_here
+from cli_inprocess import forgeflare_here, run_cli
 from mockapi_support import MockAPI
 from supervisor_agents.project import Project, base_env, env_for, wait_for
 
@@ -114,8 +114,9 @@ def test_preflight_refuses_before_any_hook(tmp_path: Path, mock_api: MockAPI) ->
         (("--agent-cmd", 'foo "bar'), base_env(), "not a command line"),
     ]
     for args, env, needle in cases:
-        done = project.run(*args, env=env)
-        assert done.code == 2, (args, done.stderr)
+        # in-process: the refusal is the point; the hooks.toml case below starts the process
+        done = run_cli(["loop", "--dir", project.dir, *args], cwd=project.dir, env=env)
+        assert done.returncode == 2, (args, done.stderr)
         assert needle in done.stderr
         assert len(done.stderr.strip().splitlines()) == 1, done.stderr
         assert not marker.exists()
