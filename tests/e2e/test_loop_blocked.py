@@ -17,7 +17,7 @@ import pytest
 
 from agent_support import text_response
 from chromium_support import CHROMIUM, NO_CHROMIUM, dom_of
-from cli_inprocess import forgeflare_here
+from cli_inprocess import forgeflare_here, run_cli
 from forgeflare._completion import BLOCKED_TAG
 from mockapi_support import MockAPI, MockServer, start_mock_server
 from supervisor_agents.project import Done, Project, base_env, forgeflare, wait_for
@@ -198,10 +198,11 @@ def test_a_blocked_loop_in_a_fleet_does_not_hold_up_the_others(
         text=True,
         check=True,
     ).stdout
-    status = fleet("status", str(path), env=fleet_env(server)).stdout
+    # status and report in-process: what they say is the point (test_fleet starts them)
+    status = run_cli(["fleet", "status", path], cwd=tmp_path, env=fleet_env(server)).stdout
     assert f"asks: {QUESTION}" in status
     assert "forgeflare answer" in status
-    report = fleet("report", str(path), env=fleet_env(server)).stdout
+    report = run_cli(["fleet", "report", path], cwd=tmp_path, env=fleet_env(server)).stdout
     lines = report.splitlines()
     assert lines[0] == "What needs you"
     assert lines[1].startswith(f"  [asks] the agent asks: {QUESTION}")
