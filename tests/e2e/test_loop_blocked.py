@@ -17,6 +17,7 @@ import pytest
 
 from agent_support import text_response
 from chromium_support import CHROMIUM, NO_CHROMIUM, dom_of
+from cli_inprocess import forgeflare_here, run_cli
 from forgeflare._completion import BLOCKED_TAG
 from mockapi_support import MockAPI, MockServer, start_mock_server
 from supervisor_agents.project import Done, Project, base_env, forgeflare, wait_for
@@ -86,12 +87,12 @@ def test_a_question_parks_the_loop_and_notifies(parked: Parked) -> None:
 def test_the_report_opens_with_what_needs_you(tmp_path: Path, parked: Parked) -> None:
     project = parked.project
     assert parked.done.code == 20
-    text = forgeflare(project.dir, "report").stdout
+    text = forgeflare_here(project.dir, "report").stdout
     assert text.splitlines()[0] == "What needs you"
     assert f"the agent asks: {QUESTION}" in text.splitlines()[1]
     assert f"forgeflare answer --dir {project.dir}" in text.splitlines()[1]
     page = tmp_path / "asked.html"
-    assert forgeflare(project.dir, "report", "--html", str(page)).returncode == 0
+    assert forgeflare_here(project.dir, "report", "--html", str(page)).returncode == 0
     dom = dom_of(page, tmp_path / "profile")
     headings = re.findall(r"<h2>(.*?)</h2>", dom)
     assert headings[0] == "What needs you"
@@ -106,9 +107,10 @@ def test_answer_then_resume_puts_both_in_the_next_prompt(tmp_path: Path, mock_ap
     server = mock_api({"responses": [ASKS, text_response("using SQLite, done")]})
     env = env_for(server)
     assert project.run("--mode", "planning", "--max-iterations", "2", env=env).code == 20
+    # the one `answer` process here; the rest run in-process (their answers are the point)
     first = forgeflare(project.dir, "answer", "--dir", str(project.dir), "SQLite")
     assert first.stdout.startswith("answered run "), first.stderr
-    answered = forgeflare(
+    answered = forgeflare_here(
         project.dir, "answer", "--dir", str(project.dir), "SQLite, keep it simple"
     )
     assert answered.returncode == 0, answered.stderr
@@ -125,7 +127,7 @@ def test_answer_then_resume_puts_both_in_the_next_prompt(tmp_path: Path, mock_ap
     assert second.index(QUESTION) < second.index("SQLite, keep it simple")
     assert second.startswith("An earlier iteration of this loop stopped to ask a question")
     # the answer was taken: a second `answer` finds no open question
-    again = forgeflare(project.dir, "answer", "more")
+    again = forgeflare_here(project.dir, "answer", "more")
     assert again.returncode == 2
     assert again.stderr.strip().splitlines() == [
         "forgeflare: error: answer: no run in .fresher/runs has an open question"
@@ -139,7 +141,7 @@ def test_wait_picks_up_an_answer_written_during_the_wait(tmp_path: Path, mock_ap
     proc = project.popen("--mode", "planning", "--max-iterations", "2", env=env_for(server))
     try:
         wait_for(lambda: open_question(project) == QUESTION)
-        answered = forgeflare(project.dir, "answer", "--file", str(project.write("a.md", "B")))
+        answered = forgeflare_here(project.dir, "answer", "--file", str(project.write("a.md", "B")))
         assert answered.returncode == 0, answered.stderr
         _, err = proc.communicate(timeout=60)
     finally:
@@ -196,10 +198,11 @@ def test_a_blocked_loop_in_a_fleet_does_not_hold_up_the_others(
         text=True,
         check=True,
     ).stdout
-    status = fleet("status", str(path), env=fleet_env(server)).stdout
+    # status and report in-process: what they say is the point (test_fleet starts them)
+    status = run_cli(["fleet", "status", path], cwd=tmp_path, env=fleet_env(server)).stdout
     assert f"asks: {QUESTION}" in status
     assert "forgeflare answer" in status
-    report = fleet("report", str(path), env=fleet_env(server)).stdout
+    report = run_cli(["fleet", "report", path], cwd=tmp_path, env=fleet_env(server)).stdout
     lines = report.splitlines()
     assert lines[0] == "What needs you"
     assert lines[1].startswith(f"  [asks] the agent asks: {QUESTION}")
@@ -213,7 +216,7 @@ def test_answer_usage_errors_are_one_line(tmp_path: Path) -> None:
         (["answer", "  "], "answer: the answer is empty"),
     ]
     for args, words in cases:
-        done = forgeflare(tmp_path, *args)
+        done = forgeflare_here(tmp_path, *args)
         assert done.returncode == 2, (args, done.stderr)
         (line,) = done.stderr.strip().splitlines()
         assert words in line, (args, line)

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from agent_support import text_response, tick_response, tool_response
+from cli_inprocess import forgeflare_here
 from mockapi_support import MockAPI, MockServer
 from supervisor_agents.project import Project, base_env, env_for, forgeflare
 
@@ -85,7 +86,7 @@ def test_a_loop_repeating_one_failing_test_finishes_stalled(
     assert "not moving" not in prompts[1]
     assert "not moving" in prompts[2]
     assert "test_calc.py::test_divide" in prompts[2]
-    report = forgeflare(project.dir, "report").stdout
+    report = forgeflare_here(project.dir, "report").stdout
     assert "#3 no progress: the same gate failures" in report
     assert "3 in a row" in report
 
@@ -170,12 +171,12 @@ def test_a_claim_the_reviewer_rejects_goes_on_with_its_reasons(
     assert "the divide function is never tested" in prompts[2]
     assert "a test for divide by zero" in prompts[2]
     # The report shows each refused claim with its reason and the reviewer's verdicts.
-    report = forgeflare(project.dir, "report")
+    report = forgeflare(project.dir, "report")  # the one `report` process here
     assert report.returncode == 0, report.stderr
     assert "#1 claim by plan: refused by the reviewer: the divide function" in report.stdout
     assert "#1 reviewer claude-sonnet-4-5: not complete; the divide" in report.stdout
     page = tmp_path / "night.html"
-    assert forgeflare(project.dir, "report", "--html", str(page)).returncode == 0
+    assert forgeflare_here(project.dir, "report", "--html", str(page)).returncode == 0
     assert "refused by the reviewer" in page.read_text()
 
 

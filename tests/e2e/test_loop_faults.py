@@ -22,6 +22,7 @@ import psutil
 import pytest
 
 from agent_support import with_one_call
+from cli_inprocess import forgeflare_here
 from forgeflare.templates import init_project
 from mockapi_support import MockAPI, MockServer
 from project_support import run_text
@@ -31,7 +32,6 @@ from supervisor_agents.project import (
     agent_cmd,
     alive,
     base_env,
-    forgeflare,
     wait_for,
 )
 
@@ -538,7 +538,7 @@ def test_a_killed_loop_is_dead_and_resumes_with_its_own_settings(tmp_path: Path)
     project = Project(tmp_path)
     killed_budget_run(project)
     run_id = run_id_of(project)
-    listed = forgeflare(project.dir, "runs")
+    listed = forgeflare_here(project.dir, "runs")  # in-process: its answer is the point
     assert listed.returncode == 0, listed.stderr
     first, reason = listed.stdout.splitlines()[:2]
     assert first.split()[3] == "dead"

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from agent_support import verdict
+from cli_inprocess import forgeflare_here
 from forgeflare.report._watch import render_line, snapshot
 from mockapi_support import MockAPI
 from project_support import run_text
@@ -74,30 +75,45 @@ def test_a_paused_loop_still_ends_at_its_runtime_limit_and_on_stop(tmp_path: Pat
     for finish, code, act in (("timeout", 14, None), ("stopped", 18, "stop")):
         project = Project(tmp_path / finish)
         project.dir.mkdir()
-        runtime = "30s" if act is None else "10m"  # 30s: room for a loaded machine
-        loop = project.popen(
-            "--agent-cmd", AGENT, "--mode", "planning", "--max-runtime", runtime, env=_env()
-        )
-        wait_for(lambda p=project: (p.dir / "prompt.1").exists())  # type: ignore[misc]
-        assert _cli(project, "pause").returncode == 0
-        (project.dir / "go.1").touch()
+        if act is None:
+            # The agent asks for the pause itself (the file `forgeflare pause` writes) and ends:
+            # the loop is paused within a moment of its start, so a short limit ends the pause,
+            # never the iteration, however slow the machine (the record's waits say which).
+            agent = (
+                'sh -c \'cat > "$FRESHER_PROJECT_DIR/prompt.$FRESHER_ITERATION"; '
+                'for run in "$FRESHER_PROJECT_DIR"/.fresher/runs/*/; do touch "$run/pause"; done\''
+            )
+            args = ("--agent-cmd", agent, "--max-runtime", "3s")
+        else:
+            args = ("--agent-cmd", AGENT, "--max-runtime", "10m")
+        loop = project.popen(*args, "--mode", "planning", env=_env())
         if act is not None:
+            wait_for(lambda p=project: (p.dir / "prompt.1").exists())  # type: ignore[misc]
+            assert _cli(project, "pause").returncode == 0
+            (project.dir / "go.1").touch()
             wait_for(lambda p=project: _paused(p))  # type: ignore[misc]
             assert _cli(project, act).returncode == 0
         _, err = loop.communicate(timeout=120)
         assert (loop.returncode, project.record()["finish_type"]) == (code, finish), err
+        assert [w["kind"] for w in project.record()["waits"]] == ["paused"]
+        assert len(project.record()["iterations"]) == 1, err
         assert not (project.dir / "prompt.2").exists()
 
 
 def test_no_loop_running(tmp_path: Path) -> None:
+    # In-process: the answers are the point (test_pause_hint_unpause starts the commands).
     project = Project(tmp_path)
-    assert "no loop is running" in _cli(project, "pause").stdout
-    lost = _cli(project, "hint", HINT)
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return forgeflare_here(project.dir, *args, "--dir", str(project.dir))
+
+    assert "no loop is running" in cli("pause").stdout
+    lost = cli("hint", HINT)
     assert lost.returncode == 1
     assert lost.stderr.strip() == (
         f"forgeflare: error: no loop is running in {project.dir}: the hint was not kept"
     )
-    assert _cli(project, "hint").returncode == 2  # neither TEXT nor --file
+    assert cli("hint").returncode == 2  # neither TEXT nor --file
 
 
 def test_dry_run_starts_nothing(tmp_path: Path) -> None:

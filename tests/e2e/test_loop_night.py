@@ -6,15 +6,14 @@ Waits are real but scaled down with ``FORGEFLARE_TIME_SCALE`` (a 70 s window wai
 from __future__ import annotations
 
 import signal
-import sys
 import time
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from agent_support import text_response, tick_response
+from cli_inprocess import forgeflare_here, run_cli
 from mockapi_support import MockAPI
-from project_support import run_text
 from supervisor_agents.project import Project, base_env, env_for, wait_for
 
 OPUS_IN = 5 / 1e6  # USD per input token, claude-opus-4-6 list price
@@ -115,8 +114,9 @@ def test_preflight_refuses_before_any_hook(tmp_path: Path, mock_api: MockAPI) ->
         (("--agent-cmd", 'foo "bar'), base_env(), "not a command line"),
     ]
     for args, env, needle in cases:
-        done = project.run(*args, env=env)
-        assert done.code == 2, (args, done.stderr)
+        # in-process: the refusal is the point; the hooks.toml case below starts the process
+        done = run_cli(["loop", "--dir", project.dir, *args], cwd=project.dir, env=env)
+        assert done.returncode == 2, (args, done.stderr)
         assert needle in done.stderr
         assert len(done.stderr.strip().splitlines()) == 1, done.stderr
         assert not marker.exists()
@@ -148,10 +148,8 @@ def test_forgeflare_stop_ends_after_the_current_iteration(tmp_path: Path) -> Non
     agent = "sh -c 'while [ ! -e \"$FRESHER_PROJECT_DIR/go\" ]; do sleep 0.02; done'"
     loop = project.popen("--agent-cmd", agent, "--max-iterations", "5")
     wait_for(lambda: any((d / "iteration-001.log").exists() for d in project.run_dirs()))
-    asked = run_text(
-        [sys.executable, "-m", "forgeflare", "stop", "--dir", str(project.dir)],
-        env=base_env(),
-    )
+    # in-process: the request and its answer are the point (test_loop_hand starts `stop`)
+    asked = forgeflare_here(project.dir, "stop", "--dir", str(project.dir))
     assert asked.returncode == 0
     assert f"pid {loop.pid}" in asked.stdout
     (project.dir / "go").touch()

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from agent_support import text_response, tick_response
+from cli_inprocess import forgeflare_here
 from mockapi_support import MockServer, start_mock_server
-from supervisor_agents.project import Project, base_env, forgeflare, wait_for
+from supervisor_agents.project import Project, base_env, wait_for
 
 OPUS_IN = 5 / 1e6  # USD per input token, claude-opus-4-6 list price
 TICK = tick_response()
@@ -75,8 +76,9 @@ def night(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
 
 @pytest.fixture(scope="module")
 def listed(night: Project) -> list[dict[str, Any]]:
-    """``forgeflare runs --json`` of the night, asked once for the tests that read it."""
-    done = forgeflare(night.dir, "runs", "--json")
+    """``forgeflare runs --json`` of the night, asked once for the tests that read it (in-process,
+    as ``report`` below: the records real loops wrote are the point, not a reader's process)."""
+    done = forgeflare_here(night.dir, "runs", "--json")
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)  # type: ignore[no-any-return]
 
@@ -96,7 +98,7 @@ def test_runs_of_real_loops(night: Project, listed: list[dict[str, Any]]) -> Non
     assert budget["iterations"] == 2
     assert abs(budget["cost_usd"] - 2 * 1_000_000 * OPUS_IN) < 1e-9
     assert budget["tokens"] >= 2_000_000
-    done = forgeflare(night.dir, "runs")
+    done = forgeflare_here(night.dir, "runs")
     assert done.returncode == 0, done.stderr
     text = done.stdout
     assert "stopped: the budget of $8 is spent ($10.00)" in text
@@ -117,7 +119,7 @@ def test_report_of_each_real_loop(
     night: Project, listed: list[dict[str, Any]], finish: str, needle: str
 ) -> None:
     (run,) = [r for r in listed if r["finish_type"] == finish]
-    done = forgeflare(night.dir, "report", run["run_id"])
+    done = forgeflare_here(night.dir, "report", run["run_id"])
     assert done.returncode == 0, done.stderr
     assert needle in done.stdout
     assert run["run_id"] in done.stdout

@@ -2,7 +2,8 @@
 
 A window is the account's at one endpoint, stored with its true reset: a loop with little
 runtime left that meets a 2-hour window falls back at once, a loop on another endpoint is not
-held by it, and `forgeflare windows` lists and forgets it.
+held by it, a loop held by it says the window and its wait capped by the runtime left, and
+`forgeflare windows` lists and forgets it.
 """
 
 from __future__ import annotations
@@ -94,6 +95,16 @@ async def test_a_two_hour_window_with_three_minutes_left_falls_back_at_once(
     assert "test-key" not in key
     until = datetime.fromisoformat(row["until"].replace("Z", "+00:00"))
     assert until >= started + timedelta(hours=1, minutes=59)
+    # A loop without a fallback, same endpoint and key, finds the window in the store: its wait
+    # line says when the window opens and that the wait is capped by the runtime left. (No
+    # agent runs before the wait, so a short runtime cannot end it first on a slow machine.)
+    capped = _project(tmp_path / "capped", 'max_runtime = "3s"\n')
+    done = await _loop(capped, _env(tmp_path, primary.url))
+    assert done.code == 14, done.stderr[-3000:]  # timeout: max_runtime
+    line = next(ln for ln in done.stderr.splitlines() if "window opens" in ln)
+    assert "(1h 59m)" in line or "(2h 00m)" in line
+    assert line.endswith(", the runtime left")
+    assert len(primary.requests()) == 1  # the window held it: the primary was not asked
     # `forgeflare windows` lists it; `windows clear KEY` forgets it.
     env = _env(tmp_path, primary.url)
     listed = forgeflare(tmp_path, "windows", env=env)  # the one real `windows` process
@@ -133,15 +144,3 @@ async def test_a_window_from_one_endpoint_does_not_hold_a_loop_on_another(
     assert done.code == 10, done.stderr[-3000:]
     assert _rows(third) == [("forgeflare", "cheap", "ok")]
     assert len(limited.requests()) == 1
-
-
-async def test_the_wait_line_says_the_window_and_the_capped_wait(
-    tmp_path: Path, mock_api: MockAPI
-) -> None:
-    primary = mock_api({"responses": [LIMIT], "when_exhausted": "end_turn"})
-    project = _project(tmp_path / "p", 'max_runtime = "15s"\n')
-    done = await _loop(project, _env(tmp_path, primary.url))
-    assert done.code == 14, done.stderr[-3000:]  # timeout: max_runtime
-    line = next(ln for ln in done.stderr.splitlines() if "window opens" in ln)
-    assert "(1h 59m)" in line or "(2h 00m)" in line
-    assert line.endswith(", the runtime left")
