@@ -78,12 +78,13 @@ def test_a_paused_loop_still_ends_at_its_runtime_limit_and_on_stop(tmp_path: Pat
         if act is None:
             # The agent asks for the pause itself (the file `forgeflare pause` writes) and ends:
             # the loop is paused within a moment of its start, so a short limit ends the pause,
-            # never the iteration, however slow the machine (the record's waits say which).
+            # never the iteration (the record's waits say which); 8 s leaves the loop's own start
+            # and the agent's room on a loaded machine.
             agent = (
                 'sh -c \'cat > "$FRESHER_PROJECT_DIR/prompt.$FRESHER_ITERATION"; '
                 'for run in "$FRESHER_PROJECT_DIR"/.fresher/runs/*/; do touch "$run/pause"; done\''
             )
-            args = ("--agent-cmd", agent, "--max-runtime", "3s")
+            args = ("--agent-cmd", agent, "--max-runtime", "8s")
         else:
             args = ("--agent-cmd", AGENT, "--max-runtime", "10m")
         loop = project.popen(*args, "--mode", "planning", env=_env())

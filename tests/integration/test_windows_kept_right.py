@@ -97,8 +97,9 @@ async def test_a_two_hour_window_with_three_minutes_left_falls_back_at_once(
     assert until >= started + timedelta(hours=1, minutes=59)
     # A loop without a fallback, same endpoint and key, finds the window in the store: its wait
     # line says when the window opens and that the wait is capped by the runtime left. (No
-    # agent runs before the wait, so a short runtime cannot end it first on a slow machine.)
-    capped = _project(tmp_path / "capped", 'max_runtime = "3s"\n')
+    # agent runs before the wait, so a short runtime cannot end it first on a slow machine; 8 s
+    # leaves the start before the first check room on a loaded one.)
+    capped = _project(tmp_path / "capped", 'max_runtime = "8s"\n')
     done = await _loop(capped, _env(tmp_path, primary.url))
     assert done.code == 14, done.stderr[-3000:]  # timeout: max_runtime
     line = next(ln for ln in done.stderr.splitlines() if "window opens" in ln)
