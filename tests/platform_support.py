@@ -9,6 +9,7 @@ the same facts on Linux and macOS.
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import subprocess
 from pathlib import Path
@@ -98,8 +99,15 @@ def private_mounts_skip_reason() -> str | None:
     return None if probe.returncode == 0 else "mounting a tmpfs needs root (unshare -m)"
 
 
+def sleep_token(seconds: int) -> str:
+    """A ``sleep`` duration (about ``seconds``) no other process on the machine sleeps: what
+    :func:`sleeping` looks for. Random, not derived from the test: several suites may run the
+    same test at once on one machine, and each must find only its own."""
+    return f"{seconds}.{secrets.randbelow(10**9):09d}"
+
+
 def sleeping(seconds: str) -> list[psutil.Process]:
-    """Live ``sleep SECONDS`` processes (the token is unique to one test)."""
+    """Live ``sleep SECONDS`` processes (the token from :func:`sleep_token`)."""
     found = []
     for proc in psutil.process_iter(["cmdline", "status"]):
         if proc.info["cmdline"] == ["sleep", seconds] and proc.info["status"] != "zombie":

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from platform_support import sleeping
+from platform_support import sleep_token, sleeping
 from project_support import git, new_repo
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
@@ -37,7 +37,7 @@ def test_a_fleet_killed_while_landing_lands_once_on_resume(tmp_path: Path) -> No
     git(repo, "add", ".fresher/config.toml")
     git(repo, "commit", "-qm", "unconfined gates")
     started, old_pid = tmp_path / "gate-started", tmp_path / "old-gate.pid"
-    token = f"{600 + len(str(tmp_path)) % 97}.25"
+    token = sleep_token(600)
     # The first gate blocks (a slow test suite); the resumed one passes only when the first
     # is gone: two gates at once fail it.
     gate = (

@@ -3,18 +3,17 @@ guard hook's ``env -i setsid sleep &`` (no marker, own session) does not outlive
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import tomli_w
 
 from agent_support import run_agent, text_response
 from mockapi_support import MockAPI
-from platform_support import sleeping
+from platform_support import sleep_token, sleeping
 
 
 def test_a_hooks_setsid_child_does_not_outlive_run(tmp_path: Path, mock_api: MockAPI) -> None:
-    token = f"{os.getpid() % 1000 + 600}.5"
+    token = sleep_token(600)
     escape = f"env -i setsid sleep {token} </dev/null >/dev/null 2>&1 & echo '{{}}'"
     (tmp_path / ".forgeflare").mkdir()
     (tmp_path / ".forgeflare" / "hooks.toml").write_text(

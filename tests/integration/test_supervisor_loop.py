@@ -19,7 +19,7 @@ from forgeflare import _app as cli
 from forgeflare._errors import ConfigError
 from forgeflare.supervisor.agents import StopControl
 from platform_support import private_mounts_skip_reason as _private_mounts
-from platform_support import run_in_private_mounts
+from platform_support import run_in_private_mounts, sleep_token
 from platform_support import sleeping as _sleeping
 from project_support import run_text
 from supervisor_agents.project import (
@@ -576,7 +576,7 @@ def test_a_full_disk_before_the_loop_starts_is_one_line(tmp_path: Path) -> None:
 def test_env_i_setsid_descendants_do_not_survive_the_loop(project: Project) -> None:
     # `env -i` drops the run's marker and `setsid` leaves the group and the session: such
     # descendants of the agent and of the started hook used to outlive the loop.
-    agent_token, hook_token = f"{os.getpid() % 1000 + 400}.25", f"{os.getpid() % 1000 + 400}.75"
+    agent_token, hook_token = sleep_token(400), sleep_token(400)
     project.hook(
         "started", f"env -i setsid sleep {hook_token} </dev/null >/dev/null 2>&1 &\nexit 0"
     )
@@ -626,7 +626,7 @@ def test_a_run_folder_made_read_only_is_marked_finished_beside_it(project: Proje
 def test_a_resume_ends_what_escaped_the_killed_supervisor(project: Project) -> None:
     # kill -9 of the loop while its agent runs: the agent's `env -i setsid` child has neither
     # the group nor the marker, so only what the loop noted of it can find it again.
-    token = f"{os.getpid() % 1000 + 400}.125"
+    token = sleep_token(400)
     supervisor = project.popen(
         "--agent-cmd", agent_cmd(f"--escape={token}", "--hang"), "--max-iterations", "1"
     )
