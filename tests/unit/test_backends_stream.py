@@ -11,6 +11,7 @@ streams per reader (default 20,000).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
@@ -89,6 +90,13 @@ def _paths(value: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     return found
 
 
+@functools.lru_cache(maxsize=8192)
+def _line_paths(line: str) -> tuple[tuple[Any, ...], ...]:
+    """The places inside one JSON line: the recorded lines repeat across 20,000 streams, and
+    walking them again was a fifth of this file's CPU."""
+    return tuple(_paths(json.loads(line)))
+
+
 def _set(doc: Any, path: tuple[Any, ...], value: Any) -> Any:
     if not path:
         return value
@@ -104,7 +112,7 @@ def _damage_value(rng: random.Random, line: str, types: list[str]) -> str:
         doc = json.loads(line)
     except ValueError:
         return line
-    path = rng.choice(_paths(doc))
+    path = rng.choice(_line_paths(line))
     if path and path[-1] == "type" and rng.random() < 0.5:
         value: Any = rng.choice(types)  # another event's type: fields of the wrong shape
     else:
