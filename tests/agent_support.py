@@ -16,6 +16,7 @@ from project_support import run_text
 __all__ = [
     "read_json",
     "run_agent",
+    "run_agent_here",
     "start_agent_in_bash",
     "text_response",
     "tick_response",
@@ -98,6 +99,32 @@ def run_agent(
         input=prompt,
         timeout=timeout,
     )
+
+
+def run_agent_here(
+    project: Path,
+    url: str,
+    prompt: str = "do the task",
+    *args: str,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """:func:`run_agent` through the real entry point in the test process (no process start):
+    for tests about what the agent does, not about its process. A ``--hooks-module`` the run
+    imports from ``project`` is forgotten afterwards, as a new process would never have seen it.
+    """
+    from cli_inprocess import run_cli
+
+    here = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    here.update({"ANTHROPIC_API_URL": url, "ANTHROPIC_API_KEY": "test-key", "NO_COLOR": "1"})
+    here.update(env or {})
+    before = set(sys.modules)
+    try:
+        return run_cli(["run", *args], cwd=project, env=here, stdin=prompt)
+    finally:
+        for name in set(sys.modules) - before:
+            file = getattr(sys.modules[name], "__file__", None)
+            if file and Path(file).resolve().is_relative_to(project.resolve()):
+                del sys.modules[name]
 
 
 def start_agent_in_bash(project: Path, url: str, *args: str) -> subprocess.Popen[str]:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agent_support import run_agent, text_response, tool_results, with_one_call
+from agent_support import run_agent, run_agent_here, text_response, tool_results, with_one_call
 from forgeflare.agent.tools import ALLOW_PATHS_ENV
 from mockapi_support import MockAPI
 from tool_support import run_tool
@@ -76,13 +76,13 @@ def test_agent_refuses_outside_reads(tmp_path: Path, mock_api: MockAPI) -> None:
     project.mkdir()
     (tmp_path / "secret.txt").write_text("s3cret\n")
     server = mock_api(with_one_call("Read", {"file_path": "../secret.txt"}, "ok"))
-    done = run_agent(project, server.url)
+    done = run_agent_here(project, server.url)
     assert done.returncode == 0, done.stderr
     (result,) = tool_results(server.requests()[1])
     assert result["is_error"]
     assert "s3cret" not in str(result["content"])
     allowed = mock_api(with_one_call("Read", {"file_path": "../secret.txt"}, "ok"))
-    done = run_agent(project, allowed.url, "go", "--allow-path", str(tmp_path))
+    done = run_agent_here(project, allowed.url, "go", "--allow-path", str(tmp_path))
     (result,) = tool_results(allowed.requests()[1])
     assert "s3cret" in str(result["content"])
 
@@ -90,13 +90,15 @@ def test_agent_refuses_outside_reads(tmp_path: Path, mock_api: MockAPI) -> None:
 BWRAP = shutil.which("bwrap")
 
 
-def _write_outside(tmp_path: Path, mock_api: MockAPI, *args: str) -> tuple[Path, Any]:
+def _write_outside(
+    tmp_path: Path, mock_api: MockAPI, *args: str, run: Callable[..., Any] = run_agent
+) -> tuple[Path, Any]:
     project = tmp_path / "p"
     project.mkdir(exist_ok=True)
     target = tmp_path / "escaped.txt"
     command = f"echo escaped > {target}; echo inside > inside.txt"
     server = mock_api(with_one_call("Bash", {"command": command}, "ok"))
-    done = run_agent(project, server.url, "go", *args)
+    done = run(project, server.url, "go", *args)
     return target, done
 
 
@@ -109,7 +111,8 @@ def test_sandbox_blocks_writes_outside_the_project(tmp_path: Path, mock_api: Moc
     assert done.returncode == 0, done.stderr
     assert not target.exists()
     assert (tmp_path / "p" / "inside.txt").read_text() == "inside\n"
-    target, done = _write_outside(tmp_path, mock_api)
+    # The control without the sandbox: the agent's process is not what it is about.
+    target, done = _write_outside(tmp_path, mock_api, run=run_agent_here)
     assert target.read_text() == "escaped\n"
 
 
@@ -117,7 +120,7 @@ def test_sandbox_blocks_writes_outside_the_project(tmp_path: Path, mock_api: Moc
 def test_sandbox_without_bubblewrap_refuses(tmp_path: Path, mock_api: MockAPI) -> None:
     server = mock_api({"responses": [text_response("ok")]})
     env = {"PATH": "/nonexistent"}
-    done = run_agent(tmp_path, server.url, "go", "--sandbox", env=env)
+    done = run_agent_here(tmp_path, server.url, "go", "--sandbox", env=env)
     assert done.returncode == 2
     assert "bubblewrap (bwrap) is not installed" in done.stderr
     assert server.requests() == []

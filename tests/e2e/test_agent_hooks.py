@@ -8,6 +8,7 @@ import signal
 import stat
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ import tomli_w
 from agent_support import (
     read_json,
     run_agent,
+    run_agent_here,
     start_agent_in_bash,
     text_response,
     tool_response,
@@ -98,7 +100,7 @@ def test_guard_blocks_rm_rf_and_observe_sees_both_outcomes(
             ]
         }
     )
-    proc = run_agent(tmp_path, server.url)
+    proc = run_agent_here(tmp_path, server.url)
     assert proc.returncode == 0, proc.stderr
     requests = server.requests()
     (blocked,) = tool_results(requests[1])
@@ -154,7 +156,7 @@ def test_failing_guards_block_with_distinct_messages(
         {"g.sh": script},
     )
     server = mock_api(with_one_call("Bash", {"command": "ls"}, "ok"))
-    proc = run_agent(tmp_path, server.url)
+    proc = run_agent_here(tmp_path, server.url)
     assert proc.returncode == 0, proc.stderr
     (result,) = tool_results(server.requests()[1])
     assert result["is_error"] is True
@@ -177,7 +179,7 @@ def test_post_tool_use_signal_ends_after_batch(tmp_path: Path, mock_api: MockAPI
             ]
         }
     )
-    proc = run_agent(tmp_path, server.url)
+    proc = run_agent_here(tmp_path, server.url)
     assert proc.returncode == 0, proc.stderr
     assert len(server.requests()) == 1  # no request after the signal
     state = final_of(tmp_path)
@@ -216,7 +218,7 @@ def test_ten_alternating_blocks_end_with_total_limit(tmp_path: Path, mock_api: M
     )
     batch = tool_response(("Bash", {"command": "rm -rf /tmp/nope"}), ("Bash", {"command": "true"}))
     server = mock_api({"responses": [batch] * 10 + [text_response("never")]})
-    proc = run_agent(tmp_path, server.url)
+    proc = run_agent_here(tmp_path, server.url)
     assert proc.returncode == 6, proc.stderr
     assert len(server.requests()) == 10
     final = final_of(tmp_path)["final"]
@@ -250,7 +252,7 @@ def test_parallel_batch_slots_and_no_post_for_blocked(tmp_path: Path, mock_api: 
             ]
         }
     )
-    proc = run_agent(tmp_path, server.url)
+    proc = run_agent_here(tmp_path, server.url)
     assert proc.returncode == 0, proc.stderr
     a, secret, b = tool_results(server.requests()[1])
     assert [r["tool_use_id"] for r in (a, secret, b)] == ["toolu_0", "toolu_1", "toolu_2"]
@@ -268,7 +270,7 @@ def test_malformed_hooks_toml_stops_before_first_api_call(
 ) -> None:
     project(tmp_path, '[[hooks]]\nevent = "PreTool"\ncommand = "x"\n', {})
     server = mock_api({"responses": [text_response("never")]})
-    proc = run_agent(tmp_path, server.url)
+    proc = run_agent_here(tmp_path, server.url)
     assert proc.returncode != 0
     assert server.requests() == []
     lines = proc.stderr.strip().splitlines()
@@ -279,7 +281,7 @@ def test_malformed_hooks_toml_stops_before_first_api_call(
 
 def test_no_hooks_toml_no_audit_and_final_written(tmp_path: Path, mock_api: MockAPI) -> None:
     server = mock_api(with_one_call("Bash", {"command": "true"}, "ok"))
-    proc = run_agent(tmp_path, server.url)
+    proc = run_agent_here(tmp_path, server.url)
     assert proc.returncode == 0, proc.stderr
     [session] = list((tmp_path / ".entire" / "metadata").iterdir())
     assert not (session / "hooks.jsonl").exists()
@@ -293,7 +295,7 @@ def test_stop_hook_receives_reason_and_totals(tmp_path: Path, mock_api: MockAPI)
         {"stop.sh": '#!/usr/bin/env bash\ncat > stop.json\necho \'{"action": "signal"}\'\n'},
     )
     server = mock_api(with_one_call("Bash", {"command": "true"}, "ok"))
-    proc = run_agent(tmp_path, server.url)
+    proc = run_agent_here(tmp_path, server.url)
     assert proc.returncode == 0, proc.stderr
     stop = read_json(tmp_path / "stop.json")
     assert stop["event"] == "Stop"
@@ -329,12 +331,18 @@ def one_more_round(reason):
 
 
 def run_with_hooks(
-    tmp_path: Path, mock_api: MockAPI, hooks: str, responses: list[dict[str, Any]]
+    tmp_path: Path,
+    mock_api: MockAPI,
+    hooks: str,
+    responses: list[dict[str, Any]],
+    run: Callable[..., subprocess.CompletedProcess[str]] = run_agent_here,
 ) -> tuple[subprocess.CompletedProcess[str], MockServer]:
-    """``forgeflare run`` with ``hooks`` as ``--hooks-module loophooks``, against ``responses``."""
+    """``forgeflare run`` with ``hooks`` as ``--hooks-module loophooks``, against ``responses``:
+    in the test process unless ``run`` is :func:`run_agent` (a hook that blocks a thread or
+    raises ``KeyboardInterrupt`` needs a process of its own)."""
     (tmp_path / "loophooks.py").write_text(hooks)
     server = mock_api({"responses": responses})
-    return run_agent(tmp_path, server.url, "task", "--hooks-module", "loophooks"), server
+    return run(tmp_path, server.url, "task", "--hooks-module", "loophooks"), server
 
 
 def test_python_hooks_module_deny_update_and_stop_continue(
@@ -367,7 +375,7 @@ def test_python_hooks_module_deny_update_and_stop_continue(
 
 def test_unknown_hooks_module_is_one_line(tmp_path: Path, mock_api: MockAPI) -> None:
     server = mock_api({"responses": [text_response("never")]})
-    proc = run_agent(tmp_path, server.url, "task", "--hooks-module", "no_such_module_here")
+    proc = run_agent_here(tmp_path, server.url, "task", "--hooks-module", "no_such_module_here")
     assert proc.returncode == 2
     assert server.requests() == []
     lines = proc.stderr.strip().splitlines()
@@ -490,7 +498,9 @@ def _guard_fails_then_runs(
     """Bash ``echo FIRST > ran`` (its guard fails), then ``echo SECOND > ran`` (it runs): the
     agent's run and the first call's error."""
     echo = [tool_response(("Bash", {"command": f"echo {word} > ran"})) for word in (first, second)]
-    proc, server = run_with_hooks(tmp_path, mock_api, hooks, [*echo, text_response("done")])
+    proc, server = run_with_hooks(
+        tmp_path, mock_api, hooks, [*echo, text_response("done")], run=run_agent
+    )
     assert proc.returncode == 0, proc.stderr
     (blocked,) = tool_results(server.requests()[1])
     assert blocked["is_error"] is True
@@ -518,7 +528,7 @@ def test_built_in_bash_check_is_a_guard_without_any_hooks(
     tmp_path: Path, mock_api: MockAPI
 ) -> None:
     server = mock_api(with_one_call("Bash", {"command": "rm -rf /"}, "ok"))
-    proc = run_agent(tmp_path, server.url)
+    proc = run_agent_here(tmp_path, server.url)
     assert proc.returncode == 0, proc.stderr
     (denied,) = tool_results(server.requests()[1])
     assert denied["is_error"] is True
@@ -533,7 +543,7 @@ def test_built_in_bash_check_is_a_guard_without_any_hooks(
 def test_match_naming_no_tool_stops_start_up(tmp_path: Path, mock_api: MockAPI) -> None:
     project(tmp_path, '[[hooks]]\nevent = "PreToolUse"\nmatch_tool = "bash"\ncommand = "x"\n', {})
     server = mock_api({"responses": [text_response("never")]})
-    proc = run_agent(tmp_path, server.url)
+    proc = run_agent_here(tmp_path, server.url)
     assert proc.returncode == 2
     assert server.requests() == []
     assert "match_tool 'bash' names no tool; did you mean Bash?" in proc.stderr
@@ -542,7 +552,7 @@ def test_match_naming_no_tool_stops_start_up(tmp_path: Path, mock_api: MockAPI) 
         "from forgeflare.hooks import hook\n\n"
         "@hook('PreToolUse', match='Bsh')\ndef guard():\n    return None\n"
     )
-    proc = run_agent(tmp_path, server.url, "task", "--hooks-module", "typohooks")
+    proc = run_agent_here(tmp_path, server.url, "task", "--hooks-module", "typohooks")
     assert proc.returncode == 2
     assert "match 'Bsh' names no tool; did you mean Bash?" in proc.stderr
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from agent_support import read_json, run_agent, text_response, tool_response
+from agent_support import read_json, run_agent, run_agent_here, text_response, tool_response
 from mockapi_support import MockAPI
 
 
@@ -30,7 +30,7 @@ def test_final_carries_tokens_and_cost(tmp_path: Path, mock_api: MockAPI) -> Non
             ]
         }
     )
-    done = run_agent(tmp_path, server.url, "go", "--model", "claude-opus-4-6")
+    done = run_agent_here(tmp_path, server.url, "go", "--model", "claude-opus-4-6")
     assert done.returncode == 0, done.stderr
     f = final(tmp_path)
     assert f["tokens"] == {"input": 2000, "output": 400, "cache_read": 10000, "cache_write": 600}
@@ -71,7 +71,7 @@ def test_refusal_is_its_own_stop_reason(tmp_path: Path, mock_api: MockAPI) -> No
     server = mock_api(
         {"responses": [text_response("I can't help with that.", stop_reason="refusal")]}
     )
-    done = run_agent(tmp_path, server.url)
+    done = run_agent_here(tmp_path, server.url)
     assert done.returncode == 8, done.stderr
     assert final(tmp_path)["reason"] == "refusal"
 
@@ -87,7 +87,9 @@ def test_budget_ends_the_turn(tmp_path: Path, mock_api: MockAPI) -> None:
             ]
         }
     )
-    done = run_agent(tmp_path, server.url, "go", "--model", "claude-opus-4-6", "--max-cost", "4")
+    done = run_agent_here(
+        tmp_path, server.url, "go", "--model", "claude-opus-4-6", "--max-cost", "4"
+    )
     assert done.returncode == 9, done.stderr
     f = final(tmp_path)
     assert f["reason"] == "budget"

@@ -17,15 +17,16 @@ import pytest
 from agent_support import (
     read_json,
     run_agent,
+    run_agent_here,
     start_agent_in_bash,
     text_response,
     tool_response,
     tool_results,
     with_one_call,
 )
+from cli_inprocess import run_cli
 from mockapi_support import MockAPI
 from platform_support import alive, live_group_members
-from project_support import forgeflare
 
 
 def test_all_five_tools_end_to_end(tmp_path: Path, mock_api: MockAPI) -> None:
@@ -108,7 +109,7 @@ def test_prompt_as_argument_and_exit_status_of_api_error(tmp_path: Path, mock_ap
             ]
         }
     )
-    proc = run_agent(tmp_path, server.url, "", "the prompt")
+    proc = run_agent_here(tmp_path, server.url, "", "the prompt")
     assert proc.returncode == 3
     assert "bad field" in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -124,7 +125,7 @@ def test_stale_convergence_is_replaced(tmp_path: Path, mock_api: MockAPI) -> Non
         json.dumps({"observations": [{"signal": "old", "reason": "", "tool_iterations": 1}]})
     )
     server = mock_api({"responses": [text_response("hi")]})
-    proc = run_agent(tmp_path, server.url)
+    proc = run_agent_here(tmp_path, server.url)
     assert proc.returncode == 0, proc.stderr
     data = read_json(state)
     assert data["observations"] == []
@@ -133,7 +134,7 @@ def test_stale_convergence_is_replaced(tmp_path: Path, mock_api: MockAPI) -> Non
 
 def test_missing_api_key_for_real_endpoint_is_one_line(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    proc = forgeflare(tmp_path, "run", "hello", env=env)
+    proc = run_cli(["run", "hello"], cwd=tmp_path, env=env)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1

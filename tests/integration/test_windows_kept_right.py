@@ -8,14 +8,21 @@ held by it, a loop held by it says the window and its wait capped by the runtime
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+import trio
+
 from cli_inprocess import forgeflare_here
-from mockapi_support import MockAPI
+from mockapi_support import MockAPI, MockServer, start_mock_server
 from project_support import forgeflare
 from supervisor_agents.project import Done, Project
 
@@ -75,14 +82,55 @@ def _store(tmp_path: Path) -> dict[str, Any]:
     return windows
 
 
+@dataclass(frozen=True)
+class Limited:
+    """A loop whose primary met a 2-hour window with 3 minutes of runtime left (it fell back),
+    shared by this module's tests: read only; a test copies its state folder to change it."""
+
+    root: Path
+    primary: MockServer
+    fallback: MockServer
+    started: datetime
+    done: Done
+
+    @property
+    def project(self) -> Path:
+        return self.root / "p"
+
+    def state_into(self, tmp_path: Path) -> None:
+        """The machine's window store as this loop left it, now ``tmp_path``'s own."""
+        shutil.copytree(self.root / "state", tmp_path / "state")
+
+
+@pytest.fixture(scope="module")
+def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Limited]:
+    root = tmp_path_factory.mktemp("limited")
+    primary = start_mock_server(
+        {"responses": [LIMIT], "when_exhausted": "end_turn"}, directory=root / "primary"
+    )
+    fallback = start_mock_server(
+        {"responses": [], "when_exhausted": "end_turn"}, directory=root / "fallback"
+    )
+    try:
+        project = _project(root / "p", _fallback_config(fallback.url))
+        started = datetime.now(UTC)
+        run = functools.partial(_loop, project, _env(root, primary.url), "--max-iterations", "2")
+        yield Limited(root, primary, fallback, started, trio.run(run))
+    finally:
+        primary.stop()
+        fallback.stop()
+
+
 async def test_a_two_hour_window_with_three_minutes_left_falls_back_at_once(
-    tmp_path: Path, mock_api: MockAPI
+    tmp_path: Path, limited: Limited
 ) -> None:
-    primary = mock_api({"responses": [LIMIT], "when_exhausted": "end_turn"})
-    fallback = mock_api({"responses": [], "when_exhausted": "end_turn"})
-    project = _project(tmp_path / "p", _fallback_config(fallback.url))
-    started = datetime.now(UTC)
-    done = await _loop(project, _env(tmp_path, primary.url), "--max-iterations", "2")
+    primary, project, started, done = (
+        limited.primary,
+        limited.project,
+        limited.started,
+        limited.done,
+    )
+    limited.state_into(tmp_path)
     assert done.code == 10, done.stderr[-3000:]
     # (a rate-limited iteration does not count toward max_iterations)
     rows = _rows(project)
@@ -123,12 +171,11 @@ async def test_a_two_hour_window_with_three_minutes_left_falls_back_at_once(
 
 
 async def test_a_window_from_one_endpoint_does_not_hold_a_loop_on_another(
-    tmp_path: Path, mock_api: MockAPI
+    tmp_path: Path, mock_api: MockAPI, limited: Limited
 ) -> None:
-    limited = mock_api({"responses": [LIMIT], "when_exhausted": "end_turn"})
-    fallback = mock_api({"responses": [], "when_exhausted": "end_turn"})
-    first = _project(tmp_path / "first", _fallback_config(fallback.url, "1h"))
-    done = await _loop(first, _env(tmp_path, limited.url), "--max-iterations", "2")
+    # The window comes from the shared loop (its runtime left does not change what is stored).
+    fallback, done = limited.fallback, limited.done
+    limited.state_into(tmp_path)
     assert done.code == 10, done.stderr[-3000:]
     assert len(_store(tmp_path)) == 1
     # Same config, another endpoint for the primary: it runs there, not on the fallback.
@@ -141,7 +188,7 @@ async def test_a_window_from_one_endpoint_does_not_hold_a_loop_on_another(
     assert len(fallback.requests()) == asked
     # The same endpoint with the same key is held: that loop starts on the fallback.
     third = _project(tmp_path / "third", _fallback_config(fallback.url, "1h"))
-    done = await _loop(third, _env(tmp_path, limited.url), "--max-iterations", "1")
+    done = await _loop(third, _env(tmp_path, limited.primary.url), "--max-iterations", "1")
     assert done.code == 10, done.stderr[-3000:]
     assert _rows(third) == [("forgeflare", "cheap", "ok")]
-    assert len(limited.requests()) == 1
+    assert len(limited.primary.requests()) == 1
