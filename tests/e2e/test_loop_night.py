@@ -1,7 +1,11 @@
 """A loop that survives the night, with the real agent against ``forgeflare mock-api``:
 usage windows, outages, the budget, preflight, the default bounds and ``forgeflare stop``.
 
-Waits are real but scaled down with ``FORGEFLARE_TIME_SCALE`` (a 70 s window waits 0.7 s)."""
+Waits are real but scaled down with ``FORGEFLARE_TIME_SCALE`` (a 70 s window waits 0.7 s).
+The loops whose point is the supervisor's answer to what the agent met (a usage window, an
+outage) run in the test process (``Project.arun``: the agent stays a real ``forgeflare run``
+child against the mock); the budget, the default bounds, preflight, the lock, ``stop`` and a
+dead terminal start the loop as a real process."""
 
 from __future__ import annotations
 
@@ -28,7 +32,7 @@ def started_marker(project: Project) -> Path:
     return project.dir / "started-ran"
 
 
-def test_usage_limit_is_waited_out_not_counted(tmp_path: Path, mock_api: MockAPI) -> None:
+async def test_usage_limit_is_waited_out_not_counted(tmp_path: Path, mock_api: MockAPI) -> None:
     project = Project(tmp_path)
     server = mock_api(
         {
@@ -39,7 +43,7 @@ def test_usage_limit_is_waited_out_not_counted(tmp_path: Path, mock_api: MockAPI
         }
     )
     project.write(".forgeflare/hooks.toml", "")
-    done = project.run("--mode", "planning", "--max-iterations", "1", env=env_for(server))
+    done = await project.arun("--mode", "planning", "--max-iterations", "1", env=env_for(server))
     rec = project.record()
     rows = rec["iterations"]
     assert rows[0]["outcome"] == "rate_limited"
@@ -58,14 +62,16 @@ def test_usage_limit_is_waited_out_not_counted(tmp_path: Path, mock_api: MockAPI
     assert rec["streaks"].get("errors", 0) == 0
 
 
-def test_an_outage_is_waited_out_and_the_loop_completes(tmp_path: Path, mock_api: MockAPI) -> None:
+async def test_an_outage_is_waited_out_and_the_loop_completes(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
     project = Project(tmp_path)
     project.write("IMPLEMENTATION_PLAN.md", "- [x] done already? no:\n- [ ] one\n")
     overloaded = error(529, "overloaded_error", **{"retry-after": "0"})
     check = tick_response()
     # two iterations' worth of 529s (1 try + 4 retries each), then the API recovers
     server = mock_api({"responses": [overloaded] * 10 + [check, text_response("done")]})
-    done = project.run(env=env_for(server, FRESHER_MAX_CONSECUTIVE_ERRORS="1"))
+    done = await project.arun(env=env_for(server, FRESHER_MAX_CONSECUTIVE_ERRORS="1"))
     assert done.code == 0, done.stderr
     rec = project.record()
     assert [w["kind"] for w in rec["waits"]] == ["outage", "outage"]
@@ -173,7 +179,7 @@ def test_unbounded_run_stops_at_the_default_bounds(tmp_path: Path) -> None:
 OUTAGE_MS = 5000
 
 
-def test_a_timed_outage_is_waited_out_and_the_loop_completes(
+async def test_a_timed_outage_is_waited_out_and_the_loop_completes(
     tmp_path: Path, mock_api: MockAPI
 ) -> None:
     # The issue's "10 minutes of 529", scaled: OUTAGE_MS of 529s by the wall clock, however
@@ -183,7 +189,7 @@ def test_a_timed_outage_is_waited_out_and_the_loop_completes(
     outage = {**error(529, "overloaded_error", **{"retry-after": "0"}), "repeat_for_ms": OUTAGE_MS}
     server = mock_api({"responses": [outage, tick_response(), text_response("done")]})
     started = time.monotonic()
-    done = project.run(env=env_for(server, FRESHER_MAX_CONSECUTIVE_ERRORS="1"))
+    done = await project.arun(env=env_for(server, FRESHER_MAX_CONSECUTIVE_ERRORS="1"))
     elapsed = time.monotonic() - started
     assert done.code == 0, done.stderr
     rec = project.record()
