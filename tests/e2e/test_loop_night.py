@@ -4,8 +4,9 @@ usage windows, outages, the budget, preflight, the default bounds and ``forgefla
 Waits are real but scaled down with ``FORGEFLARE_TIME_SCALE`` (a 70 s window waits 0.7 s).
 The loops whose point is the supervisor's answer to what the agent met (a usage window, an
 outage) run in the test process (``Project.arun``: the agent stays a real ``forgeflare run``
-child against the mock); the budget, the default bounds, preflight, the lock, ``stop`` and a
-dead terminal start the loop as a real process."""
+child against the mock), and refusals and the default bounds go through the CLI's entry point
+in-process; the budget, a loop with hook modules, the lock, ``stop`` and a dead terminal start
+the loop as a real process."""
 
 from __future__ import annotations
 
@@ -166,8 +167,9 @@ def test_forgeflare_stop_ends_after_the_current_iteration(tmp_path: Path) -> Non
 
 def test_unbounded_run_stops_at_the_default_bounds(tmp_path: Path) -> None:
     project = Project(tmp_path)  # no git, no plan, no bounds given
-    done = project.run("--agent-cmd", "true", env=base_env())
-    assert done.code == 10, done.stderr
+    # in-process: the CLI's bounds and the loop's count are the point
+    done = forgeflare_here(project.dir, "loop", "--dir", str(project.dir), "--agent-cmd", "true")
+    assert done.returncode == 10, done.stderr
     rec = project.record()
     assert len(rec["iterations"]) == 50
     assert "bounds: 50 iterations, runtime 10h 00m, no cost cap" in done.stderr
@@ -233,8 +235,13 @@ def test_preflight_loads_the_hook_modules_before_any_hook(
     ]
     for extra_args, needle in cases:
         project.write(".fresher/config.toml", f"[agent]\nextra_args = {extra_args!r}\n")
-        done = project.run("--mode", "planning", "--max-iterations", "1", env=env_for(server))
-        assert done.code == 2, (extra_args, done.stderr)
+        # in-process: the refusal is the point (the modules are still imported in a child);
+        # the module that loads below starts the loop process
+        done = forgeflare_here(
+            project.dir, "loop", "--dir", str(project.dir), "--mode", "planning",
+            "--max-iterations", "1", env=env_for(server),
+        )  # fmt: skip
+        assert done.returncode == 2, (extra_args, done.stderr)
         assert needle in done.stderr
         assert "every iteration would fail" in done.stderr
         assert len(done.stderr.strip().splitlines()) == 1, done.stderr
