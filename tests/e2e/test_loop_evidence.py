@@ -3,9 +3,9 @@ gate refuses, a claim the reviewer refuses, a reviewer that fails, and a loop th
 
 What the next iteration is told is read where the model would read it: in the requests the
 mock API recorded. The loops whose point is the supervisor's evidence (gate, reviewer, stall)
-run in the test process (``Project.arun``: the agent stays a real ``forgeflare run`` child);
-the reviewer's refusal before anything starts and the planted git alias start the loop as a
-real process."""
+run in the test process (``Project.arun``: the agent stays a real ``forgeflare run`` child),
+the keyless reviewer's refusal through the CLI's entry point in-process; the planted git alias
+starts the loop as a real process."""
 
 from __future__ import annotations
 
@@ -209,8 +209,11 @@ def test_a_reviewer_without_a_key_is_refused_before_anything_starts(tmp_path: Pa
         for k, v in base_env().items()
         if k not in ("ANTHROPIC_API_KEY", "ANTHROPIC_API_URL", "ANTHROPIC_BASE_URL")
     }
-    done = project.run("--agent-cmd", "true", env=env)
-    assert done.code == 2, done.stderr
+    # in-process: the one-line refusal is the point (the planted alias starts the process)
+    done = forgeflare_here(
+        project.dir, "loop", "--dir", str(project.dir), "--agent-cmd", "true", env=env
+    )
+    assert done.returncode == 2, done.stderr
     assert "[finish] reviewer = 'claude-sonnet-4-5': ANTHROPIC_API_KEY is not set" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert project.run_dirs() == []
