@@ -141,8 +141,19 @@ def test_a_second_loop_in_the_project_refuses(tmp_path: Path) -> None:
     agent = "sh -c 'while [ ! -e \"$FRESHER_PROJECT_DIR/go\" ]; do sleep 0.02; done'"
     first = project.popen("--agent-cmd", agent, "--max-iterations", "1")
     wait_for(lambda: any((d / "iteration-001.log").exists() for d in project.run_dirs()))
-    second = project.run("--agent-cmd", agent, "--max-iterations", "1")
-    assert second.code == 2
+    # in-process: the refusal is the point (the lock is held by the first loop's process);
+    # its agent `true`: were it not refused, it ends (exit 10) instead of waiting for `go`
+    second = forgeflare_here(
+        project.dir,
+        "loop",
+        "--dir",
+        str(project.dir),
+        "--agent-cmd",
+        "true",
+        "--max-iterations",
+        "1",
+    )
+    assert second.returncode == 2
     assert f"another forgeflare loop is running in {project.dir}" in second.stderr
     assert f"pid {first.pid}" in second.stderr
     (project.dir / "go").touch()
