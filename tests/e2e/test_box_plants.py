@@ -18,7 +18,6 @@ import os
 import shlex
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,6 +34,7 @@ from nobody_support import (
     shared_scratch,
 )
 from project_support import run_text
+from supervisor_agents.project import Project
 
 BWRAP = shutil.which("bwrap")
 
@@ -174,21 +174,25 @@ def test_plants_in_the_box_never_run_on_the_host(
         ("git config core.hooksPath githooks", "git config core.hookspath"),
     ],
 )
-def test_an_unboxed_agents_plant_finishes_the_loop_hook_abort(
+async def test_an_unboxed_agents_plant_finishes_the_loop_hook_abort(
     plant: str, named: str, scratch: Scratch
 ) -> None:
     """A ``command`` agent (as Claude Code or Codex: no forgeflare box) changes git's
-    internals on the host: the loop stops with exit 13 and names what changed."""
+    internals on the host: the loop stops with exit 13 and names what changed. The loop runs
+    in the test process (its check is the point; the agent stays a real child); the boxed
+    plants above start ``forgeflare loop`` as a real process."""
     agent = scratch.root / "agent.sh"
     agent.write_text(f"#!/bin/sh\n{plant}\n")
     agent.chmod(0o755)
-    argv = [sys.executable, "-m", "forgeflare", "loop", "--max-iterations", "2"]
-    done = run_text(
-        [*argv, "--backend", "command", "--agent-cmd", str(agent)],
-        cwd=scratch.project,
+    done = await Project(scratch.project).arun(
+        "--max-iterations",
+        "2",
+        "--backend",
+        "command",
+        "--agent-cmd",
+        str(agent),
         env=scratch.env(),
-        timeout=180,
     )
     said = done.stdout + done.stderr
-    assert done.returncode == 13, said[-3000:]
+    assert done.code == 13, said[-3000:]
     assert f"git internals changed during the run: {named}" in said, said[-3000:]

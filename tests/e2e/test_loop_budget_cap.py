@@ -1,11 +1,16 @@
 """Budget is a cap: a real loop of the own agent against ``forgeflare mock-api`` never spends
-past ``--max-cost`` (it used to end at ``$5.00 of $3``), and says its overshoot bound."""
+past ``--max-cost`` (it used to end at ``$5.00 of $3``), and says its overshoot bound.
+
+The own agent's loops run ``forgeflare loop`` through the real entry point in the test process
+(``forgeflare_here``; the agent stays a real ``forgeflare run`` child): the cap is the point.
+The CLI agent's loop starts ``forgeflare loop`` as a real process."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from agent_support import tool_response
+from cli_inprocess import forgeflare_here
 from mockapi_support import MockServer
 from supervisor_agents.project import Project, env_for
 
@@ -20,10 +25,11 @@ def test_the_own_agent_never_passes_max_cost(tmp_path: Any, mock_api: Any) -> No
     # send the request that passes $3; the worst case before it does not.
     work = {**tool_response(("Glob", {"pattern": "*"})), "usage": {"output_tokens": 16_000}}
     server: MockServer = mock_api({"responses": [work] * 40})
-    done = project.run(
-        "--mode", "planning", "--max-cost", "3", "--model", OPUS, env=env_for(server)
-    )
-    assert done.code == 17, done.stderr
+    done = forgeflare_here(
+        project.dir, "loop", "--mode", "planning", "--max-cost", "3", "--model", OPUS,
+        env=env_for(server),
+    )  # fmt: skip
+    assert done.returncode == 17, done.stderr
     rec = project.record()
     assert rec["finish_type"] == "budget"
     spent = rec["totals"]["cost_usd"]
@@ -49,8 +55,11 @@ def test_a_reviewer_over_the_budget_is_not_asked_and_the_loop_finishes_budget(
     server: MockServer = mock_api(reviewer_script([accepted]))
     # The agent's requests fit in $0.10 (haiku: $0.08 of output at worst); the reviewer's
     # 2,048 output tokens at opus-4-1 prices ($0.15) do not: it is never asked.
-    done = project.run("--max-cost", "0.1", "--model", "claude-haiku-4-5", env=env_for(server))
-    assert done.code == 17, done.stderr
+    done = forgeflare_here(
+        project.dir, "loop", "--max-cost", "0.1", "--model", "claude-haiku-4-5",
+        env=env_for(server),
+    )  # fmt: skip
+    assert done.returncode == 17, done.stderr
     rec = project.record()
     assert rec["finish_type"] == "budget"
     assert rec["totals"]["cost_usd"] <= 0.1

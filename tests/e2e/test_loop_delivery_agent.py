@@ -1,6 +1,10 @@
 """One meaning of the tag: the own agent (against ``forgeflare mock-api``) claims completion with
 ``<loop-done>COMPLETE</loop-done>`` like every backend, and the claim is judged on what is
-delivered; the docs' fleet example (no ``plan`` key) completes in a scaffolded project."""
+delivered; the docs' fleet example (no ``plan`` key) completes in a scaffolded project.
+
+The tag's loop runs in the test process (``Project.arun``: the agent stays a real
+``forgeflare run`` child) and ``init`` through the CLI's entry point in-process; the fleet
+starts its loop as a real process."""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ import sys
 from pathlib import Path
 
 from agent_support import text_response, tool_response, with_one_call
+from cli_inprocess import run_cli
 from mockapi_support import MockAPI
 from project_support import git, run_text
 from supervisor_agents.project import Project, env_for
@@ -27,7 +32,7 @@ def _repo(path: Path) -> Path:
     return path
 
 
-def test_the_own_agent_claims_with_the_tag_and_the_loop_delivers(
+async def test_the_own_agent_claims_with_the_tag_and_the_loop_delivers(
     tmp_path: Path, mock_api: MockAPI
 ) -> None:
     project = Project(_repo(tmp_path / "proj"))
@@ -39,7 +44,7 @@ def test_the_own_agent_claims_with_the_tag_and_the_loop_delivers(
     server = mock_api(
         with_one_call("Bash", {"command": "echo done > done.txt"}, f"The task is done.\n{TAG}")
     )
-    done = project.run("--max-iterations", "3", env=env_for(server))
+    done = await project.arun("--max-iterations", "3", env=env_for(server))
     assert done.code == 0, done.stdout + done.stderr
     rec = project.record()
     (row,) = rec["iterations"]
@@ -68,7 +73,7 @@ def test_the_readme_fleet_example_completes_in_a_scaffolded_project(
     example = _readme_fleet_example()
     assert "plan =" not in example  # the point: no plan key, the tag completes it
     repo = _repo(tmp_path / "repo")
-    init = run_text([sys.executable, "-m", "forgeflare", "init", str(repo)])
+    init = run_cli(["init", str(repo)], cwd=tmp_path)
     assert init.returncode == 0, init.stderr
     (repo / "Makefile").write_text("test:\n\ttest -s parser.py\n")  # the example's gate
     (repo / "FLEET.toml").write_text(example)

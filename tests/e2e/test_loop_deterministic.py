@@ -4,6 +4,8 @@ The stand-in agents are shell scripts, the loop is the real ``forgeflare loop``:
 prints ``Not logged in`` and exits 1 ends the loop in one iteration with exit 12 (``error``)
 and its line, not three error iterations with pauses between them; one whose unknown error
 comes twice in a row ends after the second; with a fallback set, the fallback goes on.
+The first loop is a real process; the others run in the test process (``Project.arun``: the
+agents stay real children), their point being the loop's decision.
 """
 
 from __future__ import annotations
@@ -52,29 +54,29 @@ def test_not_logged_in_ends_the_loop_in_one_iteration_with_its_line(tmp_path: Pa
     assert "pausing" not in done.stdout + done.stderr
 
 
-def test_the_same_error_twice_ends_the_loop(tmp_path: Path, mock_api: MockAPI) -> None:
+async def test_the_same_error_twice_ends_the_loop(tmp_path: Path, mock_api: MockAPI) -> None:
     """The own agent's error (its ``final`` detail) is error text: the second time, the loop
     ends, without the third iteration the error streak would wait for."""
     bad = {"error": {"status": 400, "type": "invalid_request_error", "message": "tools: bad"}}
     server = mock_api({"responses": [bad, bad, bad, bad]})
     project = new_project(tmp_path)
-    done = project.run(env=env_for(server), timeout=120)
+    done = await project.arun(env=env_for(server))
     assert done.code == 12, done.stdout + done.stderr
     assert [r["outcome"] for r in rows(project)] == ["api_error", "api_error"]
     assert "tools: bad" in project.record()["finish_reason"]
 
 
-def test_a_command_agents_last_line_twice_is_not_error_text(tmp_path: Path) -> None:
+async def test_a_command_agents_last_line_twice_is_not_error_text(tmp_path: Path) -> None:
     """A ``command`` agent's last line of output may be anything (a progress line): only the
     table decides for it, and the error streak ends this loop after three."""
     project = new_project(tmp_path)
     agent = stand_in(project, "agent", "echo 'config: unknown key at line 3'\nexit 1")
-    done = project.run("--agent-cmd", agent, env=base_env(), timeout=120)
+    done = await project.arun("--agent-cmd", agent, env=base_env())
     assert done.code == 12, done.stdout + done.stderr
     assert len(rows(project)) == 3
 
 
-def test_with_a_fallback_the_night_goes_on_with_it(tmp_path: Path) -> None:
+async def test_with_a_fallback_the_night_goes_on_with_it(tmp_path: Path) -> None:
     project = new_project(tmp_path)
     ok = stand_in(project, "ok", "echo working")
     config = (
@@ -83,7 +85,7 @@ def test_with_a_fallback_the_night_goes_on_with_it(tmp_path: Path) -> None:
     )
     project.write(".fresher/config.toml", "[fresher]\nmax_iterations = 2\n" + config)
     agent = stand_in(project, "agent", f"echo '{NOT_LOGGED_IN}'\nexit 1")
-    done = project.run("--agent-cmd", agent, env=base_env(), timeout=120)
+    done = await project.arun("--agent-cmd", agent, env=base_env())
     assert done.code == 10, done.stdout + done.stderr  # max_iterations, on the fallback
     got = [(r["outcome"], r.get("profile") or "") for r in rows(project)]
     assert got[0] == ("agent_error", "")

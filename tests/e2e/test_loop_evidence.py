@@ -2,7 +2,10 @@
 gate refuses, a claim the reviewer refuses, a reviewer that fails, and a loop that stalls.
 
 What the next iteration is told is read where the model would read it: in the requests the
-mock API recorded."""
+mock API recorded. The loops whose point is the supervisor's evidence (gate, reviewer, stall)
+run in the test process (``Project.arun``: the agent stays a real ``forgeflare run`` child),
+the keyless reviewer's refusal through the CLI's entry point in-process; the planted git alias
+starts the loop as a real process."""
 
 from __future__ import annotations
 
@@ -38,7 +41,7 @@ def config(project: Project, body: str) -> None:
     project.write(".fresher/config.toml", body)
 
 
-def test_a_claim_with_a_red_gate_goes_on_and_the_next_prompt_shows_the_failure(
+async def test_a_claim_with_a_red_gate_goes_on_and_the_next_prompt_shows_the_failure(
     tmp_path: Path, mock_api: MockAPI
 ) -> None:
     project = Project(tmp_path)
@@ -47,7 +50,7 @@ def test_a_claim_with_a_red_gate_goes_on_and_the_next_prompt_shows_the_failure(
     server = mock_api(
         {"responses": [tick_response(), text_response("done"), text_response("again")]}
     )
-    done = project.run("--max-iterations", "2", env=env_for(server))
+    done = await project.arun("--max-iterations", "2", env=env_for(server))
     assert done.code == 10, done.stderr  # max_iterations: the claim never completed
     rec = project.record()
     first = rec["iterations"][0]
@@ -67,13 +70,13 @@ def test_a_claim_with_a_red_gate_goes_on_and_the_next_prompt_shows_the_failure(
     assert "ZeroDivisionError" in (run_dir / "gate-001.log").read_text()
 
 
-def test_a_loop_repeating_one_failing_test_finishes_stalled(
+async def test_a_loop_repeating_one_failing_test_finishes_stalled(
     tmp_path: Path, mock_api: MockAPI
 ) -> None:
     project = Project(tmp_path)  # no plan, no git: the gate is the only measure
     config(project, f"[limits]\ngate = {RED_GATE!r}\nstall_after = 3\n")
     server = mock_api({"responses": [text_response(f"tried again {i}") for i in range(8)]})
-    done = project.run("--max-iterations", "8", env=env_for(server))
+    done = await project.arun("--max-iterations", "8", env=env_for(server))
     assert done.code == 19, done.stderr
     rec = project.record()
     assert rec["finish_type"] == "stalled"
@@ -122,7 +125,7 @@ def reviewed_project(tmp_path: Path) -> Project:
     return project
 
 
-def test_a_claim_the_reviewer_rejects_goes_on_with_its_reasons(
+async def test_a_claim_the_reviewer_rejects_goes_on_with_its_reasons(
     tmp_path: Path, mock_api: MockAPI
 ) -> None:
     project = reviewed_project(tmp_path)
@@ -134,7 +137,7 @@ def test_a_claim_the_reviewer_rejects_goes_on_with_its_reasons(
         }
     )
     server = mock_api(reviewer_script([rejected, rejected]))
-    done = project.run("--max-iterations", "2", env=env_for(server))
+    done = await project.arun("--max-iterations", "2", env=env_for(server))
     assert done.code == 10, done.stderr
     rec = project.record()
     first = rec["iterations"][0]
@@ -180,14 +183,14 @@ def test_a_claim_the_reviewer_rejects_goes_on_with_its_reasons(
     assert "refused by the reviewer" in page.read_text()
 
 
-def test_a_reviewer_that_fails_neither_completes_nor_crashes(
+async def test_a_reviewer_that_fails_neither_completes_nor_crashes(
     tmp_path: Path, mock_api: MockAPI
 ) -> None:
     project = reviewed_project(tmp_path)
     garbage = verdict_response({"complete": "perhaps"})
     server_error = {"error": {"status": 500, "type": "api_error", "message": "boom"}}
     server = mock_api(reviewer_script([garbage] + [server_error] * 10))
-    done = project.run("--max-iterations", "2", env=env_for(server))
+    done = await project.arun("--max-iterations", "2", env=env_for(server))
     assert done.code == 10, done.stderr
     assert "Traceback" not in done.stderr
     rows = project.record()["iterations"]
@@ -206,14 +209,17 @@ def test_a_reviewer_without_a_key_is_refused_before_anything_starts(tmp_path: Pa
         for k, v in base_env().items()
         if k not in ("ANTHROPIC_API_KEY", "ANTHROPIC_API_URL", "ANTHROPIC_BASE_URL")
     }
-    done = project.run("--agent-cmd", "true", env=env)
-    assert done.code == 2, done.stderr
+    # in-process: the one-line refusal is the point (the planted alias starts the process)
+    done = forgeflare_here(
+        project.dir, "loop", "--dir", str(project.dir), "--agent-cmd", "true", env=env
+    )
+    assert done.returncode == 2, done.stderr
     assert "[finish] reviewer = 'claude-sonnet-4-5': ANTHROPIC_API_KEY is not set" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert project.run_dirs() == []
 
 
-def test_commits_that_undo_each_other_are_no_progress(tmp_path: Path) -> None:
+async def test_commits_that_undo_each_other_are_no_progress(tmp_path: Path) -> None:
     project = Project(tmp_path)  # git, no plan, no gate: new trees are the measure
     project.git_init()
     agent = project.write(
@@ -223,7 +229,7 @@ def test_commits_that_undo_each_other_are_no_progress(tmp_path: Path) -> None:
         "git commit -qm flip\n",
     )
     config(project, "[limits]\nstall_after = 3\n")
-    done = project.run("--agent-cmd", f"sh {agent}", "--max-iterations", "8", env=base_env())
+    done = await project.arun("--agent-cmd", f"sh {agent}", "--max-iterations", "8", env=base_env())
     assert done.code == 19, done.stderr
     rows = project.record()["iterations"]
     assert [r["progress"]["made"] for r in rows] == [True, False, False, False]
@@ -231,7 +237,7 @@ def test_commits_that_undo_each_other_are_no_progress(tmp_path: Path) -> None:
     assert all(r["commits"] == 1 for r in rows)
 
 
-def test_a_claim_the_gate_and_the_reviewer_accept_completes(
+async def test_a_claim_the_gate_and_the_reviewer_accept_completes(
     tmp_path: Path, mock_api: MockAPI
 ) -> None:
     project = Project(tmp_path)
@@ -239,7 +245,7 @@ def test_a_claim_the_gate_and_the_reviewer_accept_completes(
     config(project, "[limits]\ngate = 'true'\n[finish]\nreviewer = 'claude-sonnet-4-5'\n")
     accepted = verdict_response({"complete": True, "reasons": ["the task is done"], "missing": []})
     server = mock_api(reviewer_script([accepted]))
-    done = project.run("--max-iterations", "3", env=env_for(server))
+    done = await project.arun("--max-iterations", "3", env=env_for(server))
     assert done.code == 0, done.stderr
     (row,) = project.record()["iterations"]
     assert row["claim"] == {"by": "plan", "accepted": True, "rejected_by": None, "why": ""}

@@ -1,7 +1,12 @@
 """A loop that survives the night, with the real agent against ``forgeflare mock-api``:
 usage windows, outages, the budget, preflight, the default bounds and ``forgeflare stop``.
 
-Waits are real but scaled down with ``FORGEFLARE_TIME_SCALE`` (a 70 s window waits 0.7 s)."""
+Waits are real but scaled down with ``FORGEFLARE_TIME_SCALE`` (a 70 s window waits 0.7 s).
+The loops whose point is the supervisor's answer to what the agent met (a usage window, an
+outage) run in the test process (``Project.arun``: the agent stays a real ``forgeflare run``
+child against the mock), and refusals and the default bounds go through the CLI's entry point
+in-process; the budget, a loop with hook modules, the lock, ``stop`` and a dead terminal start
+the loop as a real process."""
 
 from __future__ import annotations
 
@@ -28,7 +33,7 @@ def started_marker(project: Project) -> Path:
     return project.dir / "started-ran"
 
 
-def test_usage_limit_is_waited_out_not_counted(tmp_path: Path, mock_api: MockAPI) -> None:
+async def test_usage_limit_is_waited_out_not_counted(tmp_path: Path, mock_api: MockAPI) -> None:
     project = Project(tmp_path)
     server = mock_api(
         {
@@ -39,7 +44,7 @@ def test_usage_limit_is_waited_out_not_counted(tmp_path: Path, mock_api: MockAPI
         }
     )
     project.write(".forgeflare/hooks.toml", "")
-    done = project.run("--mode", "planning", "--max-iterations", "1", env=env_for(server))
+    done = await project.arun("--mode", "planning", "--max-iterations", "1", env=env_for(server))
     rec = project.record()
     rows = rec["iterations"]
     assert rows[0]["outcome"] == "rate_limited"
@@ -58,14 +63,16 @@ def test_usage_limit_is_waited_out_not_counted(tmp_path: Path, mock_api: MockAPI
     assert rec["streaks"].get("errors", 0) == 0
 
 
-def test_an_outage_is_waited_out_and_the_loop_completes(tmp_path: Path, mock_api: MockAPI) -> None:
+async def test_an_outage_is_waited_out_and_the_loop_completes(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
     project = Project(tmp_path)
     project.write("IMPLEMENTATION_PLAN.md", "- [x] done already? no:\n- [ ] one\n")
     overloaded = error(529, "overloaded_error", **{"retry-after": "0"})
     check = tick_response()
     # two iterations' worth of 529s (1 try + 4 retries each), then the API recovers
     server = mock_api({"responses": [overloaded] * 10 + [check, text_response("done")]})
-    done = project.run(env=env_for(server, FRESHER_MAX_CONSECUTIVE_ERRORS="1"))
+    done = await project.arun(env=env_for(server, FRESHER_MAX_CONSECUTIVE_ERRORS="1"))
     assert done.code == 0, done.stderr
     rec = project.record()
     assert [w["kind"] for w in rec["waits"]] == ["outage", "outage"]
@@ -134,8 +141,19 @@ def test_a_second_loop_in_the_project_refuses(tmp_path: Path) -> None:
     agent = "sh -c 'while [ ! -e \"$FRESHER_PROJECT_DIR/go\" ]; do sleep 0.02; done'"
     first = project.popen("--agent-cmd", agent, "--max-iterations", "1")
     wait_for(lambda: any((d / "iteration-001.log").exists() for d in project.run_dirs()))
-    second = project.run("--agent-cmd", agent, "--max-iterations", "1")
-    assert second.code == 2
+    # in-process: the refusal is the point (the lock is held by the first loop's process);
+    # its agent `true`: were it not refused, it ends (exit 10) instead of waiting for `go`
+    second = forgeflare_here(
+        project.dir,
+        "loop",
+        "--dir",
+        str(project.dir),
+        "--agent-cmd",
+        "true",
+        "--max-iterations",
+        "1",
+    )
+    assert second.returncode == 2
     assert f"another forgeflare loop is running in {project.dir}" in second.stderr
     assert f"pid {first.pid}" in second.stderr
     (project.dir / "go").touch()
@@ -160,8 +178,9 @@ def test_forgeflare_stop_ends_after_the_current_iteration(tmp_path: Path) -> Non
 
 def test_unbounded_run_stops_at_the_default_bounds(tmp_path: Path) -> None:
     project = Project(tmp_path)  # no git, no plan, no bounds given
-    done = project.run("--agent-cmd", "true", env=base_env())
-    assert done.code == 10, done.stderr
+    # in-process: the CLI's bounds and the loop's count are the point
+    done = forgeflare_here(project.dir, "loop", "--dir", str(project.dir), "--agent-cmd", "true")
+    assert done.returncode == 10, done.stderr
     rec = project.record()
     assert len(rec["iterations"]) == 50
     assert "bounds: 50 iterations, runtime 10h 00m, no cost cap" in done.stderr
@@ -173,7 +192,7 @@ def test_unbounded_run_stops_at_the_default_bounds(tmp_path: Path) -> None:
 OUTAGE_MS = 5000
 
 
-def test_a_timed_outage_is_waited_out_and_the_loop_completes(
+async def test_a_timed_outage_is_waited_out_and_the_loop_completes(
     tmp_path: Path, mock_api: MockAPI
 ) -> None:
     # The issue's "10 minutes of 529", scaled: OUTAGE_MS of 529s by the wall clock, however
@@ -183,7 +202,7 @@ def test_a_timed_outage_is_waited_out_and_the_loop_completes(
     outage = {**error(529, "overloaded_error", **{"retry-after": "0"}), "repeat_for_ms": OUTAGE_MS}
     server = mock_api({"responses": [outage, tick_response(), text_response("done")]})
     started = time.monotonic()
-    done = project.run(env=env_for(server, FRESHER_MAX_CONSECUTIVE_ERRORS="1"))
+    done = await project.arun(env=env_for(server, FRESHER_MAX_CONSECUTIVE_ERRORS="1"))
     elapsed = time.monotonic() - started
     assert done.code == 0, done.stderr
     rec = project.record()
@@ -227,8 +246,13 @@ def test_preflight_loads_the_hook_modules_before_any_hook(
     ]
     for extra_args, needle in cases:
         project.write(".fresher/config.toml", f"[agent]\nextra_args = {extra_args!r}\n")
-        done = project.run("--mode", "planning", "--max-iterations", "1", env=env_for(server))
-        assert done.code == 2, (extra_args, done.stderr)
+        # in-process: the refusal is the point (the modules are still imported in a child);
+        # the module that loads below starts the loop process
+        done = forgeflare_here(
+            project.dir, "loop", "--dir", str(project.dir), "--mode", "planning",
+            "--max-iterations", "1", env=env_for(server),
+        )  # fmt: skip
+        assert done.returncode == 2, (extra_args, done.stderr)
         assert needle in done.stderr
         assert "every iteration would fail" in done.stderr
         assert len(done.stderr.strip().splitlines()) == 1, done.stderr

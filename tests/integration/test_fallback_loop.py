@@ -2,6 +2,8 @@
 
 Two mock Messages APIs stand for two accounts: the primary's (``[agent]`` default) and the
 ``cheap`` profile's (its ``env`` points the agent at the second server, its ``model`` differs).
+The loops run in the test process (the agents stay real children); the preflight refusals go
+through the CLI's entry point in-process (``run_cli``).
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from typing import Any
 from agent_support import text_response, tool_response
 from cli_inprocess import run_cli
 from mockapi_support import MockAPI
-from project_support import forgeflare
 from supervisor_agents.project import Done, Project, python_agent
 
 LIMIT = {
@@ -55,7 +56,8 @@ def _env(tmp_path: Path, url: str) -> dict[str, str]:
 
 
 def _loop(project: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return forgeflare(project, "loop", "--mode", "building", *args, env=env, timeout=120)
+    """``forgeflare loop`` through the real entry point (its preflight too), in this process."""
+    return run_cli(["loop", "--mode", "building", *args], cwd=project, env=env)
 
 
 async def _aloop(project: Path, env: dict[str, str], *args: str) -> Done:
@@ -165,7 +167,9 @@ def _reporting(outcome: str) -> str:
     return python_agent(code)
 
 
-def test_a_spent_quota_falls_back_at_once_and_finishes_quota_without_one(tmp_path: Path) -> None:
+async def test_a_spent_quota_falls_back_at_once_and_finishes_quota_without_one(
+    tmp_path: Path,
+) -> None:
     project = tmp_path / "p"
     (project / ".fresher").mkdir(parents=True)
     config = project / ".fresher" / "config.toml"
@@ -176,15 +180,15 @@ def test_a_spent_quota_falls_back_at_once_and_finishes_quota_without_one(tmp_pat
         f"[agent.profiles.other]\ncommand = {json.dumps(_reporting('ok'))}\n"
     )
     env = _env(tmp_path, "http://127.0.0.1:9")
-    done = _loop(project, env, "--max-iterations", "3")
-    assert done.returncode == 10, done.stderr[-3000:]
+    done = await _aloop(project, env, "--max-iterations", "3")
+    assert done.code == 10, done.stderr[-3000:]
     rows = [(it["profile"], it["outcome"]) for it in _record(project)["iterations"]]
     assert rows == [("", "quota"), ("other", "ok"), ("other", "ok")]
     assert "agent command -> command:other: command: quota spent, no reset known" in done.stderr
     # Without a fallback a spent quota finishes the night at once (exit 21).
     config.write_text(f"[agent]\ncommand = {json.dumps(_reporting('quota'))}\n")
-    alone = _loop(project, env, "--max-iterations", "3")
-    assert alone.returncode == 21, alone.stderr[-3000:]
+    alone = await _aloop(project, env, "--max-iterations", "3")
+    assert alone.code == 21, alone.stderr[-3000:]
 
 
 def _costing(cost: float) -> str:

@@ -1,5 +1,10 @@
-"""A gate that prints 50 MB leaves at most a few MB of logs per iteration (issue 40: two
-iterations left 210 MB), with its head, its tail and the size of the cut."""
+"""A gate that prints many MB leaves at most a few MB of logs per iteration (issue 40: two
+iterations of a 50 MB gate left 210 MB), with its head, its tail and the size of the cut.
+
+The loops run in the test process (``Project.arun``; the gate, the hook and the agent are real
+children): the point is what the loop keeps of their output, not the loop's process. The sizes
+are a few times the cap (1 MB head + 1 MB tail), enough that logs without the cap break every
+size bound below, and the cap trims its tail many times over."""
 
 from __future__ import annotations
 
@@ -9,28 +14,28 @@ from pathlib import Path
 
 from supervisor_agents.project import Project, base_env
 
-# 50 MB of lines, then the failure the next prompt needs (the tail is kept).
+# 12 MB of lines (the cap keeps 2 MB; two iterations uncapped pass the folder's 10 MB bound),
+# then the failure the next prompt needs (the tail is kept).
 LOUD_GATE = (
-    "echo FIRST; yes 'all work and no play' | head -c 50000000; echo; "
+    "echo FIRST; yes 'all work and no play' | head -c 12000000; echo; "
     "echo 'FAILED tests/test_x.py::test_y'; exit 3"
 )
 AGENT = "import pathlib, sys; sys.stdin.read(); pathlib.Path('PLAN.md').write_text('- [x] one')"
 
 
-def test_a_gate_printing_50_mb_keeps_a_few_mb_per_iteration(tmp_path: Path) -> None:
+async def test_a_gate_printing_12_mb_keeps_a_few_mb_per_iteration(tmp_path: Path) -> None:
     project = Project(tmp_path)
     project.write("PLAN.md", "- [ ] one\n")
     project.write(
         ".fresher/config.toml",
         f'[paths]\nplan_file = "PLAN.md"\n[limits]\ngate = {LOUD_GATE!r}\nstall_after = 0\n',
     )
-    done = project.run(
+    done = await project.arun(
         "--agent-cmd",
         shlex.join([sys.executable, "-c", AGENT]),
         "--max-iterations",
         "2",
         env=base_env(),
-        timeout=300,
     )
     assert done.code == 10, done.stdout + done.stderr
     (run_dir,) = project.run_dirs()
@@ -46,12 +51,14 @@ def test_a_gate_printing_50_mb_keeps_a_few_mb_per_iteration(tmp_path: Path) -> N
     assert folder < 2 * (5 << 20), folder
 
 
-def test_a_hook_printing_10_mb_keeps_its_head_and_tail_in_hooks_log(tmp_path: Path) -> None:
+async def test_a_hook_printing_2_mb_keeps_its_head_and_tail_in_hooks_log(tmp_path: Path) -> None:
     project = Project(tmp_path)
-    project.hook("started", "echo FIRST; yes 'hook line' | head -c 10000000; echo LAST")
-    # A hook timeout far above what 10 MB takes on a busy machine (the default 30 s cut the
+    # 200,000 short lines: hooks.log, at ~50 bytes a logged line, would hold 10 MB without the
+    # cap (the bound below is 5 MB); the cap keeps 1 MB of head and 1 MB of tail.
+    project.hook("started", "echo FIRST; yes 'hook line' | head -c 2000000; echo LAST")
+    # A hook timeout far above what this takes on a busy machine (the default 30 s cut a 10 MB
     # hook before its last line when both cores were busy).
-    done = project.run(
+    done = await project.arun(
         "--agent-cmd",
         "true",
         "--mode",
@@ -59,7 +66,6 @@ def test_a_hook_printing_10_mb_keeps_its_head_and_tail_in_hooks_log(tmp_path: Pa
         "--max-iterations",
         "1",
         env=base_env(FRESHER_HOOK_TIMEOUT="300"),
-        timeout=500,
     )
     assert done.code == 10, done.stdout + done.stderr
     (run_dir,) = project.run_dirs()

@@ -1,7 +1,8 @@
 """Complete means delivered: the loop's checkpoint, the clean-tree claim and refusals, end to end.
 
 Real ``git``, the real loop (in this process, ``Project.arun``, or as a process where it is
-killed), real hook scripts and small shell agents; the reviewer talks to ``forgeflare mock-api``.
+killed; a preflight refusal through the CLI's entry point in this process), real hook scripts
+and small shell agents; the reviewer talks to ``forgeflare mock-api``.
 Every case ends ``complete`` with all work committed and a clean tree, or with another finish
 type and its reason on one line.
 """
@@ -19,6 +20,7 @@ import pytest
 import trio
 
 from agent_support import verdict
+from cli_inprocess import forgeflare_here
 from mockapi_support import MockAPI, MockServer
 from supervisor_agents.project import Project, base_env, env_for, wait_for
 
@@ -442,8 +444,8 @@ def test_warn_with_an_agent_that_cannot_commit_is_refused_before_anything_starts
         FRESHER_CHECKPOINT="warn",
         OPENAI_API_KEY="test-key",
     )
-    done = project.run(env=env)
-    assert done.code == 2, done.stdout + done.stderr
+    done = forgeflare_here(project.dir, "loop", "--dir", str(project.dir), env=env)
+    assert done.returncode == 2, done.stdout + done.stderr
     assert "[fresher] checkpoint = 'warn': the codex agent cannot commit" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert project.run_dirs() == []

@@ -1,5 +1,6 @@
 """``forgeflare watch`` against a live loop: piped (plain lines) and in a pseudo-terminal, both on
-one loop at once; on a finished or dead run, in the test process."""
+one loop at once; on a finished or dead run, in the test process. The loop whose log is read
+while it grows runs in the test process too."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import select
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -148,26 +150,46 @@ COUNTING_AGENT = (
 ISO_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|\+00:00) ")
 
 
-def test_loop_log_grows_across_iterations_with_a_utc_time_on_every_line(tmp_path: Path) -> None:
+async def _until(predicate: Callable[[], bool]) -> None:
+    """Poll ``predicate`` while the loop runs in this process (bounded: 120 s)."""
+    with trio.fail_after(120):
+        while not predicate():
+            await trio.sleep(0.02)
+
+
+def _holds(path: Path, text: str) -> bool:
+    return path.exists() and text in path.read_text()
+
+
+async def test_loop_log_grows_across_iterations_with_a_utc_time_on_every_line(
+    tmp_path: Path,
+) -> None:
+    # The loop runs in this process (its log is the point; the agent stays a real child).
     project = Project(tmp_path)
-    loop = project.popen(
-        "--agent-cmd", COUNTING_AGENT, "--max-iterations", "2", "--mode", "planning"
-    )
-    wait_for(lambda: any((d / "loop.log").exists() for d in project.run_dirs()))
-    (run_dir,) = project.run_dirs()
-    log = run_dir / "loop.log"
-    wait_for(lambda: "agent says 1" in log.read_text())
-    first = log.read_text()
-    inode = log.stat().st_ino
-    (project.dir / "go.1").touch()
-    wait_for(lambda: "agent says 2" in log.read_text())
-    second = log.read_text()
-    # One file for `tail -f`: the same file, appended to, not rewritten per iteration.
-    assert log.stat().st_ino == inode
-    assert second.startswith(first)
-    assert len(second) > len(first)
-    (project.dir / "go.2").touch()
-    assert loop.wait(timeout=30) == 10
+    result: list[Done] = []
+
+    async def loop() -> None:
+        args = ("--agent-cmd", COUNTING_AGENT, "--max-iterations", "2", "--mode", "planning")
+        result.append(await project.arun(*args))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(loop)
+        await _until(lambda: any((d / "loop.log").exists() for d in project.run_dirs()))
+        (run_dir,) = project.run_dirs()
+        log = run_dir / "loop.log"
+        await _until(lambda: _holds(log, "agent says 1"))
+        first = log.read_text()
+        inode = log.stat().st_ino
+        (project.dir / "go.1").touch()
+        await _until(lambda: _holds(log, "agent says 2"))
+        second = log.read_text()
+        # One file for `tail -f`: the same file, appended to, not rewritten per iteration.
+        assert log.stat().st_ino == inode
+        assert second.startswith(first)
+        assert len(second) > len(first)
+        (project.dir / "go.2").touch()
+    (done,) = result
+    assert done.code == 10, done.stderr
     text = log.read_text()
     assert text.startswith(second)
     lines = text.splitlines()

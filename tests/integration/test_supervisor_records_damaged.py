@@ -4,15 +4,13 @@ A ``run.json`` that is not UTF-8, not JSON, or of the wrong shape (``"waits": 1.
 ``"observations": 1.5``, a count past any real run) is one line naming the file and the first
 mistake; the other runs stay readable. The fuzz test damages a real record at random (a fixed
 seed: ``derandomize``) and runs ``runs``, ``runs --json``, ``report``, ``report --html`` on it
-through the real CLI entry point in the test process (``cli_inprocess``), and ``loop --resume``
-as a real process.
+and ``loop --resume`` through the real CLI entry point in the test process (``cli_inprocess``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,7 +24,6 @@ from conftest import SLOW_MACHINE_CHECKS
 from forgeflare.supervisor import IterationRecord, RunRecord
 from forgeflare.supervisor.backends import Tokens
 from forgeflare.supervisor.records import WaitRecord
-from project_support import run_text
 from supervisor_agents.project import base_env
 
 RUN_ID = "20261124-010000-abcd"
@@ -276,11 +273,15 @@ def test_no_reader_tracebacks_on_a_damaged_record(tmp_path: Path, data: bytes) -
 def test_resume_never_tracebacks_on_a_damaged_record(tmp_path: Path, data: bytes) -> None:
     project = _only_run(tmp_path, data)
     # An agent that fails: a resumable record ends on the error streak, whatever its bounds.
-    done = run_text(
-        [sys.executable, "-m", "forgeflare", "loop", "--resume", "--agent-cmd", "false"],
-        cwd=project,
+    # In the test process: a traceback raises out of ``forgeflare_here`` (the test fails); what
+    # only a process shows of ``loop --resume`` has its own process tests.
+    done = forgeflare_here(
+        project,
+        "loop",
+        "--resume",
+        "--agent-cmd",
+        "false",
         env=base_env(FRESHER_MAX_CONSECUTIVE_ERRORS="2"),
-        timeout=60,
     )
     assert "Traceback" not in done.stderr, done.stderr[-3000:]
     assert done.returncode in (0, 1, 2, 10, 12, 13, 17, 18), done.stderr[-3000:]
