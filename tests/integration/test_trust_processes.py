@@ -94,8 +94,11 @@ def test_run_refuses_until_trusted_and_again_after_an_edit(
 
 
 def test_override_runs_and_says_so(cloned: Path, tmp_path: Path, mock_api: MockAPI) -> None:
-    server = mock_api(_script())
-    ran = run_agent(cloned, server.url, env=_env(tmp_path, FORGEFLARE_TRUST="1"))
+    server = mock_api(_script())  # the agent in this process, its hook a real child
+    api = {"ANTHROPIC_API_URL": server.url, "ANTHROPIC_API_KEY": "test-key"}
+    ran = run_cli(
+        ["run", "do the task"], cwd=cloned, env=_env(tmp_path, FORGEFLARE_TRUST="1", **api)
+    )
     assert ran.returncode == 0, ran.stderr
     assert "trusted without review" in ran.stderr
     assert (cloned / "hook-ran").exists()
@@ -212,7 +215,9 @@ def test_a_hook_rewritten_mid_run_is_refused_at_its_next_call(
     )
     env = _env(tmp_path)
     assert run_cli(["trust", "--yes"], cwd=cloned, env=env).returncode == 0
-    ran = run_agent(cloned, server.url, env=env)
+    # the agent in this process; its Bash and the hook are real children
+    env.update(ANTHROPIC_API_URL=server.url, ANTHROPIC_API_KEY="test-key")
+    ran = run_cli(["run", "do the task"], cwd=cloned, env=env)
     assert "evil" in (cloned / guard).read_text()  # the agent did rewrite it
     assert (cloned / "hook-ran").read_text() == "yes"  # but the rewritten hook never ran
     refusals = [s for s in ran.stderr.splitlines() if "[warn]" in s and "hook refused" in s]
@@ -250,7 +255,9 @@ def test_a_python_hook_importing_its_neighbour_stays_trusted_call_after_call(
     env = _env(tmp_path)
     env["PYTHONDONTWRITEBYTECODE"] = ""  # as on most machines: Python writes __pycache__
     assert run_cli(["trust", "--yes"], cwd=project, env=env).returncode == 0
-    ran = run_agent(project, server.url, env=env)
+    # the agent in this process; the hook and its Python are real children
+    env.update(ANTHROPIC_API_URL=server.url, ANTHROPIC_API_KEY="test-key")
+    ran = run_cli(["run", "do the task"], cwd=project, env=env)
     assert ran.returncode == 0, ran.stderr
     assert "hook refused" not in ran.stderr
     assert (project / "calls").read_text() == "xx"
