@@ -336,8 +336,12 @@ def test_a_hostile_clone_runs_nothing_and_leaks_no_key(
     refusal = [line for line in lines if "not trusted" in line]
     assert len(refusal) == 1, done.stderr[-2000:]
     assert channel.item in refusal[0]
-    shown = forgeflare(project, "trust", "--show", *channel.extra, env=env, timeout=120)
+    # What the refusal named, listed by `trust --show`: its words, in the test process (the
+    # refusal above is the process whose markers and leaks count; trust's own process starts
+    # in test_trustcli and test_special_files).
+    shown = run_cli(["trust", "--show", *channel.extra], cwd=project, env=env)
     assert channel.item in shown.stdout, shown.stdout
+    assert sorted(p.name for p in mark.iterdir()) == [], shown.stdout  # listing runs nothing
 
 
 def test_init_in_a_hostile_clone_runs_nothing(
@@ -441,13 +445,10 @@ def test_each_kind_of_later_change_is_refused_with_one_line(
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "cfg"), "FORGEFLARE_TRUST": "0",
            "ANTHROPIC_API_URL": server.url, "ANTHROPIC_API_KEY": "test-key"}  # fmt: skip
     args = ("run", "--hooks-module", "hookpkg", "hello")
-    shown = forgeflare(
-        project, "trust", "--show", "--hooks-module", "hookpkg", env=env, timeout=120
-    )
+    # Trusting is set-up here, not the point: in the test process.
+    shown = run_cli(["trust", "--show", "--hooks-module", "hookpkg"], cwd=project, env=env)
     assert "`make` runs recipes whose dependencies are not covered" in shown.stdout
-    trusted = forgeflare(
-        project, "trust", "--yes", "--hooks-module", "hookpkg", env=env, timeout=120
-    )
+    trusted = run_cli(["trust", "--yes", "--hooks-module", "hookpkg"], cwd=project, env=env)
     assert trusted.returncode == 0, trusted.stderr
     assert forgeflare(project, *args, env=env, timeout=120).returncode == 0
     snapshot = tmp_path / "snapshot"

@@ -118,13 +118,15 @@ def test_an_answer_that_is_not_utf8_is_one_line(tmp_path: Path) -> None:
     )
 
 
-def test_a_fifo_window_store_does_not_hold_up_a_loop(tmp_path: Path) -> None:
+async def test_a_fifo_window_store_does_not_hold_up_a_loop(tmp_path: Path) -> None:
     project = Project(tmp_path / "p")
     project.dir.mkdir()
     state = tmp_path / "state" / "forgeflare"
     state.mkdir(parents=True)
     os.mkfifo(state / "windows.json")
-    done = project.run(
+    # The store is the loop's (run_loop reads it from the loop's env), not the CLI's: the loop
+    # in this process, its agent a real child; a hang still fails at pytest's timeout.
+    done = await project.arun(
         "--agent-cmd", "true", "--mode", "planning", "--max-iterations", "1", env=_env(tmp_path)
     )
     assert "Traceback" not in done.stdout + done.stderr

@@ -84,15 +84,21 @@ def test_run_refuses_until_trusted_and_again_after_an_edit(
     (cloned / "hook-ran").unlink()
     guard = cloned / ".forgeflare" / "hooks" / "guard.py"
     guard.write_text(HOOK + "# changed\n")
-    again = run_agent(cloned, server.url, env=env)
+    # refused before anything starts: the real entry point in this process (the first refusal
+    # above is the process; what it did not run is the same hook)
+    api = {"ANTHROPIC_API_URL": server.url, "ANTHROPIC_API_KEY": "test-key"}
+    again = run_cli(["run", "do the task"], cwd=cloned, env={**env, **api})
     assert again.returncode == 2
     assert "changed: hooks.toml[0] PreToolUse" in again.stderr
     assert not (cloned / "hook-ran").exists()
 
 
 def test_override_runs_and_says_so(cloned: Path, tmp_path: Path, mock_api: MockAPI) -> None:
-    server = mock_api(_script())
-    ran = run_agent(cloned, server.url, env=_env(tmp_path, FORGEFLARE_TRUST="1"))
+    server = mock_api(_script())  # the agent in this process, its hook a real child
+    api = {"ANTHROPIC_API_URL": server.url, "ANTHROPIC_API_KEY": "test-key"}
+    ran = run_cli(
+        ["run", "do the task"], cwd=cloned, env=_env(tmp_path, FORGEFLARE_TRUST="1", **api)
+    )
     assert ran.returncode == 0, ran.stderr
     assert "trusted without review" in ran.stderr
     assert (cloned / "hook-ran").exists()
@@ -117,23 +123,27 @@ def test_loop_refuses_until_trusted(cloned: Path, tmp_path: Path) -> None:
     assert ".fresher/hooks/started" in refused.stderr
     assert not (cloned / "started-ran").exists()
     assert not (cloned / ".fresher" / "runs").exists()
-    assert forgeflare(cloned, "trust", "--yes", env=env).returncode == 0
-    ran = forgeflare(cloned, *args, env=env)
+    # The refusal above is the process; trusting, the trusted loop and the override's warning
+    # go through the real entry point in this process (the hook and agent are real children).
+    assert run_cli(["trust", "--yes"], cwd=cloned, env=env).returncode == 0
+    ran = run_cli(args, cwd=cloned, env=env)
     assert ran.returncode == 10, ran.stderr
     assert (cloned / "started-ran").exists()
-    override = forgeflare(cloned, *args, env=_env(tmp_path, FORGEFLARE_TRUST="1"))
+    override = run_cli(args, cwd=cloned, env=_env(tmp_path, FORGEFLARE_TRUST="1"))
     assert override.returncode == 10
     assert "trusting the project's hooks without review" in override.stderr
 
 
 def test_a_hook_changed_during_the_night_stops_the_loop(cloned: Path, tmp_path: Path) -> None:
-    env = _env(tmp_path)
-    assert forgeflare(cloned, "trust", "--yes", env=env).returncode == 0
+    env = _env(tmp_path)  # the loop's check between iterations: in the test process
+    assert run_cli(["trust", "--yes"], cwd=cloned, env=env).returncode == 0
     # the agent rewrites a lifecycle hook in its first iteration
     rewrite = 'echo "#!/bin/sh" > .fresher/hooks/started; echo "# evil" >> .fresher/hooks/started'
     agent = f"sh -c '{rewrite}'"
-    done = forgeflare(
-        cloned, "loop", "--agent-cmd", agent, "--max-iterations", "3", "--mode", "planning", env=env
+    done = run_cli(
+        ["loop", "--agent-cmd", agent, "--max-iterations", "3", "--mode", "planning"],
+        cwd=cloned,
+        env=env,
     )
     assert done.returncode == 13, done.stderr
     assert "changed: .fresher/hooks/started" in done.stderr
@@ -173,10 +183,12 @@ def test_a_loop_hooks_module_is_trusted_before_it_is_imported(
     assert "not trusted" in refused.stderr
     assert "hooks module myhooks" in refused.stderr
     assert not (project / "module-imported").exists()  # neither the preflight nor an agent
-    shown = forgeflare(project, "trust", "--show", env=env)
+    # The refusal above is the process; after trust the loop runs in this process and its
+    # agent (a real `forgeflare run`) is what imports the module.
+    shown = run_cli(["trust", "--show"], cwd=project, env=env)
     assert "myhooks.py" in shown.stdout
-    assert forgeflare(project, "trust", "--yes", env=env).returncode == 0
-    ran = forgeflare(project, *args, env=env)
+    assert run_cli(["trust", "--yes"], cwd=project, env=env).returncode == 0
+    ran = run_cli(args, cwd=project, env=env)
     assert ran.returncode == 10, ran.stderr
     assert (project / "module-imported").exists()
     assert len(server.requests()) == 1
@@ -202,8 +214,10 @@ def test_a_hook_rewritten_mid_run_is_refused_at_its_next_call(
         }
     )
     env = _env(tmp_path)
-    assert forgeflare(cloned, "trust", "--yes", env=env).returncode == 0
-    ran = run_agent(cloned, server.url, env=env)
+    assert run_cli(["trust", "--yes"], cwd=cloned, env=env).returncode == 0
+    # the agent in this process; its Bash and the hook are real children
+    env.update(ANTHROPIC_API_URL=server.url, ANTHROPIC_API_KEY="test-key")
+    ran = run_cli(["run", "do the task"], cwd=cloned, env=env)
     assert "evil" in (cloned / guard).read_text()  # the agent did rewrite it
     assert (cloned / "hook-ran").read_text() == "yes"  # but the rewritten hook never ran
     refusals = [s for s in ran.stderr.splitlines() if "[warn]" in s and "hook refused" in s]
@@ -240,8 +254,10 @@ def test_a_python_hook_importing_its_neighbour_stays_trusted_call_after_call(
     )
     env = _env(tmp_path)
     env["PYTHONDONTWRITEBYTECODE"] = ""  # as on most machines: Python writes __pycache__
-    assert forgeflare(project, "trust", "--yes", env=env).returncode == 0
-    ran = run_agent(project, server.url, env=env)
+    assert run_cli(["trust", "--yes"], cwd=project, env=env).returncode == 0
+    # the agent in this process; the hook and its Python are real children
+    env.update(ANTHROPIC_API_URL=server.url, ANTHROPIC_API_KEY="test-key")
+    ran = run_cli(["run", "do the task"], cwd=project, env=env)
     assert ran.returncode == 0, ran.stderr
     assert "hook refused" not in ran.stderr
     assert (project / "calls").read_text() == "xx"
@@ -291,7 +307,7 @@ def test_a_lifecycle_hook_rewritten_in_the_last_iteration_is_refused_at_its_call
     finished = cloned / ".fresher" / "hooks" / "finished"
     finished.write_text("#!/bin/sh\necho fine > finished-ran\n")
     finished.chmod(0o755)
-    assert forgeflare(cloned, "trust", "--yes", env=env).returncode == 0
+    assert run_cli(["trust", "--yes"], cwd=cloned, env=env).returncode == 0
     # the agent rewrites the finished hook in the last iteration: no iteration check follows
     rewrite = 'printf "#!/bin/sh\\ntouch evil-ran\\n" > .fresher/hooks/finished'
     done = forgeflare(
@@ -310,7 +326,7 @@ def test_a_gate_script_rewritten_by_the_agent_is_refused(cloned: Path, tmp_path:
     (cloned / "check.sh").chmod(0o755)
     (cloned / ".fresher" / "config.toml").write_text('[limits]\ngate = "./check.sh"\n')
     (cloned / "IMPLEMENTATION_PLAN.md").write_text("- [x] all done\n")  # complete: gate runs
-    assert forgeflare(cloned, "trust", "--yes", env=env).returncode == 0
+    assert run_cli(["trust", "--yes"], cwd=cloned, env=env).returncode == 0
     agent = "sh -c 'printf \"#!/bin/sh\\ntouch gate-evil\\n\" > check.sh'"
     done = forgeflare(
         cloned, "loop", "--agent-cmd", agent, "--max-iterations", "2", "--mode", "building", env=env
