@@ -11,6 +11,7 @@ import re
 import shlex
 import subprocess
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -60,12 +61,14 @@ class Parked:
 @pytest.fixture(scope="module")
 def parked(tmp_path_factory: pytest.TempPathFactory) -> Parked:
     """A loop with a ``[notify] command`` whose first iteration asks: run once for the tests
-    that read what it left (the record, the notification, the report)."""
+    that read what it left (the record, the notification, the report), in this process (its
+    agent is a process; the loop that parks and resumes below is one too)."""
     project = Project(tmp_path_factory.mktemp("asked"))
     project.write(".fresher/config.toml", '[notify]\ncommand = "cat > notified.json"\n')
     script = {"responses": [ASKS, text_response("never reached")]}
     with start_mock_server(script, directory=tmp_path_factory.mktemp("mockapi")) as server:
-        done = project.run("--mode", "planning", "--max-iterations", "5", env=env_for(server))
+        args = ("--mode", "planning", "--max-iterations", "5")
+        done = trio.run(partial(project.arun, *args, env=env_for(server)))
         return Parked(project, done, server.requests())
 
 
