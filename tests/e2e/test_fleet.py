@@ -24,8 +24,6 @@ from mockapi_support import MockAPI
 from project_support import git, run_text
 from supervisor_agents.project import alive, base_env, env_for, wait_for
 
-MILLION = {"input_tokens": 1_000_000, "output_tokens": 0}  # $5 at claude-opus-4-6 prices
-
 
 def make_repo(root: Path, *loops: str) -> Path:
     """A repository on ``main`` with a one-task plan file per loop (``PLAN-<loop>.md``)."""
@@ -251,7 +249,7 @@ def test_a_finished_fleet_says_so_and_again_starts_a_new_run(tmp_path: Path) -> 
     make_repo(tmp_path, "one")
     path = fleet_file(tmp_path, "f", [loop("one", **completing_agent("one", "one.txt", "one"))])
     env = base_env()
-    assert fleet("run", str(path), env=env).returncode == 0
+    assert fleet_here("run", str(path), env=env).returncode == 0  # records: its loop is a process
     record = path.parent / ".forgeflare-fleet" / "f" / "fleet.json"
     first = record.read_text()
     again = fleet_here("run", str(path), env=env)
@@ -276,10 +274,14 @@ def test_a_finished_fleet_says_so_and_again_starts_a_new_run(tmp_path: Path) -> 
     assert kept["loops"][0]["status"] == "landed"
 
 
-def spends(loop: str) -> list[dict[str, Any]]:
-    """An iteration that commits and spends $5 (a million input tokens at opus-4-6 prices)."""
-    work = {**commits(loop), "usage": MILLION}
-    return [work, text_response("More to do.")] * 2
+def spends(loop: str) -> dict[str, Any]:
+    """A shell agent whose iterations commit and report $5 spent (a million input tokens) in
+    its report file: the fleet budget reads the loops' records, whichever agent wrote them
+    (the own agent's spend is the last test's)."""
+    report = json.dumps({"outcome": "ok", "tokens": {"input": 1_000_000}, "cost_usd": 5.0})
+    return shell_agent(
+        f'{commits_command(loop)} && printf %s {shlex.quote(report)} > "$FORGEFLARE_REPORT"'
+    )
 
 
 def runs_in_night_logs(repo: Path) -> None:
@@ -291,15 +293,14 @@ def runs_in_night_logs(repo: Path) -> None:
     git(repo, "commit", "-qm", "runs in night-logs")
 
 
-def test_the_fleet_budget_stops_the_remaining_loops(tmp_path: Path, mock_api: MockAPI) -> None:
+def test_the_fleet_budget_stops_the_remaining_loops(tmp_path: Path) -> None:
     """The fleet reads each loop's spend where its runs are, ``[paths] log_dir`` too: here the
     loops keep them in ``night-logs`` (the loop still running below keeps them where they are
     by default)."""
     runs_in_night_logs(make_repo(tmp_path, "a", "b"))
-    server = mock_api({"conversations": [conv("a", spends("a")), conv("b", spends("b"))]})
-    loops = [loop(n, model="claude-opus-4-6") for n in ("a", "b")]
+    loops = [loop(n, **spends(n)) for n in ("a", "b")]
     path = fleet_file(tmp_path, "budget", loops, parallel=1, max_cost=4)
-    done = fleet("run", str(path), env=env_for(server))
+    done = fleet("run", str(path), env=base_env())
     assert done.returncode == 1, done.stderr
     rec = state(path, "budget")
     assert rec["fleet"]["budget_hit"] is True
@@ -320,18 +321,17 @@ def test_the_fleet_budget_stops_the_remaining_loops(tmp_path: Path, mock_api: Mo
     assert other["status"] == "stopped"
     assert other["reason"] == "the fleet budget was spent first"
     assert other["runs"] == []
-    assert "budget spent" in fleet_here("status", str(path), env=env_for(server)).stdout
+    assert "budget spent" in fleet_here("status", str(path), env=base_env()).stdout
 
 
-def test_the_fleet_budget_stops_a_running_loop(tmp_path: Path, mock_api: MockAPI) -> None:
+def test_the_fleet_budget_stops_a_running_loop(tmp_path: Path) -> None:
     """A loop still running when another's spend stops the fleet is ended, its record kept
     (``[paths] log_dir`` is the test above)."""
     make_repo(tmp_path, "a", "b")
-    server = mock_api({"conversations": [conv("a", spends("a"))]})
     # b is a loop still running (its agent a shell that hangs) when a's spend stops the fleet
-    loops = [loop("a", model="claude-opus-4-6"), loop("b", **shell_agent("sleep 120"))]
+    loops = [loop("a", **spends("a")), loop("b", **shell_agent("sleep 120"))]
     path = fleet_file(tmp_path, "budget2", loops, parallel=2, max_cost=4)
-    done = fleet("run", str(path), env=env_for(server))
+    done = fleet("run", str(path), env=base_env())
     assert done.returncode == 1, done.stderr
     assert "fleet budget $4 spent: stopping the loops" in done.stderr
     rec = state(path, "budget2")

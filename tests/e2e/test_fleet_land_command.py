@@ -3,8 +3,8 @@
 Real ``forgeflare loop`` processes in real git worktrees, each with a shell agent that commits
 and checks off its plan (what the own agent's scripted turn would run); the gate fails at
 landing (a file it needs is missing), is fixed, and ``fleet land`` lands it. The landing that
-lands, the first fleet run and the first report are real processes; the other reads, runs and
-refusals run in-process (their loops are processes).
+lands and the first report are real processes (test_fleet starts ``fleet run``); the other
+reads, runs and refusals run in-process (their loops are processes).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def test_a_loop_left_unlanded_lands_with_fleet_land(tmp_path: Path) -> None:
     ok = repo / ".git" / "gate-ok"
     path = fleet_file(tmp_path, "night", [one], gate=f"test -f {ok}")
     env = base_env()
-    ran = fleet("run", str(path), env=env)
+    ran = fleet_here("run", str(path), env=env)
     assert ran.returncode == 1, ran.stderr
     rec = state(path, "night")
     assert rec["one"]["status"] == "gate_failed", rec

@@ -8,19 +8,22 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import subprocess
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
+import trio
 
 from agent_support import text_response
 from chromium_support import CHROMIUM, NO_CHROMIUM, dom_of
 from cli_inprocess import forgeflare_here, run_cli
 from forgeflare._completion import BLOCKED_TAG
 from mockapi_support import MockAPI, MockServer, start_mock_server
-from supervisor_agents.project import Done, Project, base_env, forgeflare, wait_for
+from supervisor_agents.project import Done, Project, base_env, forgeflare
 
 QUESTION = "Which database should the cache use: Postgres or SQLite?"
 ASKS = text_response(f"I cannot choose this alone.\n\n{BLOCKED_TAG}\n{QUESTION}\n")
@@ -58,12 +61,14 @@ class Parked:
 @pytest.fixture(scope="module")
 def parked(tmp_path_factory: pytest.TempPathFactory) -> Parked:
     """A loop with a ``[notify] command`` whose first iteration asks: run once for the tests
-    that read what it left (the record, the notification, the report)."""
+    that read what it left (the record, the notification, the report), in this process (its
+    agent is a process; the loop that parks and resumes below is one too)."""
     project = Project(tmp_path_factory.mktemp("asked"))
     project.write(".fresher/config.toml", '[notify]\ncommand = "cat > notified.json"\n')
     script = {"responses": [ASKS, text_response("never reached")]}
     with start_mock_server(script, directory=tmp_path_factory.mktemp("mockapi")) as server:
-        done = project.run("--mode", "planning", "--max-iterations", "5", env=env_for(server))
+        args = ("--mode", "planning", "--max-iterations", "5")
+        done = trio.run(partial(project.arun, *args, env=env_for(server)))
         return Parked(project, done, server.requests())
 
 
@@ -134,30 +139,41 @@ def test_answer_then_resume_puts_both_in_the_next_prompt(tmp_path: Path, mock_ap
     ]
 
 
-def test_wait_picks_up_an_answer_written_during_the_wait(tmp_path: Path, mock_api: MockAPI) -> None:
+async def test_wait_picks_up_an_answer_written_during_the_wait(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
+    """The loop runs in this process (the wait is the point; its agent is still a process)."""
     project = Project(tmp_path)
     project.write(".fresher/config.toml", '[limits]\non_blocked = "wait:60s"\n')
     server = mock_api({"responses": [ASKS, text_response("done")]})
-    proc = project.popen("--mode", "planning", "--max-iterations", "2", env=env_for(server))
-    try:
-        wait_for(lambda: open_question(project) == QUESTION)
-        answered = forgeflare_here(project.dir, "answer", "--file", str(project.write("a.md", "B")))
-        assert answered.returncode == 0, answered.stderr
-        _, err = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-    assert proc.returncode == 10, err
+    result: list[Done] = []
+
+    async def loop() -> None:
+        env = env_for(server)
+        result.append(await project.arun("--mode", "planning", "--max-iterations", "2", env=env))
+
+    with trio.fail_after(150):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(loop)
+            while open_question(project) != QUESTION:  # bounded by fail_after
+                await trio.sleep(0.02)
+            answer = str(project.write("a.md", "B"))
+            answered = forgeflare_here(project.dir, "answer", "--file", answer)
+            assert answered.returncode == 0, answered.stderr
+    (done,) = result
+    assert done.code == 10, done.stderr
     rec = project.record()
     assert [w["kind"] for w in rec["waits"]] == ["answer_wait"]
     assert rec["iterations"][0]["decision"] == "answered"
     assert "Answer:\nB" in prompt_of(server.requests()[1])
 
 
-def test_wait_without_an_answer_finishes_blocked(tmp_path: Path, mock_api: MockAPI) -> None:
+async def test_wait_without_an_answer_finishes_blocked(tmp_path: Path, mock_api: MockAPI) -> None:
+    """The loop runs in-process (the wait is the point; its agent is still a process)."""
     project = Project(tmp_path)
     project.write(".fresher/config.toml", '[limits]\non_blocked = "wait:300ms"\n')
     server = mock_api({"responses": [ASKS]})
-    done = project.run("--mode", "planning", env=env_for(server))
+    done = await project.arun("--mode", "planning", env=env_for(server))
     assert done.code == 20, done.stderr
     rec = project.record()
     assert rec["waits"][0]["kind"] == "answer_wait"
@@ -167,25 +183,34 @@ def test_wait_without_an_answer_finishes_blocked(tmp_path: Path, mock_api: MockA
 def test_a_bad_on_blocked_is_one_line_before_anything_starts(tmp_path: Path) -> None:
     project = Project(tmp_path)
     project.write(".fresher/config.toml", '[limits]\non_blocked = "later"\n')
-    done = project.run("--agent-cmd", "true")
-    assert done.code == 2
+    # the real CLI in-process (the refusal is the point; other tests start `loop`)
+    done = forgeflare_here(project.dir, "loop", "--dir", str(project.dir), "--agent-cmd", "true")
+    assert done.returncode == 2
     assert "on_blocked" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert not project.run_dirs()
 
 
-def test_a_blocked_loop_in_a_fleet_does_not_hold_up_the_others(
-    tmp_path: Path, mock_api: MockAPI
-) -> None:
-    from test_fleet import completing_agent, conv, fleet, fleet_file, loop, make_repo, state
-    from test_fleet import env_for as fleet_env
+def test_a_blocked_loop_in_a_fleet_does_not_hold_up_the_others(tmp_path: Path) -> None:
+    from test_fleet import (
+        completing_agent,
+        fleet_file,
+        fleet_here,
+        loop,
+        make_repo,
+        shell_agent,
+        state,
+    )
 
     repo = make_repo(tmp_path, "asks", "works")
-    server = mock_api({"conversations": [conv("asks", [ASKS])]})
-    # the loop that works needs no model: a shell agent commits and checks off its plan
+    # neither loop needs a model: the one that asks is a shell agent whose report file holds
+    # the question (the own agent's question is the parked loop above), the one that works
+    # commits and checks off its plan; the fleet runs in-process, its loops are processes
+    report = json.dumps({"outcome": "ok", "question": QUESTION})
+    asks = loop("asks", **shell_agent(f'printf %s {shlex.quote(report)} > "$FORGEFLARE_REPORT"'))
     works = loop("works", **completing_agent("works", "works.txt", "done"))
-    path = fleet_file(tmp_path, "night", [loop("asks"), works], parallel=2)
-    done = fleet("run", str(path), env=fleet_env(server))
+    path = fleet_file(tmp_path, "night", [asks, works], parallel=2)
+    done = fleet_here("run", str(path), env=base_env())
     assert done.returncode == 1, done.stderr  # one loop did not land
     rec = state(path, "night")
     assert rec["works"]["status"] == "landed", rec
@@ -199,11 +224,10 @@ def test_a_blocked_loop_in_a_fleet_does_not_hold_up_the_others(
         check=True,
     ).stdout
     # status and report in-process: what they say is the point (test_fleet starts them)
-    status = run_cli(["fleet", "status", path], cwd=tmp_path, env=fleet_env(server)).stdout
+    status = run_cli(["fleet", "status", path], cwd=tmp_path, env=base_env()).stdout
     assert f"asks: {QUESTION}" in status
     assert "forgeflare answer" in status
-    report = run_cli(["fleet", "report", path], cwd=tmp_path, env=fleet_env(server)).stdout
-    lines = report.splitlines()
+    lines = run_cli(["fleet", "report", path], cwd=tmp_path, env=base_env()).stdout.splitlines()
     assert lines[0] == "What needs you"
     assert lines[1].startswith(f"  [asks] the agent asks: {QUESTION}")
     assert "forgeflare answer" in lines[1]

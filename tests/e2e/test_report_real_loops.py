@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 import pytest
+import trio
 
 from agent_support import text_response, tick_response
 from cli_inprocess import forgeflare_here
@@ -20,7 +22,9 @@ TICK = tick_response()
 
 @pytest.fixture(scope="module")
 def night(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
-    """One project, four runs of the real agent, each against its own scripted mock."""
+    """One project, four runs of the real agent, each against its own scripted mock: the loops
+    that end by themselves run in this process (their agent, the point here, is a process
+    either way); the one stopped by a signal is a ``forgeflare loop`` process."""
     project = Project(tmp_path_factory.mktemp("night"))
     project.write("IMPLEMENTATION_PLAN.md", "# Plan\n\n- [ ] one\n")
     servers: list[MockServer] = []
@@ -37,14 +41,19 @@ def night(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
 
     try:
         # complete: the agent ticks the plan's one task
-        done = project.run(env=env({"responses": [TICK, text_response("Ticked it.")]}))
+        done = trio.run(
+            partial(project.arun, env=env({"responses": [TICK, text_response("Ticked it.")]}))
+        )
         assert done.code == 0, done.stderr
         # error: a 400 is no outage; one error iteration is the limit here
         bad = {"error": {"status": 400, "message": "max_tokens: too large"}}
-        done = project.run(
-            "--mode",
-            "planning",
-            env=env({"responses": [bad]}, FRESHER_MAX_CONSECUTIVE_ERRORS="1"),
+        done = trio.run(
+            partial(
+                project.arun,
+                "--mode",
+                "planning",
+                env=env({"responses": [bad]}, FRESHER_MAX_CONSECUTIVE_ERRORS="1"),
+            )
         )
         assert done.code == 12, done.stderr
         # budget: $5 of Opus input per iteration against a cap of $8
@@ -52,14 +61,15 @@ def night(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
             **text_response("step"),
             "usage": {"input_tokens": 1_000_000, "output_tokens": 0},
         }
-        done = project.run(
-            "--mode",
-            "planning",
-            "--max-cost",
-            "8",
-            "--model",
-            "claude-opus-4-6",
-            env=env({"responses": [million] * 4}),
+        done = trio.run(
+            partial(
+                project.arun,
+                "--mode",
+                "planning",
+                "--model",
+                "claude-opus-4-6",
+                env=env({"responses": [million] * 4}, FRESHER_MAX_COST="8"),
+            )
         )
         assert done.code == 17, done.stderr
         # manual: SIGTERM while the agent waits for the API's answer

@@ -476,14 +476,16 @@ async def test_sandbox_settings_reach_the_agent(
     assert given(project)["env"]["FORGEFLARE_SANDBOX"] == ""  # off (empty: an exported one too)
 
 
-def test_max_requests_per_hour_waits_and_never_finishes(tmp_path: Path, mock_api: MockAPI) -> None:
+async def test_max_requests_per_hour_waits_and_never_finishes(
+    tmp_path: Path, mock_api: MockAPI
+) -> None:
     project = Project(tmp_path)
     project.write(".fresher/config.toml", "[limits]\nmax_requests_per_hour = 2\n")
     read = tool_response(("Read", {"file_path": "notes.md"}))
     server = mock_api({"responses": [read, read, text_response("done")]})
     # An hour is 3.6 s here (FORGEFLARE_TIME_SCALE): the wait is real, and short.
     env = {**env_for(server, FRESHER_SMART_TERMINATION="false"), "FORGEFLARE_TIME_SCALE": "0.001"}
-    done = project.run("--mode", "planning", "--max-iterations", "1", env=env, timeout=120)
+    done = await project.arun("--mode", "planning", "--max-iterations", "1", env=env)
     assert done.code == 10, done.stderr  # the iteration limit, not an error or a budget
     rec = project.record()
     rows = rec["iterations"]

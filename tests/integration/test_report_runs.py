@@ -27,11 +27,6 @@ def in_process(project: Project, *args: str, env: dict[str, str] | None = None) 
     return trio.run(partial(project.arun, *args, env=env))
 
 
-def planning(project: Project, agent: str, *args: str, env: dict[str, str]) -> Done:
-    """``forgeflare loop`` in planning mode in ``project`` with the ``--agent-cmd`` ``agent``."""
-    return project.run("--agent-cmd", agent, "--mode", "planning", *args, env=env)
-
-
 @pytest.fixture(scope="module")
 def night(tmp_path_factory: pytest.TempPathFactory) -> Project:
     """A project with three finished runs: complete, error, max_iterations."""
@@ -56,10 +51,12 @@ def night(tmp_path_factory: pytest.TempPathFactory) -> Project:
         "import json,os,sys; sys.stdin.read(); json.dump({'outcome': 'ok', "
         "'tokens': {'input': 10}, 'cost_usd': 0.75}, open(os.environ['FORGEFLARE_REPORT'], 'w'))"
     )
-    no_smart = base_env(FRESHER_SMART_TERMINATION="false")
-    budget = planning(project, python_agent(report), "--max-cost", "1", env=no_smart)
+    no_smart = base_env(FRESHER_SMART_TERMINATION="false", FRESHER_MAX_COST="1")
+    budget = in_process(
+        project, "--agent-cmd", python_agent(report), "--mode", "planning", env=no_smart
+    )
     assert budget.code == 17, budget.stderr
-    # SIGTERM mid-iteration: finish manual
+    # SIGTERM mid-iteration: finish manual (the loop process is the point here)
     manual = project.popen("--agent-cmd", "sh -c 'echo started; sleep 30'", "--mode", "planning")
     wait_for(lambda: sum((d / "iteration-001.log").exists() for d in project.run_dirs()) == 5)
     manual.terminate()
@@ -150,7 +147,7 @@ def test_completion_by_tag_is_reported_as_the_tag(tmp_path: Path) -> None:
         "import json,os,sys; sys.stdin.read(); json.dump({'outcome': 'ok', "
         "'signal': '<loop-done>COMPLETE</loop-done>'}, open(os.environ['FORGEFLARE_REPORT'], 'w'))"
     )
-    done = project.run("--agent-cmd", python_agent(report))
+    done = in_process(project, "--agent-cmd", python_agent(report))
     assert done.code == 0, done.stderr
     said = "complete: the agent said <loop-done>COMPLETE</loop-done> in iteration 1"
     assert project.record()["finish_reason"] == said
@@ -173,7 +170,16 @@ def test_a_rate_limited_iteration_is_counted_alike_in_summary_and_runs(tmp_path:
         "json.dump(report, open(os.environ['FORGEFLARE_REPORT'], 'w'))"
     )
     scaled = base_env(FORGEFLARE_TIME_SCALE="0.01")
-    done = planning(project, python_agent(agent), "--max-iterations", "1", env=scaled)
+    done = in_process(
+        project,
+        "--agent-cmd",
+        python_agent(agent),
+        "--mode",
+        "planning",
+        "--max-iterations",
+        "1",
+        env=scaled,
+    )
     assert done.code == 10, done.stderr
     assert "finished: max_iterations (exit 10); 1 iteration," in done.stderr
     assert "reached max_iterations (1 iteration)" in done.stderr
