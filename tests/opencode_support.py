@@ -32,8 +32,10 @@ MODEL = "anthropic/claude-sonnet-4-5"
 __all__ = [
     "MODEL",
     "OPENCODE",
+    "QUIET",
     "VERSION",
     "opencode_env",
+    "quiet_opencode_env",
     "require_opencode",
     "seed_opencode_config",
 ]
@@ -57,6 +59,30 @@ def seed_opencode_config(config_home: Path) -> None:
     (folder / "node_modules").mkdir(parents=True, exist_ok=True)
     lock = {"packages": {"": {"dependencies": {"@opencode-ai/plugin": VERSION}}}}
     (folder / "package-lock.json").write_text(json.dumps(lock), encoding="utf-8")
+
+
+QUIET = {
+    "OPENCODE_DISABLE_AUTOUPDATE": "1",
+    "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
+    "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+    "OPENCODE_EXPERIMENTAL_DISABLE_FILEWATCHER": "1",
+    "OPENCODE_DISABLE_SHARE": "1",
+    "OPENCODE_DISABLE_CLAUDE_CODE": "1",
+    "OPENCODE_DISABLE_EXTERNAL_SKILLS": "1",
+    "OPENCODE_DISABLE_PRUNE": "1",
+    "OPENCODE_CONFIG_CONTENT": json.dumps({"snapshot": False}),
+}
+"""OpenCode's documented switches for what a test run never uses: auto-update, the default
+(provider login) plugins, LSP downloads, the file watcher, sharing, Claude Code's files and
+external skills, pruning, and the undo snapshots (a git repository of the project per step).
+About 1.5 s of CPU less per start (of 8); the stream keeps its events and fields (the recorded
+streams have no ``snapshot``). forgeflare adds its retry plugin to this config."""
+
+
+def quiet_opencode_env(home: Path, base_url: str, **extra: str) -> dict[str, str]:
+    """:func:`opencode_env` with :data:`QUIET`: what the tests drive, minus the start-up work
+    they never read."""
+    return opencode_env(home, base_url, **{**QUIET, **extra})
 
 
 def opencode_env(home: Path, base_url: str, **extra: str) -> dict[str, str]:
