@@ -36,6 +36,7 @@ __all__ = [
     "VERSION",
     "opencode_env",
     "quiet_opencode_env",
+    "quiet_opencode_settings",
     "require_opencode",
     "seed_opencode_config",
 ]
@@ -79,10 +80,67 @@ About 1.5 s of CPU less per start (of 8); the stream keeps its events and fields
 streams have no ``snapshot``). forgeflare adds its retry plugin to this config."""
 
 
+_MODEL_FIELDS = {
+    "attachment": True,
+    "reasoning": True,
+    "reasoning_options": [{"type": "budget_tokens", "min": 1024}],
+    "tool_call": True,
+    "structured_output": True,
+    "temperature": True,
+    "modalities": {"input": ["text", "image", "pdf"], "output": ["text"]},
+    "open_weights": False,
+}
+MODELS = {
+    "anthropic": {
+        "id": "anthropic",
+        "env": ["ANTHROPIC_API_KEY"],
+        "npm": "@ai-sdk/anthropic",
+        "name": "Anthropic",
+        "doc": "https://docs.anthropic.com/en/docs/about-claude/models",
+        "models": {
+            "claude-sonnet-4-5": {
+                "id": "claude-sonnet-4-5",
+                "name": "Claude Sonnet 4.5 (latest)",
+                "family": "claude-sonnet",
+                "knowledge": "2025-07-31",
+                "release_date": "2025-09-29",
+                "last_updated": "2025-09-29",
+                "limit": {"context": 1000000, "output": 64000},
+                "cost": {"input": 3, "output": 15, "cache_read": 0.3, "cache_write": 3.75},
+                **_MODEL_FIELDS,
+            },
+            "claude-haiku-4-5-20251001": {
+                "id": "claude-haiku-4-5-20251001",
+                "name": "Claude Haiku 4.5",
+                "family": "claude-haiku",
+                "knowledge": "2025-02-28",
+                "release_date": "2025-10-15",
+                "last_updated": "2025-10-15",
+                "limit": {"context": 200000, "output": 64000},
+                "cost": {"input": 1, "output": 5, "cache_read": 0.1, "cache_write": 1.25},
+                **_MODEL_FIELDS,
+            },
+        },
+    }
+}
+"""The two models the tests' OpenCode uses (the model, and the small one that names the
+session), copied from the models.dev snapshot built into OpenCode 1.18.33 (same prices).
+Read through ``OPENCODE_MODELS_PATH`` instead of that snapshot (every provider, about 2 s of
+CPU per start to build)."""
+
+
+def quiet_opencode_settings(folder: Path) -> dict[str, str]:
+    """:data:`QUIET` and ``OPENCODE_MODELS_PATH`` naming :data:`MODELS`, written in ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    models = folder / "opencode-models.json"
+    models.write_text(json.dumps(MODELS), encoding="utf-8")
+    return {**QUIET, "OPENCODE_MODELS_PATH": str(models)}
+
+
 def quiet_opencode_env(home: Path, base_url: str, **extra: str) -> dict[str, str]:
-    """:func:`opencode_env` with :data:`QUIET`: what the tests drive, minus the start-up work
-    they never read."""
-    return opencode_env(home, base_url, **{**QUIET, **extra})
+    """:func:`opencode_env` with :func:`quiet_opencode_settings`: what the tests drive, minus
+    the start-up work they never read."""
+    return opencode_env(home, base_url, **{**quiet_opencode_settings(home), **extra})
 
 
 def opencode_env(home: Path, base_url: str, **extra: str) -> dict[str, str]:

@@ -20,7 +20,7 @@ import pytest
 from claude_code_support import require_claude_code
 from cli_inprocess import run_cli
 from codex_support import require_codex
-from opencode_support import QUIET, require_opencode, seed_opencode_config
+from opencode_support import quiet_opencode_settings, require_opencode, seed_opencode_config
 from pi_support import require_pi
 from project_support import run_text
 
@@ -87,7 +87,8 @@ def test_the_demo_runs_through_the_real_cli(tmp_path: Path, backend: str, requir
     extra: dict[str, str] = {}
     if backend == "opencode":
         seed_opencode_config(tmp_path / "home" / "config")  # no npm install per run
-        extra = QUIET  # a user's settings reach the demo's OpenCode: none of its unused work
+        # A user's settings reach the demo's OpenCode: none of its unused start-up work.
+        extra = quiet_opencode_settings(tmp_path / "home")
     done = demo(project, backend, f"{cli.parent}{os.pathsep}{os.environ['PATH']}", home, **extra)
     assert_the_story_was_done(project, done)
     assert f"--backend {backend}" in done.stdout  # the loop it shows is the one it ran
