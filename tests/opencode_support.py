@@ -80,16 +80,31 @@ About 1.5 s of CPU less per start (of 8); the stream keeps its events and fields
 streams have no ``snapshot``). forgeflare adds its retry plugin to this config."""
 
 
-_MODEL_FIELDS = {
-    "attachment": True,
-    "reasoning": True,
-    "reasoning_options": [{"type": "budget_tokens", "min": 1024}],
-    "tool_call": True,
-    "structured_output": True,
-    "temperature": True,
-    "modalities": {"input": ["text", "image", "pdf"], "output": ["text"]},
-    "open_weights": False,
-}
+def _claude(
+    model: str, name: str, knowledge: str, released: str, context: int, prices: list[float]
+) -> dict[str, object]:
+    """One Claude model as models.dev lists it (``prices``: input, output, cache read and
+    write, USD per million tokens)."""
+    return {
+        "id": model,
+        "name": name,
+        "family": "-".join(model.split("-")[:2]),
+        "attachment": True,
+        "reasoning": True,
+        "reasoning_options": [{"type": "budget_tokens", "min": 1024}],
+        "tool_call": True,
+        "structured_output": True,
+        "temperature": True,
+        "knowledge": knowledge,
+        "release_date": released,
+        "last_updated": released,
+        "modalities": {"input": ["text", "image", "pdf"], "output": ["text"]},
+        "open_weights": False,
+        "limit": {"context": context, "output": 64000},
+        "cost": dict(zip(("input", "output", "cache_read", "cache_write"), prices, strict=True)),
+    }
+
+
 MODELS = {
     "anthropic": {
         "id": "anthropic",
@@ -98,28 +113,22 @@ MODELS = {
         "name": "Anthropic",
         "doc": "https://docs.anthropic.com/en/docs/about-claude/models",
         "models": {
-            "claude-sonnet-4-5": {
-                "id": "claude-sonnet-4-5",
-                "name": "Claude Sonnet 4.5 (latest)",
-                "family": "claude-sonnet",
-                "knowledge": "2025-07-31",
-                "release_date": "2025-09-29",
-                "last_updated": "2025-09-29",
-                "limit": {"context": 1000000, "output": 64000},
-                "cost": {"input": 3, "output": 15, "cache_read": 0.3, "cache_write": 3.75},
-                **_MODEL_FIELDS,
-            },
-            "claude-haiku-4-5-20251001": {
-                "id": "claude-haiku-4-5-20251001",
-                "name": "Claude Haiku 4.5",
-                "family": "claude-haiku",
-                "knowledge": "2025-02-28",
-                "release_date": "2025-10-15",
-                "last_updated": "2025-10-15",
-                "limit": {"context": 200000, "output": 64000},
-                "cost": {"input": 1, "output": 5, "cache_read": 0.1, "cache_write": 1.25},
-                **_MODEL_FIELDS,
-            },
+            "claude-sonnet-4-5": _claude(
+                "claude-sonnet-4-5",
+                "Claude Sonnet 4.5 (latest)",
+                "2025-07-31",
+                "2025-09-29",
+                1000000,
+                [3, 15, 0.3, 3.75],
+            ),
+            "claude-haiku-4-5-20251001": _claude(
+                "claude-haiku-4-5-20251001",
+                "Claude Haiku 4.5",
+                "2025-02-28",
+                "2025-10-15",
+                200000,
+                [1, 5, 0.1, 1.25],
+            ),
         },
     }
 }
