@@ -1,5 +1,6 @@
 """``forgeflare demo``: the whole offline loop, as a user runs it (a real process tree:
-demo -> mock-api + loop -> agents -> hooks)."""
+demo -> mock-api + loop -> agents -> hooks). A refusal before anything starts runs the command
+in this process (the demo above is the real process)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+from cli_inprocess import run_cli
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:
@@ -111,12 +114,7 @@ def test_demo_runs_a_complete_loop_offline(tmp_path: Path) -> None:
 
 def test_demo_refuses_a_directory_that_is_not_empty(tmp_path: Path) -> None:
     (tmp_path / "keep.txt").write_text("mine\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "forgeflare", "demo", "--dir", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_cli(["demo", "--dir", tmp_path], cwd=tmp_path)
     assert done.returncode == 2  # a usage error
     assert done.stderr.strip() == (
         f"forgeflare: error: --dir {tmp_path}: not empty; the demo needs a fresh directory"

@@ -20,7 +20,7 @@ import pytest
 from claude_code_support import require_claude_code
 from cli_inprocess import run_cli
 from codex_support import require_codex
-from opencode_support import require_opencode, seed_opencode_config
+from opencode_support import quiet_opencode_settings, require_opencode, seed_opencode_config
 from pi_support import require_pi
 from project_support import run_text
 
@@ -40,12 +40,12 @@ def demo_env(path: str, home: Path | None = None) -> dict[str, str]:
 
 
 def demo(
-    project: Path, backend: str, path: str, home: Path | None = None
+    project: Path, backend: str, path: str, home: Path | None = None, **extra: str
 ) -> subprocess.CompletedProcess[str]:
     return run_text(
         [sys.executable, "-m", "forgeflare", "demo", "--backend", backend, "--dir", str(project)],
         timeout=600,
-        env=demo_env(path, home),
+        env={**demo_env(path, home), **extra},
     )
 
 
@@ -84,9 +84,12 @@ def test_the_demo_runs_through_the_real_cli(tmp_path: Path, backend: str, requir
     cli: Path = require()
     project = tmp_path / "demo"
     home = tmp_path / "home" if backend in ("opencode", "pi") else None
+    extra: dict[str, str] = {}
     if backend == "opencode":
         seed_opencode_config(tmp_path / "home" / "config")  # no npm install per run
-    done = demo(project, backend, f"{cli.parent}{os.pathsep}{os.environ['PATH']}", home)
+        # A user's settings reach the demo's OpenCode: none of its unused start-up work.
+        extra = quiet_opencode_settings(tmp_path / "home")
+    done = demo(project, backend, f"{cli.parent}{os.pathsep}{os.environ['PATH']}", home, **extra)
     assert_the_story_was_done(project, done)
     assert f"--backend {backend}" in done.stdout  # the loop it shows is the one it ran
 

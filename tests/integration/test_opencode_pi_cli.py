@@ -25,7 +25,7 @@ import trio
 import opencode_support
 import pi_support
 from mockapi_support import MockAPI, MockServer, start_mock_server
-from opencode_support import opencode_env, require_opencode
+from opencode_support import quiet_opencode_env, require_opencode
 from pi_support import pi_env, require_pi
 from supervisor_agents.project import CliLoop, Project, base_env, cli_agent_env, finished_loop
 
@@ -83,7 +83,7 @@ OPENCODE = Cli(
     opencode_support.VERSION,
     opencode_support.MODEL,
     require_opencode,
-    lambda home, url: opencode_env(home, url),
+    lambda home, url: quiet_opencode_env(home, url),
     6,
 )
 PI = Cli("pi", pi_support.VERSION, pi_support.MODEL, require_pi, lambda h, u: pi_env(h, u), 1)
