@@ -9,6 +9,7 @@ trusted Python hook is the trust's: the hook's fingerprint covers its folder.)
 
 from __future__ import annotations
 
+import secrets
 import subprocess
 import sys
 from pathlib import Path
@@ -90,7 +91,10 @@ def test_fleet_loops_import_nothing_and_hold_no_secret(tmp_path: Path) -> None:
     receive their secrets through a descriptor (the agent scans every /proc/*/environ)."""
     marker = tmp_path / "marker"
     project = hostile_project(tmp_path, marker)
-    values = {"GITHUB_TOKEN": "ghp-fleet-test-31337", "CLAUDE_CODE_OAUTH_TOKEN": "oat-fleet-4242"}
+    # Random, as in the other scans: every /proc/*/environ is read, and another suite's fleet
+    # on this machine, still at its own start, would hold fixed values too.
+    tag = secrets.token_hex(8)
+    values = {"GITHUB_TOKEN": f"ghp-fleet-{tag}", "CLAUDE_CODE_OAUTH_TOKEN": f"oat-fleet-{tag}"}
     (tmp_path / "values").write_text("\n".join(values.values()))
     (project / "scan.py").write_text(SCAN)
     scan = f"python3 scan.py {tmp_path / 'values'} {tmp_path / 'scans'} agent; cat >/dev/null"
