@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import os
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -67,8 +68,12 @@ def loop_setup(
     return LoopSetup.build(opts, (shown or Shown()).display(), StopControl())
 
 
-def opened_book(setup: LoopSetup, run_id: str = "run-1") -> RunBook:
-    """A run book over a new run folder under the setup's log root."""
+def opened_book(setup: LoopSetup, run_id: str | None = None) -> RunBook:
+    """A run book over a new run folder under the setup's log root (a random run id unless
+    given: the id is the marker its agents and hooks carry, and after each one the loop ends
+    every process of the user that carries it, so tests running at once, in other workers or
+    other suites, must not share one)."""
+    run_id = run_id or f"run-{secrets.token_hex(4)}"
     book = RunBook(setup)
     store = RunStore(setup.log_root / run_id)
     store.create()

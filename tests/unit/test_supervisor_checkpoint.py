@@ -47,7 +47,7 @@ async def test_the_checkpoint_commits_what_the_agent_left(tmp_path: Path) -> Non
     assert done.record.sha == git(project, "rev-parse", "HEAD")
     message = git(project, "log", "-1", "--format=%B")
     assert "forgeflare: checkpoint after iteration 3" in message
-    assert "Forgeflare-Run: run-1" in message
+    assert f"Forgeflare-Run: {delivery.book.record.run_id}" in message
     assert await delivery.dirty_paths() == []
 
 

@@ -3,6 +3,7 @@ checked before anything of the project runs, the rules between iterations."""
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 
 from forgeflare.supervisor import IterationRecord, request_stop
@@ -14,6 +15,11 @@ from project_support import git, new_repo
 TRUSTED = {"FORGEFLARE_TRUST": "1"}
 
 
+# A run id is the marker the loop ends leftover processes by, on the whole machine: one of
+# its own for this module, not one a test running at once elsewhere shares.
+_RUN = f"run-{secrets.token_hex(4)}"
+
+
 def _context(setup: LoopSetup, iteration: int = 1) -> HookContext:
     return HookContext(
         mode="building",
@@ -23,7 +29,7 @@ def _context(setup: LoopSetup, iteration: int = 1) -> HookContext:
         started_at="2026-01-01T00:00:00Z",
         plan_file=setup.project / "IMPLEMENTATION_PLAN.md",
         spec_dir=setup.project / "specs",
-        run_id="run-1",
+        run_id=_RUN,
         iteration=iteration,
     )
 

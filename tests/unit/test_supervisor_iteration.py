@@ -52,7 +52,7 @@ def _context(runner: IterationRunner, number: int) -> HookContext:
         started_at="2026-01-01T00:00:00Z",
         plan_file=setup.project / "IMPLEMENTATION_PLAN.md",
         spec_dir=setup.project / "specs",
-        run_id="run-1",
+        run_id=runner.book.record.run_id,  # the marker the loop ends leftovers by
         iteration=number,
     )
 

@@ -31,7 +31,7 @@ def test_active_time_counts_on_from_a_resumed_run(tmp_path: Path) -> None:
 
 
 def test_save_writes_run_json_with_the_active_time(tmp_path: Path) -> None:
-    book = opened_book(loop_setup(tmp_path / "p"))
+    book = opened_book(loop_setup(tmp_path / "p"), "run-1")
     book.save()
     saved = json.loads((book.store.dir / "run.json").read_text())
     assert saved["run_id"] == "run-1"
@@ -61,7 +61,7 @@ def test_a_held_failure_is_raised_once_its_iteration_is_recorded(tmp_path: Path)
 
 
 def test_the_summary_names_the_run_and_its_folder(tmp_path: Path) -> None:
-    book = opened_book(loop_setup(tmp_path / "p"))
+    book = opened_book(loop_setup(tmp_path / "p"), "run-1")
     book.say_why("stopped: because")
     summary = book.summary()
     assert summary["run_id"] == "run-1"
