@@ -5,16 +5,21 @@ ordinary command let through.
 
 The agent runs inside bubblewrap with the whole file system read-only except a scratch
 directory (its home, project, temporary and config directories), so a command the check
-missed could do no harm. An agent turn ends at 10 refusals (3 in a row), so each run holds
-nine destructive commands, never more than two in a row, with ordinary ones between.
+missed could do no harm. An agent turn ends at 10 refusals (3 in a row), so each turn holds
+nine destructive commands, never more than two in a row, with ordinary ones between. The
+counters belong to a turn, so each worker's agent is one process on a terminal (a pty), given
+one prompt per batch as a user types them: one start per worker, not one per batch.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import pty
 import shutil
 import subprocess
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -26,7 +31,7 @@ from guard_table import DESTRUCTIVE, ORDINARY, PROJECT_BELOW_HOME
 from mockapi_support import MockServer, start_mock_server
 
 BWRAP = shutil.which("bwrap")
-_PER_RUN = 9  # refusals per run: the 10th ends the turn (MAX_TOTAL_BLOCKS)
+_PER_RUN = 9  # refusals per turn: the 10th ends the turn (MAX_TOTAL_BLOCKS)
 _WORKERS = 3  # runs at once, each worker with its own mock server
 _FILLER = "echo ok"
 
@@ -49,8 +54,9 @@ def _runs() -> list[list[tuple[str, bool]]]:
     return runs
 
 
-def _boxed_agent(scratch: Path, project: Path, url: str) -> subprocess.CompletedProcess[str]:
-    """``forgeflare run`` in ``project`` inside bwrap: everything read-only but ``scratch``."""
+def _boxed_agent(scratch: Path, project: Path, url: str, turns: int) -> tuple[int | None, str]:
+    """``forgeflare run`` in ``project`` inside bwrap (everything read-only but ``scratch``), on
+    a pty, given ``turns`` prompts and then ``exit``: (exit status or None on timeout, screen)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     home = scratch / "home"
     env.update(
@@ -69,19 +75,42 @@ def _boxed_agent(scratch: Path, project: Path, url: str) -> subprocess.Completed
     box += ["--new-session", "--chdir", str(project)]
     if os.geteuid() == 0:
         box += ["--cap-drop", "ALL"]  # root in the box cannot remount / writable
-    return subprocess.run(
-        [*box, sys.executable, "-m", "forgeflare", "run"],
-        input="run the commands",
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=90,
-        check=False,
-    )
+    master, slave = pty.openpty()
+    screen = bytearray()
+
+    def drain() -> None:
+        with contextlib.suppress(OSError):
+            while chunk := os.read(master, 4096):
+                screen.extend(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        proc = subprocess.Popen(
+            [*box, sys.executable, "-m", "forgeflare", "run"],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env=env,
+        )
+        # Typed ahead: the terminal holds the lines and the agent reads one per turn (its Bash
+        # tool's stdin is /dev/null, so no command can take them).
+        os.write(master, b"run the commands\n" * turns + b"exit\n")
+        try:
+            code: int | None = proc.wait(timeout=60 + 15 * turns)
+        except subprocess.TimeoutExpired:  # a missed command walking the read-only /
+            proc.kill()
+            proc.wait()
+            code = None
+    finally:
+        os.close(slave)
+        reader.join(timeout=10)
+        os.close(master)
+    return code, screen.decode("utf-8", "replace")
 
 
 def _worker(base: Path, runs: list[list[tuple[str, bool]]]) -> list[str]:
-    """Run ``runs`` one after another against one mock server; the problems found."""
+    """Run ``runs`` as the turns of one agent against one mock server; the problems found."""
     scratch = base / "scratch"
     project = scratch / "home" / Path(*PROJECT_BELOW_HOME)
     for name in ("tmp", "config", "state", "home/.cache"):
@@ -95,26 +124,25 @@ def _worker(base: Path, runs: list[list[tuple[str, bool]]]) -> list[str]:
     server: MockServer = start_mock_server({"responses": responses}, directory=base)
     problems: list[str] = []
     try:
-        for number, batch in enumerate(runs):
-            try:
-                done = _boxed_agent(scratch, project, server.url)
-            except subprocess.TimeoutExpired:  # a missed command walking the read-only /
-                problems.append(f"run {number} timed out: {[c for c, d in batch if d]}")
-                return problems
-            requests = server.requests()
-            if done.returncode != 0 or len(requests) != 2 * (number + 1):
-                problems.append(f"run {number} ended with {done.returncode}: {done.stderr[-2000:]}")
-                return problems
-            results = tool_results(requests[-1])
-            for (command, destructive), result in zip(batch, results, strict=True):
-                text = str(result.get("content"))
-                refused = result.get("is_error") and text.startswith("blocked by ")
-                if destructive and not (refused and "forgeflare:bash-check" in text):
-                    problems.append(f"not refused: {command!r}: {text[:300]}")
-                if not destructive and refused:
-                    problems.append(f"ordinary command refused: {command!r}: {text[:300]}")
+        code, screen = _boxed_agent(scratch, project, server.url, len(runs))
+        requests = server.requests()
     finally:
         server.stop()
+    if code is None:
+        done = len(requests) // 2
+        missed = [c for c, d in runs[min(done, len(runs) - 1)] if d]
+        return [f"turn {done} timed out: {missed}\n{screen[-2000:]}"]
+    if code != 0 or len(requests) != 2 * len(runs):
+        return [f"the agent ended with {code} after {len(requests)} requests: {screen[-2000:]}"]
+    for batch, request in zip(runs, requests[1::2], strict=True):
+        results = tool_results(request)
+        for (command, destructive), result in zip(batch, results, strict=True):
+            text = str(result.get("content"))
+            refused = result.get("is_error") and text.startswith("blocked by ")
+            if destructive and not (refused and "forgeflare:bash-check" in text):
+                problems.append(f"not refused: {command!r}: {text[:300]}")
+            if not destructive and refused:
+                problems.append(f"ordinary command refused: {command!r}: {text[:300]}")
     return problems
 
 
