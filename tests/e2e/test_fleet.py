@@ -274,13 +274,14 @@ def test_a_finished_fleet_says_so_and_again_starts_a_new_run(tmp_path: Path) -> 
     assert kept["loops"][0]["status"] == "landed"
 
 
-def spends(loop: str) -> dict[str, Any]:
-    """A shell agent whose iterations commit and report $5 spent (a million input tokens) in
-    its report file: the fleet budget reads the loops' records, whichever agent wrote them
-    (the own agent's spend is the last test's)."""
+def spends(loop: str, first: str = "true") -> dict[str, Any]:
+    """A shell agent whose iterations (after the shell ``first``) commit and report $5 spent
+    (a million input tokens) in its report file: the fleet budget reads the loops' records,
+    whichever agent wrote them (the own agent's spend is the last test's)."""
     report = json.dumps({"outcome": "ok", "tokens": {"input": 1_000_000}, "cost_usd": 5.0})
     return shell_agent(
-        f'{commits_command(loop)} && printf %s {shlex.quote(report)} > "$FORGEFLARE_REPORT"'
+        f"{first} && {commits_command(loop)}"
+        f' && printf %s {shlex.quote(report)} > "$FORGEFLARE_REPORT"'
     )
 
 
@@ -328,8 +329,14 @@ def test_the_fleet_budget_stops_a_running_loop(tmp_path: Path) -> None:
     """A loop still running when another's spend stops the fleet is ended, its record kept
     (``[paths] log_dir`` is the test above)."""
     make_repo(tmp_path, "a", "b")
-    # b is a loop still running (its agent a shell that hangs) when a's spend stops the fleet
-    loops = [loop("a", **spends("a")), loop("b", **shell_agent("sleep 120"))]
+    # b is a loop still running (its agent a shell that hangs) when a's spend stops the fleet:
+    # a spends once b's agent runs (a shell agent spends at once, before b's loop is up)
+    running = tmp_path / "b-running"
+    waits = f"while [ ! -e {running} ]; do sleep 0.05; done"
+    loops = [
+        loop("a", **spends("a", waits)),
+        loop("b", **shell_agent(f"touch {running}; sleep 120")),
+    ]
     path = fleet_file(tmp_path, "budget2", loops, parallel=2, max_cost=4)
     done = fleet("run", str(path), env=base_env())
     assert done.returncode == 1, done.stderr
