@@ -8,10 +8,14 @@ the same facts on Linux and macOS.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import pty
 import secrets
 import shutil
 import subprocess
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
@@ -29,6 +33,7 @@ __all__ = [
     "reset_subreaper",
     "run_in_private_mounts",
     "sleeping",
+    "terminal",
 ]
 
 LINUX_ONLY_MARKER = "linux_only(reason): needs Linux (bubblewrap, ...); skipped elsewhere"
@@ -124,3 +129,25 @@ def run_in_private_mounts(
         env=env,
         timeout=timeout,
     )
+
+
+@contextlib.contextmanager
+def terminal() -> Iterator[tuple[int, int, bytearray]]:
+    """A fresh pty: ``(master, slave, screen)``; a thread drains the master into ``screen``
+    (a child writing to a full pty would block), and both ends close on leaving."""
+    master, slave = pty.openpty()
+    screen = bytearray()
+
+    def drain() -> None:
+        with contextlib.suppress(OSError):
+            while chunk := os.read(master, 4096):
+                screen.extend(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        yield master, slave, screen
+    finally:
+        os.close(slave)
+        reader.join(timeout=10)
+        os.close(master)

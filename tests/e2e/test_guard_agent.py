@@ -13,13 +13,10 @@ one prompt per batch as a user types them: one start per worker, not one per bat
 
 from __future__ import annotations
 
-import contextlib
 import os
-import pty
 import shutil
 import subprocess
 import sys
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -29,6 +26,7 @@ import pytest
 from agent_support import text_response, tool_response, tool_results
 from guard_table import DESTRUCTIVE, ORDINARY, PROJECT_BELOW_HOME
 from mockapi_support import MockServer, start_mock_server
+from platform_support import terminal
 
 BWRAP = shutil.which("bwrap")
 _PER_RUN = 9  # refusals per turn: the 10th ends the turn (MAX_TOTAL_BLOCKS)
@@ -75,17 +73,7 @@ def _boxed_agent(scratch: Path, project: Path, url: str, turns: int) -> tuple[in
     box += ["--new-session", "--chdir", str(project)]
     if os.geteuid() == 0:
         box += ["--cap-drop", "ALL"]  # root in the box cannot remount / writable
-    master, slave = pty.openpty()
-    screen = bytearray()
-
-    def drain() -> None:
-        with contextlib.suppress(OSError):
-            while chunk := os.read(master, 4096):
-                screen.extend(chunk)
-
-    reader = threading.Thread(target=drain, daemon=True)
-    reader.start()
-    try:
+    with terminal() as (master, slave, screen):
         proc = subprocess.Popen(
             [*box, sys.executable, "-m", "forgeflare", "run"],
             stdin=slave,
@@ -102,10 +90,6 @@ def _boxed_agent(scratch: Path, project: Path, url: str, turns: int) -> tuple[in
             proc.kill()
             proc.wait()
             code = None
-    finally:
-        os.close(slave)
-        reader.join(timeout=10)
-        os.close(master)
     return code, screen.decode("utf-8", "replace")
 
 

@@ -15,15 +15,12 @@ project, a private ``/tmp``, and a socket the user lets in by name.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import pty
 import shutil
 import socket
 import subprocess
 import sys
 import termios
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +31,7 @@ from agent_support import text_response, tool_response, tool_results
 from forgeflare.security import SOCKETS_ENV, landlock_abi
 from mockapi_support import MockAPI
 from nobody_support import SETPRIV, forgeflare_argv, forgeflare_env, shared_scratch
+from platform_support import terminal
 from tool_support import run_tool
 
 BWRAP = shutil.which("bwrap")
@@ -167,17 +165,7 @@ def _run_on_a_terminal(argv: list[str], env: dict[str, str], cwd: Path) -> tuple
     ``typed`` is what waits in the terminal's input after the run: what a shell reading it
     next would run.
     """
-    master, slave = pty.openpty()
-    screen = bytearray()
-
-    def drain() -> None:
-        with contextlib.suppress(OSError):
-            while chunk := os.read(master, 4096):
-                screen.extend(chunk)
-
-    reader = threading.Thread(target=drain, daemon=True)
-    reader.start()
-    try:
+    with terminal() as (_, slave, screen):
         proc = subprocess.Popen(
             [SETSID or "setsid", "--ctty", *argv],
             stdin=slave,
@@ -192,10 +180,6 @@ def _run_on_a_terminal(argv: list[str], env: dict[str, str], cwd: Path) -> tuple
         attrs[6][termios.VMIN], attrs[6][termios.VTIME] = 0, 0
         termios.tcsetattr(slave, termios.TCSANOW, attrs)
         typed = os.read(slave, 4096)
-    finally:
-        os.close(slave)
-        reader.join(timeout=5)
-        os.close(master)
     return code, bytes(screen), typed
 
 
