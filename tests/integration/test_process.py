@@ -194,6 +194,22 @@ async def test_setsid_descendant_that_ignores_term_is_killed(tmp_path: Path) -> 
     await wait_gone(*ints(out))
 
 
+def test_a_marked_process_in_the_middle_of_an_exec_is_found(tmp_path: Path) -> None:
+    # `setsid cmd &` execs just as its old group empties, when the cleanup looks; for the
+    # length of an exec /proc shows no environment. A process that does nothing but exec
+    # itself is in that window most of the time: every look must still find it.
+    script = tmp_path / "again.sh"
+    script.write_text(f'exec /bin/sh "{script}"\n')
+    mark = marker()
+    child = subprocess.Popen(["/bin/sh", str(script)], env=env_with(mark))
+    try:
+        missed = sum(child.pid not in marked_processes(*mark) for _ in range(300))
+    finally:
+        child.kill()
+        child.wait()
+    assert missed == 0, f"missed {missed} of 300 looks"
+
+
 async def test_stop_ends_with_grace_and_kill_cuts_it_short(tmp_path: Path) -> None:
     stop, kill = trio.Event(), trio.Event()
     out = bytearray()

@@ -70,27 +70,59 @@ def _proc_environ_pids(needle: bytes, mine: set[int], argv_needle: bytes = b"") 
     to us, whose command line holds ``argv_needle``); faster than psutil by far."""
     found = []
     for entry in os.scandir("/proc"):
-        if not entry.name.isdigit() or int(entry.name) in mine:
-            continue
-        try:
-            with open(f"/proc/{entry.name}/environ", "rb") as fh:
-                env = fh.read()
-        except PermissionError:  # a non-dumpable forgeflare process: its argv says
-            if argv_needle and _cmdline_has(entry.name, argv_needle):
-                found.append(int(entry.name))
-            continue
-        except OSError:  # gone
-            continue
-        if (b"\0" + env).find(needle) >= 0:
-            found.append(int(entry.name))
+        pid = entry.name
+        if pid.isdigit() and int(pid) not in mine and _proc_marked(pid, needle, argv_needle):
+            found.append(int(pid))
     return found
 
 
-def _cmdline_has(pid: str, needle: bytes) -> bool:
+# A process in the middle of an execve has no environment and no command line to read until
+# the kernel has laid out its new memory (tens of µs; longer when it is preempted there). A
+# command an agent detaches into a session of its own execs just as it leaves the group, the
+# moment the leader's cleanup looks: read it again, briefly, or it outlives the iteration.
+_EXEC_READS, _EXEC_PAUSE = 200, 0.001
+_PF_KTHREAD = 0x00200000
+
+
+def _proc_marked(pid: str, needle: bytes, argv_needle: bytes) -> bool:
+    """Whether /proc/``pid`` carries the marker, waiting out an exec in progress."""
+    for _ in range(_EXEC_READS):
+        try:
+            env: bytes | None = _proc_read(pid, "environ")
+        except PermissionError:  # a non-dumpable forgeflare process: its argv says
+            env = None
+        except OSError:  # gone
+            return False
+        if env:
+            return (b"\0" + env).find(needle) >= 0
+        try:
+            argv = _proc_read(pid, "cmdline")
+        except OSError:
+            return False
+        if argv:
+            if env is None:
+                return bool(argv_needle) and argv_needle in argv.split(b"\0")
+            with contextlib.suppress(OSError):  # an exec that ended between the two reads
+                return (b"\0" + _proc_read(pid, "environ")).find(needle) >= 0
+            return False
+        if not _user_process_alive(pid):  # a kernel thread or a zombie: nothing to read
+            return False
+        time.sleep(_EXEC_PAUSE)
+    return False
+
+
+def _proc_read(pid: str, name: str) -> bytes:
+    with open(f"/proc/{pid}/{name}", "rb") as fh:
+        return fh.read()
+
+
+def _user_process_alive(pid: str) -> bool:
+    """``pid`` is neither a kernel thread nor a zombie (Linux /proc/PID/stat)."""
     try:
-        with open(f"/proc/{pid}/cmdline", "rb") as fh:
-            return needle in fh.read().split(b"\0")
-    except OSError:
+        stat = _proc_read(pid, "stat")
+        fields = stat[stat.rindex(b")") + 2 :].split()
+        return fields[0] not in (b"Z", b"X") and not int(fields[6]) & _PF_KTHREAD
+    except (OSError, ValueError, IndexError):
         return False
 
 
@@ -270,12 +302,7 @@ def escaped_descendants(name: str, value: str) -> list[tuple[int, float]]:
         try:
             if os.getsid(proc.pid) == mine:
                 continue
-            try:
-                with open(f"/proc/{proc.pid}/environ", "rb") as fh:
-                    marked = (b"\0" + fh.read()).find(needle) >= 0
-            except PermissionError:  # non-dumpable (a forgeflare process): its argv says
-                marked = _cmdline_has(str(proc.pid), in_argv)
-            if not marked:
+            if not _proc_marked(str(proc.pid), needle, in_argv):
                 found.append((proc.pid, float(proc.create_time())))
         except (psutil.Error, OSError):
             continue
