@@ -128,6 +128,7 @@ class WindowThenWork:
 
     loop: CliLoop
     reset: int
+    requests: list[dict[str, Any]]
 
 
 @pytest.fixture(scope="module")
@@ -141,7 +142,7 @@ def window_then_work(
     script = {"responses": [usage_limit(reset), WORK, DONE]}
     with start_mock_server(script, directory=tmp / "mock") as server:
         loop = trio.run(cli_loop, cli, server, tmp, "usage-limit", "ok")
-        yield WindowThenWork(loop, reset)
+        yield WindowThenWork(loop, reset, server.requests())
 
 
 def test_a_finished_iteration_is_ok_with_tokens_cost_and_model(
@@ -160,6 +161,14 @@ def test_a_finished_iteration_is_ok_with_tokens_cost_and_model(
     assert row["session_id"]
     assert (loop.project.dir / "note.txt").read_text() == "hi\n"
     assert loop.record["finish_type"] == "complete"
+
+
+def test_every_request_is_the_iterations_own_work(window_then_work: WindowThenWork) -> None:
+    # OpenCode asks its small model for a session title unless it is given one: a paid
+    # request per iteration that does no work. The loop gives it a title.
+    sent = [r for r in window_then_work.requests if r["path"].endswith("/messages")]
+    assert len(sent) == 3, [r["body"].get("system") for r in sent]
+    assert all(r["body"].get("tools") for r in sent), [r["body"].get("system") for r in sent]
 
 
 def test_a_usage_limit_is_a_window_the_loop_waits_not_the_cli(

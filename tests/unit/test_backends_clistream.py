@@ -73,7 +73,19 @@ def test_both_are_registered_and_find_their_command(tmp_path: Path) -> None:
     assert BACKENDS["opencode"] is OpenCodeBackend
     assert BACKENDS["pi"] is PiBackend
     argv = OpenCodeBackend().argv(python="", model="anthropic/m", command="", extra=[])
-    assert argv == ["opencode", "run", "--format", "json", "--model", "anthropic/m"]
+    assert argv == [
+        *("opencode", "run", "--format", "json", "--model", "anthropic/m"),
+        *("--title", "forgeflare loop"),
+    ]
+    # A title of the user's own is the only one OpenCode gets (twice would be a list to it).
+    for theirs in (["--title", "mine"], ["--title=mine"]):
+        assert OpenCodeBackend().argv(python="", model="", command="", extra=theirs) == [
+            *("opencode", "run", "--format", "json", *theirs)
+        ]
+    command = "opencode --title mine"
+    assert "forgeflare loop" not in OpenCodeBackend().argv(
+        python="", model="", command=command, extra=[]
+    )
     assert PiBackend().argv(python="", model="", command="", extra=[]) == [
         "pi",
         "-p",

@@ -22,6 +22,7 @@ the retry's time. The loop waits, not the CLI.
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -162,6 +163,8 @@ def with_retry_plugin(config: str | None) -> str:
     return json.dumps(data)
 
 
+_TITLE = "forgeflare loop"
+"""The session title each iteration's OpenCode is given (its own would cost a request)."""
 _KEYS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY")
 """The keys it reads: kept from every other process, and its account's identity."""
 
@@ -190,8 +193,14 @@ class OpenCodeBackend(CliBackend):
     model: str = ""
 
     def argv(self, *, python: str, model: str, command: str, extra: list[str]) -> list[str]:
+        """``opencode run --format json --title ...``: a session with a title of its own, so
+        OpenCode does not ask its small model for one (a paid request each iteration); a
+        ``--title`` in ``[agent] command`` or the extra arguments is left to win alone."""
         self.model = model
-        return super().argv(python=python, model=model, command=command, extra=extra)
+        said = [*shlex.split(command), *extra]
+        titled = any(arg == "--title" or arg.startswith("--title=") for arg in said)
+        title = [] if titled else ["--title", _TITLE]
+        return super().argv(python=python, model=model, command=command, extra=[*title, *extra])
 
     def trust_items(self, project: Path, extra_args: str) -> list[TrustItem]:
         """OpenCode loads ``opencode.json(c)`` (servers, plugins) and ``.opencode/`` (its
