@@ -41,13 +41,17 @@ lint: $(STAMP)
 # workers leave the cores idle; worksteal hands a worker that ran dry the rest of a busy one's
 # share (with the default scheduler one worker idled for minutes at the end).
 PYTEST_WORKERS := -n 4 --dist worksteal
+# The suite starts forgeflare a few hundred times: with PYTHONDONTWRITEBYTECODE set (some
+# shells and sandboxes set it) each start compiled its modules from source again, and each
+# worker rewrote every test module. The caches go in this clone's __pycache__ (git ignores them).
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest
 
 pytest: $(STAMP)
 	-$(MAKE) --no-print-directory claude-code
 	-$(MAKE) --no-print-directory codex
 	-$(MAKE) --no-print-directory opencode
 	-$(MAKE) --no-print-directory pi
-	$(BIN)/pytest $(PYTEST_WORKERS)
+	$(PYTEST) $(PYTEST_WORKERS)
 
 test: lint docs pytest
 
@@ -61,7 +65,7 @@ docs: $(STAMP)
 # The fast tier: everything but the end-to-end tests and the real Claude Code/Codex runs
 # (tests/conftest.py marks those `slow`).
 test-fast: $(STAMP)
-	$(BIN)/pytest $(PYTEST_WORKERS) -m "not slow"
+	$(PYTEST) $(PYTEST_WORKERS) -m "not slow"
 
 # The offline demo needs forgeflare alone: a venv with `pip install -e .` (about a minute on a
 # fresh clone, said before it starts), not the dev toolchain; a venv `make venv` built already
