@@ -10,6 +10,7 @@ group, no session of the loop's.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -102,6 +103,22 @@ def _running_or_ended(proc: subprocess.Popen[str], project: Project) -> bool:
         return False
 
 
+def _ended(supervisor: subprocess.Popen[str], project: Project, tag: str) -> None:
+    """Wait for the stopped supervisor; if it does not end, fail with what it was doing: the
+    end of its log and the processes of the loop still there."""
+    try:
+        supervisor.communicate(timeout=60)
+    except subprocess.TimeoutExpired as exc:
+        run_ids = [d.name for d in project.run_dirs()]
+        left = []
+        for proc in loop_processes(supervisor.pid, run_ids, tag):
+            with contextlib.suppress(psutil.Error):
+                left.append(f"{proc.pid} {proc.status()} {' '.join(proc.cmdline())[:120]}")
+        read = exc.stderr or b""  # the bytes read so far, even in text mode
+        log = read.decode(errors="replace") if isinstance(read, bytes) else str(read)
+        pytest.fail(f"the stopped loop did not end in 60 s; processes: {left}\nlog:\n{log[-4000:]}")
+
+
 @pytest.mark.linux_only("the agent detaches with the setsid command (util-linux)")
 @pytest.mark.timeout(SECONDS + 580)
 def test_kill_9_anywhere_loses_no_commit_and_leaves_no_process(tmp_path: Path) -> None:
@@ -148,7 +165,7 @@ def test_kill_9_anywhere_loses_no_commit_and_leaves_no_process(tmp_path: Path) -
                 resumes += 1
         if supervisor.poll() is None:
             supervisor.send_signal(signal.SIGINT)
-        supervisor.communicate(timeout=60)
+        _ended(supervisor, project, tag)
         # A run the last kill cut short: a resume that ends at once closes it properly.
         for _ in range(5):
             if all(r.get("finished_at") for r in records(project)):
@@ -158,7 +175,7 @@ def test_kill_9_anywhere_loses_no_commit_and_leaves_no_process(tmp_path: Path) -
             wait_for(functools.partial(_running_or_ended, supervisor, project))
             if supervisor.poll() is None:
                 supervisor.send_signal(signal.SIGINT)
-            supervisor.communicate(timeout=60)
+            _ended(supervisor, project, tag)
             assert supervisor.returncode in (0, 1, 10, 130), supervisor.returncode
     finally:
         if supervisor.poll() is None:
