@@ -31,7 +31,14 @@ from forgeflare._errors import ConfigError, ForgeflareError
 from forgeflare.disk import RUNTIME_PATTERNS
 from forgeflare.fleet._config import FleetFile, FleetLoop
 from forgeflare.fleet._land import Landing, LandResult, is_land_outcome, land, land_pr
-from forgeflare.fleet._state import FleetRecord, LoopRecord, load_record, save_record, state_dir
+from forgeflare.fleet._state import (
+    FleetRecord,
+    LoopRecord,
+    ended_without_finish,
+    load_record,
+    save_record,
+    state_dir,
+)
 from forgeflare.platform import end_marked_processes, end_pids, is_alive, process_started, run_child
 from forgeflare.security import hand_over, split_secrets
 from forgeflare.supervisor import (
@@ -360,7 +367,9 @@ class _Fleet:
         loop.pid = loop.pid_started = None
         self._refresh(loop)
         if loop.finish_type is None:
-            loop.status, loop.reason = "failed", f"forgeflare loop exited {result.returncode}"
+            loop.status, loop.reason = ended_without_finish(
+                result.returncode, budget_hit=self.record.budget_hit
+            )
         else:
             loop.status = "finished"
         self.opts.log(f"{spec.name}: finished {loop.finish_type} (exit {result.returncode})")

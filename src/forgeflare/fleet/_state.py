@@ -17,11 +17,32 @@ from forgeflare._errors import ConfigError
 from forgeflare.disk import atomic_write_text, read_json_model
 from forgeflare.fleet._land import LandOutcome
 
-__all__ = ["FleetRecord", "LoopRecord", "LoopStatus", "load_record", "save_record", "state_dir"]
+__all__ = [
+    "FleetRecord",
+    "LoopRecord",
+    "LoopStatus",
+    "ended_without_finish",
+    "load_record",
+    "save_record",
+    "state_dir",
+]
 
 LoopStatus = Literal[
     "pending", "running", "finished", "landing", LandOutcome, "not_landed", "failed", "stopped"
 ]
+
+
+def ended_without_finish(exit_code: int, *, budget_hit: bool) -> tuple[LoopStatus, str]:
+    """The status and reason of a loop whose process ended before its run recorded a finish
+    (pure; ``exit_code`` is -N after signal N). The fleet's budget TERMs every running loop
+    (then KILLs after the grace); one still starting has no handler yet and dies of it: the
+    fleet stopped that loop, it did not fail."""
+    if budget_hit and exit_code in (-15, -9):
+        return "stopped", (
+            f"the fleet budget was spent; the loop ended before it recorded a finish "
+            f"(exit {exit_code})"
+        )
+    return "failed", f"forgeflare loop exited {exit_code}"
 
 
 class LoopRecord(BaseModel):
