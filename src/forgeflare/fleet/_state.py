@@ -8,6 +8,7 @@ fleet and end what a killed one left running.
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 from typing import Literal
 
@@ -37,7 +38,7 @@ def ended_without_finish(exit_code: int, *, budget_hit: bool) -> tuple[LoopStatu
     (pure; ``exit_code`` is -N after signal N). The fleet's budget TERMs every running loop
     (then KILLs after the grace); one still starting has no handler yet and dies of it: the
     fleet stopped that loop, it did not fail."""
-    if budget_hit and exit_code in (-15, -9):
+    if budget_hit and exit_code in (-signal.SIGTERM, -signal.SIGKILL):
         return "stopped", (
             f"the fleet budget was spent; the loop ended before it recorded a finish "
             f"(exit {exit_code})"
