@@ -80,12 +80,13 @@ def _proc_environ_pids(needle: bytes, mine: set[int], argv_needle: bytes = b"") 
 # the kernel has laid out its new memory (tens of µs; longer when it is preempted there). A
 # command an agent detaches into a session of its own execs just as it leaves the group, the
 # moment the leader's cleanup looks: read it again, briefly, or it outlives the iteration.
-_EXEC_READS, _EXEC_PAUSE = 200, 0.001
+_EXEC_READS, _EXEC_PAUSE, _ENVLESS_READS = 200, 0.001, 10
 _PF_KTHREAD = 0x00200000
 
 
 def _proc_marked(pid: str, needle: bytes, argv_needle: bytes) -> bool:
     """Whether /proc/``pid`` carries the marker, waiting out an exec in progress."""
+    envless = 0
     for _ in range(_EXEC_READS):
         try:
             env: bytes | None = _proc_read(pid, "environ")
@@ -103,8 +104,13 @@ def _proc_marked(pid: str, needle: bytes, argv_needle: bytes) -> bool:
             if env is None:
                 return bool(argv_needle) and argv_needle in argv.split(b"\0")
             with contextlib.suppress(OSError):  # an exec that ended between the two reads
-                return (b"\0" + _proc_read(pid, "environ")).find(needle) >= 0
-            return False
+                env = _proc_read(pid, "environ")
+            # The kernel lays out the new command line before the environment: an empty one
+            # next to a command line may still be filling (1 miss in 300 looks under load),
+            # or be a process started without one (`env -i`), which costs a few reads.
+            envless += 1
+            if env or envless >= _ENVLESS_READS:
+                return (b"\0" + env).find(needle) >= 0
         if not _user_process_alive(pid):  # a kernel thread or a zombie: nothing to read
             return False
         time.sleep(_EXEC_PAUSE)
