@@ -103,14 +103,12 @@ def _proc_marked(pid: str, needle: bytes, argv_needle: bytes) -> bool:
         if argv:
             if env is None:
                 return bool(argv_needle) and argv_needle in argv.split(b"\0")
-            with contextlib.suppress(OSError):  # an exec that ended between the two reads
-                env = _proc_read(pid, "environ")
             # The kernel lays out the new command line before the environment: an empty one
             # next to a command line may still be filling (1 miss in 300 looks under load),
             # or be a process started without one (`env -i`), which costs a few reads.
             envless += 1
-            if env or envless >= _ENVLESS_READS:
-                return (b"\0" + env).find(needle) >= 0
+            if envless >= _ENVLESS_READS:
+                return False
         if not _user_process_alive(pid):  # a kernel thread or a zombie: nothing to read
             return False
         time.sleep(_EXEC_PAUSE)
