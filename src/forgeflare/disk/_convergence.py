@@ -80,16 +80,18 @@ class Tokens(BaseModel):
     writes.
     """
 
-    model_config = ConfigDict(defer_build=True, extra="ignore", use_attribute_docstrings=True)
+    model_config = ConfigDict(defer_build=True, extra="ignore")
 
-    input: int = Field(default=0, ge=0, le=_MAX_TOKENS)
-    """Input tokens read fresh (not from the cache)."""
-    output: int = Field(default=0, ge=0, le=_MAX_TOKENS)
-    """Output tokens."""
-    cache_read: int = Field(default=0, ge=0, le=_MAX_TOKENS)
-    """Input tokens read from the prompt cache."""
-    cache_write: int = Field(default=0, ge=0, le=_MAX_TOKENS)
-    """Input tokens written to the prompt cache."""
+    input: int = Field(
+        default=0, ge=0, le=_MAX_TOKENS, description="Input tokens read fresh (not from the cache)."
+    )
+    output: int = Field(default=0, ge=0, le=_MAX_TOKENS, description="Output tokens.")
+    cache_read: int = Field(
+        default=0, ge=0, le=_MAX_TOKENS, description="Input tokens read from the prompt cache."
+    )
+    cache_write: int = Field(
+        default=0, ge=0, le=_MAX_TOKENS, description="Input tokens written to the prompt cache."
+    )
 
     @classmethod
     def from_usage(cls, usage: Mapping[str, object]) -> Tokens:
@@ -116,20 +118,30 @@ class AgentReport(BaseModel):
     """What an agent reports of its work beside how it ended: the fields that ``final`` and the
     loop's iteration report share (one meaning, one declaration)."""
 
-    model_config = ConfigDict(defer_build=True, extra="ignore", use_attribute_docstrings=True)
+    model_config = ConfigDict(defer_build=True, extra="ignore")
 
-    cost_usd: float | None = None
-    """Cost in USD: the agent's own figure, else priced from the tokens; null when unknown."""
-    resets_at: str | None = None
-    """For rate_limited: when the usage window resets (ISO 8601 UTC), if known."""
-    session_id: str | None = None
-    """The agent's session (Claude Code session, Codex thread, forgeflare session folder)."""
-    model: str | None = None
-    """The model the agent used."""
-    detail: str | None = None
-    """A short description of an error (e.g. ``529 overloaded_error``)."""
-    question: str | None = None
-    """The agent's question when it parked the loop (``<loop-done>BLOCKED</loop-done>``)."""
+    cost_usd: float | None = Field(
+        None,
+        description="Cost in USD: the agent's own figure, else priced from the tokens; null when "
+        "unknown.",
+    )
+    resets_at: str | None = Field(
+        None, description="For rate_limited: when the usage window resets (ISO 8601 UTC), if known."
+    )
+    session_id: str | None = Field(
+        None,
+        description="The agent's session (Claude Code session, Codex thread, forgeflare session "
+        "folder).",
+    )
+    model: str | None = Field(None, description="The model the agent used.")
+    detail: str | None = Field(
+        None, description="A short description of an error (e.g. ``529 overloaded_error``)."
+    )
+    question: str | None = Field(
+        None,
+        description="The agent's question when it parked the loop "
+        "(``<loop-done>BLOCKED</loop-done>``).",
+    )
 
 
 class Final(AgentReport):
@@ -144,15 +156,22 @@ class Final(AgentReport):
     tool_iterations: int = 0
     total_tokens: int = 0
     timestamp: str = ""
-    tokens: Tokens | None = None
-    """Tokens by kind: ``input`` (without cache reads), ``output``, ``cache_read``,
-    ``cache_write`` (the one :class:`Tokens` type, to the report)."""
+    tokens: Tokens | None = Field(
+        None,
+        description="Tokens by kind: ``input`` (without cache reads), ``output``, ``cache_read``, "
+        "``cache_write`` (the one :class:`Tokens` type, to the report).",
+    )
     requests: int = 0
-    transient: bool | None = None
-    """For ``api_error``: whether the failure was transient (overloaded, 5xx, connection)."""
-    signal: str | None = None
-    """The completion tag of the final message (``<loop-done>COMPLETE</loop-done>``): a claim
-    the loop judges."""
+    transient: bool | None = Field(
+        None,
+        description="For ``api_error``: whether the failure was transient (overloaded, 5xx, "
+        "connection).",
+    )
+    signal: str | None = Field(
+        None,
+        description="The completion tag of the final message "
+        "(``<loop-done>COMPLETE</loop-done>``): a claim the loop judges.",
+    )
 
 
 class ConvergenceState(BaseModel):

@@ -56,9 +56,7 @@ def duration_seconds(value: str | float) -> float:
 
 
 class _Table(BaseModel):
-    model_config = ConfigDict(
-        defer_build=True, extra="forbid", frozen=True, use_attribute_docstrings=True
-    )
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
 
 def _name_like(example: str) -> AfterValidator:
@@ -79,51 +77,68 @@ _LoopName = Annotated[str, _name_like("parser")]
 class FleetSettings(_Table):
     """``[fleet]``: settings for all loops together."""
 
-    name: _FleetName
-    """The fleet's name: branches are ``forgeflare/<fleet>/<loop>``. Lower case, digits, -."""
-    parallel: int = Field(default=1, ge=1, le=64)
-    """How many loops run at once."""
-    max_cost: float | None = Field(default=None, ge=0)
-    """USD for all loops together; when spent, the remaining loops stop (finish budget)."""
-    gate: str = ""
-    """A command that must pass in a loop's worktree before it lands (e.g. ``make test``)."""
-    land: Literal["merge", "pr", "none"] = "merge"
-    """``merge``: rebase and fast-forward the base branch; ``pr``: push and open a pull request
-    with ``gh``; ``none``: leave each loop's branch."""
-    image: str = "ghcr.io/your-org/forgeflare:latest"
-    """Container image for ``fleet k8s`` (built from the generated Containerfile)."""
-    secret: str = ""
-    """Kubernetes Secret with the API key and git credentials (default ``forgeflare-<name>``)."""
+    name: _FleetName = Field(
+        description="The fleet's name: branches are ``forgeflare/<fleet>/<loop>``. Lower case, "
+        "digits, -."
+    )
+    parallel: int = Field(default=1, ge=1, le=64, description="How many loops run at once.")
+    max_cost: float | None = Field(
+        default=None,
+        ge=0,
+        description="USD for all loops together; when spent, the remaining loops stop (finish "
+        "budget).",
+    )
+    gate: str = Field(
+        "",
+        description="A command that must pass in a loop's worktree before it lands (e.g. ``make "
+        "test``).",
+    )
+    land: Literal["merge", "pr", "none"] = Field(
+        "merge",
+        description="``merge``: rebase and fast-forward the base branch; ``pr``: push and open a "
+        "pull request with ``gh``; ``none``: leave each loop's branch.",
+    )
+    image: str = Field(
+        "ghcr.io/your-org/forgeflare:latest",
+        description="Container image for ``fleet k8s`` (built from the generated Containerfile).",
+    )
+    secret: str = Field(
+        "",
+        description="Kubernetes Secret with the API key and git credentials (default "
+        "``forgeflare-<name>``).",
+    )
 
 
 class FleetLoop(_Table):
     """One ``[[loop]]``: a ``forgeflare loop`` in its own worktree and branch."""
 
-    name: _LoopName
-    """The loop's name (unique in the fleet): lower-case letters, digits and '-'."""
-    repo: str = "."
-    """A local path (relative to the fleet file) or a git URL, which is cloned."""
-    base: str = "main"
-    """The branch the loop starts from and lands into."""
-    mode: Literal["planning", "building"] = "building"
-    """Loop mode."""
-    prompt: str = Field(min_length=1)
-    """The task: put first in the agent's first message of every iteration."""
-    plan: str = ""
-    """This loop's plan file (building mode completes when its boxes are checked). Empty:
-    completion by convergence signal (``<loop-done>COMPLETE</loop-done>``)."""
-    max_iterations: int = Field(default=10, ge=0)
-    """Iteration limit of this loop (0 = unlimited)."""
-    max_runtime: str = "4h"
-    """Wall-clock limit of this loop (``90s``, ``15m``, ``2h``)."""
-    max_cost: float | None = Field(default=None, ge=0)
-    """USD for this loop alone."""
-    backend: BackendName = "forgeflare"
-    """The agent backend."""
-    model: str = ""
-    """Model for the agent (empty: the backend's default)."""
-    agent_command: str = ""
-    """The command for backend ``command``."""
+    name: _LoopName = Field(
+        description="The loop's name (unique in the fleet): lower-case letters, digits and '-'."
+    )
+    repo: str = Field(
+        ".", description="A local path (relative to the fleet file) or a git URL, which is cloned."
+    )
+    base: str = Field("main", description="The branch the loop starts from and lands into.")
+    mode: Literal["planning", "building"] = Field("building", description="Loop mode.")
+    prompt: str = Field(
+        min_length=1,
+        description="The task: put first in the agent's first message of every iteration.",
+    )
+    plan: str = Field(
+        "",
+        description="This loop's plan file (building mode completes when its boxes are checked). "
+        "Empty: completion by convergence signal (``<loop-done>COMPLETE</loop-done>``).",
+    )
+    max_iterations: int = Field(
+        default=10, ge=0, description="Iteration limit of this loop (0 = unlimited)."
+    )
+    max_runtime: str = Field(
+        "4h", description="Wall-clock limit of this loop (``90s``, ``15m``, ``2h``)."
+    )
+    max_cost: float | None = Field(default=None, ge=0, description="USD for this loop alone.")
+    backend: BackendName = Field("forgeflare", description="The agent backend.")
+    model: str = Field("", description="Model for the agent (empty: the backend's default).")
+    agent_command: str = Field("", description="The command for backend ``command``.")
 
     @field_validator("max_runtime")
     @classmethod

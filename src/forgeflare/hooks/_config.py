@@ -55,27 +55,38 @@ class HookConfigError(ConfigError):
 class HookConfig(BaseModel):
     """One ``[[hooks]]`` entry: a shell command run for one event."""
 
-    model_config = ConfigDict(
-        defer_build=True, extra="forbid", frozen=True, use_attribute_docstrings=True
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
+
+    event: ShellEvent = Field(
+        description="When the hook runs: before a tool (PreToolUse), after it (PostToolUse), or "
+        "when the agent's turn ends (Stop)."
     )
 
-    event: ShellEvent
-    """When the hook runs: before a tool (PreToolUse), after it (PostToolUse), or when the
-    agent's turn ends (Stop)."""
+    command: str = Field(
+        min_length=1,
+        description="Run as ``bash -c COMMAND`` in the project directory; JSON on stdin, JSON on "
+        "stdout.",
+    )
 
-    command: str = Field(min_length=1)
-    """Run as ``bash -c COMMAND`` in the project directory; JSON on stdin, JSON on stdout."""
+    match_tool: str | None = Field(
+        None,
+        description="Only for this tool name (exact match, no prefix). Omitted: every tool. "
+        "Ignored for Stop.",
+    )
 
-    match_tool: str | None = None
-    """Only for this tool name (exact match, no prefix). Omitted: every tool. Ignored for Stop."""
+    phase: Literal["guard", "observe"] | None = Field(
+        None,
+        description="PreToolUse only: ``guard`` (the default) can block and fails closed; "
+        "``observe`` always runs, sees the guard outcome, and cannot block. Ignored for other "
+        "events.",
+    )
 
-    phase: Literal["guard", "observe"] | None = None
-    """PreToolUse only: ``guard`` (the default) can block and fails closed; ``observe`` always
-    runs, sees the guard outcome, and cannot block. Ignored for other events."""
-
-    timeout_ms: int | None = Field(default=None, gt=0)
-    """Kill the hook's whole process group after this many milliseconds (spawn, write and read
-    included). Default 5000, 3000 for Stop hooks."""
+    timeout_ms: int | None = Field(
+        default=None,
+        gt=0,
+        description="Kill the hook's whole process group after this many milliseconds (spawn, "
+        "write and read included). Default 5000, 3000 for Stop hooks.",
+    )
 
     @property
     def effective_timeout_ms(self) -> int:
@@ -99,12 +110,12 @@ class HookConfig(BaseModel):
 class HooksFile(BaseModel):
     """The whole ``.forgeflare/hooks.toml``: a list of ``[[hooks]]`` tables."""
 
-    model_config = ConfigDict(
-        defer_build=True, extra="forbid", frozen=True, use_attribute_docstrings=True
-    )
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
-    hooks: list[HookConfig] = Field(default_factory=list)
-    """Hooks in declaration order: guards, observers and signals run in this order."""
+    hooks: list[HookConfig] = Field(
+        default_factory=list,
+        description="Hooks in declaration order: guards, observers and signals run in this order.",
+    )
 
 
 def _entry_error(path: Path, index: int, entry: dict[str, Any], problem: str) -> HookConfigError:

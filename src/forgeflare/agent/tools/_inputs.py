@@ -15,7 +15,14 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from forgeflare.agent.tools._types import ToolError
 
@@ -36,9 +43,7 @@ _Model = TypeVar("_Model", bound="ToolInput")
 class ToolInput(BaseModel):
     """Base of the tool inputs: strict types, unknown keys ignored, docstrings described."""
 
-    model_config = ConfigDict(
-        defer_build=True, strict=True, extra="ignore", use_attribute_docstrings=True
-    )
+    model_config = ConfigDict(defer_build=True, strict=True, extra="ignore")
 
     @field_validator("*", mode="before")
     @classmethod
@@ -56,8 +61,9 @@ class ReadInput(ToolInput):
     """Read a UTF-8 text file and return its contents verbatim. Limit: 1 MB; binary files
     and directories are refused (use Glob to list a directory)."""
 
-    file_path: str
-    """Path of the file, absolute or relative to the working directory."""
+    file_path: str = Field(
+        description="Path of the file, absolute or relative to the working directory."
+    )
 
 
 class GlobInput(ToolInput):
@@ -65,10 +71,10 @@ class GlobInput(ToolInput):
     Returns matching paths sorted, one per line, directories ending in '/'; at most 1000
     entries. Hidden files match only when the pattern names the leading dot."""
 
-    pattern: str
-    """Glob pattern, relative to path."""
-    path: str | None = None
-    """Directory to search in (default: the working directory)."""
+    pattern: str = Field(description="Glob pattern, relative to path.")
+    path: str | None = Field(
+        None, description="Directory to search in (default: the working directory)."
+    )
 
 
 class BashInput(ToolInput):
@@ -78,10 +84,8 @@ class BashInput(ToolInput):
     command finishes. Destructive commands (rm -rf /, mkfs, dd to a device, force pushes,
     ...) are refused."""
 
-    command: str
-    """The bash command to run."""
-    description: str | None = None
-    """A few words saying what the command is for."""
+    command: str = Field(description="The bash command to run.")
+    description: str | None = Field(None, description="A few words saying what the command is for.")
 
 
 class EditInput(ToolInput):
@@ -90,29 +94,32 @@ class EditInput(ToolInput):
     parent directories) or appends new_str to an existing one. Limits: old_str and new_str
     100 KB each; the file 1 MB."""
 
-    file_path: str
-    """Path of the file, absolute or relative to the working directory."""
-    old_str: str
-    """Exact text to replace; empty to create or append."""
-    new_str: str
-    """Replacement text."""
-    replace_all: bool = False
-    """Replace every occurrence of old_str (default false)."""
+    file_path: str = Field(
+        description="Path of the file, absolute or relative to the working directory."
+    )
+    old_str: str = Field(description="Exact text to replace; empty to create or append.")
+    new_str: str = Field(description="Replacement text.")
+    replace_all: bool = Field(
+        False, description="Replace every occurrence of old_str (default false)."
+    )
 
 
 class GrepInput(ToolInput):
     """Search file contents with a regular expression (ripgrep; .gitignore and hidden files
     are skipped). Returns 'path:line:text' lines sorted by path, at most 50 matches."""
 
-    pattern: str
-    """Regular expression to search for."""
-    path: str | None = None
-    """File or directory to search (default: the working directory)."""
-    file_type: str | None = None
-    """Only search this file type, e.g. 'py', 'rust', 'js', 'md'."""
-    case_sensitive: bool | None = None
-    """true or false to force it; omitted: smart case (insensitive unless the pattern has a
-    capital letter)."""
+    pattern: str = Field(description="Regular expression to search for.")
+    path: str | None = Field(
+        None, description="File or directory to search (default: the working directory)."
+    )
+    file_type: str | None = Field(
+        None, description="Only search this file type, e.g. 'py', 'rust', 'js', 'md'."
+    )
+    case_sensitive: bool | None = Field(
+        None,
+        description="true or false to force it; omitted: smart case (insensitive unless the "
+        "pattern has a capital letter).",
+    )
 
 
 def _words(text: str | None) -> str:

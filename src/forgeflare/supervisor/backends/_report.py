@@ -35,20 +35,30 @@ class IterationReport(AgentReport):
     """What one iteration's agent did, in the loop's words (and the :class:`AgentReport`
     fields it shares with ``final``)."""
 
-    outcome: Outcome = "ok"
-    """ok, agent_error (crash, no result), api_error (the agent gave up on the API),
-    rate_limited (a usage limit: wait, then the same work succeeds), refused, killed,
-    interrupted, timed_out, budget, quota (billing or credit exhausted: waiting cannot fix it)."""
-    transient: bool = False
-    """For api_error: the failure was transient (overloaded, 5xx, connection): an outage."""
-    stop_reason: str | None = None
-    """The agent's own reason for ending (e.g. end_turn, convergence_signal, success)."""
-    tokens: Tokens = Field(default_factory=Tokens)
-    """Tokens of the whole iteration."""
-    turns: int = 0
-    """Model turns (requests) the agent made."""
-    signal: str | None = None
-    """A completion signal found in the final message (``<loop-done>COMPLETE</loop-done>``)."""
+    outcome: Outcome = Field(
+        "ok",
+        description="ok, agent_error (crash, no result), api_error (the agent gave up on the API), "
+        "rate_limited (a usage limit: wait, then the same work succeeds), refused, killed, "
+        "interrupted, timed_out, budget, quota (billing or credit exhausted: waiting cannot fix "
+        "it).",
+    )
+    transient: bool = Field(
+        False,
+        description="For api_error: the failure was transient (overloaded, 5xx, connection): an "
+        "outage.",
+    )
+    stop_reason: str | None = Field(
+        None,
+        description="The agent's own reason for ending (e.g. end_turn, convergence_signal, "
+        "success).",
+    )
+    tokens: Tokens = Field(default_factory=Tokens, description="Tokens of the whole iteration.")
+    turns: int = Field(0, description="Model turns (requests) the agent made.")
+    signal: str | None = Field(
+        None,
+        description="A completion signal found in the final message "
+        "(``<loop-done>COMPLETE</loop-done>``).",
+    )
 
     @property
     def good(self) -> bool:

@@ -189,55 +189,74 @@ PositiveInt = Annotated[int, Field(ge=1)]
 
 
 class _Section(BaseModel):
-    # Field docstrings become descriptions: they feed default_config_toml and --help.
-    model_config = ConfigDict(defer_build=True, use_attribute_docstrings=True, extra="ignore")
+    # Field descriptions feed default_config_toml, --help and the reference pages.
+    model_config = ConfigDict(defer_build=True, extra="ignore")
 
 
 class FresherSection(_Section):
     """``[fresher]``: what the loop does."""
 
-    mode: Literal["planning", "building"] = "building"
-    """Loop mode: planning writes IMPLEMENTATION_PLAN.md, building works through it."""
-    max_iterations: NonNegInt = 50
-    """Stop after this many iterations (0 = unlimited, explicitly)."""
-    smart_termination: Bool = True
-    """Stop with no_changes when an iteration makes no commit and no work-tree change (git)."""
-    model: str = ""
-    """Model passed to the default agent as --model (empty = the agent's default)."""
-    checkpoint: Literal["commit", "warn", "off"] = "commit"
-    """After every iteration: commit what the agent left uncommitted (commit), only say so
-    (warn), or neither (off). A claim completes only on a clean work tree either way."""
+    mode: Literal["planning", "building"] = Field(
+        "building",
+        description="Loop mode: planning writes IMPLEMENTATION_PLAN.md, building works through it.",
+    )
+    max_iterations: NonNegInt = Field(
+        50, description="Stop after this many iterations (0 = unlimited, explicitly)."
+    )
+    smart_termination: Bool = Field(
+        True,
+        description="Stop with no_changes when an iteration makes no commit and no work-tree "
+        "change (git).",
+    )
+    model: str = Field(
+        "",
+        description="Model passed to the default agent as --model (empty = the agent's default).",
+    )
+    checkpoint: Literal["commit", "warn", "off"] = Field(
+        "commit",
+        description="After every iteration: commit what the agent left uncommitted (commit), only "
+        "say so (warn), or neither (off). A claim completes only on a clean work tree either way.",
+    )
 
 
 class PathsSection(_Section):
     """``[paths]``: where things are, relative to the project directory."""
 
-    log_dir: str = ".fresher/runs"
-    """Run records go in <log_dir>/<run-id>/ (that folder is FRESHER_LOG_DIR in hooks)."""
-    spec_dir: str = "specs"
-    """Directory of specifications (the built-in prompts name it)."""
-    plan_file: str = "IMPLEMENTATION_PLAN.md"
-    """The plan (the built-in prompts name it); in building mode no unchecked '- [ ]' left
-    means complete."""
-    hooks_dir: str = ".fresher/hooks"
-    """Lifecycle hooks started, next_iteration, finished (custom/ is never run by itself)."""
+    log_dir: str = Field(
+        ".fresher/runs",
+        description="Run records go in <log_dir>/<run-id>/ (that folder is FRESHER_LOG_DIR in "
+        "hooks).",
+    )
+    spec_dir: str = Field(
+        "specs", description="Directory of specifications (the built-in prompts name it)."
+    )
+    plan_file: str = Field(
+        "IMPLEMENTATION_PLAN.md",
+        description="The plan (the built-in prompts name it); in building mode no unchecked "
+        "'- [ ]' left means complete.",
+    )
+    hooks_dir: str = Field(
+        ".fresher/hooks",
+        description="Lifecycle hooks started, next_iteration, finished (custom/ is never run by "
+        "itself).",
+    )
 
 
 class HooksSection(_Section):
     """``[hooks]``: lifecycle hooks."""
 
-    enabled: Bool = True
-    """Run lifecycle hooks at all."""
-    timeout: Duration = 30.0
-    """Kill a hook's process group after this long; counts as exit 124."""
-    fail_behavior: Literal["continue", "abort"] = "continue"
-    """On a hook error (exit 3+ or timeout): continue, or abort the loop as hook_abort."""
-    started_enabled: Bool = True
-    """Run the started hook."""
-    next_iteration_enabled: Bool = True
-    """Run the next_iteration hook."""
-    finished_enabled: Bool = True
-    """Run the finished hook."""
+    enabled: Bool = Field(True, description="Run lifecycle hooks at all.")
+    timeout: Duration = Field(
+        30.0, description="Kill a hook's process group after this long; counts as exit 124."
+    )
+    fail_behavior: Literal["continue", "abort"] = Field(
+        "continue",
+        description="On a hook error (exit 3+ or timeout): continue, or abort the loop as "
+        "hook_abort.",
+    )
+    started_enabled: Bool = Field(True, description="Run the started hook.")
+    next_iteration_enabled: Bool = Field(True, description="Run the next_iteration hook.")
+    finished_enabled: Bool = Field(True, description="Run the finished hook.")
 
 
 def _spec(text: str) -> str:
@@ -260,87 +279,139 @@ AgentSpecText = Annotated[str, AfterValidator(_spec)]
 class AgentProfile(BaseModel):
     """``[agent.profiles.NAME]``: one account or setup of a backend."""
 
-    model_config = ConfigDict(defer_build=True, use_attribute_docstrings=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
-    env: dict[str, str] = Field(default_factory=dict)
-    """Variables set in this agent's environment (e.g. CLAUDE_CONFIG_DIR, CODEX_HOME)."""
-    command: ShellWords = ""
-    """The command (or executable) of this profile, instead of [agent] command."""
-    model: str = ""
-    """The model of this profile, instead of [fresher] model."""
-    monthly_credit: NonNegFloat = 0.0
-    """USD this profile may spend per calendar month (UTC), summed from this project's run
-    records at list prices; spent, it is out until the 1st (0 = no credit)."""
+    env: dict[str, str] = Field(
+        default_factory=dict,
+        description="Variables set in this agent's environment (e.g. CLAUDE_CONFIG_DIR, "
+        "CODEX_HOME).",
+    )
+    command: ShellWords = Field(
+        "", description="The command (or executable) of this profile, instead of [agent] command."
+    )
+    model: str = Field("", description="The model of this profile, instead of [fresher] model.")
+    monthly_credit: NonNegFloat = Field(
+        0.0,
+        description="USD this profile may spend per calendar month (UTC), summed from this "
+        "project's run records at list prices; spent, it is out until the 1st (0 = no credit).",
+    )
 
 
 class AgentSection(_Section):
     """``[agent]``: the agent started each iteration."""
 
-    backend: BackendName = ""
-    """Agent backend: forgeflare, claude, codex, command or a registered one (empty: command
-    when [agent] command is set, else forgeflare)."""
-    command: ShellWords = ""
-    """Agent command line, prompt on stdin (with backend claude/codex: the executable)."""
-    permission_mode: str = "bypassPermissions"
-    """Claude Code's --permission-mode (backend claude)."""
-    extra_args: ShellWords = ""
-    """More arguments appended to the agent's command line (shell words)."""
-    final_required: Literal["auto", "yes", "no"] = "auto"
-    """Does the agent always write convergence.json final? auto: yes for the default agent."""
-    kill_grace: Duration = 10.0
-    """After TERM, wait this long before KILL (timeouts and Ctrl+C)."""
-    fallback: Annotated[list[AgentSpecText], BeforeValidator(_list)] = Field(default_factory=list)
-    """Agents (BACKEND[:PROFILE]) to run while the primary is out of its usage window."""
-    fallback_after: Duration = 900.0
-    """Switch to a fallback only when the primary's window resets further away than this."""
-    profiles: dict[str, AgentProfile] = Field(default_factory=dict)
-    """Named profiles, [agent.profiles.NAME] (env, command, model, monthly_credit)."""
+    backend: BackendName = Field(
+        "",
+        description="Agent backend: forgeflare, claude, codex, command or a registered one (empty: "
+        "command when [agent] command is set, else forgeflare).",
+    )
+    command: ShellWords = Field(
+        "",
+        description="Agent command line, prompt on stdin (with backend claude/codex: the "
+        "executable).",
+    )
+    permission_mode: str = Field(
+        "bypassPermissions", description="Claude Code's --permission-mode (backend claude)."
+    )
+    extra_args: ShellWords = Field(
+        "", description="More arguments appended to the agent's command line (shell words)."
+    )
+    final_required: Literal["auto", "yes", "no"] = Field(
+        "auto",
+        description="Does the agent always write convergence.json final? auto: yes for the default "
+        "agent.",
+    )
+    kill_grace: Duration = Field(
+        10.0, description="After TERM, wait this long before KILL (timeouts and Ctrl+C)."
+    )
+    fallback: Annotated[list[AgentSpecText], BeforeValidator(_list)] = Field(
+        default_factory=list,
+        description="Agents (BACKEND[:PROFILE]) to run while the primary is out of its usage "
+        "window.",
+    )
+    fallback_after: Duration = Field(
+        900.0,
+        description="Switch to a fallback only when the primary's window resets further away than "
+        "this.",
+    )
+    profiles: dict[str, AgentProfile] = Field(
+        default_factory=dict,
+        description="Named profiles, [agent.profiles.NAME] (env, command, model, monthly_credit).",
+    )
 
 
 class LimitsSection(_Section):
     """``[limits]``: when the loop gives up."""
 
-    max_runtime: Duration = 36000.0
-    """Wall-clock limit of the whole loop, finish type timeout (0 = unlimited, explicitly)."""
-    max_cost: NonNegFloat = 0.0
-    """Spend limit in USD, checked before each iteration and passed to the agent; finish type
-    budget (0 = no cost cap)."""
-    monthly_credit: NonNegFloat = 0.0
-    """USD the primary agent may spend per calendar month (UTC), summed from this project's run
-    records; once spent, the loop falls back or waits until the 1st (0 = none)."""
-    max_requests_per_hour: NonNegInt = 0
-    """Model requests the own agent and the reviewer may send in any hour, counted from the
-    run's rows; once used, the loop waits as for a usage window and never finishes for it
-    (0 = no limit)."""
-    max_outage: Duration = 7200.0
-    """Keep waiting out transient API failures (529, 5xx) this long, then finish error."""
-    gate: str = ""
-    """A command that must pass (exit 0) before the loop may finish complete."""
-    iteration_timeout: Duration = 3600.0
-    """Kill an iteration's agent after this long; an error iteration (0 = no limit)."""
-    max_consecutive_errors: PositiveInt = 3
-    """Finish with error after this many error iterations in a row."""
-    error_pause: Duration = 30.0
-    """Pause after an error iteration before the next one."""
-    stuck_after: PositiveInt = 3
-    """Finish with stuck after this many block_limit iterations in a row."""
-    max_skips: PositiveInt = 3
-    """Finish with skips after next_iteration skipped this many iterations in a row."""
-    on_blocked: OnBlocked = "stop"
-    """When the agent asks a question: "stop" (finish blocked) or "wait:DURATION" (wait that
-    long for `forgeflare answer`, then go on, else finish blocked)."""
-    stall_after: NonNegInt = 4
-    """Finish with stalled after this many iterations in a row without progress (no plan box
-    checked, the same gate failures; 0 = off). With a gate, the gate runs every iteration."""
+    max_runtime: Duration = Field(
+        36000.0,
+        description="Wall-clock limit of the whole loop, finish type timeout (0 = unlimited, "
+        "explicitly).",
+    )
+    max_cost: NonNegFloat = Field(
+        0.0,
+        description="Spend limit in USD, checked before each iteration and passed to the agent; "
+        "finish type budget (0 = no cost cap).",
+    )
+    monthly_credit: NonNegFloat = Field(
+        0.0,
+        description="USD the primary agent may spend per calendar month (UTC), summed from this "
+        "project's run records; once spent, the loop falls back or waits until the 1st (0 = none).",
+    )
+    max_requests_per_hour: NonNegInt = Field(
+        0,
+        description="Model requests the own agent and the reviewer may send in any hour, counted "
+        "from the run's rows; once used, the loop waits as for a usage window and never finishes "
+        "for it (0 = no limit).",
+    )
+    max_outage: Duration = Field(
+        7200.0,
+        description="Keep waiting out transient API failures (529, 5xx) this long, then finish "
+        "error.",
+    )
+    gate: str = Field(
+        "", description="A command that must pass (exit 0) before the loop may finish complete."
+    )
+    iteration_timeout: Duration = Field(
+        3600.0,
+        description="Kill an iteration's agent after this long; an error iteration (0 = no limit).",
+    )
+    max_consecutive_errors: PositiveInt = Field(
+        3, description="Finish with error after this many error iterations in a row."
+    )
+    error_pause: Duration = Field(
+        30.0, description="Pause after an error iteration before the next one."
+    )
+    stuck_after: PositiveInt = Field(
+        3, description="Finish with stuck after this many block_limit iterations in a row."
+    )
+    max_skips: PositiveInt = Field(
+        3,
+        description="Finish with skips after next_iteration skipped this many iterations in a row.",
+    )
+    on_blocked: OnBlocked = Field(
+        "stop",
+        description='When the agent asks a question: "stop" (finish blocked) or "wait:DURATION" '
+        "(wait that long for `forgeflare answer`, then go on, else finish blocked).",
+    )
+    stall_after: NonNegInt = Field(
+        4,
+        description="Finish with stalled after this many iterations in a row without progress (no "
+        "plan box checked, the same gate failures; 0 = off). With a gate, the gate runs every "
+        "iteration.",
+    )
 
 
 class FinishSection(_Section):
     """``[finish]``: who else must agree before the loop finishes complete."""
 
-    reviewer: str = ""
-    """A model that judges each claim the gate passed (empty = no reviewer)."""
-    reviewer_max_diff: ByteSize = ByteSize(60_000)
-    """The most of the run's diff the reviewer sees (the rest is listed as cut)."""
+    reviewer: str = Field(
+        "", description="A model that judges each claim the gate passed (empty = no reviewer)."
+    )
+    reviewer_max_diff: ByteSize = Field(
+        ByteSize(60_000),
+        description="The most of the run's diff the reviewer sees (the rest is listed as cut).",
+    )
 
 
 def _names(value: object) -> object:
@@ -355,23 +426,37 @@ Names = Annotated[list[str], BeforeValidator(_names)]
 class SecuritySection(_Section):
     """``[security]``: what children of the loop may see."""
 
-    pass_env: Names = Field(default_factory=list)
-    """Secret-looking variables (*_API_KEY, *_TOKEN, ...) passed to hooks and tools anyway."""
-    allow_paths: Names = Field(default_factory=list)
-    """Directories outside the project the own agent's file tools may use."""
-    sandbox: Literal["auto", "bwrap", "off"] = "auto"
-    """The own agent's Bash commands under bubblewrap (project writable, rest read-only):
-    auto (when bubblewrap works, else a notice), bwrap (required), off."""
-    sandbox_network: Bool = True
-    """In the sandbox: network access (false: a network namespace of its own)."""
-    writable: Names = Field(default_factory=list)
-    """More directories the sandbox keeps writable (besides the project, its git dir, /tmp
-    and the package caches); relative to the project, ~ expanded."""
-    readable: Names = Field(default_factory=list)
-    """Paths under the hidden ~ the sandbox shows read-only (e.g. ~/.m2/settings.xml);
-    relative to the project, ~ expanded. Loosens: a trust item."""
-    sockets: Names = Field(default_factory=list)
-    """Host unix sockets the sandbox lets in (e.g. /run/docker.sock); ~ expanded."""
+    pass_env: Names = Field(
+        default_factory=list,
+        description="Secret-looking variables (*_API_KEY, *_TOKEN, ...) passed to hooks and tools "
+        "anyway.",
+    )
+    allow_paths: Names = Field(
+        default_factory=list,
+        description="Directories outside the project the own agent's file tools may use.",
+    )
+    sandbox: Literal["auto", "bwrap", "off"] = Field(
+        "auto",
+        description="The own agent's Bash commands under bubblewrap (project writable, rest "
+        "read-only): auto (when bubblewrap works, else a notice), bwrap (required), off.",
+    )
+    sandbox_network: Bool = Field(
+        True, description="In the sandbox: network access (false: a network namespace of its own)."
+    )
+    writable: Names = Field(
+        default_factory=list,
+        description="More directories the sandbox keeps writable (besides the project, its git "
+        "dir, /tmp and the package caches); relative to the project, ~ expanded.",
+    )
+    readable: Names = Field(
+        default_factory=list,
+        description="Paths under the hidden ~ the sandbox shows read-only (e.g. "
+        "~/.m2/settings.xml); relative to the project, ~ expanded. Loosens: a trust item.",
+    )
+    sockets: Names = Field(
+        default_factory=list,
+        description="Host unix sockets the sandbox lets in (e.g. /run/docker.sock); ~ expanded.",
+    )
 
     def box(self) -> BoxSettings:
         """The keys a gate's box reads."""
@@ -387,10 +472,14 @@ class SecuritySection(_Section):
 class NotifySection(_Section):
     """``[notify]``: a message when the loop ends (URLs live in your config directory)."""
 
-    command: str = ""
-    """A command run with the run summary as JSON on stdin (empty = none)."""
-    on: str = "finish,blocked"
-    """When to notify, comma separated: finish, blocked, limit_wait, outage, error_streak."""
+    command: str = Field(
+        "", description="A command run with the run summary as JSON on stdin (empty = none)."
+    )
+    on: str = Field(
+        "finish,blocked",
+        description="When to notify, comma separated: finish, blocked, limit_wait, outage, "
+        "error_streak.",
+    )
 
 
 class LoopConfig(BaseModel):

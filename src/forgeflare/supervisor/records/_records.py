@@ -251,14 +251,18 @@ class IterationRecord(IterationReport):
 
     number: int = Field(ge=0, le=10**9)
     started_at: Time = ""
-    backend: str | None = None
-    """The backend that ran this iteration (``None`` in rows written by 0.2)."""
-    profile: str = ""
-    """The ``[agent.profiles]`` profile it ran with (empty: none)."""
+    backend: str | None = Field(
+        None, description="The backend that ran this iteration (``None`` in rows written by 0.2)."
+    )
+    profile: str = Field(
+        "", description="The ``[agent.profiles]`` profile it ran with (empty: none)."
+    )
     duration: float = _SECONDS
     skipped: bool = False
-    exit_code: int | None = None
-    """The agent's exit status in shell convention (124 timeout, 128+N signal N)."""
+    exit_code: int | None = Field(
+        None,
+        description="The agent's exit status in shell convention (124 timeout, 128+N signal N).",
+    )
     timed_out: bool = False
     observations: list[dict[str, Any]] = Field(default_factory=list)
     transient: bool | None = None  # type: ignore[assignment]  # null unless api_error
@@ -273,12 +277,19 @@ class IterationRecord(IterationReport):
     claim: ClaimRecord | None = None
     review: ReviewRecord | None = None
     progress: ProgressRecord | None = None
-    checkpoint: CheckpointRecord | None = None
-    """The loop's checkpoint after this iteration (``None``: rows before 0.4, or a skip)."""
-    dirty: list[str] = Field(default_factory=list)
-    """Paths left uncommitted after the checkpoint (the clean check's pathspec)."""
-    hint: str | None = None
-    """The user's hint (``forgeflare hint``) this iteration's prompt started with."""
+    checkpoint: CheckpointRecord | None = Field(
+        None,
+        description="The loop's checkpoint after this iteration (``None``: rows before 0.4, or a "
+        "skip).",
+    )
+    dirty: list[str] = Field(
+        default_factory=list,
+        description="Paths left uncommitted after the checkpoint (the clean check's pathspec).",
+    )
+    hint: str | None = Field(
+        None,
+        description="The user's hint (``forgeflare hint``) this iteration's prompt started with.",
+    )
 
     @classmethod
     def from_report(cls, report: IterationReport, **facts: Any) -> IterationRecord:
