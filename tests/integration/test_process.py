@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
+import signal
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
 import trio
 import trio.testing
 
+from forgeflare.platform import become_subreaper
 from forgeflare.platform._process import (
     ChildResult,
     exit_status,
@@ -192,6 +196,50 @@ async def test_setsid_descendant_that_ignores_term_is_killed(tmp_path: Path) -> 
         ["bash", "-c", code], env=env_with(mark), on_output=out.extend, marker=mark, grace=0.3
     )
     await wait_gone(*ints(out))
+
+
+@pytest.mark.linux_only("child subreapers are a Linux prctl")
+async def test_an_adopted_orphan_is_ended_before_the_marked_processes_grace(
+    tmp_path: Path,
+) -> None:
+    # An orphan that left its session and its marker behind (`env -i setsid`) is known only as
+    # the subreaper's child: a kill -9 of the loop before it is ended loses it for good (the
+    # chaos test lost one). So it is ended at once, not after the grace of a marked process
+    # that ignores TERM (600 s here: the test ends that one itself).
+    assert become_subreaper()
+    mark = marker()
+    out = bytearray()
+    # The leader waits (a FIFO) until each has left its group and the marked one ignores
+    # TERM; otherwise the group's TERM at the leader's exit may still reach them.
+    ready = tmp_path / "ready"
+    os.mkfifo(ready)
+    code = (
+        f"setsid sh -c 'trap \"\" TERM; echo $$ > {ready}; exec sleep 600' > /dev/null & "
+        f"read -r pid < {ready}; echo $pid; "
+        f"env -i setsid sh -c 'echo $$ > {ready}; exec sleep 600' > /dev/null 2>&1 < /dev/null & "
+        f"read -r pid < {ready}; echo $pid"
+    )
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(
+            partial(
+                run_child,
+                ["bash", "-c", code],
+                env=env_with(mark),
+                on_output=out.extend,
+                marker=mark,
+                grace=600,
+                drain=0,
+            )
+        )
+        await until(out, 2)
+        marked, orphan = ints(out)
+        try:
+            await wait_gone(orphan, within=60)
+            assert not gone(marked), "the marked process's grace ran out before the orphan"
+        finally:  # a kill ends the cleanup's 10-minute wait, pass or fail
+            for pid in (marked, orphan):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
 
 
 def test_a_marked_process_in_the_middle_of_an_exec_is_found(tmp_path: Path) -> None:

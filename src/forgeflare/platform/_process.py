@@ -92,14 +92,16 @@ async def _wait_event(event: trio.Event | None) -> None:
         await event.wait()
 
 
-async def _term_grace_kill(pgid: int, grace: float, kill: trio.Event | None) -> None:
+async def _term_grace_kill(pgid: int, grace: float, kill: trio.Event | None) -> bool:
     """End a group whose leader is already reaped: poll until it is empty, at most ``grace``.
+    Whether the group still had members.
 
     While the group has members its id (the leader's pid) cannot be reused; once it is
     empty, a recycled pid is a group id only if that new process made itself a leader in the
     moment since the reaping, which the kernel's pid allocation makes practically impossible.
     """
-    if grace > 0 and kill_group(pgid, signal.SIGTERM):
+    members = kill_group(pgid, signal.SIGTERM) if grace > 0 else kill_group(pgid, 0)
+    if grace > 0 and members:
         with trio.move_on_after(grace):
             async with trio.open_nursery() as nursery:
 
@@ -115,6 +117,7 @@ async def _term_grace_kill(pgid: int, grace: float, kill: trio.Event | None) -> 
                     await kill.wait()
                     nursery.cancel_scope.cancel()
     kill_group(pgid, signal.SIGKILL)
+    return members
 
 
 class _Lines:
@@ -347,10 +350,23 @@ async def _cleanup(
     """End what the reaped leader left: its group, marked descendants, and, in a subreaper
     (``forgeflare loop``), the orphans it adopted since the child started (shielded)."""
     with trio.CancelScope(shield=True):
-        await _term_grace_kill(proc.pid, grace, kill)
+        # The orphans first, beside the group: one that left its session and its marker behind
+        # (`env -i setsid`) is known only as this process's child, so a kill -9 of this
+        # process before it is ended loses it for good. The scan for marked processes reads
+        # every process's environment (tens of ms on a busy machine): after, not before.
+        ended: list[bool] = []
+
+        async def group() -> None:
+            ended.append(await _term_grace_kill(proc.pid, grace, kill))
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(partial(trio.to_thread.run_sync, end_adopted, since, grace))
+            nursery.start_soon(group)
         if marker is not None:
-            await trio.to_thread.run_sync(partial(end_marked_processes, *marker, grace))
-        await trio.to_thread.run_sync(partial(end_adopted, since, grace))
+            found = await trio.to_thread.run_sync(partial(end_marked_processes, *marker, grace))
+            ended.append(bool(found))
+        if any(ended):  # what the processes ended here left behind was adopted meanwhile
+            await trio.to_thread.run_sync(partial(end_adopted, since, grace))
 
 
 def run_child_blocking(argv: Sequence[str], **options: Unpack[ChildOptions]) -> ChildResult:
