@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 import uuid
 
@@ -14,6 +15,7 @@ import pytest
 from forgeflare.platform import end_popen, popen_in_group
 from forgeflare.platform._pgroup import (
     MARKER_XOPTION,
+    _own_children,
     group_alive,
     is_alive,
     kill_group,
@@ -112,3 +114,36 @@ def test_a_killed_group_is_not_alive() -> None:
     assert not kill_group(proc.pid)  # already gone: said, not raised
     assert proc.stdin is not None
     proc.stdin.close()
+
+
+@pytest.mark.linux_only("/proc/self/task/TID/children")
+def test_own_children_are_every_threads_children_as_psutil_sees_them() -> None:
+    """The cheap list of children (one small read per thread) that ``end_adopted`` looks at
+    first holds what psutil's scan of every process finds: a child started by a worker
+    thread is that thread's in /proc, and is still listed."""
+    import psutil
+
+    started: list[subprocess.Popen[bytes]] = [subprocess.Popen(["sleep", "600"])]
+    worker_done, release = threading.Event(), threading.Event()
+
+    def worker() -> None:
+        started.append(subprocess.Popen(["sleep", "600"]))
+        worker_done.set()
+        release.wait(60)  # alive while we look: the child stays this thread's
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    try:
+        assert worker_done.wait(60)
+        mine = {p.pid for p in started}
+        seen = _own_children()
+        assert seen is not None
+        assert mine <= seen
+        assert seen == {p.pid for p in psutil.Process().children()}
+    finally:
+        release.set()
+        thread.join()
+        for proc in started:
+            proc.kill()
+            proc.wait()
+    assert not mine & (_own_children() or set())

@@ -255,12 +255,38 @@ def become_subreaper() -> bool:
     return _subreaper
 
 
+def _own_children() -> set[int] | None:
+    """This process's children, from each thread's /proc/self/task/TID/children (Linux with
+    CONFIG_PROC_CHILDREN; an orphan is adopted by any live thread); ``None`` where that is
+    not there or a thread came or went meanwhile (its children move to another thread).
+    psutil's way reads the stat file of every process on the machine: 1.5 ms with 66
+    processes, against 0.02 ms."""
+    if not sys.platform.startswith("linux"):
+        return None
+    pids: set[int] = set()
+    try:
+        tasks = os.listdir("/proc/self/task")
+        for tid in tasks:
+            # One read: the kernel lists a thread's children in one pass, so one that stays
+            # is never skipped (across reads, one that exits can make it skip the next).
+            with open(f"/proc/self/task/{tid}/children", "rb") as fh:
+                pids.update(int(word) for word in fh.read().split())
+        if set(os.listdir("/proc/self/task")) != set(tasks):
+            return None
+    except (OSError, ValueError):
+        return None
+    return pids
+
+
 def end_adopted(since: float, grace: float) -> list[int]:
     """End the orphans this subreaper adopted that started at or after ``since`` (epoch
     seconds), with their descendants: TERM, ``grace``, KILL, then reap them. Children this
     process started itself are never touched. Returns the pids ended."""
     if not _subreaper:
         return []
+    pids = _own_children()
+    if pids is not None and not pids - _SPAWNED:
+        return []  # the common case, from a few small reads: psutil is not even imported
     import psutil
 
     try:
