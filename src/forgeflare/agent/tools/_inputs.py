@@ -1,9 +1,9 @@
 """The five tools' inputs as pydantic models, and the tool schemas the API gets from them.
 
 Field names are the Rust original's (``file_path``, ``old_str``...), so prompts written for
-it carry over. Each model's docstring is the tool's description and each field's docstring
-its description: :func:`tool_schema` turns a model into the Messages API's tool definition,
-so what the model is told and what is checked cannot drift apart.
+it carry over. Each model's docstring is the tool's description and each field's
+``description`` its own: :func:`tool_schema` turns a model into the Messages API's tool
+definition, so what the model is told and what is checked cannot drift apart.
 
 :func:`parse_input` checks a ``tool_use`` input and answers a bad one with a ``ToolError``
 written for the model ("Read: missing required field 'file_path'"). It is strict (a number
@@ -13,7 +13,8 @@ them so; accepting them costs nothing), and an empty optional string counts as a
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from types import NoneType
+from typing import Any, TypeVar, get_args
 
 from pydantic import (
     BaseModel,
@@ -126,16 +127,26 @@ def _words(text: str | None) -> str:
     return " ".join((text or "").split())
 
 
+_JSON_TYPES: dict[Any, str] = {str: "string", bool: "boolean", int: "integer", float: "number"}
+
+
+def _json_type(annotation: Any) -> str:
+    """A field's JSON type: ``str | None`` is a plain string left out of ``required``."""
+    kinds = [kind for kind in get_args(annotation) or (annotation,) if kind is not NoneType]
+    return _JSON_TYPES[kinds[0]]
+
+
 def tool_schema(name: str, model: type[ToolInput]) -> dict[str, Any]:
     """The Messages API tool definition: ``name``, ``description``, ``input_schema``.
 
     Optional fields are plain typed properties left out of ``required`` (the API has no use
-    for pydantic's ``anyOf ... null``, titles or defaults).
+    for pydantic's ``anyOf ... null``, titles or defaults). Read from the fields, not from
+    pydantic's JSON schema, which would build every model's validator at every agent start.
     """
-    properties: dict[str, dict[str, Any]] = {}
-    for key, prop in model.model_json_schema()["properties"].items():
-        kinds = [k for k in prop.get("anyOf", [prop]) if k.get("type") != "null"]
-        properties[key] = {"type": kinds[0]["type"], "description": _words(prop["description"])}
+    properties = {
+        key: {"type": _json_type(field.annotation), "description": _words(field.description)}
+        for key, field in model.model_fields.items()
+    }
     required = [key for key, field in model.model_fields.items() if field.is_required()]
     return {
         "name": name,
