@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -114,33 +115,30 @@ class Tokens(BaseModel):
         )
 
 
+def _unsaid(description: str) -> Any:
+    """A field an agent may leave out: ``None`` until it says."""
+    return Field(None, description=description)
+
+
 class AgentReport(BaseModel):
     """What an agent reports of its work beside how it ended: the fields that ``final`` and the
     loop's iteration report share (one meaning, one declaration)."""
 
     model_config = ConfigDict(defer_build=True, extra="ignore")
 
-    cost_usd: float | None = Field(
-        None,
-        description="Cost in USD: the agent's own figure, else priced from the tokens; null when "
-        "unknown.",
+    cost_usd: float | None = _unsaid(
+        "Cost in USD: the agent's own figure, else priced from the tokens; null when unknown."
     )
-    resets_at: str | None = Field(
-        None, description="For rate_limited: when the usage window resets (ISO 8601 UTC), if known."
+    resets_at: str | None = _unsaid(
+        "For rate_limited: when the usage window resets (ISO 8601 UTC), if known."
     )
-    session_id: str | None = Field(
-        None,
-        description="The agent's session (Claude Code session, Codex thread, forgeflare session "
-        "folder).",
+    session_id: str | None = _unsaid(
+        "The agent's session (Claude Code session, Codex thread, forgeflare session folder)."
     )
-    model: str | None = Field(None, description="The model the agent used.")
-    detail: str | None = Field(
-        None, description="A short description of an error (e.g. ``529 overloaded_error``)."
-    )
-    question: str | None = Field(
-        None,
-        description="The agent's question when it parked the loop "
-        "(``<loop-done>BLOCKED</loop-done>``).",
+    model: str | None = _unsaid("The model the agent used.")
+    detail: str | None = _unsaid("A short description of an error (e.g. ``529 overloaded_error``).")
+    question: str | None = _unsaid(
+        "The agent's question when it parked the loop (``<loop-done>BLOCKED</loop-done>``)."
     )
 
 
