@@ -11,7 +11,10 @@ from __future__ import annotations
 import json
 import re
 import sys
+import tomllib
 from pathlib import Path
+
+import tomli_w
 
 from agent_support import text_response, tool_response, with_one_call
 from cli_inprocess import run_cli
@@ -67,6 +70,18 @@ def _readme_fleet_example() -> str:
     return found.group(1)
 
 
+def _unhurried_hooks(project: Path) -> None:
+    """The scaffold's hooks, given two minutes each: its 3-5 s suit a normal machine, and with
+    three suites at once the guard's Python start took longer, so the agent's Bash was blocked
+    (guards fail closed) and the fleet had nothing to land. The hooks still run; hook
+    timeouts have tests of their own."""
+    path = project / ".forgeflare" / "hooks.toml"
+    config = tomllib.loads(path.read_text(encoding="utf-8"))
+    for hook in config["hooks"]:
+        hook["timeout_ms"] = 120_000
+    path.write_text(tomli_w.dumps(config), encoding="utf-8")
+
+
 def test_the_readme_fleet_example_completes_in_a_scaffolded_project(
     tmp_path: Path, mock_api: MockAPI
 ) -> None:
@@ -75,6 +90,7 @@ def test_the_readme_fleet_example_completes_in_a_scaffolded_project(
     repo = _repo(tmp_path / "repo")
     init = run_cli(["init", str(repo)], cwd=tmp_path)
     assert init.returncode == 0, init.stderr
+    _unhurried_hooks(repo)
     (repo / "Makefile").write_text("test:\n\ttest -s parser.py\n")  # the example's gate
     (repo / "FLEET.toml").write_text(example)
     git(repo, "add", "-A")
