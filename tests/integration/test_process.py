@@ -209,16 +209,18 @@ async def test_an_adopted_orphan_is_ended_before_the_marked_processes_grace(
     assert become_subreaper()
     mark = marker()
     out = bytearray()
-    # The leader waits (a FIFO) until each has left its group and the marked one ignores
-    # TERM; otherwise the group's TERM at the leader's exit may still reach them.
-    ready = tmp_path / "ready"
-    os.mkfifo(ready)
+    # The leader waits (bounded polling of a file each writes whole) until both have left its
+    # group and the marked one ignores TERM: the group's TERM at its exit must not reach them.
+    marked_file, orphan_file = tmp_path / "marked", tmp_path / "orphan"
     code = (
-        f"setsid sh -c 'trap \"\" TERM; echo $$ > {ready}; exec sleep 600' > /dev/null & "
-        f"read -r pid < {ready}; echo $pid; "
-        f"env -i setsid sh -c 'echo $$ > {ready}; exec sleep 600' > /dev/null 2>&1 < /dev/null & "
-        f"read -r pid < {ready}; echo $pid"
+        f'setsid sh -c \'trap "" TERM; echo $$ > {marked_file}.new; '
+        f"mv {marked_file}.new {marked_file}; exec sleep 600' > /dev/null 2>&1 & "
+        f"env -i setsid sh -c 'echo $$ > {orphan_file}.new; "
+        f"mv {orphan_file}.new {orphan_file}; exec sleep 600' > /dev/null 2>&1 < /dev/null & "
+        f"while [ ! -s {marked_file} ] || [ ! -s {orphan_file} ]; do sleep 0.01; done; "
+        f"cat {marked_file} {orphan_file}"
     )
+    pids: list[int] = []
     async with trio.open_nursery() as nursery:
         nursery.start_soon(
             partial(
@@ -226,18 +228,20 @@ async def test_an_adopted_orphan_is_ended_before_the_marked_processes_grace(
                 ["bash", "-c", code],
                 env=env_with(mark),
                 on_output=out.extend,
+                stderr=None,
                 marker=mark,
                 grace=600,
                 drain=0,
             )
         )
-        await until(out, 2)
-        marked, orphan = ints(out)
         try:
+            await until(out, 2)
+            pids = ints(out)
+            marked, orphan = pids
             await wait_gone(orphan, within=60)
             assert not gone(marked), "the marked process's grace ran out before the orphan"
-        finally:  # a kill ends the cleanup's 10-minute wait, pass or fail
-            for pid in (marked, orphan):
+        finally:  # ends the cleanup's 10-minute wait, pass or fail
+            for pid in {*pids, *marked_processes(*mark)}:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
 
