@@ -100,8 +100,10 @@ async def _term_grace_kill(pgid: int, grace: float, kill: trio.Event | None) -> 
     empty, a recycled pid is a group id only if that new process made itself a leader in the
     moment since the reaping, which the kernel's pid allocation makes practically impossible.
     """
-    members = kill_group(pgid, signal.SIGTERM) if grace > 0 else kill_group(pgid, 0)
-    if grace > 0 and members:
+    if grace <= 0:
+        return kill_group(pgid, signal.SIGKILL)
+    members = kill_group(pgid, signal.SIGTERM)
+    if members:
         with trio.move_on_after(grace):
             async with trio.open_nursery() as nursery:
 
@@ -354,18 +356,13 @@ async def _cleanup(
         # (`env -i setsid`) is known only as this process's child, so a kill -9 of this
         # process before it is ended loses it for good. The scan for marked processes reads
         # every process's environment (tens of ms on a busy machine): after, not before.
-        ended: list[bool] = []
-
-        async def group() -> None:
-            ended.append(await _term_grace_kill(proc.pid, grace, kill))
-
         async with trio.open_nursery() as nursery:
             nursery.start_soon(partial(trio.to_thread.run_sync, end_adopted, since, grace))
-            nursery.start_soon(group)
+            members = await _term_grace_kill(proc.pid, grace, kill)
+        found = []
         if marker is not None:
             found = await trio.to_thread.run_sync(partial(end_marked_processes, *marker, grace))
-            ended.append(bool(found))
-        if any(ended):  # what the processes ended here left behind was adopted meanwhile
+        if members or found:  # what the processes ended here left behind was adopted meanwhile
             await trio.to_thread.run_sync(partial(end_adopted, since, grace))
 
 
