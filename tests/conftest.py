@@ -37,6 +37,10 @@ atexit.register(shutil.rmtree, os.environ["XDG_CONFIG_HOME"], True)
 # The machine-wide usage windows (a test's rate limit must not make real loops wait).
 os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="forgeflare-test-state-")
 atexit.register(shutil.rmtree, os.environ["XDG_STATE_HOME"], True)
+# The price rates forgeflare keeps (``_pricing``): one folder per worker, shared by the processes
+# its tests start, as a user's are, and never the real one.
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="forgeflare-test-cache-")
+atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], True)
 
 
 # Property and fuzz tests: a fixed seed in CI (a failure there reproduces), a random one locally
