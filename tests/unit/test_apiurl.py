@@ -6,8 +6,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forgeflare._apiurl import DEFAULT_BASE_URL, checked_base_url, resolve_base_url
+from forgeflare._apiurl import (
+    _PLAIN,
+    DEFAULT_BASE_URL,
+    checked_base_url,
+    plainly_url,
+    resolve_base_url,
+)
 from forgeflare._errors import ConfigError
+from forgeflare._httpx import httpx
 
 FLAG = "http://127.0.0.1:9/flag"
 API = "http://127.0.0.1:9/api"
@@ -63,3 +70,36 @@ def test_checking_keeps_the_resolved_url_or_refuses_it(
         return
     assert checked == resolve_base_url(flag, env)
     assert not checked.endswith("/")
+
+
+@given(st.one_of(st.from_regex(_PLAIN, fullmatch=True), st.text(max_size=40)))
+def test_a_plain_url_is_one_httpx_reads_as_http_with_a_host(url: str) -> None:
+    # The loop checks plain URLs without loading httpx: each must be one httpx accepts.
+    if plainly_url(url):
+        parsed = httpx.URL(url)
+        assert parsed.scheme in ("http", "https")
+        assert parsed.host
+
+
+@pytest.mark.parametrize(
+    ("url", "plain"),
+    [
+        ("http://127.0.0.1:41157", True),
+        ("https://api.anthropic.com/v1", True),
+        ("http://localhost:65535/a/b", True),
+        ("http://localhost:65536", False),
+        ("http://host:0", False),
+        ("http://exa mple.com", False),
+        ("http://[::1]:8080", False),  # not refused: asked of httpx
+        ("HTTP://host", False),
+        ("http://host?q=1", False),
+    ],
+)
+def test_what_is_plain(url: str, plain: bool) -> None:
+    assert plainly_url(url) is plain
+
+
+def test_a_url_out_of_the_plain_kind_is_still_checked_by_httpx() -> None:
+    assert checked_base_url("http://[::1]:8080", {}) == "http://[::1]:8080"
+    with pytest.raises(ConfigError):
+        checked_base_url("http://[::1", {})
