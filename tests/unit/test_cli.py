@@ -1,4 +1,5 @@
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -158,3 +159,65 @@ def test_a_path_too_long_for_the_file_system_is_one_line(
     (line,) = err.splitlines()
     assert line.startswith("forgeflare: error: " + "n" * 60 + "... (3")
     assert line.endswith(" characters): File name too long")
+
+
+# The end of a forgeflare process skips the interpreter's teardown (every module and object
+# freed one by one) and keeps what an exit must do: atexit handlers, flushed output, status.
+
+EXIT_NOW = """
+import atexit, sys, threading
+from forgeflare.cli import _exit_now
+
+class Torn:
+    def __del__(self):
+        sys.stderr.write("torn down\\n")
+
+kept = Torn()  # freed by the interpreter's teardown, never by an exit that skips it
+atexit.register(lambda: print("atexit ran"))
+sys.stdout.write("x" * (200_000 if sys.argv[1] != "small" else 100))  # partly in the buffer
+if sys.argv[1] == "thread":
+    gate = threading.Event()
+    threading.Thread(target=lambda: (gate.wait(), print("thread done"))).start()
+    threading.Timer(0.05, gate.set).start()
+try:
+    sys.exit(int(sys.argv[2]))
+except SystemExit as done:
+    _exit_now(done)
+    raise
+"""
+
+
+@pytest.mark.parametrize("code", [0, 3])
+def test_an_exit_runs_atexit_flushes_output_and_keeps_its_status(code: int) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", EXIT_NOW, "plain", str(code)], capture_output=True, text=True
+    )
+    assert done.returncode == code
+    assert done.stdout == "x" * 200_000 + "atexit ran\n"
+    assert done.stderr == ""  # the teardown was skipped
+
+
+def test_an_exit_with_a_thread_still_running_waits_for_it_as_python_does() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", EXIT_NOW, "thread", "4"], capture_output=True, text=True
+    )
+    assert done.returncode == 4
+    assert done.stdout.endswith("thread done\natexit ran\n")
+    assert done.stderr == "torn down\n"  # the ordinary exit ran
+
+
+def test_a_closed_stdout_is_the_ordinary_exits_to_report() -> None:
+    # `forgeflare --help | head -1`: the flush fails, and the status and message are Python's.
+    def closed_stdout(script: str) -> subprocess.CompletedProcess[bytes]:
+        reader, writer = os.pipe()
+        os.close(reader)
+        try:
+            argv = [sys.executable, "-c", script, "small", "0"]
+            return subprocess.run(argv, stdout=writer, stderr=subprocess.PIPE)
+        finally:
+            os.close(writer)
+
+    ours = closed_stdout(EXIT_NOW)
+    pythons = closed_stdout(EXIT_NOW.replace("_exit_now(done)", "pass"))
+    assert ours.returncode == pythons.returncode != 0
+    assert b"BrokenPipeError" in ours.stderr
