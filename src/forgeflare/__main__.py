@@ -1,7 +1,7 @@
 """``python -m forgeflare``: the same entry as the ``forgeflare`` console script."""
 
-from forgeflare.cli import main
+from forgeflare.cli import console_main
 
 __all__: list[str] = []
 
-main()
+console_main()

@@ -19,13 +19,13 @@ from forgeflare._errors import ForgeflareError
 # (mypy treats any name TYPE_CHECKING as true; at run time it is False).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from pathlib import Path
     from typing import Any
 
     from forgeflare.security import BoxSettings
 
-__all__ = ["main", "stop_hook_main"]
+__all__ = ["console_main", "main", "stop_hook_console_main", "stop_hook_main"]
 
 
 # A path the file system refuses as such, whichever command touched it first: a user's
@@ -80,13 +80,22 @@ def _say(error: ForgeflareError) -> None:
         print(f"forgeflare: error: {for_terminal(line)}", file=sys.stderr)
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """Console-script entry point: library errors become one line and an exit status."""
-    if argv is not None:  # a test calling main() keeps its interpreter
-        _main(argv)
-        return
+def console_main() -> None:
+    """The ``forgeflare`` console script and ``python -m forgeflare``: :func:`main`, then an
+    exit without the interpreter's teardown (:func:`_exit_now`). A program or test that calls
+    :func:`main` keeps its interpreter."""
+    _without_teardown(main)
+
+
+def stop_hook_console_main() -> None:
+    """The ``forgeflare-stop-hook`` console script: :func:`stop_hook_main`, ended as
+    :func:`console_main` ends."""
+    _without_teardown(stop_hook_main)
+
+
+def _without_teardown(entry: Callable[[], None]) -> None:
     try:
-        _main(None)
+        entry()
     except SystemExit as done:
         _exit_now(done)
         raise
@@ -101,14 +110,13 @@ def _exit_now(done: SystemExit) -> None:
     stderr. With another thread still running, or anything left to say about a flush, the
     ordinary exit runs instead (the caller re-raises).
     """
-    import contextlib
     import os
-    import threading
 
     code = done.code
     if code is not None and not isinstance(code, int):
         return
-    if any(
+    threading = sys.modules.get("threading")  # not loaded: no other thread
+    if threading is not None and any(
         t.is_alive() and not t.daemon
         for t in threading.enumerate()
         if t is not threading.main_thread()
@@ -122,13 +130,16 @@ def _exit_now(done: SystemExit) -> None:
     import atexit
 
     atexit._run_exitfuncs()
-    with contextlib.suppress(OSError, ValueError):
+    try:
         sys.stdout.flush()
         sys.stderr.flush()
+    except (OSError, ValueError):
+        pass  # what an atexit handler printed to a closed pipe: gone, as with Python's exit
     os._exit(code or 0)
 
 
-def _main(argv: Sequence[str] | None) -> None:
+def main(argv: Sequence[str] | None = None) -> None:
+    """Command-line entry point: library errors become one line and an exit status."""
     args = sys.argv[1:] if argv is None else list(argv)
     if argv is None:  # this process's own start (a test calling main() keeps its pytest)
         from forgeflare.platform import forbid_dumps

@@ -2,6 +2,7 @@ import json
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -221,3 +222,24 @@ def test_a_closed_stdout_is_the_ordinary_exits_to_report() -> None:
     pythons = closed_stdout(EXIT_NOW.replace("_exit_now(done)", "pass"))
     assert ours.returncode == pythons.returncode != 0
     assert b"BrokenPipeError" in ours.stderr
+
+
+def test_python_m_forgeflare_ends_without_the_teardown() -> None:
+    script = (
+        "import runpy, sys\n"
+        "class Torn:\n"
+        "    def __del__(self): sys.stderr.write('torn down\\n')\n"
+        "kept = Torn()\n"
+        "sys.argv = ['forgeflare', '--version']\n"
+        "runpy.run_module('forgeflare', run_name='__main__')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"forgeflare {__version__}\n", "")
+
+
+def test_the_console_scripts_end_as_python_m_does() -> None:
+    scripts = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    assert scripts["project"]["scripts"] == {
+        "forgeflare": "forgeflare.cli:console_main",
+        "forgeflare-stop-hook": "forgeflare.cli:stop_hook_console_main",
+    }
