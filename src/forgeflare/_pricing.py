@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -204,9 +205,16 @@ def _table_key() -> str | None:
 
 
 def _cache_path() -> Path:
+    """``$XDG_CACHE_HOME/forgeflare/prices.json`` (``~/.cache/...`` on Linux), where
+    ``platformdirs`` puts the user's cache, without loading it at each start on Linux."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if base.strip():
+        return Path(base, "forgeflare", "prices.json")
+    if sys.platform.startswith("linux"):
+        return Path(os.path.expanduser("~"), ".cache", "forgeflare", "prices.json")
     import platformdirs
 
-    return Path(platformdirs.user_cache_dir("forgeflare")) / "prices.json"
+    return Path(platformdirs.user_cache_dir("forgeflare"), "prices.json")
 
 
 def _read_cache() -> tuple[str | None, dict[str, Kept | None]]:

@@ -208,3 +208,12 @@ def test_a_cache_folder_that_cannot_be_written_still_prices(
     monkeypatch.setenv("XDG_CACHE_HOME", "/proc/no-such-folder")
     assert price_usd(SONNET, {"input": 100_000}) == pytest.approx(0.3)
     assert price_usd("no-such-model-x", {"input": 1}) is None
+
+
+@pytest.mark.parametrize("xdg", ["", "  ", "/somewhere/cache"])
+def test_the_cache_folder_is_platformdirs_own(xdg: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import platformdirs
+
+    monkeypatch.setenv("XDG_CACHE_HOME", xdg)
+    expected = Path(platformdirs.user_cache_dir("forgeflare"), "prices.json")
+    assert _pricing._cache_path() == expected
