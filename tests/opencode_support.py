@@ -72,6 +72,9 @@ QUIET = {
     "OPENCODE_DISABLE_EXTERNAL_SKILLS": "1",
     "OPENCODE_DISABLE_PRUNE": "1",
     "OPENCODE_CONFIG_CONTENT": json.dumps({"snapshot": False}),
+    # Bun's JavaScriptCore without its DFG optimizing tier: a test's OpenCode lives seconds, and
+    # the tier's compiles cost more than they win there (4.0 s of CPU per start, was 4.9).
+    "BUN_JSC_useDFGJIT": "0",
 }
 """OpenCode's documented switches for what a test run never uses: auto-update, the default
 (provider login) plugins, LSP downloads, the file watcher, sharing, Claude Code's files and
