@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -9,6 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from forgeflare.report import _collect
+from forgeflare.report._digest import DEAD_REASON
 from forgeflare.report._watch import (
     FOLLOW_WAIT,
     NEWEST,
@@ -17,6 +20,7 @@ from forgeflare.report._watch import (
     fold_events,
     render_line,
     render_status,
+    snapshot,
     state_from_run,
     watch_target,
 )
@@ -134,3 +138,45 @@ def test_watch_shows_the_newest_only_when_no_loop_is_starting(
         assert record.supervisor_started in (None, 1000.0)
     else:
         assert got == FOLLOW_WAIT
+
+
+@pytest.mark.parametrize("finishes", [True, False], ids=["finished-meanwhile", "killed"])
+def test_a_loop_gone_is_dead_only_if_its_record_never_finished(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, finishes: bool
+) -> None:
+    # The supervisor writes its finished record and exits; watch may read the record just
+    # before and look for the process just after. That is a finished run, not a dead one.
+    record = tmp_path / "run.json"
+    running = {**RUN, "supervisor_pid": 4_000_000, "supervisor_started": 1.0}
+    record.write_text(json.dumps(running))
+    finished = {**running, "finished_at": "2026-11-24T02:00:00Z", "finish_type": "max_iterations"}
+
+    def gone(run: RunRecord) -> bool:
+        if finishes:
+            record.write_text(json.dumps(finished))
+        return False
+
+    monkeypatch.setattr(_collect, "supervisor_alive", gone)
+    state = snapshot(tmp_path, [])
+    assert state.finished == ("max_iterations" if finishes else DEAD_REASON)
+
+
+def test_runs_and_report_read_a_gone_supervisors_record_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    record = tmp_path / "run.json"
+    running = {**RUN, "supervisor_pid": 4_000_000, "supervisor_started": 1.0}
+    finished = {**running, "finished_at": "2026-11-24T02:00:00Z", "finish_type": "complete"}
+    record.write_text(json.dumps(running))
+    first = RunRecord.model_validate(running)
+
+    def finishing(run: RunRecord) -> bool:
+        record.write_text(json.dumps(finished))
+        return False
+
+    monkeypatch.setattr(_collect, "supervisor_alive", finishing)
+    run, alive = _collect.settled_run(tmp_path, first)
+    assert (run.finish_type, alive) == ("complete", None)
+    record.write_text("{damaged")  # a re-read that fails keeps what was read: still dead
+    monkeypatch.setattr(_collect, "supervisor_alive", lambda run: False)
+    assert _collect.settled_run(tmp_path, first) == (first, False)

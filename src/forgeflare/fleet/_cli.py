@@ -297,7 +297,13 @@ def _run_cmd(
 
 
 def _status_cmd(fleet_file: Path = typer.Argument(..., help="The fleet file.")) -> None:
+    from forgeflare.platform import is_alive
+
     record = _record(fleet_file)
+    if record.finished_at is None and not is_alive(record.pid, record.pid_started):
+        # The fleet writes its finished record, then exits, perhaps just after the read
+        # above: read once it is gone, the record is its last word.
+        record = _record(fleet_file)
     for line in _status_lines(record):
         typer.echo(for_terminal(line))
 

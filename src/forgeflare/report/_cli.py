@@ -95,12 +95,7 @@ def register(app: typer.Typer) -> None:
         project: ProjectDir = Path("."),
         as_json: bool = typer.Option(False, "--json", help="Print JSON instead of lines."),
     ) -> None:
-        from forgeflare.report._collect import (
-            list_runs,
-            runs_root,
-            skipped_line,
-            supervisor_alive,
-        )
+        from forgeflare.report._collect import list_runs, runs_root, settled_run, skipped_line
         from forgeflare.report._digest import summarize
         from forgeflare.report._text import render_runs
 
@@ -110,7 +105,8 @@ def register(app: typer.Typer) -> None:
             _warn(skipped_line(line))
         for line in listing.damaged:
             _warn(f"forgeflare: warning: {line}")
-        summaries = [summarize(run, alive=supervisor_alive(run)) for _, run in listing.runs]
+        settled = [settled_run(run_dir, run) for run_dir, run in listing.runs]
+        summaries = [summarize(run, alive=alive) for run, alive in settled]
         if as_json:
             typer.echo(json.dumps([s.as_json() for s in summaries], indent=2))
         else:

@@ -24,6 +24,7 @@ __all__ = [
     "run_facts",
     "runs_root",
     "session_todo",
+    "settled_run",
     "skipped_line",
     "supervisor_alive",
 ]
@@ -176,6 +177,22 @@ def supervisor_alive(run: RunRecord) -> bool | None:
     return is_alive(run.supervisor_pid, run.supervisor_started)
 
 
+def settled_run(run_dir: Path, run: RunRecord) -> tuple[RunRecord, bool | None]:
+    """``run`` and :func:`supervisor_alive`, with the record read again when its supervisor is
+    gone: a supervisor writes its finished record and then exits, perhaps just after ``run``
+    was read, so the record read once it is gone is its last word (a damaged one keeps
+    ``run``). ``runs``, ``report`` and ``watch`` all call an unfinished run dead by this."""
+    alive = supervisor_alive(run)
+    if alive is False:
+        try:
+            again = read_run(run_dir / "run.json")
+        except RecordError:
+            return run, alive
+        if again.finished_at:
+            return again, None
+    return run, alive
+
+
 # Files forgeflare and the stop-hook write while they run: never the user's undelivered work.
 _OWN_FILES = (*RUNTIME_PATTERNS, ".forgeflare/loop-reviews/", ".claude/idle-loop.local.md")
 
@@ -226,7 +243,7 @@ def run_facts(project: Path, run_dir: Path, run: RunRecord) -> RunFacts:
 
 def collect_digest(project: Path, run_dir: Path) -> Digest:
     """The digest of one run folder, with git's commits and the plan's tasks."""
-    run = load_run(run_dir)
+    run, _ = settled_run(run_dir, load_run(run_dir))
     done, still_open = _plan(project, run)
     digest = build_digest(
         run,

@@ -22,7 +22,7 @@ from forgeflare._clock import parse_time
 from forgeflare._termtext import for_terminal
 from forgeflare.disk import json_objects
 from forgeflare.platform import process_started
-from forgeflare.report._collect import supervisor_alive
+from forgeflare.report._collect import settled_run
 from forgeflare.report._digest import DEAD_REASON
 from forgeflare.report._text import format_cost, format_duration
 from forgeflare.supervisor import (
@@ -200,17 +200,22 @@ def _log_tail(run_dir: Path, size: int = 8192) -> str:
 
 def snapshot(run_dir: Path, events: list[dict[str, Any]]) -> WatchState:
     """The state now: run.json, then the events, then the newest log's tool."""
-    try:
-        run: RunRecord | None = read_run(run_dir / "run.json")
-    except RecordError:
-        run = None  # not written yet, or damaged: the events still tell the story
+    run = _record(run_dir)
+    run, alive = settled_run(run_dir, run) if run is not None else (None, None)
     state = fold_events(state_from_run(run), events)
-    if not state.finished and run is not None and supervisor_alive(run) is False:
+    if not state.finished and alive is False:
         # kill -9, a reboot: the run will never finish by itself, so the view ends here
         return replace(state, finished=DEAD_REASON)
     if not state.finished:
         state = replace(state, tool=current_tool(_log_tail(run_dir)))
     return state
+
+
+def _record(run_dir: Path) -> RunRecord | None:
+    try:
+        return read_run(run_dir / "run.json")
+    except RecordError:
+        return None  # not written yet, or damaged: the events still tell the story
 
 
 FOLLOW_WAIT = "wait"
