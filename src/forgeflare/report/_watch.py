@@ -200,8 +200,11 @@ def _log_tail(run_dir: Path, size: int = 8192) -> str:
 
 def snapshot(run_dir: Path, events: list[dict[str, Any]]) -> WatchState:
     """The state now: run.json, then the events, then the newest log's tool."""
-    run = _record(run_dir)
-    run, alive = settled_run(run_dir, run) if run is not None else (None, None)
+    try:
+        run: RunRecord | None
+        run, alive = settled_run(run_dir, read_run(run_dir / "run.json"))
+    except RecordError:
+        run, alive = None, None  # not written yet, or damaged: the events still tell the story
     state = fold_events(state_from_run(run), events)
     if not state.finished and alive is False:
         # kill -9, a reboot: the run will never finish by itself, so the view ends here
@@ -209,13 +212,6 @@ def snapshot(run_dir: Path, events: list[dict[str, Any]]) -> WatchState:
     if not state.finished:
         state = replace(state, tool=current_tool(_log_tail(run_dir)))
     return state
-
-
-def _record(run_dir: Path) -> RunRecord | None:
-    try:
-        return read_run(run_dir / "run.json")
-    except RecordError:
-        return None  # not written yet, or damaged: the events still tell the story
 
 
 FOLLOW_WAIT = "wait"
