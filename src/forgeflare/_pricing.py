@@ -247,9 +247,14 @@ def _parse(value: Any) -> Kept | None:
     return Kept(rates, None if until is None else date.fromisoformat(until))
 
 
+_MOST = Decimal(1_000_000)
+"""Above any list price per million tokens: a kept rate past it is damage, not a price (and
+arithmetic on an exponent near the context's limit would overflow)."""
+
+
 def _rate(text: str) -> Decimal:
     rate = Decimal(text)
-    if not rate.is_finite() or rate < 0:
+    if not rate.is_finite() or not 0 <= rate < _MOST:
         raise ValueError(f"not a price: {text!r}")
     return rate
 

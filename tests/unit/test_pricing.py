@@ -179,11 +179,21 @@ _HALF_PRICE = {kind: ["0.0001", []] for kind in KINDS} | {"until": None}
         {"input": ["3", []]},
         _HALF_PRICE | {"input": ["-3", []]},
         _HALF_PRICE | {"input": ["NaN", []]},
+        _HALF_PRICE | {"input": ["9e999999", []]},
         _HALF_PRICE | {"input": ["1", [[200_000, "2"], [100_000, "1"]]]},
         _HALF_PRICE | {"until": "not a date"},
         _HALF_PRICE | {"until": "2000-01-01"},  # a price that has changed since
     ],
-    ids=["not-rates", "kinds-missing", "negative", "nan", "tiers-unsorted", "bad-date", "expired"],
+    ids=[
+        "not-rates",
+        "kinds-missing",
+        "negative",
+        "nan",
+        "absurd",
+        "tiers-unsorted",
+        "bad-date",
+        "expired",
+    ],
 )
 def test_a_damaged_or_stale_entry_is_priced_by_the_table(fresh: Path, entry: object) -> None:
     tokens = {"input": 1_000, "output": 1_000}
