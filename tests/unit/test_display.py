@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import io
+import os
+import subprocess
+import sys
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
+from forgeflare._termtext import for_terminal
 from forgeflare.agent import AgentDisplay
+from forgeflare.agent._display import plain, plain_line, styled
 
 
 def _display(**options: bool) -> tuple[AgentDisplay, io.StringIO, io.StringIO]:
@@ -58,3 +65,78 @@ def test_text_from_the_model_and_the_project_reaches_the_terminal_without_escape
     assert "cat: file <U+202E>evil\n" in err.getvalue()
     assert "Bash: error: failed" in err.getvalue()
     assert not any(c in err.getvalue() + out.getvalue() for c in "\x1b\x07\x9b\u202e")
+
+
+TAGS = ["tool", "result", "blocked", "usage", "info", "warn", "error"]
+"""The display's tags: fixed words (a ``[`` in one would be markup to rich)."""
+
+
+# Where rich would style nothing (a pipe, a loop's log) the display writes its lines itself and
+# rich is never loaded; the lines must be the ones rich writes, for any text.
+@given(tag=st.sampled_from(TAGS), text=st.text())
+@example(tag="tool", text="Bash: abc\n e :smile: [b]x[/b] \\[y] ⺀")
+@example(tag="tool", text="⺀\t")
+@example(tag="tool", text="a\\")
+def test_a_plain_line_is_the_line_rich_prints_without_styles(tag: str, text: str) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+
+    shown = for_terminal(text)
+    line, retry = io.StringIO(), io.StringIO()
+    Console(file=line, highlight=False, emoji=False, force_terminal=False).print(
+        f"[dim]\\[{tag}][/dim] {escape(shown)}", soft_wrap=True
+    )
+    Console(file=retry, highlight=False, emoji=False, force_terminal=False).print(
+        escape(shown), soft_wrap=True, style="yellow"
+    )
+    if "\t" in shown or shown.endswith("\\"):  # what rich changes is left to it
+        assert plain_line(tag, shown) is None
+        assert plain(shown) is None
+    else:
+        assert plain_line(tag, shown) == line.getvalue()
+        assert plain(shown) == retry.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("environ", "terminal", "expected"),
+    [
+        ({}, False, False),
+        ({}, True, True),
+        ({"FORCE_COLOR": "1"}, False, True),
+        ({"FORCE_COLOR": ""}, True, False),
+        ({"TTY_COMPATIBLE": "1"}, False, True),
+        ({"TTY_COMPATIBLE": "0", "FORCE_COLOR": "1"}, True, False),
+        ({"TTY_COMPATIBLE": "yes"}, False, False),
+        ({"NO_COLOR": "1"}, False, False),
+    ],
+)
+def test_styled_is_richs_own_terminal_test(
+    environ: dict[str, str], terminal: bool, expected: bool
+) -> None:
+    class Stream(io.StringIO):
+        def isatty(self) -> bool:
+            return terminal
+
+    from rich.console import Console
+
+    assert styled(Stream(), environ) is expected
+    assert Console(file=Stream(), _environ=environ).is_terminal is expected
+
+
+def test_an_agent_in_a_pipe_writes_its_lines_without_loading_rich() -> None:
+    script = (
+        "import io, sys\n"
+        "from forgeflare.agent._display import AgentDisplay\n"
+        "err = io.StringIO()\n"
+        "d = AgentDisplay(out=io.StringIO(), err=err)\n"
+        "d.tool_call('Bash', {'command': 'ls\\t-la [x] :smile:'})\n"
+        "d.retry('[retry] 529 overloaded\\x1b[2J, waiting 2s')\n"
+        "print('rich' in sys.modules, repr(err.getvalue()))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+    )
+    loaded, _, written = done.stdout.strip().partition(" ")
+    assert loaded == "False"
+    assert written == repr("[tool] Bash: ls -la [x] :smile:\n[retry] 529 overloaded, waiting 2s\n")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 from forgeflare.supervisor import IterationRecord, RunRecord, Totals
@@ -44,3 +46,26 @@ def test_the_summary_says_no_none_and_counts_in_words() -> None:
     assert "#1 ok" in text
     unfinished = _record(2).model_copy(update={"exit_code": None})
     assert "(exit" not in summary_lines(unfinished, Path("/p"))[0]
+
+
+def test_a_loop_in_a_pipe_shows_its_night_without_loading_rich() -> None:
+    """rich is 5% of a loop's start: only a live display (a terminal) loads it."""
+    script = (
+        "import io, sys\n"
+        "from forgeflare.supervisor import IterationRecord, RunRecord, Totals\n"
+        "from forgeflare.supervisor.records import LoopDisplay\n"
+        "err = io.StringIO()\n"
+        "d = LoopDisplay(out=io.StringIO(), err=err, live=False)\n"
+        "d.info('started'); d.start_iteration(1, 2); d.output(b'[tool] Bash: ls\\n')\n"
+        "d.hold('paused'); d.refresh(); d.end_iteration()\n"
+        "row = IterationRecord(number=1, started_at='2026-11-24T01:00:00Z')\n"
+        "d.summary(RunRecord(run_id='r1', mode='building', project_dir='/p',\n"
+        "    started_at='2026-11-24T01:00:00Z', finish_type='complete', exit_code=0,\n"
+        "    iterations=[row], totals=Totals(iterations=1)))\n"
+        "shown = err.getvalue()\n"
+        "print('rich' in sys.modules, 'started' in shown and 'forgeflare report' in shown)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == ["False", "True"]

@@ -12,16 +12,18 @@ terminal and never with ``NO_COLOR`` (rich handles both).
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
-from typing import Any, TextIO
-
-from rich.console import Console
-from rich.markup import escape
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TextIO
 
 from forgeflare._termtext import for_terminal
 
-__all__ = ["AgentDisplay", "summarize_input"]
+if TYPE_CHECKING:  # rich loads only for a terminal: an agent in a loop never loads it
+    from rich.console import Console
+
+__all__ = ["AgentDisplay", "plain", "plain_line", "styled", "summarize_input"]
 
 _PREVIEW = 200
 
@@ -47,6 +49,30 @@ def _isatty(stream: TextIO) -> bool:
         return False
 
 
+def styled(stream: TextIO, environ: Mapping[str, str]) -> bool:
+    """Whether rich would style what goes to ``stream``: rich's own test, a terminal unless
+    ``TTY_COMPATIBLE`` (0 or 1) or a non-empty ``FORCE_COLOR`` says otherwise."""
+    compatible = environ.get("TTY_COMPATIBLE", "")
+    if compatible in ("0", "1"):
+        return compatible == "1"
+    force = environ.get("FORCE_COLOR")
+    if force is not None:
+        return force != ""
+    return _isatty(stream)
+
+
+def plain(text: str) -> str | None:
+    """``text`` as rich prints it where it styles nothing, or ``None`` where rich would change
+    it: a tab (rich expands it by terminal cells) or a trailing backslash (rich's ``escape``
+    doubles it). Such rare lines are left to rich."""
+    return None if "\t" in text or text.endswith("\\") else text + "\n"
+
+
+def plain_line(tag: str, text: str) -> str | None:
+    """A tagged line as rich prints it where it styles nothing (``None``: see :func:`plain`)."""
+    return plain(f"[{tag}] {text}")
+
+
 class AgentDisplay:
     """Terminal and log output of one agent process. Safe to call from worker threads."""
 
@@ -64,7 +90,11 @@ class AgentDisplay:
         self._hold = not _isatty(self._out) if hold_text is None else hold_text
         self._pending: list[str] = []
         self._streamed = False
-        self._err = Console(file=err if err is not None else sys.stderr, highlight=False)
+        self._err_file = err if err is not None else sys.stderr
+        # Without styles the lines are written as rich would write them, and rich (35 ms of
+        # CPU, 5% of an agent's start) is not loaded: a loop's agents and every piped run.
+        self._rich: Console | None = None
+        self._plain = not styled(self._err_file, os.environ)
         self._lock = threading.Lock()
         self._mid_line = False
         self._err_mid_line = False
@@ -76,14 +106,33 @@ class AgentDisplay:
             self._out.flush()
             self._mid_line = False
 
+    def _console(self) -> Console:
+        if self._rich is None:
+            from rich.console import Console
+
+            # emoji off: a tool's input shows as written (``:smile:`` stays), as in plain lines
+            self._rich = Console(file=self._err_file, highlight=False, emoji=False)
+        return self._rich
+
     def _line(self, tag: str, text: str, style: str = "dim") -> None:
         with self._lock:
             self._end_out_line()
             if self._err_mid_line:
-                self._err.file.write("\n")
+                self._err_file.write("\n")
                 self._err_mid_line = False
-            shown = escape(for_terminal(text))
-            self._err.print(f"[{style}]\\[{tag}][/{style}] {shown}", soft_wrap=True)
+            shown = for_terminal(text)
+            written = plain_line(tag, shown) if self._plain else None
+            if written is not None:
+                self._write_err(written)
+                return
+            from rich.markup import escape
+
+            line = f"[{style}]\\[{tag}][/{style}] {escape(shown)}"
+            self._console().print(line, soft_wrap=True)
+
+    def _write_err(self, text: str) -> None:
+        self._err_file.write(text)
+        self._err_file.flush()
 
     def text(self, chunk: str) -> None:
         """A streamed piece of assistant text (held until accepted when not on a terminal)."""
@@ -134,8 +183,15 @@ class AgentDisplay:
 
     def retry(self, text: str) -> None:
         """Retry log lines arrive already tagged (``[retry] …``) from the client."""
+        text = for_terminal(text)  # the text may quote what a server sent
         with self._lock:
-            self._err.print(escape(text), soft_wrap=True, style="yellow")
+            written = plain(text) if self._plain else None
+            if written is not None:
+                self._write_err(written)
+                return
+            from rich.markup import escape
+
+            self._console().print(escape(text), soft_wrap=True, style="yellow")
 
     def tool_call(self, name: str, input: dict[str, Any] | None) -> None:
         self._line("tool", f"{name}: {summarize_input(input)}", "cyan")
@@ -150,8 +206,7 @@ class AgentDisplay:
             return
         chunk = for_terminal(chunk)
         with self._lock:
-            self._err.file.write(chunk)
-            self._err.file.flush()
+            self._write_err(chunk)
             self._err_mid_line = not chunk.endswith("\n")
 
     def tool_result(self, name: str, content: str, *, is_error: bool) -> None:

@@ -19,12 +19,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TextIO
-
-from rich.console import Console
-from rich.live import Live
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING, TextIO
 
 from forgeflare._clock import utc_timestamp
 from forgeflare._termtext import for_terminal
@@ -32,6 +27,11 @@ from forgeflare._units import format_cost, format_duration
 from forgeflare._words import plural
 from forgeflare.disk import append_line
 from forgeflare.supervisor.records._records import IterationRecord, RunRecord
+
+if TYPE_CHECKING:  # rich loads with the first live line: a loop in a pipe or a log never does
+    from rich.console import Console
+    from rich.live import Live
+    from rich.text import Text
 
 __all__ = [
     "SUMMARY_ROWS",
@@ -156,7 +156,7 @@ class LoopDisplay:
         self._out = out or sys.stdout
         self._err = err or sys.stderr
         self.live = self._err.isatty() if live is None else live
-        self._console = Console(file=self._err, highlight=False, soft_wrap=True)
+        self._rich: Console | None = None
         self._live: Live | None = None
         self.status = AgentStatus()
         self.iteration = 0
@@ -172,6 +172,16 @@ class LoopDisplay:
         self._log_failed = False
         self._terminal_gone = False
         self._held: str | None = None
+
+    @property
+    def _console(self) -> Console:
+        """The rich console of the live display (made when first used: only a live display
+        uses it, and loading rich is 5% of a loop's start)."""
+        if self._rich is None:
+            from rich.console import Console
+
+            self._rich = Console(file=self._err, highlight=False, soft_wrap=True)
+        return self._rich
 
     def _terminal(self, write: Callable[[], object]) -> None:
         """Write to the terminal unless it is gone.
@@ -208,6 +218,8 @@ class LoopDisplay:
         self._log(f"[loop] {level}{message}")
         message = for_terminal(message)
         if self.live:
+            from rich.text import Text
+
             self._terminal(
                 lambda: self._console.print(Text(f"{_clock()} {level}{message}", style=style))
             )
@@ -234,6 +246,8 @@ class LoopDisplay:
         if not prefix:
             self.status = parse_agent_line(text, self.status)
         if self.live:
+            from rich.text import Text
+
             self._terminal(
                 lambda: self._console.print(Text(prefix + text.rstrip("\n")), markup=False)
             )
@@ -249,6 +263,8 @@ class LoopDisplay:
         self.status = AgentStatus()
         self._started = time.monotonic()
         if self.live and self._live is None:
+            from rich.live import Live
+
             self._live = Live(
                 self._render(), console=self._console, auto_refresh=False, transient=True
             )
@@ -261,12 +277,16 @@ class LoopDisplay:
         if text is None:
             self.end_iteration()
         elif self.live and self._live is None:
+            from rich.live import Live
+
             self._live = Live(
                 self._render(), console=self._console, auto_refresh=False, transient=True
             )
             self._terminal(self._live.start)
 
     def _render(self) -> Text:
+        from rich.text import Text
+
         if self._held is not None:
             return Text(f"{self._held}  {_elapsed(time.monotonic() - self._started)}", style="bold")
         most = str(self.max_iterations) if self.max_iterations else "∞"
@@ -302,6 +322,9 @@ class LoopDisplay:
             for line in _question_lines(record):
                 self._line("", f"  {line}", "")
             return
+        from rich.table import Table
+        from rich.text import Text
+
         table = Table(title=f"run {record.run_id}: {record.finish_type}")
         for col in ("#", "outcome", "stop", "time", "tokens", "cost", "commits", "decision"):
             table.add_column(col)
