@@ -121,14 +121,17 @@ class AgentDisplay:
                 self._err_file.write("\n")
                 self._err_mid_line = False
             shown = for_terminal(text)
-            written = plain_line(tag, shown) if self._plain else None
-            if written is not None:
-                self._write_err(written)
-                return
-            from rich.markup import escape
+            self._emit(plain_line(tag, shown), f"[{style}]\\[{tag}][/{style}] ", shown)
 
-            line = f"[{style}]\\[{tag}][/{style}] {escape(shown)}"
-            self._console().print(line, soft_wrap=True)
+    def _emit(self, written: str | None, markup: str, text: str, style: str | None = None) -> None:
+        """``written`` where rich styles nothing and prints it unchanged; else rich prints
+        ``markup`` and the escaped ``text`` (the caller holds the lock)."""
+        if self._plain and written is not None:
+            self._write_err(written)
+            return
+        from rich.markup import escape
+
+        self._console().print(markup + escape(text), soft_wrap=True, style=style)
 
     def _write_err(self, text: str) -> None:
         self._err_file.write(text)
@@ -185,13 +188,7 @@ class AgentDisplay:
         """Retry log lines arrive already tagged (``[retry] …``) from the client."""
         text = for_terminal(text)  # the text may quote what a server sent
         with self._lock:
-            written = plain(text) if self._plain else None
-            if written is not None:
-                self._write_err(written)
-                return
-            from rich.markup import escape
-
-            self._console().print(escape(text), soft_wrap=True, style="yellow")
+            self._emit(plain(text), "", text, style="yellow")
 
     def tool_call(self, name: str, input: dict[str, Any] | None) -> None:
         self._line("tool", f"{name}: {summarize_input(input)}", "cyan")

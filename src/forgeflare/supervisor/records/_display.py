@@ -263,12 +263,7 @@ class LoopDisplay:
         self.status = AgentStatus()
         self._started = time.monotonic()
         if self.live and self._live is None:
-            from rich.live import Live
-
-            self._live = Live(
-                self._render(), console=self._console, auto_refresh=False, transient=True
-            )
-            self._terminal(self._live.start)
+            self._start_live()
 
     def hold(self, text: str | None) -> None:
         """Between iterations, a status line that says why the loop holds (``paused ...``);
@@ -277,12 +272,14 @@ class LoopDisplay:
         if text is None:
             self.end_iteration()
         elif self.live and self._live is None:
-            from rich.live import Live
+            self._start_live()
 
-            self._live = Live(
-                self._render(), console=self._console, auto_refresh=False, transient=True
-            )
-            self._terminal(self._live.start)
+    def _start_live(self) -> None:
+        """Show the status line (a live display only: rich loads here)."""
+        from rich.live import Live
+
+        self._live = Live(self._render(), console=self._console, auto_refresh=False, transient=True)
+        self._terminal(self._live.start)
 
     def _render(self) -> Text:
         from rich.text import Text
