@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -60,3 +61,51 @@ def test_the_slow_tier_is_e2e_and_the_real_claude_code_and_codex_tests() -> None
     # Quiet twice (the config's -q and ours): one "path: count" line per file.
     collected = {line.split(":")[0] for line in done.stdout.splitlines() if ".py: " in line}
     assert collected == {"tests/e2e/test_demo.py", "tests/integration/test_codex_cli.py"}
+
+
+def venv_command(venv: Path, *settings: str, env: dict[str, str] | None = None) -> str:
+    """The command ``make venv`` would build ``venv`` with, under ``settings``: a make of its
+    own (no ``PYTHON`` or ``MAKEFLAGS`` from a make this suite runs under) unless ``env``."""
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    outer = ("PYTHON", "MAKEFLAGS", "MFLAGS", "MAKELEVEL")
+    done = subprocess.run(
+        ["make", "-n", "venv", f"VENV={venv}", *settings],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env or {k: v for k, v in os.environ.items() if k not in outer},
+    )
+    return done.stdout.splitlines()[0]
+
+
+def test_the_venv_comes_from_the_system_python_when_it_is_311_with_venv(tmp_path: Path) -> None:
+    # This interpreter is 3.11 or newer, and its standard library has ensurepip.
+    system = f"SYSTEM_PYTHON={sys.executable}"
+    assert venv_command(tmp_path / "v", system) == f"{sys.executable} -m venv {tmp_path / 'v'}"
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        None,  # no system python at all
+        "#!/bin/sh\nexit 1\n",  # too old, or no venv module: its check fails
+    ],
+    ids=["missing", "unfit"],
+)
+def test_otherwise_the_venv_comes_from_python3_on_path(tmp_path: Path, script: str | None) -> None:
+    system = tmp_path / "python3"
+    if script is not None:
+        system.write_text(script)
+        system.chmod(0o755)
+    command = venv_command(tmp_path / "v", f"SYSTEM_PYTHON={system}")
+    assert command == f"python3 -m venv {tmp_path / 'v'}"
+
+
+def test_python_given_on_the_command_line_or_in_the_environment_wins(tmp_path: Path) -> None:
+    venv = tmp_path / "v"
+    assert venv_command(venv, "PYTHON=python3.12") == f"python3.12 -m venv {venv}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MAKE", "MFLAGS"))}
+    env["PYTHON"] = "python3.13"
+    assert venv_command(venv, env=env) == f"python3.13 -m venv {venv}"
