@@ -13,15 +13,25 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 
-def planned(target: str, venv: Path) -> str:
+def own_make_env() -> dict[str, str]:
+    """This environment without what a make this suite runs under passes down (``PYTHON``
+    from ``make test PYTHON=python``, ``MAKEFLAGS``)."""
+    outer = ("PYTHON", "MAKEFLAGS", "MFLAGS", "MAKELEVEL")
+    return {k: v for k, v in os.environ.items() if k not in outer}
+
+
+def planned(target: str, venv: Path, *settings: str, env: dict[str, str] | None = None) -> str:
+    """What ``make TARGET`` would run with ``venv`` and ``settings`` (in ``env``, default
+    :func:`own_make_env`)."""
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
     done = subprocess.run(
-        ["make", "-n", target, f"VENV={venv}"],
+        ["make", "-n", target, f"VENV={venv}", *settings],
         cwd=REPO,
         capture_output=True,
         text=True,
         check=True,
+        env=own_make_env() if env is None else env,
     )
     return done.stdout
 
@@ -64,20 +74,8 @@ def test_the_slow_tier_is_e2e_and_the_real_claude_code_and_codex_tests() -> None
 
 
 def venv_command(venv: Path, *settings: str, env: dict[str, str] | None = None) -> str:
-    """The command ``make venv`` would build ``venv`` with, under ``settings``: a make of its
-    own (no ``PYTHON`` or ``MAKEFLAGS`` from a make this suite runs under) unless ``env``."""
-    if shutil.which("make") is None:
-        pytest.skip("make is not installed")
-    outer = ("PYTHON", "MAKEFLAGS", "MFLAGS", "MAKELEVEL")
-    done = subprocess.run(
-        ["make", "-n", "venv", f"VENV={venv}", *settings],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=True,
-        env=env or {k: v for k, v in os.environ.items() if k not in outer},
-    )
-    return done.stdout.splitlines()[0]
+    """The command ``make venv`` would build ``venv`` with."""
+    return planned("venv", venv, *settings, env=env).splitlines()[0]
 
 
 def test_the_venv_comes_from_the_system_python_when_it_is_311_with_venv(tmp_path: Path) -> None:
@@ -106,6 +104,5 @@ def test_otherwise_the_venv_comes_from_python3_on_path(tmp_path: Path, script: s
 def test_python_given_on_the_command_line_or_in_the_environment_wins(tmp_path: Path) -> None:
     venv = tmp_path / "v"
     assert venv_command(venv, "PYTHON=python3.12") == f"python3.12 -m venv {venv}"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MAKE", "MFLAGS"))}
-    env["PYTHON"] = "python3.13"
+    env = {**own_make_env(), "PYTHON": "python3.13"}
     assert venv_command(venv, env=env) == f"python3.13 -m venv {venv}"
